@@ -1,0 +1,66 @@
+import express, { type Express } from 'express';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AppContext, AreaModule } from './app-context.js';
+import { SESSION_COOKIE } from './http/auth.js';
+import { errorMiddleware } from './http/error-handler.js';
+import { localGuard } from './http/guard.js';
+import { RouteRegistry } from './http/registry.js';
+import type { Area } from './http/route.js';
+
+export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+
+export interface BuiltApps {
+  registry: RouteRegistry;
+  /** Serves every area (and the web UI); inferenceApp is set when inference has its own port. */
+  main: Express;
+  inference?: Express;
+}
+
+/** Builds the Express apps (no listen): routes of every module, the guard, errors, web UI. */
+export async function createApp(ctx: AppContext, modules: AreaModule[], opts: { splitInference?: boolean } = {}): Promise<BuiltApps> {
+  const registry = new RouteRegistry();
+  for (const m of modules) await m.install(ctx, registry);
+  const mainAreas: Area[] = opts.splitInference ? ['box', 'common'] : ['box', 'inference', 'common'];
+  const main = baseApp(ctx);
+  mountWebUi(main, ctx);
+  registry.mount(main, ctx, mainAreas);
+  main.use(errorMiddleware(ctx));
+  let inference: Express | undefined;
+  if (opts.splitInference) {
+    inference = baseApp(ctx);
+    registry.mount(inference, ctx, ['inference', 'common']);
+    inference.use(errorMiddleware(ctx));
+  }
+  return { registry, main, inference };
+}
+
+function baseApp(ctx: AppContext): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(localGuard);
+  return app;
+}
+
+/** The built renderer, served same-origin; the one-time login link becomes an HttpOnly cookie. */
+function mountWebUi(app: Express, ctx: AppContext) {
+  app.get('/ui/login', (req, res) => {
+    const token = typeof req.query.token === 'string' ? req.query.token : '';
+    const keyId = ctx.repos.sessions.redeem(token, 'link');
+    if (!keyId) {
+      res.status(401).type('text/plain').send('This login link is invalid or was already used. Start the app again for a new one.');
+      return;
+    }
+    const session = ctx.repos.sessions.mint(keyId, 'session', SESSION_TTL_MS);
+    res.cookie(SESSION_COOKIE, session, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: SESSION_TTL_MS });
+    res.redirect(302, '/');
+  });
+  const dir = ctx.config.webUiDir;
+  if (!dir || !fs.existsSync(path.join(dir, 'index.html'))) return;
+  app.use(express.static(dir, { index: false, maxAge: '1h' }));
+  app.get(/^\/(?!v1\/|ui\/).*/, (_req, res) => {
+    res.set('Cache-Control', 'no-store').sendFile(path.join(dir, 'index.html'));
+  });
+}

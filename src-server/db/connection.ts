@@ -1,0 +1,26 @@
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import { runMigrations } from './migrate.js';
+
+export type Db = Database.Database;
+
+/**
+ * Opens the service database. WAL with synchronous=FULL: an answered write is on disk
+ * before the answer leaves, so kill -9 (or power loss) loses no acknowledged write.
+ */
+export function openDatabase(dataDir: string): Db {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, 'box.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  runMigrations(db);
+  return db;
+}
+
+/** Runs fn in an IMMEDIATE transaction (takes the write lock up front). */
+export function tx<T>(db: Db, fn: () => T): T {
+  return db.transaction(fn).immediate();
+}

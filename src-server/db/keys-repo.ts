@@ -1,0 +1,85 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from './connection.js';
+
+export type KeyScope = 'organization' | 'user';
+
+export interface ApiKeyRow {
+  id: string;
+  org_id: string;
+  name: string;
+  scope: KeyScope;
+  user_id: string | null;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+/** Secrets are random, high-entropy tokens: a SHA-256 at rest is enough (no password stretching needed). */
+export const mintSecret = () => `bxk_${randomBytes(30).toString('base64url')}`;
+
+const PUBLIC_COLS = 'id, org_id, name, scope, user_id, prefix, created_at, last_used_at, revoked_at';
+
+export class KeysRepo {
+  constructor(private db: Db) {}
+
+  create(orgId: string, name: string, scope: KeyScope, secret = mintSecret(), userId: string | null = null) {
+    const row: ApiKeyRow = {
+      id: `key_${crypto.randomUUID()}`,
+      org_id: orgId,
+      name,
+      scope,
+      user_id: scope === 'user' ? (userId ?? `user_${crypto.randomUUID()}`) : null,
+      prefix: secret.slice(0, 8),
+      created_at: new Date().toISOString(),
+      last_used_at: null,
+      revoked_at: null,
+    };
+    this.db
+      .prepare(
+        `INSERT INTO api_keys (id, org_id, name, scope, user_id, secret_hash, prefix, created_at)
+         VALUES (@id, @org_id, @name, @scope, @user_id, @secret_hash, @prefix, @created_at)`,
+      )
+      .run({ ...row, secret_hash: hashSecret(secret) });
+    return { row, secret };
+  }
+
+  /** Finds the live key for a secret; undefined when unknown or revoked. */
+  findBySecret(secret: string): ApiKeyRow | undefined {
+    return this.db
+      .prepare(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE secret_hash = ? AND revoked_at IS NULL`)
+      .get(hashSecret(secret)) as ApiKeyRow | undefined;
+  }
+
+  hasSecret(secret: string): boolean {
+    return this.db.prepare('SELECT 1 FROM api_keys WHERE secret_hash = ?').get(hashSecret(secret)) !== undefined;
+  }
+
+  get(id: string): ApiKeyRow | undefined {
+    return this.db.prepare(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE id = ?`).get(id) as ApiKeyRow | undefined;
+  }
+
+  list(orgId: string): ApiKeyRow[] {
+    return this.db
+      .prepare(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE org_id = ? AND revoked_at IS NULL ORDER BY created_at`)
+      .all(orgId) as ApiKeyRow[];
+  }
+
+  countLiveOrgKeys(orgId: string): number {
+    return (
+      this.db
+        .prepare("SELECT COUNT(*) AS n FROM api_keys WHERE org_id = ? AND scope = 'organization' AND revoked_at IS NULL")
+        .get(orgId) as { n: number }
+    ).n;
+  }
+
+  revoke(id: string): void {
+    this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), id);
+  }
+
+  touch(id: string): void {
+    this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(new Date().toISOString(), id);
+  }
+}

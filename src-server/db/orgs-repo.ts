@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from './connection.js';
+
+export interface OrgRow {
+  id: string;
+  name: string;
+  credits_usd_nanos: number;
+  webhook_secret: string;
+  created_at: string;
+}
+
+/** A fresh install starts with this much credit (USD 100), drawn down by usage. */
+export const STARTING_CREDITS_NANOS = 100_000_000_000;
+
+export class OrgsRepo {
+  constructor(private db: Db) {}
+
+  get(id: string): OrgRow | undefined {
+    return this.db.prepare('SELECT * FROM orgs WHERE id = ?').get(id) as OrgRow | undefined;
+  }
+
+  first(): OrgRow | undefined {
+    return this.db.prepare('SELECT * FROM orgs ORDER BY created_at LIMIT 1').get() as OrgRow | undefined;
+  }
+
+  /** The local install has one organization, made on first start. */
+  ensureDefault(): OrgRow {
+    const existing = this.first();
+    if (existing) return existing;
+    const row: OrgRow = {
+      id: `org_${crypto.randomUUID()}`,
+      name: 'Local',
+      credits_usd_nanos: STARTING_CREDITS_NANOS,
+      webhook_secret: `whsec_${randomBytes(32).toString('base64')}`,
+      created_at: new Date().toISOString(),
+    };
+    this.db
+      .prepare(
+        'INSERT INTO orgs (id, name, credits_usd_nanos, webhook_secret, created_at) VALUES (@id, @name, @credits_usd_nanos, @webhook_secret, @created_at)',
+      )
+      .run(row);
+    return row;
+  }
+
+  setCredits(id: string, nanos: number): void {
+    this.db.prepare('UPDATE orgs SET credits_usd_nanos = ? WHERE id = ?').run(nanos, id);
+  }
+
+  /** Draws usage down; credits never go below zero. */
+  charge(id: string, nanos: number): void {
+    if (nanos <= 0) return;
+    this.db
+      .prepare('UPDATE orgs SET credits_usd_nanos = MAX(0, credits_usd_nanos - ?) WHERE id = ?')
+      .run(Math.round(nanos), id);
+  }
+}

@@ -1,0 +1,54 @@
+import type { Request } from 'express';
+import type { ApiKeyRow } from '../db/keys-repo.js';
+import type { Repos } from '../db/repos.js';
+import { ApiError } from './errors.js';
+
+export interface Principal {
+  key: ApiKeyRow;
+  orgId: string;
+  via: 'bearer' | 'session';
+}
+
+export const SESSION_COOKIE = 'box_session';
+
+const invalidKey = (message: string) =>
+  new ApiError(401, 'authentication_error', message, { code: 'invalid_api_key' });
+
+function cookieValue(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return decodeURIComponent(v.join('='));
+  }
+  return undefined;
+}
+
+/**
+ * Resolves the caller: `Authorization: Bearer`, Anthropic-style `x-api-key`, or the web
+ * UI's session cookie (only same-origin; the local guard already refused cross-site).
+ */
+export function authenticate(req: Request, repos: Repos): Principal {
+  const auth = req.headers.authorization;
+  let secret: string | undefined;
+  if (auth !== undefined) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (!m) throw invalidKey('The Authorization header must be "Bearer <API key>".');
+    secret = m[1];
+  } else if (typeof req.headers['x-api-key'] === 'string') {
+    secret = req.headers['x-api-key'];
+  }
+  if (secret !== undefined) {
+    const key = repos.keys.findBySecret(secret);
+    if (!key) throw invalidKey('Invalid API key.');
+    return { key, orgId: key.org_id, via: 'bearer' };
+  }
+  const session = cookieValue(req, SESSION_COOKIE);
+  if (session) {
+    const keyId = repos.sessions.redeem(session, 'session');
+    const key = keyId ? repos.keys.get(keyId) : undefined;
+    if (key && !key.revoked_at) return { key, orgId: key.org_id, via: 'session' };
+    throw invalidKey('Your session has expired; open the app link again.');
+  }
+  throw invalidKey('Missing API key: send "Authorization: Bearer <API key>".');
+}

@@ -1,0 +1,37 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { AppContext } from '../app-context.js';
+import { ApiError } from './errors.js';
+
+export interface RenderedError {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** Turns anything thrown into the spec's envelope; internals are logged, never sent. */
+export function errorBody(err: unknown, app?: Pick<AppContext, 'log'>): RenderedError {
+  if (err instanceof ApiError) return { status: err.status, body: err.toBody(), headers: err.headers };
+  const e = err as { type?: string; status?: number; message?: string };
+  if (e?.type === 'entity.too.large' || e?.status === 413) {
+    const a = new ApiError(413, 'invalid_request_error', 'The request body is too large.', { code: 'request_too_large' });
+    return { status: 413, body: a.toBody(), headers: {} };
+  }
+  if (e?.type === 'entity.parse.failed') {
+    const a = new ApiError(400, 'invalid_request_error', `The request body is not valid JSON: ${e.message}`, { code: 'invalid_json' });
+    return { status: 400, body: a.toBody(), headers: {} };
+  }
+  (app?.log ?? console).error('unexpected error', err);
+  const a = new ApiError(500, 'server_error', 'The service hit an unexpected error; it was logged.');
+  return { status: 500, body: a.toBody(), headers: {} };
+}
+
+export function errorMiddleware(app: Pick<AppContext, 'log'>) {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const r = errorBody(err, app);
+    res.status(r.status).set(r.headers).json(r.body);
+  };
+}

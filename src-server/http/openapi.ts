@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import type { RouteSpec } from './route.js';
+
+const toSchema = (s: z.ZodType) =>
+  z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'openapi-3.0' }) as Record<string, any>;
+
+const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['message', 'type', 'param', 'code'],
+      properties: {
+        message: { type: 'string' },
+        type: { type: 'string' },
+        param: { type: 'string', nullable: true },
+        code: { oneOf: [{ type: 'string' }, { type: 'integer' }], nullable: true },
+        billing_url: { type: 'string', format: 'uri' },
+      },
+    },
+  },
+};
+
+/** The OpenAPI document, generated from the same zod schemas that validate requests. */
+export function buildOpenApi(specs: RouteSpec[], version: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const s of specs) {
+    const p = s.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const parameters: unknown[] = [];
+    for (const [where, schema] of [['path', s.params], ['query', s.query]] as const) {
+      if (!schema) continue;
+      const js = toSchema(schema);
+      for (const [name, prop] of Object.entries<Record<string, unknown>>(js.properties ?? {})) {
+        parameters.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: prop });
+      }
+    }
+    const op: Record<string, unknown> = {
+      operationId: `${s.method}_${s.path.replace(/^\/v1\//, '').replace(/[/:{}-]+/g, '_')}`,
+      summary: s.summary,
+      tags: [s.tag],
+      parameters,
+      responses: {
+        '200': { description: 'Success', content: s.response ? { 'application/json': { schema: toSchema(s.response) } } : undefined },
+        default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      },
+    };
+    if (s.body) op.requestBody = { required: true, content: { 'application/json': { schema: toSchema(s.body) } } };
+    if (s.rawBody) op.requestBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } };
+    if (s.auth === 'none') op.security = [];
+    (paths[p] ??= {})[s.method] = op;
+  }
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Box Compute and Inference Service (Box Desktop)', version },
+    servers: [{ url: '/' }],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: { Error: ERROR_SCHEMA },
+    },
+    security: [{ bearer: [] }],
+    paths,
+  };
+}

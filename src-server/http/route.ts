@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.js';
+import { authenticate, type Principal } from './auth.js';
+import { ApiError, forbidden } from './errors.js';
+import { errorBody } from './error-handler.js';
+import { readJsonBody } from './body.js';
+import { parseOr400 } from './validate.js';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Area = 'box' | 'inference' | 'common';
+
+export interface RouteCtx<B, Q, P> {
+  req: Request;
+  res: Response;
+  body: B;
+  query: Q;
+  params: P;
+  auth: Principal;
+  app: AppContext;
+}
+
+/** A reply with a status other than 200, or extra headers. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export interface RouteSpec<B = any, Q = any, P = any> {
+  method: Method;
+  /** Express path, e.g. `/v1/box-volumes/:volume_id`. */
+  path: string;
+  area: Area;
+  summary: string;
+  tag: string;
+  /** `org` (default for box API): organization-scoped key; `any`: any valid key; `none`: public. */
+  auth?: 'org' | 'any' | 'none';
+  /** Routes that stay usable at zero credits (so credits can be added). */
+  billingExempt?: boolean;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  response?: z.ZodType;
+  /** Default: true for mutating methods with a JSON body. */
+  idempotent?: boolean;
+  /** The handler reads the request stream itself (file uploads); no JSON parsing. */
+  rawBody?: boolean;
+  bodyLimitBytes?: number;
+  /** Return a value (sent as JSON 200), a Reply, or undefined after writing `res` yourself. */
+  handler: (ctx: RouteCtx<B, Q, P>) => unknown | Promise<unknown>;
+}
+
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+const MUTATING: Method[] = ['post', 'put', 'patch', 'delete'];
+
+/** The whole request pipeline for one route: auth → limits → idempotency → validation → handler. */
+export function runRoute(spec: RouteSpec, app: AppContext) {
+  const idempotent = spec.idempotent ?? (MUTATING.includes(spec.method) && !spec.rawBody);
+  const authMode = spec.auth ?? (spec.area === 'inference' ? 'any' : 'org');
+
+  return async (req: Request, res: Response) => {
+    const auth = authMode === 'none' ? (undefined as unknown as Principal) : authenticate(req, app.repos);
+    if (authMode === 'org' && auth.key.scope !== 'organization') {
+      throw forbidden('This operation needs an organization-scoped API key.');
+    }
+    if (auth && !spec.billingExempt) app.billing.check(auth.orgId);
+    const release = auth ? app.limiter.acquire(auth.orgId) : () => {};
+    res.on('close', release);
+    try {
+      const raw = spec.rawBody ? Buffer.alloc(0) : await readJsonBody(req, spec.bodyLimitBytes ?? app.config.jsonBodyLimitBytes);
+      const key = idempotent ? idempotencyKey(req) : undefined;
+      if (key === undefined) return await execute(spec, app, req, res, auth, raw);
+      const reqHash = createHash('sha256').update(`${req.method} ${req.originalUrl}\n`).update(raw).digest('hex');
+      const keyId = auth.key.id;
+      const prior = app.repos.idempotency.get(keyId, key);
+      if (prior) return replayOrRefuse(res, prior, reqHash);
+      if (!app.repos.idempotency.claim(keyId, key, reqHash)) {
+        return replayOrRefuse(res, app.repos.idempotency.get(keyId, key)!, reqHash);
+      }
+      const captured = await execute(spec, app, req, res, auth, raw, true);
+      if (captured && captured.status < 500) {
+        app.repos.idempotency.settle(keyId, key, captured.status, 'application/json', captured.body);
+      } else {
+        app.repos.idempotency.release(keyId, key); // unsettled: a retry runs again (spec rule 7)
+      }
+    } finally {
+      if (res.writableEnded) release();
+    }
+  };
+}
+
+function idempotencyKey(req: Request): string | undefined {
+  const v = req.headers[IDEMPOTENCY_HEADER];
+  if (typeof v !== 'string' || v.trim() === '') return undefined; // blank keys are ignored
+  if (Buffer.byteLength(v, 'utf8') > 255) {
+    throw new ApiError(400, 'invalid_request_error', 'Idempotency-Key must be at most 255 bytes.', { param: 'Idempotency-Key' });
+  }
+  return v;
+}
+
+function replayOrRefuse(res: Response, prior: { request_hash: string; state: string; status: number | null; content_type: string | null; body: Buffer | null }, reqHash: string) {
+  if (prior.request_hash !== reqHash) {
+    throw new ApiError(409, 'conflict_error', 'This Idempotency-Key was already used with a different request; send the corrected request under a new key.', { param: 'Idempotency-Key', code: 'idempotency_key_reused' });
+  }
+  if (prior.state === 'in_flight') {
+    throw new ApiError(503, 'server_error', 'A request with this Idempotency-Key is still being processed; retry shortly.', { code: 'idempotency_in_flight', headers: { 'Retry-After': '1' } });
+  }
+  res.status(prior.status!).set('Idempotent-Replayed', 'true').type(prior.content_type ?? 'application/json').send(prior.body);
+}
+
+async function execute(spec: RouteSpec, app: AppContext, req: Request, res: Response, auth: Principal, raw: Buffer, capture = false) {
+  let status = 200;
+  let payload: unknown;
+  let headers: Record<string, string> = {};
+  try {
+    const params = spec.params ? parseOr400(spec.params, req.params) : req.params;
+    const query = spec.query ? parseOr400(spec.query, req.query) : req.query;
+    let body: unknown = undefined;
+    if (!spec.rawBody) {
+      const json = raw.length ? parseJson(raw) : undefined;
+      body = spec.body ? parseOr400(spec.body, json ?? (spec.method === 'get' || spec.method === 'delete' ? undefined : {})) : json;
+    }
+    const out = await spec.handler({ req, res, body, query, params, auth, app });
+    if (out === undefined && res.headersSent) return undefined;
+    if (out instanceof Reply) ({ status, body: payload, headers } = out);
+    else payload = out ?? {};
+  } catch (err) {
+    if (res.headersSent) throw err;
+    const e = errorBody(err, app);
+    status = e.status;
+    payload = e.body;
+    headers = e.headers;
+  }
+  const buf = status === 204 ? Buffer.alloc(0) : Buffer.from(JSON.stringify(payload));
+  res.status(status).set(headers);
+  if (status === 204) res.end();
+  else res.type('application/json').send(buf);
+  return capture ? { status, body: buf } : undefined;
+}
+
+function parseJson(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (e) {
+    throw new ApiError(400, 'invalid_request_error', `The request body is not valid JSON: ${(e as Error).message}`, { code: 'invalid_json' });
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * `npm run guest:build [-- --data-dir <dir>]`: builds the guest agent (if its Makefile
+ * exists) and the default guest image, printing progress.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { ensureGuestImage, RESOURCES_DIR } from './guest-image.js';
+
+const argIdx = process.argv.indexOf('--data-dir');
+const dataDir =
+  argIdx > 0 ? process.argv[argIdx + 1] : (process.env.BOX_DATA_DIR ?? join(homedir(), '.local', 'share', 'box-desktop'));
+
+const agentDir = join(RESOURCES_DIR, 'guest', 'agent');
+if (existsSync(join(agentDir, 'Makefile')) && !process.argv.includes('--no-agent')) {
+  console.log(`building the guest agent (make -C ${agentDir})`);
+  execFileSync('make', ['-C', agentDir], { stdio: 'inherit' });
+}
+
+const started = Date.now();
+let last = '';
+const image = await ensureGuestImage({
+  dataDir,
+  onProgress: (p) => {
+    const line = `[${String(p.percent).padStart(3)}%] ${p.phase}: ${p.message}`;
+    if (line !== last) console.log(line);
+    last = line;
+  },
+});
+console.log(
+  JSON.stringify({ ...image, seconds: (Date.now() - started) / 1000 }, null, 2),
+);

@@ -1,0 +1,123 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { AppContext, AreaModule, Logger, ServiceConfig } from './app-context.js';
+import { createApp } from './app.js';
+import { openDatabase, type Db } from './db/connection.js';
+import { makeRepos } from './db/repos.js';
+import { IDEMPOTENCY_RETENTION_MS } from './db/idempotency-repo.js';
+import { Billing, ConcurrencyLimiter } from './http/limits.js';
+import { defaultModules } from './modules.js';
+
+export interface ServiceHandle {
+  ctx: AppContext;
+  url: string;
+  inferenceUrl: string;
+  /** Where the minted API key was written on first start (undefined when seeded from env). */
+  apiKeyFile: string;
+  /** A one-time link that logs a browser into the web UI without the API key in the URL. */
+  loginUrl(): string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions extends Partial<Omit<ServiceConfig, 'dataDir'>> {
+  dataDir: string;
+  /** Seeds an organization-scoped key with this value (scripts and tests). */
+  apiKey?: string;
+  modules?: AreaModule[];
+  log?: Logger;
+}
+
+export const API_KEY_FILE = 'api-key';
+const UI_KEY_NAME = 'desktop-ui';
+
+export async function startService(opts: StartOptions): Promise<ServiceHandle> {
+  const config: ServiceConfig = {
+    dataDir: path.resolve(opts.dataDir),
+    host: opts.host ?? '127.0.0.1',
+    port: opts.port ?? 0,
+    inferencePort: opts.inferencePort,
+    jsonBodyLimitBytes: opts.jsonBodyLimitBytes ?? 1024 * 1024,
+    maxConcurrentPerOrg: opts.maxConcurrentPerOrg ?? 64,
+    webUiDir: opts.webUiDir,
+    tuning: opts.tuning ?? {},
+  };
+  const log = opts.log ?? console;
+  const db = openDatabase(config.dataDir);
+  const repos = makeRepos(db);
+  const org = repos.orgs.ensureDefault();
+  const apiKeyFile = seedKeys(db, repos, org.id, config.dataDir, opts.apiKey);
+  repos.idempotency.releaseAllInFlight();
+  repos.idempotency.purgeOlderThan(IDEMPOTENCY_RETENTION_MS);
+  repos.sessions.purgeExpired();
+
+  let baseUrl = '';
+  const ctx: AppContext = {
+    config,
+    db,
+    repos,
+    log,
+    limiter: new ConcurrencyLimiter(config.maxConcurrentPerOrg),
+    billing: new Billing(repos.orgs, () => `${baseUrl}/#/settings/billing`),
+    services: {},
+    statusProviders: [],
+    baseUrl: () => baseUrl,
+  };
+  const modules = opts.modules ?? defaultModules();
+  const split = config.inferencePort !== undefined;
+  const apps = await createApp(ctx, modules, { splitInference: split });
+  const server = await listen(http.createServer(apps.main), config.port, config.host);
+  baseUrl = `http://${config.host}:${(server.address() as AddressInfo).port}`;
+  let inferenceUrl = baseUrl;
+  let infServer: http.Server | undefined;
+  if (split && apps.inference) {
+    infServer = await listen(http.createServer(apps.inference), config.inferencePort!, config.host);
+    inferenceUrl = `http://${config.host}:${(infServer.address() as AddressInfo).port}`;
+  }
+  for (const m of modules) await m.start?.(ctx);
+
+  return {
+    ctx,
+    url: baseUrl,
+    inferenceUrl,
+    apiKeyFile,
+    loginUrl: () => {
+      const uiKey = repos.keys.list(org.id).find((k) => k.name === UI_KEY_NAME)!;
+      return `${baseUrl}/ui/login?token=${repos.sessions.mint(uiKey.id, 'link', 10 * 60 * 1000)}`;
+    },
+    close: async () => {
+      for (const m of [...modules].reverse()) await m.stop?.(ctx);
+      await Promise.all([server, infServer].filter(Boolean).map((s) => closeServer(s!)));
+      db.close();
+    },
+  };
+}
+
+/** First start mints a key (hashed at rest, written once to <dataDir>/api-key, 0600). */
+function seedKeys(db: Db, repos: ReturnType<typeof makeRepos>, orgId: string, dataDir: string, envKey?: string): string {
+  const file = path.join(dataDir, API_KEY_FILE);
+  db.transaction(() => {
+    if (envKey && !repos.keys.hasSecret(envKey)) repos.keys.create(orgId, 'seeded from BOX_API_KEY', 'organization', envKey);
+    if (!repos.keys.list(orgId).some((k) => k.name === UI_KEY_NAME)) repos.keys.create(orgId, UI_KEY_NAME, 'organization');
+    if (!envKey && !fs.existsSync(file) && repos.keys.countLiveOrgKeys(orgId) <= 1) {
+      const { secret } = repos.keys.create(orgId, 'default', 'organization');
+      fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+    }
+  })();
+  return file;
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<http.Server> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

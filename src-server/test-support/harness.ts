@@ -1,0 +1,43 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AreaModule } from '../app-context.js';
+import { startService, type ServiceHandle, type StartOptions } from '../service.js';
+
+export interface TestService extends ServiceHandle {
+  key: string;
+  dataDir: string;
+  /** fetch against the service with the test key; `init.headers` are merged. */
+  api(pathname: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+}
+
+export const TEST_KEY = 'bxk_test_key_for_route_tests_000000000000';
+
+/** Starts the real service (real SQLite, real HTTP) on a fresh temp data dir and a free port. */
+export async function startTestService(opts: Partial<StartOptions> & { modules?: AreaModule[] } = {}): Promise<TestService> {
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'box-test-'));
+  const svc = await startService({ ...opts, dataDir, apiKey: opts.apiKey ?? TEST_KEY, log: opts.log ?? quietLog });
+  const key = opts.apiKey ?? TEST_KEY;
+  const api = (pathname: string, init: RequestInit & { json?: unknown } = {}) => {
+    const headers = new Headers(init.headers);
+    if (!headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
+    let body = init.body;
+    if (init.json !== undefined) {
+      body = JSON.stringify(init.json);
+      headers.set('content-type', 'application/json');
+    }
+    return fetch(`${svc.url}${pathname}`, { ...init, headers, body });
+  };
+  return { ...svc, key, dataDir, api };
+}
+
+const quietLog = { info() {}, warn() {}, error() {} };
+
+/** Reads an error envelope and checks its shape (every error path must produce it). */
+export async function errorOf(res: Response) {
+  const body = (await res.json()) as { error: { message: string; type: string; param: string | null; code: unknown } };
+  if (!body.error || typeof body.error.message !== 'string' || !('param' in body.error) || !('code' in body.error)) {
+    throw new Error(`not an error envelope: ${JSON.stringify(body)}`);
+  }
+  return body.error;
+}
