@@ -1,0 +1,107 @@
+/**
+ * Accelerator detection. KVM (Linux) or HVF (macOS) is used only after a real guest
+ * boots on it (here /dev/kvm exists but guests die on it), else TCG. The probe boots the
+ * guest kernel with `box.probe=1` (the initramfs prints BOX-PROBE-OK and reboots) and the
+ * answer is cached in <dataDir>/accel.json, keyed by QEMU version, host kernel and guest
+ * kernel. BOX_ACCEL=kvm|hvf|tcg forces an answer.
+ */
+import { spawn } from 'node:child_process';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { imageCacheRoot } from './guest-image.js';
+import { QEMU_BINARY, hostKernelRelease, hostTscKhz, qemuVersion } from './host.js';
+import type { Accel } from './vm-config.js';
+
+export interface AccelResult {
+  accel: Accel;
+  reason: string;
+}
+
+export interface DetectOptions {
+  dataDir?: string;
+  /** Guest kernel and initrd to probe with; found in the image cache when omitted. */
+  kernel?: string;
+  initrd?: string;
+  force?: boolean;
+  timeoutMs?: number;
+}
+
+function newestImage(dataDir: string): { kernel: string; initrd: string } | undefined {
+  const root = imageCacheRoot(dataDir);
+  if (!existsSync(root)) return undefined;
+  const metas = readdirSync(root)
+    .map((d) => join(root, d, 'image.json'))
+    .filter((p) => existsSync(p))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  return metas[0] ? (JSON.parse(readFileSync(metas[0], 'utf8')) as { kernel: string; initrd: string }) : undefined;
+}
+
+/** Boots the probe guest on `accel`; true when the marker appears on the serial console. */
+export function probeBoot(accel: Exclude<Accel, 'tcg'> | 'tcg', kernel: string, initrd: string, timeoutMs: number): Promise<{ ok: boolean; output: string }> {
+  const cpu = accel === 'tcg' ? 'max' : 'host';
+  const args = [
+    '-M', 'microvm', '-accel', accel, '-cpu', cpu, '-m', '256M', '-smp', '1',
+    '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot', '-serial', 'stdio',
+    '-kernel', kernel, '-initrd', initrd,
+    '-append', `console=ttyS0 tsc_early_khz=${hostTscKhz()} cryptomgr.notests mitigations=off 8250.nr_uarts=1 quiet panic=-1 nokaslr box.probe=1`,
+  ];
+  return new Promise((resolve) => {
+    const child = spawn(QEMU_BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let done = false;
+    const finish = (ok: boolean) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      resolve({ ok, output });
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    const onData = (d: Buffer) => {
+      output += d.toString('utf8');
+      if (output.includes('BOX-PROBE-OK')) finish(true);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', () => finish(false));
+    child.on('close', () => finish(output.includes('BOX-PROBE-OK')));
+  });
+}
+
+const lastLine = (s: string) => s.trim().split('\n').filter(Boolean).slice(-1)[0] ?? 'no output';
+
+export async function detectAccelerator(opts: DetectOptions = {}): Promise<AccelResult> {
+  const forced = process.env.BOX_ACCEL as Accel | undefined;
+  if (forced === 'kvm' || forced === 'hvf' || forced === 'tcg') return { accel: forced, reason: 'BOX_ACCEL' };
+
+  const candidate: Accel | undefined =
+    process.platform === 'linux' ? 'kvm' : process.platform === 'darwin' ? 'hvf' : undefined;
+  if (!candidate) return { accel: 'tcg', reason: `no hardware accelerator on ${process.platform}` };
+  if (candidate === 'kvm') {
+    try {
+      accessSync('/dev/kvm', constants.R_OK | constants.W_OK);
+    } catch {
+      return { accel: 'tcg', reason: '/dev/kvm missing or not accessible' };
+    }
+  }
+  const image = opts.kernel && opts.initrd ? { kernel: opts.kernel, initrd: opts.initrd } : opts.dataDir ? newestImage(opts.dataDir) : undefined;
+  if (!image) return { accel: 'tcg', reason: `${candidate} not probed: no guest kernel yet` };
+
+  const kst = statSync(image.kernel);
+  const key = [await qemuVersion(), hostKernelRelease(), `${image.kernel}:${kst.size}:${kst.mtimeMs}`].join('|');
+  const cachePath = opts.dataDir ? join(opts.dataDir, 'accel.json') : undefined;
+  if (cachePath && !opts.force && existsSync(cachePath)) {
+    const cached = JSON.parse(readFileSync(cachePath, 'utf8')) as AccelResult & { key: string };
+    if (cached.key === key) return { accel: cached.accel, reason: `${cached.reason} (cached)` };
+  }
+  const probe = await probeBoot(candidate, image.kernel, image.initrd, opts.timeoutMs ?? 15_000);
+  const result: AccelResult = probe.ok
+    ? { accel: candidate, reason: `${candidate} guest booted` }
+    : { accel: 'tcg', reason: `${candidate} guest failed to boot: ${lastLine(probe.output)}` };
+  if (cachePath) {
+    await mkdir(opts.dataDir!, { recursive: true });
+    await writeFile(cachePath, JSON.stringify({ ...result, key, probedAt: new Date().toISOString() }, null, 2));
+  }
+  return result;
+}

@@ -1,0 +1,129 @@
+/**
+ * The per-box folder `<dataDir>/boxes/<box_id>/` and the named files in it. State is
+ * derived from these files and the live process: a box "has a VM" when qemu.pid names a
+ * live QEMU whose command line mentions this folder's qmp.sock; it "can be restored"
+ * when ram + devices.bin + state.json exist.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { QmpClient } from './qmp.js';
+import type { VmConfig } from './vm-config.js';
+
+const execFileP = promisify(execFile);
+
+/** Linux limits unix socket paths to 107 bytes. */
+const MAX_SOCKET_PATH = 107;
+
+export class BoxFolder {
+  readonly dir: string;
+  constructor(dir: string) {
+    this.dir = resolve(dir);
+  }
+  get qmpSock() { return join(this.dir, 'qmp.sock'); }
+  get agentSock() { return join(this.dir, 'agent.sock'); }
+  get pidFile() { return join(this.dir, 'qemu.pid'); }
+  get serialLog() { return join(this.dir, 'serial.log'); }
+  get disk() { return join(this.dir, 'disk.qcow2'); }
+  get ram() { return join(this.dir, 'ram'); }
+  get devices() { return join(this.dir, 'devices.bin'); }
+  get checkpoints() { return join(this.dir, 'checkpoints'); }
+  get stateFile() { return join(this.dir, 'state.json'); }
+  checkpoint(name: string) { return join(this.checkpoints, name); }
+}
+
+export function boxFolder(dataDir: string, boxId: string): BoxFolder {
+  if (!/^[A-Za-z0-9_-]+$/.test(boxId)) throw new Error(`invalid box id: ${boxId}`);
+  return new BoxFolder(join(dataDir, 'boxes', boxId));
+}
+
+/** What the runtime knows about a box's VM: the launch config, so restores match it. */
+export interface BoxState {
+  config: VmConfig;
+  /** Incremented on every cold boot (not on restore). */
+  bootCount: number;
+  launchedAt?: string;
+  savedAt?: string;
+  restoredAt?: string;
+  qemuVersion?: string;
+  /** Set when the folder was cloned from a checkpoint. */
+  clonedFrom?: string;
+}
+
+export async function ensureFolder(folder: BoxFolder): Promise<void> {
+  await mkdir(folder.checkpoints, { recursive: true });
+  for (const p of [folder.qmpSock, folder.agentSock]) {
+    if (Buffer.byteLength(p) > MAX_SOCKET_PATH) {
+      throw new Error(`socket path too long for a unix socket (${Buffer.byteLength(p)} > ${MAX_SOCKET_PATH}): ${p}`);
+    }
+  }
+}
+
+export async function readState(folder: BoxFolder): Promise<BoxState | undefined> {
+  try {
+    return JSON.parse(await readFile(folder.stateFile, 'utf8')) as BoxState;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+export async function writeState(folder: BoxFolder, state: BoxState): Promise<void> {
+  const tmp = `${folder.stateFile}.tmp`;
+  await writeFile(tmp, JSON.stringify(state, null, 2));
+  await rename(tmp, folder.stateFile);
+}
+
+/** Creates (or replaces) disk.qcow2 as an overlay over `backing` (raw base or frozen qcow2). */
+export async function createOverlay(path: string, backing: string, backingFormat: 'raw' | 'qcow2', sizeGib?: number) {
+  await rm(path, { force: true });
+  const args = ['create', '-q', '-f', 'qcow2', '-F', backingFormat, '-b', resolve(backing), path];
+  if (sizeGib) args.push(`${sizeGib}G`);
+  await execFileP('qemu-img', args);
+}
+
+export function readPid(folder: BoxFolder): number | undefined {
+  try {
+    const pid = Number(readFileSync(folder.pidFile, 'utf8').trim());
+    return pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pid of this folder's QEMU if it is running (pid file + /proc/<pid>/cmdline check). */
+export function livePid(folder: BoxFolder): number | undefined {
+  const pid = readPid(folder);
+  if (!pid) return undefined;
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.includes(folder.qmpSock) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isAlive(folder: BoxFolder): boolean {
+  return livePid(folder) !== undefined;
+}
+
+/** Alive and answering QMP: resolves to the run state (e.g. "running", "paused"). */
+export async function probeQmp(folder: BoxFolder, timeoutMs = 2000): Promise<string | undefined> {
+  if (!isAlive(folder)) return undefined;
+  let qmp: QmpClient | undefined;
+  try {
+    qmp = await QmpClient.connect(folder.qmpSock, { timeoutMs });
+    const s = await qmp.execute<{ status: string }>('query-status', undefined, timeoutMs);
+    return s.status;
+  } catch {
+    return undefined;
+  } finally {
+    qmp?.close();
+  }
+}
+
+export function hasSavedState(folder: BoxFolder): boolean {
+  return existsSync(folder.ram) && existsSync(folder.devices) && existsSync(folder.stateFile);
+}

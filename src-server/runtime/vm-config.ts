@@ -1,0 +1,115 @@
+/** The machine shape of a box VM and the QEMU command line built from it. */
+import type { BoxFolder } from './box-folder.js';
+
+export type Accel = 'kvm' | 'hvf' | 'tcg';
+
+export interface PortForward {
+  hostPort: number;
+  guestPort: number;
+  /** Host address to bind; loopback unless told. */
+  hostAddress?: string;
+}
+
+/** A host directory shared into the guest over virtio-9p, mounted by the initramfs. */
+export interface ShareMount {
+  hostPath: string;
+  /** Absolute guest path without spaces, commas or colons. */
+  guestPath: string;
+  readOnly?: boolean;
+}
+
+export interface VmConfig {
+  kernel: string;
+  initrd: string;
+  /** Raw base image under disk.qcow2 (only used when the disk is created). */
+  rootfs: string;
+  memoryMib: number;
+  vcpus: number;
+  diskGib: number;
+  accel: Accel;
+  /** Host TSC kHz passed as tsc_early_khz (fixed at first launch: restores must match). */
+  tscKhz: number;
+  /** Host port of the egress proxy; the guest reaches it at 10.0.2.100:3128. */
+  proxyPort?: number;
+  ports?: PortForward[];
+  mounts?: ShareMount[];
+  hostname?: string;
+  kernelArgs?: string[];
+}
+
+export const PROXY_GUEST_ADDR = '10.0.2.100:3128';
+
+export function kernelCmdline(config: VmConfig, extra: string[] = []): string {
+  const args = [
+    'console=ttyS0',
+    `tsc_early_khz=${config.tscKhz}`,
+    'cryptomgr.notests',
+    'mitigations=off',
+    '8250.nr_uarts=1',
+    'quiet',
+    'panic=-1',
+    'nokaslr',
+  ];
+  if (config.hostname) args.push(`box.hostname=${config.hostname}`);
+  const mounts = config.mounts ?? [];
+  for (const m of mounts) {
+    if (!/^\/[^\s,:]*$/.test(m.guestPath)) throw new Error(`unsupported guest mount path: ${m.guestPath}`);
+  }
+  if (mounts.length) args.push(`box.mounts=${mounts.map((m, i) => `vol${i}:${m.guestPath}`).join(',')}`);
+  return [...args, ...(config.kernelArgs ?? []), ...extra].join(' ');
+}
+
+export function netdevArg(config: VmConfig): string {
+  const opts = ['user', 'id=net0', 'restrict=on'];
+  if (config.proxyPort) {
+    opts.push(`guestfwd=tcp:${PROXY_GUEST_ADDR}-cmd:socat -t0.01 - TCP:127.0.0.1:${config.proxyPort}`);
+  }
+  for (const p of config.ports ?? []) {
+    opts.push(`hostfwd=tcp:${p.hostAddress ?? '127.0.0.1'}:${p.hostPort}-:${p.guestPort}`);
+  }
+  return opts.join(',');
+}
+
+/** QEMU option values escape commas by doubling them. */
+const optEscape = (s: string) => s.replaceAll(',', ',,');
+
+export function qemuArgs(folder: BoxFolder, config: VmConfig, opts: { incoming?: boolean; extraCmdline?: string[] } = {}) {
+  const accel =
+    config.accel === 'tcg'
+      ? ['-accel', 'tcg,tb-size=16', '-cpu', 'max']
+      : ['-accel', config.accel, '-cpu', 'host'];
+  const args = [
+    '-name', `box,process=box-qemu`,
+    '-M', 'microvm,acpi=on,memory-backend=mem',
+    ...accel,
+    '-smp', String(config.vcpus),
+    '-m', `${config.memoryMib}M`,
+    '-object', `memory-backend-file,id=mem,size=${config.memoryMib}M,mem-path=${optEscape(folder.ram)},share=on`,
+    '-nodefaults', '-no-user-config', '-display', 'none',
+    '-chardev', `file,id=serial0,path=${optEscape(folder.serialLog)},append=on`,
+    '-serial', 'chardev:serial0',
+    '-kernel', config.kernel,
+    '-initrd', config.initrd,
+    '-append', kernelCmdline(config, opts.extraCmdline),
+    '-qmp', `unix:${optEscape(folder.qmpSock)},server=on,wait=off`,
+    '-pidfile', folder.pidFile,
+    '-daemonize',
+    '-device', 'virtio-serial-device,id=vser0',
+    '-chardev', `socket,id=agent,path=${optEscape(folder.agentSock)},server=on,wait=off`,
+    '-device', 'virtserialport,chardev=agent,name=box.agent',
+    '-blockdev', `driver=file,filename=${optEscape(folder.disk)},node-name=disk0-file`,
+    '-blockdev', 'driver=qcow2,file=disk0-file,node-name=disk0',
+    '-device', 'virtio-blk-device,drive=disk0,id=blk0',
+    '-netdev', netdevArg(config),
+    '-device', 'virtio-net-device,netdev=net0',
+    '-device', 'virtio-rng-device',
+  ];
+  (config.mounts ?? []).forEach((m, i) => {
+    args.push(
+      '-fsdev', `local,id=fs${i},path=${optEscape(m.hostPath)},security_model=none${m.readOnly ? ',readonly=on' : ''}`,
+      '-device', `virtio-9p-device,fsdev=fs${i},mount_tag=vol${i}`,
+    );
+  });
+  if (opts.incoming) args.push('-incoming', 'defer');
+  return args;
+}

@@ -1,0 +1,182 @@
+/**
+ * Save/restore and checkpoints. Guest RAM lives in `ram` (memory-backend-file,
+ * share=on); with the x-ignore-shared capability a migration writes only device state
+ * (devices.bin, tens of KiB), and a restore maps the same RAM file again.
+ * Invariant: devices.bin matches `ram` only while no VM runs on them; restoreVm deletes
+ * it once the VM runs again, so a stale pair can never be restored.
+ * A checkpoint directory holds `ram`, `devices.bin`, `disk.qcow2` (frozen) and meta.json.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { BoxFolder, createOverlay, ensureFolder, hasSavedState, livePid, readState, writeState } from './box-folder.js';
+import { type VmHandle, quitVm, startQemu } from './vm.js';
+import type { VmConfig } from './vm-config.js';
+
+const execFileP = promisify(execFile);
+
+const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+async function setIgnoreShared(handle: VmHandle): Promise<void> {
+  await handle.qmp.execute('migrate-set-capabilities', {
+    capabilities: [{ capability: 'x-ignore-shared', state: true }],
+  });
+}
+
+async function waitMigration(handle: VmHandle, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const info = await handle.qmp.execute<{ status?: string; 'error-desc'?: string }>('query-migrate');
+    if (info.status === 'completed') return;
+    if (info.status === 'failed' || info.status === 'cancelled') {
+      throw new Error(`migration ${info.status}: ${info['error-desc'] ?? ''}`);
+    }
+    if (Date.now() > deadline) throw new Error(`migration did not finish in ${timeoutMs} ms (${info.status})`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** Stops the guest and writes its device state to `path` (RAM stays in the ram file). */
+async function saveDevices(handle: VmHandle, path: string): Promise<void> {
+  await handle.qmp.execute('stop');
+  await setIgnoreShared(handle);
+  await handle.qmp.execute('migrate-set-parameters', { 'max-bandwidth': 8 * 1024 ** 3 });
+  const tmp = `${path}.tmp`;
+  await handle.qmp.execute('migrate', { uri: `exec:cat > ${shellQuote(tmp)}` });
+  await waitMigration(handle, 60_000);
+  await rename(tmp, path);
+}
+
+export interface SaveResult {
+  ms: number;
+}
+
+/** Pause/sleep: device state to devices.bin, then QEMU quits. The folder is restorable after. */
+export async function saveAndStop(handle: VmHandle): Promise<SaveResult> {
+  const t0 = performance.now();
+  await saveDevices(handle, handle.folder.devices);
+  await quitVm(handle);
+  const state = await readState(handle.folder);
+  if (state) await writeState(handle.folder, { ...state, savedAt: new Date().toISOString() });
+  return { ms: performance.now() - t0 };
+}
+
+/**
+ * Starts QEMU with -incoming defer on the saved ram + devices.bin, using the machine
+ * shape from state.json, and resolves once the guest runs again.
+ */
+export async function restoreVm(folder: BoxFolder): Promise<VmHandle> {
+  const state = await readState(folder);
+  if (!state || !hasSavedState(folder)) throw new Error(`nothing to restore in ${folder.dir}`);
+  const handle = await startQemu(folder, state.config, { incoming: true });
+  try {
+    await setIgnoreShared(handle);
+    await handle.qmp.execute('migrate-incoming', { uri: `exec:cat ${shellQuote(folder.devices)}` });
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const { status } = await handle.qmp.execute<{ status: string }>('query-status');
+      if (status === 'running') break;
+      if (status === 'paused' || status === 'postmigrate') {
+        await handle.qmp.execute('cont');
+        continue;
+      }
+      if (status !== 'inmigrate' && status !== 'restore-vm') throw new Error(`restore ended in state ${status}`);
+      if (Date.now() > deadline) throw new Error('restore timed out');
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  } catch (e) {
+    await quitVm(handle).catch(() => {});
+    throw e;
+  }
+  await rm(folder.devices, { force: true });
+  await writeState(folder, { ...state, restoredAt: new Date().toISOString() });
+  return handle;
+}
+
+/** Copies a mostly-empty file keeping its holes (RAM files are sparse). */
+export async function copySparse(src: string, dst: string): Promise<void> {
+  await rm(dst, { force: true });
+  await execFileP('cp', ['--sparse=always', '--reflink=auto', src, dst]);
+}
+
+export interface CheckpointMeta {
+  config: VmConfig;
+  createdAt: string;
+  source: string;
+}
+
+async function writeMeta(dir: string, config: VmConfig, source: string): Promise<void> {
+  const meta: CheckpointMeta = { config, createdAt: new Date().toISOString(), source };
+  await writeFile(join(dir, 'meta.json'), JSON.stringify(meta, null, 2));
+}
+
+/**
+ * Checkpoint of a saved (not running) box: copies ram + devices.bin and freezes the disk
+ * by moving disk.qcow2 into the checkpoint and putting a fresh overlay on top of it.
+ * Deleting a checkpoint later needs its dependents rebased (qemu-img rebase/commit).
+ */
+export async function checkpointFolder(folder: BoxFolder, dir: string): Promise<void> {
+  if (livePid(folder)) throw new Error('checkpointFolder needs a stopped box; use checkpointVm');
+  const state = await readState(folder);
+  if (!state || !hasSavedState(folder)) throw new Error(`no saved state in ${folder.dir}`);
+  await mkdir(dir, { recursive: true });
+  await copySparse(folder.ram, join(dir, 'ram'));
+  await copyFile(folder.devices, join(dir, 'devices.bin'));
+  await rename(folder.disk, join(dir, 'disk.qcow2'));
+  await createOverlay(folder.disk, join(dir, 'disk.qcow2'), 'qcow2');
+  await writeMeta(dir, state.config, folder.dir);
+}
+
+/**
+ * Checkpoint of a running VM: pause, freeze the disk in place (new overlay swapped in
+ * with blockdev-snapshot), save device state, copy RAM, continue.
+ */
+export async function checkpointVm(handle: VmHandle, dir: string): Promise<{ pausedMs: number }> {
+  const { folder, qmp } = handle;
+  await mkdir(dir, { recursive: true });
+  const frozen = resolve(dir, 'disk.qcow2');
+  const t0 = performance.now();
+  await qmp.execute('stop');
+  try {
+    // The frozen layer keeps the inode QEMU has open; only its name moves.
+    await link(folder.disk, frozen);
+    const next = `${folder.disk}.next`;
+    await execFileP('qemu-img', ['create', '-q', '-f', 'qcow2', '-F', 'qcow2', '-b', frozen, '-u', next, `${handle.config.diskGib}G`]);
+    const node = `disk${Date.now().toString(36)}`;
+    await qmp.execute('blockdev-add', {
+      driver: 'qcow2',
+      'node-name': node,
+      file: { driver: 'file', filename: folder.disk },
+      backing: null,
+    });
+    await rename(next, folder.disk);
+    await qmp.execute('blockdev-snapshot', { node: handle.diskNode, overlay: node });
+    await qmp.execute('change-backing-file', { device: node, 'image-node-name': node, 'backing-file': frozen });
+    handle.diskNode = node;
+    await saveDevices(handle, join(dir, 'devices.bin'));
+    await copySparse(folder.ram, join(dir, 'ram'));
+  } finally {
+    await qmp.execute('cont');
+  }
+  const pausedMs = performance.now() - t0;
+  await writeMeta(dir, handle.config, folder.dir);
+  return { pausedMs };
+}
+
+/**
+ * Makes `dst` a restorable box folder from a checkpoint dir: sparse copy of ram, device
+ * state, and a new overlay over the frozen disk. Restore it with restoreVm(dst).
+ */
+export async function cloneFolder(checkpointDir: string, dst: BoxFolder): Promise<void> {
+  const metaPath = join(checkpointDir, 'meta.json');
+  if (!existsSync(metaPath)) throw new Error(`${checkpointDir} is not a checkpoint (no meta.json)`);
+  if (livePid(dst)) throw new Error(`a VM is running for ${dst.dir}`);
+  const meta = JSON.parse(await readFile(metaPath, 'utf8')) as CheckpointMeta;
+  await ensureFolder(dst);
+  await copySparse(join(checkpointDir, 'ram'), dst.ram);
+  await copyFile(join(checkpointDir, 'devices.bin'), dst.devices);
+  await createOverlay(dst.disk, join(checkpointDir, 'disk.qcow2'), 'qcow2');
+  await writeState(dst, { config: meta.config, bootCount: 0, clonedFrom: resolve(checkpointDir) });
+}
