@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// `npm start`: the desktop app when Electron can run here (its binary is installed and
+// there is a display), otherwise the headless service with the web UI. Extra arguments
+// go to the headless service (e.g. `npm start -- --port 9000 --data-dir /tmp/box`).
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+
+/** The installed Electron binary, found without `require('electron')` (which tries a download). */
+function electronBinary() {
+  const dir = path.join(root, 'node_modules', 'electron');
+  const pathFile = path.join(dir, 'path.txt');
+  const override = process.env.ELECTRON_OVERRIDE_DIST_PATH;
+  if (!fs.existsSync(pathFile)) return null;
+  const exe = path.join(override ?? path.join(dir, 'dist'), fs.readFileSync(pathFile, 'utf8').trim());
+  return fs.existsSync(exe) ? exe : null;
+}
+
+const hasDisplay = process.platform === 'darwin' || process.platform === 'win32' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
+const build = () => {
+  const r = spawnSync(bin('electron-vite'), ['build'], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+};
+
+function run(cmd, args) {
+  const child = spawn(cmd, args, { cwd: root, stdio: 'inherit' });
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+const electron = electronBinary();
+if (electron && hasDisplay && process.env.BOX_HEADLESS !== '1') {
+  if (!fs.existsSync(path.join(root, 'out/main/index.js'))) build();
+  run(electron, [root]);
+} else {
+  if (!fs.existsSync(path.join(root, 'out/renderer/index.html'))) build();
+  console.log(electron ? 'No display found: starting the headless service with the web UI.' : 'Electron binary not available: starting the headless service with the web UI.');
+  run(bin('tsx'), [path.join(root, 'src-server/headless.ts'), '--web-ui', path.join(root, 'out/renderer'), ...process.argv.slice(2)]);
+}

@@ -1,0 +1,66 @@
+import { app, BrowserWindow, dialog } from 'electron';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ipcHandlers } from './handlers.js';
+import { registerIpc } from './ipc.js';
+import { ServiceHost } from './service-host.js';
+import { installMenus } from './tray.js';
+import { createMainWindow } from './window.js';
+
+/**
+ * Electron main: runs the whole service in-process on loopback, and shows the renderer it
+ * serves. One instance per user: a second launch focuses the first window.
+ */
+const here = path.dirname(fileURLToPath(import.meta.url));
+const PRELOAD = path.join(here, '../preload/index.cjs');
+const WEB_UI = path.join(here, '../renderer');
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  const host = new ServiceHost(process.env.BOX_DATA_DIR ?? path.join(app.getPath('userData'), 'data'), WEB_UI);
+  let win: BrowserWindow | null = null;
+  let menus: { refresh(): void } | null = null;
+
+  const showWindow = () => {
+    if (!win || win.isDestroyed()) {
+      win = createMainWindow(PRELOAD, () => host.origin);
+      if (host.running) void win.loadURL(host.loginUrl());
+    }
+    if (win.isMinimized()) win.restore();
+    win.show();
+    win.focus();
+  };
+
+  const startService = async () => {
+    await host.start();
+    if (win && !win.isDestroyed()) await win.loadURL(host.loginUrl());
+  };
+
+  app.on('second-instance', showWindow);
+  app.on('activate', showWindow);
+  // The service keeps running in the tray when the window closes (except on quit).
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin' && !menus) app.quit();
+  });
+  let quitting = false;
+  app.on('before-quit', (event) => {
+    if (quitting || !host.running) return;
+    event.preventDefault();
+    quitting = true;
+    void host.stop().finally(() => app.quit());
+  });
+
+  registerIpc(ipcHandlers(host), () => host.origin);
+  app
+    .whenReady()
+    .then(async () => {
+      await host.start();
+      menus = installMenus(host, { showWindow, startService, stopService: () => host.stop() });
+      showWindow();
+    })
+    .catch((e: unknown) => {
+      dialog.showErrorBox('Box Desktop could not start', e instanceof Error ? e.message : String(e));
+      app.exit(1);
+    });
+}
