@@ -1,9 +1,11 @@
 import type { Migration } from '../migrate.js';
 import { m001 } from './001-core.js';
+import { m002 } from './002-boxes.js';
+import { m003 } from './003-inference.js';
 
 /**
  * Numbered migrations, applied in order and locked by hash once applied.
  * Numbers are reserved per area so parallel work does not collide:
  * 001 core, 002 boxes runtime, 003 inference, 004 cron, 005 usage/metrics.
  */
-export const MIGRATIONS: Migration[] = [m001];
+export const MIGRATIONS: Migration[] = [m001, m002, m003];

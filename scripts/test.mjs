@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+// `npm test`: unit + route + real-VM tests (vitest), the electron-vite build, then e2e
+// (Playwright in Debian's chromium). Prints one closing line "N passed, N failed".
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'box-test-report-'));
+const run = (cmd, args, env = {}) =>
+  spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
+const read = (f) => (fs.existsSync(f) ? JSON.parse(fs.readFileSync(f, 'utf8')) : null);
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+
+// Share one guest image build across every VM test in this run.
+const imageCache = process.env.BOX_IMAGE_CACHE ?? path.resolve('.data/image-cache');
+const vitestJson = path.join(tmp, 'vitest.json');
+const vStatus = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`], {
+  BOX_IMAGE_CACHE: imageCache,
+});
+const v = read(vitestJson);
+if (v) {
+  passed += v.numPassedTests;
+  failed += v.numFailedTests;
+  skipped += v.numPendingTests + (v.numTodoTests ?? 0);
+} else if (vStatus !== 0) failed += 1;
+
+const bStatus = run('npx', ['electron-vite', 'build']);
+if (bStatus === 0) passed += 1;
+else failed += 1;
+
+if (fs.existsSync('playwright.config.ts')) {
+  const pwJson = path.join(tmp, 'playwright.json');
+  const pStatus = run('npx', ['playwright', 'test'], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson, BOX_IMAGE_CACHE: imageCache });
+  const p = read(pwJson);
+  if (p?.stats) {
+    passed += p.stats.expected;
+    failed += p.stats.unexpected + (p.stats.flaky ?? 0) * 0;
+    skipped += p.stats.skipped;
+  } else if (pStatus !== 0) failed += 1;
+}
+
+console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed === 0 && vStatus === 0 ? 0 : 1);

@@ -1,0 +1,263 @@
+import type { AppContext } from '../app-context.js';
+import { SIZES, type Box, type BoxStatus, type CreateBoxBody } from '../contract/boxes.js';
+import { newId } from '../contract/common.js';
+import type { Principal } from '../http/auth.js';
+import { ApiError, badRequest, conflict, notFound } from '../http/errors.js';
+import { BoxesRepo, toBox, type BoxRecord } from './boxes-repo.js';
+import type { BoxRuntime, VmConfig } from './runtime-port.js';
+import { assertAccepts } from './transitions.js';
+
+export const KNOWN_IMAGES = ['debian'];
+
+/**
+ * Box lifecycle: turns each operation into runtime calls and status changes. Operations on
+ * one box are serialised (a per-box lock); the API layer never touches the runtime itself.
+ */
+export class BoxService {
+  readonly repo: BoxesRepo;
+  private locks = new Map<string, Promise<unknown>>();
+  private busy = new Set<string>();
+
+  constructor(
+    private app: AppContext,
+    readonly runtime: BoxRuntime,
+  ) {
+    this.repo = new BoxesRepo(app.db);
+    runtime.onUnexpectedExit((boxId, reason) => this.onVmLost(boxId, reason));
+  }
+
+  /** Runs fn with the box's lock held; operations on different boxes run concurrently. */
+  withLock<T>(boxId: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(boxId) ?? Promise.resolve();
+    const run = prev.catch(() => {}).then(async () => {
+      this.busy.add(boxId);
+      try {
+        return await fn();
+      } finally {
+        this.busy.delete(boxId);
+      }
+    });
+    this.locks.set(boxId, run);
+    void run.finally(() => this.locks.get(boxId) === run && this.locks.delete(boxId)).catch(() => {});
+    return run;
+  }
+
+  vmConfig(box: BoxRecord): VmConfig {
+    const volumes = this.app.services.volumes;
+    return {
+      boxId: box.box_id,
+      hostname: box.name,
+      image: box.image,
+      vcpus: box.vcpu_count,
+      memoryMib: box.memory_mib,
+      diskGib: box.disk_gib,
+      mounts: box.volume_mounts.map((m, i) => ({ tag: `vol${i}`, hostPath: volumes!.hostPath(box.org_id, m.volume_id), guestPath: m.mount_path })),
+      forwards: this.app.services.listeners?.forwardsFor(box.box_id) ?? [],
+      proxyPort: this.app.services.egress?.proxyPortFor(box.box_id),
+    };
+  }
+
+  async create(auth: Principal, body: CreateBoxBody): Promise<Box> {
+    const app = this.app.db.prepare('SELECT id FROM apps WHERE id = ? AND org_id = ?').get(body.app_id, auth.orgId);
+    if (!app) throw notFound(`No app ${body.app_id} in this organization; create it with POST /v1/apps/find.`, null, 'app_id');
+    if (!KNOWN_IMAGES.includes(body.image)) throw badRequest(`Unknown image "${body.image}"; available: ${KNOWN_IMAGES.join(', ')}.`, 'image');
+    if (this.repo.nameTaken(auth.orgId, body.name)) throw conflict(`A box named "${body.name}" already exists.`, 'already_exists', 'name');
+    this.checkMounts(auth.orgId, body);
+    if (body.http_policy_id && !this.app.services.policies?.get(auth.orgId, body.http_policy_id)) {
+      throw notFound(`No HTTP policy ${body.http_policy_id}.`, null, 'http_policy_id');
+    }
+    const size = SIZES[body.size];
+    const now = new Date().toISOString();
+    const rec: BoxRecord = {
+      box_id: newId('box'),
+      org_id: auth.orgId,
+      name: body.name,
+      app_id: body.app_id,
+      image: body.image,
+      status: 'creating',
+      error_message: null,
+      visibility: body.visibility,
+      created_by_key_id: auth.key.id,
+      vcpu_count: size.vcpu_count,
+      memory_mib: body.memory_mib ?? size.memory_mib,
+      disk_gib: body.disk_gib ?? size.disk_gib,
+      ingress_ports: [...new Set(body.ingress_ports)],
+      volume_mounts: body.volume_mounts,
+      http_policy_id: body.http_policy_id ?? null,
+      auto_sleep: { automatic: body.auto_sleep?.automatic ?? false, min_seconds_before_sleep: body.auto_sleep?.min_seconds_before_sleep ?? null },
+      wake_at: null,
+      checkpoint_generation: 0,
+      last_checkpointed_at: null,
+      last_activity_at: now,
+      created_at: now,
+      started_at: null,
+      updated_at: now,
+    };
+    this.repo.insert(rec);
+    return this.withLock(rec.box_id, () => this.boot(rec, () => this.runtime.create(this.vmConfig(rec))));
+  }
+
+  private checkMounts(orgId: string, body: CreateBoxBody) {
+    const seen = new Set<string>();
+    body.volume_mounts.forEach((m, i) => {
+      if (this.app.services.volumes?.get(orgId, m.volume_id)?.status !== 'ready') throw notFound(`No volume ${m.volume_id}.`, 'not_found', `volume_mounts[${i}].volume_id`);
+      if (seen.has(m.mount_path)) throw badRequest(`Mount path ${m.mount_path} is used twice.`, `volume_mounts[${i}].mount_path`);
+      seen.add(m.mount_path);
+    });
+  }
+
+  /** Starts a VM for the box and records the outcome: running, or failed with the reason. */
+  private async boot(box: BoxRecord, start: () => Promise<void>): Promise<Box> {
+    try {
+      await start();
+      this.app.services.listeners?.onBoxStarted?.(box.box_id);
+      return toBox(this.repo.setStatus(box.box_id, 'running', { started_at: new Date().toISOString() }));
+    } catch (e) {
+      this.app.log.error(`box ${box.box_id} failed to start`, e);
+      await this.runtime.stop(box.box_id).catch(() => {});
+      return toBox(this.repo.setStatus(box.box_id, 'failed', { error_message: `The VM did not start: ${(e as Error).message}` }));
+    }
+  }
+
+  pause(box: BoxRecord): Promise<Box> {
+    return this.withLock(box.box_id, async () => {
+      const cur = this.fresh(box, 'pause');
+      await this.saveOrFail(cur);
+      return toBox(this.repo.setStatus(cur.box_id, 'paused'));
+    });
+  }
+
+  sleep(box: BoxRecord, wakeAt: string | null | undefined): Promise<Box> {
+    return this.withLock(box.box_id, async () => {
+      const cur = this.fresh(box, 'sleep');
+      if (cur.status === 'running') {
+        await this.saveOrFail(cur);
+        this.repo.setStatus(cur.box_id, 'sleeping');
+      }
+      if (wakeAt !== undefined) this.repo.update(cur.box_id, { wake_at: wakeAt && new Date(wakeAt).toISOString() });
+      return toBox(this.repo.get(cur.box_id)!);
+    });
+  }
+
+  setWakeAt(box: BoxRecord, wakeAt: string | null): Box {
+    const cur = this.fresh(box, 'wake_at');
+    this.repo.update(cur.box_id, { wake_at: wakeAt && new Date(wakeAt).toISOString() });
+    return toBox(this.repo.get(cur.box_id)!);
+  }
+
+  setAutoSleep(box: BoxRecord, auto: Box['auto_sleep']): Box {
+    const cur = this.fresh(box, 'auto_sleep');
+    this.repo.update(cur.box_id, { auto_sleep: auto, last_activity_at: new Date().toISOString() });
+    return toBox(this.repo.get(cur.box_id)!);
+  }
+
+  resume(box: BoxRecord): Promise<{ box: Box; resume_state: 'running' | 'already_running' }> {
+    return this.withLock(box.box_id, async () => {
+      const cur = this.fresh(box, 'resume');
+      if (cur.status === 'running') return { box: toBox(cur), resume_state: 'already_running' as const };
+      const b = await this.wake(cur);
+      return { box: b, resume_state: 'running' as const };
+    });
+  }
+
+  /** Brings a saved or interrupted box back; the caller holds the lock. */
+  private async wake(cur: BoxRecord): Promise<Box> {
+    const cfg = this.vmConfig(cur);
+    this.repo.update(cur.box_id, { wake_at: null, last_activity_at: new Date().toISOString() });
+    if (cur.status === 'interrupted_restorable') return this.boot(cur, () => this.runtime.coldBoot(cfg));
+    return this.boot(cur, () => this.runtime.restore(cfg));
+  }
+
+  /** For exec, file calls and due cron jobs: a sleeping or interrupted box wakes; a paused one does not. */
+  async ensureRunning(box: BoxRecord, op: 'exec' | 'files'): Promise<BoxRecord> {
+    const cur = this.fresh(box, op);
+    if (cur.status !== 'running') {
+      await this.withLock(cur.box_id, async () => {
+        const again = this.fresh(cur, op);
+        if (again.status !== 'running') await this.wake(again);
+      });
+    }
+    const after = this.repo.get(box.box_id)!;
+    if (after.status !== 'running') throw new ApiError(503, 'server_error', `Box ${box.box_id} could not be woken: ${after.error_message ?? after.status}.`);
+    this.touch(after.box_id);
+    return after;
+  }
+
+  reboot(box: BoxRecord, op: 'reboot' | 'upgrade' = 'reboot'): Promise<Box> {
+    return this.withLock(box.box_id, async () => {
+      const cur = this.fresh(box, op);
+      if (cur.status === 'running') {
+        await this.runtime.stop(cur.box_id);
+        this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null });
+      } else if (cur.status === 'paused' || cur.status === 'sleeping') {
+        this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null }); // saved memory is dropped
+      }
+      return this.boot(cur, () => this.runtime.coldBoot(this.vmConfig(cur)));
+    });
+  }
+
+  terminate(box: BoxRecord): Promise<Box> {
+    return this.withLock(box.box_id, async () => {
+      const cur = this.fresh(box, 'terminate');
+      this.repo.setStatus(cur.box_id, 'terminating');
+      this.app.services.listeners?.onBoxGone?.(cur.box_id);
+      await this.runtime.destroy(cur.box_id);
+      return toBox(this.repo.setStatus(cur.box_id, 'terminated'));
+    });
+  }
+
+  /** Re-reads the box under the lock and checks the operation is legal in its current state. */
+  fresh(box: BoxRecord, op: Parameters<typeof assertAccepts>[0]): BoxRecord {
+    const cur = this.repo.get(box.box_id)!;
+    assertAccepts(op, cur.status, cur.box_id);
+    return cur;
+  }
+
+  private async saveOrFail(cur: BoxRecord) {
+    try {
+      await this.runtime.save(cur.box_id);
+    } catch (e) {
+      this.repo.setStatus(cur.box_id, 'failed', { error_message: `Saving the VM state failed: ${(e as Error).message}` });
+      throw new ApiError(500, 'server_error', `Saving box ${cur.box_id} failed: ${(e as Error).message}`);
+    }
+  }
+
+  private lastTouch = new Map<string, number>();
+  /** Records activity (exec, files, ingress) for auto-sleep; written at most every 5 s per box. */
+  touch(boxId: string) {
+    const now = Date.now();
+    if (now - (this.lastTouch.get(boxId) ?? 0) < 5000) return;
+    this.lastTouch.set(boxId, now);
+    this.repo.update(boxId, { last_activity_at: new Date(now).toISOString() });
+  }
+
+  private onVmLost(boxId: string, reason: { kind: 'killed' | 'panic' | 'agent_lost'; message: string }) {
+    if (this.busy.has(boxId)) return; // an operation in progress owns the outcome
+    const box = this.repo.get(boxId);
+    if (!box || box.status !== 'running') return;
+    const to: BoxStatus = reason.kind === 'killed' ? 'interrupted_restorable' : 'failed';
+    this.app.log.warn(`box ${boxId} lost its VM (${reason.kind}): ${reason.message}`);
+    this.repo.setStatus(boxId, to, { error_message: reason.message });
+  }
+
+  /** On service start: derive each box's state from what is really running. */
+  async reconcile(): Promise<void> {
+    for (const box of this.repo.live()) {
+      try {
+        if (box.status === 'running') {
+          if (!(await this.runtime.adopt(this.vmConfig(box)))) {
+            this.repo.setStatus(box.box_id, 'interrupted_restorable', { error_message: 'The VM stopped while the service was down; it restarts from its disk on the next operation.' });
+          }
+        } else if (box.status === 'creating') {
+          await this.runtime.stop(box.box_id).catch(() => {});
+          this.repo.setStatus(box.box_id, 'failed', { error_message: 'The service stopped while this box was being created.' });
+        } else if (box.status === 'terminating') {
+          await this.runtime.destroy(box.box_id).catch(() => {});
+          this.repo.setStatus(box.box_id, 'terminated');
+        }
+      } catch (e) {
+        this.app.log.error(`reconcile ${box.box_id}`, e);
+      }
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import type { Box, BoxStatus, Checkpoint } from '../contract/boxes.js';
+import type { Db } from '../db/connection.js';
+import { assertTransition } from './transitions.js';
+
+interface BoxRow extends Omit<Box, 'box_id' | 'ingress_ports' | 'volume_mounts' | 'auto_sleep'> {
+  id: string;
+  org_id: string;
+  ingress_ports: string;
+  volume_mounts: string;
+  auto_sleep: string;
+  last_activity_at: string | null;
+}
+
+export interface BoxRecord extends Box {
+  org_id: string;
+  last_activity_at: string | null;
+}
+
+const fromRow = (r: BoxRow): BoxRecord => {
+  const { id, ingress_ports, volume_mounts, auto_sleep, ...rest } = r;
+  return {
+    box_id: id,
+    ...rest,
+    ingress_ports: JSON.parse(ingress_ports),
+    volume_mounts: JSON.parse(volume_mounts),
+    auto_sleep: JSON.parse(auto_sleep),
+  };
+};
+
+/** Public shape of a box (api-surface.md, Boxes). */
+export const toBox = (b: BoxRecord): Box => {
+  const { org_id: _o, last_activity_at: _l, ...box } = b;
+  return box;
+};
+
+export class BoxesRepo {
+  constructor(private db: Db) {}
+
+  insert(b: BoxRecord): void {
+    this.db
+      .prepare(
+        `INSERT INTO boxes (id, org_id, app_id, name, image, status, error_message, visibility, created_by_key_id,
+           vcpu_count, memory_mib, disk_gib, ingress_ports, volume_mounts, http_policy_id, auto_sleep, wake_at,
+           checkpoint_generation, last_checkpointed_at, last_activity_at, created_at, started_at, updated_at)
+         VALUES (@box_id, @org_id, @app_id, @name, @image, @status, @error_message, @visibility, @created_by_key_id,
+           @vcpu_count, @memory_mib, @disk_gib, @ingress_ports, @volume_mounts, @http_policy_id, @auto_sleep, @wake_at,
+           @checkpoint_generation, @last_checkpointed_at, @last_activity_at, @created_at, @started_at, @updated_at)`,
+      )
+      .run({
+        ...b,
+        ingress_ports: JSON.stringify(b.ingress_ports),
+        volume_mounts: JSON.stringify(b.volume_mounts),
+        auto_sleep: JSON.stringify(b.auto_sleep),
+      });
+  }
+
+  get(id: string): BoxRecord | undefined {
+    const r = this.db.prepare('SELECT * FROM boxes WHERE id = ?').get(id) as BoxRow | undefined;
+    return r && fromRow(r);
+  }
+
+  nameTaken(orgId: string, name: string): boolean {
+    return this.db.prepare("SELECT 1 FROM boxes WHERE org_id = ? AND name = ? AND status != 'terminated'").get(orgId, name) !== undefined;
+  }
+
+  list(orgId: string, q: { app_id?: string; status?: string; search?: string; limit: number; offset: number }) {
+    const where = ['org_id = @orgId'];
+    if (q.app_id) where.push('app_id = @app_id');
+    if (q.status) where.push('status = @status');
+    else where.push("status != 'terminated'");
+    if (q.search) where.push("(name LIKE @like ESCAPE '\\' OR id LIKE @like ESCAPE '\\')");
+    const args = { orgId, ...q, like: `%${(q.search ?? '').replace(/[%_\\]/g, (c) => `\\${c}`)}%` };
+    const rows = this.db
+      .prepare(`SELECT * FROM boxes WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT @limit OFFSET @offset`)
+      .all(args) as BoxRow[];
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM boxes WHERE ${where.join(' AND ')}`).get(args) as { n: number }).n;
+    return { rows: rows.map(fromRow), total };
+  }
+
+  /** Boxes the service must look after on start (anything not finished). */
+  live(): BoxRecord[] {
+    return (this.db.prepare("SELECT * FROM boxes WHERE status != 'terminated'").all() as BoxRow[]).map(fromRow);
+  }
+
+  setStatus(id: string, to: BoxStatus, extra: { error_message?: string | null; started_at?: string } = {}): BoxRecord {
+    const cur = this.get(id);
+    if (!cur) throw new Error(`no box ${id}`);
+    assertTransition(cur.status, to);
+    const now = new Date().toISOString();
+    this.db
+      .prepare('UPDATE boxes SET status = ?, error_message = ?, started_at = COALESCE(?, started_at), updated_at = ? WHERE id = ?')
+      .run(to, extra.error_message === undefined ? (to === 'running' ? null : cur.error_message) : extra.error_message, extra.started_at ?? null, now, id);
+    return this.get(id)!;
+  }
+
+  update(id: string, fields: Partial<Pick<BoxRecord, 'wake_at' | 'http_policy_id' | 'last_activity_at' | 'checkpoint_generation' | 'last_checkpointed_at'>> & { auto_sleep?: Box['auto_sleep'] }): void {
+    const sets: string[] = [];
+    const args: Record<string, unknown> = { id, updated_at: new Date().toISOString() };
+    for (const [k, v] of Object.entries(fields)) {
+      sets.push(`${k} = @${k}`);
+      args[k] = k === 'auto_sleep' ? JSON.stringify(v) : v;
+    }
+    if (!sets.length) return;
+    const touchUpdated = Object.keys(fields).some((k) => k !== 'last_activity_at');
+    this.db.prepare(`UPDATE boxes SET ${sets.join(', ')}${touchUpdated ? ', updated_at = @updated_at' : ''} WHERE id = @id`).run(args);
+  }
+
+  // Checkpoints
+  insertCheckpoint(c: Checkpoint & { org_id: string }): void {
+    this.db
+      .prepare(
+        `INSERT INTO checkpoints (id, org_id, box_id, app_id, name, generation, status, size_bytes, created_at, expires_at)
+         VALUES (@checkpoint_id, @org_id, @box_id, @app_id, @name, @checkpoint_generation, @status, @size_bytes, @created_at, @expires_at)`,
+      )
+      .run(c);
+  }
+
+  finishCheckpoint(id: string, status: Checkpoint['status'], sizeBytes: number): void {
+    this.db.prepare('UPDATE checkpoints SET status = ?, size_bytes = ? WHERE id = ?').run(status, sizeBytes, id);
+  }
+
+  getCheckpoint(id: string): (Checkpoint & { org_id: string }) | undefined {
+    const r = this.db.prepare('SELECT * FROM checkpoints WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    return r && cpFromRow(r);
+  }
+
+  listCheckpoints(orgId: string, q: { box_id?: string; app_id?: string; name?: string }) {
+    const where = ['org_id = @orgId'];
+    for (const k of ['box_id', 'app_id', 'name'] as const) if (q[k]) where.push(`${k} = @${k}`);
+    return (this.db.prepare(`SELECT * FROM checkpoints WHERE ${where.join(' AND ')} ORDER BY created_at`).all({ orgId, ...q }) as Record<string, unknown>[]).map(cpFromRow);
+  }
+
+  deleteCheckpoint(id: string): void {
+    this.db.prepare('DELETE FROM checkpoints WHERE id = ?').run(id);
+  }
+
+  expiredCheckpoints(now: string): string[] {
+    return (this.db.prepare('SELECT id FROM checkpoints WHERE expires_at IS NOT NULL AND expires_at < ?').all(now) as { id: string }[]).map((r) => r.id);
+  }
+
+  recordFork(boxId: string, parent: string | null, checkpointId: string | null): void {
+    this.db.prepare('INSERT OR REPLACE INTO box_forks (box_id, parent_box_id, checkpoint_id) VALUES (?, ?, ?)').run(boxId, parent, checkpointId);
+  }
+
+  lineage(orgId: string): { box_id: string; parent_box_id: string | null; checkpoint_id: string | null }[] {
+    return this.db
+      .prepare('SELECT f.* FROM box_forks f JOIN boxes b ON b.id = f.box_id WHERE b.org_id = ?')
+      .all(orgId) as { box_id: string; parent_box_id: string | null; checkpoint_id: string | null }[];
+  }
+}
+
+const cpFromRow = (r: Record<string, unknown>): Checkpoint & { org_id: string } => ({
+  checkpoint_id: r.id as string,
+  org_id: r.org_id as string,
+  box_id: r.box_id as string,
+  app_id: r.app_id as string,
+  name: (r.name as string) ?? null,
+  checkpoint_generation: r.generation as number,
+  status: r.status as Checkpoint['status'],
+  size_bytes: r.size_bytes as number,
+  created_at: r.created_at as string,
+  expires_at: (r.expires_at as string) ?? null,
+});

@@ -1,0 +1,114 @@
+import type { AppContext } from '../app-context.js';
+import type { Box, Checkpoint } from '../contract/boxes.js';
+import { newId } from '../contract/common.js';
+import type { Principal } from '../http/auth.js';
+import { ApiError, conflict, notFound } from '../http/errors.js';
+import type { BoxService } from './box-service.js';
+import { toBox, type BoxRecord } from './boxes-repo.js';
+
+type CheckpointRow = Checkpoint & { org_id: string };
+const publicCp = ({ org_id: _o, ...cp }: CheckpointRow): Checkpoint => cp;
+
+/** Checkpoints (memory + devices + disk), boxes made from them, and forks. */
+export class CheckpointService {
+  constructor(
+    private app: AppContext,
+    private boxes: BoxService,
+  ) {}
+
+  /** Takes a checkpoint; a running box is stopped only for the copy, a saved one is not woken. */
+  checkpoint(box: BoxRecord, opts: { name?: string; ttl_seconds?: number }): Promise<Checkpoint> {
+    return this.boxes.withLock(box.box_id, () => this.take(box, opts));
+  }
+
+  private async take(box: BoxRecord, opts: { name?: string; ttl_seconds?: number }): Promise<Checkpoint> {
+    const cur = this.boxes.fresh(box, 'checkpoint');
+    const now = Date.now();
+    const generation = cur.checkpoint_generation + 1;
+    const cp: CheckpointRow = {
+      checkpoint_id: newId('checkpoint'),
+      org_id: cur.org_id,
+      box_id: cur.box_id,
+      app_id: cur.app_id,
+      name: opts.name ?? null,
+      checkpoint_generation: generation,
+      status: 'creating',
+      size_bytes: 0,
+      created_at: new Date(now).toISOString(),
+      expires_at: opts.ttl_seconds ? new Date(now + opts.ttl_seconds * 1000).toISOString() : null,
+    };
+    const repo = this.boxes.repo;
+    repo.insertCheckpoint(cp);
+    try {
+      const { sizeBytes } = await this.boxes.runtime.checkpoint(cur.box_id, cp.checkpoint_id, cur.status === 'running');
+      repo.finishCheckpoint(cp.checkpoint_id, 'ready', sizeBytes);
+      repo.update(cur.box_id, { checkpoint_generation: generation, last_checkpointed_at: cp.created_at });
+    } catch (e) {
+      repo.finishCheckpoint(cp.checkpoint_id, 'failed', 0);
+      throw new ApiError(500, 'server_error', `Checkpoint of ${cur.box_id} failed: ${(e as Error).message}`);
+    }
+    return publicCp(repo.getCheckpoint(cp.checkpoint_id)!);
+  }
+
+  get(orgId: string, id: string): CheckpointRow {
+    const cp = this.boxes.repo.getCheckpoint(id);
+    if (!cp || cp.org_id !== orgId) throw notFound(`No checkpoint ${id}.`, null, 'checkpoint_id');
+    return cp;
+  }
+
+  list(orgId: string, q: { box_id?: string; app_id?: string; name?: string }): Checkpoint[] {
+    return this.boxes.repo.listCheckpoints(orgId, q).map(publicCp);
+  }
+
+  async delete(cp: CheckpointRow): Promise<Checkpoint> {
+    await this.boxes.runtime.deleteCheckpoint(cp.checkpoint_id);
+    this.boxes.repo.deleteCheckpoint(cp.checkpoint_id);
+    return publicCp(cp);
+  }
+
+  /** A new running box with the checkpoint's memory and disk; same machine shape as its source. */
+  async fromCheckpoint(auth: Principal, cp: CheckpointRow, name: string, parent: string | null = null): Promise<Box> {
+    if (cp.status !== 'ready') throw conflict(`Checkpoint ${cp.checkpoint_id} is ${cp.status}, not ready.`, 'failed_precondition', 'checkpoint_id');
+    const src = this.boxes.repo.get(cp.box_id);
+    if (!src) throw notFound(`The box checkpoint ${cp.checkpoint_id} was taken from no longer exists.`, null, 'checkpoint_id');
+    if (this.boxes.repo.nameTaken(auth.orgId, name)) throw conflict(`A box named "${name}" already exists.`, 'already_exists', 'name');
+    const now = new Date().toISOString();
+    const rec: BoxRecord = {
+      ...src,
+      box_id: newId('box'),
+      name,
+      status: 'creating',
+      error_message: null,
+      created_by_key_id: auth.key.id,
+      wake_at: null,
+      checkpoint_generation: 0,
+      last_checkpointed_at: null,
+      last_activity_at: now,
+      created_at: now,
+      started_at: null,
+      updated_at: now,
+    };
+    this.boxes.repo.insert(rec);
+    this.boxes.repo.recordFork(rec.box_id, parent, cp.checkpoint_id);
+    return this.boxes.withLock(rec.box_id, async () => {
+      try {
+        await this.boxes.runtime.cloneFromCheckpoint(cp.checkpoint_id, this.boxes.vmConfig(rec));
+        return toBox(this.boxes.repo.setStatus(rec.box_id, 'running', { started_at: new Date().toISOString() }));
+      } catch (e) {
+        await this.boxes.runtime.stop(rec.box_id).catch(() => {});
+        return toBox(this.boxes.repo.setStatus(rec.box_id, 'failed', { error_message: `Restoring the checkpoint failed: ${(e as Error).message}` }));
+      }
+    });
+  }
+
+  /** Checkpoint + from_checkpoint in one call; a paused or sleeping source stays as it is. */
+  async fork(auth: Principal, box: BoxRecord, name: string, count: number): Promise<{ checkpoint_id: string; boxes: Box[] }> {
+    const names = count === 1 ? [name] : Array.from({ length: count }, (_, i) => `${name}-${i + 1}`);
+    for (const n of names) if (this.boxes.repo.nameTaken(auth.orgId, n)) throw conflict(`A box named "${n}" already exists.`, 'already_exists', 'name');
+    const cp = await this.checkpoint(box, { name: `fork:${name}` });
+    const row = this.get(auth.orgId, cp.checkpoint_id);
+    const boxes: Box[] = [];
+    for (const n of names) boxes.push(await this.fromCheckpoint(auth, row, n, box.box_id));
+    return { checkpoint_id: cp.checkpoint_id, boxes };
+  }
+}

@@ -1,0 +1,102 @@
+import type { RouteRegistrar } from '../app-context.js';
+import { BoxIdParams } from '../contract/boxes.js';
+import { CancelBody, ExecBody, ExecParams, ResizeBody, StdinQuery, type ExecEvent } from '../contract/exec.js';
+import { conflict, tooLarge } from '../http/errors.js';
+import { boxFor } from './box-access.js';
+
+const HEARTBEAT_MS = 10_000;
+const STDIN_CHUNK_LIMIT = 8 * 1024 * 1024;
+
+export function execRoutes(r: RouteRegistrar) {
+  r.add({
+    method: 'post', path: '/v1/boxes/:box_id/exec', area: 'box', tag: 'exec', params: BoxIdParams, body: ExecBody,
+    idempotent: false, // streams; repeat-safety comes from the body's idempotency_key (re-attach)
+    summary: 'Run a command; answers an NDJSON event stream (started, stdout/stderr, heartbeat, exit)',
+    handler: async ({ app, auth, req, res, params, body }) => {
+      const box = boxFor(app, req, auth, params.box_id, 'exec');
+      const session = await app.services.execs!.start(box, body);
+      res.status(200).set({ 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store', 'X-Box-Exec-Id': session.id });
+      res.flushHeaders();
+      const write = (e: ExecEvent) => res.write(`${JSON.stringify(e)}\n`);
+      if (body.background) {
+        write({ type: 'started', exec_id: session.id });
+        res.end();
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        const beat = setInterval(() => write({ type: 'heartbeat' }), HEARTBEAT_MS);
+        const detach = session.attach((e) => {
+          write(e);
+          if (e.type === 'exit') finish();
+        });
+        function finish() {
+          clearInterval(beat);
+          detach();
+          res.end();
+          resolve();
+        }
+        res.on('close', () => {
+          clearInterval(beat);
+          detach();
+          resolve();
+        });
+      });
+    },
+  });
+
+  r.add({
+    method: 'post', path: '/v1/boxes/:box_id/exec/:exec_id/wait', area: 'box', tag: 'exec', params: ExecParams, idempotent: false,
+    summary: 'Wait for a command to end; answers its status, exit code and output tails',
+    handler: ({ app, auth, req, params }) => {
+      boxFor(app, req, auth, params.box_id, 'exec');
+      return app.services.execs!.wait(params.box_id, params.exec_id);
+    },
+  });
+
+  r.add({
+    method: 'put', path: '/v1/boxes/:box_id/exec/:exec_id/stdin', area: 'box', tag: 'exec', params: ExecParams, query: StdinQuery, rawBody: true,
+    summary: 'Send stdin bytes at a stream offset (retries are safe); eof=true closes stdin',
+    handler: async ({ app, auth, req, params, query }) => {
+      boxFor(app, req, auth, params.box_id, 'exec');
+      const s = app.services.execs!.session(params.box_id, params.exec_id);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const c of req as AsyncIterable<Buffer>) {
+        size += c.length;
+        if (size > STDIN_CHUNK_LIMIT) throw tooLarge(`Send stdin in chunks of at most ${STDIN_CHUNK_LIMIT} bytes.`);
+        chunks.push(c);
+      }
+      const at = await s.writeStdin(query.offset ?? s.stdinThrough, Buffer.concat(chunks));
+      if (at === 'gap') throw conflict(`stdin offset ${query.offset} is past the ${s.stdinThrough} bytes accepted so far.`, 'failed_precondition', 'offset');
+      if (query.eof) s.guest.closeStdin();
+      return { accepted_through: at };
+    },
+  });
+
+  r.add({
+    method: 'post', path: '/v1/boxes/:box_id/exec/:exec_id/cancel', area: 'box', tag: 'exec', params: ExecParams, body: CancelBody.optional(),
+    summary: 'Cancel a command: SIGTERM, or SIGKILL with force',
+    handler: ({ app, auth, req, params, body }) => {
+      boxFor(app, req, auth, params.box_id, 'exec');
+      return app.services.execs!.cancel(params.box_id, params.exec_id, !!body?.force);
+    },
+  });
+
+  r.add({
+    method: 'post', path: '/v1/boxes/:box_id/exec/:exec_id/resize', area: 'box', tag: 'exec', params: ExecParams, body: ResizeBody, idempotent: false,
+    summary: "Resize a command's terminal",
+    handler: ({ app, auth, req, params, body }) => {
+      boxFor(app, req, auth, params.box_id, 'exec');
+      app.services.execs!.session(params.box_id, params.exec_id).guest.resize(body.cols, body.rows);
+      return { exec_id: params.exec_id, cols: body.cols, rows: body.rows };
+    },
+  });
+
+  r.add({
+    method: 'get', path: '/v1/boxes/:box_id/exec', area: 'box', tag: 'exec', params: BoxIdParams, summary: 'Recent commands of the box, newest first',
+    handler: ({ app, auth, req, params }) => {
+      boxFor(app, req, auth, params.box_id, 'read');
+      return { data: app.services.execs!.list(params.box_id) };
+    },
+  });
+}

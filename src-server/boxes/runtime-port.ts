@@ -1,0 +1,105 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * What the box domain needs from a VM runtime. The QEMU runtime implements it for real;
+ * a fake implements it for fast route tests. Contracts:
+ * - create/restore/coldBoot/cloneFromCheckpoint resolve only once the guest agent answers.
+ * - save leaves no process behind: memory and devices are on disk, restore continues exactly there.
+ * - checkpoint works on a running box (briefly stopped) and on a saved one (no process started).
+ * - Every method may reject with RuntimeError; the domain turns that into the box's status.
+ */
+export interface BoxRuntime {
+  readonly name: string;
+  accelerator(): Promise<string>;
+  create(cfg: VmConfig, onProgress?: (p: Progress) => void): Promise<void>;
+  agent(boxId: string): Promise<GuestAgent>;
+  isAlive(boxId: string): Promise<boolean>;
+  /** Re-attaches to a VM that outlived the previous service process; false when none is alive. */
+  adopt(cfg: VmConfig): Promise<boolean>;
+  save(boxId: string): Promise<void>;
+  restore(cfg: VmConfig): Promise<void>;
+  /** Boots the box's existing disk from scratch (reboot, upgrade, recovery after a crash). */
+  coldBoot(cfg: VmConfig): Promise<void>;
+  stop(boxId: string): Promise<void>;
+  destroy(boxId: string): Promise<void>;
+  checkpoint(boxId: string, checkpointId: string, running: boolean): Promise<{ sizeBytes: number }>;
+  cloneFromCheckpoint(checkpointId: string, cfg: VmConfig): Promise<void>;
+  deleteCheckpoint(checkpointId: string): Promise<void>;
+  /** Called when a VM dies without being asked to (killed, guest panic, agent gone). */
+  onUnexpectedExit(cb: (boxId: string, reason: { kind: 'killed' | 'panic' | 'agent_lost'; message: string }) => void): void;
+  diskUsageBytes(boxId: string): number;
+  /** Resource use of a running VM, for metrics. */
+  sample?(boxId: string): Promise<{ cpuSeconds: number; rssBytes: number } | undefined>;
+  close(): Promise<void>;
+}
+
+export interface VmConfig {
+  boxId: string;
+  hostname: string;
+  image: string;
+  vcpus: number;
+  memoryMib: number;
+  diskGib: number;
+  mounts: { tag: string; hostPath: string; guestPath: string }[];
+  /** Published guest ports, forwarded from host loopback ports. */
+  forwards: { hostPort: number; guestPort: number }[];
+  /** Host port of the egress proxy; the guest's only way out. */
+  proxyPort?: number;
+}
+
+export interface Progress {
+  phase: string;
+  percent?: number;
+  message?: string;
+}
+
+export interface EntryInfo {
+  name: string;
+  type: 'file' | 'directory' | 'symlink' | 'other';
+  size: number;
+  modified_time: number;
+  mode: number;
+}
+
+export interface ExecOptions {
+  argv: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  user?: string;
+  tty?: { cols: number; rows: number };
+  stdin?: boolean;
+  timeoutMs?: number;
+}
+
+export interface ExecResult {
+  exitCode: number | null;
+  signal: number | null;
+  timedOut: boolean;
+}
+
+export interface GuestExec {
+  stdout: Readable;
+  stderr: Readable;
+  writeStdin(buf: Buffer): Promise<void>;
+  closeStdin(): void;
+  signal(name: 'SIGTERM' | 'SIGKILL' | 'SIGINT' | 'SIGHUP'): void;
+  resize(cols: number, rows: number): void;
+  exit: Promise<ExecResult>;
+}
+
+export interface GuestAgent {
+  exec(opts: ExecOptions): GuestExec;
+  writeFile(path: string, opts: { mode: number; createParents: boolean }, source: Readable): Promise<{ sizeBytes: number }>;
+  readFile(path: string): Promise<{ mode: number; size: number | null; stream: Readable }>;
+  stat(path: string, opts: { follow: boolean }): Promise<EntryInfo>;
+  listDir(path: string): Promise<EntryInfo[]>;
+}
+
+/** Error codes a guest agent reports; the HTTP layer maps them to 404/409/400. */
+export type GuestErrorCode = 'not_found' | 'is_directory' | 'not_directory' | 'permission_denied' | 'exists' | 'invalid' | 'disconnected' | 'timeout' | 'io';
+
+export class RuntimeError extends Error {
+  constructor(message: string, readonly code: string = 'runtime_error') {
+    super(message);
+  }
+}

@@ -1,0 +1,50 @@
+import type { AppContext } from '../app-context.js';
+import type { BoxService } from './box-service.js';
+
+const TICK_MS = 1000;
+
+/**
+ * Time-driven box work: scheduled wakes, auto-sleep of idle boxes, expiry of checkpoints.
+ * One tick a second; each box's work runs under its lock, so ticks never pile up on a box.
+ */
+export class BoxScheduler {
+  private timer?: NodeJS.Timeout;
+  private running = false;
+
+  constructor(
+    private app: AppContext,
+    private boxes: BoxService,
+  ) {}
+
+  start() {
+    this.timer = setInterval(() => void this.tick(), Number(this.app.config.tuning.boxTickMs ?? TICK_MS));
+    this.timer.unref();
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+
+  async tick(now = Date.now()) {
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (const box of this.boxes.repo.live()) {
+        if (box.status === 'sleeping' && box.wake_at && Date.parse(box.wake_at) <= now) {
+          await this.boxes.resume(box).catch((e) => this.app.log.error(`scheduled wake of ${box.box_id}`, e));
+        } else if (box.status === 'running' && box.auto_sleep.automatic && box.auto_sleep.min_seconds_before_sleep) {
+          const idleMs = now - Date.parse(box.last_activity_at ?? box.updated_at);
+          if (idleMs >= box.auto_sleep.min_seconds_before_sleep * 1000 && !this.app.services.execs?.hasRunning(box.box_id)) {
+            await this.boxes.sleep(box, undefined).catch((e) => this.app.log.error(`auto-sleep of ${box.box_id}`, e));
+          }
+        }
+      }
+      for (const id of this.boxes.repo.expiredCheckpoints(new Date(now).toISOString())) {
+        const cp = this.boxes.repo.getCheckpoint(id);
+        if (cp) await this.app.services.checkpoints!.delete(cp).catch((e) => this.app.log.error(`expire ${id}`, e));
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { BoxRuntime, EntryInfo, GuestAgent, GuestExec, VmConfig } from '../boxes/runtime-port.js';
+import { RuntimeError } from '../boxes/runtime-port.js';
+
+type VmState = 'running' | 'saved' | 'stopped';
+type LostCb = Parameters<BoxRuntime['onUnexpectedExit']>[0];
+
+/**
+ * A stand-in runtime for fast route tests of the box state machine: a "VM" is a folder,
+ * its agent runs commands on the host inside that folder. Real-VM tests use the QEMU runtime.
+ */
+export class FakeRuntime implements BoxRuntime {
+  readonly name = 'fake';
+  readonly state = new Map<string, VmState>();
+  readonly calls: string[] = [];
+  failNext: string | undefined;
+  private lost: LostCb[] = [];
+
+  constructor(private dir: string) {}
+
+  private root(boxId: string) {
+    return path.join(this.dir, 'fake-boxes', boxId);
+  }
+  private cpDir(id: string) {
+    return path.join(this.dir, 'fake-checkpoints', id);
+  }
+  private step(name: string, boxId: string) {
+    this.calls.push(`${name}:${boxId}`);
+    if (this.failNext === name) {
+      this.failNext = undefined;
+      throw new RuntimeError(`injected ${name} failure`);
+    }
+  }
+
+  async accelerator() { return 'none'; }
+  async create(cfg: VmConfig) {
+    this.step('create', cfg.boxId);
+    fs.mkdirSync(this.root(cfg.boxId), { recursive: true });
+    this.state.set(cfg.boxId, 'running');
+  }
+  async agent(boxId: string): Promise<GuestAgent> {
+    if (this.state.get(boxId) !== 'running') throw new RuntimeError(`box ${boxId} is not running`);
+    return new FakeAgent(this.root(boxId));
+  }
+  async isAlive(boxId: string) { return this.state.get(boxId) === 'running'; }
+  async adopt(cfg: VmConfig) { return this.state.get(cfg.boxId) === 'running'; }
+  async save(boxId: string) { this.step('save', boxId); this.state.set(boxId, 'saved'); }
+  async restore(cfg: VmConfig) { this.step('restore', cfg.boxId); this.state.set(cfg.boxId, 'running'); }
+  async coldBoot(cfg: VmConfig) { this.step('coldBoot', cfg.boxId); this.state.set(cfg.boxId, 'running'); }
+  async stop(boxId: string) { this.state.set(boxId, 'stopped'); }
+  async destroy(boxId: string) { this.step('destroy', boxId); this.state.delete(boxId); fs.rmSync(this.root(boxId), { recursive: true, force: true }); }
+  async checkpoint(boxId: string, id: string) {
+    this.step('checkpoint', boxId);
+    fs.cpSync(this.root(boxId), this.cpDir(id), { recursive: true });
+    return { sizeBytes: 4096 };
+  }
+  async cloneFromCheckpoint(id: string, cfg: VmConfig) {
+    this.step('clone', cfg.boxId);
+    fs.cpSync(this.cpDir(id), this.root(cfg.boxId), { recursive: true });
+    this.state.set(cfg.boxId, 'running');
+  }
+  async deleteCheckpoint(id: string) { fs.rmSync(this.cpDir(id), { recursive: true, force: true }); }
+  onUnexpectedExit(cb: LostCb) { this.lost.push(cb); }
+  /** Test hook: the VM dies on its own. */
+  crash(boxId: string, kind: 'killed' | 'panic' | 'agent_lost', message = 'test crash') {
+    this.state.set(boxId, 'stopped');
+    for (const cb of this.lost) cb(boxId, { kind, message });
+  }
+  diskUsageBytes() { return 0; }
+  async close() {}
+}
+
+class FakeAgent implements GuestAgent {
+  constructor(private root: string) {}
+  private p(guestPath: string) { return path.join(this.root, path.posix.normalize(guestPath)); }
+
+  exec(o: Parameters<GuestAgent['exec']>[0]): GuestExec {
+    const child = spawn(o.argv[0]!, o.argv.slice(1), { cwd: this.p(o.cwd ?? '/'), env: { PATH: process.env.PATH, ...o.env }, detached: true });
+    let timedOut = false;
+    const t = o.timeoutMs ? setTimeout(() => { timedOut = true; process.kill(-child.pid!, 'SIGKILL'); }, o.timeoutMs) : undefined;
+    return {
+      stdout: child.stdout!,
+      stderr: child.stderr!,
+      writeStdin: (b) => new Promise((res, rej) => child.stdin!.write(b, (e) => (e ? rej(e) : res()))),
+      closeStdin: () => child.stdin!.end(),
+      signal: (s) => { try { process.kill(-child.pid!, s); } catch { /* already gone */ } },
+      resize: () => {},
+      exit: new Promise((resolve) => child.on('exit', (code, sig) => {
+        clearTimeout(t);
+        resolve({ exitCode: code, signal: sig ? (({ SIGKILL: 9, SIGTERM: 15, SIGINT: 2, SIGHUP: 1 }) as Record<string, number>)[sig] ?? 1 : null, timedOut });
+      })),
+    };
+  }
+  async writeFile(p: string, o: { mode: number; createParents: boolean }, src: Readable) {
+    const target = this.p(p);
+    if (o.createParents) fs.mkdirSync(path.dirname(target), { recursive: true });
+    if (fs.existsSync(target) && fs.statSync(target).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'is_directory' });
+    let size = 0;
+    const count = new PassThrough();
+    count.on('data', (c: Buffer) => (size += c.length));
+    await pipeline(src, count, fs.createWriteStream(target, { mode: o.mode }));
+    fs.chmodSync(target, o.mode);
+    return { sizeBytes: size };
+  }
+  async readFile(p: string) {
+    const target = this.p(p);
+    if (!fs.existsSync(target)) throw Object.assign(new Error('missing'), { code: 'not_found' });
+    const st = fs.statSync(target);
+    if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'is_directory' });
+    return { mode: st.mode & 0o7777, size: st.size, stream: fs.createReadStream(target) };
+  }
+  async stat(p: string): Promise<EntryInfo> {
+    const st = fs.statSync(this.p(p));
+    return { name: path.basename(p), type: st.isDirectory() ? 'directory' : 'file', size: st.size, modified_time: st.mtimeMs / 1000, mode: st.mode & 0o7777 };
+  }
+  async listDir(p: string) {
+    const dir = this.p(p);
+    if (!fs.existsSync(dir)) throw Object.assign(new Error('missing'), { code: 'not_found' });
+    return fs.readdirSync(dir).map((n) => {
+      const st = fs.lstatSync(path.join(dir, n));
+      return { name: n, type: st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'file', size: st.size, modified_time: st.mtimeMs / 1000, mode: st.mode & 0o7777 } as EntryInfo;
+    });
+  }
+}
