@@ -144,6 +144,7 @@ export async function checkpointVm(handle: VmHandle, dir: string): Promise<{ pau
     await link(folder.disk, frozen);
     const next = `${folder.disk}.next`;
     await execFileP('qemu-img', ['create', '-q', '-f', 'qcow2', '-F', 'qcow2', '-b', frozen, '-u', next, `${handle.config.diskGib}G`]);
+    await rename(next, folder.disk);
     const node = `disk${Date.now().toString(36)}`;
     await qmp.execute('blockdev-add', {
       driver: 'qcow2',
@@ -151,7 +152,6 @@ export async function checkpointVm(handle: VmHandle, dir: string): Promise<{ pau
       file: { driver: 'file', filename: folder.disk },
       backing: null,
     });
-    await rename(next, folder.disk);
     await qmp.execute('blockdev-snapshot', { node: handle.diskNode, overlay: node });
     await qmp.execute('change-backing-file', { device: node, 'image-node-name': node, 'backing-file': frozen });
     handle.diskNode = node;

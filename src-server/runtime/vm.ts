@@ -4,7 +4,7 @@
  * Contract: a folder has at most one QEMU; launchVm and restoreVm refuse a live one.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import {
   type BoxFolder,
@@ -39,7 +39,6 @@ async function spawnDaemon(args: string[]): Promise<void> {
       if (code === 0) resolve();
       else reject(new Error(`qemu exited with ${code}: ${stderr.trim()}`));
     });
-    child.unref();
   });
 }
 
@@ -96,15 +95,21 @@ export async function attachVm(folder: BoxFolder): Promise<VmHandle> {
   return { folder, pid, qmp, config: state.config, diskNode: node };
 }
 
+/** Gone or a zombie: daemonized QEMU is reaped by whoever is PID 1, sometimes a second late. */
+function exited(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return true;
+  }
+}
+
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return true;
-    }
-    await new Promise((r) => setTimeout(r, 10));
+    if (exited(pid)) return true;
+    await new Promise((r) => setTimeout(r, 2));
   }
   return false;
 }
