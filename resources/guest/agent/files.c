@@ -1,0 +1,356 @@
+/* Files: stat, list, mkdir -p, streamed upload (temp file + rename) and
+ * streamed download under host credit. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+#define PROC_MAGIC 0x9fa0
+#define SYSFS_MAGIC 0x62656572
+
+struct fs {
+	struct fs *next;
+	uint32_t id;
+	int writing; /* 1 upload, 0 download */
+	int fd;
+	char *path, *tmp;
+	int64_t size;
+	uint32_t credit, unacked;
+};
+static struct fs *fs_list;
+
+static struct fs *find(uint32_t id)
+{
+	for (struct fs *s = fs_list; s; s = s->next)
+		if (s->id == id)
+			return s;
+	return NULL;
+}
+
+int files_owns(uint32_t stream) { return find(stream) != NULL; }
+
+static void fs_free(struct fs *s)
+{
+	for (struct fs **pp = &fs_list; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->tmp)
+		unlink(s->tmp); /* an unfinished upload leaves the old file in place */
+	free(s->tmp);
+	free(s->path);
+	free(s);
+}
+
+void files_reset_all(void)
+{
+	while (fs_list)
+		fs_free(fs_list);
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	char buf[4096];
+	struct stat st;
+	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1;; p++) {
+		if (*p != '/' && *p != 0)
+			continue;
+		char c = *p;
+		*p = 0;
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = c;
+		if (!c)
+			break;
+	}
+	if (stat(path, &st) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+static const char *type_of(mode_t m)
+{
+	return S_ISREG(m) ? "file" : S_ISDIR(m) ? "directory" : S_ISLNK(m) ? "symlink" : "other";
+}
+
+static void put_stat(const char *name, const struct stat *st, const char *link)
+{
+	fb_str(T_NAME, name);
+	fb_str(T_TYPE, type_of(st->st_mode));
+	fb_int(T_SIZE, st->st_size);
+	fb_int(T_MODE, st->st_mode & 07777);
+	fb_int(T_MTIME_NS, (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec);
+	if (link) {
+		char t[4096];
+		ssize_t n = readlinkat(AT_FDCWD, link, t, sizeof t - 1);
+		if (n >= 0)
+			fb_bytes(T_TARGET, t, (size_t)n);
+	}
+}
+
+static void do_stat(uint32_t id, char *path, int follow)
+{
+	struct stat st;
+	if ((follow ? stat(path, &st) : lstat(path, &st)) < 0)
+		return send_errno(id, errno, path);
+	char *copy = strdup(path);
+	fb_begin(M_STAT_REPLY, 0, id);
+	put_stat(basename(copy), &st, S_ISLNK(st.st_mode) ? path : NULL);
+	fb_end();
+	free(copy);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void do_list(uint32_t id, const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return send_errno(id, errno, path);
+	size_t n = 0, cap = 64;
+	char **names = malloc(cap * sizeof *names);
+	struct dirent *de;
+	while (names && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == cap)
+			names = realloc(names, (cap *= 2) * sizeof *names);
+		if (names)
+			names[n++] = strdup(de->d_name);
+	}
+	qsort(names, n, sizeof *names, by_name);
+	int nopen = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		char full[4096 + 256];
+		if (fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue; /* vanished meanwhile */
+		snprintf(full, sizeof full, "%s/%s", path, names[i]);
+		if (nopen && fb_payload() > 48 * 1024) {
+			fb_end();
+			nopen = 0;
+		}
+		if (!nopen)
+			fb_begin(M_LIST_ENTRIES, 0, id);
+		nopen++;
+		size_t mark = fb_nest_begin(T_ENTRY);
+		put_stat(names[i], &st, S_ISLNK(st.st_mode) ? full : NULL);
+		fb_nest_end(mark);
+	}
+	if (nopen)
+		fb_end();
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	fb_begin(M_OK, 0, id);
+	fb_int(T_SIZE, (int64_t)n);
+	fb_end();
+}
+
+static struct fs *fs_new(uint32_t id, int writing, int fd, char *path)
+{
+	struct fs *s = calloc(1, sizeof *s);
+	s->id = id;
+	s->writing = writing;
+	s->fd = fd;
+	s->path = path;
+	s->next = fs_list;
+	fs_list = s;
+	return s;
+}
+
+static int start_write(uint32_t id, char *path, mode_t mode, int parents)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return send_errno(id, EISDIR, path), 0;
+	char *dcopy = strdup(path), *dir = dirname(dcopy);
+	int r = parents ? mkdir_p(dir, 0755) : 0;
+	if (r < 0) {
+		send_errno(id, -r, dir);
+		return free(dcopy), 0;
+	}
+	size_t tl = strlen(dir) + 32;
+	char *tmp = malloc(tl);
+	snprintf(tmp, tl, "%s/.box-upload-XXXXXX", strcmp(dir, "/") ? dir : "");
+	free(dcopy);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		send_errno(id, errno, path);
+		return free(tmp), 0;
+	}
+	fchmod(fd, mode);
+	struct fs *s = fs_new(id, 1, fd, path);
+	s->tmp = tmp;
+	fb_begin(M_OK, 0, id);
+	fb_int(T_WINDOW, FWRITE_WINDOW);
+	fb_end();
+	return 1;
+}
+
+static int start_read(uint32_t id, char *path, int64_t window)
+{
+	struct stat st;
+	struct statfs sf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return send_errno(id, errno, path), 0;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return send_errno(id, e, path), 0;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		if (S_ISDIR(st.st_mode))
+			return send_errno(id, EISDIR, path), 0;
+		return send_error(id, "invalid", 0, "%s: not a regular file", path), 0;
+	}
+	int virt = fstatfs(fd, &sf) == 0 && (sf.f_type == PROC_MAGIC || sf.f_type == SYSFS_MAGIC);
+	struct fs *s = fs_new(id, 0, fd, path);
+	s->credit = (uint32_t)(window > 0 && window < (64 << 20) ? window : 256 * 1024);
+	fb_begin(M_FILE_INFO, 0, id);
+	fb_int(T_MODE, st.st_mode & 07777);
+	if (!virt) /* procfs/sysfs report 0: size unknown, read to EOF */
+		fb_int(T_SIZE, st.st_size);
+	fb_end();
+	return 1;
+}
+
+void files_request(const struct frame *f)
+{
+	char *path = tlv_str(f, T_PATH, 0);
+	int kept = 0;
+	if (!path || path[0] != '/' || strlen(path) >= 4096) {
+		send_error(f->stream, "invalid", 0, "path must be absolute");
+	} else if (f->type == M_STAT) {
+		do_stat(f->stream, path, tlv_int(f, T_FOLLOW, 1) != 0);
+	} else if (f->type == M_LIST) {
+		do_list(f->stream, path);
+	} else if (f->type == M_MKDIR) {
+		int r = mkdir_p(path, (mode_t)tlv_int(f, T_MODE, 0755) & 07777);
+		if (r < 0)
+			send_errno(f->stream, -r, path);
+		else
+			send_simple(M_OK, 0, f->stream);
+	} else if (f->type == M_FILE_WRITE) {
+		kept = start_write(f->stream, path, (mode_t)tlv_int(f, T_MODE, 0644) & 07777,
+				   tlv_int(f, T_PARENTS, 1) != 0);
+	} else {
+		kept = start_read(f->stream, path, tlv_int(f, T_WINDOW, 0));
+	}
+	if (!kept)
+		free(path);
+}
+
+static void upload_data(struct fs *s, const struct frame *f)
+{
+	size_t off = 0;
+	while (off < f->len) {
+		ssize_t w = write(s->fd, f->p + off, f->len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			send_errno(s->id, errno, s->path);
+			return fs_free(s);
+		}
+		off += (size_t)w;
+	}
+	s->size += f->len;
+	s->unacked += f->len;
+	if (s->unacked >= FWRITE_WINDOW / 4) {
+		send_window(s->id, CH_IN, s->unacked);
+		s->unacked = 0;
+	}
+}
+
+static void upload_done(struct fs *s)
+{
+	if (close(s->fd) < 0) {
+		s->fd = -1;
+		send_errno(s->id, errno, s->path);
+		return fs_free(s);
+	}
+	s->fd = -1;
+	if (rename(s->tmp, s->path) < 0) {
+		send_errno(s->id, errno, s->path);
+		return fs_free(s);
+	}
+	free(s->tmp);
+	s->tmp = NULL;
+	fb_begin(M_WRITE_DONE, 0, s->id);
+	fb_int(T_SIZE, s->size);
+	fb_end();
+	fs_free(s);
+}
+
+int files_frame(const struct frame *f)
+{
+	struct fs *s = find(f->stream);
+	if (!s)
+		return 0;
+	if (f->type == M_RESET)
+		fs_free(s);
+	else if (s->writing && f->type == M_DATA)
+		upload_data(s, f);
+	else if (s->writing && f->type == M_EOF)
+		upload_done(s);
+	else if (!s->writing && f->type == M_WINDOW) {
+		uint64_t c = (uint64_t)s->credit + (uint64_t)tlv_int(f, T_WINDOW, 0);
+		s->credit = c > (64u << 20) ? (64u << 20) : (uint32_t)c;
+	}
+	return 1;
+}
+
+int files_pending(void)
+{
+	for (struct fs *s = fs_list; s; s = s->next)
+		if (!s->writing && s->credit > 0)
+			return 1;
+	return 0;
+}
+
+void files_pump(void)
+{
+	struct fs *s = fs_list, *next;
+	for (; s; s = next) {
+		next = s->next;
+		size_t budget = 256 * 1024;
+		while (!s->writing && s->credit > 0 && budget > 0 && out_len < OUT_HIGH) {
+			size_t max = s->credit < MAX_PAYLOAD ? s->credit : MAX_PAYLOAD;
+			ssize_t r = read(s->fd, data_begin(max), max);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				send_errno(s->id, errno, s->path);
+				fs_free(s);
+				break;
+			}
+			if (r == 0) {
+				send_simple(M_EOF, CH_IN, s->id);
+				fs_free(s);
+				break;
+			}
+			data_end(M_DATA, CH_IN, s->id, (size_t)r);
+			s->credit -= (uint32_t)r;
+			budget -= (size_t)r < budget ? (size_t)r : budget;
+		}
+	}
+}

@@ -1,0 +1,304 @@
+// Host side of the guest agent channel (resources/guest/PROTOCOL.md).
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import net from 'node:net';
+import type { Readable } from 'node:stream';
+import { AgentError } from './agent-errors.js';
+import { AgentExec, type ExecOptions, type StreamConn, encodeExec } from './agent-exec.js';
+import * as files from './agent-files.js';
+import { Fields, FrameDecoder, HDR_LEN, M, MAX_PAYLOAD, T, encodeFields, encodeFrame, type Frame } from './protocol.js';
+
+export { AgentError, type AgentErrorCode } from './agent-errors.js';
+export type { AgentExec, ExecExit, ExecOptions, SignalName } from './agent-exec.js';
+export type { FileEntry, FileSource, WriteFileOptions } from './agent-files.js';
+
+export interface HelloInfo {
+  version: string;
+  protocol: number;
+  uptimeMs: number;
+  pid: number;
+  /** the agent runs as PID 1 of the guest */
+  init: boolean;
+}
+
+export interface ClientOptions {
+  /** deadline for single-reply requests (ping, stat, ...); default 30 s */
+  requestTimeoutMs?: number;
+}
+
+export interface ConnectOptions extends ClientOptions {
+  /** overall deadline for socket + HELLO; default 30 s */
+  timeoutMs?: number;
+  /** wait this long for a HELLO reply before flushing and asking again; default 1 s */
+  helloRetryMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function connectOnce(path: string): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const s = net.createConnection(path);
+    s.once('connect', () => {
+      s.removeListener('error', reject);
+      resolve(s);
+    });
+    s.once('error', reject);
+  });
+}
+
+/**
+ * One connection to one guest agent. Events: 'close' (AgentError) when the
+ * channel drops, 'agent-error' (AgentError) for connection-level errors.
+ */
+export class AgentClient extends EventEmitter implements StreamConn, files.Channel {
+  /** resolves (never rejects) when the connection is gone */
+  readonly closed: Promise<AgentError>;
+  info: HelloInfo | null = null;
+
+  private readonly decoder = new FrameDecoder();
+  private readonly handlers = new Map<number, files.StreamHandler>();
+  private nextId = 1;
+  private closedErr: AgentError | null = null;
+  private resolveClosed!: (e: AgentError) => void;
+  private drain: Promise<void> | null = null;
+  private hellosInFlight = 0;
+  private readonly requestTimeoutMs: number;
+
+  constructor(
+    private readonly socket: net.Socket,
+    opts: ClientOptions = {},
+  ) {
+    super();
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
+    this.closed = new Promise((r) => (this.resolveClosed = r));
+    socket.on('data', (c: Buffer) => this.onData(c));
+    socket.on('close', () => this.teardown(new AgentError('disconnected', 'agent connection closed')));
+    socket.on('error', (e) => this.teardown(new AgentError('disconnected', `agent connection: ${e.message}`)));
+  }
+
+  /** Connect to the agent's socket (retrying until the deadline) and exchange HELLO. */
+  static async connect(path: string, opts: ConnectOptions = {}): Promise<AgentClient> {
+    const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+    const retry = opts.helloRetryMs ?? 1000;
+    let last = 'no attempt';
+    while (Date.now() < deadline) {
+      let sock: net.Socket;
+      try {
+        sock = await connectOnce(path);
+      } catch (e) {
+        last = (e as Error).message;
+        await sleep(50);
+        continue;
+      }
+      const client = new AgentClient(sock, opts);
+      for (let attempt = 0; Date.now() < deadline && !client.closedErr; attempt++) {
+        if (attempt > 0) client.flush();
+        try {
+          await client.hello(Math.min(retry, Math.max(1, deadline - Date.now())));
+          return client;
+        } catch (e) {
+          last = (e as Error).message;
+        }
+      }
+      client.close();
+      await sleep(50);
+    }
+    throw new AgentError('timeout', `agent at ${path} not ready: ${last}`);
+  }
+
+  get connected(): boolean {
+    return this.closedErr === null;
+  }
+
+  /** Start (or restart) the session: the agent answers and drops state of any earlier session. */
+  async hello(timeoutMs = this.requestTimeoutMs): Promise<HelloInfo> {
+    for (const [id, h] of this.handlers) {
+      this.handlers.delete(id);
+      h.fail(new AgentError('disconnected', 'agent session restarted'));
+    }
+    this.hellosInFlight++;
+    try {
+      const info = await this.request(M.HELLO, Buffer.alloc(0), (f) => (f.type === M.HELLO_REPLY ? parseHello(f) : undefined), timeoutMs);
+      this.info = info;
+      return info;
+    } finally {
+      this.hellosInFlight--;
+    }
+  }
+
+  async ping(): Promise<{ version: string; uptimeMs: number }> {
+    const info = await this.request(M.PING, Buffer.alloc(0), (f) => (f.type === M.PONG ? parseHello(f) : undefined));
+    return { version: info.version, uptimeMs: info.uptimeMs };
+  }
+
+  /** Set the guest clock (needed after every restore). driftMs = host - guest before the set. */
+  async syncTime(epochNs?: bigint): Promise<{ applied: boolean; driftMs: number }> {
+    const ns = epochNs ?? BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6));
+    const fl = await this.request(M.TIME_SET, encodeFields([[T.TIME_NS, ns]]), okFields);
+    return { applied: fl.int(T.APPLIED) === 1, driftMs: Number(ns - (fl.bigint(T.PREV_NS) ?? ns)) / 1e6 };
+  }
+
+  /** Mix fresh host randomness into the guest RNG (clones share RNG state). */
+  async reseed(bytes: Buffer = randomBytes(64)): Promise<{ credited: boolean }> {
+    const fl = await this.request(M.RESEED, encodeFields([[T.BYTES, bytes]]), okFields);
+    return { credited: fl.int(T.APPLIED) === 1 };
+  }
+
+  exec(opts: ExecOptions): AgentExec {
+    const payload = encodeExec(opts);
+    if (this.closedErr) {
+      const e = new AgentExec(this, 0, opts);
+      e.fail(this.closedErr);
+      return e;
+    }
+    const id = this.nextId++;
+    const ex = new AgentExec(this, id, opts);
+    this.handlers.set(id, ex);
+    this.sendControl(M.EXEC, 0, id, payload);
+    return ex;
+  }
+
+  writeFile(path: string, opts: files.WriteFileOptions, source: files.FileSource): Promise<{ sizeBytes: number }> {
+    return files.writeFile(this, path, opts, source);
+  }
+
+  readFile(path: string, opts: { windowBytes?: number } = {}): Promise<{ mode: number; size: number | null; stream: Readable }> {
+    return files.readFile(this, path, opts.windowBytes ?? 1024 * 1024);
+  }
+
+  stat(path: string, opts: { follow?: boolean } = {}): Promise<files.FileEntry> {
+    return files.stat(this, path, opts.follow ?? true);
+  }
+
+  listDir(path: string): Promise<files.FileEntry[]> {
+    return files.listDir(this, path);
+  }
+
+  mkdir(path: string, opts: { mode?: number } = {}): Promise<void> {
+    return files.mkdir(this, path, opts.mode);
+  }
+
+  close(): void {
+    this.socket.destroy();
+    this.teardown(new AgentError('disconnected', 'closed by host'));
+  }
+
+  // ---- channel plumbing (used by AgentExec and agent-files) ----
+
+  /** @internal */
+  allocate(handler: files.StreamHandler): number {
+    const id = this.nextId++;
+    if (this.closedErr) queueMicrotask(() => handler.fail(this.closedErr!));
+    else this.handlers.set(id, handler);
+    return id;
+  }
+
+  /** @internal */
+  release(stream: number): void {
+    this.handlers.delete(stream);
+  }
+
+  /** @internal */
+  sendControl(type: number, flags: number, stream: number, payload?: Buffer): void {
+    if (!this.closedErr) this.socket.write(encodeFrame(type, flags, stream, payload));
+  }
+
+  /** @internal writes one DATA frame, waiting while the socket buffer is full */
+  async sendData(stream: number, flags: number, chunk: Buffer): Promise<void> {
+    if (this.closedErr) throw this.closedErr;
+    if (this.drain) await this.drain;
+    if (this.closedErr) throw this.closedErr;
+    if (!this.socket.write(encodeFrame(M.DATA, flags, stream, chunk)) && !this.drain) {
+      this.drain = new Promise<void>((r) => {
+        const done = () => {
+          this.socket.off('drain', done);
+          this.socket.off('close', done);
+          this.drain = null;
+          r();
+        };
+        this.socket.on('drain', done);
+        this.socket.on('close', done);
+      });
+    }
+  }
+
+  /** @internal */
+  request<R>(type: number, payload: Buffer, accept: (f: Frame) => R | undefined, timeoutMs = this.requestTimeoutMs): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.release(id);
+        reject(new AgentError('timeout', `agent did not answer 0x${type.toString(16)} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const id = this.allocate({
+        onFrame: (f) => {
+          if (f.type === M.ERROR) return finish(() => reject(errorFrame(f)));
+          const v = accept(f);
+          if (v !== undefined) finish(() => resolve(v));
+        },
+        fail: (err) => finish(() => reject(err)),
+      });
+      const finish = (fn: () => void) => {
+        clearTimeout(timer);
+        this.release(id);
+        fn();
+      };
+      this.sendControl(type, 0, id, payload);
+    });
+  }
+
+  /** Complete any partial frame the agent may hold, so the next HELLO is seen (PROTOCOL.md, Recovery). */
+  private flush(): void {
+    this.socket.write(Buffer.alloc(HDR_LEN + MAX_PAYLOAD));
+  }
+
+  private onData(chunk: Buffer): void {
+    let frames: Frame[];
+    try {
+      frames = this.decoder.push(chunk);
+    } catch (e) {
+      this.socket.destroy();
+      this.teardown(new AgentError('io', (e as Error).message));
+      return;
+    }
+    for (const f of frames) {
+      if (f.stream === 0 && f.type === M.ERROR) {
+        const err = errorFrame(f);
+        this.emit('agent-error', err);
+        // the agent discards input until a HELLO: resynchronise unless one is under way
+        if (this.hellosInFlight === 0) this.hello().catch(() => undefined);
+        continue;
+      }
+      this.handlers.get(f.stream)?.onFrame(f);
+    }
+  }
+
+  private teardown(err: AgentError): void {
+    if (this.closedErr) return;
+    this.closedErr = err;
+    const hs = [...this.handlers.values()];
+    this.handlers.clear();
+    for (const h of hs) h.fail(err);
+    this.resolveClosed(err);
+    this.emit('close', err);
+  }
+}
+
+function parseHello(f: Frame): HelloInfo {
+  const fl = new Fields(f.payload);
+  return {
+    version: fl.str(T.VERSION) ?? '',
+    protocol: fl.int(T.PROTO) ?? 0,
+    uptimeMs: fl.int(T.UPTIME_MS) ?? 0,
+    pid: fl.int(T.PID) ?? 0,
+    init: fl.int(T.INIT) === 1,
+  };
+}
+
+function okFields(f: Frame): Fields | undefined {
+  return f.type === M.OK ? new Fields(f.payload) : undefined;
+}
+
+function errorFrame(f: Frame): AgentError {
+  const fl = new Fields(f.payload);
+  return AgentError.fromWire(fl.str(T.CODE), fl.str(T.MESSAGE), fl.int(T.ERRNO));
+}

@@ -1,0 +1,188 @@
+// File operations over the agent channel: streamed upload/download under credit.
+import type { Readable } from 'node:stream';
+import { AgentError } from './agent-errors.js';
+import type { StreamConn } from './agent-exec.js';
+import { CreditReadable, SendCredit, sendWithCredit } from './flow.js';
+import { CH, Fields, M, T, encodeFields, type Frame } from './protocol.js';
+
+export interface StreamHandler {
+  onFrame(f: Frame): void;
+  fail(err: AgentError): void;
+}
+
+export interface Channel extends StreamConn {
+  /** register a handler for a fresh stream id */
+  allocate(handler: StreamHandler): number;
+  /** one request; `accept` returns a value to finish, undefined to keep waiting */
+  request<R>(type: number, payload: Buffer, accept: (f: Frame) => R | undefined): Promise<R>;
+}
+
+export interface FileEntry {
+  name: string;
+  type: 'file' | 'directory' | 'symlink' | 'other';
+  size: number;
+  /** permission bits (mode & 07777) */
+  mode: number;
+  /** seconds since the epoch, fractional */
+  mtime: number;
+  /** symlinks only */
+  target?: string;
+}
+
+export interface WriteFileOptions {
+  mode?: number;
+  createParents?: boolean;
+}
+
+export type FileSource = Readable | Buffer | AsyncIterable<Uint8Array | string>;
+
+export function parseEntry(fl: Fields): FileEntry {
+  const mtimeNs = fl.bigint(T.MTIME_NS) ?? 0n;
+  const e: FileEntry = {
+    name: fl.str(T.NAME) ?? '',
+    type: (fl.str(T.TYPE) ?? 'other') as FileEntry['type'],
+    size: fl.int(T.SIZE) ?? 0,
+    mode: fl.int(T.MODE) ?? 0,
+    mtime: Number(mtimeNs / 1000n) / 1e6,
+  };
+  const target = fl.str(T.TARGET);
+  if (target !== undefined) e.target = target;
+  return e;
+}
+
+function errorOf(f: Frame): AgentError {
+  const fl = new Fields(f.payload);
+  return AgentError.fromWire(fl.str(T.CODE), fl.str(T.MESSAGE), fl.int(T.ERRNO));
+}
+
+function deferred<V>() {
+  let resolve!: (v: V) => void;
+  let reject!: (e: AgentError) => void;
+  const promise = new Promise<V>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+async function* chunksOf(source: FileSource): AsyncIterable<Buffer> {
+  if (Buffer.isBuffer(source)) {
+    yield source;
+    return;
+  }
+  for await (const c of source as AsyncIterable<Uint8Array | string>)
+    yield typeof c === 'string' ? Buffer.from(c) : Buffer.isBuffer(c) ? c : Buffer.from(c.buffer, c.byteOffset, c.length);
+}
+
+/** Upload to a temp file next to `path`, renamed over it only when complete. */
+export async function writeFile(
+  ch: Channel,
+  path: string,
+  opts: WriteFileOptions,
+  source: FileSource,
+): Promise<{ sizeBytes: number }> {
+  const credit = new SendCredit();
+  const ready = deferred<void>();
+  const done = deferred<{ sizeBytes: number }>();
+  const fail = (err: AgentError) => {
+    credit.fail(err);
+    ready.reject(err);
+    done.reject(err);
+  };
+  const id = ch.allocate({
+    onFrame(f) {
+      if (f.type === M.OK) {
+        credit.add(new Fields(f.payload).int(T.WINDOW) ?? 0);
+        ready.resolve();
+      } else if (f.type === M.WINDOW) {
+        credit.add(new Fields(f.payload).int(T.WINDOW) ?? 0);
+      } else if (f.type === M.WRITE_DONE) {
+        ch.release(id);
+        done.resolve({ sizeBytes: new Fields(f.payload).int(T.SIZE) ?? 0 });
+      } else if (f.type === M.ERROR) {
+        ch.release(id);
+        fail(errorOf(f));
+      }
+    },
+    fail,
+  });
+  const fields = encodeFields([
+    [T.PATH, path],
+    [T.MODE, opts.mode ?? 0o644],
+    [T.PARENTS, opts.createParents ?? true],
+  ]);
+  ch.sendControl(M.FILE_WRITE, 0, id, fields);
+  try {
+    await ready.promise;
+    for await (const chunk of chunksOf(source))
+      await sendWithCredit(credit, chunk, (c) => ch.sendData(id, CH.IN, c));
+    ch.sendControl(M.EOF, CH.IN, id);
+  } catch (e) {
+    if (credit.failed) throw credit.failed;
+    ch.sendControl(M.RESET, 0, id); // the agent removes its temp file
+    ch.release(id);
+    throw e;
+  }
+  return done.promise;
+}
+
+export function readFile(
+  ch: Channel,
+  path: string,
+  window: number,
+): Promise<{ mode: number; size: number | null; stream: Readable }> {
+  return new Promise((resolve, reject) => {
+    let stream: CreditReadable | undefined;
+    const abort = () => {
+      ch.sendControl(M.RESET, 0, id);
+      ch.release(id);
+    };
+    const id = ch.allocate({
+      onFrame(f) {
+        if (f.type === M.FILE_INFO) {
+          const fl = new Fields(f.payload);
+          const grant = (n: number) => ch.sendControl(M.WINDOW, CH.IN, id, encodeFields([[T.WINDOW, n]]));
+          stream = new CreditReadable(grant, window, abort);
+          resolve({ mode: fl.int(T.MODE) ?? 0, size: fl.int(T.SIZE) ?? null, stream });
+        } else if (f.type === M.DATA) {
+          stream?.receive(f.payload);
+        } else if (f.type === M.EOF) {
+          ch.release(id);
+          stream?.finish();
+        } else if (f.type === M.ERROR) {
+          ch.release(id);
+          this.fail(errorOf(f));
+        }
+      },
+      fail(err) {
+        if (stream) stream.destroy(err);
+        else reject(err);
+      },
+    });
+    ch.sendControl(M.FILE_READ, 0, id, encodeFields([[T.PATH, path], [T.WINDOW, window]]));
+  });
+}
+
+export function stat(ch: Channel, path: string, follow: boolean): Promise<FileEntry> {
+  const payload = encodeFields([
+    [T.PATH, path],
+    [T.FOLLOW, follow],
+  ]);
+  return ch.request(M.STAT, payload, (f) => (f.type === M.STAT_REPLY ? parseEntry(new Fields(f.payload)) : undefined));
+}
+
+export function listDir(ch: Channel, path: string): Promise<FileEntry[]> {
+  const entries: FileEntry[] = [];
+  return ch.request(M.LIST, encodeFields([[T.PATH, path]]), (f) => {
+    if (f.type === M.LIST_ENTRIES) {
+      for (const e of new Fields(f.payload).all(T.ENTRY)) entries.push(parseEntry(new Fields(e)));
+      return undefined;
+    }
+    return f.type === M.OK ? entries : undefined;
+  });
+}
+
+export async function mkdir(ch: Channel, path: string, mode = 0o755): Promise<void> {
+  await ch.request(M.MKDIR, encodeFields([[T.PATH, path], [T.MODE, mode]]), (f) => (f.type === M.OK ? true : undefined));
+}
