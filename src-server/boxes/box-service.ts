@@ -202,6 +202,7 @@ export class BoxService {
       this.repo.setStatus(cur.box_id, 'terminating');
       this.app.services.listeners?.onBoxGone?.(cur.box_id);
       await this.runtime.destroy(cur.box_id);
+      this.app.services.cron?.repo.deleteForBox(cur.box_id);
       return toBox(this.repo.setStatus(cur.box_id, 'terminated'));
     });
   }

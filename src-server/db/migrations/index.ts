@@ -1,6 +1,7 @@
 import type { Migration } from '../migrate.js';
 import { m001 } from './001-core.js';
 import { m002 } from './002-boxes.js';
+import { m004 } from './004-cron.js';
 import { m003 } from './003-inference.js';
 
 /**
@@ -8,4 +9,4 @@ import { m003 } from './003-inference.js';
  * Numbers are reserved per area so parallel work does not collide:
  * 001 core, 002 boxes runtime, 003 inference, 004 cron, 005 usage/metrics.
  */
-export const MIGRATIONS: Migration[] = [m001, m002, m003];
+export const MIGRATIONS: Migration[] = [m001, m002, m003, m004];

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { idSchema } from './common.js';
+
+/** Five whitespace-separated fields (minute hour day-of-month month day-of-week). */
+export const FIVE_FIELDS = /^\s*\S+(\s+\S+){4}\s*$/;
+
+export const isTimeZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export const CreateCronBody = z.strictObject({
+  schedule: z.string().min(1).max(256).regex(FIVE_FIELDS, 'must be a five-field cron expression (minute hour day month weekday)'),
+  timezone: z.string().min(1).max(64).refine(isTimeZone, 'must be an IANA time zone such as "Europe/Paris" or "UTC"').optional().default('UTC'),
+  command: z.string().min(1).max(65536),
+  cwd: z.string().startsWith('/', 'must be an absolute path').max(4096).optional(),
+  user: z.string().min(1).max(64).regex(/^[a-z_][a-z0-9_-]*\$?$/, 'must be a user name').optional(),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names must be letters, digits and "_"'), z.string().max(65536)).optional(),
+  timeout: z.number().int().min(1).max(86400).optional(),
+});
+export type CreateCronBody = z.infer<typeof CreateCronBody>;
+
+export const CronParams = z.object({ box_id: idSchema('box', 'box_id'), cron_id: idSchema('cron', 'cron_id') });
+
+/** Spec, Cron job: optional fields are absent (not null) when unset. */
+export interface CronJob {
+  id: string;
+  box_id: string;
+  schedule: string;
+  timezone: string;
+  command: string;
+  cwd?: string;
+  user?: string;
+  env_names?: string[];
+  timeout?: number;
+  next_run_at: string;
+  last_run_at?: string;
+  created_at: string;
+}
+
+export interface CronRun {
+  run_id: string;
+  started_at: string;
+  finished_at: string | null;
+  status: 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'skipped';
+  return_code: number | null;
+  output_tail: string;
+}

@@ -1,0 +1,64 @@
+import { CronExpressionParser } from 'cron-parser';
+import type { AppContext } from '../app-context.js';
+import type { BoxRecord } from '../boxes/boxes-repo.js';
+import { newId } from '../contract/common.js';
+import type { CreateCronBody, CronJob } from '../contract/cron.js';
+import { badRequest, notFound } from '../http/errors.js';
+import { CryptoBox } from '../util/crypto-box.js';
+import { CronRepo, toJob, type CronRow } from './cron-repo.js';
+
+/** Next time the schedule fires after `from`, read in the job's time zone. */
+export function nextRun(schedule: string, timezone: string, from: Date): string {
+  try {
+    return CronExpressionParser.parse(schedule, { tz: timezone, currentDate: from }).next().toDate().toISOString();
+  } catch (e) {
+    throw badRequest(`Invalid schedule "${schedule}": ${(e as Error).message}`, 'schedule');
+  }
+}
+
+/**
+ * Cron jobs live in the service, not in the guest: listing never wakes a box; a due job
+ * wakes a sleeping box, runs through exec, and puts it back to sleep.
+ */
+export class CronService {
+  readonly repo: CronRepo;
+  private crypto: CryptoBox;
+
+  constructor(private app: AppContext) {
+    this.repo = new CronRepo(app.db);
+    this.crypto = CryptoBox.forDataDir(app.config.dataDir);
+    this.repo.failUnfinishedRuns();
+  }
+
+  create(box: BoxRecord, body: CreateCronBody): CronJob {
+    const now = new Date();
+    const env = body.env && Object.keys(body.env).length ? body.env : undefined;
+    const row = this.repo.insert({
+      id: newId('cron'),
+      box_id: box.box_id,
+      org_id: box.org_id,
+      schedule: body.schedule.trim().split(/\s+/).join(' '),
+      timezone: body.timezone,
+      command: body.command,
+      cwd: body.cwd ?? null,
+      user: body.user ?? null,
+      env_names: env ? JSON.stringify(Object.keys(env).sort()) : null,
+      env_sealed: env ? this.crypto.seal(JSON.stringify(env)) : null,
+      timeout: body.timeout ?? null,
+      next_run_at: nextRun(body.schedule, body.timezone, now),
+      last_run_at: null,
+      created_at: now.toISOString(),
+    });
+    return toJob(row);
+  }
+
+  get(boxId: string, cronId: string): CronRow {
+    const row = this.repo.get(cronId);
+    if (!row || row.box_id !== boxId) throw notFound(`No cron job ${cronId} on box ${boxId}.`, null, 'cron_id');
+    return row;
+  }
+
+  env(row: CronRow): Record<string, string> | undefined {
+    return row.env_sealed ? JSON.parse(this.crypto.openString(row.env_sealed)) : undefined;
+  }
+}
