@@ -1,5 +1,6 @@
 /* PID 1 duties, run once before serving (skipped unless PID 1, or with
- * --no-init): mounts, hostname, network (ioctls), resolv.conf, 9p shares.
+ * --no-init): mounts, hostname, network (ioctls; box.net=0 skips), resolv.conf,
+ * 9p shares. Steps already done by the initramfs are detected and skipped.
  * Every step logs and continues on failure: PID 1 must not exit. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -184,6 +185,8 @@ static void shares(void)
 		*dir++ = 0;
 		if (mkdir_p(dir, 0755) < 0)
 			warn("mkdir", dir);
+		if (is_mountpoint(dir))
+			continue; /* the initramfs mounted it already */
 		if (mount(item, dir, "9p", 0, "trans=virtio,version=9p2000.L,msize=512000") < 0)
 			warn("mount 9p", dir);
 	}
@@ -194,7 +197,9 @@ void init_system(void)
 	umask(022);
 	mounts();
 	identity();
-	network();
+	const char *net = cmdline_get("box.net");
+	if (!net || strcmp(net, "0") != 0)
+		network();
 	shares();
 	if (chdir("/") < 0)
 		warn("chdir", "/");
