@@ -133,6 +133,16 @@ describe('protocol robustness', () => {
     client.close();
     proc!.kill('SIGKILL');
   });
+  it('serves an inherited socket with --fd and exits when it closes', async () => {
+    const proc = spawn(AGENT_BIN, ['--no-init', '--fd', '3'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
+    const client = new AgentClient(proc.stdio[3] as net.Socket);
+    expect((await client.hello()).pid).toBe(proc.pid);
+    const ex = client.exec({ argv: ['echo', 'via-fd'] });
+    expect((await collect(ex.stdout)).toString()).toBe('via-fd\n');
+    const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+    client.close();
+    expect(await exited).toBe(0);
+  });
 });
 
 describe('health', () => {
