@@ -1,0 +1,30 @@
+import type { NativeRequest, NativeResult } from '../native.js';
+
+/** A model as an engine lists it; `id` is already `<engine>/<model>`. */
+export interface EngineModel {
+  id: string;
+  /** Unix seconds. */
+  created: number;
+  displayName: string;
+}
+
+/**
+ * An inference engine. Contract: `generate` gets the engine-local model name (the part
+ * after `<engine>/`) and either resolves a NativeResult or throws an ApiError that is
+ * safe to show the caller (upstream failures are mapped, never passed through raw).
+ */
+export interface Engine {
+  readonly name: string;
+  readonly kind: 'local' | 'openai' | 'anthropic';
+  listModels(): Promise<EngineModel[]>;
+  generate(model: string, req: NativeRequest): Promise<NativeResult>;
+  status(): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+/** Splits `<engine>/<model>`; the model part may itself contain slashes. */
+export function splitModel(id: string): { engine: string; model: string } | null {
+  const i = id.indexOf('/');
+  if (i <= 0 || i === id.length - 1) return null;
+  return { engine: id.slice(0, i), model: id.slice(i + 1) };
+}

@@ -1,0 +1,175 @@
+import os from 'node:os';
+import type { Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import { ApiError } from '../../../http/errors.js';
+import type { NativeRequest, NativeResult } from '../../native.js';
+import type { Engine, EngineModel } from '../engine.js';
+import { toChatHistory } from './history.js';
+import type { ModelFiles } from './model-files.js';
+import { Semaphore } from './semaphore.js';
+
+export interface LlamaTuning {
+  /** `false` (default): CPU only, no GPU probing. */
+  gpu?: false | 'auto';
+  /** Concurrent requests per loaded model (context sequences). */
+  sequences?: number;
+  /** Tokens per sequence (capped at the model's training size). */
+  contextSize?: number;
+  /** A model unused this long is unloaded. */
+  idleMs?: number;
+  threads?: number;
+}
+
+/** Files under this size are "tiny": one thread each (architecture.md, the 2-core trap). */
+const TINY_MODEL_BYTES = 256 * 1024 * 1024;
+
+interface Loaded {
+  model: LlamaModel;
+  context: LlamaContext;
+  slots: Semaphore;
+  lastUsed: number;
+  active: number;
+}
+
+/**
+ * The embedded engine: node-llama-cpp on GGUF files from the models folder, prebuilt
+ * binaries only (never builds or downloads). Models load on first use, stay warm, and
+ * unload after `idleMs` without requests; each loaded model serves `sequences` requests
+ * at once, further ones wait for a free sequence.
+ */
+export class LlamaEngine implements Engine {
+  readonly name = 'local';
+  readonly kind = 'local' as const;
+  private llama?: Promise<Llama>;
+  private loaded = new Map<string, Promise<Loaded>>();
+  private grammars = new Map<string, Promise<LlamaGrammar | null>>();
+  private idleTimer: NodeJS.Timeout;
+  private tokensGenerated = 0;
+
+  constructor(
+    readonly files: ModelFiles,
+    private tuning: LlamaTuning,
+    private log: { warn(...a: unknown[]): void },
+  ) {
+    const idle = tuning.idleMs ?? 5 * 60_000;
+    this.idleTimer = setInterval(() => void this.unloadIdle(idle), Math.max(50, Math.min(idle / 2, 30_000)));
+    this.idleTimer.unref();
+  }
+
+  hasModel(name: string): boolean {
+    return this.files.has(name);
+  }
+
+  isLoaded(name: string): boolean {
+    return this.loaded.has(name);
+  }
+
+  async listModels(): Promise<EngineModel[]> {
+    return this.files.list().map((f) => ({ id: `local/${f.name}`, created: Math.floor(f.createdAt / 1000), displayName: f.name }));
+  }
+
+  async generate(name: string, req: NativeRequest): Promise<NativeResult> {
+    const lm = await this.load(name);
+    lm.active++;
+    const release = await lm.slots.acquire();
+    let seq: LlamaContextSequence | undefined;
+    try {
+      seq = lm.context.getSequence();
+      const { LlamaChat } = await import('node-llama-cpp');
+      const chat = new LlamaChat({ contextSequence: seq });
+      const grammar = req.format.type === 'json_schema' ? await this.grammarFor(req.format.schema) : null;
+      const r = await chat.generateResponse(toChatHistory(req.messages), {
+        maxTokens: req.maxOutputTokens ?? lm.context.contextSize,
+        temperature: req.params.temperature ?? 1,
+        topP: req.params.topP,
+        grammar: grammar ?? undefined,
+      });
+      const usage = { inputTokens: seq.tokenMeter.usedInputTokens, outputTokens: seq.tokenMeter.usedOutputTokens };
+      this.tokensGenerated += usage.outputTokens;
+      chat.dispose();
+      return {
+        text: r.response,
+        stop: r.metadata.stopReason === 'maxTokens' ? 'max_tokens' : 'end',
+        usage: { ...usage, cachedInputTokens: 0, cacheWriteInputTokens: 0, reasoningTokens: 0 },
+      };
+    } finally {
+      if (seq && !seq.disposed) await seq.dispose();
+      release();
+      lm.active--;
+      lm.lastUsed = Date.now();
+    }
+  }
+
+  private getLlama(): Promise<Llama> {
+    this.llama ??= import('node-llama-cpp').then(({ getLlama, LlamaLogLevel }) =>
+      getLlama({ gpu: this.tuning.gpu ?? false, build: 'never', skipDownload: true, progressLogs: false, logLevel: LlamaLogLevel.error }),
+    );
+    return this.llama;
+  }
+
+  private load(name: string): Promise<Loaded> {
+    let p = this.loaded.get(name);
+    if (!p) {
+      p = this.doLoad(name);
+      this.loaded.set(name, p);
+      p.catch(() => this.loaded.delete(name));
+    }
+    return p;
+  }
+
+  private async doLoad(name: string): Promise<Loaded> {
+    const file = this.files.describe(name);
+    if (!file) throw new ApiError(404, 'not_found_error', `No local model named "${name}".`, { code: 'model_not_found', param: 'model' });
+    try {
+      const llama = await this.getLlama();
+      const model = await llama.loadModel({ modelPath: file.file });
+      const sequences = this.tuning.sequences ?? 4;
+      const threads = this.tuning.threads ?? (file.sizeBytes < TINY_MODEL_BYTES ? 1 : Math.max(1, os.availableParallelism()));
+      const contextSize = Math.min(this.tuning.contextSize ?? 4096, model.trainContextSize);
+      const context = await model.createContext({ sequences, threads, contextSize });
+      return { model, context, slots: new Semaphore(sequences), lastUsed: Date.now(), active: 0 };
+    } catch (e) {
+      throw new ApiError(500, 'server_error', `The local model "${name}" could not be loaded: ${(e as Error).message}`, { code: 'model_load_failed' });
+    }
+  }
+
+  /** The JSON-schema grammar, or null when the grammar builder cannot express the schema (validation still applies). */
+  private grammarFor(schema: Record<string, unknown>): Promise<LlamaGrammar | null> {
+    const key = JSON.stringify(schema);
+    let g = this.grammars.get(key);
+    if (!g) {
+      g = this.getLlama()
+        .then((llama) => llama.createGrammarForJsonSchema(schema as never) as Promise<LlamaGrammar>)
+        .catch((e) => {
+          this.log.warn('inference: no grammar for this JSON schema, generating unconstrained:', (e as Error).message);
+          return null;
+        });
+      this.grammars.set(key, g);
+    }
+    return g;
+  }
+
+  private async unloadIdle(idleMs: number): Promise<void> {
+    for (const [name, p] of this.loaded) {
+      const lm = await p.catch(() => undefined);
+      if (!lm || lm.active > 0 || Date.now() - lm.lastUsed < idleMs) continue;
+      this.loaded.delete(name);
+      await lm.context.dispose();
+      await lm.model.dispose();
+    }
+  }
+
+  status() {
+    return { name: this.name, kind: this.kind, models: this.files.list().length, loaded: [...this.loaded.keys()], tokens_generated: this.tokensGenerated };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.idleTimer);
+    for (const p of this.loaded.values()) {
+      const lm = await p.catch(() => undefined);
+      await lm?.context.dispose();
+      await lm?.model.dispose();
+    }
+    this.loaded.clear();
+    if (this.llama) await (await this.llama.catch(() => undefined))?.dispose();
+  }
+}

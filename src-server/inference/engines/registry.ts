@@ -1,0 +1,92 @@
+import type { EngineInfo } from '../../contract/inference.js';
+import { notFound } from '../../http/errors.js';
+import type { EnginesRepo, UpstreamRow } from '../store/engines-repo.js';
+import { splitModel, type Engine, type EngineModel } from './engine.js';
+import { AnthropicUpstream } from './upstream/anthropic-upstream.js';
+import { OpenAiUpstream } from './upstream/openai-upstream.js';
+
+export const LOCAL_ENGINE = 'local';
+const MODEL_LIST_TTL_MS = 30_000;
+
+/**
+ * The embedded engine plus one engine per configured upstream (rebuilt from the DB on
+ * every change). Resolves `<engine>/<model>` names; a bare name falls back to a local
+ * model of that name. Upstream model lists are cached briefly and skipped when down.
+ */
+export class EngineRegistry {
+  private upstreams = new Map<string, { row: UpstreamRow; engine: Engine }>();
+  private modelCache = new Map<string, { at: number; models: EngineModel[] }>();
+
+  constructor(
+    readonly local: Engine & { hasModel(name: string): boolean },
+    private repo: EnginesRepo,
+    private upstreamTimeoutMs: number,
+    private log: { warn(...a: unknown[]): void },
+  ) {
+    this.reload();
+  }
+
+  reload(): void {
+    this.upstreams.clear();
+    this.modelCache.clear();
+    for (const row of this.repo.list()) {
+      const cfg = { name: row.name, baseUrl: row.baseUrl, apiKey: row.apiKey, timeoutMs: this.upstreamTimeoutMs };
+      this.upstreams.set(row.name, { row, engine: row.kind === 'openai' ? new OpenAiUpstream(cfg) : new AnthropicUpstream(cfg) });
+    }
+  }
+
+  /** The engine and engine-local model name for a requested model, or 404 naming `model`. */
+  resolve(model: string): { engine: Engine; model: string } {
+    const split = splitModel(model);
+    if (split?.engine === LOCAL_ENGINE && this.local.hasModel(split.model)) return { engine: this.local, model: split.model };
+    if (split && this.upstreams.has(split.engine)) return { engine: this.upstreams.get(split.engine)!.engine, model: split.model };
+    if (!split && this.local.hasModel(model)) return { engine: this.local, model };
+    throw notFound(
+      `The model "${model}" does not exist: name it "<engine>/<model>" as GET /v1/models lists (engines: ${[LOCAL_ENGINE, ...this.upstreams.keys()].join(', ')}).`,
+      'model_not_found',
+      'model',
+    );
+  }
+
+  async listModels(): Promise<EngineModel[]> {
+    const all = [this.local, ...[...this.upstreams.values()].map((u) => u.engine)];
+    const lists = await Promise.all(all.map((e) => this.modelsOf(e)));
+    return lists.flat();
+  }
+
+  private async modelsOf(e: Engine): Promise<EngineModel[]> {
+    if (e === this.local) return e.listModels();
+    const hit = this.modelCache.get(e.name);
+    if (hit && Date.now() - hit.at < MODEL_LIST_TTL_MS) return hit.models;
+    try {
+      const models = await e.listModels();
+      this.modelCache.set(e.name, { at: Date.now(), models });
+      return models;
+    } catch (err) {
+      this.log.warn(`inference: model list of engine "${e.name}" unavailable:`, (err as Error).message);
+      return hit?.models ?? [];
+    }
+  }
+
+  info(): EngineInfo[] {
+    const local: EngineInfo = { name: LOCAL_ENGINE, kind: 'local', base_url: null, has_api_key: false, created_at: null, updated_at: null };
+    return [local, ...[...this.upstreams.values()].map(({ row }) => upstreamInfo(row))];
+  }
+
+  status(): Record<string, unknown>[] {
+    return [this.local.status(), ...[...this.upstreams.values()].map((u) => u.engine.status())];
+  }
+
+  async close(): Promise<void> {
+    await this.local.close();
+  }
+}
+
+export const upstreamInfo = (row: UpstreamRow): EngineInfo => ({
+  name: row.name,
+  kind: row.kind,
+  base_url: row.baseUrl,
+  has_api_key: row.apiKey !== null,
+  created_at: new Date(row.createdAt).toISOString(),
+  updated_at: new Date(row.updatedAt).toISOString(),
+});

@@ -1,0 +1,98 @@
+import type { NativeRequest, NativeResult } from '../../native.js';
+import type { Engine, EngineModel } from '../engine.js';
+import { upstreamJson } from './http.js';
+
+export interface UpstreamConfig {
+  name: string;
+  baseUrl: string;
+  apiKey: string | null;
+  timeoutMs: number;
+}
+
+/** Native request → OpenAI chat/completions body (pure). */
+export function toOpenAiChat(model: string, req: NativeRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model,
+    messages: req.messages.map((m) => ({ role: m.role, content: m.text })),
+  };
+  if (req.params.temperature !== undefined) body.temperature = req.params.temperature;
+  if (req.params.topP !== undefined) body.top_p = req.params.topP;
+  if (req.maxOutputTokens !== undefined) body.max_completion_tokens = req.maxOutputTokens;
+  if (req.params.reasoningEffort) body.reasoning_effort = req.params.reasoningEffort;
+  if (req.params.user) body.user = req.params.user;
+  if (req.format.type === 'json_schema') {
+    body.response_format = {
+      type: 'json_schema',
+      json_schema: { name: req.format.name, schema: req.format.schema, strict: req.format.strict },
+    };
+  }
+  return body;
+}
+
+interface ChatCompletion {
+  choices?: { message?: { content?: string | null }; finish_reason?: string }[];
+  usage?: {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    prompt_tokens_details?: { cached_tokens?: number };
+    completion_tokens_details?: { reasoning_tokens?: number };
+  };
+}
+
+/** OpenAI chat.completion → native result (pure). */
+export function fromOpenAiChat(body: unknown): NativeResult {
+  const c = body as ChatCompletion;
+  const choice = c.choices?.[0];
+  return {
+    text: choice?.message?.content ?? '',
+    stop: choice?.finish_reason === 'length' ? 'max_tokens' : 'end',
+    usage: {
+      inputTokens: c.usage?.prompt_tokens ?? 0,
+      outputTokens: c.usage?.completion_tokens ?? 0,
+      cachedInputTokens: c.usage?.prompt_tokens_details?.cached_tokens ?? 0,
+      cacheWriteInputTokens: 0,
+      reasoningTokens: c.usage?.completion_tokens_details?.reasoning_tokens ?? 0,
+    },
+  };
+}
+
+/** Any OpenAI-compatible server; every style reaches it as chat/completions. */
+export class OpenAiUpstream implements Engine {
+  readonly kind = 'openai' as const;
+  readonly name: string;
+  constructor(private cfg: UpstreamConfig) {
+    this.name = cfg.name;
+  }
+
+  private url(p: string) {
+    return `${this.cfg.baseUrl.replace(/\/+$/, '')}${p}`;
+  }
+
+  private headers(): Record<string, string> {
+    return this.cfg.apiKey ? { authorization: `Bearer ${this.cfg.apiKey}` } : {};
+  }
+
+  async generate(model: string, req: NativeRequest): Promise<NativeResult> {
+    const body = await upstreamJson(this.name, this.url('/chat/completions'), {
+      headers: this.headers(),
+      body: toOpenAiChat(model, req),
+      timeoutMs: this.cfg.timeoutMs,
+    });
+    return fromOpenAiChat(body);
+  }
+
+  async listModels(): Promise<EngineModel[]> {
+    const body = (await upstreamJson(this.name, this.url('/models'), { headers: this.headers(), timeoutMs: 5000 })) as {
+      data?: { id?: string; created?: number }[];
+    };
+    return (body.data ?? [])
+      .filter((m) => typeof m.id === 'string')
+      .map((m) => ({ id: `${this.name}/${m.id}`, created: m.created ?? 0, displayName: m.id! }));
+  }
+
+  status() {
+    return { name: this.name, kind: this.kind, base_url: this.cfg.baseUrl };
+  }
+
+  async close() {}
+}

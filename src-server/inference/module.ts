@@ -1,0 +1,117 @@
+import path from 'node:path';
+import type { AppContext, AreaModule } from '../app-context.js';
+import { CryptoBox } from '../util/crypto-box.js';
+import { responseObject } from './adapters/responses-view.js';
+import { BackgroundQueue } from './background/queue.js';
+import { ModelDownloads } from './engines/local/downloads.js';
+import { LlamaEngine, type LlamaTuning } from './engines/local/llama-engine.js';
+import { ModelFiles } from './engines/local/model-files.js';
+import { EngineRegistry } from './engines/registry.js';
+import { chatRoutes } from './routes/chat-routes.js';
+import { enginesRoutes } from './routes/engines-routes.js';
+import { localModelsRoutes } from './routes/local-models-routes.js';
+import { messagesRoutes } from './routes/messages-routes.js';
+import { modelsRoutes } from './routes/models-routes.js';
+import { responsesRoutes } from './routes/responses-routes.js';
+import { InferenceService } from './service.js';
+import { DownloadsRepo } from './store/downloads-repo.js';
+import { EnginesRepo } from './store/engines-repo.js';
+import { ResponsesRepo } from './store/responses-repo.js';
+import { DeliveriesRepo } from './webhooks/deliveries-repo.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { webhookRoutes } from './webhooks/routes.js';
+import { scheduleFrom } from './webhooks/schedule.js';
+
+/**
+ * Tuning keys (ctx.config.tuning), mostly for tests: `webhookSchedule` (webhooks/schedule.ts),
+ * `llama` (LlamaTuning), `backgroundConcurrency`, `upstreamTimeoutMs`, `structuredAttempts`.
+ */
+export interface InferenceArea {
+  service: InferenceService;
+  engines: EngineRegistry;
+  local: LlamaEngine;
+  dispatcher: WebhookDispatcher;
+  queue: BackgroundQueue;
+  downloads: ModelDownloads;
+  deliveries: DeliveriesRepo;
+  enginesRepo: EnginesRepo;
+  maxRounds: number;
+}
+
+declare module '../app-context.js' {
+  interface Services {
+    inference: InferenceArea;
+  }
+}
+
+export const MODELS_DIR = 'models';
+
+function build(app: AppContext): InferenceArea {
+  const t = app.config.tuning;
+  const box = CryptoBox.forDataDir(app.config.dataDir);
+  const schedule = scheduleFrom(t.webhookSchedule);
+  const responses = new ResponsesRepo(app.db);
+  const deliveries = new DeliveriesRepo(app.db, box);
+  const files = new ModelFiles(path.join(app.config.dataDir, MODELS_DIR));
+  const local = new LlamaEngine(files, (t.llama as LlamaTuning | undefined) ?? {}, app.log);
+  const enginesRepo = new EnginesRepo(app.db, box);
+  const engines = new EngineRegistry(local, enginesRepo, (t.upstreamTimeoutMs as number | undefined) ?? 600_000, app.log);
+  const dispatcher = new WebhookDispatcher(
+    deliveries,
+    schedule,
+    (id, orgId) => {
+      const stored = responses.get(id);
+      const org = app.repos.orgs.get(orgId);
+      return stored && org ? { body: JSON.stringify(responseObject(stored)), secret: org.webhook_secret } : null;
+    },
+    app.log,
+  );
+  let queue: BackgroundQueue | undefined;
+  const service = new InferenceService(
+    app,
+    engines,
+    responses,
+    deliveries,
+    { webhooksChanged: () => dispatcher.kick(), queued: () => queue?.kick() },
+    schedule.maxRounds,
+    (t.structuredAttempts as number | undefined) ?? 2,
+  );
+  queue = new BackgroundQueue(responses, (id) => service.runStored(id), (t.backgroundConcurrency as number | undefined) ?? 4);
+  const downloads = new ModelDownloads(files, new DownloadsRepo(app.db));
+  return { service, engines, local, dispatcher, queue, downloads, deliveries, enginesRepo, maxRounds: schedule.maxRounds };
+}
+
+/** The inference API (spec, Inference API and Events) and engine management. */
+export const inferenceModule: AreaModule = {
+  name: 'inference',
+  install(app, r) {
+    const area = build(app);
+    app.services.inference = area;
+    responsesRoutes(r, area.service);
+    chatRoutes(r, area.service);
+    messagesRoutes(r, area.service);
+    modelsRoutes(r, area.engines);
+    webhookRoutes(r, {
+      responses: area.service.responses,
+      deliveries: area.deliveries,
+      rounds: area.maxRounds,
+      changed: () => area.dispatcher.kick(),
+    });
+    enginesRoutes(r, area.engines, area.enginesRepo);
+    localModelsRoutes(r, area.local, area.downloads);
+    app.statusProviders.push(() => ({ engines: area.engines.status() }));
+  },
+  start(app) {
+    const area = app.services.inference!;
+    area.downloads.start();
+    area.queue.start();
+    area.dispatcher.start();
+  },
+  async stop(app) {
+    const area = app.services.inference!;
+    area.downloads.stop();
+    await area.dispatcher.stop();
+    await area.queue.stop();
+    await area.engines.close();
+  },
+};

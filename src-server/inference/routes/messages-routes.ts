@@ -1,0 +1,35 @@
+import type { RouteRegistrar } from '../../app-context.js';
+import { MessagesBody } from '../../contract/inference.js';
+import { notImplemented } from '../../http/errors.js';
+import type { Method } from '../../http/route.js';
+import { messageObject, messagesToNative } from '../adapters/messages.js';
+import type { InferenceService } from '../service.js';
+import { INFERENCE_BODY_LIMIT } from './limits.js';
+
+const BATCH_ROUTES: [Method, string][] = [
+  ['post', '/v1/messages/batches'],
+  ['get', '/v1/messages/batches'],
+  ['get', '/v1/messages/batches/:batch_id'],
+  ['delete', '/v1/messages/batches/:batch_id'],
+  ['post', '/v1/messages/batches/:batch_id/cancel'],
+  ['get', '/v1/messages/batches/:batch_id/results'],
+];
+
+/** POST /v1/messages (alpha in the spec); message batches answer 501. */
+export function messagesRoutes(r: RouteRegistrar, svc: InferenceService) {
+  r.add({
+    method: 'post', path: '/v1/messages', area: 'inference', tag: 'inference', auth: 'any',
+    summary: 'Create a message (stored; readable through GET /v1/responses/{id})',
+    body: MessagesBody, bodyLimitBytes: INFERENCE_BODY_LIMIT,
+    handler: async ({ body, auth }) => messageObject(await svc.runSync('messages', messagesToNative(body), auth)),
+  });
+  for (const [method, path] of BATCH_ROUTES) {
+    r.add({
+      method, path, area: 'inference', tag: 'inference', auth: 'any', idempotent: false, rawBody: method !== 'get',
+      summary: 'Not supported (501)',
+      handler: () => {
+        throw notImplemented('Message batches are not supported by this service.');
+      },
+    });
+  }
+}

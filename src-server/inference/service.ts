@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../app-context.js';
+import type { Principal } from '../http/auth.js';
+import { ApiError } from '../http/errors.js';
+import type { Prepared } from './adapters/common.js';
+import type { EngineRegistry } from './engines/registry.js';
+import type { NativeRequest, NativeResult, StoredError, WireStyle } from './native.js';
+import type { ResponsesRepo, StoredResponse } from './store/responses-repo.js';
+import { checkStructured, schemaValidator } from './structured.js';
+import type { DeliveriesRepo } from './webhooks/deliveries-repo.js';
+
+const ID_PREFIX: Record<WireStyle, string> = { responses: 'resp_', chat: 'chatcmpl-', messages: 'msg_' };
+export const newResponseId = (style: WireStyle) => `${ID_PREFIX[style]}${randomUUID().replaceAll('-', '')}`;
+
+const SCHEMA_PARAM: Record<WireStyle, string> = {
+  responses: 'text.format.schema',
+  chat: 'response_format.json_schema.schema',
+  messages: 'output_config.format.schema',
+};
+
+export interface InferenceHooks {
+  /** A delivery row changed: re-arm the webhook timer. */
+  webhooksChanged(): void;
+  /** A background request was queued. */
+  queued(): void;
+}
+
+/**
+ * The one handler behind every wire style: checks a prepared request (model exists,
+ * schema compiles), runs it on its engine, validates structured output (retrying), and
+ * stores it with its webhook delivery in one transaction.
+ */
+export class InferenceService {
+  constructor(
+    private app: AppContext,
+    readonly engines: EngineRegistry,
+    readonly responses: ResponsesRepo,
+    private deliveries: DeliveriesRepo,
+    private hooks: InferenceHooks,
+    private webhookRounds: number,
+    private structuredAttempts: number,
+  ) {}
+
+  /** 404 for an unknown model, 400 for a schema that does not compile; before anything is stored. */
+  check(style: WireStyle, p: Prepared): void {
+    this.engines.resolve(p.native.model);
+    if (p.native.format.type === 'json_schema') schemaValidator(p.native.format.schema, SCHEMA_PARAM[style]);
+  }
+
+  /** Runs now and stores the finished request; errors go to the caller and nothing is stored. */
+  async runSync(style: WireStyle, p: Prepared, auth: Principal): Promise<StoredResponse> {
+    this.check(style, p);
+    const createdAt = Date.now();
+    const result = await this.execute(p.native);
+    const stored = this.record(style, p, auth, createdAt);
+    stored.status = result.stop === 'max_tokens' ? 'incomplete' : 'completed';
+    stored.result = result;
+    stored.startedAt = createdAt;
+    stored.completedAt = Date.now();
+    this.app.db.transaction(() => {
+      this.responses.insert(stored);
+      this.responses.finish(stored.id, stored.status as 'completed', result, null, stored.completedAt!);
+      if (p.webhook) this.deliveries.create({ ...this.delivery(stored, p), state: 'pending' }, stored.completedAt!);
+    })();
+    if (p.webhook) this.hooks.webhooksChanged();
+    return stored;
+  }
+
+  /** Stores the request as `queued`; the background queue runs it. */
+  enqueue(style: WireStyle, p: Prepared, auth: Principal): StoredResponse {
+    this.check(style, p);
+    const stored = this.record(style, p, auth, Date.now());
+    this.app.db.transaction(() => {
+      this.responses.insert(stored);
+      if (p.webhook) this.deliveries.create({ ...this.delivery(stored, p), state: 'waiting' }, stored.createdAt);
+    })();
+    this.hooks.queued();
+    return stored;
+  }
+
+  /** Runs a stored queued request (background queue); never throws. */
+  async runStored(id: string): Promise<void> {
+    const r = this.responses.get(id);
+    if (!r || !this.responses.markStarted(id, Date.now())) return;
+    let result: NativeResult | null = null;
+    let error: StoredError | null = null;
+    try {
+      this.engines.resolve(r.native.model);
+      result = await this.execute(r.native);
+    } catch (e) {
+      error = e instanceof ApiError ? { code: String(e.code ?? e.type), message: e.message } : { code: 'server_error', message: 'The request failed unexpectedly.' };
+      if (!(e instanceof ApiError)) this.app.log.error('inference: background request failed', e);
+    }
+    const status = result ? (result.stop === 'max_tokens' ? 'incomplete' : 'completed') : 'failed';
+    const at = Date.now();
+    const activated = this.app.db.transaction(() => {
+      this.responses.finish(id, status, result, error, at);
+      return this.deliveries.activate(id, status !== 'failed', at);
+    })();
+    if (activated) this.hooks.webhooksChanged();
+  }
+
+  /** Engine call plus JSON-schema validation; an invalid structured output is retried. */
+  async execute(native: NativeRequest): Promise<NativeResult> {
+    const { engine, model } = this.engines.resolve(native.model);
+    const validate = native.format.type === 'json_schema' ? schemaValidator(native.format.schema, 'schema') : null;
+    let why = '';
+    for (let attempt = 1; attempt <= this.structuredAttempts; attempt++) {
+      const result = await engine.generate(model, native);
+      if (!validate || result.stop === 'max_tokens') return result;
+      const problem = checkStructured(validate, result.text);
+      if (!problem) return result;
+      why = problem;
+    }
+    throw new ApiError(500, 'server_error', `The model's output did not match the JSON schema after ${this.structuredAttempts} attempts: ${why}`, {
+      code: 'output_validation_failed',
+    });
+  }
+
+  private record(style: WireStyle, p: Prepared, auth: Principal, createdAt: number): StoredResponse {
+    const { webhook_token: _secret, ...metadata } = p.metadata;
+    return {
+      id: newResponseId(style),
+      orgId: auth.orgId,
+      keyId: auth.key.id,
+      style,
+      status: p.background ? 'queued' : 'in_progress',
+      background: p.background,
+      native: p.native,
+      echo: p.echo,
+      metadata,
+      result: null,
+      error: null,
+      createdAt,
+      startedAt: null,
+      completedAt: null,
+    };
+  }
+
+  private delivery(r: StoredResponse, p: Prepared) {
+    return { responseId: r.id, orgId: r.orgId, url: p.webhook!.url, token: p.webhook!.token, roundLimit: this.webhookRounds };
+  }
+}
