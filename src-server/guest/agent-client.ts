@@ -92,7 +92,7 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
       }
       const client = new AgentClient(sock, opts);
       for (let attempt = 0; Date.now() < deadline && !client.closedErr; attempt++) {
-        if (attempt > 0) client.flush();
+        if (attempt === 1) client.flush(); // once is enough: bytes stay in order
         try {
           await client.hello(Math.min(retry, Math.max(1, deadline - Date.now())));
           return client;

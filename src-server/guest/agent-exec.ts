@@ -105,6 +105,8 @@ export class AgentExec extends EventEmitter {
       this.resolveExit = res;
       this.rejectExit = rej;
     });
+    // a dropped connection must not crash the service through an unobserved exit
+    this.exit.catch(() => undefined);
     if (opts.tty) this.out[1].finish(); // tty: stderr is merged into stdout
   }
 
