@@ -31,6 +31,8 @@ export default defineConfig({
     build: {
       outDir: path.resolve('out/renderer'),
       emptyOutDir: true,
+      minify: true,
+      chunkSizeWarningLimit: 1500,
       rolldownOptions: { input: path.resolve('src-renderer/index.html') },
     },
   },

@@ -1,0 +1,45 @@
+import { AppPage } from './pages/app-page.js';
+import { SettingsPage } from './pages/settings-page.js';
+import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
+
+const svc = serviceForFile();
+
+test('settings: create an API key that really works, see the accelerator and credits', async ({ page }) => {
+  await login(page, svc());
+  const app = new AppPage(page);
+  await app.paletteGo('Settings');
+  await page.getByTestId('view-settings').waitFor();
+  const settings = new SettingsPage(page);
+
+  const before = await settings.keyRows().count();
+  const secret = await settings.createKey('e2e-created');
+  expect(secret.length).toBeGreaterThan(20);
+  await expect(settings.keyRows()).toHaveCount(before + 1);
+  await expect(page.getByTestId('api-key-row').filter({ hasText: 'e2e-created' })).toBeVisible();
+
+  // The secret shown once is a real key: it authenticates against the service.
+  const who = await fetch(`${svc().url}/v1/whoami`, { headers: { authorization: `Bearer ${secret}` } });
+  expect(who.status).toBe(200);
+
+  // The accelerator shown is the one the service reports.
+  const status = (await (await svc().api('/v1/status')).json()) as { accelerator?: unknown };
+  if (status.accelerator === undefined) await expect(settings.accelerator()).toContainText('not reported');
+  else await expect(settings.accelerator()).toContainText(typeof status.accelerator === 'string' ? status.accelerator : JSON.stringify(status.accelerator).slice(2, 12));
+
+  const org = (await (await svc().api('/v1/organization')).json()) as { credits_usd_nanos: number };
+  await expect(settings.credits()).toContainText(`$${(org.credits_usd_nanos / 1e9).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`);
+  await screenshot(page, 'settings');
+});
+
+test('keyboard: Alt+digit and g-shortcuts switch views, the palette closes on Esc', async ({ page }) => {
+  await login(page, svc());
+  await page.keyboard.press('Alt+7');
+  await page.getByTestId('view-settings').waitFor();
+  await page.keyboard.press('g');
+  await page.keyboard.press('v');
+  await page.getByTestId('view-volumes').waitFor();
+  await page.keyboard.press('Control+k');
+  await expect(page.getByTestId('command-palette')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('command-palette')).toHaveCount(0);
+});

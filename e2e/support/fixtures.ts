@@ -1,0 +1,42 @@
+import { test as base, expect, type Page } from '@playwright/test';
+import { startE2eService, type E2eService } from './service.js';
+
+/**
+ * One service per test file (fresh data dir and port), started in beforeAll; each test
+ * gets a page logged in through a one-time link, exactly as a user would.
+ */
+export function serviceForFile(tuning: Record<string, unknown> = {}) {
+  let svc: E2eService | undefined;
+  base.beforeAll(async () => {
+    svc = await startE2eService(tuning);
+  });
+  base.afterAll(async () => {
+    await svc?.close();
+  });
+  return () => {
+    if (!svc) throw new Error('service not started');
+    return svc;
+  };
+}
+
+export async function login(page: Page, svc: E2eService) {
+  await page.goto(svc.loginUrl());
+  await expect(page.getByTestId('service-status')).toContainText('service');
+}
+
+/** Fails the test on any uncaught page error (a broken view should not pass quietly). */
+export const test = base.extend<{ pageErrors: string[] }>({
+  pageErrors: [
+    async ({ page }, use) => {
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await use(errors);
+      expect(errors, 'uncaught errors in the page').toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+export { expect };
+
+export const screenshot = (page: Page, name: string) => page.screenshot({ path: `e2e/screenshots/${name}.png`, fullPage: false });

@@ -1,0 +1,78 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, type Page } from '../client.js';
+
+export interface CronJob {
+  id: string;
+  box_id: string;
+  schedule: string;
+  timezone: string;
+  command: string;
+  cwd?: string;
+  user?: string;
+  env_names?: string[];
+  timeout?: number;
+  next_run_at: string;
+  last_run_at?: string;
+  created_at: string;
+}
+
+export interface CronRun {
+  run_id: string;
+  started_at: string;
+  finished_at: string | null;
+  status: string;
+  return_code: number | null;
+  output_tail: string;
+}
+
+export const PAGE_SIZE = 20;
+
+export const useCronJobs = (boxId: string, offset: number) =>
+  useQuery({
+    queryKey: ['cron', boxId, offset],
+    queryFn: () => api<Page<CronJob>>(`/v1/boxes/${boxId}/cron`, { query: { limit: PAGE_SIZE, offset } }),
+    enabled: Boolean(boxId),
+    refetchInterval: 15_000,
+  });
+
+export const useCronRuns = (boxId: string, cronId: string | null) =>
+  useQuery({
+    queryKey: ['cron', boxId, cronId, 'runs'],
+    queryFn: () => api<{ data: CronRun[] }>(`/v1/boxes/${boxId}/cron/${cronId}/runs`),
+    enabled: Boolean(cronId),
+    retry: false,
+    refetchInterval: 5000,
+  });
+
+export interface CreateCronInput {
+  schedule: string;
+  timezone: string;
+  command: string;
+  cwd?: string;
+  user?: string;
+  timeout?: number;
+}
+
+export function useCreateCron(boxId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CreateCronInput) => api<CronJob>(`/v1/boxes/${boxId}/cron`, { method: 'POST', json: body }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['cron', boxId] }),
+  });
+}
+
+export function useDeleteCron(boxId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (cronId: string) => api<unknown>(`/v1/boxes/${boxId}/cron/${cronId}`, { method: 'DELETE' }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['cron', boxId] }),
+  });
+}
+
+export function useRunCronNow(boxId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (cronId: string) => api<unknown>(`/v1/boxes/${boxId}/cron/${cronId}/run`, { method: 'POST', json: {} }),
+    onSettled: () => qc.invalidateQueries({ queryKey: ['cron', boxId] }),
+  });
+}

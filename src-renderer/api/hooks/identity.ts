@@ -1,0 +1,56 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ApiKey, Organization, Whoami } from '../../../src-server/contract/identity.js';
+import { api } from '../client.js';
+
+export interface ServiceStatus {
+  version: string;
+  api_version: string;
+  accelerator?: unknown;
+  engines?: unknown;
+  [k: string]: unknown;
+}
+
+export const useWhoami = () => useQuery({ queryKey: ['whoami'], queryFn: () => api<Whoami>('/v1/whoami'), staleTime: 60_000 });
+
+export const useStatus = () => useQuery({ queryKey: ['status'], queryFn: () => api<ServiceStatus>('/v1/status'), refetchInterval: 15_000 });
+
+export const useOrganization = () =>
+  useQuery({ queryKey: ['organization'], queryFn: () => api<Organization>('/v1/organization'), refetchInterval: 10_000 });
+
+export function useSetCredits() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (credits_usd_nanos: number) => api<Organization>('/v1/organization', { method: 'PATCH', json: { credits_usd_nanos } }),
+    onSuccess: (org) => qc.setQueryData(['organization'], org),
+  });
+}
+
+export const useApiKeys = () => useQuery({ queryKey: ['api-keys'], queryFn: () => api<{ data: ApiKey[] }>('/v1/api-keys') });
+
+export function useCreateApiKey() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { name: string; scope: 'organization' | 'user' }) => api<ApiKey & { secret: string }>('/v1/api-keys', { method: 'POST', json: body }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['api-keys'] }),
+  });
+}
+
+export function useRevokeApiKey() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<ApiKey>(`/v1/api-keys/${id}`, { method: 'DELETE' }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['api-keys'] }),
+  });
+}
+
+export interface SpendReport {
+  start_at: string;
+  end_at: string;
+  rates?: Record<string, unknown>;
+  totals?: Record<string, number>;
+  boxes?: Array<Record<string, unknown>>;
+}
+
+/** Box spend over a window (usage area); absent until that area lands (404 → shown as such). */
+export const useSpend = (from: string, to: string) =>
+  useQuery({ queryKey: ['spend', from, to], queryFn: () => api<SpendReport>('/v1/boxes/spend', { query: { from, to } }), retry: false });

@@ -1,0 +1,48 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, type Page } from '../client.js';
+
+export interface HttpPolicy {
+  id: string;
+  org_id: string;
+  name: string;
+  document: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+export const usePolicies = () =>
+  useQuery({
+    queryKey: ['policies'],
+    queryFn: async () => (await api<Page<HttpPolicy> | { data: HttpPolicy[] }>('/v1/http-policies', { query: { limit: 100 } })).data,
+  });
+
+export function useSavePolicy() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, name, document }: { id?: string; name: string; document: unknown }) =>
+      id
+        ? api<HttpPolicy>(`/v1/http-policies/${id}`, { method: 'PATCH', json: { name, document } })
+        : api<HttpPolicy>('/v1/http-policies', { method: 'POST', json: { name, document } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['policies'] }),
+  });
+}
+
+export function useDeletePolicy() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<unknown>(`/v1/http-policies/${id}`, { method: 'DELETE' }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['policies'] }),
+  });
+}
+
+/** Attach (policy id) or detach (null) a box's egress policy. */
+export function useAttachPolicy() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ boxId, policyId }: { boxId: string; policyId: string | null }) =>
+      policyId
+        ? api<unknown>(`/v1/boxes/${boxId}/http-policy`, { method: 'PUT', json: { policy_id: policyId } })
+        : api<unknown>(`/v1/boxes/${boxId}/http-policy`, { method: 'DELETE' }),
+    onSettled: () => qc.invalidateQueries({ queryKey: ['boxes'] }),
+  });
+}

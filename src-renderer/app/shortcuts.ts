@@ -1,0 +1,39 @@
+import { useEffect } from 'react';
+import { VIEWS } from './nav.js';
+import { navigate } from './router.js';
+
+const typing = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName) || t.closest('.xterm') !== null);
+
+/** Ctrl/Cmd+K opens the palette; Alt+1..7 or "g" then a view key switches views. */
+export function useGlobalShortcuts(openPalette: () => void) {
+  useEffect(() => {
+    let gAt = 0;
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        openPalette();
+        return;
+      }
+      if (e.altKey && /^[1-9]$/.test(e.key)) {
+        const v = VIEWS[Number(e.key) - 1];
+        if (v) {
+          e.preventDefault();
+          navigate([v.id]);
+        }
+        return;
+      }
+      if (typing(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === 'g') {
+        gAt = Date.now();
+        return;
+      }
+      if (Date.now() - gAt < 1200) {
+        const v = VIEWS.find((x) => x.key === e.key);
+        if (v) navigate([v.id]);
+        gAt = 0;
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [openPalette]);
+}

@@ -1,0 +1,25 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { ApiError } from './api/client.js';
+import { App } from './app/App.js';
+import './styles.css';
+
+/** Client errors (4xx) are answers, not glitches: never retry them. */
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      retry: (count, e) => !(e instanceof ApiError && e.status < 500) && count < 2,
+      refetchOnWindowFocus: true,
+      staleTime: 2000,
+    },
+  },
+});
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <App />
+    </QueryClientProvider>
+  </StrictMode>,
+);

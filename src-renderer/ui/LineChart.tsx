@@ -1,0 +1,80 @@
+/**
+ * A small SVG line chart (no chart library): one or more series over time, min/max
+ * labels, and a hover readout of the nearest point.
+ */
+import { useState } from 'react';
+
+export interface Series {
+  label: string;
+  color: string;
+  points: Array<{ t: number; v: number }>;
+}
+
+const W = 600;
+const H = 160;
+const PAD = { l: 52, r: 10, t: 10, b: 22 };
+
+export function LineChart({ series, format = (v) => v.toFixed(2), testId, empty = 'No data yet.' }: { series: Series[]; format?: (v: number) => string; testId?: string; empty?: string }) {
+  const [hover, setHover] = useState<number | null>(null);
+  const all = series.flatMap((s) => s.points);
+  if (all.length < 2) {
+    return (
+      <div data-testid={testId} className="grid h-40 place-items-center rounded-md border border-dashed border-ink-700 text-ink-400">
+        {empty}
+      </div>
+    );
+  }
+  const t0 = Math.min(...all.map((p) => p.t));
+  const t1 = Math.max(...all.map((p) => p.t));
+  const vMax = Math.max(...all.map((p) => p.v));
+  const vMin = Math.min(0, ...all.map((p) => p.v));
+  const x = (t: number) => PAD.l + ((t - t0) / Math.max(1, t1 - t0)) * (W - PAD.l - PAD.r);
+  const y = (v: number) => H - PAD.b - ((v - vMin) / Math.max(1e-12, vMax - vMin)) * (H - PAD.t - PAD.b);
+  const hoverT = hover === null ? null : t0 + ((hover - PAD.l) / (W - PAD.l - PAD.r)) * (t1 - t0);
+  return (
+    <div data-testid={testId} className="relative">
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        className="h-40 w-full"
+        preserveAspectRatio="none"
+        onMouseMove={(e) => {
+          const r = e.currentTarget.getBoundingClientRect();
+          setHover(((e.clientX - r.left) / r.width) * W);
+        }}
+        onMouseLeave={() => setHover(null)}
+        role="img"
+        aria-label={series.map((s) => s.label).join(', ')}
+      >
+        {[0, 0.5, 1].map((f) => (
+          <g key={f}>
+            <line x1={PAD.l} x2={W - PAD.r} y1={y(vMin + f * (vMax - vMin))} y2={y(vMin + f * (vMax - vMin))} stroke="#222a3d" strokeDasharray="3 3" />
+            <text x={PAD.l - 6} y={y(vMin + f * (vMax - vMin)) + 3} textAnchor="end" fontSize="9" fill="#7d89a6">
+              {format(vMin + f * (vMax - vMin))}
+            </text>
+          </g>
+        ))}
+        <text x={PAD.l} y={H - 6} fontSize="9" fill="#7d89a6">
+          {new Date(t0).toLocaleTimeString()}
+        </text>
+        <text x={W - PAD.r} y={H - 6} fontSize="9" fill="#7d89a6" textAnchor="end">
+          {new Date(t1).toLocaleTimeString()}
+        </text>
+        {series.map((s) => (
+          <polyline key={s.label} fill="none" stroke={s.color} strokeWidth="1.6" vectorEffect="non-scaling-stroke" points={s.points.map((p) => `${x(p.t)},${y(p.v)}`).join(' ')} />
+        ))}
+        {hover !== null && hover >= PAD.l && <line x1={hover} x2={hover} y1={PAD.t} y2={H - PAD.b} stroke="#7d89a6" strokeWidth="0.6" />}
+      </svg>
+      <div className="mt-1 flex flex-wrap gap-3 text-[11px] text-ink-400">
+        {series.map((s) => {
+          const near = hoverT === null ? s.points[s.points.length - 1] : s.points.reduce((a, b) => (Math.abs(b.t - hoverT) < Math.abs(a.t - hoverT) ? b : a), s.points[0]);
+          return (
+            <span key={s.label} className="flex items-center gap-1">
+              <span className="h-2 w-2 rounded-sm" style={{ background: s.color }} />
+              {s.label}: <span className="font-mono text-ink-100">{near ? format(near.v) : '—'}</span>
+            </span>
+          );
+        })}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,40 @@
+/** Display helpers: sizes, modes, times. */
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined || Number.isNaN(n)) return '—';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+/** POSIX permission bits (decimal on the wire) as octal, e.g. 420 → "0644". */
+export const formatMode = (mode: number) => `0${(mode & 0o7777).toString(8).padStart(3, '0')}`;
+
+export function formatTime(t: string | number | null | undefined): string {
+  if (t === null || t === undefined || t === '') return '—';
+  const d = typeof t === 'number' ? new Date(t * 1000) : new Date(t);
+  if (Number.isNaN(d.getTime())) return String(t);
+  return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+export function formatAgo(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const s = Math.round((Date.now() - new Date(iso).getTime()) / 1000);
+  if (s < 0) return `in ${formatDuration(-s)}`;
+  return `${formatDuration(s)} ago`;
+}
+
+export function formatDuration(s: number): string {
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+export const formatUsd = (nanos: number) => `$${(nanos / 1e9).toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`;
+
+export const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, id.indexOf('_') + 9)}…` : id);

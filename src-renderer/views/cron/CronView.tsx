@@ -1,0 +1,3 @@
+export function CronView(_props: Record<string, unknown>) {
+  return <div data-testid="view-cron">todo</div>;
+}

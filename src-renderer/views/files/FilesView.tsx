@@ -1,0 +1,71 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useBoxes } from '../../api/hooks/boxes.js';
+import { boxFileUrl, useBoxDirectory } from '../../api/hooks/files.js';
+import { href, navigate } from '../../app/router.js';
+import { FileBrowser } from '../../transfer/FileBrowser.js';
+import { Empty, ErrorNotice, Loading, PageHeader } from '../../ui/states.js';
+import { StatusPill } from '../../ui/StatusPill.js';
+
+const LIVE = new Set(['running', 'sleeping', 'paused']);
+
+export function FilesView({ boxId, path }: { boxId?: string; path: string }) {
+  const boxes = useBoxes();
+  const live = boxes.data?.data.filter((b) => LIVE.has(b.status)) ?? [];
+  const box = boxes.data?.data.find((b) => b.box_id === boxId);
+  return (
+    <div data-testid="view-files">
+      <PageHeader title="Files" subtitle="Move files in and out of a box. Browsing a sleeping box wakes it." />
+      <div className="grid gap-5 lg:grid-cols-[16rem_1fr]">
+        <aside>
+          {boxes.isPending ? (
+            <Loading />
+          ) : boxes.error ? (
+            <ErrorNotice error={boxes.error} />
+          ) : live.length === 0 ? (
+            <Empty title="No live boxes">Create a box to browse its files.</Empty>
+          ) : (
+            <ul className="space-y-1">
+              {live.map((b) => (
+                <li key={b.box_id}>
+                  <a href={href(['files', b.box_id])} data-testid="files-box" className={`flex items-center justify-between rounded-md border px-3 py-2 ${b.box_id === boxId ? 'border-accent-500/60 bg-ink-800' : 'border-ink-800 hover:border-ink-600'}`}>
+                    <span className="truncate">{b.name}</span>
+                    <StatusPill status={b.status} />
+                  </a>
+                </li>
+              ))}
+            </ul>
+          )}
+        </aside>
+        <section className="min-w-0">
+          {box ? (
+            box.status === 'paused' ? (
+              <Empty title={`${box.name} is paused`}>Resume it to browse its files.</Empty>
+            ) : (
+              <BoxBrowser boxId={box.box_id} path={path} />
+            )
+          ) : (
+            <Empty title="Select a box">Pick a box on the left.</Empty>
+          )}
+        </section>
+      </div>
+    </div>
+  );
+}
+
+function BoxBrowser({ boxId, path }: { boxId: string; path: string }) {
+  const qc = useQueryClient();
+  const segments = path.split('/').filter(Boolean);
+  const abs = (s: string[]) => `/${s.join('/')}`;
+  const listing = useBoxDirectory(boxId, abs(segments));
+  return (
+    <FileBrowser
+      rootLabel="/"
+      segments={segments}
+      listing={listing}
+      toPath={abs}
+      onNavigate={(s) => navigate(['files', boxId], { path: abs(s) })}
+      fileUrl={(p) => boxFileUrl(boxId, p)}
+      onUploaded={() => void qc.invalidateQueries({ queryKey: ['boxes', boxId, 'dir'] })}
+    />
+  );
+}

@@ -1,0 +1,79 @@
+import { useMemo, useState } from 'react';
+import { ApiError } from '../../api/client.js';
+import { useDeletePolicy, useSavePolicy, type HttpPolicy } from '../../api/hooks/policies.js';
+import { navigate } from '../../app/router.js';
+import { Button } from '../../ui/Button.js';
+import { ConfirmButton } from '../../ui/ConfirmButton.js';
+import { ErrorNotice } from '../../ui/states.js';
+import { JsonEditor } from './JsonEditor.js';
+import { lineOfPath, resolveParamPath } from './locate-param.js';
+import { NEW_POLICY_DOCUMENT } from './templates.js';
+
+/** Name + JSON document; parse errors and the API's `param` errors show at their line. */
+export function PolicyEditor({ policy }: { policy: HttpPolicy | null }) {
+  const [name, setName] = useState(policy?.name ?? 'new-policy');
+  const [text, setText] = useState(() => JSON.stringify(policy?.document ?? NEW_POLICY_DOCUMENT, null, 2));
+  const save = useSavePolicy();
+  const del = useDeletePolicy();
+  const [submitted, setSubmitted] = useState<string | null>(null);
+
+  const parsed = useMemo(() => {
+    try {
+      return { doc: JSON.parse(text) as unknown, error: null };
+    } catch (e) {
+      const m = /position (\d+)/.exec((e as Error).message);
+      const line = m ? text.slice(0, Number(m[1])).split('\n').length : null;
+      return { doc: null, error: { line, message: `Not valid JSON: ${(e as Error).message}` } };
+    }
+  }, [text]);
+
+  const apiErr = save.error instanceof ApiError && submitted === text ? save.error : null;
+  const docError = (() => {
+    if (parsed.error) return parsed.error;
+    if (!apiErr?.param?.startsWith('document')) return null;
+    const path = resolveParamPath(apiErr.param, parsed.doc);
+    return { line: path ? lineOfPath(text, path) : null, message: apiErr.message };
+  })();
+  const nameError = apiErr?.param === 'name' ? apiErr.message : null;
+  const otherError = save.error && !docError && !nameError ? save.error : null;
+
+  const submit = () => {
+    if (parsed.error) return;
+    setSubmitted(text);
+    save.mutate({ id: policy?.id, name, document: parsed.doc }, { onSuccess: (p) => !policy && navigate(['policies', p.id]) });
+  };
+
+  return (
+    <form
+      className="space-y-3"
+      data-testid="policy-editor"
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      <label className="block">
+        <span className="label">Name</span>
+        <input className={`input ${nameError ? 'input-error' : ''}`} value={name} onChange={(e) => setName(e.target.value)} data-testid="policy-name" />
+        {nameError && <span className="mt-1 block text-xs text-rose-300" data-testid="name-error">{nameError}</span>}
+      </label>
+      <div>
+        <span className="label">Document — host patterns → rules (first match wins; unmatched hosts are refused)</span>
+        <JsonEditor value={text} onChange={setText} error={docError} testId="policy-document" />
+      </div>
+      <ErrorNotice error={otherError ?? del.error} />
+      <div className="flex items-center gap-2">
+        <Button type="submit" variant="primary" busy={save.isPending} disabled={Boolean(parsed.error)} data-testid="policy-save">
+          {policy ? 'Save' : 'Create policy'}
+        </Button>
+        {save.isSuccess && submitted === text && <span className="text-accent-300" data-testid="policy-saved">Saved</span>}
+        <span className="flex-1" />
+        {policy && (
+          <ConfirmButton busy={del.isPending} onConfirm={() => del.mutate(policy.id, { onSuccess: () => navigate(['policies']) })} confirmLabel="Delete this policy?">
+            Delete
+          </ConfirmButton>
+        )}
+      </div>
+    </form>
+  );
+}

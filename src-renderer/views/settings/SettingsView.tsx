@@ -1,0 +1,23 @@
+import { useEffect } from 'react';
+import { PageHeader } from '../../ui/states.js';
+import { ApiKeysPanel } from './ApiKeysPanel.js';
+import { CreditsPanel } from './CreditsPanel.js';
+import { StatusPanel } from './StatusPanel.js';
+
+export function SettingsView({ section }: { section?: string }) {
+  useEffect(() => {
+    if (section) document.getElementById(section)?.scrollIntoView({ block: 'start' });
+  }, [section]);
+  return (
+    <div data-testid="view-settings">
+      <PageHeader title="Settings" subtitle="Keys, credits and what the service runs on." />
+      <div className="grid gap-4 xl:grid-cols-2">
+        <div className="space-y-4">
+          <ApiKeysPanel />
+          <CreditsPanel />
+        </div>
+        <StatusPanel />
+      </div>
+    </div>
+  );
+}
