@@ -24,7 +24,8 @@ import { scheduleFrom } from './webhooks/schedule.js';
 
 /**
  * Tuning keys (ctx.config.tuning), mostly for tests: `webhookSchedule` (webhooks/schedule.ts),
- * `llama` (LlamaTuning), `backgroundConcurrency`, `upstreamTimeoutMs`, `structuredAttempts`.
+ * `llama` (LlamaTuning), `backgroundConcurrency`, `backgroundStopWaitMs`, `upstreamTimeoutMs`,
+ * `structuredAttempts`.
  */
 export interface InferenceArea {
   service: InferenceService;
@@ -111,7 +112,7 @@ export const inferenceModule: AreaModule = {
     const area = app.services.inference!;
     area.downloads.stop();
     await area.dispatcher.stop();
-    await area.queue.stop();
+    await area.queue.stop((app.config.tuning.backgroundStopWaitMs as number | undefined) ?? 5000);
     await area.engines.close();
   },
 };

@@ -14,6 +14,8 @@ export interface FakeUpstream {
   jsonReplies: string[];
   /** When set, the next requests answer this status with an error body. */
   failWith: number | null;
+  /** Delay before answering a generation request. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -28,12 +30,13 @@ function reply(lastUser: string, cap: number | undefined, jsonReplies: string[],
 }
 
 export async function startFakeUpstream(kind: 'openai' | 'anthropic', opts: { apiKey?: string; record?: boolean } = {}): Promise<FakeUpstream> {
-  const state: FakeUpstream = { url: '', kind, requests: [], jsonReplies: [], failWith: null, close: async () => {} };
+  const state: FakeUpstream = { url: '', kind, requests: [], jsonReplies: [], failWith: null, delayMs: 0, close: async () => {} };
   const record = opts.record ?? true;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', () => setTimeout(handle, req.method === 'POST' ? state.delayMs : 0));
+    const handle = () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       const body = raw ? JSON.parse(raw) : undefined;
       if (record) state.requests.push({ path: req.url ?? '', headers: req.headers, body });
@@ -70,7 +73,7 @@ export async function startFakeUpstream(kind: 'openai' | 'anthropic', opts: { ap
         });
       }
       send(404, { error: { type: 'not_found_error', message: `no route ${req.method} ${path}` } });
-    });
+    };
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
