@@ -4,7 +4,7 @@ export const VIEWS = [
   { id: 'cron', label: 'Cron jobs', key: 'c', icon: '◷' },
   { id: 'volumes', label: 'Volumes', key: 'v', icon: '⛁' },
   { id: 'files', label: 'Files', key: 'f', icon: '❐' },
-  { id: 'policies', label: 'Policies', key: 'p', icon: '⛨' },
+  { id: 'policies', label: 'Policies', key: 'p', icon: '◆' },
   { id: 'playground', label: 'Playground', key: 'i', icon: '✦' },
   { id: 'settings', label: 'Settings', key: 's', icon: '⚙' },
 ] as const;
