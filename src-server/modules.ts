@@ -1,8 +1,12 @@
 import type { AreaModule } from './app-context.js';
+import { boxesModule } from './boxes/module.js';
 import { coreModule } from './core/module.js';
+import { cronModule } from './cron/module.js';
 import { inboxModule } from './inbox/module.js';
+import { inferenceModule } from './inference/module.js';
+import { QemuBoxRuntime } from './runtime/qemu-box-runtime.js';
 
 /** Every area of the service, in install order. */
 export function defaultModules(): AreaModule[] {
-  return [coreModule, inboxModule];
+  return [coreModule, boxesModule((dataDir) => new QemuBoxRuntime(dataDir)), cronModule, inboxModule, inferenceModule];
 }

@@ -1,0 +1,312 @@
+/**
+ * The box domain's runtime port implemented with QEMU: one daemonized QEMU per running
+ * box, one agent connection each. VMs outlive the service; `adopt` re-attaches to them.
+ * Checkpoints live in <dataDir>/checkpoints/<id>/ so they outlive their box.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BoxRuntime, GuestAgent, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
+import { RuntimeError } from '../boxes/runtime-port.js';
+import type { AgentClient } from '../guest/agent-client.js';
+import { detectAccelerator, type AccelResult } from './accel.js';
+import { waitForAgent } from './agent-wait.js';
+import { boxFolder, isAlive, livePid, readState, writeState, type BoxFolder } from './box-folder.js';
+import { guestAgentAdapter } from './guest-agent-adapter.js';
+import { ensureGuestImage, type GuestImage, type ImageProgress } from './guest-image.js';
+import { hostTscKhz } from './host.js';
+import { collectLayers, deleteCheckpointDir, dirSizeBytes } from './layers.js';
+import type { VmConfig } from './vm-config.js';
+import { checkpointFolder, checkpointVm, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
+import { attachVm, killVm, launchVm, type VmHandle } from './vm.js';
+
+type LostCb = Parameters<BoxRuntime['onUnexpectedExit']>[0];
+
+const AGENT_BOOT_TIMEOUT_MS = 180_000;
+const HEALTH_EVERY_MS = 15_000;
+const HEALTH_FAILURES = 3;
+
+export interface QemuRuntimeOptions {
+  onImageProgress?: (p: ImageProgress) => void;
+}
+
+export class QemuBoxRuntime implements BoxRuntime {
+  readonly name = 'qemu';
+  private handles = new Map<string, VmHandle>();
+  private agents = new Map<string, AgentClient>();
+  private stopping = new Set<string>();
+  private health = new Map<string, NodeJS.Timeout>();
+  private lost: LostCb[] = [];
+  private accelP?: Promise<AccelResult>;
+  private imageP?: Promise<GuestImage>;
+
+  constructor(
+    private dataDir: string,
+    private opts: QemuRuntimeOptions = {},
+  ) {}
+
+  accelerator() {
+    this.accelP ??= this.image().then((img) => detectAccelerator({ dataDir: this.dataDir, kernel: img.kernel }));
+    return this.accelP.then((a) => a.accel);
+  }
+
+  /** The default guest image, built once and cached (progress goes to onImageProgress). */
+  image(): Promise<GuestImage> {
+    this.imageP ??= ensureGuestImage({ dataDir: this.dataDir, onProgress: this.opts.onImageProgress });
+    this.imageP.catch(() => (this.imageP = undefined));
+    return this.imageP;
+  }
+
+  private folder(boxId: string): BoxFolder {
+    return boxFolder(this.dataDir, boxId);
+  }
+
+  private cpDir(id: string) {
+    return join(this.dataDir, 'checkpoints', id);
+  }
+
+  private async vmConfig(cfg: BoxVmConfig): Promise<VmConfig> {
+    const [img, accel] = [await this.image(), await this.accelerator()];
+    return {
+      kernel: img.kernel,
+      initrd: img.initrd,
+      rootfs: img.rootfs,
+      memoryMib: cfg.memoryMib,
+      vcpus: cfg.vcpus,
+      diskGib: cfg.diskGib,
+      accel: accel as VmConfig['accel'],
+      tscKhz: hostTscKhz(),
+      proxyPort: cfg.proxyPort,
+      ports: cfg.forwards.map((f) => ({ hostPort: f.hostPort, guestPort: f.guestPort })),
+      mounts: cfg.mounts.map((m) => ({ hostPath: m.hostPath, guestPath: m.guestPath })),
+      hostname: cfg.hostname,
+    };
+  }
+
+  async create(cfg: BoxVmConfig) {
+    const folder = this.folder(cfg.boxId);
+    this.handles.set(cfg.boxId, await launchVm(folder, await this.vmConfig(cfg)));
+    await this.connect(cfg.boxId, folder, false);
+  }
+
+  private async connect(boxId: string, folder: BoxFolder, afterRestore: boolean) {
+    let client: AgentClient;
+    try {
+      client = await waitForAgent(folder, { timeoutMs: AGENT_BOOT_TIMEOUT_MS, afterRestore });
+    } catch (e) {
+      throw new RuntimeError(`the guest agent did not answer: ${(e as Error).message}${this.panicNote(folder)}`);
+    }
+    this.agents.set(boxId, client);
+    void client.closed.then(() => this.onAgentGone(boxId, client));
+    this.watchHealth(boxId, client);
+  }
+
+  private watchHealth(boxId: string, client: AgentClient) {
+    clearInterval(this.health.get(boxId));
+    let failures = 0;
+    const t = setInterval(() => {
+      client.ping().then(
+        () => (failures = 0),
+        () => {
+          if (++failures < HEALTH_FAILURES || this.stopping.has(boxId)) return;
+          clearInterval(t);
+          this.emitLost(boxId, 'agent_lost', `The guest agent stopped answering (${HEALTH_FAILURES} health checks failed).`);
+          void killVm(this.folder(boxId)).catch(() => {});
+        },
+      );
+    }, HEALTH_EVERY_MS);
+    t.unref();
+    this.health.set(boxId, t);
+  }
+
+  private onAgentGone(boxId: string, client: AgentClient) {
+    if (this.agents.get(boxId) !== client) return;
+    this.agents.delete(boxId);
+    clearInterval(this.health.get(boxId));
+    if (this.stopping.has(boxId)) return;
+    const folder = this.folder(boxId);
+    setTimeout(() => {
+      if (this.stopping.has(boxId) || this.agents.has(boxId)) return;
+      const panic = this.panicNote(folder);
+      if (isAlive(folder)) this.emitLost(boxId, 'agent_lost', 'The connection to the guest agent dropped while the VM kept running.');
+      else if (panic) this.emitLost(boxId, 'panic', `The guest kernel panicked${panic}`);
+      else this.emitLost(boxId, 'killed', 'The VM process exited unexpectedly (killed?); the box restarts from its disk on the next operation.');
+    }, 200).unref();
+  }
+
+  private emitLost(boxId: string, kind: 'killed' | 'panic' | 'agent_lost', message: string) {
+    this.handles.get(boxId)?.qmp.close();
+    this.handles.delete(boxId);
+    for (const cb of this.lost) cb(boxId, { kind, message });
+  }
+
+  /** The last serial-console lines when the guest kernel panicked, else ''. */
+  private panicNote(folder: BoxFolder): string {
+    try {
+      const log = readFileSync(folder.serialLog, 'utf8').slice(-8192);
+      const at = log.lastIndexOf('Kernel panic');
+      return at < 0 ? '' : `: ${log.slice(at).split('\n')[0]!.trim()}`;
+    } catch {
+      return '';
+    }
+  }
+
+  async agent(boxId: string): Promise<GuestAgent> {
+    const client = this.agents.get(boxId);
+    if (!client?.connected) throw new RuntimeError(`box ${boxId} has no connected guest agent`, 'disconnected');
+    return guestAgentAdapter(client);
+  }
+
+  async isAlive(boxId: string) {
+    return isAlive(this.folder(boxId));
+  }
+
+  async adopt(cfg: BoxVmConfig) {
+    const folder = this.folder(cfg.boxId);
+    if (!livePid(folder)) return false;
+    try {
+      this.handles.set(cfg.boxId, await attachVm(folder));
+      await this.connect(cfg.boxId, folder, false);
+      return true;
+    } catch {
+      await killVm(folder).catch(() => {});
+      return false;
+    }
+  }
+
+  private async quiesce(boxId: string) {
+    this.stopping.add(boxId);
+    clearInterval(this.health.get(boxId));
+    this.agents.get(boxId)?.close();
+    this.agents.delete(boxId);
+  }
+
+  private async handle(boxId: string): Promise<VmHandle> {
+    const h = this.handles.get(boxId) ?? (livePid(this.folder(boxId)) ? await attachVm(this.folder(boxId)) : undefined);
+    if (!h) throw new RuntimeError(`box ${boxId} has no running VM`);
+    this.handles.set(boxId, h);
+    return h;
+  }
+
+  async save(boxId: string) {
+    const h = await this.handle(boxId);
+    await this.quiesce(boxId);
+    try {
+      await saveAndStop(h);
+    } finally {
+      this.handles.delete(boxId);
+      this.stopping.delete(boxId);
+    }
+  }
+
+  /** Restores with the saved machine shape; published ports and proxy may have changed. */
+  async restore(cfg: BoxVmConfig) {
+    const folder = this.folder(cfg.boxId);
+    await this.refreshNetwork(folder, cfg);
+    this.handles.set(cfg.boxId, await restoreVm(folder));
+    await this.connect(cfg.boxId, folder, true);
+  }
+
+  private async refreshNetwork(folder: BoxFolder, cfg: BoxVmConfig) {
+    const state = await readState(folder);
+    if (!state) throw new RuntimeError(`box ${cfg.boxId} has no saved state`);
+    const ports = cfg.forwards.map((f) => ({ hostPort: f.hostPort, guestPort: f.guestPort }));
+    await writeState(folder, { ...state, config: { ...state.config, ports, proxyPort: cfg.proxyPort } });
+  }
+
+  async coldBoot(cfg: BoxVmConfig) {
+    await this.stop(cfg.boxId);
+    const folder = this.folder(cfg.boxId);
+    this.handles.set(cfg.boxId, await launchVm(folder, await this.vmConfig(cfg)));
+    await this.connect(cfg.boxId, folder, false);
+  }
+
+  async stop(boxId: string) {
+    await this.quiesce(boxId);
+    try {
+      this.handles.get(boxId)?.qmp.close();
+      await killVm(this.folder(boxId));
+    } finally {
+      this.handles.delete(boxId);
+      this.stopping.delete(boxId);
+    }
+  }
+
+  async destroy(boxId: string) {
+    await this.stop(boxId);
+    await rm(this.folder(boxId).dir, { recursive: true, force: true });
+    await this.collectGarbage();
+  }
+
+  /** Removes frozen layers of deleted checkpoints once nothing builds on them. */
+  private async collectGarbage() {
+    const root = join(this.dataDir, 'checkpoints');
+    if (!existsSync(root)) return;
+    const inUse = await collectLayers(this.dataDir);
+    for (const id of readdirSync(root)) {
+      if (!existsSync(join(root, id, 'meta.json'))) await deleteCheckpointDir(join(root, id), inUse);
+    }
+  }
+
+  async checkpoint(boxId: string, checkpointId: string, running: boolean) {
+    const dir = this.cpDir(checkpointId);
+    if (running) await checkpointVm(await this.handle(boxId), dir);
+    else await checkpointFolder(this.folder(boxId), dir);
+    return { sizeBytes: dirSizeBytes(dir) };
+  }
+
+  async cloneFromCheckpoint(checkpointId: string, cfg: BoxVmConfig) {
+    const dir = this.cpDir(checkpointId);
+    if (!existsSync(join(dir, 'meta.json'))) throw new RuntimeError(`checkpoint ${checkpointId} has no files`);
+    const folder = this.folder(cfg.boxId);
+    await cloneFolder(dir, folder);
+    await this.refreshNetwork(folder, cfg);
+    const state = (await readState(folder))!;
+    await writeState(folder, { ...state, config: { ...state.config, hostname: cfg.hostname } });
+    this.handles.set(cfg.boxId, await restoreVm(folder));
+    await this.connect(cfg.boxId, folder, true);
+  }
+
+  /** Memory and device state go; the frozen disk layer stays while a box or checkpoint builds on it. */
+  async deleteCheckpoint(checkpointId: string) {
+    const inUse = await collectLayers(this.dataDir);
+    await deleteCheckpointDir(this.cpDir(checkpointId), inUse);
+  }
+
+  onUnexpectedExit(cb: LostCb) {
+    this.lost.push(cb);
+  }
+
+  diskUsageBytes(boxId: string) {
+    try {
+      return statSync(this.folder(boxId).disk).blocks * 512;
+    } catch {
+      return 0;
+    }
+  }
+
+  async sample(boxId: string) {
+    const pid = livePid(this.folder(boxId));
+    if (!pid) return undefined;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(f[11]) + Number(f[12]);
+      return { cpuSeconds: ticks / 100, rssBytes: Number(f[21]) * 4096 };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Disconnects from every VM; the VMs keep running for the next service start to adopt. */
+  async close() {
+    for (const id of [...this.agents.keys()]) {
+      this.stopping.add(id);
+      clearInterval(this.health.get(id));
+      this.agents.get(id)?.close();
+    }
+    for (const h of this.handles.values()) h.qmp.close();
+    this.agents.clear();
+    this.handles.clear();
+  }
+}
