@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { constants as C } from 'node:fs';
+import fs from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { ApiError, badRequest, conflict } from '../http/errors.js';
+import type { VolumeRoot } from './safe-fs.js';
+
+export interface WriteOptions {
+  mode: number;
+  createParents: boolean;
+  maxBytes: number;
+}
+
+/**
+ * Streams `body` into the file `segs` of the volume: bytes go to a temp file in the
+ * target's own directory (opened through a checked descriptor), which is fsynced and
+ * renamed over the target, so readers see the old file or the complete new one and a
+ * complete retry safely replaces it. A symlink at the target is replaced, not followed.
+ */
+export async function writeVolumeFile(root: VolumeRoot, segs: string[], body: Readable, opts: WriteOptions): Promise<number> {
+  if (segs.length === 0) throw badRequest('Invalid path: it names the volume root, not a file.', 'path');
+  const dir = await root.openParent(segs, opts.createParents);
+  const target = `${dir.at}/${segs[segs.length - 1]}`;
+  const temp = `${dir.at}/.box-upload-${randomUUID()}`;
+  try {
+    const existing = await fs.lstat(target).catch(() => undefined);
+    if (existing?.isDirectory()) throw conflict('The path is a directory; a file cannot replace it.', 'failed_precondition');
+    const fh = await fs.open(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
+    let size = 0;
+    try {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > opts.maxBytes) throw fileTooLarge(opts.maxBytes);
+        await fh.write(chunk);
+      }
+      await fh.chmod(opts.mode); // exact bits, regardless of the service's umask
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fs.rename(temp, target).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'EISDIR' || e.code === 'ENOTEMPTY') throw conflict('The path is a directory; a file cannot replace it.', 'failed_precondition');
+      throw e;
+    });
+    return size;
+  } catch (e) {
+    await fs.unlink(temp).catch(() => {});
+    throw e;
+  } finally {
+    await dir.handle.close();
+  }
+}
+
+/**
+ * 413 for an upload cut off midway. The rest of the body is never read, so the
+ * connection cannot carry another request: `Connection: close` tells the client.
+ */
+export const fileTooLarge = (max: number, declared?: number) =>
+  new ApiError(413, 'invalid_request_error', `The file${declared === undefined ? ' is larger than' : ` is ${declared} bytes; over`} the limit of ${max} bytes.`, {
+    code: 'request_too_large',
+    param: null,
+    headers: { Connection: 'close' },
+  });

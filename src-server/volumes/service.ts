@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AppContext } from '../app-context.js';
+import { newId } from '../contract/common.js';
+import type { Volume } from '../contract/volumes.js';
+import { conflict, notFound } from '../http/errors.js';
+import { VolumesRepo } from './repo.js';
+import { VolumeRoot } from './safe-fs.js';
+
+/** Ids of the live boxes that mount a volume; the boxes area installs the real one. */
+export type MountChecker = (orgId: string, volumeId: string) => string[];
+
+export interface VolumesService {
+  get(orgId: string, volumeId: string): Volume | undefined;
+  /** Host directory holding a ready volume's files (the boxes area shares it into VMs over 9p); 404 otherwise. */
+  hostPath(orgId: string, volumeId: string): string;
+  /** Replaces the check used by DELETE (409 while mounted by a live box). */
+  setMountChecker(fn: MountChecker): void;
+}
+
+declare module '../app-context.js' {
+  interface Services {
+    volumes: VolumesService;
+  }
+}
+
+/** Until the boxes area installs its checker: live rows of `boxes` whose volume_mounts name the volume. */
+const boxesTableChecker =
+  (app: AppContext): MountChecker =>
+  (orgId, volumeId) =>
+    (
+      app.db
+        .prepare(
+          `SELECT DISTINCT b.id FROM boxes b, json_each(b.volume_mounts) m
+           WHERE b.org_id = ? AND b.status NOT IN ('terminated', 'failed') AND json_extract(m.value, '$.volume_id') = ?`,
+        )
+        .all(orgId, volumeId) as { id: string }[]
+    ).map((r) => r.id);
+
+export class Volumes implements VolumesService {
+  readonly repo: VolumesRepo;
+  private mountedBy: MountChecker;
+  readonly fileMaxBytes: number;
+
+  constructor(private app: AppContext) {
+    this.repo = new VolumesRepo(app.db);
+    this.mountedBy = boxesTableChecker(app);
+    this.fileMaxBytes = Number(app.config.tuning.volumeFileMaxBytes ?? 16 * 1024 ** 3);
+  }
+
+  private dir(volumeId: string) {
+    return path.join(this.app.config.dataDir, 'volumes', volumeId, 'data');
+  }
+
+  get(orgId: string, volumeId: string) {
+    return this.repo.get(orgId, volumeId);
+  }
+
+  /** 404 unless the volume exists in the org and is ready. */
+  ready(orgId: string, volumeId: string): Volume {
+    const v = this.repo.get(orgId, volumeId);
+    if (!v) throw notFound(`No volume ${volumeId} in this organization.`, 'not_found', 'volume_id');
+    if (v.status !== 'ready') throw notFound(`Volume ${volumeId} was deleted.`, 'not_found', 'volume_id');
+    return v;
+  }
+
+  hostPath(orgId: string, volumeId: string) {
+    this.ready(orgId, volumeId);
+    return this.dir(volumeId);
+  }
+
+  root(orgId: string, volumeId: string) {
+    return new VolumeRoot(this.hostPath(orgId, volumeId));
+  }
+
+  setMountChecker(fn: MountChecker) {
+    this.mountedBy = fn;
+  }
+
+  /** Find-or-create by name: safe to call on every start (spec, POST /v1/box-volumes). */
+  findOrCreate(orgId: string, name: string): Volume {
+    const found = this.repo.findReady(orgId, name);
+    if (found) return found;
+    const id = newId('volume');
+    fs.mkdirSync(this.dir(id), { recursive: true, mode: 0o755 });
+    if (!this.repo.insert(orgId, id, name, 'local', new Date().toISOString())) {
+      fs.rmSync(path.dirname(this.dir(id)), { recursive: true, force: true }); // lost a race to the same name
+    }
+    return this.repo.findReady(orgId, name)!;
+  }
+
+  /** Marks the volume deleted and removes its files; 409 while a live box mounts it. */
+  async delete(orgId: string, volumeId: string): Promise<Volume> {
+    const v = this.repo.get(orgId, volumeId);
+    if (!v) throw notFound(`No volume ${volumeId} in this organization.`, 'not_found', 'volume_id');
+    if (v.status === 'deleted') return v;
+    const boxes = this.mountedBy(orgId, volumeId);
+    if (boxes.length) throw conflict(`Volume ${volumeId} is mounted by ${boxes.join(', ')}; terminate those boxes first.`, 'failed_precondition');
+    this.repo.markDeleted(orgId, volumeId, new Date().toISOString());
+    await fs.promises.rm(path.dirname(this.dir(volumeId)), { recursive: true, force: true });
+    return this.repo.get(orgId, volumeId)!;
+  }
+}
