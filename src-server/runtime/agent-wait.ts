@@ -4,13 +4,15 @@
  * client and must close it before anyone else connects.
  */
 import { AgentClient } from '../guest/agent-client.js';
-import type { BoxFolder } from './box-folder.js';
+import { type BoxFolder, readState } from './box-folder.js';
+import { mountShares } from './shares.js';
 
 export interface WaitForAgentOptions {
   timeoutMs?: number;
   /**
    * After a restore or clone: set the guest clock (it is behind by the time it was
-   * down) and reseed its RNG (clones share RNG state).
+   * down), reseed its RNG (clones share RNG state) and mount the shared folders again
+   * (they are unmounted for the save).
    */
   afterRestore?: boolean;
 }
@@ -21,6 +23,8 @@ export async function waitForAgent(folder: BoxFolder, opts: WaitForAgentOptions 
     try {
       await client.syncTime();
       await client.reseed();
+      const state = await readState(folder);
+      if (state) await mountShares(client, state.config);
     } catch (e) {
       client.close();
       throw e;

@@ -22,7 +22,10 @@ export class BoxFolder {
   constructor(dir: string) {
     this.dir = resolve(dir);
   }
+  /** The owner's QMP monitor (one client at a time: the service's VmHandle). */
   get qmpSock() { return join(this.dir, 'qmp.sock'); }
+  /** A second QMP monitor for probes and tools while the owner is connected. */
+  get qmpAuxSock() { return join(this.dir, 'qmp-aux.sock'); }
   get agentSock() { return join(this.dir, 'agent.sock'); }
   get pidFile() { return join(this.dir, 'qemu.pid'); }
   get serialLog() { return join(this.dir, 'serial.log'); }
@@ -54,7 +57,7 @@ export interface BoxState {
 
 export async function ensureFolder(folder: BoxFolder): Promise<void> {
   await mkdir(folder.checkpoints, { recursive: true });
-  for (const p of [folder.qmpSock, folder.agentSock]) {
+  for (const p of [folder.qmpSock, folder.qmpAuxSock, folder.agentSock]) {
     if (Buffer.byteLength(p) > MAX_SOCKET_PATH) {
       throw new Error(`socket path too long for a unix socket (${Buffer.byteLength(p)} > ${MAX_SOCKET_PATH}): ${p}`);
     }
@@ -114,7 +117,7 @@ export async function probeQmp(folder: BoxFolder, timeoutMs = 2000): Promise<str
   if (!isAlive(folder)) return undefined;
   let qmp: QmpClient | undefined;
   try {
-    qmp = await QmpClient.connect(folder.qmpSock, { timeoutMs });
+    qmp = await QmpClient.connect(folder.qmpAuxSock, { timeoutMs });
     const s = await qmp.execute<{ status: string }>('query-status', undefined, timeoutMs);
     return s.status;
   } catch {

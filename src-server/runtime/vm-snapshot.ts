@@ -12,6 +12,8 @@ import { copyFile, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { BoxFolder, createOverlay, ensureFolder, hasSavedState, livePid, readState, writeState } from './box-folder.js';
+import type { AgentClient } from '../guest/agent-client.js';
+import { mountShares, unmountShares } from './shares.js';
 import { type VmHandle, quitVm, startQemu } from './vm.js';
 import type { VmConfig } from './vm-config.js';
 
@@ -53,8 +55,23 @@ export interface SaveResult {
   ms: number;
 }
 
-/** Pause/sleep: device state to devices.bin, then QEMU quits. The folder is restorable after. */
-export async function saveAndStop(handle: VmHandle): Promise<SaveResult> {
+export interface SnapshotOptions {
+  /** Connected agent: needed when the VM has shared folders (unmounted before saving). */
+  agent?: AgentClient;
+}
+
+async function prepareShares(handle: VmHandle, opts: SnapshotOptions): Promise<void> {
+  if (!handle.config.mounts?.length) return;
+  if (!opts.agent) throw new Error('a VM with shared folders needs its agent to save (to unmount them)');
+  await unmountShares(opts.agent, handle.config);
+}
+
+/**
+ * Pause/sleep: device state to devices.bin, then QEMU quits. The folder is restorable
+ * after. waitForAgent(..., {afterRestore}) mounts the shared folders again.
+ */
+export async function saveAndStop(handle: VmHandle, opts: SnapshotOptions = {}): Promise<SaveResult> {
+  await prepareShares(handle, opts);
   const t0 = performance.now();
   await saveDevices(handle, handle.folder.devices);
   await quitVm(handle);
@@ -64,12 +81,19 @@ export async function saveAndStop(handle: VmHandle): Promise<SaveResult> {
 }
 
 /**
+ * Host-side network settings a restore or clone may change: they are user-net options,
+ * not guest devices, so the saved device state still fits.
+ */
+export type NetworkOverrides = Partial<Pick<VmConfig, 'ports' | 'proxyPort'>>;
+
+/**
  * Starts QEMU with -incoming defer on the saved ram + devices.bin, using the machine
  * shape from state.json, and resolves once the guest runs again.
  */
-export async function restoreVm(folder: BoxFolder): Promise<VmHandle> {
-  const state = await readState(folder);
-  if (!state || !hasSavedState(folder)) throw new Error(`nothing to restore in ${folder.dir}`);
+export async function restoreVm(folder: BoxFolder, network: NetworkOverrides = {}): Promise<VmHandle> {
+  const saved = await readState(folder);
+  if (!saved || !hasSavedState(folder)) throw new Error(`nothing to restore in ${folder.dir}`);
+  const state = { ...saved, config: { ...saved.config, ...network } };
   const handle = await startQemu(folder, state.config, { incoming: true });
   try {
     await setIgnoreShared(handle);
@@ -133,8 +157,9 @@ export async function checkpointFolder(folder: BoxFolder, dir: string): Promise<
  * Checkpoint of a running VM: pause, freeze the disk in place (new overlay swapped in
  * with blockdev-snapshot), save device state, copy RAM, continue.
  */
-export async function checkpointVm(handle: VmHandle, dir: string): Promise<{ pausedMs: number }> {
+export async function checkpointVm(handle: VmHandle, dir: string, opts: SnapshotOptions = {}): Promise<{ pausedMs: number }> {
   const { folder, qmp } = handle;
+  await prepareShares(handle, opts);
   await mkdir(dir, { recursive: true });
   const frozen = resolve(dir, 'disk.qcow2');
   const t0 = performance.now();
@@ -161,15 +186,17 @@ export async function checkpointVm(handle: VmHandle, dir: string): Promise<{ pau
     await qmp.execute('cont');
   }
   const pausedMs = performance.now() - t0;
+  if (opts.agent) await mountShares(opts.agent, handle.config);
   await writeMeta(dir, handle.config, folder.dir);
   return { pausedMs };
 }
 
 /**
  * Makes `dst` a restorable box folder from a checkpoint dir: sparse copy of ram, device
- * state, and a new overlay over the frozen disk. Restore it with restoreVm(dst).
+ * state, and a new overlay over the frozen disk. Restore it with restoreVm(dst). The
+ * clone publishes no ports unless `network.ports` says so (the source's are taken).
  */
-export async function cloneFolder(checkpointDir: string, dst: BoxFolder): Promise<void> {
+export async function cloneFolder(checkpointDir: string, dst: BoxFolder, network: NetworkOverrides = {}): Promise<void> {
   const metaPath = join(checkpointDir, 'meta.json');
   if (!existsSync(metaPath)) throw new Error(`${checkpointDir} is not a checkpoint (no meta.json)`);
   if (livePid(dst)) throw new Error(`a VM is running for ${dst.dir}`);
@@ -178,5 +205,6 @@ export async function cloneFolder(checkpointDir: string, dst: BoxFolder): Promis
   await copySparse(join(checkpointDir, 'ram'), dst.ram);
   await copyFile(join(checkpointDir, 'devices.bin'), dst.devices);
   await createOverlay(dst.disk, join(checkpointDir, 'disk.qcow2'), 'qcow2');
-  await writeState(dst, { config: meta.config, bootCount: 0, clonedFrom: resolve(checkpointDir) });
+  const config = { ...meta.config, ports: [], ...network };
+  await writeState(dst, { config, bootCount: 0, clonedFrom: resolve(checkpointDir) });
 }

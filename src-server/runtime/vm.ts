@@ -43,7 +43,7 @@ async function spawnDaemon(args: string[]): Promise<void> {
 }
 
 async function removeRuntimeFiles(folder: BoxFolder): Promise<void> {
-  await Promise.all([folder.qmpSock, folder.agentSock, folder.pidFile].map((p) => rm(p, { force: true })));
+  await Promise.all([folder.qmpSock, folder.qmpAuxSock, folder.agentSock, folder.pidFile].map((p) => rm(p, { force: true })));
 }
 
 /** Starts QEMU for the folder and connects QMP. */
@@ -83,7 +83,10 @@ export async function launchVm(folder: BoxFolder, config: VmConfig): Promise<VmH
   return startQemu(folder, config, { extraCmdline: extra });
 }
 
-/** Connects to the QEMU already running for this folder (e.g. after a service restart). */
+/**
+ * Connects to the QEMU already running for this folder (e.g. after a service restart).
+ * The owner monitor takes one client: close any earlier handle of this VM first.
+ */
 export async function attachVm(folder: BoxFolder): Promise<VmHandle> {
   const pid = livePid(folder);
   if (!pid) throw new Error(`no VM running for ${folder.dir}`);
