@@ -5,6 +5,8 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { BoxRuntime, GuestAgent, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
 import { RuntimeError } from '../boxes/runtime-port.js';
@@ -13,7 +15,7 @@ import { detectAccelerator, type AccelResult } from './accel.js';
 import { waitForAgent } from './agent-wait.js';
 import { boxFolder, isAlive, livePid, readState, writeState, type BoxFolder } from './box-folder.js';
 import { guestAgentAdapter } from './guest-agent-adapter.js';
-import { ensureGuestImage, type GuestImage, type ImageProgress } from './guest-image.js';
+import { AGENT_BUILD_PATH, ensureGuestImage, RESOURCES_DIR, type GuestImage, type ImageProgress } from './guest-image.js';
 import { hostTscKhz } from './host.js';
 import { collectLayers, deleteCheckpointDir, dirSizeBytes } from './layers.js';
 import type { VmConfig } from './vm-config.js';
@@ -21,6 +23,15 @@ import { checkpointFolder, checkpointVm, cloneFolder, restoreVm, saveAndStop } f
 import { attachVm, killVm, launchVm, type VmHandle } from './vm.js';
 
 type LostCb = Parameters<BoxRuntime['onUnexpectedExit']>[0];
+const execFileP = promisify(execFile);
+
+/** Builds the guest agent from resources/ when no binary is there yet (static, with the host's gcc). */
+export async function ensureAgentBinary(): Promise<void> {
+  if (process.env.BOX_AGENT_BINARY || existsSync(AGENT_BUILD_PATH)) return;
+  await execFileP('make', ['-s', '-C', join(RESOURCES_DIR, 'guest', 'agent')]).catch((e: Error & { stderr?: string }) => {
+    throw new RuntimeError(`building the guest agent failed (needs gcc, make and libc6-dev): ${e.stderr || e.message}`);
+  });
+}
 
 const AGENT_BOOT_TIMEOUT_MS = 180_000;
 const HEALTH_EVERY_MS = 15_000;
@@ -52,7 +63,7 @@ export class QemuBoxRuntime implements BoxRuntime {
 
   /** The default guest image, built once and cached (progress goes to onImageProgress). */
   image(): Promise<GuestImage> {
-    this.imageP ??= ensureGuestImage({ dataDir: this.dataDir, onProgress: this.opts.onImageProgress });
+    this.imageP ??= ensureAgentBinary().then(() => ensureGuestImage({ dataDir: this.dataDir, onProgress: this.opts.onImageProgress }));
     this.imageP.catch(() => (this.imageP = undefined));
     return this.imageP;
   }
