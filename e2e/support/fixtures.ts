@@ -39,4 +39,4 @@ export const test = base.extend<{ pageErrors: string[] }>({
 
 export { expect };
 
-export const screenshot = (page: Page, name: string) => page.screenshot({ path: `e2e/screenshots/${name}.png`, fullPage: false });
+export const screenshot = (page: Page, name: string, fullPage = false) => page.screenshot({ path: `e2e/screenshots/${name}.png`, fullPage });

@@ -35,9 +35,9 @@ export function App() {
     settings: () => <SettingsView section={a} />,
   };
   return (
-    <div className="flex h-full">
+    <div className="flex min-h-full">
       <Sidebar current={view} onPalette={openPalette} />
-      <main className="min-w-0 flex-1 overflow-auto px-8 py-6" key={view}>
+      <main className="min-w-0 flex-1 px-8 py-6" key={view}>
         {pages[view]()}
       </main>
       {palette && <CommandPalette onClose={() => setPalette(false)} />}

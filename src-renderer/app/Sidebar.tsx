@@ -6,7 +6,7 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
   const who = useWhoami();
   const status = useStatus();
   return (
-    <nav className="flex w-56 shrink-0 flex-col border-r border-ink-800 bg-ink-950" aria-label="Views">
+    <nav className="sticky top-0 flex h-screen self-start w-56 shrink-0 flex-col border-r border-ink-800 bg-ink-950" aria-label="Views">
       <div className="flex items-center gap-2 px-4 pt-4 pb-5">
         <div className="grid h-7 w-7 place-items-center rounded-md bg-gradient-to-br from-accent-400 to-accent-600 font-mono text-sm font-black text-ink-950">b</div>
         <div>

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../client.js';
 
 export interface Model {
@@ -11,20 +11,45 @@ export interface Model {
 
 export const useModels = () => useQuery({ queryKey: ['models'], queryFn: async () => (await api<{ data: Model[] }>('/v1/models')).data, retry: false });
 
-export interface Delivery {
-  attempt?: number;
-  round?: number;
-  at?: string;
-  status?: number | null;
-  error?: string | null;
-  [k: string]: unknown;
+export interface DeliveryAttempt {
+  attempt: number;
+  round: number;
+  at: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+export interface DeliveryList {
+  data: DeliveryAttempt[];
+  url: string | null;
+  state: 'pending' | 'delivered' | 'failed' | 'none';
+  rounds_done: number;
+  next_round_at: string | null;
 }
 
 export const useDeliveries = (responseId: string | null) =>
   useQuery({
     queryKey: ['deliveries', responseId],
-    queryFn: () => api<{ data: Delivery[] }>(`/v1/responses/${responseId}/deliveries`),
+    queryFn: () => api<DeliveryList>(`/v1/responses/${responseId}/deliveries`),
     enabled: Boolean(responseId),
-    refetchInterval: 2000,
+    refetchInterval: 1500,
     retry: false,
   });
+
+export function useRedeliver() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (responseId: string) => api<unknown>(`/v1/responses/${responseId}/deliveries/redeliver`, { method: 'POST', json: {} }),
+    onSettled: (_d, _e, id) => qc.invalidateQueries({ queryKey: ['deliveries', id] }),
+  });
+}
+
+export interface EngineInfo {
+  name: string;
+  kind: 'local' | 'openai' | 'anthropic';
+  base_url: string | null;
+  has_api_key: boolean;
+}
+
+export const useEngines = () => useQuery({ queryKey: ['engines'], queryFn: async () => (await api<{ data: EngineInfo[] }>('/v1/engines')).data, retry: false });

@@ -1,3 +1,123 @@
-export function PlaygroundView(_props: Record<string, unknown>) {
-  return <div data-testid="view-playground">todo</div>;
+import { useEffect, useState } from 'react';
+import { api, ApiError, apiFetch, errorMessage } from '../../api/client.js';
+import { useInbox } from '../../api/hooks/inbox.js';
+import { Button } from '../../ui/Button.js';
+import { ErrorNotice, PageHeader } from '../../ui/states.js';
+import { AttemptsPanel } from './AttemptsPanel.js';
+import { buildRequest, outputText, type PlaygroundInput } from './build-request.js';
+import { InboxPanel } from './InboxPanel.js';
+import { RequestForm } from './RequestForm.js';
+
+interface Exchange {
+  status: number;
+  body: unknown;
+  ms: number;
+}
+
+const INITIAL: PlaygroundInput = {
+  style: 'responses',
+  model: '',
+  prompt: 'Say hello in five words.',
+  temperature: '',
+  topP: '',
+  maxTokens: '64',
+  schemaOn: false,
+  schemaName: 'answer',
+  schemaText: JSON.stringify({ type: 'object', properties: { greeting: { type: 'string' } }, required: ['greeting'], additionalProperties: false }, null, 2),
+  background: false,
+  webhookUrl: null,
+  webhookToken: '',
+};
+
+export function PlaygroundView() {
+  const [input, setInput] = useState(INITIAL);
+  const [webhookOn, setWebhookOn] = useState(true);
+  const [busy, setBusy] = useState(false);
+  const [exchange, setExchange] = useState<Exchange | null>(null);
+  const [sendError, setSendError] = useState<unknown>(null);
+  const inbox = useInbox();
+  const set = (p: Partial<PlaygroundInput>) => setInput((i) => ({ ...i, ...p }));
+  const built = buildRequest({ ...input, webhookUrl: webhookOn ? (inbox.data?.url ?? null) : null });
+  const responseId = (exchange?.body as { id?: string } | null)?.id ?? null;
+  const queued = exchange && ['queued', 'in_progress'].includes((exchange.body as { status?: string }).status ?? '');
+
+  // A background response: poll it until it finishes.
+  useEffect(() => {
+    if (!queued || !responseId) return;
+    const t = setInterval(() => {
+      api<unknown>(`/v1/responses/${responseId}`)
+        .then((body) => setExchange((x) => (x ? { ...x, body } : x)))
+        .catch((e: unknown) => setSendError(e));
+    }, 1000);
+    return () => clearInterval(t);
+  }, [queued, responseId]);
+
+  const send = async () => {
+    if ('error' in built) return;
+    setBusy(true);
+    setSendError(null);
+    const t0 = performance.now();
+    try {
+      const res = await apiFetch(built.path, { method: 'POST', json: built.body });
+      setExchange({ status: res.status, body: await res.json(), ms: Math.round(performance.now() - t0) });
+    } catch (e) {
+      setExchange(e instanceof ApiError ? { status: e.status, body: e.body, ms: Math.round(performance.now() - t0) } : null);
+      setSendError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const text = exchange && exchange.status < 300 ? outputText(input.style, exchange.body) : null;
+  return (
+    <div data-testid="view-playground">
+      <PageHeader title="Inference playground" subtitle="Try the three API styles against any model, and watch completion webhooks arrive." />
+      <div className="grid gap-4 lg:grid-cols-[20rem_minmax(0,1fr)] 2xl:grid-cols-[22rem_minmax(0,1fr)_24rem]">
+        <div className="panel space-y-3 p-4">
+          <RequestForm input={input} set={set} />
+          <label className="flex items-center gap-2">
+            <input type="checkbox" checked={webhookOn} onChange={(e) => setWebhookOn(e.target.checked)} data-testid="webhook-on" />
+            Completion webhook to the inbox
+          </label>
+          {webhookOn && <input className="input font-mono" placeholder="webhook_token (optional)" value={input.webhookToken} onChange={(e) => set({ webhookToken: e.target.value })} />}
+          <Button variant="primary" className="w-full justify-center" busy={busy} disabled={!input.model || 'error' in built} onClick={() => void send()} data-testid="send">
+            Send request
+          </Button>
+          {'error' in built && <ErrorNotice error={new Error(built.error)} compact />}
+        </div>
+        <div className="min-w-0 space-y-4">
+          <section className="panel p-4">
+            <h2 className="mb-2 font-semibold">Request</h2>
+            <pre className="max-h-72 overflow-auto rounded bg-ink-950 p-3 font-mono text-xs break-all whitespace-pre-wrap text-ink-300" data-testid="raw-request">
+              {'error' in built ? built.error : `POST ${built.path}\n\n${JSON.stringify(built.body, null, 2)}`}
+            </pre>
+          </section>
+          <section className="panel p-4">
+            <div className="mb-2 flex items-center justify-between">
+              <h2 className="font-semibold">Response</h2>
+              {exchange && (
+                <span className="font-mono text-xs text-ink-400" data-testid="response-status">
+                  {exchange.status} · {exchange.ms} ms
+                </span>
+              )}
+            </div>
+            {sendError !== null && <ErrorNotice error={sendError} />}
+            {text !== null && (
+              <div className="mb-2 rounded border border-accent-500/30 bg-accent-500/5 p-3 whitespace-pre-wrap" data-testid="output-text">
+                {text}
+              </div>
+            )}
+            <pre className="max-h-96 overflow-auto rounded bg-ink-950 p-3 font-mono text-xs break-all whitespace-pre-wrap text-ink-300" data-testid="raw-response">
+              {exchange ? JSON.stringify(exchange.body, null, 2) : busy ? 'Waiting for the model…' : 'Send a request to see the raw response.'}
+            </pre>
+          </section>
+          {responseId && webhookOn && <AttemptsPanel responseId={responseId} />}
+        </div>
+        <div className="min-w-0 lg:col-start-2 2xl:col-start-auto">
+          <InboxPanel />
+        </div>
+      </div>
+      {sendError !== null && !(sendError instanceof ApiError) && <p className="mt-2 text-rose-300">{errorMessage(sendError)}</p>}
+    </div>
+  );
 }
