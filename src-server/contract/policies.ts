@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { idSchema } from './common.js';
+
+/**
+ * HTTP (egress) policies. Spec, HTTP policy: keys are an exact hostname, `*.<domain>`
+ * (one direct subdomain) or `*`; a hostname is at most 253 characters; at most 100 rules
+ * in total; at most 64 KiB encoded. Rule shape: api-surface.md, HTTP policies.
+ */
+export const POLICY_LIMITS = { hostnameChars: 253, rules: 100, documentBytes: 64 * 1024 } as const;
+
+/** `${secrets.NAME}` inside a header value; NAME follows the secret name rule. */
+const SECRET_REF = /\$\{secrets\.([A-Za-z_][A-Za-z0-9_]{0,127})\}/g;
+
+/** Names of the secrets a header value refers to, in order. */
+export const secretRefs = (value: string): string[] => [...value.matchAll(SECRET_REF)].map((m) => m[1]!);
+
+/** Replaces each `${secrets.NAME}` with `lookup(NAME)`. */
+export const expandSecretRefs = (value: string, lookup: (name: string) => string): string =>
+  value.replace(SECRET_REF, (_m, name: string) => lookup(name));
+
+const httpMethod = z.string().regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method such as GET');
+const urlPath = z.string().min(1).max(2048).startsWith('/', 'must start with "/"');
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+const headerValue = z
+  .string()
+  .max(8192)
+  .regex(/^[\t\x20-\x7e]*$/, 'must be printable ASCII without line breaks')
+  .refine((v) => !v.replace(SECRET_REF, '').includes('${'), {
+    message: 'a secret reference must read ${secrets.NAME} with NAME a valid secret name',
+  });
+
+export const PolicyRule = z
+  .strictObject({
+    match: z
+      .strictObject({
+        method: z.union([httpMethod, z.array(httpMethod).min(1).max(16)]).optional(),
+        path: z
+          .strictObject({ equals: urlPath.optional(), prefix: urlPath.optional() })
+          .refine((p) => (p.equals === undefined) !== (p.prefix === undefined), 'must have exactly one of equals or prefix')
+          .optional(),
+      })
+      .optional(),
+    request: z
+      .strictObject({
+        set: z.strictObject({
+          headers: z.record(z.string().regex(headerName, 'must be a valid HTTP header name'), headerValue),
+        }),
+      })
+      .optional(),
+    respond: z.strictObject({ status: z.number().int().min(100).max(599), body: z.string().max(16384).optional() }).optional(),
+  })
+  .refine((r) => !(r.request && r.respond), 'a rule either rewrites the request (request) or answers it (respond), not both');
+export type PolicyRule = z.infer<typeof PolicyRule>;
+
+export const HostRules = z.strictObject({ rules: z.array(PolicyRule) });
+export type HostRules = z.infer<typeof HostRules>;
+export type PolicyDocument = Record<string, HostRules>;
+
+const LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/** Why `key` is not a valid host pattern, or null when it is. */
+export function hostPatternProblem(key: string): string | null {
+  if (key === '*') return null;
+  if (key.length > POLICY_LIMITS.hostnameChars) return `a hostname is at most ${POLICY_LIMITS.hostnameChars} characters`;
+  const host = key.startsWith('*.') ? key.slice(2) : key;
+  const labels = host.split('.');
+  if (labels.some((l) => !LABEL.test(l))) {
+    return 'must be a hostname (labels of 1-63 letters, digits or "-"), "*.<domain>" or "*"';
+  }
+  return null;
+}
+
+/** Where a document breaks a rule, as `{param, message}`; null when valid. Params read `document["host"].rules[2].respond.status`. */
+export function policyDocumentProblem(doc: unknown, prefix = 'document'): { param: string; message: string } | null {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return { param: prefix, message: 'must be an object mapping host patterns to {rules}' };
+  const bytes = new TextEncoder().encode(JSON.stringify(doc)).length;
+  if (bytes > POLICY_LIMITS.documentBytes) {
+    return { param: prefix, message: `is ${bytes} bytes encoded; the limit is ${POLICY_LIMITS.documentBytes} bytes (64 KiB)` };
+  }
+  const seen = new Set<string>();
+  let rules = 0;
+  for (const [key, value] of Object.entries(doc)) {
+    const at = `${prefix}[${JSON.stringify(key)}]`;
+    const bad = hostPatternProblem(key);
+    if (bad) return { param: at, message: `host pattern ${JSON.stringify(key)} ${bad}` };
+    if (seen.has(key.toLowerCase())) return { param: at, message: 'host patterns are case-insensitive; this one appears twice' };
+    seen.add(key.toLowerCase());
+    const r = HostRules.safeParse(value);
+    if (!r.success) {
+      const issue = r.error.issues[0]!;
+      const path = issue.code === 'unrecognized_keys' && issue.keys.length ? [...issue.path, issue.keys[0]!] : issue.path;
+      const param = path.reduce<string>((s, seg) => (typeof seg === 'number' ? `${s}[${seg}]` : `${s}.${String(seg)}`), at);
+      return { param, message: issue.code === 'unrecognized_keys' ? 'is not a known field' : issue.message };
+    }
+    rules += r.data.rules.length;
+    if (rules > POLICY_LIMITS.rules) return { param: prefix, message: `holds more than ${POLICY_LIMITS.rules} rules in total` };
+  }
+  return null;
+}
+
+export const PolicyIdParams = z.object({ id: idSchema('httpPolicy', 'id') });
+export const policyName = z.string().min(1).max(128);
+const documentInput = z.record(z.string(), z.unknown());
+
+export const CreatePolicyBody = z.strictObject({ name: policyName, document: documentInput });
+export const PatchPolicyBody = z.strictObject({ name: policyName.optional(), document: documentInput.optional() });
+export const AttachPolicyBody = z.strictObject({ policy_id: idSchema('httpPolicy', 'policy_id') });
+export const BoxPolicyParams = z.object({ box_id: idSchema('box', 'box_id') });
+
+export const HttpPolicy = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  name: z.string(),
+  document: z.record(z.string(), HostRules),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type HttpPolicy = z.infer<typeof HttpPolicy>;

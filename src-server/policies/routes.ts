@@ -1,0 +1,51 @@
+import type { RouteRegistrar } from '../app-context.js';
+import { page, PageQuery } from '../contract/common.js';
+import { CreatePolicyBody, HttpPolicy, PatchPolicyBody, PolicyIdParams, policyDocumentProblem, type PolicyDocument } from '../contract/policies.js';
+import { badRequest } from '../http/errors.js';
+import type { Policies } from './service.js';
+
+/** 400 naming the field, e.g. `document["*.example.com"].rules[2].respond.status`. */
+function checkedDocument(doc: unknown): PolicyDocument {
+  const problem = policyDocumentProblem(doc);
+  if (problem) throw badRequest(`Invalid ${problem.param}: ${problem.message}.`, problem.param);
+  return doc as PolicyDocument;
+}
+
+/** CRUD of HTTP (egress) policies (api-surface.md, HTTP policies). */
+export function policyRoutes(r: RouteRegistrar, policies: Policies) {
+  r.add({
+    method: 'get', path: '/v1/http-policies', area: 'box', tag: 'http-policies', summary: 'List HTTP policies, oldest first',
+    query: PageQuery,
+    handler: ({ auth, query }) => {
+      const { rows, total } = policies.repo.list(auth.orgId, query.limit, query.offset);
+      return page(rows, query, total);
+    },
+  });
+
+  r.add({
+    method: 'post', path: '/v1/http-policies', area: 'box', tag: 'http-policies', summary: 'Create an HTTP policy',
+    body: CreatePolicyBody, response: HttpPolicy,
+    handler: ({ auth, body }) => policies.create(auth.orgId, body.name, checkedDocument(body.document)),
+  });
+
+  r.add({
+    method: 'get', path: '/v1/http-policies/:id', area: 'box', tag: 'http-policies', summary: 'Get an HTTP policy',
+    params: PolicyIdParams, response: HttpPolicy,
+    handler: ({ auth, params }) => policies.mustGet(auth.orgId, params.id),
+  });
+
+  r.add({
+    method: 'patch', path: '/v1/http-policies/:id', area: 'box', tag: 'http-policies',
+    summary: 'Rename an HTTP policy or replace its document',
+    params: PolicyIdParams, body: PatchPolicyBody, response: HttpPolicy,
+    handler: ({ auth, params, body }) =>
+      policies.update(auth.orgId, params.id, body.name, body.document === undefined ? undefined : checkedDocument(body.document)),
+  });
+
+  r.add({
+    method: 'delete', path: '/v1/http-policies/:id', area: 'box', tag: 'http-policies',
+    summary: 'Delete an HTTP policy (409 while attached to a box)',
+    params: PolicyIdParams, response: HttpPolicy,
+    handler: ({ auth, params }) => policies.delete(auth.orgId, params.id),
+  });
+}
