@@ -1,0 +1,69 @@
+import type http from 'node:http';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import { decideConnect } from './decide.js';
+import { CONNECT_TIMEOUT_MS, DEFAULT_IDLE_MS, nowIso, rawReply, type ProxyDeps } from './proxy-deps.js';
+import { connectOptions, defaultResolver } from './upstream.js';
+
+const AUTHORITY = /^\[?([^\][]+?)\]?:(\d{1,5})$/;
+
+/**
+ * `CONNECT host:port` from a box: decided by host alone (no TLS interception), then the
+ * bytes are relayed untouched. The log entry is written when the tunnel opens (or is
+ * refused) and gets its byte counts when it closes.
+ */
+export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMessage, client: Duplex, head: Buffer) {
+  client.on('error', () => {});
+  const m = AUTHORITY.exec(req.url ?? '');
+  const port = m ? Number(m[2]) : 0;
+  if (!m || port < 1 || port > 65535) {
+    rawReply(client, 400, 'CONNECT needs host:port.\n');
+    return;
+  }
+  const host = m[1]!.toLowerCase();
+  const d = decideConnect(deps.policyFor(boxId), host);
+  const entry = { at: nowIso(), method: 'CONNECT', host, port, path: null, verdict: d.verdict, policy_id: d.policyId, rule_index: d.ruleIndex };
+  const refuse = (status: number, body: string) => {
+    const n = rawReply(client, status, body);
+    deps.log.add(boxId, { ...entry, status, bytes_out: 0, bytes_in: n });
+  };
+  if (d.verdict === 'deny') return refuse(403, `${d.message}\n`);
+  if (d.verdict === 'respond') return refuse(d.respond!.status, d.respond!.body ?? '');
+
+  let opts;
+  try {
+    opts = connectOptions((deps.resolve ?? defaultResolver)(host, port));
+  } catch (e) {
+    return refuse(403, `${(e as Error).message}\n`);
+  }
+  const up = net.connect(opts);
+  up.setTimeout(CONNECT_TIMEOUT_MS);
+  let connected = false;
+  let bytesOut = 0;
+  let bytesIn = 0;
+  let logId: number | undefined;
+  up.once('connect', () => {
+    connected = true;
+    up.setTimeout(deps.idleTimeoutMs ?? DEFAULT_IDLE_MS);
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    logId = deps.log.add(boxId, { ...entry, status: 200, bytes_out: 0, bytes_in: 0 });
+    if (head.length) {
+      bytesOut += head.length;
+      up.write(head);
+    }
+    client.on('data', (c: Buffer) => (bytesOut += c.length));
+    up.on('data', (c: Buffer) => (bytesIn += c.length));
+    client.pipe(up);
+    up.pipe(client);
+  });
+  up.on('timeout', () => up.destroy(new Error(connected ? 'idle too long' : 'timed out connecting')));
+  up.on('error', (e) => {
+    if (!connected) return refuse(/timed out/.test(e.message) ? 504 : 502, `${host}:${port} could not be reached: ${e.message}\n`);
+    client.destroy();
+  });
+  client.on('close', () => up.destroy());
+  up.on('close', () => {
+    client.destroy();
+    if (logId !== undefined) deps.log.finish(logId, { bytes_out: bytesOut, bytes_in: bytesIn });
+  });
+}

@@ -1,0 +1,85 @@
+import type { EgressLogEntry } from '../../contract/network.js';
+import type { Db } from '../../db/connection.js';
+
+/** Entries kept per box by default; older ones are pruned as new ones arrive. */
+export const DEFAULT_EGRESS_LOG_KEEP = 1000;
+
+/** The egress log (what each box tried and the verdict) and each box's proxy port. */
+export class EgressRepo {
+  private sincePrune = new Map<string, number>();
+
+  constructor(
+    private db: Db,
+    private keep = DEFAULT_EGRESS_LOG_KEEP,
+  ) {}
+
+  /** Appends an entry; returns its row id so a tunnel can record its byte counts when it closes. */
+  add(boxId: string, e: EgressLogEntry): number {
+    const id = Number(
+      this.db
+        .prepare(
+          `INSERT INTO egress_log (box_id, at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(boxId, e.at, e.method, e.host, e.port, e.path, e.verdict, e.policy_id, e.rule_index, e.status, e.bytes_out, e.bytes_in).lastInsertRowid,
+    );
+    this.maybePrune(boxId);
+    return id;
+  }
+
+  finish(id: number, fields: { status?: number | null; bytes_out: number; bytes_in: number }) {
+    this.db
+      .prepare('UPDATE egress_log SET status = COALESCE(?, status), bytes_out = ?, bytes_in = ? WHERE id = ?')
+      .run(fields.status ?? null, fields.bytes_out, fields.bytes_in, id);
+  }
+
+  /** Newest first. */
+  page(boxId: string, limit: number, offset: number): { rows: EgressLogEntry[]; total: number } {
+    const rows = this.db
+      .prepare(
+        `SELECT at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in
+         FROM egress_log WHERE box_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`,
+      )
+      .all(boxId, limit, offset) as EgressLogEntry[];
+    const total = (this.db.prepare('SELECT COUNT(*) AS n FROM egress_log WHERE box_id = ?').get(boxId) as { n: number }).n;
+    return { rows, total };
+  }
+
+  /** Keeps the newest `keep` entries of a box; checked every tenth of `keep` inserts (and at least every 100). */
+  private maybePrune(boxId: string) {
+    const n = (this.sincePrune.get(boxId) ?? 0) + 1;
+    if (n < Math.max(1, Math.min(100, Math.floor(this.keep / 10)))) {
+      this.sincePrune.set(boxId, n);
+      return;
+    }
+    this.sincePrune.set(boxId, 0);
+    this.db
+      .prepare(
+        `DELETE FROM egress_log WHERE box_id = ? AND id <= (
+           SELECT id FROM egress_log WHERE box_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+      )
+      .run(boxId, boxId, this.keep);
+  }
+
+  deleteBox(boxId: string) {
+    this.db.prepare('DELETE FROM egress_log WHERE box_id = ?').run(boxId);
+    this.db.prepare('DELETE FROM egress_ports WHERE box_id = ?').run(boxId);
+    this.sincePrune.delete(boxId);
+  }
+
+  port(boxId: string): number | undefined {
+    return (this.db.prepare('SELECT port FROM egress_ports WHERE box_id = ?').get(boxId) as { port: number } | undefined)?.port;
+  }
+
+  ports(): { box_id: string; port: number }[] {
+    return this.db.prepare('SELECT box_id, port FROM egress_ports').all() as { box_id: string; port: number }[];
+  }
+
+  setPort(boxId: string, port: number) {
+    this.db.prepare('INSERT INTO egress_ports (box_id, port) VALUES (?, ?) ON CONFLICT(box_id) DO UPDATE SET port = excluded.port').run(boxId, port);
+  }
+
+  dropPort(boxId: string) {
+    this.db.prepare('DELETE FROM egress_ports WHERE box_id = ?').run(boxId);
+  }
+}

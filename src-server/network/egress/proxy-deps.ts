@@ -1,0 +1,36 @@
+import { STATUS_CODES } from 'node:http';
+import type { EgressLogEntry } from '../../contract/network.js';
+import type { PolicyRef } from './decide.js';
+import type { TargetResolver } from './upstream.js';
+
+/** What the proxy needs from the rest of the service; tests pass stand-ins. */
+export interface ProxyDeps {
+  /** Looked up per request, so attaching, detaching or editing a policy applies at once. */
+  policyFor(boxId: string): PolicyRef | null;
+  /** A secret of the box's organization, or undefined when it does not exist. Read on the host only. */
+  secretFor(boxId: string, name: string): string | undefined;
+  log: {
+    add(boxId: string, e: EgressLogEntry): number;
+    finish(id: number, f: { status?: number | null; bytes_out: number; bytes_in: number }): void;
+  };
+  /** Where a requested host:port really connects (default: host.box.internal → 127.0.0.1). */
+  resolve?: TargetResolver;
+  /** Idle time after which an upstream connection is dropped (default 5 minutes). */
+  idleTimeoutMs?: number;
+  onError?(where: string, e: unknown): void;
+}
+
+export const DEFAULT_IDLE_MS = 5 * 60_000;
+export const CONNECT_TIMEOUT_MS = 15_000;
+
+/** A plain-text answer of the proxy itself; always closes the connection. */
+export function rawReply(socket: { write(s: string | Buffer): unknown; end(): unknown }, status: number, body: string) {
+  const text = Buffer.from(body, 'utf8');
+  const reason = STATUS_CODES[status] ?? 'Proxy Response';
+  socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${text.length}\r\nConnection: close\r\n\r\n`);
+  socket.write(text);
+  socket.end();
+  return text.length;
+}
+
+export const nowIso = () => new Date().toISOString();
