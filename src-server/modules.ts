@@ -5,8 +5,9 @@ import { cronModule } from './cron/module.js';
 import { inboxModule } from './inbox/module.js';
 import { inferenceModule } from './inference/module.js';
 import { QemuBoxRuntime } from './runtime/qemu-box-runtime.js';
+import { usageModule } from './usage/module.js';
 
 /** Every area of the service, in install order. */
 export function defaultModules(): AreaModule[] {
-  return [coreModule, boxesModule((dataDir) => new QemuBoxRuntime(dataDir)), cronModule, inboxModule, inferenceModule];
+  return [coreModule, boxesModule((dataDir) => new QemuBoxRuntime(dataDir)), cronModule, inboxModule, inferenceModule, usageModule];
 }

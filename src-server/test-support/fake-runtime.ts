@@ -70,7 +70,14 @@ export class FakeRuntime implements BoxRuntime {
     this.state.set(boxId, 'stopped');
     for (const cb of this.lost) cb(boxId, { kind, message });
   }
-  diskUsageBytes() { return 0; }
+  /** Test hooks for metrics: CPU seconds and RSS per box (sample) and disk bytes per box. */
+  readonly usage = new Map<string, { cpuSeconds: number; rssBytes: number }>();
+  readonly disk = new Map<string, number>();
+  diskUsageBytes(boxId: string) { return this.disk.get(boxId) ?? 0; }
+  async sample(boxId: string) {
+    if (this.state.get(boxId) !== 'running') return undefined;
+    return this.usage.get(boxId) ?? { cpuSeconds: 0, rssBytes: 0 };
+  }
   async close() {}
 }
 

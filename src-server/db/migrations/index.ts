@@ -4,10 +4,11 @@ import { m002 } from './002-boxes.js';
 import { m004 } from './004-cron.js';
 import { m003 } from './003-inference.js';
 import { m005 } from './005-network.js';
+import { m007 } from './007-usage.js';
 
 /**
  * Numbered migrations, applied in order and locked by hash once applied.
  * Numbers are reserved per area so parallel work does not collide:
  * 001 core, 002 boxes runtime, 003 inference, 004 cron, 005 usage/metrics.
  */
-export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005];
+export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005, m007];
