@@ -10,7 +10,7 @@ need cpio gzip modprobe
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || die "need a static /bin/busybox (apt-get install busybox-static)"
 [ -f "$agent" ] || die "agent binary not found: $agent"
 kver=$(kernel_version)
-MODULES="virtio_mmio virtio_blk virtio_net virtio_console virtio_rng 9pnet_virtio 9p ext4 overlay"
+MODULES="virtio_mmio virtio_blk virtio_net virtio_console virtio_rng virtio_balloon 9pnet_virtio 9p ext4 overlay"
 
 mkdir -p "$out"
 root=$(mktemp -d "$out/.initrd-root.XXXXXX")
