@@ -30,6 +30,10 @@ export interface BoxRuntime {
   diskUsageBytes(boxId: string): number;
   /** Resource use of a running VM, for metrics. */
   sample?(boxId: string): Promise<{ cpuSeconds: number; rssBytes: number } | undefined>;
+  /** Publishes a guest port on host loopback in a running VM (live; keep it in VmConfig.forwards for restarts). */
+  addForward?(boxId: string, hostPort: number, guestPort: number): Promise<void>;
+  /** Withdraws a forward added by addForward or present at start. */
+  removeForward?(boxId: string, hostPort: number): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -20,7 +20,7 @@ import { hostTscKhz } from './host.js';
 import { collectLayers, deleteCheckpointDir, dirSizeBytes } from './layers.js';
 import type { VmConfig } from './vm-config.js';
 import { checkpointFolder, checkpointVm, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
-import { attachVm, killVm, launchVm, type VmHandle } from './vm.js';
+import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
 
 type LostCb = Parameters<BoxRuntime['onUnexpectedExit']>[0];
 const execFileP = promisify(execFile);
@@ -307,6 +307,14 @@ export class QemuBoxRuntime implements BoxRuntime {
     } catch {
       return undefined;
     }
+  }
+
+  async addForward(boxId: string, hostPort: number, guestPort: number) {
+    await addHostForward(await this.handle(boxId), hostPort, guestPort);
+  }
+
+  async removeForward(boxId: string, hostPort: number) {
+    await removeHostForward(await this.handle(boxId), hostPort);
   }
 
   /** Disconnects from every VM; the VMs keep running for the next service start to adopt. */

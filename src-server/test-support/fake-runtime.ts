@@ -74,6 +74,15 @@ export class FakeRuntime implements BoxRuntime {
   readonly usage = new Map<string, { cpuSeconds: number; rssBytes: number }>();
   readonly disk = new Map<string, number>();
   diskUsageBytes(boxId: string) { return this.disk.get(boxId) ?? 0; }
+  /** Live published ports of running fake VMs, as `boxId:hostPort->guestPort`. */
+  readonly forwards = new Set<string>();
+  async addForward(boxId: string, hostPort: number, guestPort: number) {
+    if (this.state.get(boxId) !== 'running') throw new RuntimeError(`box ${boxId} is not running`);
+    this.forwards.add(`${boxId}:${hostPort}->${guestPort}`);
+  }
+  async removeForward(boxId: string, hostPort: number) {
+    for (const f of this.forwards) if (f.startsWith(`${boxId}:${hostPort}->`)) this.forwards.delete(f);
+  }
   async sample(boxId: string) {
     if (this.state.get(boxId) !== 'running') return undefined;
     return this.usage.get(boxId) ?? { cpuSeconds: 0, rssBytes: 0 };
