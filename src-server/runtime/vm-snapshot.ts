@@ -40,15 +40,24 @@ async function waitMigration(handle: VmHandle, timeoutMs: number): Promise<void>
   }
 }
 
-/** Stops the guest and writes its device state to `path` (RAM stays in the ram file). */
+/**
+ * Stops the guest and writes its device state to `path` (RAM stays in the ram file).
+ * On failure the guest runs again and no partial file is left.
+ */
 async function saveDevices(handle: VmHandle, path: string): Promise<void> {
-  await handle.qmp.execute('stop');
-  await setIgnoreShared(handle);
-  await handle.qmp.execute('migrate-set-parameters', { 'max-bandwidth': 8 * 1024 ** 3 });
   const tmp = `${path}.tmp`;
-  await handle.qmp.execute('migrate', { uri: `exec:cat > ${shellQuote(tmp)}` });
-  await waitMigration(handle, 60_000);
-  await rename(tmp, path);
+  await handle.qmp.execute('stop');
+  try {
+    await setIgnoreShared(handle);
+    await handle.qmp.execute('migrate-set-parameters', { 'max-bandwidth': 8 * 1024 ** 3 });
+    await handle.qmp.execute('migrate', { uri: `exec:cat > ${shellQuote(tmp)}` });
+    await waitMigration(handle, 60_000);
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    await handle.qmp.execute('cont').catch(() => {});
+    throw e;
+  }
 }
 
 export interface SaveResult {
