@@ -167,3 +167,12 @@ describe('token usage', () => {
     expect(past.data).toEqual([]);
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the usage routes with their query parameters', async () => {
+    const doc = await (await fetch(`${svc.url}/v1/openapi.json`)).json();
+    const paths = Object.keys(doc.paths);
+    expect(paths).toEqual(expect.arrayContaining(['/v1/boxes/spend', '/v1/boxes/{box_id}/metrics', '/v1/usage/tokens']));
+    expect(JSON.stringify(doc.paths['/v1/boxes/{box_id}/metrics'])).toContain('7d');
+  });
+});
