@@ -35,6 +35,10 @@ export const useCronJobs = (boxId: string, offset: number) =>
     refetchInterval: 15_000,
   });
 
+/** Every cron job of the organization, across boxes (the service answers them all at once). */
+export const useAllCronJobs = (enabled: boolean) =>
+  useQuery({ queryKey: ['cron', 'all'], queryFn: async () => (await api<{ data: CronJob[] }>('/v1/cron')).data, enabled, refetchInterval: 15_000 });
+
 export const useCronRuns = (boxId: string, cronId: string | null) =>
   useQuery({
     queryKey: ['cron', boxId, cronId, 'runs'],
@@ -57,7 +61,7 @@ export function useCreateCron(boxId: string) {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (body: CreateCronInput) => api<CronJob>(`/v1/boxes/${boxId}/cron`, { method: 'POST', json: body }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['cron', boxId] }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['cron'] }),
   });
 }
 
@@ -65,7 +69,7 @@ export function useDeleteCron(boxId: string) {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (cronId: string) => api<unknown>(`/v1/boxes/${boxId}/cron/${cronId}`, { method: 'DELETE' }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['cron', boxId] }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['cron'] }),
   });
 }
 

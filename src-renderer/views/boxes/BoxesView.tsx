@@ -1,3 +1,113 @@
-export function BoxesView(_props: Record<string, unknown>) {
-  return <div data-testid="view-boxes">todo</div>;
+import { useState } from 'react';
+import { useBoxes } from '../../api/hooks/boxes.js';
+import { href } from '../../app/router.js';
+import { Button } from '../../ui/Button.js';
+import { formatAgo, shortId } from '../../ui/format.js';
+import { Empty, ErrorNotice, Loading, PageHeader } from '../../ui/states.js';
+import { StatusPill } from '../../ui/StatusPill.js';
+import { BoxActions } from './BoxActions.js';
+import { BoxDetail } from './BoxDetail.js';
+import { CreateBoxDialog } from './CreateBoxDialog.js';
+
+const FILTERS = ['', 'running', 'paused', 'sleeping', 'failed', 'terminated'];
+
+export function BoxesView({ boxId, tab }: { boxId?: string; tab?: string }) {
+  if (boxId) return <BoxDetail boxId={boxId} tab={tab ?? 'terminal'} />;
+  return <BoxList />;
+}
+
+function BoxList() {
+  const [search, setSearch] = useState('');
+  const [status, setStatus] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [creating, setCreating] = useState(false);
+  const boxes = useBoxes({ search: search || undefined, status: status || undefined, offset });
+  return (
+    <div data-testid="view-boxes">
+      <PageHeader
+        title="Boxes"
+        subtitle="MicroVM sandboxes on this machine."
+        actions={
+          <Button variant="primary" onClick={() => setCreating(true)} data-testid="box-new">
+            New box
+          </Button>
+        }
+      />
+      <div className="mb-3 flex items-center gap-2">
+        <input className="input max-w-xs" placeholder="Search by name" value={search} onChange={(e) => (setSearch(e.target.value), setOffset(0))} aria-label="Search boxes" />
+        <div className="flex rounded-md bg-ink-950 p-0.5 text-xs">
+          {FILTERS.map((f) => (
+            <button key={f} type="button" onClick={() => (setStatus(f), setOffset(0))} className={`rounded px-2 py-1 ${status === f ? 'bg-ink-700 text-ink-100' : 'text-ink-400 hover:text-ink-100'}`}>
+              {f || 'all'}
+            </button>
+          ))}
+        </div>
+      </div>
+      {boxes.isPending ? (
+        <Loading />
+      ) : boxes.error ? (
+        <ErrorNotice error={boxes.error} />
+      ) : boxes.data.data.length === 0 ? (
+        <Empty title={search || status ? 'No box matches' : 'No boxes yet'} action={<Button variant="primary" onClick={() => setCreating(true)}>Create a box</Button>}>
+          A box is a small VM with its own disk; it can pause, sleep, checkpoint and fork.
+        </Empty>
+      ) : (
+        <div className="panel overflow-hidden">
+          <table className="table" data-testid="box-table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Status</th>
+                <th>Id</th>
+                <th>Image</th>
+                <th>Resources</th>
+                <th>Created</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {boxes.data.data.map((b) => (
+                <tr key={b.box_id} data-testid="box-row" data-name={b.name}>
+                  <td>
+                    <a href={href(['boxes', b.box_id])} className="font-medium hover:underline">
+                      {b.name}
+                    </a>
+                    {b.error_message && <div className="max-w-xs truncate text-xs text-rose-300" title={b.error_message}>{b.error_message}</div>}
+                  </td>
+                  <td>
+                    <StatusPill status={b.status} testId="box-status" />
+                  </td>
+                  <td className="font-mono text-xs text-ink-400" title={b.box_id}>
+                    {shortId(b.box_id)}
+                  </td>
+                  <td className="font-mono text-xs">{b.image}</td>
+                  <td className="font-mono text-xs text-ink-300">
+                    {b.vcpu_count} vCPU · {b.memory_mib} MiB · {b.disk_gib} GiB
+                  </td>
+                  <td className="text-ink-400">{formatAgo(b.created_at)}</td>
+                  <td className="text-right">
+                    <BoxActions box={b} compact />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <div className="flex items-center justify-between px-3 py-2 text-xs text-ink-400">
+            <span>
+              {boxes.data.offset + 1}–{boxes.data.offset + boxes.data.data.length} of {boxes.data.total}
+            </span>
+            <span className="flex gap-1">
+              <Button small variant="ghost" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - boxes.data.limit))}>
+                Previous
+              </Button>
+              <Button small variant="ghost" disabled={!boxes.data.has_more} onClick={() => setOffset(offset + boxes.data.limit)}>
+                Next
+              </Button>
+            </span>
+          </div>
+        </div>
+      )}
+      {creating && <CreateBoxDialog onClose={() => setCreating(false)} />}
+    </div>
+  );
 }

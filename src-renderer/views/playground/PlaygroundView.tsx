@@ -73,7 +73,7 @@ export function PlaygroundView() {
     <div data-testid="view-playground">
       <PageHeader title="Inference playground" subtitle="Try the three API styles against any model, and watch completion webhooks arrive." />
       <div className="grid gap-4 lg:grid-cols-[20rem_minmax(0,1fr)] 2xl:grid-cols-[22rem_minmax(0,1fr)_24rem]">
-        <div className="panel space-y-3 p-4">
+        <div className="panel space-y-3 self-start p-4">
           <RequestForm input={input} set={set} />
           <label className="flex items-center gap-2">
             <input type="checkbox" checked={webhookOn} onChange={(e) => setWebhookOn(e.target.checked)} data-testid="webhook-on" />

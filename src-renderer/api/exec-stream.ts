@@ -1,0 +1,77 @@
+import type { ExecBody, ExecEvent } from '../../src-server/contract/exec.js';
+import { api, apiFetch } from './client.js';
+
+/**
+ * Runs a command in a box and reads its NDJSON event stream with fetch streaming.
+ * Resolves when the stream ends (after `exit`, or when aborted).
+ */
+export async function runExec(boxId: string, body: ExecBody, onEvent: (e: ExecEvent) => void, signal?: AbortSignal): Promise<void> {
+  const res = await apiFetch(`/v1/boxes/${boxId}/exec`, { method: 'POST', json: body, signal });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += value;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line) onEvent(JSON.parse(line) as ExecEvent);
+    }
+  }
+  if (buf.trim()) onEvent(JSON.parse(buf) as ExecEvent);
+}
+
+export const decodeBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+
+/**
+ * Ordered stdin for one exec: keystrokes queue up while a PUT is in flight and go out
+ * as one chunk at the next offset; the service's `accepted_through` moves the offset.
+ */
+export class StdinWriter {
+  private offset = 0;
+  private pending: Uint8Array[] = [];
+  private sending = false;
+  private readonly enc = new TextEncoder();
+
+  constructor(
+    private readonly boxId: string,
+    private readonly execId: string,
+    private readonly onError: (e: unknown) => void,
+  ) {}
+
+  write(data: string) {
+    this.pending.push(this.enc.encode(data));
+    void this.flush();
+  }
+
+  private async flush() {
+    if (this.sending || this.pending.length === 0) return;
+    this.sending = true;
+    const size = this.pending.reduce((n, c) => n + c.length, 0);
+    const chunk = new Uint8Array(size);
+    let at = 0;
+    for (const c of this.pending.splice(0)) {
+      chunk.set(c, at);
+      at += c.length;
+    }
+    try {
+      const r = await api<{ accepted_through: number }>(`/v1/boxes/${this.boxId}/exec/${this.execId}/stdin`, {
+        method: 'PUT',
+        query: { offset: this.offset },
+        body: chunk,
+        headers: { 'content-type': 'application/octet-stream' },
+      });
+      this.offset = r.accepted_through;
+    } catch (e) {
+      this.onError(e);
+    } finally {
+      this.sending = false;
+      void this.flush();
+    }
+  }
+}
+
+export const resizeExec = (boxId: string, execId: string, cols: number, rows: number) =>
+  api<unknown>(`/v1/boxes/${boxId}/exec/${execId}/resize`, { method: 'POST', json: { cols, rows } });

@@ -1,0 +1,97 @@
+import { useBox } from '../../api/hooks/boxes.js';
+import { href } from '../../app/router.js';
+import { formatAgo, formatTime } from '../../ui/format.js';
+import { Empty, ErrorNotice, Loading } from '../../ui/states.js';
+import { Mono, StatusPill } from '../../ui/StatusPill.js';
+import { BoxActions } from './BoxActions.js';
+import { EgressPanel } from './EgressPanel.js';
+import { LineagePanel } from './LineagePanel.js';
+import { MetricsPanel } from './MetricsPanel.js';
+import { TerminalPanel } from './TerminalPanel.js';
+
+const TABS = [
+  { id: 'terminal', label: 'Terminal' },
+  { id: 'metrics', label: 'Metrics' },
+  { id: 'checkpoints', label: 'Checkpoints & forks' },
+  { id: 'egress', label: 'Egress log' },
+] as const;
+
+export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
+  const box = useBox(boxId);
+  if (box.isPending) return <Loading />;
+  if (box.error) return <ErrorNotice error={box.error} />;
+  const b = box.data;
+  return (
+    <div data-testid="view-boxes" className="space-y-4">
+      <div>
+        <a href={href(['boxes'])} className="text-xs text-ink-400 hover:text-ink-100">
+          ← Boxes
+        </a>
+        <div className="mt-1 flex flex-wrap items-center justify-between gap-3">
+          <div className="flex items-center gap-3">
+            <h1 className="text-lg font-semibold" data-testid="box-title">
+              {b.name}
+            </h1>
+            <StatusPill status={b.status} testId="box-status" />
+            <Mono>{b.box_id}</Mono>
+          </div>
+          <BoxActions box={b} />
+        </div>
+        {b.error_message && <p className="mt-2 text-rose-300">{b.error_message}</p>}
+      </div>
+      <dl className="panel grid grid-cols-2 gap-x-6 gap-y-1 p-3 text-xs md:grid-cols-4">
+        <Info k="Image" v={b.image} mono />
+        <Info k="Resources" v={`${b.vcpu_count} vCPU · ${b.memory_mib} MiB · ${b.disk_gib} GiB`} mono />
+        <Info k="Started" v={b.started_at ? formatAgo(b.started_at) : '—'} />
+        <Info k="Created" v={formatTime(b.created_at)} />
+        <Info k="Visibility" v={b.visibility} />
+        <Info k="Ports" v={b.ingress_ports.join(', ') || '—'} mono />
+        <Info k="Volumes" v={b.volume_mounts.map((m) => m.mount_path).join(', ') || '—'} mono />
+        <Info k="Auto sleep" v={b.auto_sleep.automatic ? `after ${b.auto_sleep.min_seconds_before_sleep ?? '?'}s idle` : 'off'} />
+        <Info k="Policy" v={b.http_policy_id ? <a className="hover:underline" href={href(['policies', b.http_policy_id])}>{b.http_policy_id.slice(0, 11)}…</a> : 'org default'} />
+        <Info k="Wake at" v={b.wake_at ? formatTime(b.wake_at) : '—'} />
+        <Info k="Checkpoint gen." v={String(b.checkpoint_generation)} mono />
+        <Info
+          k="More"
+          v={
+            <span className="flex gap-2">
+              <a className="text-accent-300 hover:underline" href={href(['files', b.box_id])}>
+                files
+              </a>
+              <a className="text-accent-300 hover:underline" href={href(['cron'], { box: b.box_id })}>
+                cron
+              </a>
+            </span>
+          }
+        />
+      </dl>
+      <nav className="flex gap-1 border-b border-ink-800" role="tablist">
+        {TABS.map((t) => (
+          <a key={t.id} role="tab" aria-selected={tab === t.id} href={href(['boxes', boxId, t.id])} data-testid={`tab-${t.id}`} className={`-mb-px border-b-2 px-3 py-2 ${tab === t.id ? 'border-accent-400 text-ink-100' : 'border-transparent text-ink-400 hover:text-ink-100'}`}>
+            {t.label}
+          </a>
+        ))}
+      </nav>
+      {b.status === 'terminated' && tab === 'terminal' ? (
+        <Empty title="This box is terminated">Its checkpoints, if any, can still start new boxes.</Empty>
+      ) : tab === 'metrics' ? (
+        <MetricsPanel boxId={boxId} />
+      ) : tab === 'checkpoints' ? (
+        <LineagePanel box={b} />
+      ) : tab === 'egress' ? (
+        <EgressPanel boxId={boxId} />
+      ) : (
+        <TerminalPanel box={b} />
+      )}
+    </div>
+  );
+}
+
+function Info({ k, v, mono }: { k: string; v: React.ReactNode; mono?: boolean }) {
+  return (
+    <div className="flex min-w-0 justify-between gap-2 border-b border-ink-800/60 py-1">
+      <dt className="text-ink-400">{k}</dt>
+      <dd className={`truncate ${mono ? 'font-mono' : ''}`}>{v}</dd>
+    </div>
+  );
+}

@@ -1,0 +1,132 @@
+import { useState } from 'react';
+import { SIZES } from '../../../src-server/contract/boxes.js';
+import { ApiError } from '../../api/client.js';
+import { useCreateBox, type CreateBoxInput } from '../../api/hooks/boxes.js';
+import { usePolicies } from '../../api/hooks/policies.js';
+import { useVolumes } from '../../api/hooks/volumes.js';
+import { navigate } from '../../app/router.js';
+import { Button } from '../../ui/Button.js';
+import { Dialog } from '../../ui/Dialog.js';
+import { ErrorNotice } from '../../ui/states.js';
+
+/** App (found or made by name), name, image, size, volumes, policy, ports. Creation answers once running. */
+export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
+  const create = useCreateBox();
+  const volumes = useVolumes();
+  const policies = usePolicies();
+  const [f, setF] = useState<CreateBoxInput & { ports: string }>({ app_name: 'default', name: '', image: '', size: 's', volume_mounts: [], http_policy_id: '', ingress_ports: [], ports: '' });
+  const set = (p: Partial<typeof f>) => setF((x) => ({ ...x, ...p }));
+  const ports = f.ports.split(/[\s,]+/).filter(Boolean).map(Number);
+  const portsBad = ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535);
+  const err = create.error instanceof ApiError ? create.error : null;
+  const fieldErr = (name: string) => (err?.param && (err.param === name || err.param.startsWith(`${name}[`) || err.param.startsWith(`${name}.`)) ? err.message : null);
+  const submit = () => {
+    if (!f.name || portsBad) return;
+    create.mutate({ ...f, ingress_ports: ports }, { onSuccess: (b) => (onClose(), navigate(['boxes', b.box_id])) });
+  };
+  return (
+    <Dialog
+      title="New box"
+      onClose={onClose}
+      wide
+      testId="create-box-dialog"
+      footer={
+        <>
+          <Button onClick={onClose}>Cancel</Button>
+          <Button variant="primary" busy={create.isPending} disabled={!f.name || portsBad} onClick={submit} data-testid="create-box-submit">
+            {create.isPending ? 'Starting the box…' : 'Create'}
+          </Button>
+        </>
+      }
+    >
+      <form
+        className="grid grid-cols-2 gap-4"
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit();
+        }}
+      >
+        <Field label="App" error={fieldErr('app_id')}>
+          <input className="input" value={f.app_name} onChange={(e) => set({ app_name: e.target.value })} data-testid="box-app" />
+        </Field>
+        <Field label="Name" error={fieldErr('name')}>
+          <input className="input font-mono" placeholder="my-box" value={f.name} onChange={(e) => set({ name: e.target.value.toLowerCase() })} autoFocus data-testid="box-name" />
+        </Field>
+        <Field label="Image" error={fieldErr('image')}>
+          <input className="input font-mono" placeholder="debian (default)" value={f.image} onChange={(e) => set({ image: e.target.value })} />
+        </Field>
+        <Field label="Size">
+          <div className="grid grid-cols-3 gap-1" role="radiogroup" aria-label="Size">
+            {(Object.keys(SIZES) as Array<keyof typeof SIZES>).map((s) => (
+              <button key={s} type="button" role="radio" aria-checked={f.size === s} onClick={() => set({ size: s })} data-testid={`size-${s}`} className={`rounded-md border px-2 py-1.5 text-left ${f.size === s ? 'border-accent-500 bg-accent-500/10' : 'border-ink-700 hover:border-ink-600'}`}>
+                <div className="font-mono font-semibold uppercase">{s}</div>
+                <div className="text-[10px] text-ink-400">
+                  {SIZES[s].vcpu_count} vCPU · {SIZES[s].memory_mib / 1024} GiB · {SIZES[s].disk_gib} GiB
+                </div>
+              </button>
+            ))}
+          </div>
+        </Field>
+        <Field label="HTTP policy" error={fieldErr('http_policy_id')}>
+          <select className="input" value={f.http_policy_id ?? ''} onChange={(e) => set({ http_policy_id: e.target.value })}>
+            <option value="">Organization default (allow all, logged)</option>
+            {policies.data?.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Published ports" error={portsBad ? 'Ports are numbers from 1 to 65535.' : fieldErr('ingress_ports')}>
+          <input className="input font-mono" placeholder="8080, 3000" value={f.ports} onChange={(e) => set({ ports: e.target.value })} />
+        </Field>
+        <div className="col-span-2">
+          <Field label="Volumes" error={fieldErr('volume_mounts')}>
+            <VolumeMounts value={f.volume_mounts} onChange={(volume_mounts) => set({ volume_mounts })} options={volumes.data ?? []} />
+          </Field>
+        </div>
+        <button type="submit" hidden />
+      </form>
+      {create.error && !fieldErr('name') && !fieldErr('image') ? (
+        <div className="mt-3">
+          <ErrorNotice error={create.error} />
+        </div>
+      ) : null}
+    </Dialog>
+  );
+}
+
+function Field({ label, error, children }: { label: string; error?: string | null; children: React.ReactNode }) {
+  return (
+    <label className="block">
+      <span className="label">{label}</span>
+      {children}
+      {error && <span className="mt-1 block text-xs text-rose-300" data-testid="field-error">{error}</span>}
+    </label>
+  );
+}
+
+function VolumeMounts({ value, onChange, options }: { value: CreateBoxInput['volume_mounts']; onChange: (v: CreateBoxInput['volume_mounts']) => void; options: Array<{ volume_id: string; name: string }> }) {
+  return (
+    <div className="space-y-1.5">
+      {value.map((m, i) => (
+        <div key={i} className="flex gap-2">
+          <select className="input" value={m.volume_id} onChange={(e) => onChange(value.map((x, j) => (j === i ? { ...x, volume_id: e.target.value } : x)))}>
+            {options.map((o) => (
+              <option key={o.volume_id} value={o.volume_id}>
+                {o.name}
+              </option>
+            ))}
+          </select>
+          <input className="input font-mono" value={m.mount_path} onChange={(e) => onChange(value.map((x, j) => (j === i ? { ...x, mount_path: e.target.value } : x)))} />
+          <Button small variant="ghost" onClick={() => onChange(value.filter((_, j) => j !== i))} aria-label="Remove mount">
+            ✕
+          </Button>
+        </div>
+      ))}
+      <Button small disabled={options.length === 0} onClick={() => onChange([...value, { volume_id: options[0].volume_id, mount_path: `/mnt/${options[0].name}` }])}>
+        {options.length === 0 ? 'No volumes to mount' : 'Mount a volume'}
+      </Button>
+    </div>
+  );
+}

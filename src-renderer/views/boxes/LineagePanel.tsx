@@ -1,0 +1,109 @@
+import { useState } from 'react';
+import { useBoxes, useCheckpointBox, useCheckpoints, useForkBox, useLineage, useRestoreCheckpoint, type Box } from '../../api/hooks/boxes.js';
+import { href, navigate } from '../../app/router.js';
+import { Button } from '../../ui/Button.js';
+import { formatAgo, formatBytes } from '../../ui/format.js';
+import { ErrorNotice, Loading } from '../../ui/states.js';
+import { StatusPill } from '../../ui/StatusPill.js';
+import { allows } from './lifecycle.js';
+import { buildLineage, type BoxNode, type CheckpointNode } from './lineage-tree.js';
+
+export function LineagePanel({ box }: { box: Box }) {
+  const boxes = useBoxes();
+  const cps = useCheckpoints();
+  const lineage = useLineage();
+  const checkpoint = useCheckpointBox();
+  const fork = useForkBox();
+  const [cpName, setCpName] = useState('');
+  const [forkName, setForkName] = useState(`${box.name}-fork`);
+  const tree = boxes.data && cps.data ? buildLineage(box.box_id, boxes.data.data, cps.data, lineage.data ?? []) : null;
+  return (
+    <section className="grid gap-4 xl:grid-cols-[1fr_20rem]" data-testid="lineage">
+      <div className="panel p-4">
+        {!tree ? <Loading /> : <ul className="font-mono text-xs">{<BoxItem node={tree} current={box.box_id} />}</ul>}
+        <ErrorNotice error={boxes.error ?? cps.error} compact />
+      </div>
+      <div className="space-y-4">
+        <form className="panel space-y-2 p-4" onSubmit={(e) => (e.preventDefault(), checkpoint.mutate({ id: box.box_id, name: cpName || undefined }, { onSuccess: () => setCpName('') }))}>
+          <div className="label">Checkpoint this box</div>
+          <input className="input" placeholder="name (optional)" value={cpName} onChange={(e) => setCpName(e.target.value)} />
+          <Button type="submit" busy={checkpoint.isPending} disabled={!allows('checkpoint', box.status)} data-testid="checkpoint">
+            Checkpoint
+          </Button>
+          <ErrorNotice error={checkpoint.error} compact />
+        </form>
+        <form className="panel space-y-2 p-4" onSubmit={(e) => (e.preventDefault(), fork.mutate({ id: box.box_id, name: forkName }))}>
+          <div className="label">Fork (checkpoint + new box, without waking it)</div>
+          <input className="input font-mono" value={forkName} onChange={(e) => setForkName(e.target.value.toLowerCase())} />
+          <Button type="submit" busy={fork.isPending} disabled={!allows('fork', box.status) || !forkName} data-testid="fork">
+            Fork
+          </Button>
+          <ErrorNotice error={fork.error} compact />
+        </form>
+      </div>
+    </section>
+  );
+}
+
+function BoxItem({ node, current }: { node: BoxNode; current: string }) {
+  return (
+    <li className="relative">
+      <div className={`flex items-center gap-2 rounded px-2 py-1 ${node.id === current ? 'bg-accent-500/10 ring-1 ring-accent-500/40' : ''}`}>
+        <span className="text-sky-300">▣</span>
+        {node.box ? (
+          <a className="hover:underline" href={href(['boxes', node.id, 'checkpoints'])}>
+            {node.box.name}
+          </a>
+        ) : (
+          <span className="text-ink-400">{node.id.slice(0, 12)}…</span>
+        )}
+        {node.box && <StatusPill status={node.box.status} />}
+      </div>
+      {node.children.length > 0 && (
+        <ul className="ml-4 border-l border-ink-700 pl-3">
+          {node.children.map((c) => (c.kind === 'box' ? <BoxItem key={c.id} node={c} current={current} /> : <CheckpointItem key={c.id} node={c} current={current} />))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+function CheckpointItem({ node, current }: { node: CheckpointNode; current: string }) {
+  const restore = useRestoreCheckpoint();
+  const [name, setName] = useState('');
+  const [open, setOpen] = useState(false);
+  const c = node.checkpoint;
+  return (
+    <li data-testid="checkpoint-node">
+      <div className="flex flex-wrap items-center gap-2 px-2 py-1">
+        <span className="text-amber-300">◆</span>
+        <span>{c.name ?? c.checkpoint_id.slice(0, 14)}</span>
+        <span className="text-ink-400">
+          gen {c.checkpoint_generation} · {formatBytes(c.size_bytes)} · {formatAgo(c.created_at)}
+        </span>
+        <StatusPill status={c.status} />
+        {c.status === 'ready' && (
+          <button type="button" className="text-accent-300 hover:underline" onClick={() => setOpen(!open)}>
+            new box from here
+          </button>
+        )}
+      </div>
+      {open && (
+        <form className="ml-6 flex gap-2 py-1" onSubmit={(e) => (e.preventDefault(), restore.mutate({ checkpoint_id: c.checkpoint_id, name }, { onSuccess: (b) => navigate(['boxes', b.box_id]) }))}>
+          <input className="input w-48 font-mono" placeholder="new-box-name" value={name} onChange={(e) => setName(e.target.value.toLowerCase())} autoFocus />
+          <Button type="submit" small busy={restore.isPending} disabled={!name}>
+            Start
+          </Button>
+          <ErrorNotice error={restore.error} compact />
+        </form>
+      )}
+      {node.children.length > 0 && (
+        <ul className="ml-4 border-l border-ink-700 pl-3">
+          {node.children.map((b) => (
+            <BoxItem key={b.id} node={b} current={current} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
