@@ -1,0 +1,99 @@
+import type { CliConfig } from './config.js';
+import { ApiFailure, CliError, type ApiErrorBody } from './errors.js';
+
+export type Query = Record<string, string | number | boolean | undefined | null>;
+
+export interface RequestOptions {
+  query?: Query;
+  /** JSON body (sets Content-Type). */
+  json?: unknown;
+  /** Raw body; a Node stream or web stream is sent streaming. */
+  body?: BodyInit | NodeJS.ReadableStream;
+  headers?: Record<string, string>;
+  /** Use the inference base URL instead of the box API's. */
+  inference?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * A small HTTP client of the box API. Every non-2xx answer becomes an ApiFailure carrying
+ * the spec's error envelope; a network failure becomes a CliError naming the URL.
+ */
+export class BoxClient {
+  constructor(readonly config: CliConfig) {}
+
+  url(pathname: string, query?: Query, inference = false): string {
+    const u = new URL(`${inference ? this.config.inferenceUrl : this.config.url}${pathname}`);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
+    return u.toString();
+  }
+
+  /** Sends a request and answers the raw Response once its status is 2xx. */
+  async raw(method: string, pathname: string, o: RequestOptions = {}): Promise<Response> {
+    if (!this.config.apiKey) {
+      throw new CliError(`no API key: set BOX_API_KEY, or start the service so that it writes ${this.config.keySource}`, 3);
+    }
+    const headers: Record<string, string> = { authorization: `Bearer ${this.config.apiKey}`, ...o.headers };
+    let body = o.body as BodyInit | undefined;
+    if (o.json !== undefined) {
+      body = JSON.stringify(o.json);
+      headers['content-type'] = 'application/json';
+    }
+    const streaming = body !== undefined && typeof body === 'object' && ('pipe' in body || 'getReader' in body);
+    const url = this.url(pathname, o.query, o.inference);
+    let res: Response;
+    try {
+      res = await fetch(url, { method, headers, body, signal: o.signal, ...(streaming ? { duplex: 'half' } : {}) } as RequestInit);
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      throw new CliError(`cannot reach the box service at ${url} (${cause?.code ?? cause?.message ?? (e as Error).message}); is it running? (BOX_URL)`);
+    }
+    if (res.ok) return res;
+    throw await failureOf(res);
+  }
+
+  async request<T>(method: string, pathname: string, o: RequestOptions = {}): Promise<T> {
+    const res = await this.raw(method, pathname, o);
+    if (res.status === 204) return undefined as T;
+    const text = await res.text();
+    if (!text) return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new CliError(`the service answered ${method} ${pathname} with something that is not JSON: ${text.slice(0, 200)}`);
+    }
+  }
+
+  get<T>(pathname: string, query?: Query, o: RequestOptions = {}) {
+    return this.request<T>('GET', pathname, { ...o, query });
+  }
+  post<T>(pathname: string, json: unknown = {}, o: RequestOptions = {}) {
+    return this.request<T>('POST', pathname, { ...o, json });
+  }
+  put<T>(pathname: string, json: unknown, o: RequestOptions = {}) {
+    return this.request<T>('PUT', pathname, { ...o, json });
+  }
+  patch<T>(pathname: string, json: unknown, o: RequestOptions = {}) {
+    return this.request<T>('PATCH', pathname, { ...o, json });
+  }
+  delete<T>(pathname: string, o: RequestOptions = {}) {
+    return this.request<T>('DELETE', pathname, o);
+  }
+}
+
+/** Turns an error answer into an ApiFailure; a body outside the envelope still gets a clear line. */
+export async function failureOf(res: Response): Promise<ApiFailure> {
+  const text = await res.text().catch(() => '');
+  let body: ApiErrorBody | undefined;
+  try {
+    const parsed = JSON.parse(text) as { error?: ApiErrorBody };
+    if (parsed.error && typeof parsed.error.message === 'string') body = { ...parsed.error, param: parsed.error.param ?? null, code: parsed.error.code ?? null };
+  } catch {
+    body = undefined;
+  }
+  body ??= { message: `HTTP ${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`, type: 'server_error', param: null, code: null };
+  return new ApiFailure(res.status, body);
+}
+
+/** Path segment encoding for ids and names in URLs. */
+export const seg = encodeURIComponent;

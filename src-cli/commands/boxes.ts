@@ -1,0 +1,115 @@
+import { dispatch, intArg, parse, type Command, type Group } from '../args.js';
+import { seg } from '../client.js';
+import { CliError } from '../errors.js';
+import { ago, fields, json, table } from '../output.js';
+import { resolveAppId, resolveBox, resolveBoxId, resolvePolicyId, resolveVolumeId } from '../resolve.js';
+import type { Box, Page } from '../types.js';
+import { lifecycle } from './boxes-lifecycle.js';
+
+export function showBox(b: Box) {
+  fields({
+    box_id: b.box_id, name: b.name, status: b.status, error: b.error_message, app_id: b.app_id, image: b.image,
+    size: `${b.vcpu_count} vcpu, ${b.memory_mib} MiB, ${b.disk_gib} GiB`, visibility: b.visibility,
+    ports: b.ingress_ports.join(', ') || null, volumes: b.volume_mounts.map((m) => `${m.volume_id}:${m.mount_path}`).join(', ') || null,
+    http_policy_id: b.http_policy_id, wake_at: b.wake_at, checkpoint_generation: b.checkpoint_generation, created_at: b.created_at,
+  });
+}
+
+const list: Command = {
+  usage: 'box boxes list [--app A] [--status s] [--search text] [--all]',
+  summary: 'List boxes (terminated ones only with --all or --status terminated)',
+  async run(ctx, argv) {
+    const { values } = parse(argv, this.usage, { app: { type: 'string' }, status: { type: 'string' }, search: { type: 'string' }, all: { type: 'boolean' } });
+    const app_id = values.app ? await resolveAppId(ctx.client, values.app, false) : undefined;
+    const boxes: Box[] = [];
+    for (let offset = 0; ; offset += 100) {
+      const page = await ctx.client.get<Page<Box>>('/v1/boxes', { app_id, status: values.status, search: values.search, limit: 100, offset });
+      boxes.push(...page.data);
+      if (!page.has_more) break;
+    }
+    const shown = values.all || values.status ? boxes : boxes.filter((b) => b.status !== 'terminated');
+    if (ctx.json) return json(shown);
+    table(['box id', 'name', 'status', 'size', 'ports', 'created'], shown.map((b) => [b.box_id, b.name, b.status, `${b.vcpu_count}c/${b.memory_mib}M`, b.ingress_ports.join(','), ago(b.created_at)]));
+  },
+};
+
+const create: Command = {
+  usage: 'box boxes create <name> [--app A] [--size s|m|l] [--memory MiB] [--disk GiB] [--image I] [--private] [--volume vol:/path]... [--port 8080]... [--policy hp_...] [--auto-sleep seconds]',
+  summary: 'Create a box and wait until it runs (the app "default" is used and created when --app is absent)',
+  async run(ctx, argv) {
+    const { values, positionals } = parse(argv, this.usage, {
+      app: { type: 'string' }, size: { type: 'string' }, memory: { type: 'string' }, disk: { type: 'string' }, image: { type: 'string' },
+      private: { type: 'boolean' }, volume: { type: 'string', multiple: true }, port: { type: 'string', multiple: true },
+      policy: { type: 'string' }, 'auto-sleep': { type: 'string' }, 'idempotency-key': { type: 'string' },
+    }, [1, 1]);
+    if (values.size && !['s', 'm', 'l'].includes(values.size)) throw new CliError('--size must be s, m or l', 2);
+    const volume_mounts = [];
+    for (const v of values.volume ?? []) {
+      const i = v.indexOf(':');
+      if (i <= 0 || !v.slice(i + 1).startsWith('/')) throw new CliError(`--volume ${v}: expected <volume name or id>:/absolute/path`, 2);
+      volume_mounts.push({ volume_id: await resolveVolumeId(ctx.client, v.slice(0, i)), mount_path: v.slice(i + 1) });
+    }
+    const autoSleep = intArg(values['auto-sleep'], 'auto-sleep', 10);
+    const body = {
+      app_id: await resolveAppId(ctx.client, values.app ?? 'default', true),
+      name: positionals[0],
+      image: values.image,
+      size: values.size,
+      memory_mib: intArg(values.memory, 'memory', 1),
+      disk_gib: intArg(values.disk, 'disk', 1),
+      visibility: values.private ? 'private' : undefined,
+      ingress_ports: values.port?.map((p) => intArg(p, 'port', 1, 65535)),
+      volume_mounts: volume_mounts.length ? volume_mounts : undefined,
+      http_policy_id: values.policy ? await resolvePolicyId(ctx.client, values.policy) : undefined,
+      auto_sleep: autoSleep === undefined ? undefined : { automatic: true, min_seconds_before_sleep: autoSleep },
+    };
+    const headers: Record<string, string> = values['idempotency-key'] ? { 'idempotency-key': values['idempotency-key'] } : {};
+    const box = await ctx.client.post<Box>('/v1/boxes', body, { headers });
+    if (ctx.json) json(box);
+    else showBox(box);
+    return box.status === 'failed' ? 1 : 0;
+  },
+};
+
+const get: Command = {
+  usage: 'box boxes get <box>',
+  summary: 'Show one box (by id or name)',
+  async run(ctx, argv) {
+    const { positionals } = parse(argv, this.usage, {}, [1, 1]);
+    const box = await resolveBox(ctx.client, positionals[0]!);
+    if (ctx.json) json(box);
+    else showBox(box);
+  },
+};
+
+const checkpoints: Command = {
+  usage: 'box boxes checkpoints [<box>] [--name n]',
+  summary: 'List checkpoints, of one box or of the organization',
+  async run(ctx, argv) {
+    const { values, positionals } = parse(argv, this.usage, { name: { type: 'string' } }, [0, 1]);
+    const box_id = positionals[0] ? await resolveBoxId(ctx.client, positionals[0]) : undefined;
+    const res = await ctx.client.get<{ data: import('../types.js').Checkpoint[] }>('/v1/box-checkpoints', { box_id, name: values.name });
+    if (ctx.json) return json(res);
+    table(['checkpoint id', 'box id', 'name', 'generation', 'status', 'size', 'created'], res.data.map((c) => [c.checkpoint_id, c.box_id, c.name, c.checkpoint_generation, c.status, c.size_bytes, ago(c.created_at)]));
+  },
+};
+
+const restore: Command = {
+  usage: 'box boxes restore <checkpoint_id> <new-name>',
+  summary: 'Create a new running box from a checkpoint',
+  async run(ctx, argv) {
+    const { positionals } = parse(argv, this.usage, {}, [2, 2]);
+    const box = await ctx.client.post<Box>('/v1/boxes/from_checkpoint', { checkpoint_id: positionals[0], name: positionals[1] });
+    if (ctx.json) json(box);
+    else showBox(box);
+  },
+};
+
+const group: Group = { list, create, get, ...lifecycle, checkpoints, restore };
+export const boxes: Command = {
+  usage: 'box boxes list|create|get|pause|resume|sleep|wake-at|auto-sleep|terminate|checkpoint|fork|checkpoints|restore',
+  summary: 'Create and operate boxes',
+  run: (ctx, argv) => dispatch(ctx, group, 'box boxes', argv),
+};
+
+export const boxPath = (id: string, rest = '') => `/v1/boxes/${seg(id)}${rest}`;

@@ -1,0 +1,91 @@
+import { dispatch, intArg, parse, splitDashDash, type Command, type Group } from '../args.js';
+import { seg } from '../client.js';
+import { CliError } from '../errors.js';
+import { ago, fields, json, table } from '../output.js';
+import { resolveBoxId } from '../resolve.js';
+import type { CronJob, Page } from '../types.js';
+
+const cronPath = (boxId: string, rest = '') => `/v1/boxes/${seg(boxId)}/cron${rest}`;
+
+const group: Group = {
+  list: {
+    usage: 'box cron list [<box>]',
+    summary: "A box's cron jobs (does not wake it), or every job of the organization",
+    async run(ctx, argv) {
+      const { positionals } = parse(argv, this.usage, {}, [0, 1]);
+      const jobs: CronJob[] = [];
+      if (positionals[0]) {
+        const boxId = await resolveBoxId(ctx.client, positionals[0]);
+        for (let offset = 0; ; offset += 100) {
+          const page = await ctx.client.get<Page<CronJob>>(cronPath(boxId), { limit: 100, offset });
+          jobs.push(...page.data);
+          if (!page.has_more) break;
+        }
+      } else {
+        jobs.push(...(await ctx.client.get<{ data: CronJob[] }>('/v1/cron')).data);
+      }
+      if (ctx.json) return json(jobs);
+      table(['cron id', 'box id', 'schedule', 'tz', 'next run', 'last run', 'command'], jobs.map((j) => [j.id, j.box_id, j.schedule, j.timezone, ago(j.next_run_at), ago(j.last_run_at), j.command]));
+    },
+  },
+  add: {
+    usage: 'box cron add <box> "<m h dom mon dow>" [--tz Zone] [--cwd dir] [--user u] [--env K=V]... [--timeout s] -- <command>',
+    summary: 'Add a cron job (the command runs under /bin/sh -c)',
+    async run(ctx, argv) {
+      const [head, cmd] = splitDashDash(argv);
+      const { values, positionals } = parse(head, this.usage, {
+        tz: { type: 'string' }, cwd: { type: 'string' }, user: { type: 'string' }, env: { type: 'string', multiple: true }, timeout: { type: 'string' },
+      }, [2, cmd ? 2 : 3]);
+      const command = cmd ? cmd.join(' ') : positionals[2];
+      if (!command) throw new CliError(`no command given\nusage: ${this.usage}`, 2);
+      const env: Record<string, string> = {};
+      for (const kv of values.env ?? []) {
+        const i = kv.indexOf('=');
+        if (i <= 0) throw new CliError(`--env ${kv}: expected NAME=value`, 2);
+        env[kv.slice(0, i)] = kv.slice(i + 1);
+      }
+      const boxId = await resolveBoxId(ctx.client, positionals[0]!);
+      const job = await ctx.client.post<CronJob>(cronPath(boxId), {
+        schedule: positionals[1], timezone: values.tz, command, cwd: values.cwd, user: values.user,
+        env: Object.keys(env).length ? env : undefined, timeout: intArg(values.timeout, 'timeout', 1),
+      });
+      if (ctx.json) json(job);
+      else fields({ ...job });
+    },
+  },
+  rm: {
+    usage: 'box cron rm <box> <cron_id>',
+    summary: 'Delete a cron job',
+    async run(ctx, argv) {
+      const { positionals } = parse(argv, this.usage, {}, [2, 2]);
+      const boxId = await resolveBoxId(ctx.client, positionals[0]!);
+      const res = await ctx.client.delete<unknown>(cronPath(boxId, `/${seg(positionals[1]!)}`));
+      if (ctx.json) return json(res ?? { id: positionals[1], deleted: true });
+      process.stdout.write(`${positionals[1]}  deleted\n`);
+    },
+  },
+  run: {
+    usage: 'box cron run <box> <cron_id>',
+    summary: 'Run a cron job now',
+    async run(ctx, argv) {
+      const { positionals } = parse(argv, this.usage, {}, [2, 2]);
+      const boxId = await resolveBoxId(ctx.client, positionals[0]!);
+      const res = await ctx.client.post<Record<string, unknown>>(cronPath(boxId, `/${seg(positionals[1]!)}/run`), {});
+      if (ctx.json) json(res);
+      else fields(res);
+    },
+  },
+  runs: {
+    usage: 'box cron runs <box> <cron_id>',
+    summary: 'Recent runs of a cron job, newest first',
+    async run(ctx, argv) {
+      const { positionals } = parse(argv, this.usage, {}, [2, 2]);
+      const boxId = await resolveBoxId(ctx.client, positionals[0]!);
+      const res = await ctx.client.get<{ data: { run_id: string; started_at: string; finished_at: string | null; status: string; return_code: number | null; output_tail: string }[] }>(cronPath(boxId, `/${seg(positionals[1]!)}/runs`));
+      if (ctx.json) return json(res);
+      table(['run id', 'started', 'status', 'code', 'output'], res.data.map((r) => [r.run_id, ago(r.started_at), r.status, r.return_code, (r.output_tail ?? '').trim().split('\n').pop()]));
+    },
+  },
+};
+
+export const cron: Command = { usage: 'box cron list|add|rm|run|runs', summary: 'Scheduled commands of boxes', run: (ctx, argv) => dispatch(ctx, group, 'box cron', argv) };

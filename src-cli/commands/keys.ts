@@ -1,0 +1,42 @@
+import { dispatch, parse, type Command, type Group } from '../args.js';
+import { seg } from '../client.js';
+import { CliError } from '../errors.js';
+import { ago, json, table } from '../output.js';
+import type { ApiKey } from '../types.js';
+
+const group: Group = {
+  list: {
+    usage: 'box keys list',
+    summary: 'API keys of the organization',
+    async run(ctx, argv) {
+      parse(argv, this.usage, {});
+      const res = await ctx.client.get<{ data: ApiKey[] }>('/v1/api-keys');
+      if (ctx.json) return json(res);
+      table(['key id', 'name', 'scope', 'prefix', 'created', 'last used'], res.data.map((k) => [k.id, k.name, k.scope, k.prefix as string, ago(k.created_at), ago(k.last_used_at)]));
+    },
+  },
+  create: {
+    usage: 'box keys create <name> [--scope organization|user]',
+    summary: 'Create an API key; its secret is printed once, on stdout',
+    async run(ctx, argv) {
+      const { values, positionals } = parse(argv, this.usage, { scope: { type: 'string', default: 'organization' } }, [1, 1]);
+      if (!['organization', 'user'].includes(values.scope!)) throw new CliError('--scope must be organization or user', 2);
+      const k = await ctx.client.post<ApiKey>('/v1/api-keys', { name: positionals[0], scope: values.scope });
+      if (ctx.json) return json(k);
+      process.stderr.write(`created ${k.id} (${k.scope}); the secret is shown only now:\n`);
+      process.stdout.write(`${k.secret}\n`);
+    },
+  },
+  rm: {
+    usage: 'box keys rm <key_id>',
+    summary: 'Revoke an API key',
+    async run(ctx, argv) {
+      const { positionals } = parse(argv, this.usage, {}, [1, 1]);
+      const k = await ctx.client.delete<ApiKey>(`/v1/api-keys/${seg(positionals[0]!)}`);
+      if (ctx.json) return json(k);
+      process.stdout.write(`${k.id}  revoked\n`);
+    },
+  },
+};
+
+export const keys: Command = { usage: 'box keys list|create|rm', summary: 'API keys', run: (ctx, argv) => dispatch(ctx, group, 'box keys', argv) };

@@ -1,0 +1,33 @@
+import { parse, type Command } from '../args.js';
+import { fields, json, table } from '../output.js';
+
+export const whoami: Command = {
+  usage: 'box whoami [--json]',
+  summary: 'Show the organization and key the CLI speaks as',
+  async run(ctx, argv) {
+    parse(argv, this.usage, {});
+    const me = await ctx.client.get<Record<string, unknown>>('/v1/whoami');
+    if (ctx.json) json(me);
+    else fields({ url: ctx.config.url, ...me });
+  },
+};
+
+export const models: Command = {
+  usage: 'box models [--json]',
+  summary: 'List the models of the inference API',
+  async run(ctx, argv) {
+    parse(argv, this.usage, {});
+    const list = await ctx.client.request<{ data: { id: string; owned_by: string; created: number }[] }>('GET', '/v1/models', { inference: true });
+    if (ctx.json) return json(list);
+    table(['id', 'owned by', 'created'], list.data.map((m) => [m.id, m.owned_by, new Date(m.created * 1000).toISOString()]));
+  },
+};
+
+export const openapi: Command = {
+  usage: 'box openapi',
+  summary: 'Print the OpenAPI document of the service',
+  async run(ctx, argv) {
+    parse(argv, this.usage, {});
+    json(await ctx.client.get('/v1/openapi.json'));
+  },
+};

@@ -1,0 +1,131 @@
+import fs from 'node:fs';
+import { dispatch, parse, type Command, type Group } from '../args.js';
+import { seg } from '../client.js';
+import { CliError } from '../errors.js';
+import { ago, fields, json, table } from '../output.js';
+import { listAll, resolveBoxId, resolvePolicyId } from '../resolve.js';
+import type { HttpPolicy } from '../types.js';
+
+/** A policy document from a JSON file, or stdin for "-". */
+function readDocument(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (e) {
+    throw new CliError(`${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, 2);
+  }
+  try {
+    const doc = JSON.parse(text) as unknown;
+    if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('the document must be a JSON object of host patterns');
+    return doc as Record<string, unknown>;
+  } catch (e) {
+    throw new CliError(`${file}: ${(e as Error).message}`, 2);
+  }
+}
+
+function show(p: HttpPolicy) {
+  fields({ id: p.id, name: p.name, created_at: p.created_at, updated_at: p.updated_at });
+  process.stdout.write(`document:\n${JSON.stringify(p.document, null, 2)}\n`);
+}
+
+const print = (ctx: { json: boolean }, p: HttpPolicy) => (ctx.json ? json(p) : show(p));
+
+const group: Group = {
+  list: {
+    usage: 'box policies list',
+    summary: 'HTTP (egress) policies of the organization',
+    async run(ctx, argv) {
+      parse(argv, this.usage, {});
+      const all = await listAll<HttpPolicy>(ctx.client, '/v1/http-policies');
+      if (ctx.json) return json(all);
+      table(['policy id', 'name', 'hosts', 'updated'], all.map((p) => [p.id, p.name, Object.keys(p.document).join(' '), ago(p.updated_at)]));
+    },
+  },
+  create: {
+    usage: 'box policies create <name> --file <doc.json|->',
+    summary: 'Create a policy from a JSON document (host pattern → {rules: [...]})',
+    async run(ctx, argv) {
+      const { values, positionals } = parse(argv, this.usage, { file: { type: 'string', short: 'f' } }, [1, 1]);
+      if (!values.file) throw new CliError(`--file is required\nusage: ${this.usage}`, 2);
+      print(ctx, await ctx.client.post<HttpPolicy>('/v1/http-policies', { name: positionals[0], document: readDocument(values.file) }));
+    },
+  },
+  get: {
+    usage: 'box policies get <policy>',
+    summary: 'Show a policy (by id or name)',
+    async run(ctx, argv) {
+      const { positionals } = parse(argv, this.usage, {}, [1, 1]);
+      print(ctx, await ctx.client.get<HttpPolicy>(`/v1/http-policies/${seg(await resolvePolicyId(ctx.client, positionals[0]!))}`));
+    },
+  },
+  update: {
+    usage: 'box policies update <policy> [--name n] [--file doc.json|-]',
+    summary: "Rename a policy or replace its document",
+    async run(ctx, argv) {
+      const { values, positionals } = parse(argv, this.usage, { name: { type: 'string' }, file: { type: 'string', short: 'f' } }, [1, 1]);
+      if (!values.name && !values.file) throw new CliError(`nothing to change\nusage: ${this.usage}`, 2);
+      const id = await resolvePolicyId(ctx.client, positionals[0]!);
+      print(ctx, await ctx.client.patch<HttpPolicy>(`/v1/http-policies/${seg(id)}`, { name: values.name, document: values.file ? readDocument(values.file) : undefined }));
+    },
+  },
+  rm: {
+    usage: 'box policies rm <policy>',
+    summary: 'Delete a policy (refused while attached to a box)',
+    async run(ctx, argv) {
+      const { positionals } = parse(argv, this.usage, {}, [1, 1]);
+      const id = await resolvePolicyId(ctx.client, positionals[0]!);
+      const res = await ctx.client.delete<unknown>(`/v1/http-policies/${seg(id)}`);
+      if (ctx.json) return json(res ?? { id, deleted: true });
+      process.stdout.write(`${id}  deleted\n`);
+    },
+  },
+  attach: {
+    usage: 'box policies attach <box> <policy> [--reason text]',
+    summary: 'Attach a policy to a box',
+    async run(ctx, argv) {
+      const { values, positionals } = parse(argv, this.usage, { reason: { type: 'string' } }, [2, 2]);
+      const boxId = await resolveBoxId(ctx.client, positionals[0]!);
+      const policy_id = await resolvePolicyId(ctx.client, positionals[1]!);
+      const res = await ctx.client.put<unknown>(`/v1/boxes/${seg(boxId)}/http-policy`, { policy_id }, { headers: values.reason ? { 'x-box-override-reason': values.reason } : {} });
+      if (ctx.json) return json(res);
+      process.stdout.write(`${boxId}  ${policy_id}  attached\n`);
+    },
+  },
+  detach: {
+    usage: 'box policies detach <box> [--reason text]',
+    summary: "Detach a box's policy (the organization default applies again)",
+    async run(ctx, argv) {
+      const { values, positionals } = parse(argv, this.usage, { reason: { type: 'string' } }, [1, 1]);
+      const boxId = await resolveBoxId(ctx.client, positionals[0]!);
+      const res = await ctx.client.delete<unknown>(`/v1/boxes/${seg(boxId)}/http-policy`, { headers: values.reason ? { 'x-box-override-reason': values.reason } : {} });
+      if (ctx.json) return json(res ?? { box_id: boxId, detached: true });
+      process.stdout.write(`${boxId}  detached\n`);
+    },
+  },
+  show: {
+    usage: 'box policies show <box>',
+    summary: 'The policy attached to a box (404 when none)',
+    async run(ctx, argv) {
+      const { positionals } = parse(argv, this.usage, {}, [1, 1]);
+      print(ctx, await ctx.client.get<HttpPolicy>(`/v1/boxes/${seg(await resolveBoxId(ctx.client, positionals[0]!))}/http-policy`));
+    },
+  },
+  log: {
+    usage: 'box policies log <box> [--limit n]',
+    summary: 'What the box tried to reach, and the verdict',
+    async run(ctx, argv) {
+      const { values, positionals } = parse(argv, this.usage, { limit: { type: 'string', default: '50' } }, [1, 1]);
+      const boxId = await resolveBoxId(ctx.client, positionals[0]!);
+      const res = await ctx.client.get<{ data: Record<string, unknown>[] }>(`/v1/boxes/${seg(boxId)}/egress-log`, { limit: values.limit });
+      if (ctx.json) return json(res);
+      const cols = res.data[0] ? Object.keys(res.data[0]).filter((k) => typeof res.data[0]![k] !== 'object') : ['at', 'host', 'verdict'];
+      table(cols, res.data.map((r) => cols.map((c) => r[c] as string)));
+    },
+  },
+};
+
+export const policies: Command = {
+  usage: 'box policies list|create|get|update|rm|attach|detach|show|log',
+  summary: 'HTTP (egress) policies',
+  run: (ctx, argv) => dispatch(ctx, group, 'box policies', argv),
+};

@@ -1,0 +1,56 @@
+/**
+ * `box`: the command-line client of the box service. It speaks the HTTP API only
+ * (BOX_URL, BOX_API_KEY), except `box image`, which builds the guest image locally.
+ */
+import { dispatch, type Ctx, type Group } from './args.js';
+import { BoxClient } from './client.js';
+import { loadConfig } from './config.js';
+import { CliError } from './errors.js';
+import { apps } from './commands/apps.js';
+import { boxes } from './commands/boxes.js';
+import { cp } from './commands/cp.js';
+import { cron } from './commands/cron.js';
+import { exec } from './commands/exec.js';
+import { image } from './commands/image.js';
+import { keys } from './commands/keys.js';
+import { models, openapi, whoami } from './commands/misc.js';
+import { policies } from './commands/policies.js';
+import { secrets } from './commands/secrets.js';
+import { ssh } from './commands/ssh.js';
+import { volumes } from './commands/volumes.js';
+
+export const commands: Group = { whoami, apps, boxes, exec, cp, volumes, policies, secrets, cron, keys, ssh, image, models, openapi };
+
+const HELP = `Environment: BOX_URL (default http://127.0.0.1:8787), BOX_API_KEY (default: <BOX_DATA_DIR>/api-key),
+BOX_DATA_DIR (default ~/.box-desktop), BOX_INFERENCE_URL (default BOX_URL).
+Global flag: --json prints the service's answers as JSON.
+Exit codes: the command's own for "box exec"; otherwise 0 ok, 1 error, 2 usage or 400,
+3 auth/permission/billing, 4 not found, 5 conflict, 6 rate limited or unavailable.
+`;
+
+/** Runs the CLI on `argv` (without node and script); answers the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [head, rest] = ((i) => (i < 0 ? [argv, []] : [argv.slice(0, i), argv.slice(i)]))(argv.indexOf('--'));
+  const json = head.includes('--json');
+  const args = [...head.filter((a) => a !== '--json'), ...rest];
+  const config = loadConfig();
+  const ctx: Ctx = { client: new BoxClient(config), config, json };
+  try {
+    if (args.length === 0 || args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {
+      const code = await dispatch(ctx, commands, 'box', args);
+      process.stdout.write(HELP);
+      return code ?? 0;
+    }
+    return (await dispatch(ctx, commands, 'box', args)) ?? 0;
+  } catch (e) {
+    if (e instanceof CliError) {
+      process.stderr.write(`error: ${e.message}\n`);
+      return e.exitCode;
+    }
+    process.stderr.write(`error: ${(e as Error).stack ?? String(e)}\n`);
+    return 1;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+process.stdout.write('', () => process.exit(code));
