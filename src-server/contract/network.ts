@@ -27,9 +27,9 @@ export const ListenerParams = z.object({
 
 /**
  * `route_status`: `active` when the box runs and the forward is live; `inactive` while the
- * box has no VM (the forward is applied when it starts); `error` when applying it failed.
+ * box has no VM, or its runtime cannot forward live (applied when the VM next starts).
  */
-export const ROUTE_STATUSES = ['active', 'inactive', 'error'] as const;
+export const ROUTE_STATUSES = ['active', 'inactive'] as const;
 export interface Listener {
   guest_port: number;
   protocol: ListenerProtocol;

@@ -1,19 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
+import { endToEnd } from '../hop-headers.js';
 import { expandSecretRefs, secretRefs } from '../../contract/policies.js';
 import { decideRequest } from './decide.js';
 import { DEFAULT_IDLE_MS, nowIso, type ProxyDeps } from './proxy-deps.js';
 import { connectOptions, defaultResolver, HostLocalError } from './upstream.js';
-
-/** Hop-by-hop headers (RFC 9110 §7.6.1) and proxy credentials never travel on. */
-const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
-
-function onward(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
-  const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map((s) => s.trim()));
-  const out: http.OutgoingHttpHeaders = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP.has(k) && !named.has(k)) out[k] = v;
-  return out;
-}
 
 /**
  * One plain-HTTP request from a box (absolute-form URI). The whole policy applies: host,
@@ -58,7 +49,7 @@ export function forwardHttp(deps: ProxyDeps, boxId: string, req: http.IncomingMe
   if (d.verdict === 'deny') return local(403, `${d.message}\n`);
   if (d.verdict === 'respond') return local(d.respond!.status, d.respond!.body ?? '');
 
-  const headers = onward(req.headers);
+  const headers = endToEnd(req.headers);
   headers.host = url.host;
   const injected = Object.entries(d.setHeaders ?? {});
   for (const [name, template] of injected) {
@@ -91,7 +82,7 @@ export function forwardHttp(deps: ProxyDeps, boxId: string, req: http.IncomingMe
   req.on('data', (c: Buffer) => (bytesOut += c.length));
   req.pipe(up);
   up.on('response', (ur) => {
-    const h = onward(ur.headers);
+    const h = endToEnd(ur.headers);
     res.writeHead(ur.statusCode ?? 502, ur.statusMessage, h);
     ur.on('data', (c: Buffer) => (bytesIn += c.length));
     ur.pipe(res);

@@ -1,0 +1,124 @@
+import type { AppContext } from '../../app-context.js';
+import type { PolicyDocument } from '../../contract/policies.js';
+import { BoxProxy } from './box-proxy.js';
+import type { PolicyRef } from './decide.js';
+import type { EgressRepo } from './egress-log-repo.js';
+import type { ProxyDeps } from './proxy-deps.js';
+
+/** Proxy ports bound ahead of need, so that proxyPortFor can answer synchronously. */
+const SPARES = 6;
+
+/**
+ * The egress proxies of all boxes: one loopback port per box, the VM's only way out.
+ * A box keeps its port while the service runs and, through egress_ports, across restarts
+ * (a VM adopted after a restart still points at the old port).
+ */
+export class EgressService {
+  private byBox = new Map<string, { proxy: BoxProxy; port: number }>();
+  private spares: BoxProxy[] = [];
+  private refilling?: Promise<void>;
+  private closed = false;
+  readonly deps: ProxyDeps;
+
+  constructor(
+    private app: AppContext,
+    readonly repo: EgressRepo,
+  ) {
+    this.deps = {
+      policyFor: (boxId) => this.policyFor(boxId),
+      secretFor: (boxId, name) => {
+        const box = app.services.boxes?.repo.get(boxId);
+        return box ? app.services.secrets?.resolve(box.org_id, name) : undefined;
+      },
+      log: repo,
+      onError: (where, e) => app.log.error(where, e),
+    };
+  }
+
+  /** The box's policy, read per request; a policy that vanished refuses everything (fail closed). */
+  private policyFor(boxId: string): PolicyRef | null {
+    const box = this.app.services.boxes?.repo.get(boxId);
+    if (!box?.http_policy_id) return null;
+    const p = this.app.services.policies?.get(box.org_id, box.http_policy_id);
+    if (!p) return { id: box.http_policy_id, name: '(missing policy)', document: {} };
+    return { id: p.id, name: p.name, document: p.document as PolicyDocument };
+  }
+
+  async init() {
+    await this.refill();
+  }
+
+  private refill(): Promise<void> {
+    this.refilling ??= (async () => {
+      while (!this.closed && this.spares.length < SPARES) {
+        const p = new BoxProxy(this.deps);
+        await p.listen(0);
+        if (this.closed) await p.close();
+        else this.spares.push(p);
+      }
+    })()
+      .catch((e) => this.app.log.error('egress: binding spare proxy ports failed', e))
+      .finally(() => (this.refilling = undefined));
+    return this.refilling;
+  }
+
+  /** Re-binds the persisted ports of live boxes (VMs adopted after a restart still use them) and forgets the rest. */
+  async bindPersisted() {
+    const live = new Set((this.app.services.boxes?.repo.live() ?? []).map((b) => b.box_id));
+    for (const { box_id, port } of this.repo.ports()) {
+      if (!live.has(box_id)) this.repo.dropPort(box_id);
+      else if (!this.byBox.has(box_id)) await this.bindAt(box_id, port);
+    }
+  }
+
+  private async bindAt(boxId: string, port: number) {
+    const proxy = new BoxProxy(this.deps);
+    proxy.boxId = boxId;
+    this.byBox.set(boxId, { proxy, port });
+    try {
+      await proxy.listen(port);
+    } catch (e) {
+      this.app.log.error(`egress: port ${port} of box ${boxId} is taken (${(e as Error).message}); the box gets a new one at its next start`);
+      if (this.byBox.get(boxId)?.proxy === proxy) this.byBox.delete(boxId);
+      this.repo.dropPort(boxId);
+    }
+  }
+
+  /** Called when the box's VM (re)starts: its stable proxy port. */
+  proxyPortFor(boxId: string): number | undefined {
+    if (this.closed) return undefined;
+    const known = this.byBox.get(boxId);
+    if (known) return known.port;
+    const persisted = this.repo.port(boxId);
+    if (persisted) {
+      void this.bindAt(boxId, persisted);
+      return persisted;
+    }
+    const proxy = this.spares.shift();
+    void this.refill();
+    if (!proxy?.port) {
+      this.app.log.error(`egress: no proxy port ready for box ${boxId}; it starts without network`);
+      return undefined;
+    }
+    proxy.boxId = boxId;
+    this.byBox.set(boxId, { proxy, port: proxy.port });
+    this.repo.setPort(boxId, proxy.port);
+    return proxy.port;
+  }
+
+  /** The box is gone: its proxy stops and its log and port are forgotten. */
+  async forget(boxId: string) {
+    const known = this.byBox.get(boxId);
+    this.byBox.delete(boxId);
+    this.repo.deleteBox(boxId);
+    await known?.proxy.close();
+  }
+
+  async close() {
+    this.closed = true;
+    await this.refilling;
+    await Promise.all([...this.byBox.values()].map((b) => b.proxy.close()).concat(this.spares.map((p) => p.close())));
+    this.byBox.clear();
+    this.spares = [];
+  }
+}

@@ -1,0 +1,97 @@
+import type { AppContext } from '../../app-context.js';
+import type { BoxRecord } from '../../boxes/boxes-repo.js';
+import { MAX_LISTENERS_PER_BOX, type CreateListenerBody, type Listener } from '../../contract/network.js';
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors.js';
+import { freeLoopbackPort } from './free-port.js';
+import type { ListenersRepo, ListenerRow } from './listeners-repo.js';
+
+export const INGRESS_SUFFIX = '.box.localhost';
+
+/**
+ * Published ports. Each listener owns a stable host loopback port (listeners.host_port),
+ * forwarded by QEMU to the guest port: live through the runtime when the VM runs, and from
+ * VmConfig.forwards (forwardsFor) at every start. `tcp` listeners are used on that port
+ * directly; `http` listeners are served by the ingress under `<box-name>.box.localhost`.
+ */
+export class ListenerService {
+  /** Added while the VM ran but the runtime cannot forward live: effective at the next start. */
+  private pending = new Set<string>();
+
+  constructor(
+    private app: AppContext,
+    readonly repo: ListenersRepo,
+    private ingressPort: () => number,
+  ) {}
+
+  forwardsFor(boxId: string) {
+    return this.repo.list(boxId).map((l) => ({ hostPort: l.host_port, guestPort: l.guest_port }));
+  }
+
+  onBoxStarted(boxId: string) {
+    for (const k of this.pending) if (k.startsWith(`${boxId}:`)) this.pending.delete(k);
+  }
+
+  /** The http listener `<name>.box.localhost` routes to: the box's first one. */
+  primaryHttp(boxId: string): ListenerRow | undefined {
+    return this.repo.list(boxId).find((l) => l.protocol === 'http');
+  }
+
+  toListener(box: BoxRecord, l: ListenerRow): Listener {
+    const key = `${box.box_id}:${l.guest_port}`;
+    const route_status = box.status === 'running' && !this.pending.has(key) ? 'active' : 'inactive';
+    if (l.protocol === 'tcp') {
+      return { guest_port: l.guest_port, protocol: 'tcp', route_status, public_url: `tcp://127.0.0.1:${l.host_port}`, public_host: '127.0.0.1', public_port: l.host_port, created_at: l.created_at };
+    }
+    const primary = this.primaryHttp(box.box_id)?.guest_port === l.guest_port;
+    const host = `${primary ? '' : `${l.guest_port}.`}${box.name}${INGRESS_SUFFIX}`;
+    const port = this.ingressPort();
+    return { guest_port: l.guest_port, protocol: 'http', route_status, public_url: `http://${host}:${port}/`, public_host: host, public_port: port, created_at: l.created_at };
+  }
+
+  list(box: BoxRecord): Listener[] {
+    return this.repo.list(box.box_id).map((l) => this.toListener(box, l));
+  }
+
+  async create(box: BoxRecord, body: CreateListenerBody): Promise<Listener> {
+    if (this.repo.get(box.box_id, body.guest_port)) throw conflict(`Guest port ${body.guest_port} of box ${box.box_id} is already published.`, 'already_exists', 'guest_port');
+    if (this.repo.list(box.box_id).length >= MAX_LISTENERS_PER_BOX) throw badRequest(`A box publishes at most ${MAX_LISTENERS_PER_BOX} ports.`, 'guest_port');
+    const hostPort = await freeLoopbackPort(this.repo.hostPorts());
+    const boxes = this.app.services.boxes!;
+    return boxes.withLock(box.box_id, async () => {
+      if (this.repo.get(box.box_id, body.guest_port)) throw conflict(`Guest port ${body.guest_port} of box ${box.box_id} is already published.`, 'already_exists', 'guest_port');
+      const row: ListenerRow = { box_id: box.box_id, guest_port: body.guest_port, protocol: body.protocol, host_port: hostPort, created_at: new Date().toISOString() };
+      this.repo.insert(row);
+      const cur = boxes.repo.get(box.box_id)!;
+      if (cur.status === 'running') {
+        const rt = boxes.runtime;
+        if (!rt.addForward) this.pending.add(`${box.box_id}:${body.guest_port}`);
+        else {
+          try {
+            await rt.addForward(box.box_id, hostPort, body.guest_port);
+          } catch (e) {
+            this.repo.delete(box.box_id, body.guest_port);
+            throw new ApiError(503, 'server_error', `Publishing guest port ${body.guest_port} failed: ${(e as Error).message}`);
+          }
+        }
+      }
+      return this.toListener(cur, row);
+    });
+  }
+
+  async remove(box: BoxRecord, guestPort: number): Promise<Listener> {
+    const boxes = this.app.services.boxes!;
+    return boxes.withLock(box.box_id, async () => {
+      const row = this.repo.get(box.box_id, guestPort);
+      if (!row) throw notFound(`Guest port ${guestPort} of box ${box.box_id} is not published.`, null, 'guest_port');
+      const cur = boxes.repo.get(box.box_id)!;
+      const out = this.toListener(cur, row);
+      this.repo.delete(box.box_id, guestPort);
+      const key = `${box.box_id}:${guestPort}`;
+      this.pending.delete(key);
+      if (cur.status === 'running') {
+        await boxes.runtime.removeForward?.(box.box_id, row.host_port).catch((e) => this.app.log.warn(`unpublishing ${key}`, e));
+      }
+      return { ...out, route_status: 'inactive' as const };
+    });
+  }
+}
