@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -178,6 +179,18 @@ describe('files', () => {
     const res = await svc.api(`/v1/box-volumes/${vol}/files?path=chunked`, { method: 'PUT', body, duplex: 'half' } as RequestInit);
     expect(res.status).toBe(413);
     expect(fs.readdirSync(root).filter((n) => n.startsWith('.box-upload') || n === 'chunked')).toEqual([]);
+  });
+});
+
+describe('special files', () => {
+  it('a FIFO is listed as other, and reading it answers 409 instead of hanging', async () => {
+    execFileSync('mkfifo', [path.join(root, 'dir/sub/pipe')]);
+    const { entries } = await (await get('/directories?path=dir/sub')).json();
+    expect(entries.find((e: { name: string }) => e.name === 'pipe')).toMatchObject({ type: 'other', size: 0 });
+    const res = await get('/files?path=dir/sub/pipe');
+    expect(res.status).toBe(409);
+    expect((await errorOf(res)).code).toBe('failed_precondition');
+    expect((await (await get('/paths?path=dir/sub/pipe')).json()).type).toBe('other');
   });
 });
 
