@@ -96,7 +96,8 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
 function idempotencyKey(req: Request): string | undefined {
   const v = req.headers[IDEMPOTENCY_HEADER];
   if (typeof v !== 'string' || v.trim() === '') return undefined; // blank keys are ignored
-  if (Buffer.byteLength(v, 'utf8') > 255) {
+  // Node hands header values over as latin1 (one char per wire byte): that length is the byte count.
+  if (Buffer.byteLength(v, 'latin1') > 255) {
     throw new ApiError(400, 'invalid_request_error', 'Idempotency-Key must be at most 255 bytes.', { param: 'Idempotency-Key' });
   }
   return v;
