@@ -1,14 +1,16 @@
 /**
- * `npm run guest:build [-- --data-dir <dir>]`: builds the guest agent (if its Makefile
- * exists) and the default guest image, printing progress.
+ * `npm run guest:build [-- --data-dir <dir>] [--kernel stock|tiny] [--no-agent]`: builds
+ * the guest agent (if its Makefile exists) and the default guest image, printing progress.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ensureGuestImage, RESOURCES_DIR } from './guest-image.js';
+import { ensureGuestImage, kernelFlavour, type KernelFlavour, RESOURCES_DIR } from './guest-image.js';
 
 const argIdx = process.argv.indexOf('--data-dir');
+const kIdx = process.argv.indexOf('--kernel');
+const kernel = kernelFlavour(kIdx > 0 ? (process.argv[kIdx + 1] as KernelFlavour) : undefined);
 const dataDir =
   argIdx > 0 ? process.argv[argIdx + 1] : (process.env.BOX_DATA_DIR ?? join(homedir(), '.local', 'share', 'box-desktop'));
 
@@ -22,6 +24,7 @@ const started = Date.now();
 let last = '';
 const image = await ensureGuestImage({
   dataDir,
+  kernel,
   onProgress: (p) => {
     const line = `[${String(p.percent).padStart(3)}%] ${p.phase}: ${p.message}`;
     if (line !== last) console.log(line);

@@ -9,8 +9,10 @@ agent=${2:?usage: build-initrd.sh <out-dir> <agent-binary>}
 need cpio gzip modprobe
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || die "need a static /bin/busybox (apt-get install busybox-static)"
 [ -f "$agent" ] || die "agent binary not found: $agent"
-kver=$(kernel_version)
-MODULES="virtio_mmio virtio_blk virtio_net virtio_console virtio_rng virtio_balloon 9pnet_virtio 9p ext4 overlay"
+# BOX_INITRD_MODULES="" for a kernel with everything built in (build-kernel-tiny.sh).
+MODULES=${BOX_INITRD_MODULES-virtio_mmio virtio_blk virtio_net virtio_console virtio_rng virtio_balloon 9pnet_virtio 9p ext4 overlay}
+kver=""
+[ -z "$MODULES" ] || kver=$(kernel_version)
 
 mkdir -p "$out"
 root=$(mktemp -d "$out/.initrd-root.XXXXXX")
@@ -20,7 +22,7 @@ cp /bin/busybox "$root/bin/busybox"
 for applet in $(/bin/busybox --list); do
   [ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
 done
-progress 20 "collecting modules for $kver"
+progress 20 "collecting modules${kver:+ for $kver}"
 
 # A module file ends with its signature, a 12-byte struct whose last 4 bytes are the
 # big-endian signature length, and the magic string; cut all of it off.
