@@ -1,0 +1,93 @@
+/**
+ * Real microVM: `box ssh enable` installs the org CA in the box, starts sshd and publishes
+ * port 22; `box ssh connect` then logs in with a certificate of that CA and runs a command.
+ * Also `box image build` / `box image list` against the real cached image. One VM.
+ * Needs the networking area's listeners (POST /v1/boxes/{id}/listeners).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AreaModule } from '../src-server/app-context.js';
+import { boxesModule } from '../src-server/boxes/module.js';
+import { coreModule } from '../src-server/core/module.js';
+import { QemuBoxRuntime } from '../src-server/runtime/qemu-box-runtime.js';
+import { testImage, testImageCache } from '../src-server/runtime/test-support.js';
+import { sshModule } from '../src-server/ssh/module.js';
+import { startTestService, type TestService } from '../src-server/test-support/harness.js';
+import { runCli } from './test-cli.js';
+
+const VM_TIMEOUT = 300_000;
+const network = await import('../src-server/network/module.js').catch(() => undefined);
+/** False until the networking area (published ports) is part of the tree. */
+const listenersAvailable = typeof network?.networkModule === 'function';
+
+let svc: TestService;
+let env: Record<string, string>;
+const tmp = fs.mkdtempSync('/tmp/bxssh-cli-');
+const key = path.join(tmp, 'id_ed25519');
+const box = (args: string[], o?: Parameters<typeof runCli>[2]) => runCli(env, args, { timeoutMs: VM_TIMEOUT, ...o });
+
+beforeAll(async () => {
+  const cache = testImageCache();
+  await testImage(tmp);
+  const modules: AreaModule[] = [coreModule, boxesModule((d) => new QemuBoxRuntime(d)), sshModule];
+  if (network) modules.splice(2, 0, network.networkModule());
+  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxssh-'), modules });
+  env = { BOX_URL: svc.url, BOX_API_KEY: svc.key, BOX_DATA_DIR: svc.dataDir, BOX_IMAGE_CACHE: cache };
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+}, VM_TIMEOUT);
+afterAll(async () => {
+  if (svc) {
+    for (const b of (await (await svc.api('/v1/boxes?limit=100')).json()).data ?? []) await svc.api(`/v1/boxes/${b.box_id}/terminate`, { method: 'POST' });
+    await svc.close();
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+}, VM_TIMEOUT);
+
+describe('box image (local, real cache)', () => {
+  it('build answers the cached image at once; list marks it current', async () => {
+    const b = await box(['image', 'build', '--json', '--no-agent']);
+    expect(b.code, b.stderr).toBe(0);
+    const built = JSON.parse(b.stdout);
+    expect(built).toMatchObject({ name: 'debian', cached: true });
+    expect(fs.existsSync(built.rootfs)).toBe(true);
+    expect(b.stderr).toMatch(/\[#{30}\] 100% done: guest image cached/);
+    const l = JSON.parse((await box(['image', 'list', '--json'])).stdout);
+    expect(l.images.find((i: { current: boolean }) => i.current)).toMatchObject({ recipe: built.recipeHash, parts_present: true });
+  }, VM_TIMEOUT);
+});
+
+describe('box ssh (real VM)', () => {
+  it.skipIf(!listenersAvailable)('enable, then connect with a CA certificate and run echo ok', async () => {
+    const created = await box(['boxes', 'create', 'sshvm', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout).status).toBe('running');
+
+    const enabled = await box(['ssh', 'enable', 'sshvm', '--json']);
+    expect(enabled.code, enabled.stderr).toBe(0);
+    const info = JSON.parse(enabled.stdout);
+    expect(info).toMatchObject({ sshd: 'started', host: '127.0.0.1' });
+    expect(info.port).toBeGreaterThan(0);
+    const ca = (await box(['ssh', 'ca'])).stdout.trim();
+    expect((await box(['cp', 'sshvm:/etc/ssh/box_ca.pub', '-'])).stdout.trim()).toBe(ca);
+
+    // No certificate yet: a plain key is refused, so the CA is what lets us in.
+    const plain = execFileSync('bash', ['-c', `ssh -p ${info.port} -i ${key} -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null root@127.0.0.1 echo ok 2>&1; echo "rc=$?"`]).toString();
+    expect(plain).toMatch(/Permission denied[\s\S]*rc=255/);
+
+    const conn = await box(['ssh', 'connect', 'sshvm', '--key', key, '--', 'echo', 'ok']);
+    expect(conn.code, conn.stderr).toBe(0);
+    expect(conn.stdout).toBe('ok\n');
+    expect(conn.stderr).toContain(`ssh -p ${info.port} -i ${key} -o CertificateFile=${key}-cert.pub`);
+    expect(conn.stderr).toContain('StrictHostKeyChecking=yes');
+    expect(fs.existsSync(`${key}-cert.pub`)).toBe(true);
+
+    // Enabling again reloads sshd and reuses the published port.
+    const again = await box(['ssh', 'enable', 'sshvm', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ sshd: 'reloaded', port: info.port });
+    const code = await box(['ssh', 'connect', 'sshvm', '--key', key, '--', 'exit 7']);
+    expect(code.code).toBe(7);
+  }, VM_TIMEOUT);
+});
