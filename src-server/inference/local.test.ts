@@ -46,7 +46,7 @@ describe('embedded engine (node-llama-cpp, tiny generated GGUF)', () => {
     const c = await openai.chat.completions.create({ model: 'local/tiny', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 2, temperature: 0 });
     expect(c.choices[0]).toMatchObject({ finish_reason: 'length', message: { content: 'Hello from' } });
     const anthropic = new Anthropic({ apiKey: svc.key, baseURL: svc.url, maxRetries: 0 });
-    const m = await anthropic.messages.create({ model: 'local/tiny', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], temperature: 0 });
+    const m = await anthropic.messages.create({ model: 'local/tiny', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], temperature: 0 } as never);
     expect(m).toMatchObject({ stop_reason: 'end_turn', content: [{ type: 'text', text: TINY_REPLY }] });
   });
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { AppContext, AreaModule } from '../app-context.js';
+import type { Db } from '../db/connection.js';
 import { CryptoBox } from '../util/crypto-box.js';
 import { responseObject } from './adapters/responses-view.js';
 import { BackgroundQueue } from './background/queue.js';
@@ -17,6 +18,7 @@ import { InferenceService } from './service.js';
 import { DownloadsRepo } from './store/downloads-repo.js';
 import { EnginesRepo } from './store/engines-repo.js';
 import { ResponsesRepo } from './store/responses-repo.js';
+import { openFastConnection } from './store/fast-connection.js';
 import { DeliveriesRepo } from './webhooks/deliveries-repo.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -36,6 +38,7 @@ export interface InferenceArea {
   downloads: ModelDownloads;
   deliveries: DeliveriesRepo;
   enginesRepo: EnginesRepo;
+  fastDb: Db;
   maxRounds: number;
 }
 
@@ -68,6 +71,8 @@ function build(app: AppContext): InferenceArea {
     app.log,
   );
   let queue: BackgroundQueue | undefined;
+  const fastDb = openFastConnection(app.config.dataDir);
+  const fast = { db: fastDb, responses: new ResponsesRepo(fastDb), deliveries: new DeliveriesRepo(fastDb, box) };
   const service = new InferenceService(
     app,
     engines,
@@ -76,10 +81,11 @@ function build(app: AppContext): InferenceArea {
     { webhooksChanged: () => dispatcher.kick(), queued: () => queue?.kick() },
     schedule.maxRounds,
     (t.structuredAttempts as number | undefined) ?? 2,
+    fast,
   );
   queue = new BackgroundQueue(responses, (id) => service.runStored(id), (t.backgroundConcurrency as number | undefined) ?? 4);
   const downloads = new ModelDownloads(files, new DownloadsRepo(app.db));
-  return { service, engines, local, dispatcher, queue, downloads, deliveries, enginesRepo, maxRounds: schedule.maxRounds };
+  return { service, engines, local, dispatcher, queue, downloads, deliveries, enginesRepo, fastDb, maxRounds: schedule.maxRounds };
 }
 
 /** The inference API (spec, Inference API and Events) and engine management. */
@@ -93,7 +99,7 @@ export const inferenceModule: AreaModule = {
     messagesRoutes(r, area.service);
     modelsRoutes(r, area.engines);
     webhookRoutes(r, {
-      responses: area.service.responses,
+      getResponse: (id) => area.service.get(id),
       deliveries: area.deliveries,
       rounds: area.maxRounds,
       changed: () => area.dispatcher.kick(),
@@ -114,5 +120,6 @@ export const inferenceModule: AreaModule = {
     await area.dispatcher.stop();
     await area.queue.stop((app.config.tuning.backgroundStopWaitMs as number | undefined) ?? 5000);
     await area.engines.close();
+    area.fastDb.close();
   },
 };

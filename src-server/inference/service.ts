@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
+import type { Db } from '../db/connection.js';
 import type { Principal } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import type { Prepared } from './adapters/common.js';
@@ -39,7 +40,12 @@ export class InferenceService {
     private hooks: InferenceHooks,
     private webhookRounds: number,
     private structuredAttempts: number,
+    private fast: { db: Db; responses: ResponsesRepo; deliveries: DeliveriesRepo },
   ) {}
+
+  get(id: string): StoredResponse | undefined {
+    return this.responses.get(id);
+  }
 
   /** 404 for an unknown model, 400 for a schema that does not compile; before anything is stored. */
   check(style: WireStyle, p: Prepared): void {
@@ -47,7 +53,10 @@ export class InferenceService {
     if (p.native.format.type === 'json_schema') schemaValidator(p.native.format.schema, SCHEMA_PARAM[style]);
   }
 
-  /** Runs now and stores the finished request; errors go to the caller and nothing is stored. */
+  /**
+   * Runs now and stores the finished request before answering, on the fast connection
+   * (store/fast-connection.ts). Errors go to the caller and nothing is stored.
+   */
   async runSync(style: WireStyle, p: Prepared, auth: Principal): Promise<StoredResponse> {
     this.check(style, p);
     const createdAt = Date.now();
@@ -57,10 +66,9 @@ export class InferenceService {
     stored.result = result;
     stored.startedAt = createdAt;
     stored.completedAt = Date.now();
-    this.app.db.transaction(() => {
-      this.responses.insert(stored);
-      this.responses.finish(stored.id, stored.status as 'completed', result, null, stored.completedAt!);
-      if (p.webhook) this.deliveries.create({ ...this.delivery(stored, p), state: 'pending' }, stored.completedAt!);
+    this.fast.db.transaction(() => {
+      this.fast.responses.insert(stored);
+      if (p.webhook) this.fast.deliveries.create({ ...this.delivery(stored, p), state: 'pending' }, stored.completedAt!);
     })();
     if (p.webhook) this.hooks.webhooksChanged();
     return stored;

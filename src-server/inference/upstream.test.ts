@@ -183,6 +183,15 @@ describe('Chat Completions and Messages', () => {
       output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } } },
     } as never);
     expect(JSON.parse((j.content[0] as { text: string }).text)).toEqual({ ok: true });
+    const { zodOutputFormat } = await import('@anthropic-ai/sdk/helpers/zod');
+    const { z } = await import('zod');
+    anUp.jsonReplies.push('{"ok":false,"n":3}');
+    const parsed = await anthropic.messages.parse({
+      model: 'an/fake-claude', max_tokens: 50, messages: [{ role: 'user', content: 'json' }],
+      output_config: { format: zodOutputFormat(z.object({ ok: z.boolean(), n: z.number() })) },
+    });
+    expect(parsed.parsed_output).toEqual({ ok: false, n: 3 });
+    expect(anUp.requests.at(-1)!.body.output_config.format).toMatchObject({ type: 'json_schema', schema: { type: 'object' } });
     for (const [extra, param] of [[{ system: 'x' }, 'system'], [{ top_k: 3 }, 'top_k'], [{ thinking: { type: 'enabled', budget_tokens: 1024 } }, 'thinking'], [{ service_tier: 'auto' }, 'service_tier'], [{ stream: true }, 'stream']] as const) {
       const err = await anthropic.messages.create({ model: 'an/fake-claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }], ...extra } as never).catch((e) => e);
       expect(err, param).toBeInstanceOf(Anthropic.BadRequestError);

@@ -24,7 +24,7 @@ export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
     summary: 'Read a stored response (also chat completion and message ids), Responses-shaped',
     params: ResponseIdParams,
     handler: ({ params, auth }) => {
-      const stored = svc.responses.get(params.response_id);
+      const stored = svc.get(params.response_id);
       if (!stored || stored.orgId !== auth.orgId) throw notFound(`No response with id ${params.response_id}.`, null, 'response_id');
       return responseObject(stored);
     },

@@ -1,16 +1,16 @@
 import type { RouteRegistrar } from '../../app-context.js';
 import { ResponseIdParams, type DeliveryList } from '../../contract/inference.js';
 import { conflict, notFound } from '../../http/errors.js';
-import type { ResponsesRepo } from '../store/responses-repo.js';
+import type { StoredResponse } from '../store/responses-repo.js';
 import type { DeliveriesRepo } from './deliveries-repo.js';
 
 /** Delivery log and redelivery of completion webhooks, and the org's signing secret. */
 export function webhookRoutes(
   r: RouteRegistrar,
-  deps: { responses: ResponsesRepo; deliveries: DeliveriesRepo; rounds: number; changed: () => void },
+  deps: { getResponse: (id: string) => StoredResponse | undefined; deliveries: DeliveriesRepo; rounds: number; changed: () => void },
 ) {
   const ownResponse = (id: string, orgId: string) => {
-    const stored = deps.responses.get(id);
+    const stored = deps.getResponse(id);
     if (!stored || stored.orgId !== orgId) throw notFound(`No response with id ${id}.`, null, 'response_id');
     return stored;
   };

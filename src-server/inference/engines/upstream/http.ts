@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { ApiError } from '../../../http/errors.js';
 
 export interface UpstreamReply {
@@ -5,32 +7,63 @@ export interface UpstreamReply {
   body: unknown;
 }
 
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }),
+};
+
+/** A plain node:http exchange on keep-alive agents (cheaper per call than fetch). */
+function exchange(url: string, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number) {
+  return new Promise<{ status: number; retryAfter: string | null; text: string }>((resolve, reject) => {
+    const u = new URL(url);
+    const mod = u.protocol === 'https:' ? https : http;
+    const req = mod.request(u, { method, headers, agent: agents[u.protocol as 'http:'] }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        clearTimeout(timer);
+        const ra = res.headers['retry-after'];
+        resolve({ status: res.statusCode ?? 0, retryAfter: typeof ra === 'string' ? ra : null, text: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    req.end(body);
+  });
+}
+
 /**
  * One JSON call to an upstream. Network failures and 5xx become 503 (momentarily
  * unavailable); the upstream's own words are kept in the message, never its raw body.
  */
 export async function upstreamJson(engine: string, url: string, init: { method?: string; headers: Record<string, string>; body?: unknown; timeoutMs: number }): Promise<unknown> {
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-      headers: { accept: 'application/json', ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      signal: AbortSignal.timeout(init.timeoutMs),
-    });
-  } catch (e) {
-    throw new ApiError(503, 'server_error', `Upstream engine "${engine}" is unreachable: ${(e as Error).message}`, { code: 'upstream_unavailable' });
+  const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
+  const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
+  if (payload !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(payload));
   }
-  const text = await res.text();
+  let res: { status: number; retryAfter: string | null; text: string };
+  try {
+    res = await exchange(url, init.method ?? (payload === undefined ? 'GET' : 'POST'), headers, payload, init.timeoutMs);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new ApiError(503, 'server_error', `Upstream engine "${engine}" is unreachable: ${err.code ?? err.message}`, { code: 'upstream_unavailable' });
+  }
   let body: unknown;
   try {
-    body = text ? JSON.parse(text) : undefined;
+    body = res.text ? JSON.parse(res.text) : undefined;
   } catch {
     body = undefined;
   }
-  if (res.ok && body !== undefined) return body;
-  if (res.ok) throw new ApiError(503, 'server_error', `Upstream engine "${engine}" answered with a body that is not JSON.`, { code: 'upstream_bad_response' });
-  throw mapUpstreamError(engine, res.status, upstreamMessage(body) ?? text.slice(0, 300), res.headers.get('retry-after'));
+  const ok = res.status >= 200 && res.status < 300;
+  if (ok && body !== undefined) return body;
+  if (ok) throw new ApiError(503, 'server_error', `Upstream engine "${engine}" answered with a body that is not JSON.`, { code: 'upstream_bad_response' });
+  throw mapUpstreamError(engine, res.status, upstreamMessage(body) ?? res.text.slice(0, 300), res.retryAfter);
 }
 
 function upstreamMessage(body: unknown): string | undefined {
