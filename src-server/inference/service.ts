@@ -19,6 +19,15 @@ const SCHEMA_PARAM: Record<WireStyle, string> = {
   messages: 'output_config.format.schema',
 };
 
+/** A finished request's token usage (for the usage/billing area: `service.usageListeners.push(fn)`). */
+export interface UsageEvent {
+  orgId: string;
+  keyId: string;
+  responseId: string;
+  model: string;
+  usage: NativeResult['usage'];
+}
+
 export interface InferenceHooks {
   /** A delivery row changed: re-arm the webhook timer. */
   webhooksChanged(): void;
@@ -32,6 +41,8 @@ export interface InferenceHooks {
  * stores it with its webhook delivery in one transaction.
  */
 export class InferenceService {
+  readonly usageListeners: ((e: UsageEvent) => void)[] = [];
+
   constructor(
     private app: AppContext,
     readonly engines: EngineRegistry,
@@ -71,7 +82,20 @@ export class InferenceService {
       if (p.webhook) this.fast.deliveries.create({ ...this.delivery(stored, p), state: 'pending' }, stored.completedAt!);
     })();
     if (p.webhook) this.hooks.webhooksChanged();
+    this.emitUsage(stored);
     return stored;
+  }
+
+  private emitUsage(r: StoredResponse): void {
+    if (!r.result) return;
+    const e = { orgId: r.orgId, keyId: r.keyId, responseId: r.id, model: r.native.model, usage: r.result.usage };
+    for (const fn of this.usageListeners) {
+      try {
+        fn(e);
+      } catch (err) {
+        this.app.log.error('inference: usage listener failed', err);
+      }
+    }
   }
 
   /** Stores the request as `queued`; the background queue runs it. */
@@ -106,6 +130,7 @@ export class InferenceService {
       return this.deliveries.activate(id, status !== 'failed', at);
     })();
     if (activated) this.hooks.webhooksChanged();
+    if (result) this.emitUsage({ ...r, result });
   }
 
   /** Engine call plus JSON-schema validation; an invalid structured output is retried. */
