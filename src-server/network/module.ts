@@ -38,7 +38,11 @@ export function networkModule(): AreaModule {
       app.services.egress = { proxyPortFor: (boxId) => e.proxyPortFor(boxId) };
       app.services.listeners = {
         forwardsFor: (boxId) => listeners.forwardsFor(boxId),
-        onBoxStarted: (boxId) => listeners.onBoxStarted(boxId),
+        onBoxStarted: (boxId) => {
+          listeners.onBoxStarted(boxId);
+          const box = app.services.boxes?.repo.get(boxId);
+          if (box) listeners.publishIngressPorts(box);
+        },
         onBoxGone: (boxId) => {
           repo.deleteBox(boxId);
           void e.forget(boxId).catch((err) => app.log.error('egress: closing proxy', err));

@@ -98,6 +98,18 @@ describe('listeners', () => {
     expect(svc.ctx.services.listeners!.forwardsFor(box.box_id).map((f) => f.guestPort)).toEqual([3000, 3001]);
   });
 
+  it("publishes a box's create-time ingress_ports as http listeners at its first start", async () => {
+    const box = await createBox('ported', { ingress_ports: [8080, 9090] });
+    const listed = async () => (await (await svc.api(`/v1/boxes/${box.box_id}/listeners`)).json()).data as { guest_port: number; protocol: string; route_status: string }[];
+    for (let i = 0; i < 50 && (await listed()).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await listed()).map((l) => [l.guest_port, l.protocol, l.route_status])).toEqual([[8080, 'http', 'active'], [9090, 'http', 'active']]);
+    expect([...rt.forwards].filter((f) => f.startsWith(`${box.box_id}:`))).toHaveLength(2);
+    await svc.api(`/v1/boxes/${box.box_id}/listeners/9090`, { method: 'DELETE' });
+    await post(`/v1/boxes/${box.box_id}/reboot`);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await listed()).map((l) => l.guest_port)).toEqual([8080]);
+  });
+
   it('only the creator of a private box publishes, even with an override reason', async () => {
     const box = await createBox('secret-box', { visibility: 'private' });
     const other = (await (await post('/v1/api-keys', { name: 'other', scope: 'organization' })).json()).secret as string;

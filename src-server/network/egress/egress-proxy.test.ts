@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,9 +32,23 @@ let proxy: BoxProxy;
 let proxyPort: number;
 const secrets: Record<string, string> = { API_TOKEN: SECRET };
 
-/** Test names under *.example.test reach the loopback servers; everything else resolves as usual. */
-const resolve: ProxyDeps['resolve'] = (host, port) =>
-  host.endsWith('example.test') ? { host: '127.0.0.1', port: port === 443 ? echoPort : upPort, internal: true } : defaultResolver(host, port);
+/** A loopback HTTPS upstream with a self-signed certificate for tls.example.test. */
+let tlsUp: https.Server;
+let tlsPort: number;
+let tlsCert: string;
+
+/** Test names under *.example.test reach the loopback servers (tls.* and port 443 of other.* the HTTPS one); everything else resolves as usual. */
+const resolve: ProxyDeps['resolve'] = (host, port) => {
+  if (!host.endsWith('example.test')) return defaultResolver(host, port);
+  const tls = port === 443 && (host === 'tls.example.test' || host === 'other.example.test');
+  return { host: '127.0.0.1', port: tls ? tlsPort : port === 443 ? echoPort : upPort, internal: true };
+};
+
+function selfSigned(cn: string) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'egress-tls-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${cn}`, '-addext', `subjectAltName=DNS:${cn}`, '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`], { stdio: 'ignore' });
+  return { key: fs.readFileSync(`${dir}/key.pem`, 'utf8'), cert: fs.readFileSync(`${dir}/cert.pem`, 'utf8') };
+}
 
 beforeAll(async () => {
   upstream = http.createServer((req, res) => {
@@ -47,9 +63,13 @@ beforeAll(async () => {
   upPort = await listen(upstream);
   echo = net.createServer((s) => s.pipe(s));
   echoPort = await listen(echo);
+  const kc = selfSigned('tls.example.test');
+  tlsCert = kc.cert;
+  tlsUp = https.createServer(kc, (req, res) => res.end(`tls upstream saw ${req.method} ${req.url} key=${req.headers['x-api-key']}`));
+  tlsPort = await listen(tlsUp);
   db = openDatabase(fs.mkdtempSync(path.join(os.tmpdir(), 'egress-test-')));
   repo = new EgressRepo(db, 20);
-  proxy = new BoxProxy({ policyFor: () => policy, secretFor: (_b, n) => secrets[n], log: repo, resolve });
+  proxy = new BoxProxy({ policyFor: () => policy, secretFor: (_b, n) => secrets[n], log: repo, resolve, tlsCa: tlsCert });
   proxy.boxId = BOX;
   proxyPort = await proxy.listen();
 });
@@ -58,6 +78,7 @@ afterAll(async () => {
   await proxy.close();
   upstream.close();
   echo.close();
+  tlsUp.close();
   db.close();
 });
 
@@ -156,13 +177,26 @@ describe('egress proxy: plain HTTP', () => {
 
   it('injects a header from a secret on the host: the upstream gets it, the box never sent it', async () => {
     use({ 'api.example.test': { rules: [{ request: { set: { headers: { Authorization: 'Bearer ${secrets.API_TOKEN}' } } } }] } });
-    const r = await raw(`POST http://api.example.test/v1/chat HTTP/1.1\r\nHost: api.example.test\r\nAuthorization: Bearer from-the-box\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello`);
+    // An explicit port keeps plain HTTP (the default port would go on over HTTPS: next test).
+    const r = await raw(`POST http://api.example.test:80/v1/chat HTTP/1.1\r\nHost: api.example.test\r\nAuthorization: Bearer from-the-box\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello`);
     expect(r.status).toBe(200);
     expect(seen[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
     expect(seen[0]!.body).toBe('hello');
     expect(r.sent).not.toContain(SECRET);
     expect(r.text).not.toContain(SECRET);
     expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ verdict: 'allow', rule_index: 0, bytes_out: 5 });
+  });
+
+  it('a request whose rule injects a secret goes on over HTTPS to port 443, with the certificate checked', async () => {
+    use({ 'tls.example.test': { rules: [{ request: { set: { headers: { 'x-api-key': '${secrets.API_TOKEN}' } } } }] } });
+    const r = await get('http://tls.example.test/v1/models');
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('tls upstream saw GET /v1/models key=' + SECRET);
+    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ host: 'tls.example.test', verdict: 'allow', status: 200 });
+    // A certificate for another name is refused rather than trusted.
+    use({ 'other.example.test': { rules: [{ request: { set: { headers: { 'x-api-key': '${secrets.API_TOKEN}' } } } }] } });
+    const bad = await get('http://other.example.test/v1/models');
+    expect(bad.status).toBe(502);
   });
 
   it('a missing secret refuses the request instead of sending the template', async () => {

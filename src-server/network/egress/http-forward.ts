@@ -4,13 +4,16 @@ import { endToEnd } from '../hop-headers.js';
 import { expandSecretRefs, secretRefs } from '../../contract/policies.js';
 import { decideRequest } from './decide.js';
 import { DEFAULT_IDLE_MS, nowIso, type ProxyDeps } from './proxy-deps.js';
-import { connectOptions, defaultResolver, HostLocalError } from './upstream.js';
+import { connectOptions, defaultResolver, HOST_INTERNAL, HostLocalError } from './upstream.js';
+
+/** The request URI names a port (URL drops a default one: `http://h:80/` has port ''). */
+const EXPLICIT_PORT = /^[a-z]+:\/\/(?:[^@/]*@)?(?:\[[^\]]*\]|[^:/?#]*):\d+/i;
 
 /**
  * One plain-HTTP request from a box (absolute-form URI). The whole policy applies: host,
  * method and path; `request.set.headers` are expanded here, on the host, so secret values
  * never enter the box. When a rule injects headers into a request for a remote host on
- * the default port, the request goes on over HTTPS (port 443): a box calls
+ * the default port, the request goes on over HTTPS (port 443; an explicit port in the URI keeps plain HTTP): a box calls
  * `http://api.example.com/...` and the secret never crosses the network in clear text.
  */
 export function forwardHttp(deps: ProxyDeps, boxId: string, req: http.IncomingMessage, res: http.ServerResponse) {
@@ -58,12 +61,11 @@ export function forwardHttp(deps: ProxyDeps, boxId: string, req: http.IncomingMe
     for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
     headers[name.toLowerCase()] = expandSecretRefs(template, (s) => deps.secretFor(boxId, s)!);
   }
-  const target = (deps.resolve ?? defaultResolver)(host, port);
-  if (injected.length && !secure && !url.port && !target.internal) {
+  if (injected.length && !secure && !EXPLICIT_PORT.test(req.url!) && host !== HOST_INTERNAL) {
     secure = true;
     port = 443;
-    target.port = 443;
   }
+  const target = (deps.resolve ?? defaultResolver)(host, port);
   let opts;
   try {
     opts = connectOptions(target);
@@ -77,7 +79,7 @@ export function forwardHttp(deps: ProxyDeps, boxId: string, req: http.IncomingMe
     headers,
     agent: false,
     timeout: deps.idleTimeoutMs ?? DEFAULT_IDLE_MS,
-    ...(secure ? { servername: host } : {}),
+    ...(secure ? { servername: host, ...(deps.tlsCa ? { ca: deps.tlsCa } : {}) } : {}),
   });
   req.on('data', (c: Buffer) => (bytesOut += c.length));
   req.pipe(up);

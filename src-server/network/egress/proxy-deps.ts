@@ -15,6 +15,8 @@ export interface ProxyDeps {
   };
   /** Where a requested host:port really connects (default: host.box.internal → 127.0.0.1). */
   resolve?: TargetResolver;
+  /** Extra CA certificates trusted for upstream TLS (tests, corporate roots); the system roots otherwise. */
+  tlsCa?: string | Buffer;
   /** Idle time after which an upstream connection is dropped (default 5 minutes). */
   idleTimeoutMs?: number;
   onError?(where: string, e: unknown): void;

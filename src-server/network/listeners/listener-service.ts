@@ -31,6 +31,19 @@ export class ListenerService {
     for (const k of this.pending) if (k.startsWith(`${boxId}:`)) this.pending.delete(k);
   }
 
+  /**
+   * A box's create-time `ingress_ports` become http listeners at its first start (queued
+   * behind the boot, which holds the box lock). Later starts leave listeners as they are.
+   */
+  publishIngressPorts(box: BoxRecord) {
+    if (box.started_at || !box.ingress_ports.length) return;
+    void (async () => {
+      for (const guest_port of box.ingress_ports) {
+        if (!this.repo.get(box.box_id, guest_port)) await this.create(box, { guest_port, protocol: 'http' });
+      }
+    })().catch((e) => this.app.log.warn(`publishing ingress_ports of ${box.box_id}`, e));
+  }
+
   /** The http listener `<name>.box.localhost` routes to: the box's first one. */
   primaryHttp(boxId: string): ListenerRow | undefined {
     return this.repo.list(boxId).find((l) => l.protocol === 'http');
