@@ -110,6 +110,13 @@ export const inferenceModule: AreaModule = {
   },
   start(app) {
     const area = app.services.inference!;
+    const usage = app.services.usage;
+    if (usage) {
+      // Charged just after the answer leaves: the usage write must not delay it.
+      area.service.usageListeners.push((e) =>
+        setImmediate(() => usage.recordTokens(e.orgId, { model: e.model, inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens })),
+      );
+    }
     area.downloads.start();
     area.queue.start();
     area.dispatcher.start();
