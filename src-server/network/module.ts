@@ -21,6 +21,7 @@ declare module '../app-context.js' {
 export function networkModule(): AreaModule {
   let egress: EgressService | undefined;
   let ingress: Ingress | undefined;
+  let listeners: ListenerService | undefined;
   return {
     name: 'network',
     async install(app, r) {
@@ -29,19 +30,20 @@ export function networkModule(): AreaModule {
       const repo = new ListenersRepo(app.db);
       let ing: Ingress | undefined;
       const ingressPort = () => ing?.port ?? 0;
-      const listeners = new ListenerService(app, repo, ingressPort);
+      const ls = new ListenerService(app, repo, ingressPort);
+      listeners = ls;
       const domains = new DomainService(repo, ingressPort);
-      ingress = ing = new Ingress(app, listeners);
+      ingress = ing = new Ingress(app, ls);
       await ingress.listen(Number(t.ingressPort ?? 0));
       await egress.init();
       const e = egress;
       app.services.egress = { proxyPortFor: (boxId) => e.proxyPortFor(boxId) };
       app.services.listeners = {
-        forwardsFor: (boxId) => listeners.forwardsFor(boxId),
+        forwardsFor: (boxId) => ls.forwardsFor(boxId),
         onBoxStarted: (boxId) => {
-          listeners.onBoxStarted(boxId);
+          ls.onBoxStarted(boxId);
           const box = app.services.boxes?.repo.get(boxId);
-          if (box) listeners.publishIngressPorts(box);
+          if (box) ls.publishIngressPorts(box);
         },
         onBoxGone: (boxId) => {
           repo.deleteBox(boxId);
@@ -50,10 +52,11 @@ export function networkModule(): AreaModule {
       };
       app.services.ingress = { get port() { return ingressPort(); } };
       app.statusProviders.push(() => ({ ingress_url: `http://127.0.0.1:${ingressPort()}` }));
-      networkRoutes(r, { listeners, domains, egress });
+      networkRoutes(r, { listeners: ls, domains, egress });
     },
     async start() {
       await egress!.bindPersisted();
+      await listeners!.reclaimTakenPorts();
     },
     async stop() {
       await Promise.all([egress?.close(), ingress?.close()]);

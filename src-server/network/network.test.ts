@@ -239,3 +239,39 @@ describe('egress through the service', () => {
     expect(svc.ctx.services.egress!.proxyPortFor(b.box_id)).not.toBe(pa);
   });
 });
+
+describe('across a service restart', () => {
+  it('a box keeps its proxy port; a listener whose host port was taken meanwhile moves to a free one', async () => {
+    const dataDir = svc.dataDir + '-restart';
+    const mods = () => [coreModule, boxesModule((d) => new FakeRuntime(d)), policiesModule, secretsModule, networkModule()];
+    const first = await startTestService({ dataDir, modules: mods() });
+    const app = (await (await first.api('/v1/apps/find', { method: 'POST', json: { name: 'r', mint_if_missing: true } })).json()).id;
+    const box = await (await first.api('/v1/boxes', { method: 'POST', json: { app_id: app, name: 'keeper' } })).json();
+    const proxyPort = first.ctx.services.egress!.proxyPortFor(box.box_id)!;
+    const tcp = await (await first.api(`/v1/boxes/${box.box_id}/listeners`, { method: 'POST', json: { guest_port: 22, protocol: 'tcp' } })).json();
+    await first.api(`/v1/boxes/${box.box_id}/sleep`, { method: 'POST' });
+    await first.close();
+
+    const squatter = net.createServer();
+    await new Promise<void>((r) => squatter.listen(tcp.public_port, '127.0.0.1', () => r()));
+    const second = await startTestService({ dataDir, modules: mods() });
+    try {
+      expect(second.ctx.services.egress!.proxyPortFor(box.box_id)).toBe(proxyPort);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const s = net.connect(proxyPort, '127.0.0.1', () => s.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+        let text = '';
+        s.on('data', (c) => (text += c));
+        s.on('end', () => resolve(text));
+        s.on('error', reject);
+      });
+      expect(answer).toContain('box egress proxy');
+      const moved = (await (await second.api(`/v1/boxes/${box.box_id}/listeners`)).json()).data[0];
+      expect(moved.guest_port).toBe(22);
+      expect(moved.public_port).not.toBe(tcp.public_port);
+      expect(second.ctx.services.listeners!.forwardsFor(box.box_id)).toEqual([{ hostPort: moved.public_port, guestPort: 22 }]);
+    } finally {
+      squatter.close();
+      await second.close();
+    }
+  });
+});

@@ -15,3 +15,12 @@ export async function freeLoopbackPort(avoid: Set<number> = new Set()): Promise<
   }
   throw new Error('no free loopback port found');
 }
+
+/** Whether 127.0.0.1:port can be bound right now. */
+export function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}

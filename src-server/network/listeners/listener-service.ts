@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.js';
 import type { BoxRecord } from '../../boxes/boxes-repo.js';
 import { MAX_LISTENERS_PER_BOX, type CreateListenerBody, type Listener } from '../../contract/network.js';
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors.js';
-import { freeLoopbackPort } from './free-port.js';
+import { canBind, freeLoopbackPort } from './free-port.js';
 import type { ListenersRepo, ListenerRow } from './listeners-repo.js';
 
 export const INGRESS_SUFFIX = '.box.localhost';
@@ -42,6 +42,21 @@ export class ListenerService {
         if (!this.repo.get(box.box_id, guest_port)) await this.create(box, { guest_port, protocol: 'http' });
       }
     })().catch((e) => this.app.log.warn(`publishing ingress_ports of ${box.box_id}`, e));
+  }
+
+  /**
+   * On service start: a box without a VM whose listener's host port was taken meanwhile
+   * (by another program) would fail to start with it, so that listener moves to a free port.
+   */
+  async reclaimTakenPorts() {
+    const boxes = this.app.services.boxes;
+    for (const l of this.repo.all()) {
+      const box = boxes?.repo.get(l.box_id);
+      if (!box || box.status === 'running' || box.status === 'terminated' || (await canBind(l.host_port))) continue;
+      const port = await freeLoopbackPort(this.repo.hostPorts());
+      this.repo.setHostPort(l.box_id, l.guest_port, port);
+      this.app.log.warn(`listener ${l.box_id}:${l.guest_port}: host port ${l.host_port} is taken; moved to ${port}`);
+    }
   }
 
   /** The http listener `<name>.box.localhost` routes to: the box's first one. */

@@ -28,6 +28,14 @@ export class ListenersRepo {
     return new Set((this.db.prepare('SELECT host_port FROM listeners WHERE host_port IS NOT NULL').all() as { host_port: number }[]).map((r) => r.host_port));
   }
 
+  all(): ListenerRow[] {
+    return this.db.prepare('SELECT * FROM listeners').all() as ListenerRow[];
+  }
+
+  setHostPort(boxId: string, guestPort: number, hostPort: number) {
+    this.db.prepare('UPDATE listeners SET host_port = ? WHERE box_id = ? AND guest_port = ?').run(hostPort, boxId, guestPort);
+  }
+
   insert(r: ListenerRow) {
     this.db.prepare('INSERT INTO listeners (box_id, guest_port, protocol, host_port, created_at) VALUES (@box_id, @guest_port, @protocol, @host_port, @created_at)').run(r);
   }
