@@ -4,7 +4,7 @@
  * Also `box image build` / `box image list` against the real cached image. One VM.
  * Needs the networking area's listeners (POST /v1/boxes/{id}/listeners).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,11 +58,42 @@ describe('box image (local, real cache)', () => {
   }, VM_TIMEOUT);
 });
 
-describe('box ssh (real VM)', () => {
-  it.skipIf(!listenersAvailable)('enable, then connect with a CA certificate and run echo ok', async () => {
-    const created = await box(['boxes', 'create', 'sshvm', '--json']);
+/** Runs a shell line without blocking: the service lives in this process and must keep answering. */
+function bash(line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', line], { env: { ...process.env, ...env }, cwd: path.resolve(import.meta.dirname, '..') });
+    let text = '';
+    child.stdout.on('data', (b: Buffer) => (text += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (text += b.toString()));
+    const t = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', reject);
+    child.on('close', () => (clearTimeout(t), resolve(text)));
+  });
+}
+
+let boxReady: Promise<void> | undefined;
+/** The one VM of this file, created through the CLI on first use. */
+const ensureBox = () =>
+  (boxReady ??= box(['boxes', 'create', 'sshvm', '--json']).then((created) => {
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout).status).toBe('running');
+  }));
+
+describe('box exec --tty (real VM)', () => {
+  it('gives the command a terminal of the local size, passes keys through, restores and exits with the code', async () => {
+    await ensureBox();
+    const cmd = `stty cols 100 rows 30; node_modules/.bin/tsx src-cli/index.ts exec sshvm --tty -- 'tty; stty size; read x; echo "got:$x"; exit 5'`;
+    const out = await bash(`(sleep 4; printf 'hello\\r') | script -qec "${cmd.replace(/["$\\]/g, '\\$&')}" /dev/null; echo "rc=$?"`);
+    expect(out).toMatch(/\/dev\/pts\/\d+/);
+    expect(out).toContain('30 100');
+    expect(out).toContain('got:hello');
+    expect(out).toMatch(/rc=5\s*$/);
+  }, VM_TIMEOUT);
+});
+
+describe('box ssh (real VM)', () => {
+  it.skipIf(!listenersAvailable)('enable, then connect with a CA certificate and run echo ok', async () => {
+    await ensureBox();
 
     const enabled = await box(['ssh', 'enable', 'sshvm', '--json']);
     expect(enabled.code, enabled.stderr).toBe(0);
@@ -73,7 +104,7 @@ describe('box ssh (real VM)', () => {
     expect((await box(['cp', 'sshvm:/etc/ssh/box_ca.pub', '-'])).stdout.trim()).toBe(ca);
 
     // No certificate yet: a plain key is refused, so the CA is what lets us in.
-    const plain = execFileSync('bash', ['-c', `ssh -p ${info.port} -i ${key} -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null root@127.0.0.1 echo ok 2>&1; echo "rc=$?"`]).toString();
+    const plain = await bash(`ssh -p ${info.port} -i ${key} -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null root@127.0.0.1 echo ok 2>&1; echo "rc=$?"`);
     expect(plain).toMatch(/Permission denied[\s\S]*rc=255/);
 
     const conn = await box(['ssh', 'connect', 'sshvm', '--key', key, '--', 'echo', 'ok']);

@@ -11,7 +11,8 @@ export const HOST_KEY_PATH = '/etc/ssh/ssh_host_ed25519_key.pub';
 /**
  * Runs in the box as root: makes sshd read the drop-in (Debian's config includes
  * sshd_config.d; an older config gets the Include line at the top, where it takes effect),
- * creates missing host keys, checks the config, then starts sshd, or reloads a running one.
+ * creates missing host keys, checks the config, then starts sshd, or reloads a running one
+ * (SIGHUP: it re-executes itself), and answers once port 22 is listening again.
  */
 export const SETUP_SCRIPT = `set -e
 grep -qE '^[[:space:]]*Include[[:space:]]+/etc/ssh/sshd_config.d/\\*\\.conf' /etc/ssh/sshd_config || sed -i '1i Include /etc/ssh/sshd_config.d/*.conf' /etc/ssh/sshd_config
@@ -19,10 +20,12 @@ ssh-keygen -A >/dev/null
 mkdir -p /run/sshd && chmod 0755 /run/sshd
 /usr/sbin/sshd -t
 if [ -s /run/sshd.pid ] && kill -0 "$(cat /run/sshd.pid)" 2>/dev/null; then
-  kill -HUP "$(cat /run/sshd.pid)"; echo reloaded
+  kill -HUP "$(cat /run/sshd.pid)"; how=reloaded; sleep 0.5
 else
-  /usr/sbin/sshd -E /var/log/box-sshd.log; echo started
-fi`;
+  /usr/sbin/sshd -E /var/log/box-sshd.log; how=started
+fi
+i=0; until ss -Hltn 'sport = :22' | grep -q .; do i=$((i+1)); [ $i -lt 100 ] || { echo 'sshd is not listening on port 22' >&2; tail -5 /var/log/box-sshd.log >&2; exit 1; }; sleep 0.1; done
+echo $how`;
 
 async function putFile(ctx: Ctx, boxId: string, path: string, content: string) {
   await ctx.client.request('PUT', `/v1/boxes/${seg(boxId)}/files`, {
