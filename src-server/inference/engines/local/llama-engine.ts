@@ -1,5 +1,5 @@
 import os from 'node:os';
-import type { Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import type { Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import { ApiError } from '../../../http/errors.js';
 import type { NativeRequest, NativeResult } from '../../native.js';
 import type { Engine, EngineModel } from '../engine.js';
@@ -72,10 +72,11 @@ export class LlamaEngine implements Engine {
     lm.active++;
     const release = await lm.slots.acquire();
     let seq: LlamaContextSequence | undefined;
+    let chat: LlamaChat | undefined;
     try {
       seq = lm.context.getSequence();
       const { LlamaChat } = await import('node-llama-cpp');
-      const chat = new LlamaChat({ contextSequence: seq });
+      chat = new LlamaChat({ contextSequence: seq });
       const grammar = req.format.type === 'json_schema' ? await this.grammarFor(req.format.schema) : null;
       const r = await chat.generateResponse(toChatHistory(req.messages), {
         maxTokens: req.maxOutputTokens ?? lm.context.contextSize,
@@ -85,13 +86,13 @@ export class LlamaEngine implements Engine {
       });
       const usage = { inputTokens: seq.tokenMeter.usedInputTokens, outputTokens: seq.tokenMeter.usedOutputTokens };
       this.tokensGenerated += usage.outputTokens;
-      chat.dispose();
       return {
         text: r.response,
         stop: r.metadata.stopReason === 'maxTokens' ? 'max_tokens' : 'end',
         usage: { ...usage, cachedInputTokens: 0, cacheWriteInputTokens: 0, reasoningTokens: 0 },
       };
     } finally {
+      chat?.dispose();
       if (seq && !seq.disposed) await seq.dispose();
       release();
       lm.active--;
