@@ -64,3 +64,9 @@ async function e2eModules(): Promise<AreaModule[] | undefined> {
   }
   return mods;
 }
+
+/** Stops every box of the service (VM processes must not outlive a test file). */
+export async function terminateAll(svc: E2eService) {
+  const list = (await (await svc.api('/v1/boxes?limit=100')).json()) as { data?: Array<{ box_id: string; status: string }> };
+  for (const b of list.data ?? []) if (b.status !== 'terminated') await svc.api(`/v1/boxes/${b.box_id}/terminate`, { method: 'POST', json: {} });
+}

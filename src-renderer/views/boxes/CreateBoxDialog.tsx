@@ -22,7 +22,8 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
   const fieldErr = (name: string) => (err?.param && (err.param === name || err.param.startsWith(`${name}[`) || err.param.startsWith(`${name}.`)) ? err.message : null);
   const submit = () => {
     if (!f.name || portsBad) return;
-    create.mutate({ ...f, ingress_ports: ports }, { onSuccess: (b) => (onClose(), navigate(['boxes', b.box_id])) });
+    const { ports: _typed, ...input } = f;
+    create.mutate({ ...input, ingress_ports: ports }, { onSuccess: (b) => (onClose(), navigate(['boxes', b.box_id])) });
   };
   return (
     <Dialog
@@ -55,8 +56,8 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
         <Field label="Image" error={fieldErr('image')}>
           <input className="input font-mono" placeholder="debian (default)" value={f.image} onChange={(e) => set({ image: e.target.value })} />
         </Field>
-        <Field label="Size">
-          <div className="grid grid-cols-3 gap-1" role="radiogroup" aria-label="Size">
+        <Field label="Size" group>
+          <div className="grid grid-cols-3 gap-1" role="radiogroup" aria-label="Box size">
             {(Object.keys(SIZES) as Array<keyof typeof SIZES>).map((s) => (
               <button key={s} type="button" role="radio" aria-checked={f.size === s} onClick={() => set({ size: s })} data-testid={`size-${s}`} className={`rounded-md border px-2 py-1.5 text-left ${f.size === s ? 'border-accent-500 bg-accent-500/10' : 'border-ink-700 hover:border-ink-600'}`}>
                 <div className="font-mono font-semibold uppercase">{s}</div>
@@ -81,7 +82,7 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
           <input className="input font-mono" placeholder="8080, 3000" value={f.ports} onChange={(e) => set({ ports: e.target.value })} />
         </Field>
         <div className="col-span-2">
-          <Field label="Volumes" error={fieldErr('volume_mounts')}>
+          <Field label="Volumes" error={fieldErr('volume_mounts')} group>
             <VolumeMounts value={f.volume_mounts} onChange={(volume_mounts) => set({ volume_mounts })} options={volumes.data ?? []} />
           </Field>
         </div>
@@ -96,14 +97,16 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
-function Field({ label, error, children }: { label: string; error?: string | null; children: React.ReactNode }) {
-  return (
-    <label className="block">
+/** A labelled field; `group` for controls made of several buttons (a <label> would forward clicks). */
+function Field({ label, error, children, group }: { label: string; error?: string | null; children: React.ReactNode; group?: boolean }) {
+  const body = (
+    <>
       <span className="label">{label}</span>
       {children}
       {error && <span className="mt-1 block text-xs text-rose-300" data-testid="field-error">{error}</span>}
-    </label>
+    </>
   );
+  return group ? <div className="block" role="group" aria-label={label}>{body}</div> : <label className="block">{body}</label>;
 }
 
 function VolumeMounts({ value, onChange, options }: { value: CreateBoxInput['volume_mounts']; onChange: (v: CreateBoxInput['volume_mounts']) => void; options: Array<{ volume_id: string; name: string }> }) {

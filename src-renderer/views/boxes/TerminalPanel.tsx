@@ -52,8 +52,14 @@ export function TerminalPanel({ box }: { box: Box }) {
           stdin = new StdinWriter(box.box_id, e.exec_id, (err) => term.write(`\r\n\x1b[31m[stdin: ${errorMessage(err)}]\x1b[0m\r\n`));
           setState('open');
         } else if (e.type === 'stdout' || e.type === 'stderr') term.write(decodeBase64(e.data));
-        else if (e.type === 'exit') term.write(`\r\n\x1b[90m[exited: ${e.status}${e.return_code !== null ? `, code ${e.return_code}` : ''}]\x1b[0m\r\n`);
-        else if (e.type === 'error') term.write(`\r\n\x1b[31m[${e.code}: ${e.message}]\x1b[0m\r\n`);
+        else if (e.type === 'exit') {
+          stdin = null; // the process is gone: keys no longer go anywhere
+          term.write(`\r\n\x1b[90m[exited: ${e.status}${e.return_code !== null ? `, code ${e.return_code}` : ''}; open a new shell to continue]\x1b[0m\r\n`);
+        }
+        else if (e.type === 'error') {
+          stdin = null;
+          term.write(`\r\n\x1b[31m[${e.code}: ${e.message}]\x1b[0m\r\n`);
+        }
       },
       abort.signal,
     )

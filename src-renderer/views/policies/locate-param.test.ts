@@ -17,6 +17,11 @@ describe('locating an API param in the policy editor', () => {
     expect(resolveParamPath('document.api.example.com.rules[0].match', doc)).toEqual(['api.example.com', 'rules', 0, 'match']);
   });
 
+  it('resolves bracketed host keys as the policies area names them', () => {
+    expect(resolveParamPath('document["bad host..com"]', doc)).toEqual(['bad host..com']);
+    expect(resolveParamPath('document["api.example.com"].rules[0].match', doc)).toEqual(['api.example.com', 'rules', 0, 'match']);
+  });
+
   it('finds the line of the deepest key', () => {
     expect(lineOfPath(text, ['bad host..com'])).toBe(5);
     expect(lineOfPath(text, ['api.example.com', 'rules', 0, 'match'])).toBe(3);

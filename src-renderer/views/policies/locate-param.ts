@@ -1,5 +1,6 @@
 /**
- * Finds where an API `param` such as `document.api.example..com.rules[0].match` points
+ * Finds where an API `param` such as `document["api.example.com"].rules[0].match` (or the
+ * dotted `document.api.example.com.rules[0]`) points
  * inside the JSON text the user typed. Host keys contain dots, so the path is resolved
  * against the parsed document (longest matching key first), then each key is searched
  * for in the text after the previous one. Answers a 1-based line, or null.
@@ -10,6 +11,14 @@ export function resolveParamPath(param: string, root: unknown, prefix = 'documen
   let node: unknown = root;
   const path: Array<string | number> = [];
   while (rest.length > 0) {
+    const quoted = /^\[("(?:[^"\\]|\\.)*")\]/.exec(rest);
+    if (quoted) {
+      const key = JSON.parse(quoted[1]) as string;
+      path.push(key);
+      node = node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+      rest = rest.slice(quoted[0].length);
+      continue;
+    }
     const idx = /^\[(\d+)\]/.exec(rest);
     if (idx) {
       path.push(Number(idx[1]));
