@@ -17,7 +17,7 @@ export function PolicyBoxes({ policyId }: { policyId: string }) {
   const using = all.filter((b) => b.http_policy_id === policyId);
   const others = all.filter((b) => b.http_policy_id !== policyId && ATTACHABLE.has(b.status));
   return (
-    <section className="panel p-4" data-testid="policy-boxes">
+    <section className="panel self-start p-4" data-testid="policy-boxes">
       <h3 className="mb-2 font-semibold">Boxes using this policy</h3>
       {boxes.error ? (
         <ErrorNotice error={boxes.error} compact />
