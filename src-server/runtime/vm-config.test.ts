@@ -16,7 +16,7 @@ const base: VmConfig = {
 describe('vm-config', () => {
   it('puts the required kernel arguments on the command line', () => {
     const cmd = kernelCmdline({ ...base, hostname: 'b1' }).split(' ');
-    for (const a of ['console=ttyS0', 'tsc_early_khz=2596100', 'cryptomgr.notests', 'mitigations=off', '8250.nr_uarts=1', 'quiet', 'panic=-1', 'nokaslr', 'box.hostname=b1']) {
+    for (const a of ['console=ttyS0', 'tsc_early_khz=2596100', 'tsc=reliable', 'cryptomgr.notests', 'mitigations=off', '8250.nr_uarts=1', 'quiet', 'panic=-1', 'nokaslr', 'box.hostname=b1']) {
       expect(cmd).toContain(a);
     }
   });
