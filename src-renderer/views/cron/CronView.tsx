@@ -99,7 +99,7 @@ function CronRow({ job, showBox, boxName }: { job: CronJob; showBox: boolean; bo
           </td>
         )}
         <td>
-          <div className="font-mono">{job.schedule}</div>
+          <div className="font-mono whitespace-nowrap">{job.schedule}</div>
           <div className="text-[11px] text-ink-400">{job.timezone}</div>
         </td>
         <td className="max-w-xs truncate font-mono text-xs" title={job.command}>
