@@ -2,7 +2,7 @@ import type { AppContext, AreaModule } from '../app-context.js';
 import { page, PageQuery } from '../contract/common.js';
 import { PutSecretBody, SecretMeta, SecretNameParams } from '../contract/secrets.js';
 import { notFound } from '../http/errors.js';
-import { loadMasterKey, SecretCipher } from './cipher.js';
+import { CryptoBox } from '../util/crypto-box.js';
 import { SecretsRepo } from './repo.js';
 
 export interface SecretsService {
@@ -23,12 +23,12 @@ export const secretsModule: AreaModule = {
   name: 'secrets',
   install(app: AppContext, r) {
     const repo = new SecretsRepo(app.db);
-    let cipher: SecretCipher | undefined;
-    const c = () => (cipher ??= new SecretCipher(loadMasterKey(app.config.dataDir)));
+    let cipher: CryptoBox | undefined;
+    const c = () => (cipher ??= CryptoBox.forDataDir(app.config.dataDir));
     app.services.secrets = {
       resolve: (orgId, name) => {
         const blob = repo.sealed(orgId, name);
-        return blob && c().open(blob, aad(orgId, name));
+        return blob && c().openString(blob, aad(orgId, name));
       },
     };
     const mustMeta = (orgId: string, name: string) => {

@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection.js';
 import type { SecretMeta } from '../contract/secrets.js';
 
-/** The only SQL on `secrets`. Values are stored sealed (see cipher.ts). */
+/** The only SQL on `secrets`. Values are stored sealed (see util/crypto-box.ts). */
 export class SecretsRepo {
   constructor(private db: Db) {}
 

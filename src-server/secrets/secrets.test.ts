@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coreModule } from '../core/module.js';
 import { policiesModule } from '../policies/module.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { MASTER_KEY_FILE } from './cipher.js';
+import { MASTER_KEY_FILE } from '../util/crypto-box.js';
 import { secretsModule } from './module.js';
 
 let svc: TestService;

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import sshpk from 'sshpk';
 import type { AppContext } from '../app-context.js';
 import { badRequest } from '../http/errors.js';
-import { loadMasterKey, SecretCipher } from '../secrets/cipher.js';
+import { CryptoBox } from '../util/crypto-box.js';
 
 /** Extensions an interactive user certificate needs (what `ssh-keygen -s` grants by default). */
 const USER_EXTENSIONS = ['permit-X11-forwarding', 'permit-agent-forwarding', 'permit-port-forwarding', 'permit-pty', 'permit-user-rc'];
@@ -19,11 +19,11 @@ interface CaRow {
  * requests (even from two processes) agree on one key.
  */
 export class SshCa {
-  private cipher?: SecretCipher;
+  private cipher?: CryptoBox;
   constructor(private app: AppContext) {}
 
   private seal() {
-    return (this.cipher ??= new SecretCipher(loadMasterKey(this.app.config.dataDir)));
+    return (this.cipher ??= CryptoBox.forDataDir(this.app.config.dataDir));
   }
 
   private row(orgId: string): CaRow {
@@ -46,7 +46,7 @@ export class SshCa {
 
   private privateKey(orgId: string): sshpk.PrivateKey {
     const stored = this.row(orgId).private_key.replace(/^sealed:v1:/, '');
-    return sshpk.parsePrivateKey(this.seal().open(Buffer.from(stored, 'base64'), `ssh-ca\0${orgId}`), 'openssh');
+    return sshpk.parsePrivateKey(this.seal().openString(Buffer.from(stored, 'base64'), `ssh-ca\0${orgId}`), 'openssh');
   }
 
   /** Signs a user certificate for `publicKey`; 400 (param public_key) for anything but one sound public key. */

@@ -3,45 +3,59 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * Encryption at rest for values the service must read back (secrets, upstream API keys).
- * AES-256-GCM under one 32-byte key in `<dataDir>/master.key` (0600, made on first use).
- * Sealed layout: version byte (1) | 12-byte IV | 16-byte tag | ciphertext.
+ * Encryption at rest for values the service must read back (secrets, the SSH CA key,
+ * upstream API keys, cron env values): AES-256-GCM under one 32-byte key in
+ * `<dataDir>/master.key` (0600, made on first use).
+ * Sealed layout: version byte (1) | 12-byte IV | 16-byte tag | ciphertext. Optional
+ * associated data binds a value to where it is stored (a copy moved elsewhere fails to open).
  */
 export const MASTER_KEY_FILE = 'master.key';
 const VERSION = 1;
 
+/** Creation is exclusive (O_EXCL) and synced, so two starters agree on one key. */
+function loadMasterKey(dataDir: string): Buffer {
+  const file = path.join(dataDir, MASTER_KEY_FILE);
+  try {
+    const fd = fs.openSync(file, 'wx', 0o600);
+    try {
+      fs.writeSync(fd, randomBytes(32));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  const key = fs.readFileSync(file);
+  if (key.length !== 32) throw new Error(`${file} must hold exactly 32 bytes (found ${key.length}); refusing to guess.`);
+  return key;
+}
+
 export class CryptoBox {
   private constructor(private key: Buffer) {}
 
-  /** Reads the data dir's master key, creating it if absent (safe if two callers race). */
   static forDataDir(dataDir: string): CryptoBox {
-    const file = path.join(dataDir, MASTER_KEY_FILE);
-    try {
-      fs.writeFileSync(file, randomBytes(32), { flag: 'wx', mode: 0o600 });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    const key = fs.readFileSync(file);
-    if (key.length !== 32) throw new Error(`${file} must hold exactly 32 bytes`);
-    return new CryptoBox(key);
+    return new CryptoBox(loadMasterKey(dataDir));
   }
 
-  seal(plain: string | Buffer): Buffer {
+  seal(plain: string | Buffer, aad?: string): Buffer {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    if (aad !== undefined) cipher.setAAD(Buffer.from(aad));
     const body = Buffer.concat([cipher.update(plain), cipher.final()]);
     return Buffer.concat([Buffer.from([VERSION]), iv, cipher.getAuthTag(), body]);
   }
 
-  /** Throws when the value was tampered with or sealed under another key. */
-  open(sealed: Buffer): Buffer {
-    if (sealed[0] !== VERSION) throw new Error('unknown sealed-value version');
+  /** Throws when the value was tampered with, sealed under another key, or with other associated data. */
+  open(sealed: Buffer, aad?: string): Buffer {
+    if (sealed[0] !== VERSION) throw new Error(`unknown sealed-value version ${sealed[0]}`);
     const decipher = createDecipheriv('aes-256-gcm', this.key, sealed.subarray(1, 13));
+    if (aad !== undefined) decipher.setAAD(Buffer.from(aad));
     decipher.setAuthTag(sealed.subarray(13, 29));
     return Buffer.concat([decipher.update(sealed.subarray(29)), decipher.final()]);
   }
 
-  openString(sealed: Buffer): string {
-    return this.open(sealed).toString('utf8');
+  openString(sealed: Buffer, aad?: string): string {
+    return this.open(sealed, aad).toString('utf8');
   }
 }
