@@ -19,7 +19,7 @@ import { AGENT_BUILD_PATH, ensureGuestImage, RESOURCES_DIR, type GuestImage, typ
 import { hostTscKhz } from './host.js';
 import { collectLayers, deleteCheckpointDir, dirSizeBytes } from './layers.js';
 import type { VmConfig } from './vm-config.js';
-import { checkpointFolder, checkpointVm, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
+import { checkpointFolder, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
 
 type LostCb = Parameters<BoxRuntime['onUnexpectedExit']>[0];
@@ -261,8 +261,21 @@ export class QemuBoxRuntime implements BoxRuntime {
 
   async checkpoint(boxId: string, checkpointId: string, running: boolean) {
     const dir = this.cpDir(checkpointId);
-    if (running) await checkpointVm(await this.handle(boxId), dir);
-    else await checkpointFolder(this.folder(boxId), dir);
+    const folder = this.folder(boxId);
+    if (!running) {
+      await checkpointFolder(folder, dir);
+      return { sizeBytes: dirSizeBytes(dir) };
+    }
+    // A running box is saved, checkpointed like a saved one, and restored. (QEMU 7.2 cannot
+    // re-take its image locks after a second live blockdev-snapshot; this path also keeps
+    // the block graph as the command line made it.)
+    await this.save(boxId);
+    try {
+      await checkpointFolder(folder, dir);
+    } finally {
+      this.handles.set(boxId, await restoreVm(folder));
+      await this.connect(boxId, folder, true);
+    }
     return { sizeBytes: dirSizeBytes(dir) };
   }
 
