@@ -41,7 +41,20 @@ test('boxes: create in a new app, type into a real shell, pause and resume with 
   await expect(boxes.terminalText()).toContainText('same-boot', { timeout: 60_000 });
   await expect(boxes.terminalText()).toContainText('mark-42');
 
+  // Checkpoint, then fork: both show up in the tree under this box.
+  await page.getByTestId('tab-checkpoints').click();
+  await page.getByTestId('lineage').getByPlaceholder('name (optional)').fill('before-fork');
+  await page.getByTestId('checkpoint').click();
+  await expect(page.getByTestId('checkpoint-node').filter({ hasText: 'before-fork' })).toBeVisible({ timeout: 120_000 });
+  await page.getByTestId('fork').click();
+  await expect(page.getByTestId('lineage').getByRole('link', { name: 'e2e-box-fork' })).toBeVisible({ timeout: 300_000 });
+  await screenshot(page, 'boxes-lineage');
+  await page.getByTestId('tab-metrics').click();
+  await expect(page.getByTestId('metrics')).toBeVisible();
+  await screenshot(page, 'boxes-metrics');
+
   await new AppPage(page).open('boxes');
   await expect(page.locator('[data-testid="box-row"][data-name="e2e-box"] [data-testid="box-status"]')).toHaveAttribute('data-status', 'running');
+  await expect(page.locator('[data-testid="box-row"][data-name="e2e-box-fork"] [data-testid="box-status"]')).toHaveAttribute('data-status', 'running');
   await screenshot(page, 'boxes');
 });

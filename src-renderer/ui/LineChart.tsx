@@ -12,12 +12,12 @@ export interface Series {
 
 const W = 600;
 const H = 160;
-const PAD = { l: 52, r: 10, t: 10, b: 22 };
+const PAD = { l: 52, r: 10, t: 10, b: 8 };
 
 export function LineChart({ series, format = (v) => v.toFixed(2), testId, empty = 'No data yet.' }: { series: Series[]; format?: (v: number) => string; testId?: string; empty?: string }) {
   const [hover, setHover] = useState<number | null>(null);
   const all = series.flatMap((s) => s.points);
-  if (all.length < 2) {
+  if (all.length === 0) {
     return (
       <div data-testid={testId} className="grid h-40 place-items-center rounded-md border border-dashed border-ink-700 text-ink-400">
         {empty}
@@ -46,24 +46,25 @@ export function LineChart({ series, format = (v) => v.toFixed(2), testId, empty 
         aria-label={series.map((s) => s.label).join(', ')}
       >
         {[0, 0.5, 1].map((f) => (
-          <g key={f}>
-            <line x1={PAD.l} x2={W - PAD.r} y1={y(vMin + f * (vMax - vMin))} y2={y(vMin + f * (vMax - vMin))} stroke="#222a3d" strokeDasharray="3 3" />
-            <text x={PAD.l - 6} y={y(vMin + f * (vMax - vMin)) + 3} textAnchor="end" fontSize="9" fill="#7d89a6">
-              {format(vMin + f * (vMax - vMin))}
-            </text>
-          </g>
+          <line key={f} x1={PAD.l} x2={W - PAD.r} y1={y(vMin + f * (vMax - vMin))} y2={y(vMin + f * (vMax - vMin))} stroke="#222a3d" strokeDasharray="3 3" vectorEffect="non-scaling-stroke" />
         ))}
-        <text x={PAD.l} y={H - 6} fontSize="9" fill="#7d89a6">
-          {new Date(t0).toLocaleTimeString()}
-        </text>
-        <text x={W - PAD.r} y={H - 6} fontSize="9" fill="#7d89a6" textAnchor="end">
-          {new Date(t1).toLocaleTimeString()}
-        </text>
         {series.map((s) => (
-          <polyline key={s.label} fill="none" stroke={s.color} strokeWidth="1.6" vectorEffect="non-scaling-stroke" points={s.points.map((p) => `${x(p.t)},${y(p.v)}`).join(' ')} />
+          <g key={s.label}>
+            <polyline fill="none" stroke={s.color} strokeWidth="1.6" vectorEffect="non-scaling-stroke" points={s.points.map((p) => `${x(p.t)},${y(p.v)}`).join(' ')} />
+            {s.points.length <= 3 && s.points.map((p) => <line key={p.t} x1={x(p.t)} x2={x(p.t) + 0.01} y1={y(p.v)} y2={y(p.v)} stroke={s.color} strokeWidth="6" strokeLinecap="round" vectorEffect="non-scaling-stroke" />)}
+          </g>
         ))}
         {hover !== null && hover >= PAD.l && <line x1={hover} x2={hover} y1={PAD.t} y2={H - PAD.b} stroke="#7d89a6" strokeWidth="0.6" />}
       </svg>
+      {[0, 0.5, 1].map((f) => (
+        <span key={f} className="pointer-events-none absolute left-0 w-[8.2%] -translate-y-1/2 pr-1 text-right font-mono whitespace-nowrap text-[9px] text-ink-400" style={{ top: `${(y(vMin + f * (vMax - vMin)) / H) * 160}px` }}>
+          {format(vMin + f * (vMax - vMin))}
+        </span>
+      ))}
+      <div className="flex justify-between pl-[8.7%] font-mono text-[9px] text-ink-400">
+        <span>{new Date(t0).toLocaleTimeString()}</span>
+        {t1 !== t0 && <span>{new Date(t1).toLocaleTimeString()}</span>}
+      </div>
       <div className="mt-1 flex flex-wrap gap-3 text-[11px] text-ink-400">
         {series.map((s) => {
           const near = hoverT === null ? s.points[s.points.length - 1] : s.points.reduce((a, b) => (Math.abs(b.t - hoverT) < Math.abs(a.t - hoverT) ? b : a), s.points[0]);

@@ -104,12 +104,8 @@ export interface LineageEdge {
 export const useLineage = () =>
   useQuery({ queryKey: ['lineage'], queryFn: async () => (await api<{ data: LineageEdge[] }>('/v1/box-lineage')).data, retry: false });
 
-export interface MetricPoint {
-  at: string;
-  cpu_used_vcpu: number;
-  memory_used_bytes: number;
-  disk_used_bytes: number;
-}
+export type { MetricPoint } from '../../../src-server/contract/usage.js';
+import type { MetricPoint } from '../../../src-server/contract/usage.js';
 
 export const useBoxMetrics = (id: string, range: string) =>
   useQuery({

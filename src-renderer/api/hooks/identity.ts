@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ApiKey, Organization, Whoami } from '../../../src-server/contract/identity.js';
+import type { SpendResponse, TokensResponse } from '../../../src-server/contract/usage.js';
 import { api } from '../client.js';
 
 export interface ServiceStatus {
@@ -43,14 +44,19 @@ export function useRevokeApiKey() {
   });
 }
 
-export interface SpendReport {
-  start_at: string;
-  end_at: string;
-  rates?: Record<string, unknown>;
-  totals?: Record<string, number>;
-  boxes?: Array<Record<string, unknown>>;
-}
+/** Box spend and token spend over the last `days` (usage area). */
+export const useSpend = (days = 30) =>
+  useQuery({
+    queryKey: ['spend', days],
+    queryFn: () => api<SpendResponse>('/v1/boxes/spend', { query: { from: new Date(Date.now() - days * 86400_000).toISOString() } }),
+    refetchInterval: 30_000,
+    retry: false,
+  });
 
-/** Box spend over a window (usage area); absent until that area lands (404 → shown as such). */
-export const useSpend = (from: string, to: string) =>
-  useQuery({ queryKey: ['spend', from, to], queryFn: () => api<SpendReport>('/v1/boxes/spend', { query: { from, to } }), retry: false });
+export const useTokenSpend = (days = 30) =>
+  useQuery({
+    queryKey: ['token-spend', days],
+    queryFn: () => api<TokensResponse>('/v1/usage/tokens', { query: { from: new Date(Date.now() - days * 86400_000).toISOString() } }),
+    refetchInterval: 30_000,
+    retry: false,
+  });

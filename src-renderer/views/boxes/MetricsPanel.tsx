@@ -9,7 +9,9 @@ const RANGES = ['1h', '6h', '24h', '7d'];
 export function MetricsPanel({ boxId }: { boxId: string }) {
   const [range, setRange] = useState('1h');
   const m = useBoxMetrics(boxId, range);
-  const pts = (key: 'cpu_used_vcpu' | 'memory_used_bytes' | 'disk_used_bytes') => (m.data?.data ?? []).map((p) => ({ t: new Date(p.at).getTime(), v: p[key] }));
+  // A bucket with no samples is null: leave it out rather than plot a zero.
+  const pts = (key: 'cpu_used_vcpu' | 'memory_used_bytes' | 'disk_used_bytes') =>
+    (m.data?.data ?? []).flatMap((p) => (p[key] === null ? [] : [{ t: new Date(p.at).getTime(), v: p[key] }]));
   return (
     <section className="space-y-3" data-testid="metrics">
       <div className="flex gap-1 text-xs">

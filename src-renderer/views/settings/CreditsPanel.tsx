@@ -1,31 +1,25 @@
-import { useEffect, useState } from 'react';
-import { useOrganization, useSetCredits } from '../../api/hooks/identity.js';
+import { useState } from 'react';
+import { useOrganization, useSetCredits, useSpend, useTokenSpend } from '../../api/hooks/identity.js';
 import { Button } from '../../ui/Button.js';
 import { formatUsd } from '../../ui/format.js';
 import { LineChart } from '../../ui/LineChart.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
 
-const SAMPLES_KEY = 'box.credit-samples';
+const DAYS = 30;
 
-/**
- * Credits now, and spend as credits drawn down over time. The samples are taken by this
- * page while it is open (kept in sessionStorage), one per organization poll.
- */
+/** Credits now; spend per day over the last 30 days (boxes and tokens), from the usage area. */
 export function CreditsPanel() {
   const org = useOrganization();
   const set = useSetCredits();
-  const [samples, setSamples] = useState<Array<{ t: number; v: number }>>(() => JSON.parse(sessionStorage.getItem(SAMPLES_KEY) ?? '[]'));
+  const spend = useSpend(DAYS);
+  const tokens = useTokenSpend(DAYS);
   const [topUp, setTopUp] = useState('10');
-  useEffect(() => {
-    if (!org.data) return;
-    setSamples((s) => {
-      const next = [...s, { t: org.dataUpdatedAt, v: org.data.credits_usd_nanos }].slice(-500);
-      sessionStorage.setItem(SAMPLES_KEY, JSON.stringify(next));
-      return next;
-    });
-  }, [org.data, org.dataUpdatedAt]);
-  const spent = samples.length > 1 ? samples.map((p) => ({ t: p.t, v: Math.max(0, samples[0].v - p.v) / 1e9 })) : [];
   const exhausted = org.data?.credits_usd_nanos === 0;
+  const day = (d: string) => new Date(`${d}T00:00:00Z`).getTime();
+  const tokenByDay = new Map<string, number>();
+  for (const r of tokens.data?.data ?? []) tokenByDay.set(r.day, (tokenByDay.get(r.day) ?? 0) + r.usd_nanos);
+  const boxSeries = (spend.data?.series ?? []).map((p) => ({ t: day(p.day), v: p.usd_nanos / 1e9 }));
+  const tokenSeries = [...tokenByDay].sort(([a], [b]) => a.localeCompare(b)).map(([d, v]) => ({ t: day(d), v: v / 1e9 }));
   return (
     <section className="panel p-4" data-testid="credits" id="billing">
       <h2 className="mb-3 font-semibold">Organization credits</h2>
@@ -53,14 +47,31 @@ export function CreditsPanel() {
           >
             <label>
               <span className="label">Add credits (USD)</span>
-              <input className="input w-32 font-mono" inputMode="decimal" value={topUp} onChange={(e) => setTopUp(e.target.value)} />
+              <input className="input w-32 font-mono" inputMode="decimal" value={topUp} onChange={(e) => setTopUp(e.target.value)} data-testid="credits-add-amount" />
             </label>
-            <Button type="submit" busy={set.isPending} disabled={!(Number(topUp) > 0)}>
+            <Button type="submit" busy={set.isPending} disabled={!(Number(topUp) > 0)} data-testid="credits-add">
               Add
             </Button>
           </form>
-          <div className="label">Spend while this page was open</div>
-          <LineChart testId="spend-chart" series={[{ label: 'spent', color: '#3fdcaa', points: spent }]} format={(v) => `$${v.toFixed(4)}`} empty="Spend appears here as usage draws credits down." />
+          <div className="mb-1 flex items-baseline justify-between">
+            <span className="label">Spend per day, last {DAYS} days</span>
+            <span className="font-mono text-xs text-ink-400" data-testid="spend-total">
+              boxes {formatUsd(spend.data?.totals.usd_nanos ?? 0)} · tokens {formatUsd(tokens.data?.totals.usd_nanos ?? 0)}
+            </span>
+          </div>
+          {spend.error ? (
+            <ErrorNotice error={spend.error} compact />
+          ) : (
+            <LineChart
+              testId="spend-chart"
+              series={[
+                { label: 'boxes', color: '#3fdcaa', points: boxSeries },
+                { label: 'tokens', color: '#60a5fa', points: tokenSeries },
+              ]}
+              format={(v) => `$${v.toFixed(4)}`}
+              empty="Spend appears here once boxes run or models answer (two days of data draw a line)."
+            />
+          )}
         </>
       )}
     </section>

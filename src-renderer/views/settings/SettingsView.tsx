@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { PageHeader } from '../../ui/states.js';
 import { ApiKeysPanel } from './ApiKeysPanel.js';
 import { CreditsPanel } from './CreditsPanel.js';
+import { EnginesPanel } from './EnginesPanel.js';
 import { StatusPanel } from './StatusPanel.js';
 
 export function SettingsView({ section }: { section?: string }) {
@@ -16,7 +17,10 @@ export function SettingsView({ section }: { section?: string }) {
           <ApiKeysPanel />
           <CreditsPanel />
         </div>
-        <StatusPanel />
+        <div className="space-y-4">
+          <StatusPanel />
+          <EnginesPanel />
+        </div>
       </div>
     </div>
   );

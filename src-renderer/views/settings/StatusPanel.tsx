@@ -1,6 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
 import { useStatus } from '../../api/hooks/identity.js';
-import { useModels } from '../../api/hooks/inference.js';
 import { desktop } from '../../desktop.js';
 import { Button } from '../../ui/Button.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
@@ -8,10 +7,9 @@ import { ErrorNotice, Loading } from '../../ui/states.js';
 /** What the service runs on: its version, the accelerator, engines and models, the data folder. */
 export function StatusPanel() {
   const status = useStatus();
-  const models = useModels();
   const bridge = desktop();
   const svc = useQuery({ queryKey: ['desktop-state'], queryFn: () => bridge!.invoke('service:state', undefined), enabled: Boolean(bridge) });
-  const { version, api_version, accelerator, engines, ...rest } = status.data ?? ({} as Record<string, unknown>);
+  const { version, api_version, accelerator, engines: _engines, ...rest } = status.data ?? ({} as Record<string, unknown>);
   return (
     <section className="panel p-4" data-testid="status">
       <h2 className="mb-3 font-semibold">Service</h2>
@@ -27,10 +25,6 @@ export function StatusPanel() {
           <dd data-testid="accelerator">
             <Value v={accelerator ?? 'not reported (no inference engine loaded)'} />
           </dd>
-          <dt className="text-ink-400">Engines</dt>
-          <dd data-testid="engines">
-            <Value v={engines ?? 'none reported'} />
-          </dd>
           {Object.entries(rest).map(([k, v]) => (
             <div key={k} className="contents">
               <dt className="text-ink-400">{k.replace(/_/g, ' ')}</dt>
@@ -39,10 +33,6 @@ export function StatusPanel() {
               </dd>
             </div>
           ))}
-          <dt className="text-ink-400">Models</dt>
-          <dd data-testid="models">
-            {models.isPending ? '…' : models.error ? <ErrorNotice error={models.error} compact /> : models.data.length === 0 ? 'none' : models.data.map((m) => <div key={m.id} className="font-mono">{m.id} <span className="text-ink-400">· {m.owned_by}</span></div>)}
-          </dd>
           <dt className="text-ink-400">Data folder</dt>
           <dd className="flex items-center gap-2">
             {bridge ? (

@@ -1,0 +1,68 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api } from '../../api/client.js';
+import { useEngines, useModels } from '../../api/hooks/inference.js';
+import { Button } from '../../ui/Button.js';
+import { ConfirmButton } from '../../ui/ConfirmButton.js';
+import { ErrorNotice, Loading } from '../../ui/states.js';
+
+/** Inference engines (the embedded one and OpenAI/Anthropic-compatible upstreams) and their models. */
+export function EnginesPanel() {
+  const engines = useEngines();
+  const models = useModels();
+  const qc = useQueryClient();
+  const refresh = () => Promise.all([qc.invalidateQueries({ queryKey: ['engines'] }), qc.invalidateQueries({ queryKey: ['models'] })]);
+  const add = useMutation({ mutationFn: (b: { name: string; kind: string; base_url: string; api_key?: string }) => api('/v1/engines', { method: 'POST', json: b }), onSuccess: refresh });
+  const del = useMutation({ mutationFn: (name: string) => api(`/v1/engines/${name}`, { method: 'DELETE' }), onSuccess: refresh });
+  const [f, setF] = useState({ name: '', kind: 'openai', base_url: '', api_key: '' });
+  return (
+    <section className="panel p-4" data-testid="engines-panel">
+      <h2 className="mb-3 font-semibold">Engines and models</h2>
+      {engines.isPending ? <Loading /> : <ErrorNotice error={engines.error} compact />}
+      <ul className="mb-3 space-y-2">
+        {engines.data?.map((e) => {
+          const own = models.data?.filter((m) => m.id.startsWith(`${e.name}/`)) ?? [];
+          return (
+            <li key={e.name} className="rounded-md border border-ink-700 p-2.5" data-testid="engine">
+              <div className="flex items-center justify-between gap-2">
+                <div>
+                  <span className="font-mono font-semibold">{e.name}</span> <span className="text-xs text-ink-400">{e.kind}</span>
+                  {e.base_url && <div className="font-mono text-[11px] text-ink-400">{e.base_url}</div>}
+                </div>
+                {e.kind !== 'local' && (
+                  <ConfirmButton onConfirm={() => del.mutate(e.name)} busy={del.isPending && del.variables === e.name} confirmLabel="Remove?">
+                    Remove
+                  </ConfirmButton>
+                )}
+              </div>
+              <div className="mt-1 flex flex-wrap gap-1">
+                {own.length === 0 ? <span className="text-xs text-ink-400">no models</span> : own.map((m) => <code key={m.id} className="rounded bg-ink-950 px-1.5 py-0.5 text-[11px] text-ink-300">{m.id}</code>)}
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      <form
+        className="grid grid-cols-[7rem_6.5rem_1fr] gap-2"
+        onSubmit={(e) => {
+          e.preventDefault();
+          add.mutate({ name: f.name, kind: f.kind, base_url: f.base_url, api_key: f.api_key || undefined }, { onSuccess: () => setF({ ...f, name: '', base_url: '', api_key: '' }) });
+        }}
+      >
+        <input className="input font-mono" placeholder="name" value={f.name} onChange={(e) => setF({ ...f, name: e.target.value })} aria-label="Engine name" />
+        <select className="input" value={f.kind} onChange={(e) => setF({ ...f, kind: e.target.value })} aria-label="Kind">
+          <option value="openai">openai</option>
+          <option value="anthropic">anthropic</option>
+        </select>
+        <input className="input font-mono" placeholder="https://api.example.com/v1" value={f.base_url} onChange={(e) => setF({ ...f, base_url: e.target.value })} aria-label="Base URL" />
+        <input className="input col-span-2 font-mono" type="password" placeholder="API key (stored encrypted)" value={f.api_key} onChange={(e) => setF({ ...f, api_key: e.target.value })} aria-label="API key" />
+        <Button type="submit" busy={add.isPending} disabled={!f.name || !f.base_url}>
+          Add upstream
+        </Button>
+      </form>
+      <div className="mt-2">
+        <ErrorNotice error={add.error ?? del.error} compact />
+      </div>
+    </section>
+  );
+}
