@@ -14,13 +14,14 @@ import { createMainWindow } from './window.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PRELOAD = path.join(here, '../preload/index.cjs');
 const WEB_UI = path.join(here, '../renderer');
+const STOPPED_PAGE = '<body style="background:#0c1018;color:#a3adc5;font:14px system-ui;display:grid;place-items:center;height:100vh;margin:0"><p>The service is stopped. Start it again from the tray or the Service menu.</p></body>';
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   const host = new ServiceHost(process.env.BOX_DATA_DIR ?? path.join(app.getPath('userData'), 'data'), WEB_UI);
   let win: BrowserWindow | null = null;
-  let menus: { refresh(): void } | null = null;
+  let menus: { refresh(): void; hasTray: boolean } | null = null;
 
   const showWindow = () => {
     if (!win || win.isDestroyed()) {
@@ -39,9 +40,9 @@ if (!app.requestSingleInstanceLock()) {
 
   app.on('second-instance', showWindow);
   app.on('activate', showWindow);
-  // The service keeps running in the tray when the window closes (except on quit).
+  // With a tray, the service keeps running when the window closes; without one, closing quits.
   app.on('window-all-closed', () => {
-    if (process.platform !== 'darwin' && !menus) app.quit();
+    if (process.platform !== 'darwin' && !menus?.hasTray) app.quit();
   });
   let quitting = false;
   app.on('before-quit', (event) => {
@@ -56,7 +57,15 @@ if (!app.requestSingleInstanceLock()) {
     .whenReady()
     .then(async () => {
       await host.start();
-      menus = installMenus(host, { showWindow, startService, stopService: () => host.stop() });
+      menus = installMenus(host, {
+        showWindow,
+        startService,
+        stopService: async () => {
+          await host.stop();
+          // The page cannot reach the service any more: say so instead of failing requests.
+          if (win && !win.isDestroyed()) await win.loadURL(`data:text/html,${encodeURIComponent(STOPPED_PAGE)}`);
+        },
+      });
       showWindow();
     })
     .catch((e: unknown) => {

@@ -26,7 +26,7 @@ function trayIcon(running: boolean) {
 }
 
 /** Tray and application menu share one template: service start/stop, API key, data folder. */
-export function installMenus(host: ServiceHost, actions: TrayActions): { refresh(): void } {
+export function installMenus(host: ServiceHost, actions: TrayActions): { refresh(): void; hasTray: boolean } {
   let tray: Tray | null = null;
   const template = (): MenuItemConstructorOptions[] => [
     { label: 'Show Box Desktop', click: actions.showWindow },
@@ -68,5 +68,5 @@ export function installMenus(host: ServiceHost, actions: TrayActions): { refresh
     tray = null; // some Linux desktops have no tray; the app menu still has everything
   }
   refresh();
-  return { refresh };
+  return { refresh, hasTray: tray !== null };
 }

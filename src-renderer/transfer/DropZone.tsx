@@ -1,4 +1,5 @@
 import { useRef, useState, type ReactNode } from 'react';
+import { desktop } from '../desktop.js';
 import { collectDrop, type DroppedFile } from './collect-drop.js';
 
 /**
@@ -47,11 +48,18 @@ export function DropZone({ onFiles, children, testId, disabled }: { onFiles: (fi
   );
 }
 
+/** In the desktop app the native open dialog (through the preload bridge); in a browser, a file input. */
 export function FilePickerButton({ onFiles, className = '' }: { onFiles: (files: DroppedFile[]) => void; className?: string }) {
   const ref = useRef<HTMLInputElement>(null);
+  const pick = async () => {
+    const bridge = desktop();
+    if (!bridge) return ref.current?.click();
+    const picked = await bridge.invoke('dialog:open-files', { title: 'Upload files' });
+    if (picked?.length) onFiles(picked.map((f) => ({ file: new File([f.bytes as BlobPart], f.name), relPath: f.name })));
+  };
   return (
     <>
-      <button type="button" className={`rounded-md bg-ink-700 px-3 py-1.5 text-sm hover:bg-ink-600 ${className}`} onClick={() => ref.current?.click()}>
+      <button type="button" className={`rounded-md bg-ink-700 px-3 py-1.5 text-sm hover:bg-ink-600 ${className}`} onClick={() => void pick()}>
         Upload files…
       </button>
       <input

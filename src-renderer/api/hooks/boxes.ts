@@ -115,15 +115,8 @@ export const useBoxMetrics = (id: string, range: string) =>
     retry: false,
   });
 
-export interface EgressEntry {
-  at?: string;
-  method?: string;
-  host?: string;
-  path?: string;
-  verdict?: string;
-  status?: number;
-  [k: string]: unknown;
-}
+export type { EgressLogEntry as EgressEntry } from '../../../src-server/contract/network.js';
+import type { EgressLogEntry as EgressEntry } from '../../../src-server/contract/network.js';
 
 export const useEgressLog = (id: string, offset: number) =>
   useQuery({

@@ -26,12 +26,12 @@ export function EgressPanel({ boxId }: { boxId: string }) {
         </thead>
         <tbody>
           {log.data.data.map((e, i) => {
-            const verdict = String(e.verdict ?? e.decision ?? '');
+            const verdict = String(e.verdict);
             return (
               <tr key={i}>
-                <td className="text-ink-400">{formatTime(e.at ?? null)}</td>
+                <td className="text-ink-400">{formatTime(e.at)}</td>
                 <td className="font-mono">{e.method ?? '—'}</td>
-                <td className="font-mono">{e.host ?? '—'}</td>
+                <td className="font-mono">{e.host}:{e.port}</td>
                 <td className="max-w-xs truncate font-mono text-ink-300">{e.path ?? '—'}</td>
                 <td className={/allow/.test(verdict) ? 'text-emerald-300' : 'text-rose-300'}>{verdict || '—'}</td>
                 <td className="font-mono">{e.status ?? '—'}</td>

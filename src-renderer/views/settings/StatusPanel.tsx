@@ -41,6 +41,9 @@ export function StatusPanel() {
                 <Button small onClick={() => void bridge.invoke('shell:reveal-data-folder', undefined)}>
                   Reveal
                 </Button>
+                <Button small onClick={() => void bridge.invoke('clipboard:copy-api-key', undefined)}>
+                  Copy API key
+                </Button>
               </>
             ) : (
               <span className="text-ink-400">the service's --data-dir (shown by the desktop app)</span>
