@@ -40,4 +40,9 @@ export const test = base.extend<{ pageErrors: string[] }>({
 
 export { expect };
 
-export const screenshot = (page: Page, name: string, fullPage = false) => page.screenshot({ path: `e2e/screenshots/${name}.png`, fullPage });
+/**
+ * View screenshots. BOX_E2E_SCREENSHOTS=1 refreshes the committed ones in e2e/screenshots;
+ * ordinary runs write to test-results/ so that `npm test` leaves the tree clean.
+ */
+const SHOT_DIR = process.env.BOX_E2E_SCREENSHOTS === '1' ? 'e2e/screenshots' : 'test-results/screenshots';
+export const screenshot = (page: Page, name: string, fullPage = false) => page.screenshot({ path: `${SHOT_DIR}/${name}.png`, fullPage });
