@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
 import { AgentError } from './agent-errors.js';
-import { AgentExec, type ExecOptions, type StreamConn, encodeExec } from './agent-exec.js';
+import { AgentExec, DEFAULT_WINDOW, type ExecExit, type ExecOptions, type StreamConn, encodeExec, shapeOf } from './agent-exec.js';
 import * as files from './agent-files.js';
 import { Fields, FrameDecoder, HDR_LEN, M, MAX_PAYLOAD, T, encodeFields, encodeFrame, type Frame } from './protocol.js';
 
@@ -19,11 +19,35 @@ export interface HelloInfo {
   pid: number;
   /** the agent runs as PID 1 of the guest */
   init: boolean;
+  /** execs of earlier sessions still known to the agent (HELLO replies only) */
+  detached: DetachedExec[];
+  /** highest stream id the agent has in use; this client allocates above it */
+  maxStream: number;
+}
+
+/** An exec whose session ended (connection lost, or a new HELLO): it runs on, unattached. */
+export interface DetachedExec {
+  stream: number;
+  pid: number;
+  tty: boolean;
+  /** stdin still open (not at EOF) */
+  stdin: boolean;
+  /** set once the process ended; its buffered output is still there to attach to */
+  exited: ExecExit | null;
+  /** past the grace period under the keep policy: output is being thrown away */
+  discarding: boolean;
 }
 
 export interface ClientOptions {
   /** deadline for single-reply requests (ping, stat, ...); default 30 s */
   requestTimeoutMs?: number;
+  /**
+   * Sent with every HELLO: execs nobody attaches within this many ms of it are orphans
+   * (agent default 30 s). `killOrphans` kills them then; otherwise they run on and their
+   * output is discarded so they never block (nohup).
+   */
+  orphanGraceMs?: number;
+  killOrphans?: boolean;
 }
 
 export interface ConnectOptions extends ClientOptions {
@@ -63,6 +87,7 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
   private drain: Promise<void> | null = null;
   private hellosInFlight = 0;
   private readonly requestTimeoutMs: number;
+  private readonly helloFields: Buffer;
 
   constructor(
     private readonly socket: net.Socket,
@@ -70,6 +95,10 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
   ) {
     super();
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
+    this.helloFields = encodeFields([
+      [T.GRACE_MS, opts.orphanGraceMs],
+      [T.ORPHANS_KILL, opts.killOrphans === undefined ? undefined : opts.killOrphans ? 1 : 0],
+    ]);
     this.closed = new Promise((r) => (this.resolveClosed = r));
     socket.on('data', (c: Buffer) => this.onData(c));
     socket.on('close', () => this.teardown(new AgentError('disconnected', 'agent connection closed')));
@@ -110,7 +139,11 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
     return this.closedErr === null;
   }
 
-  /** Start (or restart) the session: the agent answers and drops state of any earlier session. */
+  /**
+   * Start (or restart) the session. The agent detaches the execs of any earlier session
+   * (they keep running; `info.detached` lists them), drops its uploads and downloads,
+   * and tells the highest stream id in use so this client never reuses one.
+   */
   async hello(timeoutMs = this.requestTimeoutMs): Promise<HelloInfo> {
     for (const [id, h] of this.handlers) {
       this.handlers.delete(id);
@@ -118,8 +151,9 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
     }
     this.hellosInFlight++;
     try {
-      const info = await this.request(M.HELLO, Buffer.alloc(0), (f) => (f.type === M.HELLO_REPLY ? parseHello(f) : undefined), timeoutMs);
+      const info = await this.request(M.HELLO, this.helloFields, (f) => (f.type === M.HELLO_REPLY ? parseHello(f) : undefined), timeoutMs);
       this.info = info;
+      this.nextId = Math.max(this.nextId, info.maxStream + 1);
       return info;
     } finally {
       this.hellosInFlight--;
@@ -147,15 +181,40 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
   exec(opts: ExecOptions): AgentExec {
     const payload = encodeExec(opts);
     if (this.closedErr) {
-      const e = new AgentExec(this, 0, opts);
+      const e = new AgentExec(this, 0, shapeOf(opts));
       e.fail(this.closedErr);
       return e;
     }
     const id = this.nextId++;
-    const ex = new AgentExec(this, id, opts);
+    const ex = new AgentExec(this, id, shapeOf(opts));
     this.handlers.set(id, ex);
     this.sendControl(M.EXEC, 0, id, payload);
     return ex;
+  }
+
+  /**
+   * Re-binds a detached exec to this session: the agent answers like EXEC (started, with
+   * the stdin credit left), then sends the output it held, EOFs and EXIT if it exited.
+   * tty/stdin default to what the last HELLO listed. An unknown stream → exit rejects
+   * with `not_found`.
+   */
+  attach(stream: number, opts: { tty?: boolean; stdin?: boolean; outputWindow?: number } = {}): AgentExec {
+    const listed = this.info?.detached.find((d) => d.stream === stream);
+    const shape = { tty: opts.tty ?? listed?.tty ?? false, stdin: opts.stdin ?? listed?.stdin ?? false, outputWindow: opts.outputWindow };
+    const ex = new AgentExec(this, stream, shape);
+    if (this.closedErr || this.handlers.has(stream) || stream <= 0) {
+      ex.fail(this.closedErr ?? new AgentError('invalid', `stream ${stream} is in use by this client`));
+      return ex;
+    }
+    this.nextId = Math.max(this.nextId, stream + 1);
+    this.handlers.set(stream, ex);
+    this.sendControl(M.ATTACH, 0, stream, encodeFields([[T.WINDOW, opts.outputWindow ?? DEFAULT_WINDOW]]));
+    return ex;
+  }
+
+  /** Kills a detached exec's process group; the agent forgets it (no answer, no EXIT). */
+  killDetached(stream: number): void {
+    this.sendControl(M.RESET, 0, stream);
   }
 
   writeFile(path: string, opts: files.WriteFileOptions, source: files.FileSource): Promise<{ sizeBytes: number }> {
@@ -291,6 +350,21 @@ function parseHello(f: Frame): HelloInfo {
     uptimeMs: fl.int(T.UPTIME_MS) ?? 0,
     pid: fl.int(T.PID) ?? 0,
     init: fl.int(T.INIT) === 1,
+    detached: fl.all(T.DETACHED).map(parseDetached),
+    maxStream: fl.int(T.MAX_STREAM) ?? 0,
+  };
+}
+
+function parseDetached(b: Buffer): DetachedExec {
+  const d = new Fields(b);
+  const exited = d.int(T.EXITED) === 1;
+  return {
+    stream: d.int(T.STREAM) ?? 0,
+    pid: d.int(T.PID) ?? 0,
+    tty: d.int(T.TTY) === 1,
+    stdin: d.int(T.STDIN) === 1,
+    exited: exited ? { exitCode: d.int(T.EXIT_CODE) ?? null, signal: d.int(T.SIGNAL) ?? null, timedOut: d.int(T.TIMED_OUT) === 1 } : null,
+    discarding: d.int(T.DISCARDING) === 1,
   };
 }
 

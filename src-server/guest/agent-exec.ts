@@ -44,6 +44,15 @@ export interface StreamConn {
 
 export const DEFAULT_WINDOW = 256 * 1024;
 
+/** What an AgentExec needs to know of its command: a fresh one or one re-attached. */
+export interface ExecShape {
+  tty: boolean;
+  stdin: boolean;
+  outputWindow?: number;
+}
+
+export const shapeOf = (o: ExecOptions): ExecShape => ({ tty: !!o.tty, stdin: !!o.stdin, outputWindow: o.outputWindow });
+
 export function encodeExec(o: ExecOptions): Buffer {
   const argv = typeof o.argv === 'string' ? ['/bin/sh', '-c', o.argv] : o.argv;
   if (argv.length === 0) throw new AgentError('invalid', 'argv must not be empty');
@@ -64,7 +73,9 @@ export function encodeExec(o: ExecOptions): Buffer {
 /**
  * One running command. `stdout`/`stderr` apply backpressure to the guest process
  * through credits. Events: 'started' (pid), 'warning' (AgentError after start).
- * If the connection drops, the streams end and `exit` rejects with 'disconnected'.
+ * If the connection drops, the streams end (with an 'error' event when someone listens
+ * for one) and `exit` rejects with 'disconnected'; the process lives on in the guest,
+ * detached, and `AgentClient.attach` on a later connection picks it up again.
  */
 export class AgentExec extends EventEmitter {
   readonly stdout: Readable;
@@ -86,7 +97,7 @@ export class AgentExec extends EventEmitter {
   constructor(
     private readonly conn: StreamConn,
     readonly id: number,
-    private readonly opts: ExecOptions,
+    private readonly opts: ExecShape,
   ) {
     super();
     const window = opts.outputWindow ?? DEFAULT_WINDOW;

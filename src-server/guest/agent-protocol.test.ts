@@ -88,7 +88,7 @@ describe('protocol robustness', () => {
     client.close();
   });
 
-  it('kills execs of a dropped connection; a new connection gets a fresh hello', async () => {
+  it('a dropped connection detaches its execs (they run on); a new connection lists them', async () => {
     const c1 = await agent.connect();
     const ex = c1.exec({ argv: 'echo $$; sleep 60' });
     const pid = Number((await new Promise<Buffer>((r) => ex.stdout.once('data', r))).toString());
@@ -100,9 +100,12 @@ describe('protocol robustness', () => {
     await exitRejected;
     const c2 = await agent.connect();
     expect(c2.info!.pid).toBe(agent.proc.pid);
-    await expect.poll(() => processExists(pid), { timeout: 3000 }).toBe(false);
+    expect(c2.info!.detached).toEqual([expect.objectContaining({ stream: ex.id, pid, exited: null })]);
+    expect(processExists(pid)).toBe(true);
     const r = c2.exec({ argv: ['echo', 'again'] });
     expect((await collect(r.stdout)).toString()).toBe('again\n');
+    c2.killDetached(ex.id);
+    await expect.poll(() => processExists(pid), { timeout: 3000 }).toBe(false);
     c2.close();
   });
 

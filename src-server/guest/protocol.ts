@@ -18,6 +18,7 @@ export const M = {
   EXIT: 0x12,
   SIGNAL: 0x13,
   RESIZE: 0x14,
+  ATTACH: 0x15,
   FILE_WRITE: 0x20,
   FILE_READ: 0x21,
   FILE_INFO: 0x22,
@@ -67,9 +68,17 @@ export const T = {
   APPLIED: 41,
   PREV_NS: 42,
   BYTES: 43,
+  GRACE_MS: 44,
+  ORPHANS_KILL: 45,
+  MAX_STREAM: 46,
+  DETACHED: 47,
+  STREAM: 48,
+  EXITED: 49,
   CODE: 50,
   MESSAGE: 51,
   ERRNO: 52,
+  TTY: 53,
+  DISCARDING: 54,
 } as const;
 
 /** Channel numbers carried in the flags byte of DATA, EOF and WINDOW frames. */

@@ -23,7 +23,7 @@ enum msg_type {
 	M_HELLO = 0x01, M_HELLO_REPLY = 0x02, M_PING = 0x03, M_PONG = 0x04,
 	M_TIME_SET = 0x05, M_RESEED = 0x06,
 	M_EXEC = 0x10, M_EXEC_STARTED = 0x11, M_EXIT = 0x12, M_SIGNAL = 0x13,
-	M_RESIZE = 0x14,
+	M_RESIZE = 0x14, M_ATTACH = 0x15,
 	M_FILE_WRITE = 0x20, M_FILE_READ = 0x21, M_FILE_INFO = 0x22,
 	M_STAT = 0x23, M_STAT_REPLY = 0x24, M_LIST = 0x25, M_LIST_ENTRIES = 0x26,
 	M_MKDIR = 0x27, M_WRITE_DONE = 0x28,
@@ -39,6 +39,8 @@ enum tag {
 	T_PATH = 30, T_MODE = 31, T_PARENTS = 32, T_SIZE = 33, T_FOLLOW = 34,
 	T_ENTRY = 35, T_NAME = 36, T_TYPE = 37, T_MTIME_NS = 38, T_TARGET = 39,
 	T_TIME_NS = 40, T_APPLIED = 41, T_PREV_NS = 42, T_BYTES = 43,
+	T_GRACE_MS = 44, T_ORPHANS_KILL = 45, T_MAX_STREAM = 46, T_DETACHED = 47,
+	T_STREAM = 48, T_EXITED = 49, T_TTY = 53, T_DISCARDING = 54,
 	T_CODE = 50, T_MESSAGE = 51, T_ERRNO = 52,
 };
 
@@ -56,6 +58,9 @@ struct frame {
 extern size_t out_len; /* bytes queued for the host */
 void out_reset(void);
 int out_flush(int fd); /* 0 ok/again, -1 fatal */
+/* Hands every queued frame not yet (fully) sent to cb and removes it from the queue.
+ * keep_partial: a frame whose first bytes already went out stays (the connection lives on). */
+void out_reclaim(int keep_partial, void (*cb)(const struct frame *f));
 void fb_begin(uint8_t type, uint8_t flags, uint32_t stream);
 void fb_int(uint8_t tag, int64_t v);
 void fb_bytes(uint8_t tag, const void *p, size_t n);
@@ -92,11 +97,20 @@ void health_request(const struct frame *f); /* HELLO PING TIME_SET RESEED */
 struct pollfd;
 void exec_start(const struct frame *f);
 void exec_frame(const struct frame *f); /* DATA/EOF/WINDOW/SIGNAL/RESIZE/RESET */
-int exec_owns(uint32_t stream);
+int exec_owns(uint32_t stream);  /* attached to this session */
+int exec_known(uint32_t stream); /* attached or detached: the id is in use */
 void exec_reaped(pid_t pid, int status);
 int exec_poll(struct pollfd *pfd, int max, int64_t *timeout_ms);
 void exec_pump(struct pollfd *pfd, int n);
-void exec_reset_all(void); /* session ended: kill everything */
+
+/* ---- exec_detach.c ---- */
+void exec_policy(const struct frame *hello);  /* grace_ms / orphans_kill of a HELLO */
+/* Session over (hello: a new one starts on the same connection): unsent output goes
+ * back to its exec, every exec lives on detached. */
+void exec_detach_all(int hello);
+void exec_describe(void);                     /* HELLO_REPLY fields: detached execs */
+void exec_attach(const struct frame *f);
+void exec_orphans(int64_t now, int64_t *timeout_ms); /* apply the policy when grace ends */
 
 /* ---- files.c ---- */
 void files_request(const struct frame *f);

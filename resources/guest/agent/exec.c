@@ -218,7 +218,9 @@ void exec_start(const struct frame *f)
 	struct ex *e = calloc(1, sizeof *e);
 	e->id = f->stream;
 	e->pid = pid;
+	e->attached = 1;
 	e->tty = s.tty;
+	e->eof_sent[1] = s.tty; /* a tty has no separate stderr channel */
 	e->out[0] = s.tty ? fd[6] : fd[2];
 	e->out[1] = s.tty ? -1 : fd[4];
 	e->in_fd = s.tty ? fcntl(fd[6], F_DUPFD_CLOEXEC, 3) : s.want_stdin ? fd[1] : -1;
@@ -249,5 +251,6 @@ void ex_free(struct ex *e)
 		}
 	close_fds((int[]){e->out[0], e->out[1], e->in_fd}, 3);
 	free(e->in_buf);
+	held_clear(e);
 	free(e);
 }

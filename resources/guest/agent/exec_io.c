@@ -1,5 +1,7 @@
 /* Exec streams at run time: output under credit, stdin buffering, signals,
- * timeouts, exit reports. Never blocks: all child fds are non-blocking. */
+ * timeouts, exit reports. Never blocks: all child fds are non-blocking.
+ * A detached exec (no host session) keeps running: its output is held up to the
+ * credit it had, then the pipe fills and the process blocks (exec_detach.c). */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,15 +16,29 @@
 
 #define PUMP_BUDGET (256 * 1024) /* bytes per stream per loop turn: fairness */
 
-static struct ex *find(uint32_t id)
+struct ex *ex_find(uint32_t id)
 {
 	for (struct ex *e = ex_list; e; e = e->next)
-		if (e->id == id && !e->detached)
+		if (e->id == id && !e->dropped)
 			return e;
 	return NULL;
 }
 
+static struct ex *find(uint32_t id)
+{
+	struct ex *e = ex_find(id);
+	return e && e->attached ? e : NULL;
+}
+
 int exec_owns(uint32_t stream) { return find(stream) != NULL; }
+
+int exec_known(uint32_t stream)
+{
+	for (struct ex *e = ex_list; e; e = e->next)
+		if (e->id == stream)
+			return 1;
+	return 0;
+}
 
 static void kill_group(struct ex *e, int sig)
 {
@@ -32,7 +48,7 @@ static void kill_group(struct ex *e, int sig)
 	kill(e->pid, sig);
 }
 
-static void close_in(struct ex *e)
+void ex_close_in(struct ex *e)
 {
 	if (e->in_fd >= 0)
 		close(e->in_fd);
@@ -42,11 +58,35 @@ static void close_in(struct ex *e)
 	e->in_len = 0;
 }
 
-static void detach(struct ex *e)
+int held_add(struct ex *e, int ch, const uint8_t *p, size_t n, int front)
+{
+	uint8_t *b = realloc(e->held[ch], e->held_len[ch] + n);
+	if (!b)
+		return -1;
+	if (front)
+		memmove(b + n, b, e->held_len[ch]);
+	memcpy(front ? b : b + e->held_len[ch], p, n);
+	e->held[ch] = b;
+	e->held_len[ch] += n;
+	return 0;
+}
+
+void held_clear(struct ex *e)
+{
+	for (int i = 0; i < 2; i++) {
+		free(e->held[i]);
+		e->held[i] = NULL;
+		e->held_len[i] = 0;
+	}
+}
+
+void ex_drop(struct ex *e)
 {
 	kill_group(e, SIGKILL);
-	e->detached = 1;
-	close_in(e);
+	e->dropped = 1;
+	e->attached = 0;
+	ex_close_in(e);
+	held_clear(e);
 	for (int i = 0; i < 2; i++) {
 		if (e->out[i] >= 0)
 			close(e->out[i]);
@@ -56,24 +96,14 @@ static void detach(struct ex *e)
 		ex_free(e);
 }
 
-void exec_reset_all(void)
-{
-	struct ex *e = ex_list, *next;
-	for (; e; e = next) {
-		next = e->next;
-		if (!e->detached)
-			detach(e);
-	}
-}
-
 void exec_reaped(pid_t pid, int status)
 {
 	for (struct ex *e = ex_list; e; e = e->next)
 		if (e->pid == pid && !e->exited) {
 			e->exited = 1;
 			e->status = status;
-			if (e->detached)
-				ex_free(e);
+			if (e->dropped || (e->discard && !e->attached))
+				ex_free(e); /* nobody will ask for this status */
 			return;
 		}
 }
@@ -95,9 +125,10 @@ static void stdin_data(struct ex *e, const struct frame *f)
 	e->in_len += f->len;
 }
 
+/* DATA/EOF/WINDOW/SIGNAL/RESIZE for an attached exec; RESET for any known one */
 void exec_frame(const struct frame *f)
 {
-	struct ex *e = find(f->stream);
+	struct ex *e = f->type == M_RESET ? ex_find(f->stream) : find(f->stream);
 	int64_t v;
 	switch (f->type) {
 	case M_DATA:
@@ -130,26 +161,44 @@ void exec_frame(const struct frame *f)
 		}
 		break;
 	case M_RESET:
-		detach(e);
+		if (e)
+			ex_drop(e);
 		break;
 	}
+}
+
+/* an attached exec has something to send without waiting for its fds */
+static int sendable(struct ex *e)
+{
+	if (out_len >= OUT_HIGH)
+		return 0;
+	for (int i = 0; i < 2; i++)
+		if ((e->held_len[i] && e->credit[i]) || (e->out[i] < 0 && !e->held_len[i] && !e->eof_sent[i]))
+			return 1;
+	return e->exited && e->eof_sent[0] && e->eof_sent[1];
 }
 
 int exec_poll(struct pollfd *pfd, int max, int64_t *timeout)
 {
 	int n = 0;
 	int64_t now = now_ms();
+	exec_orphans(now, timeout); /* first: it may free execs or make them read again */
 	for (struct ex *e = ex_list; e; e = e->next) {
 		e->pidx[0] = e->pidx[1] = -1;
-		if (e->detached)
+		if (e->dropped)
 			continue;
-		for (int i = 0; i < 2 && n < max; i++)
-			if (e->out[i] >= 0 && e->credit[i] > 0 && out_len < OUT_HIGH) {
+		for (int i = 0; i < 2 && n < max; i++) {
+			int want = e->attached ? e->credit[i] > 0 && out_len < OUT_HIGH && !e->held_len[i]
+					       : e->discard || e->credit[i] > 0;
+			if (e->out[i] >= 0 && want) {
 				e->pidx[i] = n;
 				pfd[n++] = (struct pollfd){.fd = e->out[i], .events = POLLIN};
 			}
+		}
 		if (e->in_fd >= 0 && e->in_len > 0 && n < max)
 			pfd[n++] = (struct pollfd){.fd = e->in_fd, .events = POLLOUT};
+		if (e->attached && sendable(e))
+			*timeout = 0;
 		if (e->deadline && !e->exited) {
 			int64_t left = e->deadline > now ? e->deadline - now : 0;
 			if (*timeout < 0 || left < *timeout)
@@ -171,45 +220,87 @@ static void pump_stdin(struct ex *e)
 			break;
 		} else { /* reader gone (EPIPE): discard, but return the credit */
 			e->in_unacked += (uint32_t)e->in_len;
-			close_in(e);
+			ex_close_in(e);
 		}
 	}
 	if (e->in_fd >= 0 && e->in_len == 0 && e->in_eof == 1) {
 		if (e->tty)
 			(void)!write(e->in_fd, "\x04", 1); /* VEOF at line start */
 		else
-			close_in(e);
+			ex_close_in(e);
 		e->in_eof = 2;
 	}
-	if (e->in_unacked && (e->in_unacked >= STDIN_WINDOW / 8 || e->in_len == 0)) {
+	/* detached: the credit is recomputed from the free buffer on ATTACH */
+	if (e->attached && e->in_unacked && (e->in_unacked >= STDIN_WINDOW / 8 || e->in_len == 0)) {
 		send_window(e->id, CH_IN, e->in_unacked);
 		e->in_unacked = 0;
+	}
+}
+
+/* Reads channel i into p (at most max). 1: got bytes (*got), 0: nothing now, -1: closed.
+ * After the process died, what it wrote has been read once the pipe says EAGAIN:
+ * output of surviving grandchildren is not waited for. */
+static int read_out(struct ex *e, int i, uint8_t *p, size_t max, int ready, ssize_t *got)
+{
+	if (e->out[i] < 0)
+		return -1;
+	if (!ready && !e->exited)
+		return 0;
+	for (;;) {
+		ssize_t r = read(e->out[i], p, max);
+		if (r > 0)
+			return *got = r, 1;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN && !e->exited)
+			return 0;
+		close(e->out[i]);
+		e->out[i] = -1;
+		return -1;
 	}
 }
 
 static void pump_out(struct ex *e, int i, int ready)
 {
 	size_t budget = PUMP_BUDGET;
-	while (e->out[i] >= 0 && e->credit[i] > 0 && budget > 0 && out_len < OUT_HIGH &&
-	       (ready || e->exited)) {
+	while (e->credit[i] > 0 && budget > 0 && out_len < OUT_HIGH) {
 		size_t max = e->credit[i] < MAX_PAYLOAD ? e->credit[i] : MAX_PAYLOAD;
 		uint8_t *p = data_begin(max);
-		ssize_t r = read(e->out[i], p, max);
-		if (r > 0) {
-			data_end(M_DATA, (uint8_t)(i + 1), e->id, (size_t)r);
-			e->credit[i] -= (uint32_t)r;
-			budget -= (size_t)r < budget ? (size_t)r : budget;
-			continue;
-		}
-		if (r < 0 && errno == EINTR)
-			continue;
-		/* EAGAIN while the process lives: wait. After it died, what it wrote has
-		 * been read: output of surviving grandchildren is not waited for. */
-		if (r < 0 && errno == EAGAIN && !e->exited)
+		ssize_t n = 0;
+		if (e->held_len[i]) {
+			n = (ssize_t)(e->held_len[i] < max ? e->held_len[i] : max);
+			memcpy(p, e->held[i], (size_t)n);
+			memmove(e->held[i], e->held[i] + n, e->held_len[i] - (size_t)n);
+			e->held_len[i] -= (size_t)n;
+		} else if (read_out(e, i, p, max, ready, &n) <= 0) {
 			break;
-		close(e->out[i]);
-		e->out[i] = -1;
+		}
+		data_end(M_DATA, (uint8_t)(i + 1), e->id, (size_t)n);
+		e->credit[i] -= (uint32_t)n;
+		budget -= (size_t)n < budget ? (size_t)n : budget;
+	}
+	if (e->out[i] < 0 && !e->held_len[i] && !e->eof_sent[i]) {
 		send_simple(M_EOF, (uint8_t)(i + 1), e->id);
+		e->eof_sent[i] = 1;
+	}
+}
+
+/* detached: hold output within the remaining credit, or throw it away past the grace */
+static void pump_held(struct ex *e, int i, int ready)
+{
+	static uint8_t scratch[MAX_PAYLOAD];
+	size_t budget = PUMP_BUDGET;
+	while (budget > 0 && (e->discard || e->credit[i] > 0)) {
+		size_t max = e->discard || e->credit[i] > MAX_PAYLOAD ? MAX_PAYLOAD : e->credit[i];
+		ssize_t n = 0;
+		if (read_out(e, i, scratch, max, ready, &n) <= 0)
+			break;
+		budget -= (size_t)n < budget ? (size_t)n : budget;
+		if (e->discard)
+			continue;
+		if (held_add(e, i, scratch, (size_t)n, 0) < 0)
+			break;
+		e->credit[i] -= (uint32_t)n;
 	}
 }
 
@@ -221,6 +312,7 @@ static void send_exit(struct ex *e)
 	else if (WIFSIGNALED(e->status))
 		fb_int(T_SIGNAL, WTERMSIG(e->status));
 	fb_int(T_TIMED_OUT, e->timed_out);
+	fb_int(T_PID, e->pid); /* lets a reclaimed EXIT rebuild the exec (exec_detach.c) */
 	fb_end();
 }
 
@@ -230,7 +322,7 @@ void exec_pump(struct pollfd *pfd, int n)
 	struct ex *e = ex_list, *next;
 	for (; e; e = next) {
 		next = e->next;
-		if (e->detached)
+		if (e->dropped)
 			continue;
 		if (e->deadline && !e->exited && now >= e->deadline) {
 			kill_group(e, SIGKILL);
@@ -241,9 +333,12 @@ void exec_pump(struct pollfd *pfd, int n)
 		for (int i = 0; i < 2; i++) {
 			int k = e->pidx[i];
 			int ready = k >= 0 && k < n && pfd[k].revents != 0;
-			pump_out(e, i, ready);
+			if (e->attached)
+				pump_out(e, i, ready);
+			else
+				pump_held(e, i, ready);
 		}
-		if (e->exited && e->out[0] < 0 && e->out[1] < 0) {
+		if (e->attached && e->exited && e->eof_sent[0] && e->eof_sent[1]) {
 			send_exit(e);
 			ex_free(e);
 		}

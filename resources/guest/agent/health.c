@@ -17,6 +17,8 @@ static void reply_hello(uint8_t type, uint32_t stream)
 	fb_int(T_UPTIME_MS, uptime_ms());
 	fb_int(T_PID, getpid());
 	fb_int(T_INIT, g_init);
+	if (type == M_HELLO_REPLY)
+		exec_describe();
 	fb_end();
 }
 

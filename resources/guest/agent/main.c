@@ -102,15 +102,15 @@ static int open_listener(const char *path)
 	return fd;
 }
 
-static void session_reset(void)
+static void session_reset(int hello)
 {
-	exec_reset_all();
+	exec_detach_all(hello);
 	files_reset_all();
 }
 
 static void session_end(void)
 {
-	session_reset();
+	session_reset(0);
 	out_reset();
 	in_have = 0;
 	resync = 0;
@@ -130,18 +130,23 @@ static void dispatch(const struct frame *f)
 		return send_error(f->stream, "invalid", 0, "malformed fields in 0x%02x", f->type);
 	switch (f->type) {
 	case M_HELLO:
-		session_reset();
+		exec_policy(f);
+		session_reset(1);
 		return health_request(f);
+	case M_ATTACH:
+		if (f->stream == 0 || files_owns(f->stream))
+			return send_error(f->stream, "invalid", 0, "stream id %u is 0 or in use", f->stream);
+		return exec_attach(f);
 	case M_PING: case M_TIME_SET: case M_RESEED:
 		return health_request(f);
 	case M_EXEC: case M_FILE_WRITE: case M_FILE_READ: case M_STAT: case M_LIST: case M_MKDIR:
-		if (f->stream == 0 || exec_owns(f->stream) || files_owns(f->stream))
+		if (f->stream == 0 || exec_known(f->stream) || files_owns(f->stream))
 			return send_error(f->stream, "invalid", 0, "stream id %u is 0 or in use", f->stream);
 		if (f->type == M_EXEC)
 			return exec_start(f);
 		return files_request(f);
 	case M_DATA: case M_EOF: case M_WINDOW: case M_RESET: case M_SIGNAL: case M_RESIZE:
-		if (exec_owns(f->stream))
+		if (exec_owns(f->stream) || (f->type == M_RESET && exec_known(f->stream)))
 			return exec_frame(f);
 		if (files_frame(f))
 			return;

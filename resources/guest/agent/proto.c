@@ -9,8 +9,10 @@
 
 #include "agent.h"
 
+/* ob[ob_frame..ob_end) is queued; ob_frame is the start of the first frame not fully
+ * sent, ob_head (>= ob_frame) the next byte to send. */
 static uint8_t *ob;
-static size_t ob_head, ob_end, ob_cap;
+static size_t ob_frame, ob_head, ob_end, ob_cap;
 size_t out_len;
 static size_t fb_start;
 
@@ -27,10 +29,11 @@ static uint32_t get32(const uint8_t *p)
 /* compaction moves bytes: only allowed between frames (offsets kept mid-frame) */
 static void ob_reserve(size_t n, int compact)
 {
-	if (compact && ob_head > 0 && (ob_head == ob_end || ob_head > ob_cap / 2)) {
-		memmove(ob, ob + ob_head, ob_end - ob_head);
-		ob_end -= ob_head;
-		ob_head = 0;
+	if (compact && ob_frame > 0 && (ob_frame == ob_end || ob_frame > ob_cap / 2)) {
+		memmove(ob, ob + ob_frame, ob_end - ob_frame);
+		ob_end -= ob_frame;
+		ob_head -= ob_frame;
+		ob_frame = 0;
 	}
 	if (ob_end + n <= ob_cap)
 		return;
@@ -48,7 +51,7 @@ static void ob_reserve(size_t n, int compact)
 
 void out_reset(void)
 {
-	ob_head = ob_end = out_len = 0;
+	ob_frame = ob_head = ob_end = out_len = 0;
 	if (ob_cap > 4 * 1024 * 1024) {
 		free(ob);
 		ob = NULL;
@@ -70,9 +73,29 @@ int out_flush(int fd)
 			return -1;
 		}
 		ob_head += (size_t)n;
+		while (ob_end - ob_frame >= HDR_LEN && ob_frame + HDR_LEN + get32(ob + ob_frame + 8) <= ob_head)
+			ob_frame += HDR_LEN + get32(ob + ob_frame + 8);
 	}
 	out_len = ob_end - ob_head;
 	return 0;
+}
+
+void out_reclaim(int keep_partial, void (*cb)(const struct frame *f))
+{
+	size_t at = ob_frame;
+	if (keep_partial && ob_head > ob_frame && ob_end - at >= HDR_LEN)
+		at += HDR_LEN + get32(ob + at + 8); /* the host is reading this one: finish it */
+	size_t cut = at;
+	while (ob_end - at >= HDR_LEN) {
+		uint8_t *h = ob + at;
+		struct frame f = {h[2], h[3], get32(h + 4), h + HDR_LEN, get32(h + 8)};
+		cb(&f);
+		at += HDR_LEN + f.len;
+	}
+	ob_end = cut;
+	if (ob_head > ob_end)
+		ob_head = ob_end;
+	out_len = ob_end - ob_head;
 }
 
 void fb_begin(uint8_t type, uint8_t flags, uint32_t stream)
