@@ -8,6 +8,7 @@ import { StatusPill } from '../../ui/StatusPill.js';
 import { BoxActions } from './BoxActions.js';
 import { BoxDetail } from './BoxDetail.js';
 import { CreateBoxDialog } from './CreateBoxDialog.js';
+import { LiveUsage } from './LiveUsage.js';
 
 const FILTERS = ['', 'running', 'paused', 'sleeping', 'failed', 'terminated'];
 
@@ -61,6 +62,7 @@ function BoxList() {
                 <th>Id</th>
                 <th>Image</th>
                 <th>Resources</th>
+                <th>Live</th>
                 <th>Created</th>
                 <th />
               </tr>
@@ -69,7 +71,7 @@ function BoxList() {
               {boxes.data.data.map((b) => (
                 <tr key={b.box_id} data-testid="box-row" data-name={b.name}>
                   <td>
-                    <a href={href(['boxes', b.box_id])} className="font-medium hover:underline">
+                    <a href={href(['boxes', b.box_id])} className="font-medium whitespace-nowrap hover:underline">
                       {b.name}
                     </a>
                     {b.error_message && <div className="max-w-xs truncate text-xs text-rose-300" title={b.error_message}>{b.error_message}</div>}
@@ -81,10 +83,11 @@ function BoxList() {
                     {shortId(b.box_id)}
                   </td>
                   <td className="font-mono text-xs">{b.image}</td>
-                  <td className="font-mono text-xs text-ink-300">
+                  <td className="font-mono text-xs whitespace-nowrap text-ink-300">
                     {b.vcpu_count} vCPU · {b.memory_mib} MiB · {b.disk_gib} GiB
                   </td>
-                  <td className="text-ink-400">{formatAgo(b.created_at)}</td>
+                  <td>{b.status === 'running' ? <LiveUsage boxId={b.box_id} /> : <span className="text-ink-600">—</span>}</td>
+                  <td className="whitespace-nowrap text-ink-400">{formatAgo(b.created_at)}</td>
                   <td className="text-right">
                     <BoxActions box={b} compact />
                   </td>

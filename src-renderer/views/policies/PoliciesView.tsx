@@ -1,3 +1,4 @@
+import { useBoxes } from '../../api/hooks/boxes.js';
 import { usePolicies } from '../../api/hooks/policies.js';
 import { href } from '../../app/router.js';
 import { formatAgo } from '../../ui/format.js';
@@ -8,6 +9,8 @@ import { PolicyEditor } from './PolicyEditor.js';
 
 export function PoliciesView({ policyId }: { policyId?: string }) {
   const policies = usePolicies();
+  const boxes = useBoxes();
+  const usedBy = (id: string) => boxes.data?.data.filter((b) => b.http_policy_id === id && b.status !== 'terminated').length ?? 0;
   const isNew = policyId === 'new';
   const selected = policies.data?.find((p) => p.id === policyId) ?? null;
   return (
@@ -31,7 +34,7 @@ export function PoliciesView({ policyId }: { policyId?: string }) {
                   <a href={href(['policies', p.id])} data-testid="policy-item" data-name={p.name} className={`block rounded-md border px-3 py-2 ${p.id === policyId ? 'border-accent-500/60 bg-ink-800' : 'border-ink-800 hover:border-ink-600'}`}>
                     <div className="font-medium">{p.name}</div>
                     <div className="text-[11px] text-ink-400">
-                      {Object.keys(p.document).length} hosts · updated {formatAgo(p.updated_at)}
+                      {Object.keys(p.document).length} hosts · {usedBy(p.id)} {usedBy(p.id) === 1 ? 'box' : 'boxes'} · updated {formatAgo(p.updated_at)}
                     </div>
                   </a>
                 </li>
