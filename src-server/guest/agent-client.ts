@@ -72,7 +72,8 @@ function connectOnce(path: string): Promise<net.Socket> {
 
 /**
  * One connection to one guest agent. Events: 'close' (AgentError) when the
- * channel drops, 'agent-error' (AgentError) for connection-level errors.
+ * channel drops, 'agent-error' (AgentError) for connection-level errors, 'hello'
+ * (HelloInfo) after every new session (the execs of the previous one are detached).
  */
 export class AgentClient extends EventEmitter implements StreamConn, files.Channel {
   /** resolves (never rejects) when the connection is gone */
@@ -154,6 +155,7 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
       const info = await this.request(M.HELLO, this.helloFields, (f) => (f.type === M.HELLO_REPLY ? parseHello(f) : undefined), timeoutMs);
       this.info = info;
       this.nextId = Math.max(this.nextId, info.maxStream + 1);
+      this.emit('hello', info);
       return info;
     } finally {
       this.hellosInFlight--;

@@ -14,7 +14,7 @@ import type { AgentClient } from '../guest/agent-client.js';
 import { detectAccelerator, type AccelResult } from './accel.js';
 import { waitForAgent } from './agent-wait.js';
 import { boxFolder, isAlive, livePid, readState, writeState, type BoxFolder } from './box-folder.js';
-import { guestAgentAdapter } from './guest-agent-adapter.js';
+import { ExecFacade, guestAgentAdapter } from './guest-agent-adapter.js';
 import { AGENT_BUILD_PATH, ensureGuestImage, RESOURCES_DIR, type GuestImage, type ImageProgress } from './guest-image.js';
 import { hostTscKhz } from './host.js';
 import { collectLayers, deleteCheckpointDir, dirSizeBytes } from './layers.js';
@@ -23,6 +23,13 @@ import { checkpointFolder, cloneFolder, restoreVm, saveAndStop } from './vm-snap
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
 
 type LostCb = Parameters<BoxRuntime['onUnexpectedExit']>[0];
+/**
+ * What the new agent connection of a box finds (PROTOCOL.md, "Detached execs"):
+ * boot — a fresh guest, tracked execs are gone; restore (its own saved memory) and adopt
+ * (a VM that outlived the service) — tracked execs are attached again; clone — a copy of
+ * another box's memory, whose detached execs belong to that box and are killed.
+ */
+type ConnectKind = 'boot' | 'restore' | 'adopt' | 'clone';
 const execFileP = promisify(execFile);
 
 /** Builds the guest agent from resources/ when no binary is there yet (static, with the host's gcc). */
@@ -47,6 +54,8 @@ export class QemuBoxRuntime implements BoxRuntime {
   private agents = new Map<string, AgentClient>();
   private stopping = new Set<string>();
   private health = new Map<string, NodeJS.Timeout>();
+  /** execs handed to the box domain that have not ended, per box */
+  private execs = new Map<string, Set<ExecFacade>>();
   private lost: LostCb[] = [];
   private accelP?: Promise<AccelResult>;
   private imageP?: Promise<GuestImage>;
@@ -97,19 +106,49 @@ export class QemuBoxRuntime implements BoxRuntime {
   async create(cfg: BoxVmConfig) {
     const folder = this.folder(cfg.boxId);
     this.handles.set(cfg.boxId, await launchVm(folder, await this.vmConfig(cfg)));
-    await this.connect(cfg.boxId, folder, false);
+    await this.connect(cfg.boxId, folder, 'boot');
   }
 
-  private async connect(boxId: string, folder: BoxFolder, afterRestore: boolean) {
+  private async connect(boxId: string, folder: BoxFolder, kind: ConnectKind) {
     let client: AgentClient;
     try {
-      client = await waitForAgent(folder, { timeoutMs: AGENT_BOOT_TIMEOUT_MS, afterRestore });
+      client = await waitForAgent(folder, { timeoutMs: AGENT_BOOT_TIMEOUT_MS, afterRestore: kind === 'restore' || kind === 'clone' });
     } catch (e) {
       throw new RuntimeError(`the guest agent did not answer: ${(e as Error).message}${this.panicNote(folder)}`);
     }
+    if (kind === 'boot') this.failExecs(boxId, 'the VM started afresh from its disk: the process is gone');
+    else if (kind === 'clone') for (const d of client.info!.detached) client.killDetached(d.stream);
+    else this.attachExecs(boxId, client);
+    // a resynchronising HELLO (framing error) detaches our execs too: take them back
+    client.on('hello', () => this.attachExecs(boxId, client));
     this.agents.set(boxId, client);
     void client.closed.then(() => this.onAgentGone(boxId, client));
     this.watchHealth(boxId, client);
+  }
+
+  private trackExec(boxId: string, f: ExecFacade) {
+    const set = this.execs.get(boxId) ?? new Set<ExecFacade>();
+    this.execs.set(boxId, set);
+    set.add(f);
+    const untrack = () => {
+      set.delete(f);
+      if (!set.size && this.execs.get(boxId) === set) this.execs.delete(boxId);
+    };
+    f.exit.then(untrack, untrack);
+  }
+
+  /** Binds every open exec of the box to its exec on this connection, or ends it when the agent no longer knows it. */
+  private attachExecs(boxId: string, client: AgentClient) {
+    const listed = new Set(client.info?.detached.map((d) => d.stream));
+    for (const f of this.execs.get(boxId) ?? []) {
+      if (f.done || f.bound) continue;
+      if (listed.has(f.stream)) f.bind(client.attach(f.stream, { tty: f.tty }));
+      else f.fail(new RuntimeError('the process is gone: the guest agent does not know it any more', 'disconnected'));
+    }
+  }
+
+  private failExecs(boxId: string, why: string) {
+    for (const f of this.execs.get(boxId) ?? []) f.fail(new RuntimeError(why, 'disconnected'));
   }
 
   private watchHealth(boxId: string, client: AgentClient) {
@@ -148,6 +187,7 @@ export class QemuBoxRuntime implements BoxRuntime {
   private emitLost(boxId: string, kind: 'killed' | 'panic' | 'agent_lost', message: string) {
     this.handles.get(boxId)?.qmp.close();
     this.handles.delete(boxId);
+    this.failExecs(boxId, `the VM was lost (${kind})`);
     for (const cb of this.lost) cb(boxId, { kind, message });
   }
 
@@ -165,7 +205,7 @@ export class QemuBoxRuntime implements BoxRuntime {
   async agent(boxId: string): Promise<GuestAgent> {
     const client = this.agents.get(boxId);
     if (!client?.connected) throw new RuntimeError(`box ${boxId} has no connected guest agent`, 'disconnected');
-    return guestAgentAdapter(client);
+    return guestAgentAdapter(client, (f) => this.trackExec(boxId, f));
   }
 
   async isAlive(boxId: string) {
@@ -177,7 +217,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     if (!livePid(folder)) return false;
     try {
       this.handles.set(cfg.boxId, await attachVm(folder));
-      await this.connect(cfg.boxId, folder, false);
+      await this.connect(cfg.boxId, folder, 'adopt');
       return true;
     } catch {
       await killVm(folder).catch(() => {});
@@ -215,7 +255,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     const folder = this.folder(cfg.boxId);
     await this.refreshNetwork(folder, cfg);
     this.handles.set(cfg.boxId, await restoreVm(folder));
-    await this.connect(cfg.boxId, folder, true);
+    await this.connect(cfg.boxId, folder, 'restore');
   }
 
   private async refreshNetwork(folder: BoxFolder, cfg: BoxVmConfig) {
@@ -229,10 +269,12 @@ export class QemuBoxRuntime implements BoxRuntime {
     await this.stop(cfg.boxId);
     const folder = this.folder(cfg.boxId);
     this.handles.set(cfg.boxId, await launchVm(folder, await this.vmConfig(cfg)));
-    await this.connect(cfg.boxId, folder, false);
+    await this.connect(cfg.boxId, folder, 'boot');
   }
 
+  /** Processes end with the VM: the execs of the box end with an error. */
   async stop(boxId: string) {
+    this.failExecs(boxId, 'the VM was stopped');
     await this.quiesce(boxId);
     try {
       this.handles.get(boxId)?.qmp.close();
@@ -274,7 +316,7 @@ export class QemuBoxRuntime implements BoxRuntime {
       await checkpointFolder(folder, dir);
     } finally {
       this.handles.set(boxId, await restoreVm(folder));
-      await this.connect(boxId, folder, true);
+      await this.connect(boxId, folder, 'restore');
     }
     return { sizeBytes: dirSizeBytes(dir) };
   }
@@ -288,7 +330,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     const state = (await readState(folder))!;
     await writeState(folder, { ...state, config: { ...state.config, hostname: cfg.hostname } });
     this.handles.set(cfg.boxId, await restoreVm(folder));
-    await this.connect(cfg.boxId, folder, true);
+    await this.connect(cfg.boxId, folder, 'clone');
   }
 
   /** Memory and device state go; the frozen disk layer stays while a box or checkpoint builds on it. */
