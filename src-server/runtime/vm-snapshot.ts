@@ -8,12 +8,12 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { BoxFolder, createOverlay, ensureFolder, hasSavedState, livePid, readState, writeState } from './box-folder.js';
 import type { AgentClient } from '../guest/agent-client.js';
-import { mountShares, unmountShares } from './shares.js';
+import { unmountShares } from './shares.js';
 import { type VmHandle, quitVm, startQemu } from './vm.js';
 import type { VmConfig } from './vm-config.js';
 
@@ -163,41 +163,23 @@ export async function checkpointFolder(folder: BoxFolder, dir: string): Promise<
 }
 
 /**
- * Checkpoint of a running VM: pause, freeze the disk in place (new overlay swapped in
- * with blockdev-snapshot), save device state, copy RAM, continue.
+ * Checkpoint of a running VM: save, checkpointFolder, restore. The handle is updated in
+ * place (new pid and QMP connection); the agent connection drops with the old QEMU, so
+ * reconnect with waitForAgent(..., {afterRestore: true}).
+ * A live disk swap (blockdev-snapshot under the running VM) is avoided on purpose: on
+ * QEMU 7.2 it reopens the old layer read-only by file name, and a second one cannot
+ * re-take the image locks on `cont`.
  */
 export async function checkpointVm(handle: VmHandle, dir: string, opts: SnapshotOptions = {}): Promise<{ pausedMs: number }> {
-  const { folder, qmp } = handle;
-  await prepareShares(handle, opts);
-  await mkdir(dir, { recursive: true });
-  const frozen = resolve(dir, 'disk.qcow2');
   const t0 = performance.now();
-  await qmp.execute('stop');
+  await saveAndStop(handle, opts);
   try {
-    // The frozen layer keeps the inode QEMU has open; only its name moves.
-    await link(folder.disk, frozen);
-    const next = `${folder.disk}.next`;
-    await execFileP('qemu-img', ['create', '-q', '-f', 'qcow2', '-F', 'qcow2', '-b', frozen, '-u', next, `${handle.config.diskGib}G`]);
-    await rename(next, folder.disk);
-    const node = `disk${Date.now().toString(36)}`;
-    await qmp.execute('blockdev-add', {
-      driver: 'qcow2',
-      'node-name': node,
-      file: { driver: 'file', filename: folder.disk },
-      backing: null,
-    });
-    await qmp.execute('blockdev-snapshot', { node: handle.diskNode, overlay: node });
-    await qmp.execute('change-backing-file', { device: node, 'image-node-name': node, 'backing-file': frozen });
-    handle.diskNode = node;
-    await saveDevices(handle, join(dir, 'devices.bin'));
-    await copySparse(folder.ram, join(dir, 'ram'));
+    await checkpointFolder(handle.folder, dir);
   } finally {
-    await qmp.execute('cont');
+    const fresh = await restoreVm(handle.folder);
+    Object.assign(handle, { pid: fresh.pid, qmp: fresh.qmp, diskNode: fresh.diskNode });
   }
-  const pausedMs = performance.now() - t0;
-  if (opts.agent) await mountShares(opts.agent, handle.config);
-  await writeMeta(dir, handle.config, folder.dir);
-  return { pausedMs };
+  return { pausedMs: performance.now() - t0 };
 }
 
 /**

@@ -119,6 +119,9 @@ describe('box VMs (real QEMU)', () => {
     const cpDir = parent().checkpoint('c1');
     const { pausedMs } = await checkpointVm(vm!, cpDir, { agent: agent! });
     expect(pausedMs).toBeLessThan(10_000);
+    agent!.close();
+    agent = await waitForAgent(parent(), { timeoutMs: 30_000, afterRestore: true });
+    expect((await execText(agent, 'cat /dev/shm/marker')).stdout).toBe('at-checkpoint\n');
     for (const f of ['ram', 'devices.bin', 'disk.qcow2', 'meta.json']) expect(existsSync(join(cpDir, f))).toBe(true);
     await execText(agent!, 'echo parent-after > /dev/shm/marker; echo parent-after > /root/disk-marker; sync');
 
