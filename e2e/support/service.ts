@@ -17,6 +17,8 @@ export interface E2eService extends ServiceHandle {
 
 /** The real service, in-process, on a fresh data dir and a free loopback port. */
 export async function startE2eService(tuning: Record<string, unknown> = {}): Promise<E2eService> {
+  // One guest image for every test file (as `npm test` does), not a build per fresh data dir.
+  process.env.BOX_IMAGE_CACHE ??= path.resolve('.data/image-cache');
   if (!fs.existsSync(path.join(RENDERER_DIR, 'index.html'))) {
     throw new Error('out/renderer/index.html is missing: run `npm run build` before the e2e tests.');
   }
