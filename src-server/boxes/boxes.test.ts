@@ -158,3 +158,16 @@ describe('checkpoints and forks', () => {
     expect((await svc.api(`/v1/box-checkpoints/${cp.checkpoint_id}`)).status).toBe(404);
   });
 });
+
+describe('exec stdin after the command ended', () => {
+  it('answers 409 failed_precondition, not a server error', async () => {
+    const box = await create('stdin-ended');
+    const res = await post(`/v1/boxes/${box.box_id}/exec`, { command: 'true', open_stdin: true, background: true });
+    const execId = JSON.parse((await res.text()).trim().split('\n')[0]!).exec_id;
+    const waited = await (await post(`/v1/boxes/${box.box_id}/exec/${execId}/wait`)).json();
+    expect(waited.status).toBe('succeeded');
+    const late = await svc.api(`/v1/boxes/${box.box_id}/exec/${execId}/stdin?offset=0`, { method: 'PUT', body: 'x' });
+    expect(late.status).toBe(409);
+    expect((await errorOf(late)).code).toBe('failed_precondition');
+  });
+});

@@ -66,7 +66,10 @@ export function execRoutes(r: RouteRegistrar) {
         if (size > STDIN_CHUNK_LIMIT) throw tooLarge(`Send stdin in chunks of at most ${STDIN_CHUNK_LIMIT} bytes.`);
         chunks.push(c);
       }
-      const at = await s.writeStdin(query.offset ?? s.stdinThrough, Buffer.concat(chunks));
+      if (s.status !== 'running') throw conflict(`Exec ${s.id} has already ended (${s.status}); it reads no more stdin.`, 'failed_precondition');
+      const at = await s.writeStdin(query.offset ?? s.stdinThrough, Buffer.concat(chunks)).catch((e: Error) => {
+        throw conflict(`stdin could not be delivered: ${e.message}`, 'failed_precondition');
+      });
       if (at === 'gap') throw conflict(`stdin offset ${query.offset} is past the ${s.stdinThrough} bytes accepted so far.`, 'failed_precondition', 'offset');
       if (query.eof) s.guest.closeStdin();
       return { accepted_through: at };

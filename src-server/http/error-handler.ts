@@ -20,6 +20,11 @@ export function errorBody(err: unknown, app?: Pick<AppContext, 'log'>): Rendered
     const a = new ApiError(400, 'invalid_request_error', `The request body is not valid JSON: ${e.message}`, { code: 'invalid_json' });
     return { status: 400, body: a.toBody(), headers: {} };
   }
+  if (e?.message === 'aborted' || (err as NodeJS.ErrnoException)?.code === 'ECONNRESET') {
+    // The client went away mid-request (e.g. a cancelled upload): nothing to log as a fault.
+    const a = new ApiError(400, 'invalid_request_error', 'The request was aborted by the client.', { code: 'client_aborted' });
+    return { status: 400, body: a.toBody(), headers: {} };
+  }
   (app?.log ?? console).error('unexpected error', err);
   const a = new ApiError(500, 'server_error', 'The service hit an unexpected error; it was logged.');
   return { status: 500, body: a.toBody(), headers: {} };

@@ -12,7 +12,7 @@ const argIdx = process.argv.indexOf('--data-dir');
 const kIdx = process.argv.indexOf('--kernel');
 const kernel = kernelFlavour(kIdx > 0 ? (process.argv[kIdx + 1] as KernelFlavour) : undefined);
 const dataDir =
-  argIdx > 0 ? process.argv[argIdx + 1] : (process.env.BOX_DATA_DIR ?? join(homedir(), '.local', 'share', 'box-desktop'));
+  argIdx > 0 ? process.argv[argIdx + 1] : (process.env.BOX_DATA_DIR ?? join(homedir(), '.box-desktop'));
 
 const agentDir = join(RESOURCES_DIR, 'guest', 'agent');
 if (existsSync(join(agentDir, 'Makefile')) && !process.argv.includes('--no-agent')) {

@@ -241,9 +241,15 @@ export class QemuBoxRuntime implements BoxRuntime {
 
   async save(boxId: string) {
     const h = await this.handle(boxId);
-    await this.quiesce(boxId);
+    const agent = this.agents.get(boxId);
+    this.stopping.add(boxId);
     try {
-      await saveAndStop(h);
+      // The agent unmounts shared folders first: QEMU cannot migrate a VM with 9p mounted.
+      await saveAndStop(h, { agent });
+      await this.quiesce(boxId);
+    } catch (e) {
+      await this.quiesce(boxId);
+      throw e;
     } finally {
       this.handles.delete(boxId);
       this.stopping.delete(boxId);

@@ -281,8 +281,36 @@ static void upload_data(struct fs *s, const struct frame *f)
 	}
 }
 
+/* Makes a rename durable: syncs the directory holding `path`. */
+static int sync_parent(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+	if (n == 0 || n >= sizeof(dir))
+		n = (slash == path) ? 1 : 0;
+	if (n == 0)
+		memcpy(dir, ".", 2);
+	else {
+		memcpy(dir, path, n);
+		dir[n] = 0;
+	}
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int r = fsync(fd);
+	close(fd);
+	return r;
+}
+
+/* The upload is answered only once it is on disk: a VM killed right after the
+ * answer keeps the file (temp file synced, renamed, directory synced). */
 static void upload_done(struct fs *s)
 {
+	if (fsync(s->fd) < 0) {
+		send_errno(s->id, errno, s->path);
+		return fs_free(s);
+	}
 	if (close(s->fd) < 0) {
 		s->fd = -1;
 		send_errno(s->id, errno, s->path);
@@ -295,6 +323,10 @@ static void upload_done(struct fs *s)
 	}
 	free(s->tmp);
 	s->tmp = NULL;
+	if (sync_parent(s->path) < 0) {
+		send_errno(s->id, errno, s->path);
+		return fs_free(s);
+	}
 	fb_begin(M_WRITE_DONE, 0, s->id);
 	fb_int(T_SIZE, s->size);
 	fb_end();
