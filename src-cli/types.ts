@@ -24,14 +24,7 @@ export interface Entry {
   mode: number;
 }
 
-export interface HttpPolicy {
-  id: string;
-  org_id: string;
-  name: string;
-  document: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-}
+export type { HttpPolicy } from '../src-server/contract/policies.js';
 
 export interface Secret {
   name: string;

@@ -1,29 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Page } from '../client.js';
 
-export interface CronJob {
-  id: string;
-  box_id: string;
-  schedule: string;
-  timezone: string;
-  command: string;
-  cwd?: string;
-  user?: string;
-  env_names?: string[];
-  timeout?: number;
-  next_run_at: string;
-  last_run_at?: string;
-  created_at: string;
-}
-
-export interface CronRun {
-  run_id: string;
-  started_at: string;
-  finished_at: string | null;
-  status: string;
-  return_code: number | null;
-  output_tail: string;
-}
+export type { CronJob, CronRun } from '../../../src-server/contract/cron.js';
+import type { CronJob, CronRun } from '../../../src-server/contract/cron.js';
 
 export const PAGE_SIZE = 20;
 

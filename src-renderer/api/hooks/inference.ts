@@ -11,22 +11,8 @@ export interface Model {
 
 export const useModels = () => useQuery({ queryKey: ['models'], queryFn: async () => (await api<{ data: Model[] }>('/v1/models')).data, retry: false });
 
-export interface DeliveryAttempt {
-  attempt: number;
-  round: number;
-  at: string;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-}
-
-export interface DeliveryList {
-  data: DeliveryAttempt[];
-  url: string | null;
-  state: 'pending' | 'delivered' | 'failed' | 'none';
-  rounds_done: number;
-  next_round_at: string | null;
-}
+export type { DeliveryAttempt, DeliveryList } from '../../../src-server/contract/inference.js';
+import type { DeliveryList } from '../../../src-server/contract/inference.js';
 
 export const useDeliveries = (responseId: string | null) =>
   useQuery({

@@ -1,14 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Page } from '../client.js';
 
-export interface HttpPolicy {
-  id: string;
-  org_id: string;
-  name: string;
-  document: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-}
+export type { HttpPolicy } from '../../../src-server/contract/policies.js';
+import type { HttpPolicy } from '../../../src-server/contract/policies.js';
 
 export const usePolicies = () =>
   useQuery({
