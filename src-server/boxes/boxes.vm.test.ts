@@ -14,6 +14,7 @@ const VM_TIMEOUT = 240_000;
 let svc: TestService;
 let appId: string;
 let boxId: string;
+let volumeId: string;
 
 type Ev = { type: string; data?: string; status?: string; return_code?: number | null; exec_id?: string };
 
@@ -36,6 +37,8 @@ const status = async (id: string) => (await (await svc.api(`/v1/boxes/${id}`)).j
 beforeAll(async () => {
   svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxvm-') });
   appId = (await post('/v1/apps/find', { name: 'vm', mint_if_missing: true })).id;
+  volumeId = (await post('/v1/box-volumes', { name: 'shared' })).volume_id;
+  await svc.api(`/v1/box-volumes/${volumeId}/files?path=hello.txt`, { method: 'PUT', body: 'from the host\n' });
 }, VM_TIMEOUT);
 afterAll(async () => {
   for (const b of (await (await svc.api('/v1/boxes?limit=100')).json()).data ?? []) {
@@ -46,9 +49,12 @@ afterAll(async () => {
 
 describe('a real box', () => {
   it('is created running with exec ready, on the detected accelerator', async () => {
-    const box = await post('/v1/boxes', { app_id: appId, name: 'vm1' });
+    const box = await post('/v1/boxes', { app_id: appId, name: 'vm1', volume_mounts: [{ volume_id: volumeId, mount_path: '/mnt/shared' }] });
     expect(box.status).toBe('running');
     boxId = box.box_id;
+    expect(await sh(boxId, 'cat /mnt/shared/hello.txt; echo from-the-box > /mnt/shared/back.txt')).toBe('from the host\n');
+    const back = await svc.api(`/v1/box-volumes/${volumeId}/files?path=back.txt`);
+    expect(await back.text()).toBe('from-the-box\n');
     expect(await sh(boxId, '. /etc/os-release; echo $ID')).toBe('debian\n');
     expect(await sh(boxId, 'hostname')).toBe('vm1\n');
     const st = await (await svc.api('/v1/status')).json();
@@ -103,6 +109,7 @@ describe('a real box', () => {
     expect(fs.existsSync(path.join(svc.dataDir, 'boxes', boxId, 'qemu.pid'))).toBe(false); // no process while paused
     expect((await post(`/v1/boxes/${boxId}/resume`)).resume_state).toBe('running');
     expect(await sh(boxId, `cat /dev/shm/mark; kill -0 ${pid} && echo alive`)).toBe('kept\nalive\n');
+    expect(await sh(boxId, 'cat /mnt/shared/hello.txt')).toBe('from the host\n'); // the volume is mounted again
     const drift = Number(await sh(boxId, 'date +%s')) - Math.floor(Date.now() / 1000);
     expect(Math.abs(drift)).toBeLessThanOrEqual(3); // the clock was set after the restore
   }, VM_TIMEOUT);
@@ -142,7 +149,9 @@ describe('a real box', () => {
     expect(await sh(boxId, 'cat /dev/shm/mark')).toBe('kept\n');
   }, VM_TIMEOUT);
 
-  it('a VM killed with -9 → interrupted_restorable; the next exec boots it from its disk', async () => {
+  it('a VM killed with -9 → interrupted_restorable; the next exec boots it from its disk, acknowledged writes kept', async () => {
+    const acked = await svc.api(`/v1/boxes/${boxId}/files?path=/root/acked.txt`, { method: 'PUT', body: 'acknowledged\n' });
+    expect(acked.status).toBe(200);
     const pid = Number(fs.readFileSync(path.join(svc.dataDir, 'boxes', boxId, 'qemu.pid'), 'utf8'));
     execFileSync('kill', ['-9', String(pid)]);
     let s = '';
@@ -151,7 +160,7 @@ describe('a real box', () => {
       s = await status(boxId);
     }
     expect(s).toBe('interrupted_restorable');
-    expect(await sh(boxId, 'cat /root/disk.txt; test -e /dev/shm/mark || echo fresh-memory')).toBe('disk2\nfresh-memory\n');
+    expect(await sh(boxId, 'cat /root/acked.txt; test -e /dev/shm/mark || echo fresh-memory')).toBe('acknowledged\nfresh-memory\n');
     expect(await status(boxId)).toBe('running');
   }, VM_TIMEOUT);
 });
