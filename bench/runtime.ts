@@ -125,9 +125,9 @@ const out = {
   runs: RUNS,
   medians_ms: Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, r1(med(v))])),
   ratios: {
-    'create / bare boot (goal <= 1.15)': r1((create / bare) * 100) / 100,
-    'resume from sleep / create (goal <= 0.1)': r1((med(rows['resume from sleep (API)']!) / create) * 100) / 100,
-    'fork / create (goal <= 0.2)': r1((med(rows['fork of a running box (API)']!) / create) * 100) / 100,
+    'create / bare boot (goal <= 1.15)': Math.round((create / bare) * 1000) / 1000,
+    'resume from sleep / create (goal <= 0.1)': Math.round((med(rows['resume from sleep (API)']!) / create) * 1000) / 1000,
+    'fork / create (goal <= 0.2)': Math.round((med(rows['fork of a running box (API)']!) / create) * 1000) / 1000,
   },
   exec_round_trip_ms: { p50: r1(med(execMs)), p95: r1(pct(execMs, 95)), 'goal p50': '< 5' },
   pause_p50_ms: r1(med(rows['pause (API)']!)),

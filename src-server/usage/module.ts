@@ -30,5 +30,6 @@ export const usageModule: AreaModule = {
   },
   stop(app) {
     app.services.metricsSampler?.stop();
+    app.services.usage?.flushTokens();
   },
 };

@@ -75,14 +75,14 @@ export class UsageRepo {
     return w.join(' AND ');
   }
 
-  addTokens(orgId: string, day: string, model: string, input: number, output: number, nanos: number): void {
+  addTokens(orgId: string, day: string, model: string, input: number, output: number, nanos: number, requests = 1): void {
     this.db
       .prepare(
-        `INSERT INTO token_usage_daily (org_id, day, model, requests, input_tokens, output_tokens, usd_nanos) VALUES (?, ?, ?, 1, ?, ?, ?)
-         ON CONFLICT (org_id, day, model) DO UPDATE SET requests = requests + 1, input_tokens = input_tokens + excluded.input_tokens,
+        `INSERT INTO token_usage_daily (org_id, day, model, requests, input_tokens, output_tokens, usd_nanos) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (org_id, day, model) DO UPDATE SET requests = requests + excluded.requests, input_tokens = input_tokens + excluded.input_tokens,
            output_tokens = output_tokens + excluded.output_tokens, usd_nanos = usd_nanos + excluded.usd_nanos`,
       )
-      .run(orgId, day, model, input, output, nanos);
+      .run(orgId, day, model, requests, input, output, nanos);
   }
 
   /** Token use per day and model for the UTC days [fromDay, toDay], oldest first. */
