@@ -17,7 +17,29 @@ export function openDatabase(dataDir: string): Db {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   runMigrations(db);
+  cacheStatements(db);
   return db;
+}
+
+const STATEMENT_CACHE_MAX = 512;
+
+/**
+ * Repositories call `db.prepare(sql)` where they use it; compiling the same SQL on every
+ * request showed up first in the gateway's profile. Statements are reused per SQL text
+ * (none of ours changes a statement's mode with pluck/raw/expand, which would leak).
+ */
+function cacheStatements(db: Db): void {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, ReturnType<Db['prepare']>>();
+  db.prepare = ((sql: string) => {
+    let stmt = cache.get(sql);
+    if (!stmt) {
+      if (cache.size >= STATEMENT_CACHE_MAX) cache.clear();
+      stmt = prepare(sql);
+      cache.set(sql, stmt);
+    }
+    return stmt;
+  }) as Db['prepare'];
 }
 
 /** Runs fn in an IMMEDIATE transaction (takes the write lock up front). */
