@@ -163,4 +163,17 @@ describe('a real box', () => {
     expect(await sh(boxId, 'cat /root/acked.txt; test -e /dev/shm/mark || echo fresh-memory')).toBe('acknowledged\nfresh-memory\n');
     expect(await status(boxId)).toBe('running');
   }, VM_TIMEOUT);
+
+  it('a guest kernel panic leaves the box failed with the panic line, and the service keeps working', async () => {
+    await svc.api(`/v1/boxes/${boxId}/exec`, { method: 'POST', json: { command: 'echo c > /proc/sysrq-trigger', background: true } }).then((r) => r.text());
+    let box = { status: '', error_message: '' };
+    for (let i = 0; i < 100 && box.status !== 'failed'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      box = await (await svc.api(`/v1/boxes/${boxId}`)).json();
+    }
+    expect(box.status).toBe('failed');
+    expect(box.error_message).toContain('Kernel panic');
+    expect((await svc.api('/v1/whoami')).status).toBe(200);
+    expect((await svc.api(`/v1/boxes/${boxId}/terminate`, { method: 'POST' })).status).toBe(200);
+  }, VM_TIMEOUT);
 });

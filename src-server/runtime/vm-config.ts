@@ -99,7 +99,7 @@ export function qemuArgs(folder: BoxFolder, config: VmConfig, opts: { incoming?:
     '-smp', String(config.vcpus),
     '-m', `${config.memoryMib}M`,
     '-object', `memory-backend-file,id=mem,size=${config.memoryMib}M,mem-path=${optEscape(folder.ram)},share=on`,
-    '-nodefaults', '-no-user-config', '-display', 'none',
+    '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot',
     '-chardev', `file,id=serial0,path=${optEscape(folder.serialLog)},append=on`,
     '-serial', 'chardev:serial0',
     '-kernel', config.kernel,
