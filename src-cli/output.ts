@@ -1,3 +1,4 @@
+import { formatBytes } from '../src-server/contract/format.js';
 /** Human output: aligned tables, sizes, ages. Machine output (`--json`) bypasses all of it. */
 
 export type Cell = string | number | boolean | null | undefined;
@@ -26,17 +27,8 @@ export function json(value: unknown) {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-export function bytes(n: number | null | undefined): string {
-  if (n === null || n === undefined) return '-';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return i === 0 ? `${v} B` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
-}
+/** Sizes in tables: '-' when unknown. */
+export const bytes = (n: number | null | undefined) => formatBytes(n, '-');
 
 /** "3m ago" / "in 2h" relative to now; "-" when absent. */
 export function ago(iso: string | null | undefined, now = Date.now()): string {

@@ -79,13 +79,7 @@ export async function api<T>(path: string, opts: RequestOptions = {}): Promise<T
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
-export interface Page<T> {
-  data: T[];
-  limit: number;
-  offset: number;
-  total: number;
-  has_more: boolean;
-}
+export type { Page } from '../../src-server/contract/common.js';
 
 /** Human text for any thrown value, preferring the API's own message. */
 export function errorMessage(e: unknown): string {

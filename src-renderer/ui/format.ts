@@ -1,15 +1,5 @@
 /** Display helpers: sizes, modes, times. */
-export function formatBytes(n: number | null | undefined): string {
-  if (n === null || n === undefined || Number.isNaN(n)) return '—';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${i === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
-}
+export { formatBytes } from '../../src-server/contract/format.js';
 
 /** POSIX permission bits (decimal on the wire) as octal, e.g. 420 → "0644". */
 export const formatMode = (mode: number) => `0${(mode & 0o7777).toString(8).padStart(3, '0')}`;
