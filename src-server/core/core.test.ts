@@ -27,6 +27,9 @@ describe('authentication', () => {
     expect(me.org_id).toMatch(/^org_/);
     const viaHeader = await fetch(`${svc.url}/v1/whoami`, { headers: { 'x-api-key': svc.key } });
     expect((await viaHeader.json()).key_id).toBe(me.key_id);
+    const keys = await (await svc.api('/v1/api-keys')).json();
+    expect(keys.data.find((k: { id: string }) => k.id === me.key_id).last_used_at).not.toBeNull();
+    expect((await (await svc.api('/v1/status')).json()).data_dir).toBe(svc.dataDir);
   });
 
   it('a user-scoped key gets 403 on box operations but may call whoami', async () => {

@@ -95,7 +95,7 @@ export function identityRoutes(r: RouteRegistrar) {
   r.add({
     method: 'get', path: '/v1/status', area: 'common', tag: 'identity', auth: 'any', billingExempt: true,
     summary: 'Service status: version, accelerator, engines',
-    handler: ({ app }) => ({ version: SERVICE_VERSION, api_version: API_VERSION, ...Object.assign({}, ...app.statusProviders.map((p) => p())) }),
+    handler: ({ app }) => ({ version: SERVICE_VERSION, api_version: API_VERSION, data_dir: app.config.dataDir, ...Object.assign({}, ...app.statusProviders.map((p) => p())) }),
   });
 }
 

@@ -41,6 +41,7 @@ export function authenticate(req: Request, repos: Repos): Principal {
   if (secret !== undefined) {
     const key = repos.keys.findBySecret(secret);
     if (!key) throw invalidKey('Invalid API key.');
+    repos.keys.touch(key.id);
     return { key, orgId: key.org_id, via: 'bearer' };
   }
   const session = cookieValue(req, SESSION_COOKIE);

@@ -9,7 +9,7 @@ export function StatusPanel() {
   const status = useStatus();
   const bridge = desktop();
   const svc = useQuery({ queryKey: ['desktop-state'], queryFn: () => bridge!.invoke('service:state', undefined), enabled: Boolean(bridge) });
-  const { version, api_version, accelerator, engines: _engines, ...rest } = status.data ?? ({} as Record<string, unknown>);
+  const { version, api_version, accelerator, data_dir, engines: _engines, ...rest } = status.data ?? ({} as Record<string, unknown>);
   return (
     <section className="panel p-4" data-testid="status">
       <h2 className="mb-3 font-semibold">Service</h2>
@@ -37,7 +37,7 @@ export function StatusPanel() {
           <dd className="flex items-center gap-2">
             {bridge ? (
               <>
-                <code className="text-ink-300">{svc.data?.dataDir ?? '…'}</code>
+                <code className="text-ink-300">{svc.data?.dataDir ?? String(data_dir ?? '…')}</code>
                 <Button small onClick={() => void bridge.invoke('shell:reveal-data-folder', undefined)}>
                   Reveal
                 </Button>
@@ -46,7 +46,7 @@ export function StatusPanel() {
                 </Button>
               </>
             ) : (
-              <span className="text-ink-400">the service's --data-dir (shown by the desktop app)</span>
+              <code className="text-ink-300" data-testid="data-dir">{String(data_dir ?? '—')}</code>
             )}
           </dd>
         </dl>
