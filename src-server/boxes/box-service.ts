@@ -107,7 +107,7 @@ export class BoxService {
   }
 
   /** Starts a VM for the box and records the outcome: running, or failed with the reason. */
-  private async boot(box: BoxRecord, start: () => Promise<void>): Promise<Box> {
+  async boot(box: BoxRecord, start: () => Promise<void>, failure = 'The VM did not start'): Promise<Box> {
     try {
       await start();
       this.app.services.listeners?.onBoxStarted?.(box.box_id);
@@ -115,7 +115,7 @@ export class BoxService {
     } catch (e) {
       this.app.log.error(`box ${box.box_id} failed to start`, e);
       await this.runtime.stop(box.box_id).catch(() => {});
-      return toBox(this.repo.setStatus(box.box_id, 'failed', { error_message: `The VM did not start: ${(e as Error).message}` }));
+      return toBox(this.repo.setStatus(box.box_id, 'failed', { error_message: `${failure}: ${(e as Error).message}` }));
     }
   }
 

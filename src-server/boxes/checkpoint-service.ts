@@ -90,15 +90,9 @@ export class CheckpointService {
     };
     this.boxes.repo.insert(rec);
     this.boxes.repo.recordFork(rec.box_id, parent, cp.checkpoint_id);
-    return this.boxes.withLock(rec.box_id, async () => {
-      try {
-        await this.boxes.runtime.cloneFromCheckpoint(cp.checkpoint_id, this.boxes.vmConfig(rec));
-        return toBox(this.boxes.repo.setStatus(rec.box_id, 'running', { started_at: new Date().toISOString() }));
-      } catch (e) {
-        await this.boxes.runtime.stop(rec.box_id).catch(() => {});
-        return toBox(this.boxes.repo.setStatus(rec.box_id, 'failed', { error_message: `Restoring the checkpoint failed: ${(e as Error).message}` }));
-      }
-    });
+    return this.boxes.withLock(rec.box_id, () =>
+      this.boxes.boot(rec, () => this.boxes.runtime.cloneFromCheckpoint(cp.checkpoint_id, this.boxes.vmConfig(rec)), 'Restoring the checkpoint failed'),
+    );
   }
 
   /** Checkpoint + from_checkpoint in one call; a paused or sleeping source stays as it is. */
