@@ -4,7 +4,7 @@ import { newId } from '../contract/common.js';
 import type { Principal } from '../http/auth.js';
 import { ApiError, conflict, notFound } from '../http/errors.js';
 import type { BoxService } from './box-service.js';
-import { toBox, type BoxRecord } from './boxes-repo.js';
+import type { BoxRecord } from './boxes-repo.js';
 
 type CheckpointRow = Checkpoint & { org_id: string };
 const publicCp = ({ org_id: _o, ...cp }: CheckpointRow): Checkpoint => cp;
