@@ -5,6 +5,8 @@ import type { Principal } from '../http/auth.js';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors.js';
 import { BoxesRepo, toBox, type BoxRecord } from './boxes-repo.js';
 import type { BoxRuntime, VmConfig } from './runtime-port.js';
+import { Readable } from 'node:stream';
+import { GuestSetupRegistry } from './guest-setup.js';
 import { assertAccepts } from './transitions.js';
 
 export const KNOWN_IMAGES = ['debian'];
@@ -15,6 +17,8 @@ export const KNOWN_IMAGES = ['debian'];
  */
 export class BoxService {
   readonly repo: BoxesRepo;
+  /** Environment and files other areas put into every box (egress CA, inference variables). */
+  readonly guestSetup = new GuestSetupRegistry();
   private locks = new Map<string, Promise<unknown>>();
   private busy = new Set<string>();
 
@@ -110,6 +114,7 @@ export class BoxService {
   async boot(box: BoxRecord, start: () => Promise<void>, failure = 'The VM did not start'): Promise<Box> {
     try {
       await start();
+      await this.applyGuestFiles(box);
       this.app.services.listeners?.onBoxStarted?.(box.box_id);
       return toBox(this.repo.setStatus(box.box_id, 'running', { started_at: new Date().toISOString() }));
     } catch (e) {
@@ -117,6 +122,14 @@ export class BoxService {
       await this.runtime.stop(box.box_id).catch(() => {});
       return toBox(this.repo.setStatus(box.box_id, 'failed', { error_message: `${failure}: ${(e as Error).message}` }));
     }
+  }
+
+  /** Writes the files of guestSetup into a freshly started VM (idempotent: same content each time). */
+  private async applyGuestFiles(box: BoxRecord) {
+    const files = this.guestSetup.files(box);
+    if (!files.length) return;
+    const agent = await this.runtime.agent(box.box_id);
+    for (const f of files) await agent.writeFile(f.path, { mode: f.mode, createParents: true }, Readable.from([Buffer.from(f.content)]));
   }
 
   pause(box: BoxRecord): Promise<Box> {

@@ -53,7 +53,7 @@ export class ExecService {
     const argv = typeof body.command === 'string' ? ['/bin/sh', '-c', body.command] : body.command;
     const guest = agent.exec({
       argv,
-      env: body.env,
+      env: { ...this.boxes.guestSetup.env(running), ...body.env },
       cwd: body.cwd,
       user: body.user,
       tty: body.tty,
