@@ -2,6 +2,7 @@ import type { AreaModule } from './app-context.js';
 import { boxesModule } from './boxes/module.js';
 import { coreModule } from './core/module.js';
 import { cronModule } from './cron/module.js';
+import { imagesModule } from './images/module.js';
 import { inboxModule } from './inbox/module.js';
 import { inferenceModule } from './inference/module.js';
 import { networkModule } from './network/module.js';
@@ -14,5 +15,5 @@ import { volumesModule } from './volumes/module.js';
 
 /** Every area of the service, in install order. */
 export function defaultModules(): AreaModule[] {
-  return [coreModule, volumesModule, policiesModule, secretsModule, sshModule, boxesModule((dataDir) => new QemuBoxRuntime(dataDir)), networkModule(), cronModule, inboxModule, inferenceModule, usageModule];
+  return [coreModule, volumesModule, policiesModule, secretsModule, sshModule, boxesModule((dataDir) => new QemuBoxRuntime(dataDir)), imagesModule, networkModule(), cronModule, inboxModule, inferenceModule, usageModule];
 }

@@ -64,7 +64,8 @@ export class BoxService {
   async create(auth: Principal, body: CreateBoxBody): Promise<Box> {
     const app = this.app.db.prepare('SELECT id FROM apps WHERE id = ? AND org_id = ?').get(body.app_id, auth.orgId);
     if (!app) throw notFound(`No app ${body.app_id} in this organization; create it with POST /v1/apps/find.`, null, 'app_id');
-    if (!KNOWN_IMAGES.includes(body.image)) throw badRequest(`Unknown image "${body.image}"; available: ${KNOWN_IMAGES.join(', ')}.`, 'image');
+    const images = this.app.services.images?.names() ?? KNOWN_IMAGES;
+    if (!images.includes(body.image)) throw badRequest(`Unknown image "${body.image}"; available: ${images.join(', ')}.`, 'image');
     if (this.repo.nameTaken(auth.orgId, body.name)) throw conflict(`A box named "${body.name}" already exists.`, 'already_exists', 'name');
     this.checkMounts(auth.orgId, body);
     if (body.http_policy_id && !this.app.services.policies?.get(auth.orgId, body.http_policy_id)) {
@@ -127,9 +128,10 @@ export class BoxService {
   /** Writes the files of guestSetup into a freshly started VM (idempotent: same content each time). */
   private async applyGuestFiles(box: BoxRecord) {
     const files = this.guestSetup.files(box);
-    if (!files.length) return;
+    if (!files.length && !this.guestSetup.startHooks.length) return;
     const agent = await this.runtime.agent(box.box_id);
     for (const f of files) await agent.writeFile(f.path, { mode: f.mode, createParents: true }, Readable.from([Buffer.from(f.content)]));
+    for (const hook of this.guestSetup.startHooks) await hook(box, agent);
   }
 
   pause(box: BoxRecord): Promise<Box> {

@@ -1,4 +1,5 @@
 import type { BoxRecord } from './boxes-repo.js';
+import type { GuestAgent } from './runtime-port.js';
 
 /**
  * What other areas put into every box without owning the box domain: environment for every
@@ -15,8 +16,16 @@ export interface GuestSetup {
 
 export type GuestSetupProvider = (box: BoxRecord) => GuestSetup;
 
+/** Runs after the files are written on every start, restore or clone (e.g. an image's CMD); must be idempotent. */
+export type GuestStartHook = (box: BoxRecord, agent: GuestAgent) => Promise<void>;
+
 export class GuestSetupRegistry {
   private providers: GuestSetupProvider[] = [];
+  readonly startHooks: GuestStartHook[] = [];
+
+  onStarted(hook: GuestStartHook): void {
+    this.startHooks.push(hook);
+  }
 
   add(p: GuestSetupProvider): void {
     this.providers.push(p);

@@ -35,7 +35,12 @@ export interface BoxRuntime {
   /** Withdraws a forward added by addForward or present at start. */
   removeForward?(boxId: string, hostPort: number): Promise<void>;
   close(): Promise<void>;
+  /** Where boxes of images other than the built-in one get their root disk (images area). */
+  setImageResolver?(resolve: ImageResolver): void;
 }
+
+/** The root disk of a named image, or undefined when the name is unknown. */
+export type ImageResolver = (name: string) => Promise<{ rootfs: string; format: 'raw' | 'qcow2' } | undefined>;
 
 export interface VmConfig {
   boxId: string;

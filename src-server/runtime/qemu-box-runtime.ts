@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
-import type { BoxRuntime, GuestAgent, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
+import type { BoxRuntime, GuestAgent, ImageResolver, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
 import { RuntimeError } from '../boxes/runtime-port.js';
 import type { AgentClient } from '../guest/agent-client.js';
 import { detectAccelerator, type AccelResult } from './accel.js';
@@ -59,6 +59,7 @@ export class QemuBoxRuntime implements BoxRuntime {
   private lost: LostCb[] = [];
   private accelP?: Promise<AccelResult>;
   private imageP?: Promise<GuestImage>;
+  private resolveImage?: ImageResolver;
 
   constructor(
     private dataDir: string,
@@ -77,6 +78,10 @@ export class QemuBoxRuntime implements BoxRuntime {
     return this.imageP;
   }
 
+  setImageResolver(resolve: ImageResolver) {
+    this.resolveImage = resolve;
+  }
+
   private folder(boxId: string): BoxFolder {
     return boxFolder(this.dataDir, boxId);
   }
@@ -87,10 +92,14 @@ export class QemuBoxRuntime implements BoxRuntime {
 
   private async vmConfig(cfg: BoxVmConfig): Promise<VmConfig> {
     const [img, accel] = [await this.image(), await this.accelerator()];
+    // Every image boots with the built-in kernel and initrd (the initrd carries the agent).
+    const own = cfg.image !== 'debian' ? await this.resolveImage?.(cfg.image) : undefined;
+    if (cfg.image !== 'debian' && !own) throw new RuntimeError(`unknown image "${cfg.image}"`);
     return {
       kernel: img.kernel,
       initrd: img.initrd,
-      rootfs: img.rootfs,
+      rootfs: own?.rootfs ?? img.rootfs,
+      rootfsFormat: own?.format ?? 'raw',
       memoryMib: cfg.memoryMib,
       vcpus: cfg.vcpus,
       diskGib: cfg.diskGib,

@@ -21,8 +21,10 @@ export interface ShareMount {
 export interface VmConfig {
   kernel: string;
   initrd: string;
-  /** Raw base image under disk.qcow2 (only used when the disk is created). */
+  /** Base image under disk.qcow2 (only used when the disk is created). */
   rootfs: string;
+  /** Format of rootfs: the built-in image is raw, Boxfile images are qcow2 layers. Default raw. */
+  rootfsFormat?: 'raw' | 'qcow2';
   memoryMib: number;
   vcpus: number;
   diskGib: number;

@@ -67,7 +67,7 @@ export async function launchVm(folder: BoxFolder, config: VmConfig): Promise<VmH
   if (livePid(folder)) throw new Error(`a VM is already running for ${folder.dir}`);
   const extra: string[] = [];
   if (!existsSync(folder.disk)) {
-    await createOverlay(folder.disk, config.rootfs, 'raw', config.diskGib);
+    await createOverlay(folder.disk, config.rootfs, config.rootfsFormat ?? 'raw', config.diskGib);
     extra.push('box.growfs=1');
   }
   await rm(folder.devices, { force: true });

@@ -1,0 +1,94 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AppContext } from '../app-context.js';
+import type { Image, ImageRunConfig } from '../contract/images.js';
+import { conflict, notFound } from '../http/errors.js';
+import { BUILTIN_IMAGE, EMPTY_CONFIG, ImageStore, type ImageManifest } from './image-store.js';
+
+/** Something besides boxes that keeps an image's disk in use (e.g. a warm template). */
+export type ImageUser = (name: string) => string[];
+
+/**
+ * Images as the API sees them: the store's manifests plus which boxes use each one.
+ * Images are machine-wide (their disks are shared); `boxes` lists the caller's boxes.
+ */
+export class ImagesService {
+  readonly store: ImageStore;
+  private users: ImageUser[] = [];
+  private configCache = new Map<string, { mtimeMs: number; config: ImageRunConfig }>();
+
+  constructor(private app: AppContext) {
+    this.store = new ImageStore(app.config.dataDir);
+  }
+
+  /** Registers another holder of images (templates): delete is refused while it names one. */
+  addUser(u: ImageUser): void {
+    this.users.push(u);
+  }
+
+  names(): string[] {
+    return this.store.names();
+  }
+
+  private liveBoxes(name: string, orgId?: string): string[] {
+    const live = this.app.services.boxes?.repo.live() ?? [];
+    return live.filter((b) => b.image === name && (!orgId || b.org_id === orgId)).map((b) => b.box_id);
+  }
+
+  private toApi(m: ImageManifest, orgId: string): Image {
+    return {
+      name: m.name,
+      digest: m.digest,
+      size_bytes: this.store.sizeBytes(m),
+      created_at: m.created_at,
+      source: m.source,
+      base: m.base,
+      boxes: this.liveBoxes(m.name, orgId),
+      config: m.config,
+    };
+  }
+
+  async list(orgId: string): Promise<Image[]> {
+    return (await this.store.list()).map((m) => this.toApi(m, orgId));
+  }
+
+  async get(orgId: string, name: string): Promise<Image> {
+    const m = await this.store.get(name);
+    if (!m) throw notFound(`No image "${name}"; list them with GET /v1/images.`, 'not_found', 'name');
+    return this.toApi(m, orgId);
+  }
+
+  /** Deletes an image unless a live box (of any organization) or a template still uses it. */
+  async remove(orgId: string, name: string): Promise<Image> {
+    const img = await this.get(orgId, name);
+    if (name === BUILTIN_IMAGE) throw conflict(`"${BUILTIN_IMAGE}" is the built-in image and cannot be deleted.`, 'builtin_image', 'name');
+    const boxes = this.liveBoxes(name);
+    const others = this.users.flatMap((u) => u(name));
+    if (boxes.length || others.length) {
+      const mine = this.liveBoxes(name, orgId);
+      const what = [
+        boxes.length ? `${boxes.length} box(es)${mine.length ? ` (${mine.join(', ')})` : ''}` : '',
+        others.length ? others.join(', ') : '',
+      ].filter(Boolean).join(' and ');
+      throw conflict(`Image "${name}" is in use by ${what}; terminate them first.`, 'image_in_use', 'name');
+    }
+    await this.store.remove(name);
+    return { ...img, boxes: [] };
+  }
+
+  /** The run config (ENV, WORKDIR, USER, CMD) of an image, read synchronously (cached by file mtime). */
+  configOf(name: string): ImageRunConfig {
+    if (name === BUILTIN_IMAGE) return EMPTY_CONFIG;
+    const path = join(this.store.root, 'refs', `${name}.json`);
+    try {
+      const mtimeMs = statSync(path).mtimeMs;
+      const hit = this.configCache.get(name);
+      if (hit?.mtimeMs === mtimeMs) return hit.config;
+      const config = (JSON.parse(readFileSync(path, 'utf8')) as ImageManifest).config;
+      this.configCache.set(name, { mtimeMs, config });
+      return config;
+    } catch {
+      return EMPTY_CONFIG;
+    }
+  }
+}
