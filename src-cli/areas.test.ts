@@ -161,7 +161,7 @@ describe('image list', () => {
     const meta = { recipeHash: 'abc123', kernelVersion: '6.1.0-test', builtAt: '2026-01-01T00:00:00.000Z', agent: { placeholder: false },
       kernel: path.join(root, 'parts', 'kernel-k1', 'vmlinux'), initrd: path.join(root, 'parts', 'initrd-i1', 'initrd.img'), rootfs: path.join(root, 'parts', 'rootfs-r1', 'rootfs.raw') };
     fs.writeFileSync(path.join(root, 'abc123', 'image.json'), JSON.stringify(meta));
-    const r = await runCli({ ...env, BOX_IMAGE_CACHE: cache }, ['image', 'list', '--json']);
+    const r = await runCli({ ...env, BOX_IMAGE_CACHE: cache }, ['image', 'cache', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.images).toEqual([expect.objectContaining({ recipe: 'abc123', current: false, kernel_version: '6.1.0-test', parts_present: true })]);

@@ -5,6 +5,7 @@ import { dispatch, parse, type Command, type Group } from '../args.js';
 import { CliError } from '../errors.js';
 import { bar, bytes, json, progressLine, table } from '../output.js';
 import type { Box, Page } from '../types.js';
+import { buildBoxfile, importCmd, list, rm } from './image-user.js';
 
 /**
  * The guest image is built on this machine, not over HTTP (spec item 6): these commands
@@ -14,10 +15,16 @@ import type { Box, Page } from '../types.js';
 const builder = () => import('../../src-server/runtime/guest-image.js');
 
 const build: Command = {
-  usage: 'box image build [--force] [--no-agent] [--data-dir dir]',
-  summary: 'Build (or check) the default guest image with progress; --force rebuilds it',
+  usage: 'box image build -t NAME [-f Boxfile] [--data-dir dir] [context-dir]  |  box image build [--force] [--no-agent] [--data-dir dir]',
+  summary: 'Build an image from a Boxfile in builder boxes (-t), or build (or check) the built-in guest image',
   async run(ctx, argv) {
-    const { values } = parse(argv, this.usage, { force: { type: 'boolean' }, 'no-agent': { type: 'boolean' }, 'data-dir': { type: 'string' }, yes: { type: 'boolean' } });
+    const { values, positionals } = parse(
+      argv,
+      this.usage,
+      { tag: { type: 'string', short: 't' }, file: { type: 'string', short: 'f' }, force: { type: 'boolean' }, 'no-agent': { type: 'boolean' }, 'data-dir': { type: 'string' }, yes: { type: 'boolean' } },
+      [0, 1],
+    );
+    if (values.tag !== undefined || values.file !== undefined || positionals.length) return buildBoxfile(ctx, values, positionals[0]);
     const dataDir = path.resolve(values['data-dir'] ?? ctx.config.dataDir);
     const gi = await builder();
     const agentDir = path.join(gi.RESOURCES_DIR, 'guest', 'agent');
@@ -76,8 +83,8 @@ const du = (p: string): number => {
   return fs.readdirSync(p).reduce((n, f) => n + du(path.join(p, f)), 0);
 };
 
-const list: Command = {
-  usage: 'box image list [--data-dir dir]',
+const cache: Command = {
+  usage: 'box image cache [--data-dir dir]',
   summary: 'Cached guest images and their parts (* marks the one the current recipe builds)',
   async run(ctx, argv) {
     const { values } = parse(argv, this.usage, { 'data-dir': { type: 'string' } });
@@ -99,5 +106,9 @@ const list: Command = {
   },
 };
 
-const group: Group = { build, list };
-export const image: Command = { usage: 'box image build|list', summary: 'The default guest image, built on this machine (CLI only)', run: (ctx, argv) => dispatch(ctx, group, 'box image', argv) };
+const group: Group = { build, import: importCmd, list, rm, cache };
+export const image: Command = {
+  usage: 'box image build|import|list|rm|cache',
+  summary: 'Images boxes start from: Boxfile builds and OCI imports run on this machine (CLI only); list and rm through the service',
+  run: (ctx, argv) => dispatch(ctx, group, 'box image', argv),
+};

@@ -15,14 +15,14 @@ async function tarOf(entries: Entry[]): Promise<Buffer> {
   const p: Pack = pack();
   const chunks: Buffer[] = [];
   const done = new Promise<void>((res, rej) => {
-    p.on('data', (c: Buffer) => chunks.push(c));
+    p.on('data', (c) => chunks.push(c as Buffer));
     p.on('end', () => res());
     p.on('error', rej);
   });
   for (const e of entries) {
     const type = e.type ?? (e.body === undefined ? 'directory' : 'file');
     const header = { name: e.name, mode: e.mode ?? (type === 'directory' ? 0o755 : 0o644), uid: e.uid ?? 0, gid: e.gid ?? 0, type, linkname: e.linkname };
-    await new Promise<void>((res, rej) => p.entry(header, type === 'file' ? e.body : undefined, (err) => (err ? rej(err) : res())));
+    await new Promise<void>((res, rej) => p.entry(header, type === 'file' ? (e.body ?? '') : '', (err) => (err ? rej(err) : res())));
   }
   p.finalize();
   await done;
