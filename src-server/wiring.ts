@@ -17,6 +17,7 @@ import type { ExecService } from './boxes/exec-service.js';
 import type { CronRunner } from './cron/cron-runner.js';
 import type { CronService } from './cron/cron-service.js';
 import type { InboxStore } from './inbox/inbox-store.js';
+import { HmacBoxCredentials, type BoxCredentials } from './inference/box/box-credentials.js';
 import type { InferenceArea } from './inference/module.js';
 import type { EgressService } from './network/egress/egress-service.js';
 import type { ListenerService } from './network/listeners/listener-service.js';
@@ -74,6 +75,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     usage: usage.usage,
     metricsSampler: usage.metricsSampler,
     inference: inference.inference,
+    boxCredentials: HmacBoxCredentials.forDataDir(base.config.dataDir),
   };
   const app: AppContext = Object.assign(base, { services });
   const areas = [core, volumes.area, policies.area, secrets.area, ssh.area, boxes.area, network.area, cron.area, inbox.area, inference.area, usage.area];
@@ -100,4 +102,6 @@ export interface Services {
   usage: UsageService;
   metricsSampler: MetricsSampler;
   inference: InferenceArea;
+  /** Per-box credentials for the inference gateway (inference/box/box-credentials.ts). */
+  boxCredentials: BoxCredentials;
 }
