@@ -4,6 +4,7 @@ import { ApiError } from '../api/client.js';
 import { BoxesView } from '../views/boxes/BoxesView.js';
 import { CronView } from '../views/cron/CronView.js';
 import { FilesView } from '../views/files/FilesView.js';
+import { ImagesView } from '../views/images/ImagesView.js';
 import { PlaygroundView } from '../views/playground/PlaygroundView.js';
 import { PoliciesView } from '../views/policies/PoliciesView.js';
 import { SettingsView } from '../views/settings/SettingsView.js';
@@ -29,6 +30,7 @@ export function App() {
     boxes: () => <BoxesView boxId={a} tab={b} />,
     cron: () => <CronView boxId={route.params.get('box') ?? undefined} />,
     volumes: () => <VolumesView volumeId={a} path={route.params.get('path') ?? ''} />,
+    images: () => <ImagesView />,
     files: () => <FilesView boxId={a} path={route.params.get('path') ?? '/'} />,
     policies: () => <PoliciesView policyId={a} />,
     playground: () => <PlaygroundView />,

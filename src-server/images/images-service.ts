@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { BoxService } from '../boxes/box-service.js';
 import type { Image, ImageRunConfig } from '../contract/images.js';
 import { conflict, notFound } from '../http/errors.js';
 import { BUILTIN_IMAGE, EMPTY_CONFIG, ImageStore, type ImageManifest } from './image-store.js';
@@ -17,7 +18,10 @@ export class ImagesService {
   private users: ImageUser[] = [];
   private configCache = new Map<string, { mtimeMs: number; config: ImageRunConfig }>();
 
-  constructor(private app: AppContext) {
+  constructor(
+    app: AppBase,
+    private boxes: BoxService,
+  ) {
     this.store = new ImageStore(app.config.dataDir);
   }
 
@@ -31,7 +35,7 @@ export class ImagesService {
   }
 
   private liveBoxes(name: string, orgId?: string): string[] {
-    const live = this.app.services.boxes?.repo.live() ?? [];
+    const live = this.boxes.repo.live();
     return live.filter((b) => b.image === name && (!orgId || b.org_id === orgId)).map((b) => b.box_id);
   }
 

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { SIZES } from '../../../src-server/contract/boxes.js';
 import { ApiError } from '../../api/client.js';
 import { useCreateBox, type CreateBoxInput } from '../../api/hooks/boxes.js';
+import { useImages } from '../../api/hooks/images.js';
 import { usePolicies } from '../../api/hooks/policies.js';
 import { useVolumes } from '../../api/hooks/volumes.js';
 import { navigate } from '../../app/router.js';
@@ -14,6 +15,7 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
   const create = useCreateBox();
   const volumes = useVolumes();
   const policies = usePolicies();
+  const images = useImages();
   const [f, setF] = useState<CreateBoxInput & { ports: string }>({ app_name: 'default', name: '', image: '', size: 's', volume_mounts: [], http_policy_id: '', ingress_ports: [], ports: '' });
   const set = (p: Partial<typeof f>) => setF((x) => ({ ...x, ...p }));
   const ports = f.ports.split(/[\s,]+/).filter(Boolean).map(Number);
@@ -54,7 +56,14 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
           <input className="input font-mono" placeholder="my-box" value={f.name} onChange={(e) => set({ name: e.target.value.toLowerCase() })} autoFocus data-testid="box-name" />
         </Field>
         <Field label="Image" error={fieldErr('image')}>
-          <input className="input font-mono" placeholder="debian (default)" value={f.image} onChange={(e) => set({ image: e.target.value })} />
+          <select className="input font-mono" value={f.image} onChange={(e) => set({ image: e.target.value })} data-testid="box-image">
+            <option value="">debian (default)</option>
+            {images.data?.filter((i) => i.name !== 'debian').map((i) => (
+              <option key={i.name} value={i.name}>
+                {i.name} ({i.source})
+              </option>
+            ))}
+          </select>
         </Field>
         <Field label="Size" group>
           <div className="grid grid-cols-3 gap-1" role="radiogroup" aria-label="Box size">
