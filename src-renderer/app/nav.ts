@@ -3,11 +3,11 @@ export const VIEWS = [
   { id: 'boxes', label: 'Boxes', key: 'b', icon: '▣' },
   { id: 'cron', label: 'Cron jobs', key: 'c', icon: '◷' },
   { id: 'volumes', label: 'Volumes', key: 'v', icon: '⛁' },
-  { id: 'images', label: 'Images', key: 'm', icon: '◫' },
   { id: 'files', label: 'Files', key: 'f', icon: '❐' },
   { id: 'policies', label: 'Policies', key: 'p', icon: '◆' },
   { id: 'playground', label: 'Playground', key: 'i', icon: '✦' },
   { id: 'settings', label: 'Settings', key: 's', icon: '⚙' },
+  { id: 'images', label: 'Images', key: 'm', icon: '◫' },
 ] as const;
 
 export type ViewId = (typeof VIEWS)[number]['id'];

@@ -9,10 +9,12 @@
  * config (and the keys after them). A failed step throws BuildError with the step's output
  * tail; its builder disk is dropped and no image name is written.
  */
+import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { GuestAgent, ImageResolver } from '../boxes/runtime-port.js';
 import type { ImageRunConfig } from '../contract/images.js';
 import type { PolicyDocument } from '../contract/policies.js';
@@ -54,6 +56,7 @@ export class BuildError extends Error {
   }
 }
 
+const execFileP = promisify(execFile);
 const PROXY_URL = 'http://10.0.2.100:3128';
 const PROXY_ENV = { http_proxy: PROXY_URL, https_proxy: PROXY_URL, HTTP_PROXY: PROXY_URL, HTTPS_PROXY: PROXY_URL, no_proxy: 'localhost,127.0.0.1' };
 /** Builder disk size: the smallest box disk, so every box size can use the image. */
@@ -149,6 +152,7 @@ export async function buildImage(opts: BuildOptions): Promise<BuildResult> {
           const s = await run(agent, { argv: ['sync'] }, () => {});
           if (s.code !== 0) throw new BuildError(step, 'sync failed in the builder box');
           await rt.stop(boxId);
+          await untilUnlocked(boxFolder(store.dataDir, boxId).disk);
           await rename(boxFolder(store.dataDir, boxId).disk, `${layer}.tmp`);
           await rename(`${layer}.tmp`, layer);
         } finally {
@@ -177,6 +181,23 @@ export async function buildImage(opts: BuildOptions): Promise<BuildResult> {
   };
   await store.put(manifest);
   return { manifest, steps: done };
+}
+
+/**
+ * Waits until no process holds the disk's image lock. A SIGKILLed QEMU's main thread shows
+ * as a zombie while its other threads still hold the files (and their locks) for a moment.
+ */
+async function untilUnlocked(disk: string, timeoutMs = 20_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await execFileP('qemu-img', ['info', '--output=json', disk]);
+      return;
+    } catch (e) {
+      if (Date.now() > until) throw new Error(`the builder disk stays locked: ${(e as Error).message}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }
 
 async function copyInto(agent: GuestAgent, items: ReturnType<typeof copyPlan>, step: Step, emit: (e: BuildEvent) => void) {
