@@ -39,8 +39,9 @@ function jsonArray(line: number, s: string): string[] | null {
 /** Splits on whitespace, honouring double and single quotes (ENV values, COPY paths). */
 function words(s: string): string[] {
   const out: string[] = [];
-  const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
-  for (const m of s.matchAll(re)) out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? m[3]!));
+  const token = /(?:[^\s"']+|"(?:[^"\\]|\\.)*"|'[^']*')+/g;
+  const part = /"((?:[^"\\]|\\.)*)"|'([^']*)'/g;
+  for (const [t] of s.matchAll(token)) out.push(t.replace(part, (_m, dq: string | undefined, sq: string | undefined) => (dq !== undefined ? dq.replace(/\\(.)/g, '$1') : sq!)));
   return out;
 }
 

@@ -31,7 +31,8 @@ async function tarOf(entries: Entry[]): Promise<Buffer> {
 
 export const TEST_CMD_MARKER = 'cmd says';
 
-export async function makeTestDockerArchive(out: string, busybox = '/usr/bin/busybox'): Promise<void> {
+/** `withCmd: false` for fake-runtime tests, whose "guest" commands run on the host. */
+export async function makeTestDockerArchive(out: string, opts: { withCmd?: boolean } = {}, busybox = '/usr/bin/busybox'): Promise<void> {
   const layer1 = await tarOf([
     { name: 'bin/' },
     { name: 'bin/busybox', body: readFileSync(busybox), mode: 0o755 },
@@ -59,7 +60,7 @@ export async function makeTestDockerArchive(out: string, busybox = '/usr/bin/bus
     config: {
       Env: ['PATH=/bin', 'GREETING=hello-oci'],
       WorkingDir: '/app',
-      Cmd: ['/bin/sh', '-c', `echo ${TEST_CMD_MARKER} $GREETING from $(pwd); exec sleep 100000`],
+      Cmd: opts.withCmd === false ? null : ['/bin/sh', '-c', `echo ${TEST_CMD_MARKER} $GREETING from $(pwd); exec sleep 100000`],
     },
     rootfs: { type: 'layers', diff_ids: [] },
   };
