@@ -51,11 +51,12 @@ export class ExecService {
     const running = await this.boxes.ensureRunning(box, 'exec');
     const agent = await this.boxes.runtime.agent(running.box_id);
     const argv = typeof body.command === 'string' ? ['/bin/sh', '-c', body.command] : body.command;
+    const defaults = this.boxes.guestSetup.defaults(running);
     const guest = agent.exec({
       argv,
       env: { ...this.boxes.guestSetup.env(running), ...body.env },
-      cwd: body.cwd,
-      user: body.user,
+      cwd: body.cwd ?? defaults.cwd,
+      user: body.user ?? defaults.user,
       tty: body.tty,
       stdin: !!body.open_stdin,
       timeoutMs: body.timeout ? body.timeout * 1000 : undefined,

@@ -12,6 +12,9 @@ import type { GuestAgent } from './runtime-port.js';
 export interface GuestSetup {
   env?: Record<string, string>;
   files?: { path: string; content: string | Buffer; mode: number }[];
+  /** Default working directory and user of execs that name none (an image's WORKDIR and USER). */
+  cwd?: string;
+  user?: string;
 }
 
 export type GuestSetupProvider = (box: BoxRecord) => GuestSetup;
@@ -34,6 +37,17 @@ export class GuestSetupRegistry {
   /** The merged environment for the box; later providers win on a clash. */
   env(box: BoxRecord): Record<string, string> {
     return Object.assign({}, ...this.providers.map((p) => p(box).env ?? {}));
+  }
+
+  /** Default cwd and user for execs; later providers win. */
+  defaults(box: BoxRecord): { cwd?: string; user?: string } {
+    const out: { cwd?: string; user?: string } = {};
+    for (const p of this.providers) {
+      const s = p(box);
+      if (s.cwd) out.cwd = s.cwd;
+      if (s.user) out.user = s.user;
+    }
+    return out;
   }
 
   files(box: BoxRecord): NonNullable<GuestSetup['files']> {

@@ -72,6 +72,7 @@ describe('images on real VMs', () => {
     const log = await waitFor(box.box_id, 'cat /var/log/box-cmd.log', new RegExp(TEST_CMD_MARKER));
     expect(log).toContain(`${TEST_CMD_MARKER} hello-oci from /app`);
     expect(await sh(box.box_id, 'echo $GREETING; ls /old; ls /opq; stat -c "%u:%g %a" /app/hello.txt')).toBe('hello-oci\nkept.txt\nb.txt\n1000:1000 640\n');
+    expect(await sh(box.box_id, 'pwd')).toBe('/app\n'); // WorkingDir is the default cwd of execs
 
     const del = await svc.api('/v1/images/bb', { method: 'DELETE' });
     expect(del.status).toBe(409);

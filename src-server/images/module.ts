@@ -15,7 +15,11 @@ export function imagesArea(app: AppBase, deps: { boxes: BoxService }) {
   const images = new ImagesService(app, boxes);
   boxes.runtime.setImageResolver?.((name) => images.store.resolve(name));
   boxes.hooks.images = images;
-  boxes.guestSetup.add((box) => (box.image === BUILTIN_IMAGE ? {} : { env: images.configOf(box.image).env }));
+  boxes.guestSetup.add((box) => {
+    if (box.image === BUILTIN_IMAGE) return {};
+    const c = images.configOf(box.image);
+    return { env: c.env, cwd: c.workdir ?? undefined, user: c.user ?? undefined };
+  });
   boxes.guestSetup.onStarted(async (box, agent) => {
     if (box.image === BUILTIN_IMAGE) return;
     await startImageCommand(agent, images.configOf(box.image), boxes.guestSetup.env(box));
