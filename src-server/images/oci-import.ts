@@ -77,12 +77,16 @@ export function runConfigOf(c: OciConfig): ImageRunConfig {
   return { env, workdir: cfg.WorkingDir || null, user: cfg.User || null, cmd: cmd.length ? cmd : null };
 }
 
-/** Writes a bootable ext4 from a staging tree: adds the mount points the initramfs moves into it. */
+/**
+ * Writes a bootable ext4 from a staging tree: adds the mount points the initramfs moves into
+ * it. The file is sparse and reads zeros, so inode tables and journal need no zeroing (lazy
+ * init): a busybox image costs ~4 MiB on disk instead of ~70.
+ */
 export async function makeExt4(tree: string, out: string, size = OCI_DISK_SIZE): Promise<void> {
   for (const d of ['dev', 'proc', 'sys', 'run', 'tmp', '.box', 'var/log', 'etc']) await mkdir(join(tree, d), { recursive: true });
   await chmod(join(tree, 'tmp'), 0o1777);
   await rm(`${out}.tmp`, { force: true });
-  await execFileP('mke2fs', ['-q', '-F', '-t', 'ext4', '-L', 'boxroot', '-m', '0', '-E', 'root_owner=0:0', '-d', tree, `${out}.tmp`, size]);
+  await execFileP('mke2fs', ['-q', '-F', '-t', 'ext4', '-L', 'boxroot', '-m', '0', '-E', 'root_owner=0:0,lazy_itable_init=1,lazy_journal_init=1', '-d', tree, `${out}.tmp`, size]);
   await rename(`${out}.tmp`, out);
 }
 
