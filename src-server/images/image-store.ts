@@ -14,7 +14,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type { ImageRunConfig } from '../contract/images.js';
+import { IMAGE_NAME, type ImageRunConfig } from '../contract/images.js';
 import { computeImageKeys, ensureGuestImage, guestAgentBinary, imageCacheRoot } from '../runtime/guest-image.js';
 import { collectLayers } from '../runtime/layers.js';
 import { ensureAgentBinary } from '../runtime/qemu-box-runtime.js';
@@ -124,6 +124,7 @@ export class ImageStore {
   /** Records (or replaces) a name; the caller has written the disk files first. */
   async put(m: ImageManifest): Promise<void> {
     if (m.name === BUILTIN_IMAGE) throw new Error(`"${BUILTIN_IMAGE}" is the built-in image and cannot be replaced`);
+    if (!IMAGE_NAME.test(m.name)) throw new Error(`invalid image name "${m.name}"`);
     await mkdir(join(this.root, 'refs'), { recursive: true });
     const tmp = `${this.refPath(m.name)}.${process.pid}.tmp`;
     await writeFile(tmp, JSON.stringify(m, null, 2));
