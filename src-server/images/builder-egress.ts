@@ -14,14 +14,14 @@ import { RECIPE_DIR } from '../runtime/guest-image.js';
 const execFileP = promisify(execFile);
 const allow = { rules: [{}] };
 
-export const PACKAGE_REGISTRIES = [
+const PACKAGE_REGISTRIES = [
   'deb.debian.org', '*.debian.org', 'security.debian.org', 'archive.ubuntu.com', 'security.ubuntu.com', 'dl-cdn.alpinelinux.org',
   'registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org', 'proxy.golang.org', 'sum.golang.org',
   'crates.io', 'index.crates.io', 'static.crates.io', 'rubygems.org', 'repo.maven.apache.org',
 ];
 
 /** Host of the Debian mirror in this machine's apt sources, or undefined. */
-export async function hostDebianMirror(): Promise<string | undefined> {
+async function hostDebianMirror(): Promise<string | undefined> {
   try {
     const { stdout } = await execFileP('bash', ['-c', `source "${join(RECIPE_DIR, 'common.sh')}"; debian_mirror`]);
     return new URL(stdout.trim()).hostname;

@@ -42,7 +42,7 @@ function components(parts: string[]): string[] {
  * The real path of `comps` under root, creating missing directories, following symlinks
  * as if root were `/`. A non-directory where a directory is needed is replaced.
  */
-export function resolveInRoot(root: string, comps: string[], hops = 0): string {
+function resolveInRoot(root: string, comps: string[], hops = 0): string {
   let cur = root;
   for (const c of comps) {
     const next = join(cur, c);

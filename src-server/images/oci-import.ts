@@ -23,14 +23,14 @@ import { applyLayer, openLayer } from './layer-apply.js';
 const execFileP = promisify(execFile);
 
 /** Size of the ext4 of an imported image: sparse, so only the files' blocks cost disk. Matches the smallest box disk. */
-export const OCI_DISK_SIZE = '4G';
+const OCI_DISK_SIZE = '4G';
 
 export interface ImportProgress {
   step: string;
   message: string;
 }
 
-export async function sha256File(path: string): Promise<string> {
+async function sha256File(path: string): Promise<string> {
   const h = createHash('sha256');
   await pipeline(createReadStream(path), h);
   return h.digest('hex');
@@ -43,7 +43,7 @@ interface OciConfig {
 const readJson = <T>(p: string): T => JSON.parse(readFileSync(p, 'utf8')) as T;
 
 /** Finds the config and ordered layer files in an unpacked archive (docker save or OCI layout). */
-export function locateImage(outer: string): { config: OciConfig; layers: string[] } {
+function locateImage(outer: string): { config: OciConfig; layers: string[] } {
   if (existsSync(join(outer, 'manifest.json'))) {
     const [m] = readJson<{ Config: string; Layers: string[] }[]>(join(outer, 'manifest.json'));
     if (!m) throw new Error('manifest.json lists no image');
@@ -66,7 +66,7 @@ export function locateImage(outer: string): { config: OciConfig; layers: string[
   return { config: readJson<OciConfig>(blob(doc.config.digest)), layers: doc.layers.map((l) => blob(l.digest)) };
 }
 
-export function runConfigOf(c: OciConfig): ImageRunConfig {
+function runConfigOf(c: OciConfig): ImageRunConfig {
   const cfg = c.config ?? {};
   const env: Record<string, string> = {};
   for (const kv of cfg.Env ?? []) {
@@ -82,7 +82,7 @@ export function runConfigOf(c: OciConfig): ImageRunConfig {
  * it. The file is sparse and reads zeros, so inode tables and journal need no zeroing (lazy
  * init): a busybox image costs ~4 MiB on disk instead of ~70.
  */
-export async function makeExt4(tree: string, out: string, size = OCI_DISK_SIZE): Promise<void> {
+async function makeExt4(tree: string, out: string, size = OCI_DISK_SIZE): Promise<void> {
   for (const d of ['dev', 'proc', 'sys', 'run', 'tmp', '.box', 'var/log', 'etc']) await mkdir(join(tree, d), { recursive: true });
   await chmod(join(tree, 'tmp'), 0o1777);
   await rm(`${out}.tmp`, { force: true });

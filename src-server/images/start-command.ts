@@ -10,7 +10,7 @@
 import type { GuestAgent } from '../boxes/runtime-port.js';
 import type { ImageRunConfig } from '../contract/images.js';
 
-export const CMD_LOG = '/var/log/box-cmd.log';
+const CMD_LOG = '/var/log/box-cmd.log';
 const RUN_DIR = '/run/box-cmd';
 
 const PREPARE = `mkdir -p ${RUN_DIR} /var/log && touch ${CMD_LOG} && if [ -n "$1" ]; then chown "$1" ${RUN_DIR} ${CMD_LOG}; fi`;
