@@ -124,11 +124,15 @@ RUN echo ${stamp} > /etc/stamp
     expect(await waitFor(box.box_id, 'cat /var/log/box-cmd.log', /started built in \/srv/)).toContain('started built in /srv');
   }, 1_200_000);
 
-  it('a failing step leaves a readable error and no image', async () => {
+  it('a failing step leaves a readable error and no image; the builder only reaches package registries', async () => {
     const store = new ImageStore(svc.dataDir);
-    const err = await buildImage({ store, boxfile: 'FROM debian\nRUN echo about to fail >&2; exit 3\n', context: os.tmpdir(), name: 'broken' }).catch((e: unknown) => e);
+    const infos: string[] = [];
+    const boxfile = 'FROM debian\nRUN curl -s -o /dev/null -w "example.com answered %{http_code}\\n" http://example.com/; echo about to fail >&2; exit 3\n';
+    const err = await buildImage({ store, boxfile, context: os.tmpdir(), name: 'broken', onEvent: (e) => e.type === 'info' && infos.push(e.text) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BuildError);
     expect((err as Error).message).toMatch(/line 2.*exit 3[\s\S]*about to fail/);
+    expect((err as Error).message).toContain('example.com answered 403');
+    expect(infos).toContain('egress refused: example.com:80 (builder policy)');
     expect(store.has('broken')).toBe(false);
   }, VM_TIMEOUT);
 });
