@@ -93,8 +93,9 @@ export class QemuBoxRuntime implements BoxRuntime {
   private async vmConfig(cfg: BoxVmConfig): Promise<VmConfig> {
     const [img, accel] = [await this.image(), await this.accelerator()];
     // Every image boots with the built-in kernel and initrd (the initrd carries the agent).
+    // The root disk only matters when a box's disk is created (create() checks the image
+    // exists); clones and cold boots of boxes whose image was deleted since keep working.
     const own = cfg.image !== 'debian' ? await this.resolveImage?.(cfg.image) : undefined;
-    if (cfg.image !== 'debian' && !own) throw new RuntimeError(`unknown image "${cfg.image}"`);
     return {
       kernel: img.kernel,
       initrd: img.initrd,
@@ -113,6 +114,7 @@ export class QemuBoxRuntime implements BoxRuntime {
   }
 
   async create(cfg: BoxVmConfig) {
+    if (cfg.image !== 'debian' && !(await this.resolveImage?.(cfg.image))) throw new RuntimeError(`unknown image "${cfg.image}"`);
     const folder = this.folder(cfg.boxId);
     this.handles.set(cfg.boxId, await launchVm(folder, await this.vmConfig(cfg)));
     await this.connect(cfg.boxId, folder, 'boot');
