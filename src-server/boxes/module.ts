@@ -56,6 +56,7 @@ export function boxesModule(makeRuntime: (dataDir: string) => BoxRuntime): AreaM
     async stop(app) {
       scheduler?.stop();
       await app.services.boxes?.runtime.close();
+      app.services.execs?.close();
     },
   };
 }
