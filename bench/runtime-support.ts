@@ -43,14 +43,14 @@ export async function bareBoot(dataDir: string, i: number): Promise<number> {
 export const execLoopScript = (cmd: string, n: number) =>
   `i=0; s=$(date +%s%N); while [ $i -lt ${n} ]; do ${cmd}; i=$((i+1)); done; e=$(date +%s%N); echo $(( (e-s)/${n} ))`;
 
-/** QEMU processes whose command line names a path under dataDir (this service's VMs). */
-export function qemuPids(dataDir: string): number[] {
+/** QEMU processes whose command line names a path under dataDir (this service's VMs), and `also` if given. */
+export function qemuPids(dataDir: string, also = ''): number[] {
   const pids: number[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      if (cmd.includes('qemu-system') && cmd.includes(dataDir)) pids.push(Number(d));
+      if (cmd.includes('qemu-system') && cmd.includes(dataDir) && cmd.includes(also)) pids.push(Number(d));
     } catch {
       // exited meanwhile
     }
@@ -68,4 +68,10 @@ export function sumPssMiB(pids: number[]): number {
     }
   }
   return kib / 1024;
+}
+
+/** User + system CPU time of a process (all threads), ms (clock ticks of 10 ms). */
+export function qemuCpuMs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
 }

@@ -15,7 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService } from '../src-server/service.js';
-import { bareBoot, execLoopScript, med, pct, qemuPids, r1, r3, sumPssMiB } from './runtime-support.js';
+import { bareBoot, execLoopScript, med, pct, qemuCpuMs, qemuPids, r1, r3, sumPssMiB } from './runtime-support.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def);
@@ -105,19 +105,30 @@ if (ONLY.has('exec')) {
   // Interleave API round trips with in-guest loops so both see the same machine load.
   const apiMs: number[] = [];
   const guestMs: number[] = [];
+  // QEMU CPU per command as well: what the guest works per exec, which host load does not
+  // inflate the way it inflates wall time (the in-guest loop needs no host wake-ups).
+  const [pid] = qemuPids(dataDir, box.box_id);
+  if (!pid) throw new Error(`no QEMU process found for ${box.box_id}`);
+  const cpu = { api: 0, guest: 0 };
   for (let round = 0; round < 5; round++) {
+    let c = qemuCpuMs(pid);
     for (let i = 0; i < EXECS / 5; i++) {
       t = now();
       await exec(box.box_id, 'true');
       apiMs.push(now() - t);
     }
+    cpu.api += qemuCpuMs(pid) - c;
+    c = qemuCpuMs(pid);
     // The same command the API ran (`/bin/sh -c true`), started by a shell in the guest.
     guestMs.push(Number((await exec(box.box_id, execLoopScript('/bin/sh -c true', EXECS / 5))).trim()) / 1e6);
+    cpu.guest += qemuCpuMs(pid) - c;
   }
   out.exec = {
     'exec `true` through the API p50 / p95, ms (goal p50 <= 15)': [r1(med(apiMs)), r1(pct(apiMs, 95))],
     'same command in a loop inside the guest, per run p50, ms (baseline)': r1(med(guestMs)),
     'API p50 / in-guest (goal <= 1.3)': r3(med(apiMs) / med(guestMs)),
+    'QEMU CPU per command, API / in-guest loop, ms': [r1(cpu.api / EXECS), r1(cpu.guest / EXECS)],
+    'QEMU CPU ratio, API / in-guest': r3(cpu.api / cpu.guest),
   };
   await terminate(box.box_id);
 }
