@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
 import type { Db } from '../db/connection.js';
 import { newId } from '../contract/common.js';
 import type { ExecBody, ExecInfo } from '../contract/exec.js';
@@ -56,7 +56,7 @@ export class ExecService {
   private records: Db;
 
   constructor(
-    private app: AppContext,
+    private app: AppBase,
     private boxes: BoxService,
   ) {
     // Commands that were running when the service stopped cannot be re-attached.
