@@ -69,7 +69,8 @@ describe('images on real VMs', () => {
     const box = await post('/v1/boxes', { app_id: appId, name: 'bb1', image: 'bb' });
     expect(box.status).toBe('running');
     expect(box.image).toBe('bb');
-    const log = await waitFor(box.box_id, 'cat /var/log/box-cmd.log', new RegExp(TEST_CMD_MARKER));
+    // the supervisor's "[box] starting: ..." line quotes the command itself: wait for its expanded output
+    const log = await waitFor(box.box_id, 'cat /var/log/box-cmd.log', new RegExp(`${TEST_CMD_MARKER} hello-oci from /app`));
     expect(log).toContain(`${TEST_CMD_MARKER} hello-oci from /app`);
     expect(await sh(box.box_id, 'echo $GREETING; ls /old; ls /opq; stat -c "%u:%g %a" /app/hello.txt')).toBe('hello-oci\nkept.txt\nb.txt\n1000:1000 640\n');
     expect(await sh(box.box_id, 'pwd')).toBe('/app\n'); // WorkingDir is the default cwd of execs
