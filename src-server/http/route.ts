@@ -6,6 +6,7 @@ import { authenticate, type Principal } from './auth.js';
 import { ApiError, forbidden } from './errors.js';
 import { errorBody } from './error-handler.js';
 import { readJsonBody } from './body.js';
+import { parseJsonBody } from './json-body.js';
 import { parseOr400 } from './validate.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -122,7 +123,7 @@ async function execute(spec: RouteSpec, app: AppContext, req: Request, res: Resp
     const query = spec.query ? parseOr400(spec.query, req.query) : req.query;
     let body: unknown = undefined;
     if (!spec.rawBody) {
-      const json = raw.length ? parseJson(raw) : undefined;
+      const json = raw.length ? parseJsonBody(raw.toString('utf8')) : undefined;
       body = spec.body ? parseOr400(spec.body, json ?? (spec.method === 'get' || spec.method === 'delete' ? undefined : {})) : json;
     }
     const out = await spec.handler({ req, res, body, query, params, auth, app });
@@ -143,10 +144,3 @@ async function execute(spec: RouteSpec, app: AppContext, req: Request, res: Resp
   return capture ? { status, body: buf } : undefined;
 }
 
-function parseJson(raw: Buffer): unknown {
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch (e) {
-    throw new ApiError(400, 'invalid_request_error', `The request body is not valid JSON: ${(e as Error).message}`, { code: 'invalid_json' });
-  }
-}
