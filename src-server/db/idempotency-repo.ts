@@ -32,12 +32,13 @@ export class IdempotencyRepo {
     return r.changes === 1;
   }
 
-  settle(apiKeyId: string, key: string, status: number, contentType: string, body: Buffer): void {
+  /** `requestHash`: set when it is known only now (a streamed body hashed as it was read). */
+  settle(apiKeyId: string, key: string, status: number, contentType: string, body: Buffer, requestHash?: string): void {
     this.db
       .prepare(
-        "UPDATE idempotency_keys SET state = 'done', status = ?, content_type = ?, body = ? WHERE api_key_id = ? AND key = ?",
+        "UPDATE idempotency_keys SET state = 'done', status = ?, content_type = ?, body = ?, request_hash = COALESCE(?, request_hash) WHERE api_key_id = ? AND key = ?",
       )
-      .run(status, contentType, body, apiKeyId, key);
+      .run(status, contentType, body, requestHash ?? null, apiKeyId, key);
   }
 
   release(apiKeyId: string, key: string): void {
