@@ -4,6 +4,7 @@ import {
   DirectoryListing, DirectoryQuery, FILE_MODE_HEADER, FileReadQuery, FileWriteQuery, FileWriteResult, PathQuery, VolumeEntry, VolumeIdParams,
 } from '../contract/volumes.js';
 import { fileTooLarge, writeVolumeFile } from './file-write.js';
+import { streamListing } from './listing-stream.js';
 import type { Volumes } from './service.js';
 import { checkWriteDepth, volumeSegments } from './volume-path.js';
 
@@ -13,9 +14,11 @@ export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
     method: 'get', path: '/v1/box-volumes/:volume_id/directories', area: 'box', tag: 'volumes',
     summary: "A directory's immediate entries, sorted by name",
     params: VolumeIdParams, query: DirectoryQuery, response: DirectoryListing,
-    handler: async ({ auth, params, query }) => {
+    handler: async ({ auth, params, query, res }) => {
       const segs = volumeSegments(query.path);
-      return { entries: await vols.root(auth.orgId, params.volume_id).list(segs) };
+      const batches = await vols.root(auth.orgId, params.volume_id).listBatches(segs);
+      await streamListing(res, batches);
+      return undefined;
     },
   });
 

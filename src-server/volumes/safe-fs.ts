@@ -112,26 +112,47 @@ export class VolumeRoot {
     return toEntry(segs.length ? segs[segs.length - 1]! : '/', st);
   }
 
-  /** Immediate entries of a directory, sorted by name; symlinks are reported as symlinks. */
-  async list(segs: string[]): Promise<VolumeEntry[]> {
+  /**
+   * Immediate entries of a directory, sorted by name, symlinks reported as symlinks; in
+   * batches, so a huge directory costs its names in memory, never all its entries at once.
+   * Resolution errors (404, 409) are thrown before the first batch.
+   */
+  async listBatches(segs: string[], batchSize = 256): Promise<AsyncGenerator<VolumeEntry[]>> {
     const real = await this.resolve(segs);
     const dir = await this.openChecked(real, READ_FLAGS | C.O_DIRECTORY);
+    let names: string[];
     try {
-      const names = (
+      names = (
         await fs.readdir(dir.at).catch(() => {
           throw new Unreadable();
         })
       ).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      const entries = await Promise.all(
-        names.map(async (name) => {
-          const st = await fs.lstat(`${dir.at}/${name}`).catch(() => undefined); // removed meanwhile
-          return st && toEntry(name, st);
-        }),
-      );
-      return entries.filter((e): e is VolumeEntry => e !== undefined);
-    } finally {
+    } catch (e) {
       await dir.handle.close();
+      throw e;
     }
+    return (async function* () {
+      try {
+        for (let i = 0; i < names.length; i += batchSize) {
+          const batch = await Promise.all(
+            names.slice(i, i + batchSize).map(async (name) => {
+              const st = await fs.lstat(`${dir.at}/${name}`).catch(() => undefined); // removed meanwhile
+              return st && toEntry(name, st);
+            }),
+          );
+          yield batch.filter((e): e is VolumeEntry => e !== undefined);
+        }
+      } finally {
+        await dir.handle.close();
+      }
+    })();
+  }
+
+  /** Every entry at once (small directories, tests). */
+  async list(segs: string[]): Promise<VolumeEntry[]> {
+    const out: VolumeEntry[] = [];
+    for await (const batch of await this.listBatches(segs)) out.push(...batch);
+    return out;
   }
 
   /** Opens a regular file for reading (following symlinks); 409 for a directory or special file. */
