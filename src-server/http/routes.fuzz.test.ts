@@ -41,7 +41,7 @@ async function check(r: FuzzRequest): Promise<Wrong | undefined> {
   const request = `${r.method} ${r.url.slice(svc.url.length, svc.url.length + 160)}`;
   let res: Response;
   try {
-    res = await fetch(r.url, { method: r.method, headers: r.headers, body: r.body, signal: AbortSignal.timeout(HANG_MS) });
+    res = await fetch(r.url, { method: r.method, headers: r.headers, body: r.body as BodyInit | undefined, signal: AbortSignal.timeout(HANG_MS) });
   } catch (e) {
     const name = (e as Error).name;
     return { request, status: 0, why: name === 'TimeoutError' ? `no answer within ${HANG_MS} ms` : `connection failed: ${(e as Error).message}` };
