@@ -13,7 +13,16 @@ export interface IdemRecord {
 export const IDEMPOTENCY_RETENTION_MS = 48 * 3600 * 1000;
 
 export class IdempotencyRepo {
-  constructor(private db: Db) {}
+  private claims = 0;
+  /**
+   * `sweepEvery`: claims between two purges of expired keys. Purging only at start let a
+   * long-running service keep every key forever; the spec's retention (at least 24 h per
+   * API key) forbids a count cap, so the table holds at most the retention's worth.
+   */
+  constructor(
+    private db: Db,
+    private sweepEvery = 256,
+  ) {}
 
   get(apiKeyId: string, key: string): IdemRecord | undefined {
     return this.db
@@ -29,6 +38,7 @@ export class IdempotencyRepo {
          ON CONFLICT (api_key_id, key) DO NOTHING`,
       )
       .run(apiKeyId, key, requestHash, Date.now());
+    if (++this.claims % this.sweepEvery === 0) this.purgeOlderThan(IDEMPOTENCY_RETENTION_MS);
     return r.changes === 1;
   }
 
