@@ -1,16 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreModule } from '../core/module.js';
-import { inboxModule } from '../inbox/module.js';
-import { policiesModule } from '../policies/module.js';
-import { secretsModule } from '../secrets/module.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { volumesModule } from '../volumes/module.js';
 import { MAX_JSON_DEPTH } from './json-body.js';
 
 // Issue 14, items 1-3 and 8: what a hostile client sends to the request pipeline.
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, volumesModule, policiesModule, secretsModule, inboxModule] });
+  svc = await startTestService();
 });
 afterAll(() => svc.close());
 

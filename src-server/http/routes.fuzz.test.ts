@@ -1,19 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boxesModule } from '../boxes/module.js';
-import { coreModule } from '../core/module.js';
-import { cronModule } from '../cron/module.js';
-import { inboxModule } from '../inbox/module.js';
-import { inferenceModule } from '../inference/module.js';
-import { networkModule } from '../network/module.js';
-import { policiesModule } from '../policies/module.js';
-import { secretsModule } from '../secrets/module.js';
-import { sshModule } from '../ssh/module.js';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { operationsOf, requestsFor, type FuzzRequest } from '../test-support/fuzz.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
-import { usageModule } from '../usage/module.js';
-import { volumesModule } from '../volumes/module.js';
 
 /**
  * The standing route fuzzer (issue 14): every operation of GET /v1/openapi.json gets
@@ -26,8 +15,7 @@ const HANG_MS = 15_000;
 
 let svc: TestService;
 beforeAll(async () => {
-  const modules = [coreModule, volumesModule, policiesModule, secretsModule, sshModule, boxesModule((d) => new FakeRuntime(d)), networkModule(), cronModule, inboxModule, inferenceModule, usageModule];
-  svc = await startTestService({ modules });
+  svc = await startTestService({ runtime: (d) => new FakeRuntime(d) });
 });
 afterAll(() => svc?.close());
 

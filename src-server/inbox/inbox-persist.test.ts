@@ -2,16 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { coreModule } from '../core/module.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
 import type { Inbox, InboxDelivery } from './contract.js';
-import { inboxModule } from './module.js';
 
 // Issue 13 (the inbox was lost on restart) and issue 14 (its memory was unbounded).
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'box-inbox-'));
 const open: TestService[] = [];
 const start = async (tuning: Record<string, unknown> = {}) => {
-  const s = await startTestService({ modules: [coreModule, inboxModule], dataDir, tuning });
+  const s = await startTestService({ dataDir, tuning });
   open.push(s);
   return s;
 };

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { AppContext, RouteRegistrar } from '../app-context.js';
+import type { AppBase, RouteRegistrar } from '../app-context.js';
 import { page } from '../contract/common.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { Reply } from '../http/route.js';
@@ -11,7 +11,7 @@ type Rec = InboxRecord;
 /** Hook requests read at once (each keeps up to MAX_KEPT_BODY_BYTES in memory while it is read). */
 export const MAX_HOOKS_IN_FLIGHT = 16;
 
-export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => AppContext) {
+export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => AppBase) {
   let inFlight = 0;
   const hookUrl = (id: string) => `${ctx().baseUrl()}/v1/inbox/hooks/${id}`;
   const view = (rec: Rec): Inbox => ({

@@ -1,9 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreModule } from '../core/module.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { volumesModule } from './module.js';
 import { VolumeRoot } from './safe-fs.js';
 import { MAX_PATH_DEPTH } from './volume-path.js';
 
@@ -12,7 +10,7 @@ let svc: TestService;
 let vol: string;
 let root: string;
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, volumesModule] });
+  svc = await startTestService();
   vol = (await (await svc.api('/v1/box-volumes', { method: 'POST', json: { name: 'hostile' } })).json()).volume_id;
   root = path.join(svc.dataDir, 'volumes', vol, 'data');
 });
@@ -102,7 +100,7 @@ describe('upload temp files', () => {
     const tmp = path.join(svc.dataDir, 'volumes', vol, 'tmp');
     fs.mkdirSync(tmp, { recursive: true });
     fs.writeFileSync(path.join(tmp, '.box-upload-left-by-crash'), 'partial');
-    const again = await startTestService({ modules: [coreModule, volumesModule], dataDir: svc.dataDir });
+    const again = await startTestService({ dataDir: svc.dataDir });
     try {
       expect(fs.readdirSync(tmp)).toEqual([]);
     } finally {

@@ -1,16 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreModule } from '../core/module.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { volumesModule } from './module.js';
 
 // Issue 14 item 6: streamed uploads honour Idempotency-Key; the raw body is hashed as it streams.
 let svc: TestService;
 let vol: string;
 let root: string;
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, volumesModule] });
+  svc = await startTestService();
   vol = (await (await svc.api('/v1/box-volumes', { method: 'POST', json: { name: 'upidem' } })).json()).volume_id;
   root = path.join(svc.dataDir, 'volumes', vol, 'data');
 });
