@@ -14,12 +14,12 @@ import { promisify } from 'node:util';
 import { BoxFolder, createOverlay, ensureFolder, hasSavedState, livePid, readState, writeState } from './box-folder.js';
 import type { AgentClient } from '../guest/agent-client.js';
 import { unmountShares } from './shares.js';
+import { shellQuote } from '../util/shell-quote.js';
 import { type VmHandle, quitVm, startQemu } from './vm.js';
 import type { VmConfig } from './vm-config.js';
 
 const execFileP = promisify(execFile);
 
-const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 async function setIgnoreShared(handle: VmHandle): Promise<void> {
   await handle.qmp.execute('migrate-set-capabilities', {
@@ -155,7 +155,9 @@ export async function checkpointFolder(folder: BoxFolder, dir: string): Promise<
   const state = await readState(folder);
   if (!state || !hasSavedState(folder)) throw new Error(`no saved state in ${folder.dir}`);
   await mkdir(dir, { recursive: true });
-  await copySparse(folder.ram, join(dir, 'ram'));
+  // A clone has no ram file of its own: its RAM is in devices.bin (share=off memory is
+  // migrated) over the template's file, which config.ramFile keeps naming.
+  if (existsSync(folder.ram)) await copySparse(folder.ram, join(dir, 'ram'));
   await copyFile(folder.devices, join(dir, 'devices.bin'));
   await rename(folder.disk, join(dir, 'disk.qcow2'));
   await createOverlay(folder.disk, join(dir, 'disk.qcow2'), 'qcow2');
@@ -193,7 +195,7 @@ export async function cloneFolder(checkpointDir: string, dst: BoxFolder, network
   if (livePid(dst)) throw new Error(`a VM is running for ${dst.dir}`);
   const meta = JSON.parse(await readFile(metaPath, 'utf8')) as CheckpointMeta;
   await ensureFolder(dst);
-  await copySparse(join(checkpointDir, 'ram'), dst.ram);
+  if (existsSync(join(checkpointDir, 'ram'))) await copySparse(join(checkpointDir, 'ram'), dst.ram);
   await copyFile(join(checkpointDir, 'devices.bin'), dst.devices);
   await createOverlay(dst.disk, join(checkpointDir, 'disk.qcow2'), 'qcow2');
   const config = { ...meta.config, ports: [], ...network };
