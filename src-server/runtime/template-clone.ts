@@ -5,10 +5,9 @@
  * template's frozen disk. Then its own identity goes in through the agent (applyIdentity)
  * before the box is reported running.
  */
+import { randomBytes } from 'node:crypto';
 import { copyFile } from 'node:fs/promises';
 import type { AgentClient } from '../guest/agent-client.js';
-import { shellQuote } from '../util/shell-quote.js';
-import { execText } from './agent-wait.js';
 import { type BoxFolder, createOverlay, ensureFolder, livePid, writeState } from './box-folder.js';
 import type { Ready } from './templates.js';
 import type { VmConfig } from './vm-config.js';
@@ -23,19 +22,20 @@ export async function cloneTemplateFolder(tpl: Ready, dst: BoxFolder, own: Pick<
 }
 
 /**
- * What makes a clone this box and no other (the clock and the RNG are set by
- * waitForAgent on every restore): hostname (so /etc/hostname and the shell prompt agree)
- * and a fresh machine-id (read from the just-reseeded kernel RNG). SSH host keys: the
- * template has none; the SSH feature generates them per box.
+ * What makes a clone this box and no other, applied without starting a guest process
+ * (a cold exec after a restore costs seconds under TCG): the kernel hostname goes with a
+ * second RNG reseed (PROTOCOL.md, RESEED), /etc/hostname and a fresh /etc/machine-id
+ * (from host randomness) are written through the agent. The clock and the first reseed
+ * are done by waitForAgent on every restore. SSH host keys: the template has none; the
+ * SSH feature generates them per box.
  */
 export async function applyIdentity(agent: AgentClient, hostname: string): Promise<void> {
-  const h = shellQuote(hostname);
-  const script = [
-    `hostname ${h}`,
-    `echo ${h} > /etc/hostname`,
-    `tr -d '-' < /proc/sys/kernel/random/uuid > /etc/machine-id`,
-    `[ -d /var/lib/dbus ] && cp /etc/machine-id /var/lib/dbus/machine-id; true`,
-  ].join(' && ');
-  const r = await execText(agent, ['/bin/sh', '-c', script]);
-  if (r.exitCode !== 0) throw new Error(`applying the box identity failed: ${r.stderr.trim() || r.stdout.trim()}`);
+  try {
+    await agent.reseed(randomBytes(64), hostname);
+    const opts = { mode: 0o644, createParents: false };
+    await agent.writeFile('/etc/hostname', opts, Buffer.from(`${hostname}\n`));
+    await agent.writeFile('/etc/machine-id', { ...opts, mode: 0o444 }, Buffer.from(`${randomBytes(16).toString('hex')}\n`));
+  } catch (e) {
+    throw new Error(`applying the box identity failed: ${(e as Error).message}`);
+  }
 }

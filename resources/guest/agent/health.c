@@ -57,6 +57,11 @@ static void reseed(const struct frame *f)
 		credited = ioctl(fd, RNDADDENTROPY, &ent) == 0;
 	}
 	close(fd);
+	/* A clone's identity travels with the reseed (one round trip, no process): its hostname. */
+	uint32_t hn;
+	const uint8_t *h = tlv_find(f, T_HOSTNAME, 0, &hn);
+	if (h && (hn == 0 || hn > 64 || sethostname((const char *)h, hn) < 0))
+		return send_error(f->stream, "invalid", 0, "hostname: 1..64 bytes, settable by the agent");
 	fb_begin(M_OK, 0, f->stream);
 	fb_int(T_APPLIED, credited);
 	fb_end();
