@@ -9,10 +9,11 @@ import { policiesModule } from './policies/module.js';
 import { QemuBoxRuntime } from './runtime/qemu-box-runtime.js';
 import { secretsModule } from './secrets/module.js';
 import { sshModule } from './ssh/module.js';
+import { templatesModule } from './templates/module.js';
 import { usageModule } from './usage/module.js';
 import { volumesModule } from './volumes/module.js';
 
 /** Every area of the service, in install order. */
 export function defaultModules(): AreaModule[] {
-  return [coreModule, volumesModule, policiesModule, secretsModule, sshModule, boxesModule((dataDir) => new QemuBoxRuntime(dataDir)), networkModule(), cronModule, inboxModule, inferenceModule, usageModule];
+  return [coreModule, volumesModule, policiesModule, secretsModule, sshModule, boxesModule((dataDir) => new QemuBoxRuntime(dataDir)), templatesModule, networkModule(), cronModule, inboxModule, inferenceModule, usageModule];
 }

@@ -4,6 +4,7 @@ import { ApiKeysPanel } from './ApiKeysPanel.js';
 import { CreditsPanel } from './CreditsPanel.js';
 import { EnginesPanel } from './EnginesPanel.js';
 import { StatusPanel } from './StatusPanel.js';
+import { TemplatesPanel } from './TemplatesPanel.js';
 
 export function SettingsView({ section }: { section?: string }) {
   useEffect(() => {
@@ -19,6 +20,7 @@ export function SettingsView({ section }: { section?: string }) {
         </div>
         <div className="space-y-4">
           <StatusPanel />
+          <TemplatesPanel />
           <EnginesPanel />
         </div>
       </div>
