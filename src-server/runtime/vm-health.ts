@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { AgentClient } from '../guest/agent-client.js';
-import type { BoxFolder } from './box-folder.js';
+import { type BoxFolder, isAlive } from './box-folder.js';
 
 const HEALTH_EVERY_MS = 15_000;
 export const HEALTH_FAILURES = 3;
@@ -45,4 +45,12 @@ export function panicNote(folder: BoxFolder): string {
   } catch {
     return '';
   }
+}
+
+/** Why a box's agent connection ended without being asked to (checked shortly after it closed). */
+export function lossOf(folder: BoxFolder): { kind: 'killed' | 'panic' | 'agent_lost'; message: string } {
+  const panic = panicNote(folder);
+  if (isAlive(folder)) return { kind: 'agent_lost', message: 'The connection to the guest agent dropped while the VM kept running.' };
+  if (panic) return { kind: 'panic', message: `The guest kernel panicked${panic}` };
+  return { kind: 'killed', message: 'The VM process exited unexpectedly (killed?); the box restarts from its disk on the next operation.' };
 }
