@@ -6,7 +6,7 @@
  * before the box is reported running.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFile } from 'node:fs/promises';
+import { copyFile, link, rm } from 'node:fs/promises';
 import type { AgentClient } from '../guest/agent-client.js';
 import { type BoxFolder, createOverlay, ensureFolder, livePid, writeState } from './box-folder.js';
 import type { Ready } from './templates.js';
@@ -16,7 +16,9 @@ export async function cloneTemplateFolder(tpl: Ready, dst: BoxFolder, own: Pick<
   if (livePid(dst)) throw new Error(`a VM is running for ${dst.dir}`);
   await ensureFolder(dst);
   await createOverlay(dst.disk, tpl.folder.disk, 'qcow2');
-  await copyFile(tpl.folder.devices, dst.devices);
+  // written once, only ever unlinked (restoreVm drops the box's name after the restore)
+  await rm(dst.devices, { force: true });
+  await link(tpl.folder.devices, dst.devices).catch(() => copyFile(tpl.folder.devices, dst.devices));
   const config: VmConfig = { ...tpl.config, ramFile: tpl.folder.ram, freePageReporting: false, mounts: [], ...own };
   await writeState(dst, { config, bootCount: 0, template: tpl.templateId, clonedFrom: tpl.folder.dir });
 }

@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { BoxFolder, createOverlay, ensureFolder, hasSavedState, livePid, readState, writeState } from './box-folder.js';
@@ -134,6 +134,16 @@ export async function copySparse(src: string, dst: string): Promise<void> {
   await execFileP('cp', ['--sparse=always', '--reflink=auto', src, dst]);
 }
 
+/**
+ * Device state files are written once (temp file + rename) and only ever unlinked, so a
+ * checkpoint and its clones share one inode. It matters for clones of templates, whose
+ * saved state carries their RAM (share=off memory is migrated): no copy of it is made.
+ */
+async function linkOrCopy(src: string, dst: string): Promise<void> {
+  await rm(dst, { force: true });
+  await link(src, dst).catch(() => copyFile(src, dst));
+}
+
 export interface CheckpointMeta {
   config: VmConfig;
   createdAt: string;
@@ -158,7 +168,7 @@ export async function checkpointFolder(folder: BoxFolder, dir: string): Promise<
   // A clone has no ram file of its own: its RAM is in devices.bin (share=off memory is
   // migrated) over the template's file, which config.ramFile keeps naming.
   if (existsSync(folder.ram)) await copySparse(folder.ram, join(dir, 'ram'));
-  await copyFile(folder.devices, join(dir, 'devices.bin'));
+  await linkOrCopy(folder.devices, join(dir, 'devices.bin'));
   await rename(folder.disk, join(dir, 'disk.qcow2'));
   await createOverlay(folder.disk, join(dir, 'disk.qcow2'), 'qcow2');
   await writeMeta(dir, state.config, folder.dir);
@@ -196,7 +206,7 @@ export async function cloneFolder(checkpointDir: string, dst: BoxFolder, network
   const meta = JSON.parse(await readFile(metaPath, 'utf8')) as CheckpointMeta;
   await ensureFolder(dst);
   if (existsSync(join(checkpointDir, 'ram'))) await copySparse(join(checkpointDir, 'ram'), dst.ram);
-  await copyFile(join(checkpointDir, 'devices.bin'), dst.devices);
+  await linkOrCopy(join(checkpointDir, 'devices.bin'), dst.devices);
   await createOverlay(dst.disk, join(checkpointDir, 'disk.qcow2'), 'qcow2');
   const config = { ...meta.config, ports: [], ...network };
   await writeState(dst, { config, bootCount: 0, clonedFrom: resolve(checkpointDir) });

@@ -61,7 +61,7 @@ describe('boxes cloned from a warm template', () => {
     expect(list[0]).toMatchObject({ state: 'ready', size: 's', boxes: 8 });
     const seen = { id: new Set<string>(), rnd: new Set<string>(), key: new Set<string>() };
     for (const name of ['c1', 'c2', 'c3']) {
-      const out = (await sh(ids[name]!, 'hostname; cat /etc/hostname /etc/machine-id; head -c 32 /dev/urandom | od -An -tx1 | tr -d " \\n"; echo; ssh-keygen -A >/dev/null && ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub')).split('\n');
+      const out = (await sh(ids[name]!, 'hostname; cat /etc/hostname /etc/machine-id; head -c 32 /dev/urandom | od -An -tx1 | tr -d " \\n"; echo; ssh-keygen -q -t ed25519 -N "" -f /etc/ssh/ssh_host_ed25519_key && ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub')).split('\n');
       expect(out[0]).toBe(name);
       expect(out[1]).toBe(name);
       expect(out[2]).toMatch(/^[0-9a-f]{32}$/);
