@@ -1,12 +1,7 @@
-import type { AreaModule, RouteRegistrar } from '../app-context.js';
+import type { AppBase, Area, RouteRegistrar } from '../app-context.js';
+import type { TemplatePort } from '../boxes/runtime-port.js';
 import { Template, TemplateIdParams, TemplateList } from '../contract/templates.js';
 import { TemplateService } from './template-service.js';
-
-declare module '../app-context.js' {
-  interface Services {
-    templates: TemplateService;
-  }
-}
 
 function templateRoutes(r: RouteRegistrar, svc: TemplateService) {
   r.add({
@@ -29,19 +24,19 @@ function templateRoutes(r: RouteRegistrar, svc: TemplateService) {
 }
 
 /**
- * Templates: listing and deleting the runtime's warm templates; at start the default
- * image's template is prepared in the background (BOX_TEMPLATES=0 turns templates off).
- * Installed after the boxes area (it reads the box runtime).
+ * Templates: listing and deleting the runtime's warm templates (machine-wide, like the
+ * guest image). At start the default image's template for the default size is prepared
+ * in the background, unless BOX_TEMPLATES=0 or tuning `prepareTemplates: false`.
  */
-export const templatesModule: AreaModule = {
-  name: 'templates',
-  install(app, r) {
-    const svc = new TemplateService(app.services.boxes?.runtime.templates);
-    app.services.templates = svc;
-    templateRoutes(r, svc);
-  },
-  start(app) {
-    if (process.env.BOX_TEMPLATES === '0' || app.config.tuning.prepareTemplates === false) return;
-    app.services.templates!.prepareDefault('debian', (m) => app.log.warn(m));
-  },
-};
+export function templatesArea(app: AppBase, deps: { templates: TemplatePort | undefined }) {
+  const templates = new TemplateService(deps.templates);
+  const area: Area = {
+    name: 'templates',
+    routes: (r) => templateRoutes(r, templates),
+    start() {
+      if (process.env.BOX_TEMPLATES === '0' || app.config.tuning.prepareTemplates === false) return;
+      templates.prepareDefault('debian', (m) => app.log.warn(m));
+    },
+  };
+  return { templates, area };
+}

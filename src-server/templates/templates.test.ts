@@ -1,12 +1,9 @@
 /** Template routes over real HTTP with a fake runtime whose template port records calls. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boxesModule } from '../boxes/module.js';
 import type { TemplateInfo, TemplatePort } from '../boxes/runtime-port.js';
 import { Template, TemplateList } from '../contract/templates.js';
-import { coreModule } from '../core/module.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
-import { templatesModule } from './module.js';
 
 const infos: TemplateInfo[] = [
   { templateId: 'tpl_aaaa', shape: { image: 'debian', vcpus: 1, memoryMib: 512, diskGib: 4 }, state: 'ready', builtAt: '2026-01-01T00:00:00.000Z', bytes: 1000, boxes: 2 },
@@ -32,7 +29,7 @@ class TemplatedFake extends FakeRuntime {
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, boxesModule((d) => new TemplatedFake(d)), templatesModule], tuning: { prepareTemplates: false } });
+  svc = await startTestService({ runtime: (d) => new TemplatedFake(d), tuning: { prepareTemplates: false } });
 });
 afterAll(() => svc.close());
 
