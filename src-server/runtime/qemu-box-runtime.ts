@@ -255,6 +255,7 @@ export class QemuBoxRuntime implements BoxRuntime {
 
   /** Disconnects from every VM; the VMs keep running for the next service start to adopt. */
   async close() {
+    await this.machines.store.abortBuilds();
     this.conns.closeAll();
     for (const h of this.handles.values()) h.qmp.close();
     this.handles.clear();

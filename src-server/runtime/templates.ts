@@ -132,6 +132,7 @@ export class TemplateStore {
   private async build(id: string, shape: TemplateShape, key: Record<string, unknown>, base: VmConfig, progress: Progress): Promise<Ready> {
     const folder = this.folder(id);
     this.failed.delete(id);
+    await killVm(folder).catch(() => {}); // a build an earlier service process left behind
     await rm(folder.dir, { recursive: true, force: true });
     const config: VmConfig = { ...base, mounts: [], ports: [], proxyPort: undefined, hostname: 'box', ramFile: undefined, freePageReporting: false };
     try {
@@ -222,6 +223,11 @@ export class TemplateStore {
     await rm(join(this.root, id), { recursive: true, force: true });
     this.current.delete(id);
     return 'removed';
+  }
+
+  /** Ends the VMs of builds in flight (service shutdown): a template VM must not outlive the service. */
+  async abortBuilds(): Promise<void> {
+    await Promise.all([...this.building.keys()].map((id) => killVm(this.folder(id)).catch(() => {})));
   }
 
   /** Deletes stale templates nothing builds on any more (after a box or checkpoint goes). */
