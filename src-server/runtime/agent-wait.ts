@@ -4,6 +4,7 @@
  * client and must close it before anyone else connects.
  */
 import { AgentClient } from '../guest/agent-client.js';
+import { PROTO_VERSION } from '../guest/protocol.js';
 import { type BoxFolder, readState } from './box-folder.js';
 import { mountShares } from './shares.js';
 
@@ -17,16 +18,14 @@ export interface WaitForAgentOptions {
   afterRestore?: boolean;
 }
 
-/** The protocol version this host speaks (PROTOCOL.md, title); the agent's HELLO_REPLY says its own. */
-export const AGENT_PROTOCOL = 1;
 
 export async function waitForAgent(folder: BoxFolder, opts: WaitForAgentOptions = {}): Promise<AgentClient> {
   const client = await AgentClient.connect(folder.agentSock, { timeoutMs: opts.timeoutMs ?? 60_000, helloRetryMs: 200 });
   const proto = client.info?.protocol;
-  if (proto !== AGENT_PROTOCOL) {
+  if (proto !== PROTO_VERSION) {
     client.close();
     throw new Error(
-      `the guest agent speaks protocol ${proto ?? 'unknown'} (version ${client.info?.version ?? '?'}), this service needs ${AGENT_PROTOCOL}: rebuild the image (box image build) so the box gets the current agent`,
+      `the guest agent speaks protocol ${proto ?? 'unknown'} (version ${client.info?.version ?? '?'}), this service needs ${PROTO_VERSION}: rebuild the image (box image build) so the box gets the current agent`,
     );
   }
   if (opts.afterRestore) {
