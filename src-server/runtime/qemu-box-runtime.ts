@@ -22,7 +22,6 @@ import { HEALTH_FAILURES, HealthWatch, panicNote } from './vm-health.js';
 import { checkpointFolder, checkpointVm, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
 
-export { ensureAgentBinary } from './agent-build.js';
 
 export interface QemuRuntimeOptions {
   onImageProgress?: (p: ImageProgress) => void;

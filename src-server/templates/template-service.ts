@@ -11,7 +11,7 @@ function sizeName(t: TemplateInfo): string {
   return 'custom';
 }
 
-export function toTemplate(t: TemplateInfo): Template {
+function toTemplate(t: TemplateInfo): Template {
   return {
     template_id: t.templateId,
     image: t.shape.image,
