@@ -18,7 +18,7 @@ import { execText, waitForAgent } from './agent-wait.js';
 import { BoxFolder } from './box-folder.js';
 import { collectLayers, dirSizeBytes } from './layers.js';
 import { qemuVersion } from './host.js';
-import type { VmConfig } from './vm-config.js';
+import { kernelCmdline, type VmConfig } from './vm-config.js';
 import { saveAndStop } from './vm-snapshot.js';
 import { killVm, launchVm } from './vm.js';
 
@@ -83,6 +83,8 @@ export class TemplateStore {
       diskGib: shape.diskGib,
       accel: base.accel,
       tscKhz: base.tscKhz,
+      // the saved guest booted with this command line (execfast, issue 9: e.g. no ASLR under TCG)
+      cmdline: kernelCmdline({ ...base, hostname: 'box', mounts: [] }),
       qemu: await qemuVersion(),
     };
     const id = `tpl_${createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16)}`;
