@@ -4,6 +4,8 @@ import type { Db } from '../db/connection.js';
 import { CryptoBox } from '../util/crypto-box.js';
 import { responseObject } from './adapters/responses-view.js';
 import { BackgroundQueue } from './background/queue.js';
+import { boxPrincipalResolver } from './box/box-principal.js';
+import { budgetRoutes } from './box/budget-routes.js';
 import { ModelDownloads } from './engines/local/downloads.js';
 import { LlamaEngine, type LlamaTuning } from './engines/local/llama-engine.js';
 import { ModelFiles } from './engines/local/model-files.js';
@@ -94,6 +96,7 @@ export const inferenceModule: AreaModule = {
   install(app, r) {
     const area = build(app);
     app.services.inference = area;
+    app.services.boxPrincipal = boxPrincipalResolver(app);
     responsesRoutes(r, area.service);
     chatRoutes(r, area.service);
     messagesRoutes(r, area.service);
@@ -106,6 +109,7 @@ export const inferenceModule: AreaModule = {
     });
     enginesRoutes(r, area.engines, area.enginesRepo);
     localModelsRoutes(r, area.local, area.downloads);
+    if (app.services.boxes) budgetRoutes(r);
     app.statusProviders.push(() => ({ engines: area.engines.status() }));
   },
   start(app) {
@@ -114,7 +118,7 @@ export const inferenceModule: AreaModule = {
     if (usage) {
       // Charged just after the answer leaves: the usage write must not delay it.
       area.service.usageListeners.push((e) =>
-        setImmediate(() => usage.recordTokens(e.orgId, { model: e.model, inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens })),
+        setImmediate(() => usage.recordTokens(e.orgId, { model: e.model, inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens, boxId: e.boxId })),
       );
     }
     area.downloads.start();

@@ -4,6 +4,8 @@ import type { Db } from '../db/connection.js';
 import type { Principal } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import type { Prepared } from './adapters/common.js';
+import { checkBoxBudget } from './box/budget.js';
+import { boxOfKey } from './box/box-principal.js';
 import type { EngineRegistry } from './engines/registry.js';
 import type { NativeRequest, NativeResult, StoredError, WireStyle } from './native.js';
 import type { ResponsesRepo, StoredResponse } from './store/responses-repo.js';
@@ -25,6 +27,8 @@ export interface UsageEvent {
   keyId: string;
   responseId: string;
   model: string;
+  /** The box the request came from through its egress proxy, else null. */
+  boxId: string | null;
   usage: NativeResult['usage'];
 }
 
@@ -58,9 +62,10 @@ export class InferenceService {
     return this.responses.get(id);
   }
 
-  /** 404 for an unknown model, 400 for a schema that does not compile; before anything is stored. */
-  check(style: WireStyle, p: Prepared): void {
+  /** 404 for an unknown model, 400 for a schema that does not compile, 429 for a spent box budget; before anything is stored. */
+  check(style: WireStyle, p: Prepared, auth?: Principal): void {
     this.engines.resolve(p.native.model);
+    if (auth?.box) checkBoxBudget(this.app, auth.box.id);
     if (p.native.format.type === 'json_schema') schemaValidator(p.native.format.schema, SCHEMA_PARAM[style]);
   }
 
@@ -69,7 +74,7 @@ export class InferenceService {
    * (store/fast-connection.ts). Errors go to the caller and nothing is stored.
    */
   async runSync(style: WireStyle, p: Prepared, auth: Principal): Promise<StoredResponse> {
-    this.check(style, p);
+    this.check(style, p, auth);
     const createdAt = Date.now();
     const result = await this.execute(p.native);
     const stored = this.record(style, p, auth, createdAt);
@@ -88,7 +93,7 @@ export class InferenceService {
 
   private emitUsage(r: StoredResponse): void {
     if (!r.result) return;
-    const e = { orgId: r.orgId, keyId: r.keyId, responseId: r.id, model: r.native.model, usage: r.result.usage };
+    const e = { orgId: r.orgId, keyId: r.keyId, boxId: boxOfKey(r.keyId), responseId: r.id, model: r.native.model, usage: r.result.usage };
     for (const fn of this.usageListeners) {
       try {
         fn(e);
@@ -100,7 +105,7 @@ export class InferenceService {
 
   /** Stores the request as `queued`; the background queue runs it. */
   enqueue(style: WireStyle, p: Prepared, auth: Principal): StoredResponse {
-    this.check(style, p);
+    this.check(style, p, auth);
     const stored = this.record(style, p, auth, Date.now());
     this.app.db.transaction(() => {
       this.responses.insert(stored);

@@ -15,7 +15,7 @@ export interface EngineModel {
  */
 export interface Engine {
   readonly name: string;
-  readonly kind: 'local' | 'openai' | 'anthropic';
+  readonly kind: 'local' | 'openai' | 'anthropic' | 'test';
   listModels(): Promise<EngineModel[]>;
   generate(model: string, req: NativeRequest): Promise<NativeResult>;
   status(): Record<string, unknown>;

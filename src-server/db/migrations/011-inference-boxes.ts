@@ -1,0 +1,26 @@
+import type { Migration } from '../migrate.js';
+
+/**
+ * Inference from inside boxes (issue 10): a per-box token budget on the box (null =
+ * unlimited) and token use per box, model and UTC day (the per-box half of
+ * token_usage_daily, written in the same flush).
+ */
+export const m011: Migration = {
+  id: 11,
+  name: 'inference-boxes',
+  sql: `
+ALTER TABLE boxes ADD COLUMN inference_budget_tokens INTEGER;
+CREATE TABLE box_token_usage (
+  box_id TEXT NOT NULL,
+  day TEXT NOT NULL,
+  model TEXT NOT NULL,
+  org_id TEXT NOT NULL,
+  requests INTEGER NOT NULL DEFAULT 0,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  usd_nanos INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (box_id, day, model)
+) WITHOUT ROWID;
+CREATE INDEX box_token_usage_org_day ON box_token_usage(org_id, day);
+`,
+};
