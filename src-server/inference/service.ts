@@ -73,10 +73,10 @@ export class InferenceService {
    * Runs now and stores the finished request before answering, on the fast connection
    * (store/fast-connection.ts). Errors go to the caller and nothing is stored.
    */
-  async runSync(style: WireStyle, p: Prepared, auth: Principal): Promise<StoredResponse> {
+  async runSync(style: WireStyle, p: Prepared, auth: Principal, signal?: AbortSignal): Promise<StoredResponse> {
     this.check(style, p, auth);
     const createdAt = Date.now();
-    const result = await this.execute(p.native);
+    const result = await this.execute(p.native, signal);
     const stored = this.record(style, p, auth, createdAt);
     stored.status = result.stop === 'max_tokens' ? 'incomplete' : 'completed';
     stored.result = result;
@@ -139,12 +139,12 @@ export class InferenceService {
   }
 
   /** Engine call plus JSON-schema validation; an invalid structured output is retried. */
-  async execute(native: NativeRequest): Promise<NativeResult> {
+  async execute(native: NativeRequest, signal?: AbortSignal): Promise<NativeResult> {
     const { engine, model } = this.engines.resolve(native.model);
     const validate = native.format.type === 'json_schema' ? schemaValidator(native.format.schema, 'schema') : null;
     let why = '';
     for (let attempt = 1; attempt <= this.structuredAttempts; attempt++) {
-      const result = await engine.generate(model, native);
+      const result = await engine.generate(model, native, signal);
       if (!validate || result.stop === 'max_tokens') return result;
       const problem = checkStructured(validate, result.text);
       if (!problem) return result;
