@@ -140,6 +140,8 @@ export interface EngineInfo {
   has_api_key: boolean;
   created_at: string | null;
   updated_at: string | null;
+  /** Found on a loopback port by discovery (not stored; DELETE dismisses it). */
+  discovered?: boolean;
 }
 
 /** Embedded engine models: added from a local path or downloaded from a URL. */

@@ -9,7 +9,13 @@ import { budgetRoutes } from './box/budget-routes.js';
 import { ModelDownloads } from './engines/local/downloads.js';
 import { LlamaEngine, type LlamaTuning } from './engines/local/llama-engine.js';
 import { ModelFiles } from './engines/local/model-files.js';
+import { DEFAULT_CATALOG, type CatalogEntry } from './catalog/catalog.js';
+import { catalogRoutes } from './catalog/catalog-routes.js';
+import { ModelPulls } from './catalog/pulls.js';
+import { PullsRepo } from './catalog/pulls-repo.js';
+import { EngineDiscovery, type DiscoveryOptions } from './engines/discovery.js';
 import { EngineRegistry } from './engines/registry.js';
+import { InferenceSettingsRepo } from './store/settings-repo.js';
 import { chatRoutes } from './routes/chat-routes.js';
 import { enginesRoutes } from './routes/engines-routes.js';
 import { localModelsRoutes } from './routes/local-models-routes.js';
@@ -29,7 +35,10 @@ import { scheduleFrom } from './webhooks/schedule.js';
 /**
  * Tuning keys (ctx.config.tuning), mostly for tests: `webhookSchedule` (webhooks/schedule.ts),
  * `llama` (LlamaTuning), `backgroundConcurrency`, `backgroundStopWaitMs`, `upstreamTimeoutMs`,
- * `structuredAttempts`.
+ * `structuredAttempts`, `modelCatalog` (CatalogEntry[]), `engineDiscovery` (false, or DiscoveryOptions such as `{ probes }`).
+ * Discovery is off under vitest unless a test passes `engineDiscovery` (shared machine:
+ * another session's server on 8080 must not change a test's model list), and off when
+ * the environment says BOX_ENGINE_DISCOVERY=0.
  */
 export interface InferenceArea {
   service: InferenceService;
@@ -40,6 +49,8 @@ export interface InferenceArea {
   downloads: ModelDownloads;
   deliveries: DeliveriesRepo;
   enginesRepo: EnginesRepo;
+  discovery: EngineDiscovery;
+  pulls: ModelPulls;
   fastDb: Db;
   maxRounds: number;
 }
@@ -87,7 +98,11 @@ function build(app: AppContext): InferenceArea {
   );
   queue = new BackgroundQueue(responses, (id) => service.runStored(id), (t.backgroundConcurrency as number | undefined) ?? 4);
   const downloads = new ModelDownloads(files, new DownloadsRepo(app.db));
-  return { service, engines, local, dispatcher, queue, downloads, deliveries, enginesRepo, fastDb, maxRounds: schedule.maxRounds };
+  const d = t.engineDiscovery as DiscoveryOptions | false | undefined;
+  const allowed = d !== false && process.env.BOX_ENGINE_DISCOVERY !== '0' && !(d === undefined && process.env.VITEST);
+  const discovery = new EngineDiscovery(engines, new InferenceSettingsRepo(app.db), { ...(d || {}), allowed }, app.log);
+  const pulls = new ModelPulls(files, new PullsRepo(app.db), (t.modelCatalog as CatalogEntry[] | undefined) ?? DEFAULT_CATALOG, app.log);
+  return { service, engines, local, dispatcher, queue, downloads, deliveries, enginesRepo, discovery, pulls, fastDb, maxRounds: schedule.maxRounds };
 }
 
 /** The inference API (spec, Inference API and Events) and engine management. */
@@ -107,8 +122,9 @@ export const inferenceModule: AreaModule = {
       rounds: area.maxRounds,
       changed: () => area.dispatcher.kick(),
     });
-    enginesRoutes(r, area.engines, area.enginesRepo);
+    enginesRoutes(r, area.engines, area.enginesRepo, area.discovery);
     localModelsRoutes(r, area.local, area.downloads);
+    catalogRoutes(r, area.pulls);
     if (app.services.boxes) budgetRoutes(r);
     app.statusProviders.push(() => ({ engines: area.engines.status() }));
   },
@@ -122,12 +138,16 @@ export const inferenceModule: AreaModule = {
       );
     }
     area.downloads.start();
+    area.discovery.start();
+    area.pulls.start();
     area.queue.start();
     area.dispatcher.start();
   },
   async stop(app) {
     const area = app.services.inference!;
     area.downloads.stop();
+    area.discovery.stop();
+    area.pulls.stop();
     await area.dispatcher.stop();
     await area.queue.stop((app.config.tuning.backgroundStopWaitMs as number | undefined) ?? 5000);
     await area.engines.close();

@@ -7,6 +7,13 @@ import { AnthropicUpstream } from './upstream/anthropic-upstream.js';
 import { OpenAiUpstream } from './upstream/openai-upstream.js';
 
 export const LOCAL_ENGINE = 'local';
+
+/** A local server found by discovery (engines/discovery.ts): OpenAI-compatible, no key. */
+export interface DiscoveredEngine {
+  name: string;
+  product: string;
+  baseUrl: string;
+}
 const MODEL_LIST_TTL_MS = 30_000;
 
 /**
@@ -17,6 +24,7 @@ const MODEL_LIST_TTL_MS = 30_000;
 export class EngineRegistry {
   private upstreams = new Map<string, { row: UpstreamRow; engine: Engine }>();
   private modelCache = new Map<string, { at: number; models: EngineModel[] }>();
+  private discovered = new Map<string, { found: DiscoveredEngine; engine: Engine }>();
   /** The built-in test engine (`box/echo`): always present, listed last. */
   readonly echo = new EchoEngine();
 
@@ -38,22 +46,42 @@ export class EngineRegistry {
     }
   }
 
+  /** Replaces the discovered engines; a configured engine of the same name wins. */
+  setDiscovered(list: DiscoveredEngine[]): void {
+    this.discovered.clear();
+    for (const found of list) {
+      this.modelCache.delete(found.name);
+      const cfg = { name: found.name, baseUrl: found.baseUrl, apiKey: null, timeoutMs: this.upstreamTimeoutMs };
+      this.discovered.set(found.name, { found, engine: new OpenAiUpstream(cfg) });
+    }
+  }
+
+  configuredNames(): string[] {
+    return [...this.upstreams.keys()];
+  }
+
+  private others(): Engine[] {
+    const discovered = [...this.discovered.values()].filter((d) => !this.upstreams.has(d.found.name));
+    return [...[...this.upstreams.values()].map((u) => u.engine), ...discovered.map((d) => d.engine)];
+  }
+
   /** The engine and engine-local model name for a requested model, or 404 naming `model`. */
   resolve(model: string): { engine: Engine; model: string } {
     const split = splitModel(model);
     if (split?.engine === LOCAL_ENGINE && this.local.hasModel(split.model)) return { engine: this.local, model: split.model };
     if (split?.engine === ECHO_ENGINE && this.echo.hasModel(split.model)) return { engine: this.echo, model: split.model };
     if (split && this.upstreams.has(split.engine)) return { engine: this.upstreams.get(split.engine)!.engine, model: split.model };
+    if (split && this.discovered.has(split.engine)) return { engine: this.discovered.get(split.engine)!.engine, model: split.model };
     if (!split && this.local.hasModel(model)) return { engine: this.local, model };
     throw notFound(
-      `The model "${model}" does not exist: name it "<engine>/<model>" as GET /v1/models lists (engines: ${[LOCAL_ENGINE, ...this.upstreams.keys(), ECHO_ENGINE].join(', ')}).`,
+      `The model "${model}" does not exist: name it "<engine>/<model>" as GET /v1/models lists (engines: ${[LOCAL_ENGINE, ...this.others().map((e) => e.name), ECHO_ENGINE].join(', ')}).`,
       'model_not_found',
       'model',
     );
   }
 
   async listModels(): Promise<EngineModel[]> {
-    const all = [this.local, ...[...this.upstreams.values()].map((u) => u.engine), this.echo];
+    const all = [this.local, ...this.others(), this.echo];
     const lists = await Promise.all(all.map((e) => this.modelsOf(e)));
     return lists.flat();
   }
@@ -75,11 +103,14 @@ export class EngineRegistry {
   info(): EngineInfo[] {
     const local: EngineInfo = { name: LOCAL_ENGINE, kind: 'local', base_url: null, has_api_key: false, created_at: null, updated_at: null };
     const echo: EngineInfo = { name: ECHO_ENGINE, kind: 'test', base_url: null, has_api_key: false, created_at: null, updated_at: null };
-    return [local, ...[...this.upstreams.values()].map(({ row }) => upstreamInfo(row)), echo];
+    const found = [...this.discovered.values()]
+      .filter((d) => !this.upstreams.has(d.found.name))
+      .map(({ found: f }): EngineInfo => ({ name: f.name, kind: 'openai', base_url: f.baseUrl, has_api_key: false, created_at: null, updated_at: null, discovered: true }));
+    return [local, ...[...this.upstreams.values()].map(({ row }) => upstreamInfo(row)), ...found, echo];
   }
 
   status(): Record<string, unknown>[] {
-    return [this.local.status(), ...[...this.upstreams.values()].map((u) => u.engine.status()), this.echo.status()];
+    return [this.local.status(), ...this.others().map((e) => e.status()), this.echo.status()];
   }
 
   async close(): Promise<void> {
