@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
 import type { Db } from '../db/connection.js';
 import type { Principal } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import type { Prepared } from './adapters/common.js';
-import { checkBoxBudget } from './box/budget.js';
+import { checkBoxBudget, type BudgetDeps } from './box/budget.js';
 import { boxOfKey } from './box/box-principal.js';
 import type { EngineRegistry } from './engines/registry.js';
 import type { NativeRequest, NativeResult, StoredError, WireStyle } from './native.js';
@@ -48,7 +48,7 @@ export class InferenceService {
   readonly usageListeners: ((e: UsageEvent) => void)[] = [];
 
   constructor(
-    private app: AppContext,
+    private app: AppBase,
     readonly engines: EngineRegistry,
     readonly responses: ResponsesRepo,
     private deliveries: DeliveriesRepo,
@@ -56,6 +56,7 @@ export class InferenceService {
     private webhookRounds: number,
     private structuredAttempts: number,
     private fast: { db: Db; responses: ResponsesRepo; deliveries: DeliveriesRepo },
+    private budgets: BudgetDeps,
   ) {}
 
   get(id: string): StoredResponse | undefined {
@@ -65,7 +66,7 @@ export class InferenceService {
   /** 404 for an unknown model, 400 for a schema that does not compile, 429 for a spent box budget; before anything is stored. */
   check(style: WireStyle, p: Prepared, auth?: Principal): void {
     this.engines.resolve(p.native.model);
-    if (auth?.box) checkBoxBudget(this.app, auth.box.id);
+    if (auth?.box) checkBoxBudget(this.budgets, auth.box.id);
     if (p.native.format.type === 'json_schema') schemaValidator(p.native.format.schema, SCHEMA_PARAM[style]);
   }
 

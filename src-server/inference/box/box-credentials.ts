@@ -110,14 +110,3 @@ export class HmacBoxCredentials implements BoxCredentials {
     return same(mac, this.values(boxId).internal) ? { boxId } : 'invalid';
   }
 }
-
-declare module '../../app-context.js' {
-  interface Services {
-    boxCredentials: BoxCredentials;
-  }
-}
-
-/** The service's one BoxCredentials (made on first use, so module order does not matter). */
-export function boxCredentials(app: { config: { dataDir: string }; services: { boxCredentials?: BoxCredentials } }): BoxCredentials {
-  return (app.services.boxCredentials ??= HmacBoxCredentials.forDataDir(app.config.dataDir));
-}

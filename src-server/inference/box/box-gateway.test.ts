@@ -1,12 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boxesModule } from '../../boxes/module.js';
-import { coreModule } from '../../core/module.js';
 import { FakeRuntime } from '../../test-support/fake-runtime.js';
 import { errorOf, startTestService, type TestService } from '../../test-support/harness.js';
-import { usageModule } from '../../usage/module.js';
-import { inferenceModule } from '../module.js';
-import { boxCredentials } from './box-credentials.js';
 
 // The gateway half of inference from inside a box, with the egress proxy simulated: the
 // proxy sends `internalAuthFor(box)` over loopback (box/box-credentials.ts). The real-VM
@@ -14,7 +9,7 @@ import { boxCredentials } from './box-credentials.js';
 let svc: TestService;
 let boxA: string;
 let boxB: string;
-const creds = () => boxCredentials(svc.ctx);
+const creds = () => svc.ctx.services.boxCredentials;
 const asBox = (boxId: string, init: RequestInit & { json?: unknown } = {}) =>
   fetch(`${svc.url}/v1/responses`, {
     method: 'POST',
@@ -23,7 +18,7 @@ const asBox = (boxId: string, init: RequestInit & { json?: unknown } = {}) =>
   });
 
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, boxesModule((d) => new FakeRuntime(d)), inferenceModule, usageModule] });
+  svc = await startTestService({ runtime: (d) => new FakeRuntime(d) });
   const app = (await (await svc.api('/v1/apps/find', { method: 'POST', json: { name: 'gw', mint_if_missing: true } })).json()).id;
   const mk = async (name: string, budget?: number) =>
     (await (await svc.api('/v1/boxes', { method: 'POST', json: { app_id: app, name, ...(budget === undefined ? {} : { inference_budget_tokens: budget }) } })).json()).box_id as string;

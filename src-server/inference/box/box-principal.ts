@@ -1,19 +1,8 @@
 import type { Request } from 'express';
-import type { AppContext } from '../../app-context.js';
+import type { BoxService } from '../../boxes/box-service.js';
 import type { Principal } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
-import { boxCredentials } from './box-credentials.js';
-
-declare module '../../app-context.js' {
-  interface Services {
-    /**
-     * The principal "box X of organization Y" when the request carries a valid internal
-     * credential from that box's egress proxy; undefined when it carries none. Consulted
-     * by the route pipeline for inference routes only.
-     */
-    boxPrincipal: (req: Request) => Principal | undefined;
-  }
-}
+import type { BoxCredentials } from './box-credentials.js';
 
 const KEY_PREFIX = 'box:';
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
@@ -24,18 +13,20 @@ const refused = (message: string) => new ApiError(401, 'authentication_error', m
 export const boxOfKey = (keyId: string): string | null => (keyId.startsWith(KEY_PREFIX) ? keyId.slice(KEY_PREFIX.length) : null);
 
 /**
- * Builds the resolver. The internal credential is only honoured on a loopback connection
+ * The principal "box X of organization Y" when the request carries a valid internal
+ * credential from that box's egress proxy; undefined when it carries none. The route
+ * pipeline consults it for inference routes only. The internal credential is only honoured on a loopback connection
  * (the proxy runs in this service); a present but wrong credential is a 401, never a
  * fallback to other auth. The principal's key is synthetic (`box:<box_id>`, scope `user`),
  * so org-scoped operations stay closed to boxes and idempotency keys are per box.
  */
-export function boxPrincipalResolver(app: AppContext) {
+export function boxPrincipalResolver(credentials: BoxCredentials, boxes: Pick<BoxService, 'repo'>) {
   return (req: Request): Principal | undefined => {
-    const v = boxCredentials(app).verifyInternal(req.headers);
+    const v = credentials.verifyInternal(req.headers);
     if (v === null) return undefined;
     if (v === 'invalid') throw refused('Invalid box gateway credential.');
     if (!LOOPBACK.test(req.socket.remoteAddress ?? '')) throw refused('Box gateway credentials are only accepted from the box egress proxy.');
-    const box = app.services.boxes?.repo.get(v.boxId);
+    const box = boxes.repo.get(v.boxId);
     if (!box || box.status === 'terminated') throw refused(`Box ${v.boxId} no longer exists.`);
     const now = box.created_at;
     return {

@@ -13,7 +13,7 @@ export function budgetRoutes(r: RouteRegistrar) {
     summary: "Set the box's inference token budget (input + output tokens over its life; null = unlimited)",
     handler: ({ app, req, auth, params, body }) => {
       boxFor(app, req, auth, params.box_id, 'auto_sleep');
-      const repo = app.services.boxes!.repo;
+      const repo = app.services.boxes.repo;
       repo.update(params.box_id, { inference_budget_tokens: body.inference_budget_tokens });
       return toBox(repo.get(params.box_id)!);
     },

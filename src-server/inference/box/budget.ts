@@ -1,5 +1,11 @@
-import type { AppContext } from '../../app-context.js';
+import type { BoxService } from '../../boxes/box-service.js';
 import { ApiError } from '../../http/errors.js';
+import type { UsageService } from '../../usage/usage-service.js';
+
+export interface BudgetDeps {
+  boxes: Pick<BoxService, 'repo'>;
+  usage: Pick<UsageService, 'boxTokensUsed'>;
+}
 
 /**
  * Refuses a request from a box whose `inference_budget_tokens` (input + output tokens over
@@ -11,11 +17,10 @@ import { ApiError } from '../../http/errors.js';
  * budget is not. The check runs before each request, so one request may overshoot the
  * budget by its own size; the next one is refused.
  */
-export function checkBoxBudget(app: AppContext, boxId: string): void {
-  const box = app.services.boxes?.repo.get(boxId);
-  const budget = box?.inference_budget_tokens ?? null;
-  if (budget === null || !app.services.usage) return;
-  const used = app.services.usage.boxTokensUsed(boxId);
+export function checkBoxBudget(deps: BudgetDeps, boxId: string): void {
+  const budget = deps.boxes.repo.get(boxId)?.inference_budget_tokens ?? null;
+  if (budget === null) return;
+  const used = deps.usage.boxTokensUsed(boxId);
   if (used < budget) return;
   throw new ApiError(429, 'rate_limit_error', `Box ${boxId} has used its inference budget (${used} of ${budget} tokens); raise inference_budget_tokens on the box to continue.`, {
     code: 'inference_budget_exhausted',
