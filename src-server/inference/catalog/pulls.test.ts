@@ -67,8 +67,7 @@ describe('model catalog pulls', () => {
     expect(started.status).toBe(202);
     const { id, state, sha256 } = await started.json();
     expect({ state, sha256 }).toEqual({ state: 'downloading', sha256: sum });
-    await waitFor(() => pullOf(svc, id), (p) => p.bytes_done === 100_000);
-    await svc.close();
+    await waitFor(() => pullOf(svc, id), (p) => p.bytes_done === 100_000).finally(() => svc.close());
     hangAfter = null;
     svc = await start(dataDir);
     try {
@@ -84,6 +83,7 @@ describe('model catalog pulls', () => {
   });
 
   it('a checksum mismatch fails the pull and discards the file', async () => {
+    hangAfter = null;
     const svc = await start();
     try {
       const { id } = await (await svc.api('/v1/local-models/pull', { method: 'POST', json: { catalog_id: 'corrupt' } })).json();

@@ -121,18 +121,25 @@ export class ModelPulls {
         const rest = Number(res.headers.get('content-length'));
         const total = Number.isFinite(rest) && res.headers.has('content-length') ? have + rest : r.bytes_total;
         let done = have;
-        let last = 0;
+        // Progress is written at most every PROGRESS_EVERY_MS, and once more after a pause
+        // (a stalled transfer still shows the bytes it got).
+        let trailing: NodeJS.Timeout | undefined;
+        const write = () => {
+          trailing = undefined;
+          this.repo.progress(r.id, done, total);
+        };
         const count = new Transform({
           transform: (chunk: Buffer, _e, cb) => {
             done += chunk.length;
-            if (Date.now() - last >= PROGRESS_EVERY_MS) {
-              last = Date.now();
-              this.repo.progress(r.id, done, total);
-            }
+            trailing ??= setTimeout(write, PROGRESS_EVERY_MS);
             cb(null, chunk);
           },
         });
-        await pipeline(Readable.fromWeb(res.body as never), count, fs.createWriteStream(part, { flags: have > 0 ? 'a' : 'w' }), { signal });
+        try {
+          await pipeline(Readable.fromWeb(res.body as never), count, fs.createWriteStream(part, { flags: have > 0 ? 'a' : 'w' }), { signal });
+        } finally {
+          clearTimeout(trailing);
+        }
         this.repo.progress(r.id, done, total);
         if (total !== null && done !== total) throw new Error(`the download ended after ${done} of ${total} bytes`);
       }
