@@ -152,6 +152,7 @@ export function inferenceArea(app: AppBase, deps: InferenceDeps) {
       await inference.dispatcher.stop();
       await inference.queue.stop((app.config.tuning.backgroundStopWaitMs as number | undefined) ?? 5000);
       await inference.engines.close();
+      inference.service.writer.flush();
       inference.fastDb.close();
     },
   };

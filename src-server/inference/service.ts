@@ -9,6 +9,7 @@ import { boxOfKey } from './box/box-principal.js';
 import type { EngineRegistry } from './engines/registry.js';
 import type { NativeRequest, NativeResult, StoredError, WireStyle } from './native.js';
 import type { ResponsesRepo, StoredResponse } from './store/responses-repo.js';
+import { ResponseWriteBehind } from './store/write-behind.js';
 import { checkStructured, schemaValidator } from './structured.js';
 import type { DeliveriesRepo } from './webhooks/deliveries-repo.js';
 
@@ -46,6 +47,8 @@ export interface InferenceHooks {
  */
 export class InferenceService {
   readonly usageListeners: ((e: UsageEvent) => void)[] = [];
+  /** Finished synchronous requests are stored just after their answer leaves (store/write-behind.ts). */
+  readonly writer: ResponseWriteBehind;
 
   constructor(
     private app: AppBase,
@@ -57,10 +60,12 @@ export class InferenceService {
     private structuredAttempts: number,
     private fast: { db: Db; responses: ResponsesRepo; deliveries: DeliveriesRepo },
     private budgets: BudgetDeps,
-  ) {}
+  ) {
+    this.writer = new ResponseWriteBehind(fast, () => hooks.webhooksChanged(), app.log);
+  }
 
   get(id: string): StoredResponse | undefined {
-    return this.responses.get(id);
+    return this.writer.get(id) ?? this.responses.get(id);
   }
 
   /** 404 for an unknown model, 400 for a schema that does not compile, 429 for a spent box budget; before anything is stored. */
@@ -71,8 +76,8 @@ export class InferenceService {
   }
 
   /**
-   * Runs now and stores the finished request before answering, on the fast connection
-   * (store/fast-connection.ts). Errors go to the caller and nothing is stored.
+   * Runs now; the finished request is stored just after the answer leaves, batched with the
+   * others of the same turn (store/write-behind.ts). Errors go to the caller and nothing is stored.
    */
   async runSync(style: WireStyle, p: Prepared, auth: Principal, signal?: AbortSignal): Promise<StoredResponse> {
     this.check(style, p, auth);
@@ -83,11 +88,7 @@ export class InferenceService {
     stored.result = result;
     stored.startedAt = createdAt;
     stored.completedAt = Date.now();
-    this.fast.db.transaction(() => {
-      this.fast.responses.insert(stored);
-      if (p.webhook) this.fast.deliveries.create({ ...this.delivery(stored, p), state: 'pending' }, stored.completedAt!);
-    })();
-    if (p.webhook) this.hooks.webhooksChanged();
+    this.writer.add(stored, p.webhook ? { ...this.delivery(stored, p), state: 'pending' } : null);
     this.emitUsage(stored);
     return stored;
   }
