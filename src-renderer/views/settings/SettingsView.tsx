@@ -3,6 +3,7 @@ import { PageHeader } from '../../ui/states.js';
 import { ApiKeysPanel } from './ApiKeysPanel.js';
 import { CreditsPanel } from './CreditsPanel.js';
 import { EnginesPanel } from './EnginesPanel.js';
+import { ModelSourcesPanel } from './ModelSourcesPanel.js';
 import { StatusPanel } from './StatusPanel.js';
 import { TemplatesPanel } from './TemplatesPanel.js';
 
@@ -21,6 +22,7 @@ export function SettingsView({ section }: { section?: string }) {
         <div className="space-y-4">
           <StatusPanel />
           <TemplatesPanel />
+          <ModelSourcesPanel />
           <EnginesPanel />
         </div>
       </div>
