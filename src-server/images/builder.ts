@@ -101,7 +101,8 @@ export async function buildImage(opts: BuildOptions): Promise<BuildResult> {
   const ensureRuntime = async () => {
     if (runtime) return runtime;
     proxy = await startBuilderProxy(opts.policy ?? (await packageRegistriesPolicy()), (host) => emit({ type: 'info', text: `egress refused: ${host} (builder policy)` }));
-    runtime = new QemuBoxRuntime(store.dataDir);
+    // Builder boxes cold-boot from the previous layer: a warm template per step would be waste.
+    runtime = new QemuBoxRuntime(store.dataDir, { templates: false });
     const resolver: ImageResolver = async (name) => {
       if (!name.startsWith(LAYER_PREFIX)) return store.resolve(name);
       const [format, ...p] = name.slice(LAYER_PREFIX.length).split(':');

@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { IMAGE_NAME, type ImageRunConfig } from '../contract/images.js';
 import { computeImageKeys, ensureGuestImage, guestAgentBinary, imageCacheRoot } from '../runtime/guest-image.js';
 import { collectLayers } from '../runtime/layers.js';
-import { ensureAgentBinary } from '../runtime/qemu-box-runtime.js';
+import { ensureAgentBinary } from '../runtime/agent-build.js';
 
 const execFileP = promisify(execFile);
 export const BUILTIN_IMAGE = 'debian';

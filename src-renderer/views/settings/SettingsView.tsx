@@ -3,7 +3,9 @@ import { PageHeader } from '../../ui/states.js';
 import { ApiKeysPanel } from './ApiKeysPanel.js';
 import { CreditsPanel } from './CreditsPanel.js';
 import { EnginesPanel } from './EnginesPanel.js';
+import { ModelSourcesPanel } from './ModelSourcesPanel.js';
 import { StatusPanel } from './StatusPanel.js';
+import { TemplatesPanel } from './TemplatesPanel.js';
 
 export function SettingsView({ section }: { section?: string }) {
   useEffect(() => {
@@ -19,6 +21,8 @@ export function SettingsView({ section }: { section?: string }) {
         </div>
         <div className="space-y-4">
           <StatusPanel />
+          <TemplatesPanel />
+          <ModelSourcesPanel />
           <EnginesPanel />
         </div>
       </div>
