@@ -109,7 +109,7 @@ const group: Group = { list, create, get, ...lifecycle, checkpoints, restore };
 export const boxes: Command = {
   usage: 'box boxes list|create|get|pause|resume|sleep|wake-at|auto-sleep|terminate|checkpoint|fork|checkpoints|restore',
   summary: 'Create and operate boxes',
-  run: (ctx, argv) => dispatch(ctx, group, 'box boxes', argv),
+  group, run: (ctx, argv) => dispatch(ctx, group, 'box boxes', argv),
 };
 
 export const boxPath = (id: string, rest = '') => `/v1/boxes/${seg(id)}${rest}`;

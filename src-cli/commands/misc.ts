@@ -31,3 +31,15 @@ export const openapi: Command = {
     json(await ctx.client.get('/v1/openapi.json'));
   },
 };
+
+export const loginLink: Command = {
+  usage: 'box login-link [--json]',
+  summary: 'Print a one-time sign-in link for the web UI (valid 10 minutes, single use)',
+  async run(ctx, argv) {
+    parse(argv, this.usage, {});
+    const link = await ctx.client.post<{ url: string; expires_at: string }>('/v1/ui/login-links', {});
+    if (ctx.json) return json(link);
+    process.stdout.write(`${link.url}\n`);
+    process.stderr.write(`Open it in a browser before ${new Date(link.expires_at).toLocaleTimeString()} (10 minutes, once). Or paste the API key on the sign-in page.\n`);
+  },
+};

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { CliError } from '../errors.js';
 import { dispatch, parse, type Command, type Group } from '../args.js';
 import { seg } from '../client.js';
 import { ago, bytes, fields, json, table } from '../output.js';
@@ -72,12 +74,14 @@ const group: Group = {
     },
   },
   put: {
-    usage: 'box volumes put <volume> <local|-> <path> [--mode 0644] [--quiet]',
-    summary: 'Stream a local file into a volume',
+    usage: 'box volumes put <volume> <local|-> [path] [--mode 0644] [--quiet]',
+    summary: 'Stream a local file into a volume (path defaults to the file name at the top; "dir/" keeps the name)',
     async run(ctx, argv) {
-      const { values, positionals } = parse(argv, this.usage, { mode: { type: 'string' }, quiet: { type: 'boolean', short: 'q' } }, [3, 3]);
-      const id = await resolveVolumeId(ctx.client, positionals[0]!);
-      await upload(ctx.client, volPath(id, '/files'), positionals[1]!, positionals[2]!, `${positionals[0]}:`, values.mode, !!values.quiet);
+      const { values, positionals } = parse(argv, this.usage, { mode: { type: 'string' }, quiet: { type: 'boolean', short: 'q' } }, [2, 3]);
+      const [volume, local, given] = positionals as [string, string, string | undefined];
+      if (given === undefined && local === '-') throw new CliError(`reading stdin needs a destination path\nusage: ${this.usage}`, 2);
+      const id = await resolveVolumeId(ctx.client, volume);
+      await upload(ctx.client, volPath(id, '/files'), local, given ?? path.basename(local), `${volume}:`, values.mode, !!values.quiet);
     },
   },
   fetch: {
@@ -91,4 +95,4 @@ const group: Group = {
   },
 };
 
-export const volumes: Command = { usage: 'box volumes list|create|get|rm|ls|stat|put|fetch', summary: 'Shared storage that outlives boxes', run: (ctx, argv) => dispatch(ctx, group, 'box volumes', argv) };
+export const volumes: Command = { usage: 'box volumes list|create|get|rm|ls|stat|put|fetch', summary: 'Shared storage that outlives boxes', group, run: (ctx, argv) => dispatch(ctx, group, 'box volumes', argv) };

@@ -50,7 +50,7 @@ export function FileBrowser({ rootLabel, segments, listing, toPath, onNavigate, 
         <FilePickerButton onFiles={upload} />
       </div>
       <DropZone onFiles={upload} testId="drop-zone">
-        <div className="panel min-h-48 overflow-hidden">
+        <div className="panel min-h-48 overflow-x-auto">
           {listing.isPending ? (
             <Loading />
           ) : listing.error ? (

@@ -2,6 +2,7 @@ import type { AreaModule } from '../app-context.js';
 import { buildOpenApi } from '../http/openapi.js';
 import { appsRoutes } from './apps-routes.js';
 import { API_VERSION, identityRoutes } from './identity-routes.js';
+import { loginLinkRoutes } from './sign-in.js';
 
 declare module '../app-context.js' {
   interface Services {
@@ -16,6 +17,7 @@ export const coreModule: AreaModule = {
   install(_app, r) {
     identityRoutes(r);
     appsRoutes(r);
+    loginLinkRoutes(r);
     let doc: unknown;
     r.add({
       method: 'get', path: '/v1/openapi.json', area: 'common', tag: 'meta', auth: 'none',

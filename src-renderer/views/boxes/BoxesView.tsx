@@ -53,7 +53,7 @@ function BoxList() {
           A box is a small VM with its own disk; it can pause, sleep, checkpoint and fork.
         </Empty>
       ) : (
-        <div className="panel overflow-hidden">
+        <div className="panel overflow-x-auto">
           <table className="table" data-testid="box-table">
             <thead>
               <tr>
