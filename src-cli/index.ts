@@ -13,13 +13,13 @@ import { cron } from './commands/cron.js';
 import { exec } from './commands/exec.js';
 import { image } from './commands/image.js';
 import { keys } from './commands/keys.js';
-import { loginLink, models, openapi, whoami } from './commands/misc.js';
+import { loginLink, models, openapi, status, whoami } from './commands/misc.js';
 import { policies } from './commands/policies.js';
 import { secrets } from './commands/secrets.js';
 import { ssh } from './commands/ssh.js';
 import { volumes } from './commands/volumes.js';
 
-export const commands: Group = { whoami, 'login-link': loginLink, apps, boxes, exec, cp, volumes, policies, secrets, cron, keys, ssh, image, models, openapi };
+export const commands: Group = { whoami, status, 'login-link': loginLink, apps, boxes, exec, cp, volumes, policies, secrets, cron, keys, ssh, image, models, openapi };
 
 const HELP = `Environment: BOX_URL (default: the running service's <BOX_DATA_DIR>/endpoint.json, else
 http://127.0.0.1:8787), BOX_API_KEY (default: <data dir>/api-key), BOX_DATA_DIR (default

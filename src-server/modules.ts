@@ -1,5 +1,6 @@
 import type { AreaModule } from './app-context.js';
 import { boxesModule } from './boxes/module.js';
+import { PreparationTracker } from './boxes/preparation.js';
 import { coreModule } from './core/module.js';
 import { cronModule } from './cron/module.js';
 import { inboxModule } from './inbox/module.js';
@@ -14,5 +15,8 @@ import { volumesModule } from './volumes/module.js';
 
 /** Every area of the service, in install order. */
 export function defaultModules(): AreaModule[] {
-  return [coreModule, volumesModule, policiesModule, secretsModule, sshModule, boxesModule((dataDir) => new QemuBoxRuntime(dataDir)), networkModule(), cronModule, inboxModule, inferenceModule, usageModule];
+  // The first box waits for the guest image: its progress goes to GET /v1/status (preparation).
+  const preparation = new PreparationTracker();
+  const runtime = (dataDir: string) => new QemuBoxRuntime(dataDir, { onImageProgress: (p) => preparation.onImage(p) });
+  return [coreModule, volumesModule, policiesModule, secretsModule, sshModule, boxesModule(runtime, preparation), networkModule(), cronModule, inboxModule, inferenceModule, usageModule];
 }

@@ -6,6 +6,7 @@ import { CheckpointService } from './checkpoint-service.js';
 import { execRoutes } from './exec-routes.js';
 import { ExecService } from './exec-service.js';
 import { filesRoutes } from './files-routes.js';
+import type { PreparationTracker } from './preparation.js';
 import type { BoxRuntime } from './runtime-port.js';
 import { BoxScheduler } from './scheduler.js';
 
@@ -23,9 +24,10 @@ declare module '../app-context.js' {
 
 /**
  * Boxes, lifecycle, checkpoints, exec and files. The runtime is injected: the QEMU runtime
- * in the app, a fake one in fast route tests.
+ * in the app, a fake one in fast route tests. `preparation` (when given) is fed by the
+ * runtime's image progress and shown as `preparation` in `GET /v1/status`.
  */
-export function boxesModule(makeRuntime: (dataDir: string) => BoxRuntime): AreaModule {
+export function boxesModule(makeRuntime: (dataDir: string) => BoxRuntime, preparation?: PreparationTracker): AreaModule {
   let scheduler: BoxScheduler | undefined;
   return {
     name: 'boxes',
@@ -41,8 +43,8 @@ export function boxesModule(makeRuntime: (dataDir: string) => BoxRuntime): AreaM
         boxes.repo.live().filter((b) => b.org_id === orgId && b.status !== 'failed' && b.volume_mounts.some((m) => m.volume_id === volumeId)).map((b) => b.box_id),
       );
       let accel = 'unknown';
-      void runtime.accelerator().then((a) => (accel = a)).catch(() => {});
-      app.statusProviders.push(() => ({ runtime: runtime.name, accelerator: accel }));
+      void runtime.accelerator().then((a) => (accel = a)).catch((e: unknown) => preparation?.failed('image', e));
+      app.statusProviders.push(() => ({ runtime: runtime.name, accelerator: accel, ...(preparation ? { preparation: preparation.snapshot() } : {}) }));
       scheduler = new BoxScheduler(app, boxes);
       boxRoutes(r);
       checkpointRoutes(r);
