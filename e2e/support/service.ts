@@ -16,7 +16,7 @@ export interface E2eService extends ServiceHandle {
 }
 
 /** The real service, in-process, on a fresh data dir and a free loopback port. */
-export async function startE2eService(tuning: Record<string, unknown> = {}): Promise<E2eService> {
+export async function startE2eService(tuning: Record<string, unknown> = {}, ownModules?: AreaModule[]): Promise<E2eService> {
   // One guest image for every test file (as `npm test` does), not a build per fresh data dir.
   process.env.BOX_IMAGE_CACHE ??= path.resolve('.data/image-cache');
   if (!fs.existsSync(path.join(RENDERER_DIR, 'index.html'))) {
@@ -24,7 +24,7 @@ export async function startE2eService(tuning: Record<string, unknown> = {}): Pro
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'box-e2e-'));
   const quiet = { info() {}, warn() {}, error: (...a: unknown[]) => console.error(...a) };
-  const modules = await e2eModules();
+  const modules = ownModules ?? (await e2eModules());
   const svc = await startService({ dataDir, port: 0, apiKey: E2E_KEY, webUiDir: RENDERER_DIR, log: quiet, tuning, modules });
   const api = (pathname: string, init: RequestInit & { json?: unknown } = {}) => {
     const headers = new Headers(init.headers);

@@ -1,28 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Preparation } from '../contract/preparation.js';
 import { coreModule } from '../core/module.js';
-import { FakeRuntime } from '../test-support/fake-runtime.js';
+import { slowImageRuntime } from '../test-support/slow-image-runtime.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
 import { runCli } from '../../src-cli/test-cli.js';
 import { boxesModule } from './module.js';
 import { PreparationTracker } from './preparation.js';
-
-/** A runtime whose first create waits for the "image", reporting progress as the QEMU one does. */
-class SlowImageRuntime extends FakeRuntime {
-  static tracker: PreparationTracker;
-  private built = false;
-  override async create(cfg: Parameters<FakeRuntime['create']>[0]) {
-    if (!this.built) {
-      for (const [phase, percent] of [['kernel', 5], ['rootfs', 40], ['initrd', 90]] as const) {
-        SlowImageRuntime.tracker.onImage({ phase, percent, message: `building ${phase}` });
-        await new Promise((r) => setTimeout(r, 1200));
-      }
-      SlowImageRuntime.tracker.onImage({ phase: 'done', percent: 100, message: 'guest image ready' });
-      this.built = true;
-    }
-    return super.create(cfg);
-  }
-}
 
 describe('preparation tracker', () => {
   it('estimates the time left from the pace so far and says which part it is in', () => {
@@ -45,8 +28,9 @@ describe('preparation tracker', () => {
 describe('first box: progress in the API and the CLI', () => {
   let svc: TestService;
   beforeAll(async () => {
-    SlowImageRuntime.tracker = new PreparationTracker();
-    svc = await startTestService({ modules: [coreModule, boxesModule((d) => new SlowImageRuntime(d), SlowImageRuntime.tracker)] });
+    const tracker = new PreparationTracker();
+    const Runtime = slowImageRuntime(tracker);
+    svc = await startTestService({ modules: [coreModule, boxesModule((d) => new Runtime(d), tracker)] });
   });
   afterAll(() => svc?.close());
 

@@ -64,7 +64,7 @@ function BoxList() {
                 <th className="hidden 2xl:table-cell">Id</th>
                 <th className="hidden xl:table-cell">Image</th>
                 <th>Resources</th>
-                <th>Live</th>
+                <th className="hidden xl:table-cell">Live</th>
                 <th>Created</th>
                 <th />
               </tr>
@@ -85,10 +85,10 @@ function BoxList() {
                     {shortId(b.box_id)}
                   </td>
                   <td className="hidden font-mono text-xs xl:table-cell">{b.image}</td>
-                  <td className="font-mono text-xs whitespace-nowrap text-ink-300">
+                  <td className="min-w-36 font-mono text-xs text-ink-300">
                     {formatResources(b)}
                   </td>
-                  <td>{b.status === 'running' ? <LiveUsage boxId={b.box_id} /> : <span className="text-ink-600">—</span>}</td>
+                  <td className="hidden xl:table-cell">{b.status === 'running' ? <LiveUsage boxId={b.box_id} /> : <span className="text-ink-600">—</span>}</td>
                   <td className="whitespace-nowrap text-ink-400">{formatAgo(b.created_at)}</td>
                   <td className="text-right">
                     <BoxActions box={b} compact />

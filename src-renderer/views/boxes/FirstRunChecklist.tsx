@@ -15,15 +15,16 @@ const DISMISSED = 'box-desktop.checklist-dismissed';
 export function FirstRunChecklist({ onCreate }: { onCreate: () => void }) {
   const status = useStatus();
   const models = useModels();
-  const boxes = useBoxes({ status: undefined });
+  const boxes = useBoxes({});
+  const gone = useBoxes({ status: 'terminated' });
   const policies = usePolicies();
   const [dismissed, setDismissed] = useState(() => localStorage.getItem(DISMISSED) === '1');
-  if (status.isPending || boxes.isPending || policies.isPending || models.isPending) return null;
+  if (status.isPending || boxes.isPending || gone.isPending || policies.isPending || models.isPending) return null;
   const prep = status.data?.preparation;
   const items = [
     { id: 'image', done: prep ? prep.ready : true, label: 'Guest image ready', hint: prep && !prep.ready ? 'Building now (once per machine); the first box waits for it.' : '' },
     { id: 'model', done: (models.data?.length ?? 0) > 0, label: 'A model to talk to', hint: <a className="text-accent-300 hover:underline" href={href(['settings', 'engines'])}>Add an engine or upstream in Settings</a> },
-    { id: 'box', done: (boxes.data?.total ?? 0) > 0, label: 'A box created', hint: <button type="button" className="text-accent-300 hover:underline" onClick={onCreate}>Create one</button> },
+    { id: 'box', done: (boxes.data?.total ?? 0) + (gone.data?.total ?? 0) > 0, label: 'A box created', hint: <button type="button" className="text-accent-300 hover:underline" onClick={onCreate}>Create one</button> },
     { id: 'policy', done: (policies.data?.length ?? 0) > 0, label: 'An egress policy chosen', hint: <a className="text-accent-300 hover:underline" href={href(['policies'])}>Boxes reach the internet freely until you pick one</a> },
   ];
   if (dismissed || items.every((i) => i.done)) return null;

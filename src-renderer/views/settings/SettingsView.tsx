@@ -19,7 +19,9 @@ export function SettingsView({ section }: { section?: string }) {
         </div>
         <div className="space-y-4">
           <StatusPanel />
-          <EnginesPanel />
+          <div id="engines">
+            <EnginesPanel />
+          </div>
         </div>
       </div>
     </div>
