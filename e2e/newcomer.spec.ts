@@ -164,3 +164,32 @@ test('1100 px wide: box and cron actions stay on screen; every view in the light
     await screenshot(page, `light-${view}`);
   }
 });
+
+test('terminal: the shell and its scrollback survive switching tabs and views', async ({ page }) => {
+  const app = (await (await svc().api('/v1/apps/find', { method: 'POST', json: { name: 'term', mint_if_missing: true } })).json()) as { id: string };
+  const box = (await (await svc().api('/v1/boxes', { method: 'POST', json: { app_id: app.id, name: 'term-box' } })).json()) as { box_id: string };
+  await login(page, svc());
+  await page.goto(`${svc().url}/#/boxes/${box.box_id}/terminal`);
+  await page.getByTestId('terminal-connect').click();
+  await expect(page.getByTestId('terminal-panel')).toHaveAttribute('data-state', 'open', { timeout: 30_000 });
+  const text = page.locator('[data-testid="terminal"] .xterm-rows');
+  await page.locator('[data-testid="terminal"] .xterm').click();
+  // The fake runtime's shell is a host bash without a tty: Ctrl+J sends the newline a tty would make of Enter.
+  await page.keyboard.type('MARK=$((6*7)); echo "mark-$MARK pid-$$"');
+  await page.keyboard.press('Control+j');
+  await expect(text).toContainText('mark-42 pid-');
+  const pid = /pid-(\d+)/.exec((await text.textContent()) ?? '')![1];
+  // Another tab, another view, back: same shell (same pid, variable kept), scrollback kept.
+  await page.getByTestId('tab-metrics').click();
+  await expect(page.getByTestId('metrics')).toBeVisible();
+  await new AppPage(page).open('volumes');
+  await page.goto(`${svc().url}/#/boxes/${box.box_id}/terminal`);
+  await expect(page.getByTestId('terminal-panel')).toHaveAttribute('data-state', 'open');
+  await expect(text).toContainText('mark-42');
+  await page.locator('[data-testid="terminal"] .xterm').click();
+  await page.keyboard.type('echo "again-$MARK pid-$$"');
+  await page.keyboard.press('Control+j');
+  await expect(text).toContainText(`again-42 pid-${pid}`);
+  await page.getByTestId('terminal-close').click();
+  await expect(page.getByText('No shell open.')).toBeVisible();
+});
