@@ -1,15 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import sshpk from 'sshpk';
-import { boxesModule } from '../src-server/boxes/module.js';
 import { PreparationTracker } from '../src-server/boxes/preparation.js';
-import { coreModule } from '../src-server/core/module.js';
-import { cronModule } from '../src-server/cron/module.js';
-import { policiesModule } from '../src-server/policies/module.js';
-import { secretsModule } from '../src-server/secrets/module.js';
-import { sshModule } from '../src-server/ssh/module.js';
 import { slowImageRuntime } from '../src-server/test-support/slow-image-runtime.js';
-import { usageModule } from '../src-server/usage/module.js';
-import { volumesModule } from '../src-server/volumes/module.js';
 import { AppPage } from './pages/app-page.js';
 import { E2E_KEY } from './support/service.js';
 import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
@@ -21,10 +13,10 @@ import { expect, login, screenshot, serviceForFile, test } from './support/fixtu
  * deterministic here; the QEMU runtime feeds the same tracker (src-server/modules.ts).
  */
 const svc = serviceForFile({}, {
-  modules: () => {
-    const tracker = new PreparationTracker();
-    const Runtime = slowImageRuntime(tracker, 1500);
-    return [coreModule, volumesModule, policiesModule, secretsModule, sshModule, boxesModule((d) => new Runtime(d), tracker), cronModule, usageModule];
+  start: () => {
+    const preparation = new PreparationTracker();
+    const Runtime = slowImageRuntime(preparation, 1500);
+    return { runtime: (d: string) => new Runtime(d), preparation };
   },
 });
 

@@ -2,13 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boxesModule } from '../src-server/boxes/module.js';
-import { coreModule } from '../src-server/core/module.js';
-import { cronModule } from '../src-server/cron/module.js';
 import { publishEndpoint } from '../src-server/endpoint-file.js';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../src-server/test-support/harness.js';
-import { volumesModule } from '../src-server/volumes/module.js';
 import { runCli } from './test-cli.js';
 
 // The newcomer's first hour (issue 15) through the real CLI against the real service.
@@ -18,7 +14,7 @@ const box = (args: string[], o?: Parameters<typeof runCli>[2]) => runCli(env, ar
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'box-newcomer-'));
 
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, volumesModule, boxesModule((d) => new FakeRuntime(d)), cronModule] });
+  svc = await startTestService({ runtime: (d) => new FakeRuntime(d) });
   env = { BOX_URL: svc.url, BOX_API_KEY: svc.key };
 });
 afterAll(async () => {

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Preparation } from '../contract/preparation.js';
-import { coreModule } from '../core/module.js';
 import { slowImageRuntime } from '../test-support/slow-image-runtime.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
 import { runCli } from '../../src-cli/test-cli.js';
-import { boxesModule } from './module.js';
 import { PreparationTracker } from './preparation.js';
 
 describe('preparation tracker', () => {
@@ -30,7 +28,7 @@ describe('first box: progress in the API and the CLI', () => {
   beforeAll(async () => {
     const tracker = new PreparationTracker();
     const Runtime = slowImageRuntime(tracker);
-    svc = await startTestService({ modules: [coreModule, boxesModule((d) => new Runtime(d), tracker)] });
+    svc = await startTestService({ runtime: (d) => new Runtime(d), preparation: tracker });
   });
   afterAll(() => svc?.close());
 

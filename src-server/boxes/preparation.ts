@@ -1,4 +1,6 @@
+import type { AppBase } from '../app-context.js';
 import type { Preparation, PreparationStage } from '../contract/preparation.js';
+import type { BoxRuntime } from './runtime-port.js';
 
 /** The runtime's image progress, as the runtime reports it (runtime/guest-image.ts). */
 export interface ImageProgressEvent {
@@ -60,4 +62,10 @@ export class PreparationTracker {
 
 function blank(name: PreparationStage['name'], label: string, typical: number): PreparationStage {
   return { name, label, state: 'pending', percent: 0, message: 'not started', started_at: null, updated_at: null, eta_seconds: null, typical_seconds: typical, error: null };
+}
+
+/** Adds `preparation` to GET /v1/status; a failed image build (the runtime's image promise) marks the stage failed. */
+export function showPreparation(app: AppBase, runtime: BoxRuntime, tracker: PreparationTracker) {
+  void runtime.accelerator().catch((e: unknown) => tracker.failed('image', e));
+  app.statusProviders.push(() => ({ preparation: tracker.snapshot() }));
 }

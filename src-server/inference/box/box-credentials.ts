@@ -111,13 +111,7 @@ export class HmacBoxCredentials implements BoxCredentials {
   }
 }
 
-declare module '../../app-context.js' {
-  interface Services {
-    boxCredentials: BoxCredentials;
-  }
-}
-
-/** The service's one BoxCredentials (made on first use, so module order does not matter). */
+/** The service's one BoxCredentials (wiring.ts builds it; made here on first use where a caller has none). */
 export function boxCredentials(app: { config: { dataDir: string }; services: { boxCredentials?: BoxCredentials } }): BoxCredentials {
   return (app.services.boxCredentials ??= HmacBoxCredentials.forDataDir(app.config.dataDir));
 }
