@@ -117,3 +117,46 @@ describe('CLI details', () => {
     expect(stdin.stderr).toContain('needs a destination');
   });
 });
+
+describe('volume file operations', () => {
+  it('mkdir, mv, rm-path (recursive) through the CLI; ls hides unfinished uploads', async () => {
+    expect((await box(['volumes', 'create', 'ops'])).code).toBe(0);
+    const id = JSON.parse((await box(['volumes', 'get', 'ops', '--json'])).stdout).volume_id as string;
+    const data = path.join(svc.dataDir, 'volumes', id, 'data');
+    expect((await box(['volumes', 'mkdir', 'ops', 'a/b'])).code).toBe(0);
+    expect(fs.statSync(path.join(data, 'a/b')).isDirectory()).toBe(true);
+    const again = await box(['volumes', 'mkdir', 'ops', 'a/b']);
+    expect(again.code).toBe(5);
+    fs.writeFileSync(path.join(data, 'a/b/f.txt'), 'x');
+    fs.writeFileSync(path.join(data, '.box-upload-0000'), 'partial');
+    const ls = await box(['volumes', 'ls', 'ops']);
+    expect(ls.stdout).not.toContain('.box-upload-');
+    expect((await box(['volumes', 'ls', 'ops', '--all'])).stdout).toContain('.box-upload-0000');
+    const mv = await box(['volumes', 'mv', 'ops', 'a', 'renamed']);
+    expect(mv.code, mv.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(data, 'renamed/b/f.txt'), 'utf8')).toBe('x');
+    expect((await box(['volumes', 'mv', 'ops', 'renamed', 'renamed/inside'])).code).toBe(2);
+    const notEmpty = await box(['volumes', 'rm-path', 'ops', 'renamed']);
+    expect(notEmpty.code).toBe(5);
+    expect(notEmpty.stderr).toContain('not empty');
+    expect((await box(['volumes', 'rm-path', 'ops', 'renamed', '--recursive'])).code).toBe(0);
+    expect(fs.existsSync(path.join(data, 'renamed'))).toBe(false);
+    expect((await box(['volumes', 'rm-path', 'ops', '../x'])).code).toBe(2);
+  }, 240_000);
+
+  it('deleting a link removes the link, never what it points to outside the volume', async () => {
+    expect((await box(['volumes', 'create', 'links'])).code).toBe(0);
+    const id = JSON.parse((await box(['volumes', 'get', 'links', '--json'])).stdout).volume_id as string;
+    const data = path.join(svc.dataDir, 'volumes', id, 'data');
+    const outside = fs.mkdtempSync(path.join(tmp, 'outside-'));
+    fs.writeFileSync(path.join(outside, 'keep.txt'), 'keep');
+    fs.symlinkSync(outside, path.join(data, 'escape'));
+    fs.mkdirSync(path.join(data, 'dir'));
+    fs.symlinkSync(outside, path.join(data, 'dir', 'inner-link'));
+    expect((await box(['volumes', 'rm-path', 'links', 'escape/keep.txt'])).code).toBe(4);
+    expect((await box(['volumes', 'rm-path', 'links', 'dir', '-r'])).code).toBe(0);
+    expect((await box(['volumes', 'rm-path', 'links', 'escape'])).code).toBe(0);
+    expect(fs.readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('keep');
+    expect(fs.readdirSync(data)).toEqual([]);
+  }, 120_000);
+});
