@@ -3,6 +3,7 @@ import sshpk from 'sshpk';
 import { PreparationTracker } from '../src-server/boxes/preparation.js';
 import { slowImageRuntime } from '../src-server/test-support/slow-image-runtime.js';
 import { AppPage } from './pages/app-page.js';
+import { VolumesPage } from './pages/volumes-page.js';
 import { E2E_KEY } from './support/service.js';
 import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
 
@@ -184,4 +185,39 @@ test('terminal: the shell and its scrollback survive switching tabs and views', 
   await expect(text).toContainText(`again-42 pid-${pid}`);
   await page.getByTestId('terminal-close').click();
   await expect(page.getByText('No shell open.')).toBeVisible();
+});
+
+test('volume browser: new folder, rename, delete; unfinished uploads are hidden', async ({ page }) => {
+  await login(page, svc());
+  await new AppPage(page).open('volumes');
+  const vols = new VolumesPage(page);
+  await vols.create('ops-vol');
+  const list = (await (await svc().api('/v1/box-volumes')).json()) as { data: Array<{ volume_id: string; name: string }> };
+  const id = list.data.find((v) => v.name === 'ops-vol')!.volume_id;
+  const put = await svc().api(`/v1/box-volumes/${id}/files?path=notes.txt`, { method: 'PUT', body: 'hello', headers: { 'content-type': 'application/octet-stream' } });
+  expect(put.status).toBe(200);
+  const fs = await import('node:fs');
+  fs.writeFileSync(`${svc().dataDir}/volumes/${id}/data/.box-upload-1234`, 'partial');
+  await page.reload();
+  await expect(vols.entry('notes.txt')).toBeVisible();
+  await expect(vols.entry('.box-upload-1234')).toHaveCount(0);
+
+  await page.getByTestId('new-folder').click();
+  await expect(page.getByTestId('new-folder-name')).toBeFocused();
+  await page.keyboard.type('docs');
+  await page.keyboard.press('Enter');
+  await expect(vols.entry('docs')).toHaveAttribute('data-type', 'directory');
+
+  await vols.entry('notes.txt').getByTestId('entry-rename').click();
+  await page.getByTestId('rename-input').fill('renamed.txt');
+  await page.keyboard.press('Enter');
+  await expect(vols.entry('renamed.txt')).toBeVisible();
+  await expect(vols.entry('notes.txt')).toHaveCount(0);
+  await screenshot(page, 'volumes-ops');
+
+  await vols.entry('renamed.txt').getByTestId('entry-delete').click();
+  await vols.entry('renamed.txt').getByTestId('entry-delete').click();
+  await expect(vols.entry('renamed.txt')).toHaveCount(0);
+  expect((await svc().api(`/v1/box-volumes/${id}/paths?path=renamed.txt`)).status).toBe(404);
+  expect((await svc().api(`/v1/box-volumes/${id}/paths?path=docs`)).status).toBe(200);
 });
