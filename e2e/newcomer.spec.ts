@@ -26,7 +26,7 @@ test('sign-in: a used link lands on a styled sign-in page that takes the API key
   await page.goto(link);
   await expect(page.getByTestId('service-status')).toContainText('service');
   // The same link again, in a fresh browser context: no bare 401, a page that says why.
-  const other = await page.context().browser()!.newContext();
+  const other = await page.context().browser()!.newContext({ colorScheme: 'dark' });
   const p2 = await other.newPage();
   await p2.goto(link);
   await expect(p2.getByTestId('signed-out')).toBeVisible();

@@ -6,7 +6,7 @@ import path from 'node:path';
  * Where a running service can be found, so `box` works after `npm start -- --port P
  * --data-dir D` without any environment: `<data dir>/endpoint.json`, and the same record
  * in the default data dir (~/.box-desktop) as a pointer when the service uses another one.
- * The CLI trusts a record only while its pid is alive. Contents are not secret (no key).
+ * The CLI (src-cli/config.ts) trusts a record only while its pid is alive. Not secret (no key).
  */
 export interface EndpointRecord {
   url: string;
@@ -37,24 +37,12 @@ export function publishEndpoint(rec: Omit<EndpointRecord, 'pid' | 'started_at'>,
   };
 }
 
-export function readEndpoint(file: string): EndpointRecord | undefined {
+function readEndpoint(file: string): EndpointRecord | undefined {
   try {
     const rec = JSON.parse(fs.readFileSync(file, 'utf8')) as EndpointRecord;
     return typeof rec.url === 'string' && typeof rec.data_dir === 'string' && Number.isInteger(rec.pid) ? rec : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/** The record in `dir`, if the process that wrote it is still running. */
-export function liveEndpoint(dir: string): EndpointRecord | undefined {
-  const rec = readEndpoint(path.join(dir, ENDPOINT_FILE));
-  if (!rec) return undefined;
-  try {
-    process.kill(rec.pid, 0);
-    return rec;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM' ? rec : undefined;
   }
 }
 
