@@ -99,4 +99,4 @@ const list: Command = {
 };
 
 const group: Group = { build, list };
-export const image: Command = { usage: 'box image build|list', summary: 'The default guest image, built on this machine (CLI only)', run: (ctx, argv) => dispatch(ctx, group, 'box image', argv) };
+export const image: Command = { usage: 'box image build|list', summary: 'The default guest image, built on this machine (CLI only)', group, run: (ctx, argv) => dispatch(ctx, group, 'box image', argv) };
