@@ -17,6 +17,8 @@ export default defineConfig({
     browserName: 'chromium',
     headless: true,
     viewport: { width: 1360, height: 860 },
+    // The app follows the system theme; dark is its primary look (light-theme shots opt in).
+    colorScheme: 'dark',
     acceptDownloads: true,
     trace: 'retain-on-failure',
     launchOptions: {

@@ -40,7 +40,10 @@ test('settings: create an API key that really works, see the accelerator and cre
 
 test('keyboard: Alt+digit and g-shortcuts switch views, the palette closes on Esc', async ({ page }) => {
   await login(page, svc());
-  await page.keyboard.press('Alt+7');
+  await page.keyboard.press('Alt+2');
+  await page.getByTestId('view-cron').waitFor();
+  await page.keyboard.press('g');
+  await page.keyboard.press('s');
   await page.getByTestId('view-settings').waitFor();
   await page.keyboard.press('g');
   await page.keyboard.press('v');

@@ -31,6 +31,9 @@ function run(cmd, args) {
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
+// What is missing (Debian packages, npm packages) is said first, in words; setup fixes it.
+spawnSync(process.execPath, [path.join(root, 'scripts/setup.mjs'), '--check'], { cwd: root, stdio: 'inherit' });
+
 const electron = electronBinary();
 if (electron && hasDisplay && process.env.BOX_HEADLESS !== '1') {
   if (!fs.existsSync(path.join(root, 'out/main/index.js'))) build();

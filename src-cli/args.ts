@@ -14,6 +14,8 @@ export interface Ctx {
 export interface Command {
   usage: string;
   summary: string;
+  /** Set on a command group: `--help` then belongs to its subcommand, not to the group. */
+  group?: Group;
   run(ctx: Ctx, argv: string[]): Promise<number | void>;
 }
 
@@ -64,7 +66,7 @@ export async function dispatch(ctx: Ctx, group: Group, prefix: string, argv: str
   }
   const cmd = group[sub];
   if (!cmd) throw new CliError(`unknown command "${prefix} ${sub}"\n${groupHelp(prefix, group).trimEnd()}`, 2);
-  if (rest.includes('--help') && !rest.slice(0, rest.indexOf('--help')).includes('--')) {
+  if (!cmd.group && rest.includes('--help') && !rest.slice(0, rest.indexOf('--help')).includes('--')) {
     process.stdout.write(`usage: ${cmd.usage}\n  ${cmd.summary}\n`);
     return 0;
   }

@@ -46,7 +46,7 @@ export class BoxClient {
       res = await fetch(url, { method, headers, body, signal: o.signal, ...(streaming ? { duplex: 'half' } : {}) } as RequestInit);
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      throw new CliError(`cannot reach the box service at ${url} (${cause?.code ?? cause?.message ?? (e as Error).message}); is it running? (BOX_URL)`);
+      throw new CliError(`cannot reach the box service at ${url} (${cause?.code ?? cause?.message ?? (e as Error).message}); is it running? Start it with "npm start", or set BOX_URL (or BOX_DATA_DIR) to the service the banner printed; the URL came from ${this.config.urlSource})`);
     }
     if (res.ok) return res;
     throw await failureOf(res);

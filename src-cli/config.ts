@@ -12,20 +12,53 @@ export interface CliConfig {
   apiKey: string | undefined;
   /** Where the key came from, for error messages. */
   keySource: string;
+  /** How the URL was found: BOX_URL, the endpoint file of a running service, or the default. */
+  urlSource: string;
+}
+
+interface EndpointRecord {
+  url: string;
+  inference_url?: string;
+  data_dir: string;
+  pid: number;
+}
+
+/**
+ * `<dir>/endpoint.json`, written by a running service (src-server/endpoint-file.ts), kept
+ * only while the pid that wrote it is alive (a stale file from a crash is ignored).
+ */
+function liveEndpoint(dir: string): EndpointRecord | undefined {
+  let rec: EndpointRecord;
+  try {
+    rec = JSON.parse(fs.readFileSync(path.join(dir, 'endpoint.json'), 'utf8')) as EndpointRecord;
+  } catch {
+    return undefined;
+  }
+  if (typeof rec.url !== 'string' || typeof rec.data_dir !== 'string' || !Number.isInteger(rec.pid)) return undefined;
+  try {
+    process.kill(rec.pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return rec;
 }
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787';
 
 /**
- * BOX_URL (default http://127.0.0.1:8787), BOX_INFERENCE_URL (default BOX_URL),
- * BOX_API_KEY, else the key file `<data dir>/api-key` written by the service on first start
- * (BOX_DATA_DIR, default ~/.box-desktop, the same default as `npm run serve`).
+ * BOX_URL, else the endpoint file of a running service in BOX_DATA_DIR (default
+ * ~/.box-desktop, the same default as `npm run serve`; a service on another data dir leaves
+ * a pointer there), else http://127.0.0.1:8787. BOX_INFERENCE_URL (default: the service's
+ * own). BOX_API_KEY, else the key file `<data dir>/api-key` written on first start.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
-  const url = (env.BOX_URL || DEFAULT_URL).replace(/\/+$/, '');
-  const dataDir = path.resolve(env.BOX_DATA_DIR || path.join(env.HOME || os.homedir(), '.box-desktop'));
-  const inferenceUrl = (env.BOX_INFERENCE_URL || url).replace(/\/+$/, '');
-  if (env.BOX_API_KEY) return { url, inferenceUrl, dataDir, apiKey: env.BOX_API_KEY.trim(), keySource: 'BOX_API_KEY' };
+  const baseDir = path.resolve(env.BOX_DATA_DIR || path.join(env.HOME || os.homedir(), '.box-desktop'));
+  const found = env.BOX_URL ? undefined : liveEndpoint(baseDir);
+  const url = (env.BOX_URL || found?.url || DEFAULT_URL).replace(/\/+$/, '');
+  const urlSource = env.BOX_URL ? 'BOX_URL' : found ? path.join(baseDir, 'endpoint.json') : 'the default';
+  const dataDir = found ? path.resolve(found.data_dir) : baseDir;
+  const inferenceUrl = (env.BOX_INFERENCE_URL || found?.inference_url || url).replace(/\/+$/, '');
+  if (env.BOX_API_KEY) return { url, inferenceUrl, dataDir, apiKey: env.BOX_API_KEY.trim(), keySource: 'BOX_API_KEY', urlSource };
   const file = path.join(dataDir, 'api-key');
   let apiKey: string | undefined;
   try {
@@ -33,5 +66,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
   } catch {
     apiKey = undefined;
   }
-  return { url, inferenceUrl, dataDir, apiKey, keySource: file };
+  return { url, inferenceUrl, dataDir, apiKey, keySource: file, urlSource };
 }

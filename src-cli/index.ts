@@ -13,7 +13,7 @@ import { cron } from './commands/cron.js';
 import { exec } from './commands/exec.js';
 import { image } from './commands/image.js';
 import { keys } from './commands/keys.js';
-import { openapi, whoami } from './commands/misc.js';
+import { loginLink, openapi, status, whoami } from './commands/misc.js';
 import { models } from './commands/models.js';
 import { policies } from './commands/policies.js';
 import { secrets } from './commands/secrets.js';
@@ -21,10 +21,11 @@ import { ssh } from './commands/ssh.js';
 import { template } from './commands/templates.js';
 import { volumes } from './commands/volumes.js';
 
-export const commands: Group = { whoami, apps, boxes, exec, cp, volumes, policies, secrets, cron, keys, ssh, image, template, models, openapi };
+export const commands: Group = { whoami, status, 'login-link': loginLink, apps, boxes, exec, cp, volumes, policies, secrets, cron, keys, ssh, image, template, models, openapi };
 
-const HELP = `Environment: BOX_URL (default http://127.0.0.1:8787), BOX_API_KEY (default: <BOX_DATA_DIR>/api-key),
-BOX_DATA_DIR (default ~/.box-desktop), BOX_INFERENCE_URL (default BOX_URL).
+const HELP = `Environment: BOX_URL (default: the running service's <BOX_DATA_DIR>/endpoint.json, else
+http://127.0.0.1:8787), BOX_API_KEY (default: <data dir>/api-key), BOX_DATA_DIR (default
+~/.box-desktop), BOX_INFERENCE_URL (default: the service's own).
 Global flag: --json prints the service's answers as JSON.
 Exit codes: the command's own for "box exec"; otherwise 0 ok, 1 error, 2 usage or 400,
 3 auth/permission/billing, 4 not found, 5 conflict, 6 rate limited or unavailable.

@@ -2,13 +2,13 @@ import express, { type Express } from 'express';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext, Area as ServiceArea } from './app-context.js';
-import { SESSION_COOKIE } from './http/auth.js';
+import { mountSignIn } from './core/sign-in.js';
 import { errorMiddleware } from './http/error-handler.js';
 import { localGuard } from './http/guard.js';
 import { RouteRegistry } from './http/registry.js';
 import type { Area } from './http/route.js';
 
-export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+export { SESSION_TTL_MS } from './core/sign-in.js';
 
 export interface BuiltApps {
   registry: RouteRegistry;
@@ -44,19 +44,9 @@ function baseApp(ctx: AppContext): Express {
   return app;
 }
 
-/** The built renderer, served same-origin; the one-time login link becomes an HttpOnly cookie. */
+/** The built renderer, served same-origin; sign-in (link or key) becomes an HttpOnly cookie. */
 function mountWebUi(app: Express, ctx: AppContext) {
-  app.get('/ui/login', (req, res) => {
-    const token = typeof req.query.token === 'string' ? req.query.token : '';
-    const keyId = ctx.repos.sessions.redeem(token, 'link');
-    if (!keyId) {
-      res.status(401).type('text/plain').send('This login link is invalid or was already used. Start the app again for a new one.');
-      return;
-    }
-    const session = ctx.repos.sessions.mint(keyId, 'session', SESSION_TTL_MS);
-    res.cookie(SESSION_COOKIE, session, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: SESSION_TTL_MS });
-    res.redirect(302, '/');
-  });
+  mountSignIn(app, ctx);
   const dir = ctx.config.webUiDir;
   if (!dir || !fs.existsSync(path.join(dir, 'index.html'))) return;
   app.use(express.static(dir, { index: false, maxAge: '1h' }));

@@ -9,6 +9,7 @@ import { makeRepos } from './db/repos.js';
 import { IDEMPOTENCY_RETENTION_MS } from './db/idempotency-repo.js';
 import { Billing, ConcurrencyLimiter } from './http/limits.js';
 import type { BoxRuntime } from './boxes/runtime-port.js';
+import { PreparationTracker, showPreparation } from './boxes/preparation.js';
 import { QemuBoxRuntime } from './runtime/qemu-box-runtime.js';
 import { wire } from './wiring.js';
 
@@ -29,6 +30,8 @@ export interface StartOptions extends Partial<Omit<ServiceConfig, 'dataDir'>> {
   apiKey?: string;
   /** The box runtime (default: QEMU); fast route tests pass a fake one. */
   runtime?: (dataDir: string) => BoxRuntime;
+  /** One-time preparation shown in GET /v1/status (default: fed by the QEMU runtime's image progress; none with a given runtime unless passed). */
+  preparation?: PreparationTracker;
   log?: Logger;
 }
 
@@ -66,7 +69,10 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
     statusProviders: [],
     baseUrl: () => baseUrl,
   };
-  const runtime = (opts.runtime ?? ((dir) => new QemuBoxRuntime(dir)))(config.dataDir);
+  // The first box waits for the guest image: its progress goes to GET /v1/status (preparation).
+  const preparation = opts.preparation ?? (opts.runtime ? undefined : new PreparationTracker());
+  const runtime = (opts.runtime ?? ((dir) => new QemuBoxRuntime(dir, { onImageProgress: (p) => preparation?.onImage(p) })))(config.dataDir);
+  if (preparation) showPreparation(base, runtime, preparation);
   const { app: ctx, areas } = await wire(base, runtime);
   const split = config.inferencePort !== undefined;
   const apps = createApp(ctx, areas, { splitInference: split });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startService, type ServiceHandle } from '../../src-server/service.js';
+import { startService, type ServiceHandle, type StartOptions } from '../../src-server/service.js';
 
 export const RENDERER_DIR = path.resolve('out/renderer');
 export const E2E_KEY = 'bxk_e2e_key_for_playwright_000000000000000';
@@ -15,7 +15,7 @@ export interface E2eService extends ServiceHandle {
 }
 
 /** The real service, in-process, on a fresh data dir and a free loopback port. */
-export async function startE2eService(tuning: Record<string, unknown> = {}): Promise<E2eService> {
+export async function startE2eService(tuning: Record<string, unknown> = {}, start: Pick<StartOptions, 'runtime' | 'preparation'> = {}): Promise<E2eService> {
   // One guest image for every test file (as `npm test` does), not a build per fresh data dir.
   process.env.BOX_IMAGE_CACHE ??= path.resolve('.data/image-cache');
   if (!fs.existsSync(path.join(RENDERER_DIR, 'index.html'))) {
@@ -23,7 +23,7 @@ export async function startE2eService(tuning: Record<string, unknown> = {}): Pro
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'box-e2e-'));
   const quiet = { info() {}, warn() {}, error: (...a: unknown[]) => console.error(...a) };
-  const svc = await startService({ dataDir, port: 0, apiKey: E2E_KEY, webUiDir: RENDERER_DIR, log: quiet, tuning });
+  const svc = await startService({ dataDir, port: 0, apiKey: E2E_KEY, webUiDir: RENDERER_DIR, log: quiet, tuning, ...start });
   const api = (pathname: string, init: RequestInit & { json?: unknown } = {}) => {
     const headers = new Headers(init.headers);
     headers.set('authorization', `Bearer ${E2E_KEY}`);

@@ -28,4 +28,4 @@ const find: Command = {
 };
 
 const group: Group = { list, find };
-export const apps: Command = { usage: 'box apps list|find', summary: 'Apps group boxes', run: (ctx, argv) => dispatch(ctx, group, 'box apps', argv) };
+export const apps: Command = { usage: 'box apps list|find', summary: 'Apps group boxes', group, run: (ctx, argv) => dispatch(ctx, group, 'box apps', argv) };

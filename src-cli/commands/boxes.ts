@@ -4,6 +4,7 @@ import { CliError } from '../errors.js';
 import { ago, fields, json, table } from '../output.js';
 import { resolveAppId, resolveBox, resolveBoxId, resolvePolicyId, resolveVolumeId } from '../resolve.js';
 import type { Box, Page } from '../types.js';
+import { withPreparationProgress } from '../progress.js';
 import { lifecycle } from './boxes-lifecycle.js';
 
 export function showBox(b: Box) {
@@ -64,7 +65,8 @@ const create: Command = {
       auto_sleep: autoSleep === undefined ? undefined : { automatic: true, min_seconds_before_sleep: autoSleep },
     };
     const headers: Record<string, string> = values['idempotency-key'] ? { 'idempotency-key': values['idempotency-key'] } : {};
-    const box = await ctx.client.post<Box>('/v1/boxes', body, { headers });
+    // The first create waits for the guest image: say what is happening and how long.
+    const box = await withPreparationProgress(ctx.client, ctx.client.post<Box>('/v1/boxes', body, { headers }), ctx.json);
     if (ctx.json) json(box);
     else showBox(box);
     return box.status === 'failed' ? 1 : 0;
@@ -109,7 +111,7 @@ const group: Group = { list, create, get, ...lifecycle, checkpoints, restore };
 export const boxes: Command = {
   usage: 'box boxes list|create|get|pause|resume|sleep|wake-at|auto-sleep|terminate|checkpoint|fork|checkpoints|restore',
   summary: 'Create and operate boxes',
-  run: (ctx, argv) => dispatch(ctx, group, 'box boxes', argv),
+  group, run: (ctx, argv) => dispatch(ctx, group, 'box boxes', argv),
 };
 
 export const boxPath = (id: string, rest = '') => `/v1/boxes/${seg(id)}${rest}`;

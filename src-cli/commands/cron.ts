@@ -2,7 +2,7 @@ import { dispatch, intArg, parse, splitDashDash, type Command, type Group } from
 import { seg } from '../client.js';
 import { CliError } from '../errors.js';
 import { ago, fields, json, table } from '../output.js';
-import { resolveBoxId } from '../resolve.js';
+import { listAll, resolveBoxId } from '../resolve.js';
 import type { CronJob, Page } from '../types.js';
 
 const cronPath = (boxId: string, rest = '') => `/v1/boxes/${seg(boxId)}/cron${rest}`;
@@ -25,7 +25,10 @@ const group: Group = {
         jobs.push(...(await ctx.client.get<{ data: CronJob[] }>('/v1/cron')).data);
       }
       if (ctx.json) return json(jobs);
-      table(['cron id', 'box id', 'schedule', 'tz', 'next run', 'last run', 'command'], jobs.map((j) => [j.id, j.box_id, j.schedule, j.timezone, ago(j.next_run_at), ago(j.last_run_at), j.command]));
+      // Box names, not only ids: one list call covers every box the jobs name.
+      const names = new Map<string, string>();
+      if (jobs.length) for (const b of await listAll<{ box_id: string; name: string }>(ctx.client, '/v1/boxes')) names.set(b.box_id, b.name);
+      table(['cron id', 'box', 'schedule', 'tz', 'next run', 'last run', 'command'], jobs.map((j) => [j.id, names.get(j.box_id) ?? j.box_id, j.schedule, j.timezone, ago(j.next_run_at), ago(j.last_run_at), j.command]));
     },
   },
   add: {
@@ -88,4 +91,4 @@ const group: Group = {
   },
 };
 
-export const cron: Command = { usage: 'box cron list|add|rm|run|runs', summary: 'Scheduled commands of boxes', run: (ctx, argv) => dispatch(ctx, group, 'box cron', argv) };
+export const cron: Command = { usage: 'box cron list|add|rm|run|runs', summary: 'Scheduled commands of boxes', group, run: (ctx, argv) => dispatch(ctx, group, 'box cron', argv) };

@@ -109,5 +109,6 @@ const group: Group = { build, import: importCmd, list, rm, cache };
 export const image: Command = {
   usage: 'box image build|import|list|rm|cache',
   summary: 'Images boxes start from: Boxfile builds and OCI imports run on this machine (CLI only); list and rm through the service',
+  group,
   run: (ctx, argv) => dispatch(ctx, group, 'box image', argv),
 };

@@ -39,4 +39,4 @@ const group: Group = {
   },
 };
 
-export const keys: Command = { usage: 'box keys list|create|rm', summary: 'API keys', run: (ctx, argv) => dispatch(ctx, group, 'box keys', argv) };
+export const keys: Command = { usage: 'box keys list|create|rm', summary: 'API keys', group, run: (ctx, argv) => dispatch(ctx, group, 'box keys', argv) };

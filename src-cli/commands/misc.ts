@@ -1,5 +1,6 @@
 import { parse, type Command } from '../args.js';
 import { fields, json, table } from '../output.js';
+import { stageLine } from '../progress.js';
 
 export const whoami: Command = {
   usage: 'box whoami [--json]',
@@ -18,5 +19,29 @@ export const openapi: Command = {
   async run(ctx, argv) {
     parse(argv, this.usage, {});
     json(await ctx.client.get('/v1/openapi.json'));
+  },
+};
+
+export const loginLink: Command = {
+  usage: 'box login-link [--json]',
+  summary: 'Print a one-time sign-in link for the web UI (valid 10 minutes, single use)',
+  async run(ctx, argv) {
+    parse(argv, this.usage, {});
+    const link = await ctx.client.post<{ url: string; expires_at: string }>('/v1/ui/login-links', {});
+    if (ctx.json) return json(link);
+    process.stdout.write(`${link.url}\n`);
+    process.stderr.write(`Open it in a browser before ${new Date(link.expires_at).toLocaleTimeString()} (10 minutes, once). Or paste the API key on the sign-in page.\n`);
+  },
+};
+
+export const status: Command = {
+  usage: 'box status [--json]',
+  summary: 'Where the service is, what it runs on, and what it is still preparing (guest image)',
+  async run(ctx, argv) {
+    parse(argv, this.usage, {});
+    const st = await ctx.client.get<{ version: string; data_dir: string; runtime?: string; accelerator?: string; preparation?: { ready: boolean; stages: Parameters<typeof stageLine>[0][] } }>('/v1/status');
+    if (ctx.json) return json(st);
+    fields({ url: ctx.config.url, found_via: ctx.config.urlSource, version: st.version, data_dir: st.data_dir, runtime: st.runtime ?? null, accelerator: st.accelerator ?? null });
+    for (const s of st.preparation?.stages ?? []) process.stdout.write(`${stageLine(s)}\n`);
   },
 };

@@ -127,5 +127,5 @@ const group: Group = {
 export const policies: Command = {
   usage: 'box policies list|create|get|update|rm|attach|detach|show|log',
   summary: 'HTTP (egress) policies',
-  run: (ctx, argv) => dispatch(ctx, group, 'box policies', argv),
+  group, run: (ctx, argv) => dispatch(ctx, group, 'box policies', argv),
 };

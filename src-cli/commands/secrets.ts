@@ -98,4 +98,4 @@ const group: Group = {
   },
 };
 
-export const secrets: Command = { usage: 'box secrets list|set|get|rm|policies', summary: 'Secrets for HTTP policies (values never enter a box)', run: (ctx, argv) => dispatch(ctx, group, 'box secrets', argv) };
+export const secrets: Command = { usage: 'box secrets list|set|get|rm|policies', summary: 'Secrets for HTTP policies (values never enter a box)', group, run: (ctx, argv) => dispatch(ctx, group, 'box secrets', argv) };

@@ -99,4 +99,4 @@ const group: Group = {
   },
 };
 
-export const ssh: Command = { usage: 'box ssh ca|enable|cert|connect', summary: 'SSH into boxes with certificates of the org CA', run: (ctx, argv) => dispatch(ctx, group, 'box ssh', argv) };
+export const ssh: Command = { usage: 'box ssh ca|enable|cert|connect', summary: 'SSH into boxes with certificates of the org CA', group, run: (ctx, argv) => dispatch(ctx, group, 'box ssh', argv) };

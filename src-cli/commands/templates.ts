@@ -37,5 +37,6 @@ group.list = group.ls!;
 export const template: Command = {
   usage: 'box template ls|rm',
   summary: 'Warm templates (a booted image + size that new boxes clone)',
+  group,
   run: (ctx, argv) => dispatch(ctx, group, 'box template', argv),
 };

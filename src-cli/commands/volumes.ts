@@ -1,3 +1,6 @@
+import path from 'node:path';
+import { UPLOAD_TEMP_PREFIX } from '../../src-server/contract/volume-ops.js';
+import { CliError } from '../errors.js';
 import { dispatch, parse, type Command, type Group } from '../args.js';
 import { seg } from '../client.js';
 import { ago, bytes, fields, json, table } from '../output.js';
@@ -50,12 +53,13 @@ const group: Group = {
     },
   },
   ls: {
-    usage: 'box volumes ls <volume> [path]',
-    summary: 'List a directory of a volume without mounting it',
+    usage: 'box volumes ls <volume> [path] [--all]',
+    summary: 'List a directory of a volume without mounting it (--all: also unfinished uploads)',
     async run(ctx, argv) {
-      const { positionals } = parse(argv, this.usage, {}, [1, 2]);
+      const { values, positionals } = parse(argv, this.usage, { all: { type: 'boolean', short: 'a' } }, [1, 2]);
       const id = await resolveVolumeId(ctx.client, positionals[0]!);
       const res = await ctx.client.get<{ entries: Entry[] }>(volPath(id, '/directories'), { path: positionals[1] });
+      if (!values.all) res.entries = res.entries.filter((e) => !e.name.startsWith(UPLOAD_TEMP_PREFIX));
       if (ctx.json) return json(res);
       table(['mode', 'size', 'modified', 'name'], res.entries.map((e) => [`${e.type[0]}${e.mode.toString(8).padStart(4, '0')}`, e.type === 'directory' ? '' : bytes(e.size), mtime(e.modified_time), e.type === 'directory' ? `${e.name}/` : e.name]));
     },
@@ -72,12 +76,47 @@ const group: Group = {
     },
   },
   put: {
-    usage: 'box volumes put <volume> <local|-> <path> [--mode 0644] [--quiet]',
-    summary: 'Stream a local file into a volume',
+    usage: 'box volumes put <volume> <local|-> [path] [--mode 0644] [--quiet]',
+    summary: 'Stream a local file into a volume (path defaults to the file name at the top; "dir/" keeps the name)',
     async run(ctx, argv) {
-      const { values, positionals } = parse(argv, this.usage, { mode: { type: 'string' }, quiet: { type: 'boolean', short: 'q' } }, [3, 3]);
+      const { values, positionals } = parse(argv, this.usage, { mode: { type: 'string' }, quiet: { type: 'boolean', short: 'q' } }, [2, 3]);
+      const [volume, local, given] = positionals as [string, string, string | undefined];
+      if (given === undefined && local === '-') throw new CliError(`reading stdin needs a destination path\nusage: ${this.usage}`, 2);
+      const id = await resolveVolumeId(ctx.client, volume);
+      await upload(ctx.client, volPath(id, '/files'), local, given ?? path.basename(local), `${volume}:`, values.mode, !!values.quiet);
+    },
+  },
+  mkdir: {
+    usage: 'box volumes mkdir <volume> <path>',
+    summary: 'Create a folder (and missing parents) in a volume',
+    async run(ctx, argv) {
+      const { positionals } = parse(argv, this.usage, {}, [2, 2]);
       const id = await resolveVolumeId(ctx.client, positionals[0]!);
-      await upload(ctx.client, volPath(id, '/files'), positionals[1]!, positionals[2]!, `${positionals[0]}:`, values.mode, !!values.quiet);
+      const e = await ctx.client.post<Entry>(volPath(id, '/directories'), { path: positionals[1] });
+      if (ctx.json) return json(e);
+      process.stdout.write(`${positionals[0]}:${positionals[1]}/  created\n`);
+    },
+  },
+  'rm-path': {
+    usage: 'box volumes rm-path <volume> <path> [--recursive]',
+    summary: 'Delete a file, link or empty folder of a volume (--recursive: a folder and everything in it)',
+    async run(ctx, argv) {
+      const { values, positionals } = parse(argv, this.usage, { recursive: { type: 'boolean', short: 'r' } }, [2, 2]);
+      const id = await resolveVolumeId(ctx.client, positionals[0]!);
+      const res = await ctx.client.delete<{ path: string; deleted: true }>(volPath(id, '/paths'), { query: { path: positionals[1], recursive: values.recursive ? 'true' : undefined } });
+      if (ctx.json) return json(res);
+      process.stdout.write(`${positionals[0]}:${positionals[1]}  deleted\n`);
+    },
+  },
+  mv: {
+    usage: 'box volumes mv <volume> <from> <to>',
+    summary: 'Rename or move a path within a volume (refused if <to> exists)',
+    async run(ctx, argv) {
+      const { positionals } = parse(argv, this.usage, {}, [3, 3]);
+      const id = await resolveVolumeId(ctx.client, positionals[0]!);
+      const e = await ctx.client.post<Entry>(volPath(id, '/paths/move'), { from: positionals[1], to: positionals[2] });
+      if (ctx.json) return json(e);
+      process.stdout.write(`${positionals[0]}:${positionals[1]} → ${positionals[2]}\n`);
     },
   },
   fetch: {
@@ -91,4 +130,4 @@ const group: Group = {
   },
 };
 
-export const volumes: Command = { usage: 'box volumes list|create|get|rm|ls|stat|put|fetch', summary: 'Shared storage that outlives boxes', run: (ctx, argv) => dispatch(ctx, group, 'box volumes', argv) };
+export const volumes: Command = { usage: 'box volumes list|create|get|rm|ls|stat|put|mkdir|rm-path|mv|fetch', summary: 'Shared storage that outlives boxes', group, run: (ctx, argv) => dispatch(ctx, group, 'box volumes', argv) };

@@ -1,4 +1,4 @@
-import { useCallback, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { useWhoami } from '../api/hooks/identity.js';
 import { ApiError } from '../api/client.js';
 import { BoxesView } from '../views/boxes/BoxesView.js';
@@ -7,11 +7,15 @@ import { FilesView } from '../views/files/FilesView.js';
 import { ImagesView } from '../views/images/ImagesView.js';
 import { PlaygroundView } from '../views/playground/PlaygroundView.js';
 import { PoliciesView } from '../views/policies/PoliciesView.js';
+import { SecretsView } from '../views/secrets/SecretsView.js';
 import { SettingsView } from '../views/settings/SettingsView.js';
+import { SshView } from '../views/ssh/SshView.js';
+import { Toaster } from '../ui/toast.js';
 import { VolumesView } from '../views/volumes/VolumesView.js';
 import { CommandPalette } from './CommandPalette.js';
 import { VIEWS, type ViewId } from './nav.js';
-import { useRoute } from './router.js';
+import { navigate, useRoute } from './router.js';
+import { SignIn } from './SignIn.js';
 import { useGlobalShortcuts } from './shortcuts.js';
 import { Sidebar } from './Sidebar.js';
 
@@ -21,8 +25,17 @@ export function App() {
   const [palette, setPalette] = useState(false);
   const openPalette = useCallback(() => setPalette(true), []);
   useGlobalShortcuts(openPalette);
+  const atSignIn = route.segments[0] === 'signin';
+  // Signed in already (e.g. an old link clicked again in a signed-in browser): go on to the app.
+  useEffect(() => {
+    if (atSignIn && who.isSuccess) navigate(['boxes']);
+  }, [atSignIn, who.isSuccess]);
 
-  if (who.error instanceof ApiError && who.error.status === 401) return <SignedOut message={who.error.message} />;
+  const signedOut = who.error instanceof ApiError && who.error.status === 401;
+  if (signedOut || (atSignIn && !who.isSuccess)) {
+    const reason = route.params.get('reason') ?? (signedOut && /signed out/.test(who.error?.message ?? '') ? 'expired' : undefined);
+    return <SignIn reason={reason} />;
+  }
 
   const view = (VIEWS.find((v) => v.id === route.segments[0])?.id ?? 'boxes') as ViewId;
   const [, a, b] = route.segments;
@@ -33,6 +46,8 @@ export function App() {
     images: () => <ImagesView />,
     files: () => <FilesView boxId={a} path={route.params.get('path') ?? '/'} />,
     policies: () => <PoliciesView policyId={a} />,
+    secrets: () => <SecretsView />,
+    ssh: () => <SshView />,
     playground: () => <PlaygroundView />,
     settings: () => <SettingsView section={a} />,
   };
@@ -43,20 +58,7 @@ export function App() {
         {pages[view]()}
       </main>
       {palette && <CommandPalette onClose={() => setPalette(false)} />}
-    </div>
-  );
-}
-
-function SignedOut({ message }: { message: string }) {
-  return (
-    <div className="grid h-full place-items-center" data-testid="signed-out">
-      <div className="panel max-w-md p-6 text-center">
-        <h1 className="mb-2 font-semibold">Not signed in</h1>
-        <p className="text-ink-300">{message}</p>
-        <p className="mt-3 text-ink-400">
-          Open the one-time login link that <code>npm start</code> printed, or restart the desktop app.
-        </p>
-      </div>
+      <Toaster />
     </div>
   );
 }

@@ -31,6 +31,7 @@ export function CommandPalette({ onClose, extra = [] }: { onClose: () => void; e
         placeholder="Type a command…"
         value={q}
         autoFocus
+        data-autofocus
         data-testid="palette-input"
         onChange={(e) => {
           setQ(e.target.value);

@@ -1,6 +1,7 @@
 import { useStatus, useWhoami } from '../api/hooks/identity.js';
 import { VIEWS, type ViewId } from './nav.js';
 import { href } from './router.js';
+import { KEY_HINT } from './shortcuts.js';
 
 export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: () => void }) {
   const who = useWhoami();
@@ -27,7 +28,10 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
               >
                 <span className={`w-4 text-center ${active ? 'text-accent-400' : ''}`}>{v.icon}</span>
                 <span className="flex-1">{v.label}</span>
-                <kbd className="font-mono text-[10px] text-ink-600 group-hover:text-ink-400">⌥{i + 1}</kbd>
+                <kbd className="font-mono text-[10px] text-ink-600 group-hover:text-ink-400" data-testid="nav-hint">
+                  {KEY_HINT.alt}
+                  {i + 1}
+                </kbd>
               </a>
             </li>
           );
@@ -35,7 +39,7 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
       </ul>
       <div className="space-y-2 border-t border-ink-800 px-3 py-3 text-[11px] text-ink-400">
         <button type="button" onClick={onPalette} className="flex w-full items-center justify-between rounded-md border border-ink-800 px-2 py-1 hover:border-ink-600 hover:text-ink-100">
-          Command palette <kbd className="font-mono">Ctrl K</kbd>
+          Command palette <kbd className="font-mono" data-testid="palette-hint">{KEY_HINT.mod}K</kbd>
         </button>
         <div className="flex items-center gap-1.5" data-testid="service-status">
           <span className={`h-1.5 w-1.5 rounded-full ${status.isSuccess ? 'bg-accent-400' : status.isError ? 'bg-rose-400' : 'bg-ink-600'}`} />

@@ -5,6 +5,8 @@ export const VIEWS = [
   { id: 'volumes', label: 'Volumes', key: 'v', icon: '⛁' },
   { id: 'files', label: 'Files', key: 'f', icon: '❐' },
   { id: 'policies', label: 'Policies', key: 'p', icon: '◆' },
+  { id: 'secrets', label: 'Secrets', key: 'k', icon: '⚿' },
+  { id: 'ssh', label: 'SSH', key: 'h', icon: '⌁' },
   { id: 'playground', label: 'Playground', key: 'i', icon: '✦' },
   { id: 'settings', label: 'Settings', key: 's', icon: '⚙' },
   { id: 'images', label: 'Images', key: 'm', icon: '◫' },

@@ -2,7 +2,9 @@ import type { UseQueryResult } from '@tanstack/react-query';
 import type { DirectoryListing, VolumeEntry } from '../../src-server/contract/volumes.js';
 import { formatBytes, formatMode, formatTime } from '../ui/format.js';
 import { ErrorNotice, Loading } from '../ui/states.js';
+import { UPLOAD_TEMP_PREFIX } from '../../src-server/contract/volume-ops.js';
 import { DropZone, FilePickerButton } from './DropZone.js';
+import { EntryActions, NewFolderButton, type FileOps } from './FileOps.js';
 import { TransferList } from './TransferList.js';
 import { useTransfers } from './use-transfers.js';
 
@@ -19,9 +21,11 @@ export interface FileBrowserProps {
   onNavigate: (segments: string[]) => void;
   fileUrl: (path: string) => string;
   onUploaded: () => void;
+  /** New folder, rename, delete (volumes); absent: upload and download only. */
+  ops?: FileOps;
 }
 
-export function FileBrowser({ rootLabel, segments, listing, toPath, onNavigate, fileUrl, onUploaded }: FileBrowserProps) {
+export function FileBrowser({ rootLabel, segments, listing, toPath, onNavigate, fileUrl, onUploaded, ops }: FileBrowserProps) {
   const transfers = useTransfers(onUploaded);
   const upload = (files: Array<{ file: File; relPath: string }>) =>
     transfers.enqueue(
@@ -30,7 +34,8 @@ export function FileBrowser({ rootLabel, segments, listing, toPath, onNavigate, 
         return { file, name: relPath, target, url: fileUrl(target) };
       }),
     );
-  const entries = listing.data?.entries ?? [];
+  // Unfinished uploads (temp files renamed into place at the end) are not the user's files.
+  const entries = (listing.data?.entries ?? []).filter((e) => !e.name.startsWith(UPLOAD_TEMP_PREFIX));
   return (
     <div>
       <div className="mb-3 flex items-center justify-between gap-3">
@@ -47,10 +52,13 @@ export function FileBrowser({ rootLabel, segments, listing, toPath, onNavigate, 
             </span>
           ))}
         </nav>
-        <FilePickerButton onFiles={upload} />
+        <span className="flex items-center gap-2">
+          {ops && <NewFolderButton ops={ops} at={(n) => toPath([...segments, n])} />}
+          <FilePickerButton onFiles={upload} />
+        </span>
       </div>
       <DropZone onFiles={upload} testId="drop-zone">
-        <div className="panel min-h-48 overflow-hidden">
+        <div className="panel min-h-48 overflow-x-auto">
           {listing.isPending ? (
             <Loading />
           ) : listing.error ? (
@@ -79,7 +87,7 @@ export function FileBrowser({ rootLabel, segments, listing, toPath, onNavigate, 
                   </tr>
                 )}
                 {entries.map((e) => (
-                  <EntryRow key={e.name} entry={e} onOpen={() => onNavigate([...segments, e.name])} href={fileUrl(toPath([...segments, e.name]))} />
+                  <EntryRow key={e.name} entry={e} onOpen={() => onNavigate([...segments, e.name])} href={fileUrl(toPath([...segments, e.name]))} ops={ops} path={toPath([...segments, e.name])} />
                 ))}
                 {entries.length === 0 && (
                   <tr>
@@ -98,7 +106,7 @@ export function FileBrowser({ rootLabel, segments, listing, toPath, onNavigate, 
   );
 }
 
-function EntryRow({ entry, onOpen, href }: { entry: VolumeEntry; onOpen: () => void; href: string }) {
+function EntryRow({ entry, onOpen, href, ops, path }: { entry: VolumeEntry; onOpen: () => void; href: string; ops?: FileOps; path: string }) {
   const dir = entry.type === 'directory';
   return (
     <tr data-testid="entry" data-name={entry.name} data-type={entry.type}>
@@ -124,7 +132,8 @@ function EntryRow({ entry, onOpen, href }: { entry: VolumeEntry; onOpen: () => v
         {formatMode(entry.mode)}
       </td>
       <td className="text-ink-400">{formatTime(entry.modified_time)}</td>
-      <td className="text-right">
+      <td className="text-right whitespace-nowrap">
+        {ops && <EntryActions ops={ops} path={path} name={entry.name} dir={dir} />}
         {entry.type === 'file' && (
           <a className="rounded px-2 py-0.5 text-xs text-ink-300 hover:bg-ink-700 hover:text-ink-100" href={href} download={entry.name} data-testid="entry-download">
             Download

@@ -8,7 +8,14 @@ export function Dialog({ title, onClose, children, footer, wide, testId }: { tit
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
-    const first = ref.current?.querySelector<HTMLElement>('[autofocus], input, select, textarea, button');
+    // The body's first field, else its first button, else the Esc button: React's autoFocus
+    // does not set the attribute, so look at fields before the header's close button.
+    const root = ref.current;
+    const first =
+      root?.querySelector<HTMLElement>('[data-autofocus]') ??
+      root?.querySelector<HTMLElement>('[data-dialog-body] :is(input:not([type=hidden]):not([disabled]), select, textarea)') ??
+      root?.querySelector<HTMLElement>('[data-dialog-body] button:not([disabled]), footer button:not([disabled])') ??
+      root?.querySelector<HTMLElement>('button');
     first?.focus();
     return () => opener?.focus?.();
   }, []);
@@ -48,7 +55,9 @@ export function Dialog({ title, onClose, children, footer, wide, testId }: { tit
             Esc
           </button>
         </header>
-        <div className="overflow-auto px-4 py-4">{children}</div>
+        <div className="overflow-auto px-4 py-4" data-dialog-body>
+          {children}
+        </div>
         {footer && <footer className="flex justify-end gap-2 border-t border-ink-700 px-4 py-3">{footer}</footer>}
       </div>
     </div>

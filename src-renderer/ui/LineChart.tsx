@@ -10,6 +10,14 @@ export interface Series {
   points: Array<{ t: number; v: number }>;
 }
 
+/** Day-sized data (e.g. spend per day) reads as dates, not as "12:00:00 AM"; short spans as hh:mm. */
+export function axisLabel(t: number, spanMs: number): string {
+  const d = new Date(t);
+  const midnight = d.getHours() === 0 && d.getMinutes() === 0 && d.getSeconds() === 0;
+  if (spanMs >= 36 * 3600_000 || (spanMs === 0 && midnight)) return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+  return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+}
+
 const W = 600;
 const H = 160;
 const PAD = { l: 52, r: 10, t: 10, b: 8 };
@@ -62,8 +70,8 @@ export function LineChart({ series, format = (v) => v.toFixed(2), testId, empty 
         </span>
       ))}
       <div className="flex justify-between pl-[8.7%] font-mono text-[9px] text-ink-400">
-        <span>{new Date(t0).toLocaleTimeString()}</span>
-        {t1 !== t0 && <span>{new Date(t1).toLocaleTimeString()}</span>}
+        <span>{axisLabel(t0, t1 - t0)}</span>
+        {t1 !== t0 && <span>{axisLabel(t1, t1 - t0)}</span>}
       </div>
       <div className="mt-1 flex flex-wrap gap-3 text-[11px] text-ink-400">
         {series.map((s) => {

@@ -2,6 +2,7 @@ import type { Area } from '../app-context.js';
 import { buildOpenApi } from '../http/openapi.js';
 import { appsRoutes } from './apps-routes.js';
 import { API_VERSION, identityRoutes } from './identity-routes.js';
+import { loginLinkRoutes } from './sign-in.js';
 
 /** Identity, keys, organization, apps, audit log and the OpenAPI document. */
 export function coreArea(): Area {
@@ -10,6 +11,7 @@ export function coreArea(): Area {
     routes(r) {
       identityRoutes(r);
       appsRoutes(r);
+      loginLinkRoutes(r);
       let doc: unknown;
       r.add({
         method: 'get', path: '/v1/openapi.json', area: 'common', tag: 'meta', auth: 'none',

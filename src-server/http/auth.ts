@@ -50,8 +50,11 @@ export function authenticate(req: Request, repos: Repos): Principal {
   if (session) {
     const keyId = repos.sessions.redeem(session, 'session');
     const key = keyId ? repos.keys.get(keyId) : undefined;
-    if (key && !key.revoked_at) return { key, orgId: key.org_id, via: 'session' };
-    throw invalidKey('Your session has expired; open the app link again.');
+    if (key && !key.revoked_at) {
+      repos.keys.touch(key.id); // the UI's own key shows when it was last used, too
+      return { key, orgId: key.org_id, via: 'session' };
+    }
+    throw invalidKey('You are signed out: sign in again with an API key or a new sign-in link.');
   }
   throw invalidKey('Missing API key: send "Authorization: Bearer <API key>".');
 }

@@ -1,5 +1,6 @@
 import type { AppBase, Area } from '../app-context.js';
 import { browseRoutes } from './browse-routes.js';
+import { fileOpsRoutes } from './file-ops-routes.js';
 import { volumeRoutes } from './routes.js';
 import { Volumes } from './service.js';
 
@@ -15,6 +16,7 @@ export function volumesArea(app: AppBase) {
     routes(r) {
       volumeRoutes(r, volumes, Number(app.config.tuning.volumeCreateDelayMs ?? 0));
       browseRoutes(r, volumes);
+      fileOpsRoutes(r, volumes);
     },
   };
   return { volumes, area };

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ApiKey, Organization, Whoami } from '../../../src-server/contract/identity.js';
+import type { Preparation } from '../../../src-server/contract/preparation.js';
 import type { SpendResponse, TokensResponse } from '../../../src-server/contract/usage.js';
 import { api } from '../client.js';
 
@@ -8,12 +9,16 @@ export interface ServiceStatus {
   api_version: string;
   accelerator?: unknown;
   engines?: unknown;
+  /** One-time preparation (guest image) before boxes can start. */
+  preparation?: Preparation;
   [k: string]: unknown;
 }
 
 export const useWhoami = () => useQuery({ queryKey: ['whoami'], queryFn: () => api<Whoami>('/v1/whoami'), staleTime: 60_000 });
 
-export const useStatus = () => useQuery({ queryKey: ['status'], queryFn: () => api<ServiceStatus>('/v1/status'), refetchInterval: 15_000 });
+/** Polled fast while the service is still preparing (guest image), slowly after. */
+export const useStatus = (fast = false) =>
+  useQuery({ queryKey: ['status'], queryFn: () => api<ServiceStatus>('/v1/status'), refetchInterval: (q) => (fast || q.state.data?.preparation?.ready === false ? 1500 : 15_000) });
 
 export const useOrganization = () =>
   useQuery({ queryKey: ['organization'], queryFn: () => api<Organization>('/v1/organization'), refetchInterval: 10_000 });

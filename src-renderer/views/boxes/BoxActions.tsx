@@ -2,8 +2,16 @@ import type { Box } from '../../api/hooks/boxes.js';
 import { useBoxAction } from '../../api/hooks/boxes.js';
 import { Button } from '../../ui/Button.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
+import { navigate } from '../../app/router.js';
 import { ErrorNotice } from '../../ui/states.js';
+import { toast } from '../../ui/toast.js';
 import { ACTIONS, actionEnabled } from './lifecycle.js';
+
+/** From a box's own page, terminating goes back to the list (the page has nothing left to do). */
+function terminated(box: Box, compact?: boolean) {
+  toast(`Box ${box.name} terminated. Its checkpoints can still start new boxes.`);
+  if (!compact) navigate(['boxes']);
+}
 
 /** Lifecycle buttons, each disabled (with the reason as a tooltip) where the status forbids it. */
 export function BoxActions({ box, compact }: { box: Box; compact?: boolean }) {
@@ -18,7 +26,7 @@ export function BoxActions({ box, compact }: { box: Box; compact?: boolean }) {
           if (a.op === 'terminate') {
             return (
               <span key={a.op} title={title}>
-                <ConfirmButton disabled={!enabled || act.isPending} busy={busy(a.op)} testId="action-terminate" confirmLabel="Terminate?" onConfirm={() => act.mutate({ id: box.box_id, action: 'terminate' })}>
+                <ConfirmButton disabled={!enabled || act.isPending} busy={busy(a.op)} testId="action-terminate" confirmLabel="Terminate?" onConfirm={() => act.mutate({ id: box.box_id, action: 'terminate' }, { onSuccess: () => terminated(box, compact) })}>
                   {a.label}
                 </ConfirmButton>
               </span>

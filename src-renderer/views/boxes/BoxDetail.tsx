@@ -1,6 +1,6 @@
 import { useBox } from '../../api/hooks/boxes.js';
 import { href } from '../../app/router.js';
-import { formatAgo, formatTime } from '../../ui/format.js';
+import { formatAgo, formatResources, formatTime } from '../../ui/format.js';
 import { Empty, ErrorNotice, Loading } from '../../ui/states.js';
 import { Mono, StatusPill } from '../../ui/StatusPill.js';
 import { BoxActions } from './BoxActions.js';
@@ -41,7 +41,7 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
       </div>
       <dl className="panel grid grid-cols-2 gap-x-6 gap-y-1 p-3 text-xs md:grid-cols-4">
         <Info k="Image" v={b.image} mono />
-        <Info k="Resources" v={`${b.vcpu_count} vCPU · ${b.memory_mib} MiB · ${b.disk_gib} GiB`} mono />
+        <Info k="Resources" v={formatResources(b)} mono />
         <Info k="Started" v={b.started_at ? formatAgo(b.started_at) : '—'} />
         <Info k="Created" v={formatTime(b.created_at)} />
         <Info k="Visibility" v={b.visibility} />

@@ -2,12 +2,13 @@ import { useState } from 'react';
 import { useBoxes } from '../../api/hooks/boxes.js';
 import { href } from '../../app/router.js';
 import { Button } from '../../ui/Button.js';
-import { formatAgo, shortId } from '../../ui/format.js';
+import { formatAgo, formatResources, shortId } from '../../ui/format.js';
 import { Empty, ErrorNotice, Loading, PageHeader } from '../../ui/states.js';
 import { StatusPill } from '../../ui/StatusPill.js';
 import { BoxActions } from './BoxActions.js';
 import { BoxDetail } from './BoxDetail.js';
 import { CreateBoxDialog } from './CreateBoxDialog.js';
+import { FirstRunChecklist } from './FirstRunChecklist.js';
 import { LiveUsage } from './LiveUsage.js';
 
 const FILTERS = ['', 'running', 'paused', 'sleeping', 'failed', 'terminated'];
@@ -34,7 +35,8 @@ function BoxList() {
           </Button>
         }
       />
-      <div className="mb-3 flex items-center gap-2">
+      <FirstRunChecklist onCreate={() => setCreating(true)} />
+      <div className="mb-3 flex flex-wrap items-center gap-2">
         <input className="input max-w-xs" placeholder="Search by name" value={search} onChange={(e) => (setSearch(e.target.value), setOffset(0))} aria-label="Search boxes" />
         <div className="flex rounded-md bg-ink-950 p-0.5 text-xs">
           {FILTERS.map((f) => (
@@ -53,16 +55,16 @@ function BoxList() {
           A box is a small VM with its own disk; it can pause, sleep, checkpoint and fork.
         </Empty>
       ) : (
-        <div className="panel overflow-hidden">
+        <div className="panel overflow-x-auto">
           <table className="table" data-testid="box-table">
             <thead>
               <tr>
                 <th>Name</th>
                 <th>Status</th>
-                <th>Id</th>
-                <th>Image</th>
+                <th className="hidden 2xl:table-cell">Id</th>
+                <th className="hidden xl:table-cell">Image</th>
                 <th>Resources</th>
-                <th>Live</th>
+                <th className="hidden xl:table-cell">Live</th>
                 <th>Created</th>
                 <th />
               </tr>
@@ -79,14 +81,14 @@ function BoxList() {
                   <td>
                     <StatusPill status={b.status} testId="box-status" />
                   </td>
-                  <td className="font-mono text-xs text-ink-400" title={b.box_id}>
+                  <td className="hidden font-mono text-xs text-ink-400 2xl:table-cell" title={b.box_id}>
                     {shortId(b.box_id)}
                   </td>
-                  <td className="font-mono text-xs">{b.image}</td>
-                  <td className="font-mono text-xs whitespace-nowrap text-ink-300">
-                    {b.vcpu_count} vCPU · {b.memory_mib} MiB · {b.disk_gib} GiB
+                  <td className="hidden font-mono text-xs xl:table-cell">{b.image}</td>
+                  <td className="min-w-36 font-mono text-xs text-ink-300">
+                    {formatResources(b)}
                   </td>
-                  <td>{b.status === 'running' ? <LiveUsage boxId={b.box_id} /> : <span className="text-ink-600">—</span>}</td>
+                  <td className="hidden xl:table-cell">{b.status === 'running' ? <LiveUsage boxId={b.box_id} /> : <span className="text-ink-600">—</span>}</td>
                   <td className="whitespace-nowrap text-ink-400">{formatAgo(b.created_at)}</td>
                   <td className="text-right">
                     <BoxActions box={b} compact />

@@ -8,7 +8,10 @@ import { useVolumes } from '../../api/hooks/volumes.js';
 import { navigate } from '../../app/router.js';
 import { Button } from '../../ui/Button.js';
 import { Dialog } from '../../ui/Dialog.js';
+import { formatResources } from '../../ui/format.js';
 import { ErrorNotice } from '../../ui/states.js';
+import { toast } from '../../ui/toast.js';
+import { PreparationPanel } from './PreparationPanel.js';
 
 /** App (found or made by name), name, image, size, volumes, policy, ports. Creation answers once running. */
 export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
@@ -25,7 +28,16 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
   const submit = () => {
     if (!f.name || portsBad) return;
     const { ports: _typed, ...input } = f;
-    create.mutate({ ...input, ingress_ports: ports }, { onSuccess: (b) => (onClose(), navigate(['boxes', b.box_id])) });
+    create.mutate(
+      { ...input, ingress_ports: ports },
+      {
+        onSuccess: (b) => {
+          toast(b.status === 'failed' ? `Box ${b.name} failed to start` : `Box ${b.name} is running`, b.status === 'failed' ? 'error' : 'ok');
+          onClose();
+          navigate(['boxes', b.box_id]);
+        },
+      },
+    );
   };
   return (
     <Dialog
@@ -53,7 +65,7 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
           <input className="input" value={f.app_name} onChange={(e) => set({ app_name: e.target.value })} data-testid="box-app" />
         </Field>
         <Field label="Name" error={fieldErr('name')}>
-          <input className="input font-mono" placeholder="my-box" value={f.name} onChange={(e) => set({ name: e.target.value.toLowerCase() })} autoFocus data-testid="box-name" />
+          <input className="input font-mono" placeholder="my-box" value={f.name} onChange={(e) => set({ name: e.target.value.toLowerCase() })} autoFocus data-autofocus data-testid="box-name" />
         </Field>
         <Field label="Image" error={fieldErr('image')}>
           <select className="input font-mono" value={f.image} onChange={(e) => set({ image: e.target.value })} data-testid="box-image">
@@ -71,7 +83,7 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
               <button key={s} type="button" role="radio" aria-checked={f.size === s} onClick={() => set({ size: s })} data-testid={`size-${s}`} className={`rounded-md border px-2 py-1.5 text-left ${f.size === s ? 'border-accent-500 bg-accent-500/10' : 'border-ink-700 hover:border-ink-600'}`}>
                 <div className="font-mono font-semibold uppercase">{s}</div>
                 <div className="text-[10px] text-ink-400">
-                  {SIZES[s].vcpu_count} vCPU · {SIZES[s].memory_mib / 1024} GiB · {SIZES[s].disk_gib} GiB
+                  {formatResources(SIZES[s])}
                 </div>
               </button>
             ))}
@@ -97,6 +109,9 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
         </div>
         <button type="submit" hidden />
       </form>
+      <div className="mt-3">
+        <PreparationPanel booting={create.isPending} />
+      </div>
       {create.error && !fieldErr('name') && !fieldErr('image') ? (
         <div className="mt-3">
           <ErrorNotice error={create.error} />

@@ -33,7 +33,7 @@ export function MetricsPanel({ boxId }: { boxId: string }) {
           <Chart title="Memory">
             <LineChart series={[{ label: 'memory', color: '#60a5fa', points: pts('memory_used_bytes') }]} format={formatBytes} />
           </Chart>
-          <Chart title="Disk">
+          <Chart title="Disk (host space of the box's own writes; df inside also counts the shared base image)">
             <LineChart series={[{ label: 'disk', color: '#f59e0b', points: pts('disk_used_bytes') }]} format={formatBytes} />
           </Chart>
         </div>

@@ -44,7 +44,7 @@ export function CronView({ boxId }: { boxId?: string }) {
           ) : !rows || rows.length === 0 ? (
             <Empty title="No cron jobs">{boxId ? 'Add one with the form.' : 'Pick a box to add a cron job to it.'}</Empty>
           ) : (
-            <div className="panel overflow-hidden">
+            <div className="panel overflow-x-auto">
               <table className="table" data-testid="cron-table">
                 <thead>
                   <tr>

@@ -109,7 +109,7 @@ function CreateKeyDialog({ onClose }: { onClose: () => void }) {
         >
           <label className="block">
             <span className="label">Name</span>
-            <input className="input" value={name} onChange={(e) => setName(e.target.value)} placeholder="ci-runner" data-testid="key-name" autoFocus />
+            <input className="input" value={name} onChange={(e) => setName(e.target.value)} placeholder="ci-runner" data-testid="key-name" autoFocus data-autofocus />
           </label>
           <label className="block">
             <span className="label">Scope</span>

@@ -23,7 +23,11 @@ export function CreditsPanel() {
   const tokenSeries = [...tokenByDay].sort(([a], [b]) => a.localeCompare(b)).map(([d, v]) => ({ t: day(d), v: v / 1e9 }));
   return (
     <section className="panel p-4" data-testid="credits" id="billing">
-      <h2 className="mb-3 font-semibold">Organization credits</h2>
+      <h2 className="mb-1 font-semibold">Organization credits</h2>
+      <p className="mb-3 text-xs text-ink-400" data-testid="credits-explained">
+        A local budget, not a payment: box time and model tokens are priced at the spec's rates and taken from it, so you can see and cap what scripts spend. At
+        $0 the API answers 402 to every key (boxes keep running, new work is refused) until you add credits here; nothing is charged anywhere.
+      </p>
       {org.isPending ? (
         <Loading />
       ) : (

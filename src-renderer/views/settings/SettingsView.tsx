@@ -22,8 +22,10 @@ export function SettingsView({ section }: { section?: string }) {
         <div className="space-y-4">
           <StatusPanel />
           <TemplatesPanel />
-          <ModelSourcesPanel />
-          <EnginesPanel />
+          <div id="engines" className="space-y-4">
+            <ModelSourcesPanel />
+            <EnginesPanel />
+          </div>
         </div>
       </div>
     </div>

@@ -9,7 +9,7 @@ export function StatusPanel() {
   const status = useStatus();
   const bridge = desktop();
   const svc = useQuery({ queryKey: ['desktop-state'], queryFn: () => bridge!.invoke('service:state', undefined), enabled: Boolean(bridge) });
-  const { version, api_version, accelerator, data_dir, engines: _engines, ...rest } = status.data ?? ({} as Record<string, unknown>);
+  const { version, api_version, accelerator, data_dir, engines: _engines, preparation: _preparation, ...rest } = status.data ?? ({} as Record<string, unknown>);
   return (
     <section className="panel p-4" data-testid="status">
       <h2 className="mb-3 font-semibold">Service</h2>
@@ -25,6 +25,12 @@ export function StatusPanel() {
           <dd data-testid="accelerator">
             <Value v={accelerator ?? 'not reported (no inference engine loaded)'} />
           </dd>
+          {status.data.preparation?.stages.map((s) => (
+            <div key={s.name} className="contents">
+              <dt className="text-ink-400">{s.name === 'image' ? 'Guest image' : 'Template'}</dt>
+              <dd data-testid={`status-${s.name}`}>{s.state === 'running' ? `${s.percent}% · ${s.message}` : s.state === 'failed' ? `failed: ${s.error ?? ''}` : s.state}</dd>
+            </div>
+          ))}
           {Object.entries(rest).map(([k, v]) => (
             <div key={k} className="contents">
               <dt className="text-ink-400">{k.replace(/_/g, ' ')}</dt>

@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { api } from '../../api/client.js';
 import { useCreateVolume, useDeleteVolume, useVolumeDirectory, useVolumes, volumeFileUrl } from '../../api/hooks/volumes.js';
 import { href, navigate } from '../../app/router.js';
 import { FileBrowser } from '../../transfer/FileBrowser.js';
@@ -104,6 +105,12 @@ function VolumeBrowser({ volumeId, path }: { volumeId: string; path: string }) {
       onNavigate={(s) => navigate(['volumes', volumeId], { path: s.join('/') })}
       fileUrl={(p) => volumeFileUrl(volumeId, p)}
       onUploaded={() => void qc.invalidateQueries({ queryKey: ['volumes', volumeId] })}
+      ops={{
+        mkdir: (p) => api(`/v1/box-volumes/${volumeId}/directories`, { method: 'POST', json: { path: p } }),
+        remove: (p, recursive) => api(`/v1/box-volumes/${volumeId}/paths`, { method: 'DELETE', query: { path: p, recursive: recursive ? 'true' : undefined } }),
+        rename: (from, to) => api(`/v1/box-volumes/${volumeId}/paths/move`, { method: 'POST', json: { from, to } }),
+        changed: () => void qc.invalidateQueries({ queryKey: ['volumes', volumeId] }),
+      }}
     />
   );
 }

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Preparation } from '../contract/preparation.js';
+import { slowImageRuntime } from '../test-support/slow-image-runtime.js';
+import { startTestService, type TestService } from '../test-support/harness.js';
+import { runCli } from '../../src-cli/test-cli.js';
+import { PreparationTracker } from './preparation.js';
+
+describe('preparation tracker', () => {
+  it('estimates the time left from the pace so far and says which part it is in', () => {
+    let now = 1_000_000;
+    const t = new PreparationTracker(() => now);
+    expect(t.snapshot()).toMatchObject({ ready: false, stages: [{ name: 'image', state: 'pending', eta_seconds: null }] });
+    t.onImage({ phase: 'kernel', percent: 0, message: 'building kernel' });
+    now += 30_000;
+    t.onImage({ phase: 'rootfs', percent: 25, message: 'apt: unpacking' });
+    const s = t.snapshot().stages[0]!;
+    expect(s).toMatchObject({ state: 'running', percent: 25, eta_seconds: 90 });
+    expect(s.message).toMatch(/^building the Debian root filesystem .*: apt: unpacking$/);
+    t.onImage({ phase: 'done', percent: 100, message: 'guest image ready' });
+    expect(Preparation.parse(t.snapshot())).toMatchObject({ ready: true, stages: [{ state: 'ready', percent: 100, eta_seconds: null }] });
+    t.failed('image', new Error('debootstrap failed\nlong log'));
+    expect(t.snapshot().stages[0]).toMatchObject({ state: 'failed', error: 'debootstrap failed' });
+  });
+});
+
+describe('first box: progress in the API and the CLI', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    const tracker = new PreparationTracker();
+    const Runtime = slowImageRuntime(tracker);
+    svc = await startTestService({ runtime: (d) => new Runtime(d), preparation: tracker });
+  });
+  afterAll(() => svc?.close());
+
+  it('GET /v1/status has preparation; box boxes create prints the stages while it waits', async () => {
+    const before = Preparation.parse(((await (await svc.api('/v1/status')).json()) as { preparation: unknown }).preparation);
+    expect(before.stages[0]!.state).toBe('pending');
+    const r = await runCli({ BOX_URL: svc.url, BOX_API_KEY: svc.key }, ['boxes', 'create', 'first', '--app', 'prep']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/Guest image .*: \d+% building the Debian root filesystem/);
+    expect(r.stdout).toContain('status:');
+    const after = Preparation.parse(((await (await svc.api('/v1/status')).json()) as { preparation: unknown }).preparation);
+    expect(after.ready).toBe(true);
+    const st = await runCli({ BOX_URL: svc.url, BOX_API_KEY: svc.key }, ['status']);
+    expect(st.stdout).toMatch(/Guest image .*: ready/);
+  });
+});

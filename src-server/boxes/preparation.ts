@@ -1,0 +1,71 @@
+import type { AppBase } from '../app-context.js';
+import type { Preparation, PreparationStage } from '../contract/preparation.js';
+import type { BoxRuntime } from './runtime-port.js';
+
+/** The runtime's image progress, as the runtime reports it (runtime/guest-image.ts). */
+export interface ImageProgressEvent {
+  phase: string;
+  percent: number;
+  message: string;
+}
+
+const PHASE_WORDS: Record<string, string> = {
+  check: 'checking the cached image',
+  kernel: 'preparing the kernel',
+  rootfs: 'building the Debian root filesystem (the long part)',
+  initrd: 'packing the guest agent into the initrd',
+  done: 'ready',
+};
+
+/**
+ * Tracks the one-time preparation stages for `GET /v1/status` (`preparation`). The runtime
+ * reports progress; this keeps the latest per stage, with an ETA from the pace so far.
+ */
+export class PreparationTracker {
+  private stages = new Map<PreparationStage['name'], PreparationStage>();
+
+  constructor(private now: () => number = Date.now) {
+    this.stages.set('image', blank('image', 'Guest image (Debian, built once on this machine, then cached)', 150));
+  }
+
+  onImage(p: ImageProgressEvent): void {
+    const s = this.stages.get('image')!;
+    const at = new Date(this.now()).toISOString();
+    const done = p.phase === 'done';
+    const startedAt = s.state === 'running' && s.started_at ? s.started_at : at;
+    const elapsed = (this.now() - Date.parse(startedAt)) / 1000;
+    const percent = Math.max(0, Math.min(100, Math.round(p.percent)));
+    this.stages.set('image', {
+      ...s,
+      state: done ? 'ready' : 'running',
+      percent: done ? 100 : percent,
+      message: done ? p.message : `${PHASE_WORDS[p.phase] ?? p.phase}: ${p.message}`,
+      started_at: startedAt,
+      updated_at: at,
+      eta_seconds: !done && percent >= 5 && elapsed > 2 ? Math.round((elapsed * (100 - percent)) / percent) : null,
+      error: null,
+    });
+  }
+
+  failed(name: PreparationStage['name'], e: unknown): void {
+    const s = this.stages.get(name);
+    if (!s) return;
+    const message = e instanceof Error ? e.message : String(e);
+    this.stages.set(name, { ...s, state: 'failed', message: 'failed', error: message.split('\n')[0]!.slice(0, 500), eta_seconds: null, updated_at: new Date(this.now()).toISOString() });
+  }
+
+  snapshot(): Preparation {
+    const stages = [...this.stages.values()];
+    return { ready: stages.every((s) => s.state === 'ready'), stages };
+  }
+}
+
+function blank(name: PreparationStage['name'], label: string, typical: number): PreparationStage {
+  return { name, label, state: 'pending', percent: 0, message: 'not started', started_at: null, updated_at: null, eta_seconds: null, typical_seconds: typical, error: null };
+}
+
+/** Adds `preparation` to GET /v1/status; a failed image build (the runtime's image promise) marks the stage failed. */
+export function showPreparation(app: AppBase, runtime: BoxRuntime, tracker: PreparationTracker) {
+  void runtime.accelerator().catch((e: unknown) => tracker.failed('image', e));
+  app.statusProviders.push(() => ({ preparation: tracker.snapshot() }));
+}
