@@ -52,7 +52,16 @@ export const PolicyRule = z
   .refine((r) => !(r.request && r.respond), 'a rule either rewrites the request (request) or answers it (respond), not both');
 export type PolicyRule = z.infer<typeof PolicyRule>;
 
-export const HostRules = z.strictObject({ rules: z.array(PolicyRule) });
+/**
+ * How the egress proxy treats https to a host entry's hosts. `intercept` (the default): the
+ * proxy terminates TLS with a leaf signed by the install's egress CA (trusted in every box),
+ * so method and path rules, `respond` and header `set` apply to https exactly as to plain
+ * http, then connects upstream over verified TLS. `passthrough`: the bytes are relayed
+ * untouched (for certificate-pinned clients); only a host-level verdict applies (the entry
+ * is allowed when some rule could let a request through) and the log shows the CONNECT.
+ */
+export const TLS_MODES = ['intercept', 'passthrough'] as const;
+export const HostRules = z.strictObject({ rules: z.array(PolicyRule), tls: z.enum(TLS_MODES).optional() });
 export type HostRules = z.infer<typeof HostRules>;
 export type PolicyDocument = Record<string, HostRules>;
 

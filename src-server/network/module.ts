@@ -6,6 +6,8 @@ import { DomainService } from './listeners/domain-service.js';
 import { ListenerService } from './listeners/listener-service.js';
 import { ListenersRepo } from './listeners/listeners-repo.js';
 import { networkRoutes } from './network-routes.js';
+import { egressCaRoutes } from './tls/ca-routes.js';
+import { guestTrust } from './tls/guest-trust.js';
 
 declare module '../app-context.js' {
   interface Services {
@@ -37,6 +39,8 @@ export function networkModule(): AreaModule {
       await ingress.listen(Number(t.ingressPort ?? 0));
       await egress.init();
       const e = egress;
+      app.services.boxes?.guestSetup.add(guestTrust(() => e.ca.info));
+      egressCaRoutes(r, e);
       app.services.egress = { proxyPortFor: (boxId) => e.proxyPortFor(boxId) };
       app.services.listeners = {
         forwardsFor: (boxId) => ls.forwardsFor(boxId),
