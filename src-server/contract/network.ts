@@ -34,10 +34,19 @@ export interface Listener {
   guest_port: number;
   protocol: ListenerProtocol;
   route_status: (typeof ROUTE_STATUSES)[number];
-  /** `http://<box-name>.box.localhost:<ingress-port>/` (http) or `tcp://127.0.0.1:<port>` (tcp). */
+  /**
+   * Where any client on this machine reaches the port with no DNS set-up: the listener's own
+   * loopback port, `http://127.0.0.1:<port>/` (http) or `tcp://127.0.0.1:<port>` (tcp).
+   * Node's fetch, Python and most libraries on Linux cannot resolve `*.localhost`, hence this.
+   */
   public_url: string;
   public_host: string;
   public_port: number;
+  /**
+   * http only: the friendly name through the ingress, `http://<box-name>.box.localhost:<ingress-port>/`
+   * (browsers and curl resolve it; a request there also wakes a sleeping box). Null for tcp.
+   */
+  alias_url: string | null;
   created_at: string;
 }
 
