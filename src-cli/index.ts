@@ -10,6 +10,7 @@ import { apps } from './commands/apps.js';
 import { boxes } from './commands/boxes.js';
 import { cp } from './commands/cp.js';
 import { cron } from './commands/cron.js';
+import { egress } from './commands/egress.js';
 import { exec } from './commands/exec.js';
 import { image } from './commands/image.js';
 import { keys } from './commands/keys.js';
@@ -19,7 +20,7 @@ import { secrets } from './commands/secrets.js';
 import { ssh } from './commands/ssh.js';
 import { volumes } from './commands/volumes.js';
 
-export const commands: Group = { whoami, apps, boxes, exec, cp, volumes, policies, secrets, cron, keys, ssh, image, models, openapi };
+export const commands: Group = { whoami, apps, boxes, exec, cp, volumes, policies, egress, secrets, cron, keys, ssh, image, models, openapi };
 
 const HELP = `Environment: BOX_URL (default http://127.0.0.1:8787), BOX_API_KEY (default: <BOX_DATA_DIR>/api-key),
 BOX_DATA_DIR (default ~/.box-desktop), BOX_INFERENCE_URL (default BOX_URL).

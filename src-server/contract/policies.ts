@@ -111,7 +111,16 @@ export const PolicyIdParams = z.object({ id: idSchema('httpPolicy', 'id') });
 export const policyName = z.string().min(1).max(128);
 const documentInput = z.record(z.string(), z.unknown());
 
-export const CreatePolicyBody = z.strictObject({ name: policyName, document: documentInput });
+/**
+ * Either `document`, or `preset` (an id from GET /v1/http-policies/presets) whose document is
+ * copied; `name` defaults to the preset's name.
+ */
+export const CreatePolicyBody = z
+  .strictObject({ name: policyName.optional(), document: documentInput.optional(), preset: z.string().max(64).optional() })
+  .superRefine((b, ctx) => {
+    if ((b.document === undefined) === (b.preset === undefined)) ctx.addIssue({ code: 'custom', path: ['document'], message: 'give exactly one of document or preset' });
+    else if (b.document !== undefined && b.name === undefined) ctx.addIssue({ code: 'custom', path: ['name'], message: 'is required with a document' });
+  });
 export const PatchPolicyBody = z.strictObject({ name: policyName.optional(), document: documentInput.optional() });
 export const AttachPolicyBody = z.strictObject({ policy_id: idSchema('httpPolicy', 'policy_id') });
 export const BoxPolicyParams = z.object({ box_id: idSchema('box', 'box_id') });
