@@ -16,7 +16,7 @@ import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 
 const HOST = 'bench.example.test';
-const BULK = 256 * 1024 * 1024;
+const BULK = 128 * 1024 * 1024;
 const role = process.argv.find((a) => a.startsWith('--role='))?.slice(7);
 const arg = (k: string) => process.argv.find((a) => a.startsWith(`--${k}=`))?.slice(k.length + 3);
 
@@ -55,7 +55,7 @@ class TunnelAgent extends https.Agent {
 function get(agent: https.Agent, p: string, ca?: string, port = 443): Promise<number> {
   return new Promise((resolve, reject) => {
     https
-      .get({ host: HOST, port, path: p, agent, ...(ca ? { ca, lookup: (_h: string, _o: unknown, cb: (e: null, a: string, f: number) => void) => cb(null, '127.0.0.1', 4) } : {}) }, (res) => {
+      .get({ host: ca ? '127.0.0.1' : HOST, servername: HOST, port, path: p, agent, headers: { host: HOST }, ...(ca ? { ca } : {}) }, (res) => {
         let n = 0;
         res.on('data', (c: Buffer) => (n += c.length));
         res.on('end', () => resolve(n));
@@ -67,7 +67,9 @@ function get(agent: https.Agent, p: string, ca?: string, port = 443): Promise<nu
 
 async function main() {
   const up = await child('upstream');
+  process.on('exit', () => up.proc.kill());
   const px = await child('proxy', [`--upstream-port=${up.info.port}`, `--ca-file=${up.info.caFile}`]);
+  process.on('exit', () => px.proc.kill());
   const upPort = Number(up.info.port);
   const direct = new https.Agent({ keepAlive: true, maxSockets: 16 });
   const via = new TunnelAgent(Number(px.info.port), String(px.info.ca));
@@ -77,9 +79,9 @@ async function main() {
   };
   const result: Record<string, Record<string, number>> = {};
   for (const [name, call] of Object.entries(paths)) {
-    for (let i = 0; i < 300; i++) await call('/small');
+    for (let i = 0; i < Number(process.env.BENCH_WARM ?? 300); i++) await call('/small');
     const lat: number[] = [];
-    for (let i = 0; i < 2000; i++) {
+    for (let i = 0; i < Number(process.env.BENCH_N ?? 1000); i++) {
       const t = performance.now();
       await call('/small');
       lat.push(performance.now() - t);
@@ -112,6 +114,9 @@ async function main() {
   direct.destroy();
   via.destroy();
 }
+
+// Children leave with the client (also when it is killed).
+if (role) setInterval(() => process.ppid === 1 && process.exit(0), 1000).unref();
 
 if (role === 'upstream') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-egress-'));
