@@ -141,11 +141,9 @@ if (role === 'upstream' || role === 'upstream-slow') {
   console.log(JSON.stringify({ url: up.url }));
 } else if (role === 'gateway') {
   const { startService } = await import('../src-server/service.js');
-  const { coreModule } = await import('../src-server/core/module.js');
-  const { inferenceModule } = await import('../src-server/inference/module.js');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-inf-'));
   const quiet = { info() {}, warn() {}, error: console.error };
-  const svc = await startService({ dataDir, apiKey: KEY, modules: [coreModule, inferenceModule], log: quiet, maxConcurrentPerOrg: 1000 });
+  const svc = await startService({ dataDir, apiKey: KEY, log: quiet, maxConcurrentPerOrg: 1000 });
   console.log(JSON.stringify({ url: svc.url, dataDir }));
 } else {
   await main();

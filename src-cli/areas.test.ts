@@ -4,15 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import sshpk from 'sshpk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boxesModule } from '../src-server/boxes/module.js';
-import { coreModule } from '../src-server/core/module.js';
-import { cronModule } from '../src-server/cron/module.js';
-import { policiesModule } from '../src-server/policies/module.js';
-import { secretsModule } from '../src-server/secrets/module.js';
-import { sshModule } from '../src-server/ssh/module.js';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../src-server/test-support/harness.js';
-import { volumesModule } from '../src-server/volumes/module.js';
 import { runCli } from './test-cli.js';
 
 let svc: TestService;
@@ -27,7 +20,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'box-cli-areas-'));
 
 beforeAll(async () => {
   svc = await startTestService({
-    modules: [coreModule, volumesModule, policiesModule, secretsModule, sshModule, boxesModule((d) => new FakeRuntime(d)), cronModule],
+    runtime: (d) => new FakeRuntime(d),
   });
   env = { BOX_URL: svc.url, BOX_API_KEY: svc.key };
   await ok(['boxes', 'create', 'area1']);

@@ -3,14 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boxesModule } from '../src-server/boxes/module.js';
-import { coreModule } from '../src-server/core/module.js';
-import { cronModule } from '../src-server/cron/module.js';
-import { policiesModule } from '../src-server/policies/module.js';
-import { secretsModule } from '../src-server/secrets/module.js';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../src-server/test-support/harness.js';
-import { volumesModule } from '../src-server/volumes/module.js';
 import { runCli } from './test-cli.js';
 
 let svc: TestService;
@@ -20,7 +14,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'box-cli-'));
 
 beforeAll(async () => {
   svc = await startTestService({
-    modules: [coreModule, volumesModule, policiesModule, secretsModule, boxesModule((d) => new FakeRuntime(d)), cronModule],
+    runtime: (d) => new FakeRuntime(d),
   });
   env = { BOX_URL: svc.url, BOX_API_KEY: svc.key };
   const created = await box(['boxes', 'create', 'cli1', '--app', 'cli', '--size', 'm', '--json']);

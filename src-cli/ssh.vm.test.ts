@@ -8,19 +8,11 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AreaModule } from '../src-server/app-context.js';
-import { boxesModule } from '../src-server/boxes/module.js';
-import { coreModule } from '../src-server/core/module.js';
-import { QemuBoxRuntime } from '../src-server/runtime/qemu-box-runtime.js';
 import { testImage, testImageCache } from '../src-server/runtime/test-support.js';
-import { sshModule } from '../src-server/ssh/module.js';
 import { startTestService, type TestService } from '../src-server/test-support/harness.js';
 import { runCli } from './test-cli.js';
 
 const VM_TIMEOUT = 300_000;
-const network = await import('../src-server/network/module.js').catch(() => undefined);
-/** False until the networking area (published ports) is part of the tree. */
-const listenersAvailable = typeof network?.networkModule === 'function';
 
 let svc: TestService;
 let env: Record<string, string>;
@@ -31,9 +23,7 @@ const box = (args: string[], o?: Parameters<typeof runCli>[2]) => runCli(env, ar
 beforeAll(async () => {
   const cache = testImageCache();
   await testImage(tmp);
-  const modules: AreaModule[] = [coreModule, boxesModule((d) => new QemuBoxRuntime(d)), sshModule];
-  if (network) modules.splice(2, 0, network.networkModule());
-  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxssh-'), modules });
+  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxssh-') });
   env = { BOX_URL: svc.url, BOX_API_KEY: svc.key, BOX_DATA_DIR: svc.dataDir, BOX_IMAGE_CACHE: cache };
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
 }, VM_TIMEOUT);
@@ -92,7 +82,7 @@ describe('box exec --tty (real VM)', () => {
 });
 
 describe('box ssh (real VM)', () => {
-  it.skipIf(!listenersAvailable)('enable, then connect with a CA certificate and run echo ok', async () => {
+  it('enable, then connect with a CA certificate and run echo ok', async () => {
     await ensureBox();
 
     const enabled = await box(['ssh', 'enable', 'sshvm', '--json']);

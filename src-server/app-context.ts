@@ -1,3 +1,4 @@
+import type { Services } from './wiring.js';
 import type { Db } from './db/connection.js';
 import type { Repos } from './db/repos.js';
 import type { Billing, ConcurrencyLimiter } from './http/limits.js';
@@ -24,32 +25,36 @@ export interface Logger {
 }
 
 /**
- * Domain services that areas expose to each other. Each area adds its own entry by
- * declaration merging: `declare module '../app-context.js' { interface Services { volumes: VolumesService } }`.
+ * What every area is built from: configuration, the database and the shared HTTP-layer
+ * pieces. Services are handed their other dependencies explicitly by `wiring.ts`.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface Services {}
-
-export interface AppContext {
+export interface AppBase {
   config: ServiceConfig;
   db: Db;
   repos: Repos;
   billing: Billing;
   limiter: ConcurrencyLimiter;
   log: Logger;
-  services: Partial<Services>;
   /** Each area may add fields to GET /v1/status (accelerator, engines...). */
   statusProviders: Array<() => Record<string, unknown>>;
   /** The base URL the service is reachable at (known after listen). */
   baseUrl(): string;
 }
 
-/** An area of the service: registers its routes, and optionally runs background work. */
-export interface AreaModule {
+/** What route handlers see: the base plus every service, all built (see wiring.ts). */
+export interface AppContext extends AppBase {
+  services: Services;
+}
+
+/**
+ * An area of the service as the wiring sees it once its services are built: its routes,
+ * and optionally background work started after listen and stopped (in reverse) on close.
+ */
+export interface Area {
   name: string;
-  install(app: AppContext, routes: RouteRegistrar): void | Promise<void>;
-  start?(app: AppContext): void | Promise<void>;
-  stop?(app: AppContext): void | Promise<void>;
+  routes(r: RouteRegistrar): void;
+  start?(): void | Promise<void>;
+  stop?(): void | Promise<void>;
 }
 
 export interface RouteRegistrar {

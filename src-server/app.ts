@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext, AreaModule } from './app-context.js';
+import type { AppContext, Area as ServiceArea } from './app-context.js';
 import { SESSION_COOKIE } from './http/auth.js';
 import { errorMiddleware } from './http/error-handler.js';
 import { localGuard } from './http/guard.js';
@@ -17,10 +17,10 @@ export interface BuiltApps {
   inference?: Express;
 }
 
-/** Builds the Express apps (no listen): routes of every module, the guard, errors, web UI. */
-export async function createApp(ctx: AppContext, modules: AreaModule[], opts: { splitInference?: boolean } = {}): Promise<BuiltApps> {
+/** Builds the Express apps (no listen): routes of every area, the guard, errors, web UI. */
+export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitInference?: boolean } = {}): BuiltApps {
   const registry = new RouteRegistry();
-  for (const m of modules) await m.install(ctx, registry);
+  for (const a of areas) a.routes(registry);
   const mainAreas: Area[] = opts.splitInference ? ['box', 'common'] : ['box', 'inference', 'common'];
   const main = baseApp(ctx);
   mountWebUi(main, ctx);

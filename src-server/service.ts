@@ -2,13 +2,15 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { AppContext, AreaModule, Logger, ServiceConfig } from './app-context.js';
+import type { AppBase, AppContext, Logger, ServiceConfig } from './app-context.js';
 import { createApp } from './app.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { makeRepos } from './db/repos.js';
 import { IDEMPOTENCY_RETENTION_MS } from './db/idempotency-repo.js';
 import { Billing, ConcurrencyLimiter } from './http/limits.js';
-import { defaultModules } from './modules.js';
+import type { BoxRuntime } from './boxes/runtime-port.js';
+import { QemuBoxRuntime } from './runtime/qemu-box-runtime.js';
+import { wire } from './wiring.js';
 
 export interface ServiceHandle {
   ctx: AppContext;
@@ -25,7 +27,8 @@ export interface StartOptions extends Partial<Omit<ServiceConfig, 'dataDir'>> {
   dataDir: string;
   /** Seeds an organization-scoped key with this value (scripts and tests). */
   apiKey?: string;
-  modules?: AreaModule[];
+  /** The box runtime (default: QEMU); fast route tests pass a fake one. */
+  runtime?: (dataDir: string) => BoxRuntime;
   log?: Logger;
 }
 
@@ -53,20 +56,20 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
   repos.sessions.purgeExpired();
 
   let baseUrl = '';
-  const ctx: AppContext = {
+  const base: AppBase = {
     config,
     db,
     repos,
     log,
     limiter: new ConcurrencyLimiter(config.maxConcurrentPerOrg),
     billing: new Billing(repos.orgs, () => `${baseUrl}/#/settings/billing`),
-    services: {},
     statusProviders: [],
     baseUrl: () => baseUrl,
   };
-  const modules = opts.modules ?? defaultModules();
+  const runtime = (opts.runtime ?? ((dir) => new QemuBoxRuntime(dir)))(config.dataDir);
+  const { app: ctx, areas } = await wire(base, runtime);
   const split = config.inferencePort !== undefined;
-  const apps = await createApp(ctx, modules, { splitInference: split });
+  const apps = createApp(ctx, areas, { splitInference: split });
   const server = await listen(http.createServer(apps.main), config.port, config.host);
   baseUrl = `http://${config.host}:${(server.address() as AddressInfo).port}`;
   let inferenceUrl = baseUrl;
@@ -75,7 +78,7 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
     infServer = await listen(http.createServer(apps.inference), config.inferencePort!, config.host);
     inferenceUrl = `http://${config.host}:${(infServer.address() as AddressInfo).port}`;
   }
-  for (const m of modules) await m.start?.(ctx);
+  for (const a of areas) await a.start?.();
 
   return {
     ctx,
@@ -87,7 +90,7 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
       return `${baseUrl}/ui/login?token=${repos.sessions.mint(uiKey.id, 'link', 10 * 60 * 1000)}`;
     },
     close: async () => {
-      for (const m of [...modules].reverse()) await m.stop?.(ctx);
+      for (const a of [...areas].reverse()) await a.stop?.();
       await Promise.all([server, infServer].filter(Boolean).map((s) => closeServer(s!)));
       db.close();
     },

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AreaModule } from '../../src-server/app-context.js';
 import { startService, type ServiceHandle } from '../../src-server/service.js';
 
 export const RENDERER_DIR = path.resolve('out/renderer');
@@ -24,8 +23,7 @@ export async function startE2eService(tuning: Record<string, unknown> = {}): Pro
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'box-e2e-'));
   const quiet = { info() {}, warn() {}, error: (...a: unknown[]) => console.error(...a) };
-  const modules = await e2eModules();
-  const svc = await startService({ dataDir, port: 0, apiKey: E2E_KEY, webUiDir: RENDERER_DIR, log: quiet, tuning, modules });
+  const svc = await startService({ dataDir, port: 0, apiKey: E2E_KEY, webUiDir: RENDERER_DIR, log: quiet, tuning });
   const api = (pathname: string, init: RequestInit & { json?: unknown } = {}) => {
     const headers = new Headers(init.headers);
     headers.set('authorization', `Bearer ${E2E_KEY}`);
@@ -48,23 +46,6 @@ export async function startE2eService(tuning: Record<string, unknown> = {}): Pro
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * The service's own modules, plus (BOX_E2E_EXTRA_AREAS=volumes,policies) areas that exist
- * in the tree but are not wired into modules.ts yet: to try a view against them early.
- */
-async function e2eModules(): Promise<AreaModule[] | undefined> {
-  const extra = (process.env.BOX_E2E_EXTRA_AREAS ?? '').split(',').filter(Boolean);
-  if (extra.length === 0) return undefined;
-  const { defaultModules } = await import('../../src-server/modules.js');
-  const mods = defaultModules();
-  for (const area of extra) {
-    const m = (await import(`../../src-server/${area}/module.ts`)) as Record<string, AreaModule>;
-    const mod = Object.values(m).find((v) => typeof v === 'object' && v && 'install' in v);
-    if (mod && !mods.some((x) => x.name === mod.name)) mods.push(mod);
-  }
-  return mods;
 }
 
 /** Stops every box of the service (VM processes must not outlive a test file). */

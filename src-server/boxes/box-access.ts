@@ -15,7 +15,7 @@ export type AccessOp = 'read' | 'pause' | 'resume' | 'sleep' | 'wake_at' | 'upgr
 
 /** Loads a box of the caller's organization (404 otherwise) and checks the caller may do `op` on it. */
 export function boxFor(app: AppContext, req: Request, auth: Principal, boxId: string, op: AccessOp): BoxRecord {
-  const box = app.services.boxes!.repo.get(boxId);
+  const box = app.services.boxes.repo.get(boxId);
   if (!box || box.org_id !== auth.orgId || box.status === 'terminated') throw notFound(`No box ${boxId} in this organization.`, null, 'box_id');
   if (op === 'read' || box.visibility !== 'private' || box.created_by_key_id === auth.key.id) return box;
   const header = req.headers[OVERRIDE_HEADER.toLowerCase()];

@@ -5,7 +5,7 @@ import { page } from '../contract/common.js';
 import { boxFor } from './box-access.js';
 import { toBox } from './boxes-repo.js';
 
-const svc = (app: Parameters<Parameters<RouteRegistrar['add']>[0]['handler']>[0]['app']) => app.services.boxes!;
+const svc = (app: Parameters<Parameters<RouteRegistrar['add']>[0]['handler']>[0]['app']) => app.services.boxes;
 
 export function boxRoutes(r: RouteRegistrar) {
   r.add({

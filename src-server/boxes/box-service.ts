@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
 import { SIZES, type Box, type BoxStatus, type CreateBoxBody } from '../contract/boxes.js';
 import { newId } from '../contract/common.js';
 import type { Principal } from '../http/auth.js';
@@ -7,6 +7,9 @@ import { BoxesRepo, toBox, type BoxRecord } from './boxes-repo.js';
 import type { BoxRuntime, VmConfig } from './runtime-port.js';
 import { Readable } from 'node:stream';
 import { GuestSetupRegistry } from './guest-setup.js';
+import { BoxHooks } from './box-hooks.js';
+import type { VolumesService } from '../volumes/service.js';
+import type { PoliciesService } from '../policies/service.js';
 import { assertAccepts } from './transitions.js';
 
 export const KNOWN_IMAGES = ['debian'];
@@ -19,12 +22,15 @@ export class BoxService {
   readonly repo: BoxesRepo;
   /** Environment and files other areas put into every box (egress CA, inference variables). */
   readonly guestSetup = new GuestSetupRegistry();
+  /** Networking and lifecycle hooks of areas built after boxes (network, cron). */
+  readonly hooks = new BoxHooks();
   private locks = new Map<string, Promise<unknown>>();
   private busy = new Set<string>();
 
   constructor(
-    private app: AppContext,
+    private app: AppBase,
     readonly runtime: BoxRuntime,
+    private deps: { volumes: VolumesService; policies: Pick<PoliciesService, 'get'> },
   ) {
     this.repo = new BoxesRepo(app.db);
     runtime.onUnexpectedExit((boxId, reason) => this.onVmLost(boxId, reason));
@@ -47,7 +53,6 @@ export class BoxService {
   }
 
   vmConfig(box: BoxRecord): VmConfig {
-    const volumes = this.app.services.volumes;
     return {
       boxId: box.box_id,
       hostname: box.name,
@@ -55,9 +60,9 @@ export class BoxService {
       vcpus: box.vcpu_count,
       memoryMib: box.memory_mib,
       diskGib: box.disk_gib,
-      mounts: box.volume_mounts.map((m, i) => ({ tag: `vol${i}`, hostPath: volumes!.hostPath(box.org_id, m.volume_id), guestPath: m.mount_path })),
-      forwards: this.app.services.listeners?.forwardsFor(box.box_id) ?? [],
-      proxyPort: this.app.services.egress?.proxyPortFor(box.box_id),
+      mounts: box.volume_mounts.map((m, i) => ({ tag: `vol${i}`, hostPath: this.deps.volumes.hostPath(box.org_id, m.volume_id), guestPath: m.mount_path })),
+      forwards: this.hooks.network.forwardsFor(box.box_id),
+      proxyPort: this.hooks.network.proxyPortFor(box.box_id),
     };
   }
 
@@ -67,7 +72,7 @@ export class BoxService {
     if (!KNOWN_IMAGES.includes(body.image)) throw badRequest(`Unknown image "${body.image}"; available: ${KNOWN_IMAGES.join(', ')}.`, 'image');
     if (this.repo.nameTaken(auth.orgId, body.name)) throw conflict(`A box named "${body.name}" already exists.`, 'already_exists', 'name');
     this.checkMounts(auth.orgId, body);
-    if (body.http_policy_id && !this.app.services.policies?.get(auth.orgId, body.http_policy_id)) {
+    if (body.http_policy_id && !this.deps.policies.get(auth.orgId, body.http_policy_id)) {
       throw notFound(`No HTTP policy ${body.http_policy_id}.`, null, 'http_policy_id');
     }
     const size = SIZES[body.size];
@@ -104,7 +109,7 @@ export class BoxService {
   private checkMounts(orgId: string, body: CreateBoxBody) {
     const seen = new Set<string>();
     body.volume_mounts.forEach((m, i) => {
-      if (this.app.services.volumes?.get(orgId, m.volume_id)?.status !== 'ready') throw notFound(`No volume ${m.volume_id}.`, 'not_found', `volume_mounts[${i}].volume_id`);
+      if (this.deps.volumes.get(orgId, m.volume_id)?.status !== 'ready') throw notFound(`No volume ${m.volume_id}.`, 'not_found', `volume_mounts[${i}].volume_id`);
       if (seen.has(m.mount_path)) throw badRequest(`Mount path ${m.mount_path} is used twice.`, `volume_mounts[${i}].mount_path`);
       seen.add(m.mount_path);
     });
@@ -115,7 +120,7 @@ export class BoxService {
     try {
       await start();
       await this.applyGuestFiles(box);
-      this.app.services.listeners?.onBoxStarted?.(box.box_id);
+      this.hooks.boxStarted(box.box_id);
       return toBox(this.repo.setStatus(box.box_id, 'running', { started_at: new Date().toISOString() }));
     } catch (e) {
       this.app.log.error(`box ${box.box_id} failed to start`, e);
@@ -213,9 +218,8 @@ export class BoxService {
     return this.withLock(box.box_id, async () => {
       const cur = this.fresh(box, 'terminate');
       this.repo.setStatus(cur.box_id, 'terminating');
-      this.app.services.listeners?.onBoxGone?.(cur.box_id);
+      this.hooks.boxGone(cur.box_id);
       await this.runtime.destroy(cur.box_id);
-      this.app.services.cron?.repo.deleteForBox(cur.box_id);
       return toBox(this.repo.setStatus(cur.box_id, 'terminated'));
     });
   }

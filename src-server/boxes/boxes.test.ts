@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreModule } from '../core/module.js';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { boxesModule } from './module.js';
 
 let svc: TestService;
 let rt: FakeRuntime;
 let appId: string;
 
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, boxesModule((d) => (rt = new FakeRuntime(d)))] });
+  svc = await startTestService({ runtime: (d) => (rt = new FakeRuntime(d)) });
   appId = (await (await svc.api('/v1/apps/find', { method: 'POST', json: { name: 'test', mint_if_missing: true } })).json()).id;
 });
 afterAll(() => svc.close());

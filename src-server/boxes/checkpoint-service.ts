@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
 import type { Box, Checkpoint } from '../contract/boxes.js';
 import { newId } from '../contract/common.js';
 import type { Principal } from '../http/auth.js';
@@ -12,7 +12,7 @@ const publicCp = ({ org_id: _o, ...cp }: CheckpointRow): Checkpoint => cp;
 /** Checkpoints (memory + devices + disk), boxes made from them, and forks. */
 export class CheckpointService {
   constructor(
-    private app: AppContext,
+    private app: AppBase,
     private boxes: BoxService,
   ) {}
 

@@ -14,7 +14,7 @@ export function execRoutes(r: RouteRegistrar) {
     summary: 'Run a command; answers an NDJSON event stream (started, stdout/stderr, heartbeat, exit)',
     handler: async ({ app, auth, req, res, params, body }) => {
       const box = boxFor(app, req, auth, params.box_id, 'exec');
-      const session = await app.services.execs!.start(box, body);
+      const session = await app.services.execs.start(box, body);
       res.status(200).set({ 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store', 'X-Box-Exec-Id': session.id });
       res.flushHeaders();
       const write = (e: ExecEvent) => res.write(`${JSON.stringify(e)}\n`);
@@ -49,7 +49,7 @@ export function execRoutes(r: RouteRegistrar) {
     summary: 'Wait for a command to end; answers its status, exit code and output tails',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'exec');
-      return app.services.execs!.wait(params.box_id, params.exec_id);
+      return app.services.execs.wait(params.box_id, params.exec_id);
     },
   });
 
@@ -58,7 +58,7 @@ export function execRoutes(r: RouteRegistrar) {
     summary: 'Send stdin bytes at a stream offset (retries are safe); eof=true closes stdin',
     handler: async ({ app, auth, req, params, query }) => {
       boxFor(app, req, auth, params.box_id, 'exec');
-      const s = app.services.execs!.session(params.box_id, params.exec_id);
+      const s = app.services.execs.session(params.box_id, params.exec_id);
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const c of req as AsyncIterable<Buffer>) {
@@ -81,7 +81,7 @@ export function execRoutes(r: RouteRegistrar) {
     summary: 'Cancel a command: SIGTERM, or SIGKILL with force',
     handler: ({ app, auth, req, params, body }) => {
       boxFor(app, req, auth, params.box_id, 'exec');
-      return app.services.execs!.cancel(params.box_id, params.exec_id, !!body?.force);
+      return app.services.execs.cancel(params.box_id, params.exec_id, !!body?.force);
     },
   });
 
@@ -90,7 +90,7 @@ export function execRoutes(r: RouteRegistrar) {
     summary: "Resize a command's terminal",
     handler: ({ app, auth, req, params, body }) => {
       boxFor(app, req, auth, params.box_id, 'exec');
-      app.services.execs!.session(params.box_id, params.exec_id).guest.resize(body.cols, body.rows);
+      app.services.execs.session(params.box_id, params.exec_id).guest.resize(body.cols, body.rows);
       return { exec_id: params.exec_id, cols: body.cols, rows: body.rows };
     },
   });
@@ -99,7 +99,7 @@ export function execRoutes(r: RouteRegistrar) {
     method: 'get', path: '/v1/boxes/:box_id/exec', area: 'box', tag: 'exec', params: BoxIdParams, summary: 'Recent commands of the box, newest first',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'read');
-      return { data: app.services.execs!.list(params.box_id) };
+      return { data: app.services.execs.list(params.box_id) };
     },
   });
 }

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
 import { newId } from '../contract/common.js';
 import type { ExecBody, ExecInfo } from '../contract/exec.js';
 import { notFound } from '../http/errors.js';
@@ -35,7 +35,7 @@ export class ExecService {
   private live = new Map<string, ExecSession>();
 
   constructor(
-    private app: AppContext,
+    private app: AppBase,
     private boxes: BoxService,
   ) {
     // Commands that were running when the service stopped cannot be re-attached.

@@ -27,8 +27,8 @@ export function filesRoutes(r: RouteRegistrar) {
     method: 'put', path: '/v1/boxes/:box_id/files', area: 'box', tag: 'files', params: BoxIdParams, query: PutFileQuery, rawBody: true,
     summary: 'Stream raw bytes into one regular file (a complete retry safely replaces it)',
     handler: async ({ app, auth, req, params, query }) => {
-      const box = await app.services.boxes!.ensureRunning(boxFor(app, req, auth, params.box_id, 'files'), 'files');
-      const agent = await app.services.boxes!.runtime.agent(box.box_id);
+      const box = await app.services.boxes.ensureRunning(boxFor(app, req, auth, params.box_id, 'files'), 'files');
+      const agent = await app.services.boxes.runtime.agent(box.box_id);
       try {
         const { sizeBytes } = await agent.writeFile(query.path, { mode: query.mode, createParents: query.create_parents }, req);
         return { size_bytes: sizeBytes };
@@ -42,8 +42,8 @@ export function filesRoutes(r: RouteRegistrar) {
     method: 'get', path: '/v1/boxes/:box_id/files', area: 'box', tag: 'files', params: BoxIdParams, query: GetFileQuery,
     summary: 'Stream one regular file out of the box (X-Box-File-Mode carries its mode)',
     handler: async ({ app, auth, req, res, params, query }) => {
-      const box = await app.services.boxes!.ensureRunning(boxFor(app, req, auth, params.box_id, 'files'), 'files');
-      const agent = await app.services.boxes!.runtime.agent(box.box_id);
+      const box = await app.services.boxes.ensureRunning(boxFor(app, req, auth, params.box_id, 'files'), 'files');
+      const agent = await app.services.boxes.runtime.agent(box.box_id);
       let file;
       try {
         file = await agent.readFile(query.path);
@@ -63,8 +63,8 @@ export function filesRoutes(r: RouteRegistrar) {
     method: 'get', path: '/v1/boxes/:box_id/directories', area: 'box', tag: 'files', params: BoxIdParams, query: ListDirQuery,
     summary: "List a directory inside the box (volume-entry shape, sorted by name)",
     handler: async ({ app, auth, req, params, query }) => {
-      const box = await app.services.boxes!.ensureRunning(boxFor(app, req, auth, params.box_id, 'files'), 'files');
-      const agent = await app.services.boxes!.runtime.agent(box.box_id);
+      const box = await app.services.boxes.ensureRunning(boxFor(app, req, auth, params.box_id, 'files'), 'files');
+      const agent = await app.services.boxes.runtime.agent(box.box_id);
       try {
         const entries = await agent.listDir(query.path);
         return { entries: [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };

@@ -1,4 +1,6 @@
-import type { AreaModule } from '../app-context.js';
+import type { AppBase, Area } from '../app-context.js';
+import type { PoliciesService } from '../policies/service.js';
+import type { VolumesService } from '../volumes/service.js';
 import { boxRoutes } from './box-routes.js';
 import { BoxService } from './box-service.js';
 import { checkpointRoutes } from './checkpoint-routes.js';
@@ -9,53 +11,40 @@ import { filesRoutes } from './files-routes.js';
 import type { BoxRuntime } from './runtime-port.js';
 import { BoxScheduler } from './scheduler.js';
 
-declare module '../app-context.js' {
-  interface Services {
-    boxes: BoxService;
-    checkpoints: CheckpointService;
-    execs: ExecService;
-    /** Published ports (networking area): host forwards for a box's VM. */
-    listeners: { forwardsFor(boxId: string): { hostPort: number; guestPort: number }[]; onBoxStarted?(boxId: string): void; onBoxGone?(boxId: string): void };
-    /** The egress proxy: the host port a box's VM reaches the outside through. */
-    egress: { proxyPortFor(boxId: string): number | undefined };
-  }
-}
-
 /**
  * Boxes, lifecycle, checkpoints, exec and files. The runtime is injected: the QEMU runtime
- * in the app, a fake one in fast route tests.
+ * in the app, a fake one in fast route tests. Areas built later (network, cron) plug into
+ * `boxes.hooks` and `boxes.guestSetup`.
  */
-export function boxesModule(makeRuntime: (dataDir: string) => BoxRuntime): AreaModule {
-  let scheduler: BoxScheduler | undefined;
-  return {
+export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: { volumes: VolumesService; policies: Pick<PoliciesService, 'get'> }) {
+  const boxes = new BoxService(app, runtime, deps);
+  const checkpoints = new CheckpointService(app, boxes);
+  const execs = new ExecService(app, boxes);
+  /** Disk bytes used by an app's boxes (the apps routes report it). */
+  const diskUsage = (appId: string) => boxes.repo.live().filter((b) => b.app_id === appId).reduce((n, b) => n + runtime.diskUsageBytes(b.box_id), 0);
+  deps.volumes.setMountChecker((orgId, volumeId) =>
+    boxes.repo.live().filter((b) => b.org_id === orgId && b.status !== 'failed' && b.volume_mounts.some((m) => m.volume_id === volumeId)).map((b) => b.box_id),
+  );
+  let accel = 'unknown';
+  void runtime.accelerator().then((a) => (accel = a)).catch(() => {});
+  app.statusProviders.push(() => ({ runtime: runtime.name, accelerator: accel }));
+  const scheduler = new BoxScheduler(app, boxes, execs, checkpoints);
+  const area: Area = {
     name: 'boxes',
-    install(app, r) {
-      const runtime = makeRuntime(app.config.dataDir);
-      const boxes = new BoxService(app, runtime);
-      app.services.boxes = boxes;
-      app.services.checkpoints = new CheckpointService(app, boxes);
-      app.services.execs = new ExecService(app, boxes);
-      app.services.diskUsage = (appId) =>
-        boxes.repo.live().filter((b) => b.app_id === appId).reduce((n, b) => n + runtime.diskUsageBytes(b.box_id), 0);
-      app.services.volumes?.setMountChecker((orgId, volumeId) =>
-        boxes.repo.live().filter((b) => b.org_id === orgId && b.status !== 'failed' && b.volume_mounts.some((m) => m.volume_id === volumeId)).map((b) => b.box_id),
-      );
-      let accel = 'unknown';
-      void runtime.accelerator().then((a) => (accel = a)).catch(() => {});
-      app.statusProviders.push(() => ({ runtime: runtime.name, accelerator: accel }));
-      scheduler = new BoxScheduler(app, boxes);
+    routes(r) {
       boxRoutes(r);
       checkpointRoutes(r);
       execRoutes(r);
       filesRoutes(r);
     },
-    async start(app) {
-      await app.services.boxes!.reconcile();
-      scheduler!.start();
+    async start() {
+      await boxes.reconcile();
+      scheduler.start();
     },
-    async stop(app) {
-      scheduler?.stop();
-      await app.services.boxes?.runtime.close();
+    async stop() {
+      scheduler.stop();
+      await runtime.close();
     },
   };
+  return { boxes, checkpoints, execs, diskUsage, area };
 }

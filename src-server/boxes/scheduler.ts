@@ -1,5 +1,7 @@
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
 import type { BoxService } from './box-service.js';
+import type { CheckpointService } from './checkpoint-service.js';
+import type { ExecService } from './exec-service.js';
 
 const TICK_MS = 1000;
 
@@ -12,8 +14,10 @@ export class BoxScheduler {
   private running = false;
 
   constructor(
-    private app: AppContext,
+    private app: AppBase,
     private boxes: BoxService,
+    private execs: ExecService,
+    private checkpoints: CheckpointService,
   ) {}
 
   start() {
@@ -34,14 +38,14 @@ export class BoxScheduler {
           await this.boxes.resume(box).catch((e) => this.app.log.error(`scheduled wake of ${box.box_id}`, e));
         } else if (box.status === 'running' && box.auto_sleep.automatic && box.auto_sleep.min_seconds_before_sleep) {
           const idleMs = now - Date.parse(box.last_activity_at ?? box.updated_at);
-          if (idleMs >= box.auto_sleep.min_seconds_before_sleep * 1000 && !this.app.services.execs?.hasRunning(box.box_id)) {
+          if (idleMs >= box.auto_sleep.min_seconds_before_sleep * 1000 && !this.execs.hasRunning(box.box_id)) {
             await this.boxes.sleep(box, undefined).catch((e) => this.app.log.error(`auto-sleep of ${box.box_id}`, e));
           }
         }
       }
       for (const id of this.boxes.repo.expiredCheckpoints(new Date(now).toISOString())) {
         const cp = this.boxes.repo.getCheckpoint(id);
-        if (cp) await this.app.services.checkpoints!.delete(cp).catch((e) => this.app.log.error(`expire ${id}`, e));
+        if (cp) await this.checkpoints.delete(cp).catch((e) => this.app.log.error(`expire ${id}`, e));
       }
     } finally {
       this.running = false;

@@ -38,7 +38,7 @@ export function appsRoutes(r: RouteRegistrar) {
            WHERE a.org_id = ? GROUP BY a.id ORDER BY a.created_at`,
         )
         .all(auth.orgId) as Record<string, number | string | null>[];
-      const diskUsed = app.services.diskUsage ?? (() => 0);
+      const diskUsed = app.services.diskUsage;
       const data: AppSummary[] = rows.map((x) => ({
         app_id: String(x.app_id),
         app_name: String(x.app_name),

@@ -59,7 +59,7 @@ export function identityRoutes(r: RouteRegistrar) {
   });
 
   const orgBody = (orgId: string, app: AppContext): Organization => {
-    app.services.usage?.flushTokens(); // credits include usage still batched in memory
+    app.services.usage.flushTokens(); // credits include usage still batched in memory
     const o = app.repos.orgs.get(orgId)!;
     return { org_id: o.id, name: o.name, credits_usd_nanos: o.credits_usd_nanos, billing_url: `${app.baseUrl()}/#/settings/billing` };
   };

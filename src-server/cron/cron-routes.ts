@@ -12,7 +12,7 @@ export function cronRoutes(r: RouteRegistrar) {
     summary: "One page of the box's cron jobs, oldest first; never wakes a paused or sleeping box",
     handler: ({ app, auth, req, params, query }) => {
       boxFor(app, req, auth, params.box_id, 'read');
-      const { rows, total } = app.services.cron!.repo.page(params.box_id, query.limit, query.offset);
+      const { rows, total } = app.services.cron.repo.page(params.box_id, query.limit, query.offset);
       return page(rows.map(toJob), query, total);
     },
   });
@@ -20,14 +20,14 @@ export function cronRoutes(r: RouteRegistrar) {
   r.add({
     method: 'post', path: '/v1/boxes/:box_id/cron', area: 'box', tag: 'cron', params: BoxIdParams, body: CreateCronBody,
     summary: 'Add a cron job (five-field schedule read in an IANA time zone)',
-    handler: ({ app, auth, req, params, body }) => app.services.cron!.create(boxFor(app, req, auth, params.box_id, 'cron'), body),
+    handler: ({ app, auth, req, params, body }) => app.services.cron.create(boxFor(app, req, auth, params.box_id, 'cron'), body),
   });
 
   r.add({
     method: 'get', path: '/v1/boxes/:box_id/cron/:cron_id', area: 'box', tag: 'cron', params: CronParams, summary: 'Get a cron job',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'read');
-      return toJob(app.services.cron!.get(params.box_id, params.cron_id));
+      return toJob(app.services.cron.get(params.box_id, params.cron_id));
     },
   });
 
@@ -35,8 +35,8 @@ export function cronRoutes(r: RouteRegistrar) {
     method: 'delete', path: '/v1/boxes/:box_id/cron/:cron_id', area: 'box', tag: 'cron', params: CronParams, summary: 'Delete a cron job',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'cron');
-      const row = app.services.cron!.get(params.box_id, params.cron_id);
-      app.services.cron!.repo.delete(row.id);
+      const row = app.services.cron.get(params.box_id, params.cron_id);
+      app.services.cron.repo.delete(row.id);
       return toJob(row);
     },
   });
@@ -46,10 +46,10 @@ export function cronRoutes(r: RouteRegistrar) {
     summary: 'Run a cron job now; answers 202 with the run, which continues in the background',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'exec');
-      const row = app.services.cron!.get(params.box_id, params.cron_id);
-      const runner = app.services.cronRunner!;
+      const row = app.services.cron.get(params.box_id, params.cron_id);
+      const runner = app.services.cronRunner;
       const started = runner.run(row);
-      return Promise.race([started, new Promise((r) => setTimeout(r, 50))]).then(() => new Reply(202, app.services.cron!.repo.runs(row.id, 1)[0]));
+      return Promise.race([started, new Promise((r) => setTimeout(r, 50))]).then(() => new Reply(202, app.services.cron.repo.runs(row.id, 1)[0]));
     },
   });
 
@@ -57,13 +57,13 @@ export function cronRoutes(r: RouteRegistrar) {
     method: 'get', path: '/v1/boxes/:box_id/cron/:cron_id/runs', area: 'box', tag: 'cron', params: CronParams, summary: 'Recent runs of a cron job, newest first',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'read');
-      app.services.cron!.get(params.box_id, params.cron_id);
-      return { data: app.services.cron!.repo.runs(params.cron_id) };
+      app.services.cron.get(params.box_id, params.cron_id);
+      return { data: app.services.cron.repo.runs(params.cron_id) };
     },
   });
 
   r.add({
     method: 'get', path: '/v1/cron', area: 'box', tag: 'cron', summary: 'Every cron job of the organization, across boxes',
-    handler: ({ app, auth }) => ({ data: app.services.cron!.repo.listOrg(auth.orgId).map(toJob) }),
+    handler: ({ app, auth }) => ({ data: app.services.cron.repo.listOrg(auth.orgId).map(toJob) }),
   });
 }

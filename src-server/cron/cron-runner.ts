@@ -1,5 +1,7 @@
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
 import type { CronRun } from '../contract/cron.js';
+import type { BoxService } from '../boxes/box-service.js';
+import type { ExecService } from '../boxes/exec-service.js';
 import type { CronRow } from './cron-repo.js';
 import { nextRun, type CronService } from './cron-service.js';
 
@@ -11,8 +13,10 @@ export class CronRunner {
   private running = new Set<string>();
 
   constructor(
-    private app: AppContext,
+    private app: AppBase,
     private cron: CronService,
+    private boxes: BoxService,
+    private execs: ExecService,
   ) {}
 
   start() {
@@ -35,7 +39,7 @@ export class CronRunner {
   /** One run: wakes a sleeping box and lets it sleep again; a paused box is skipped. */
   async run(row: CronRow, startedAt = new Date().toISOString()): Promise<CronRun> {
     const run: CronRun & { cron_id: string } = { run_id: `run_${crypto.randomUUID()}`, cron_id: row.id, started_at: startedAt, finished_at: null, status: 'running', return_code: null, output_tail: '' };
-    const boxes = this.app.services.boxes!;
+    const boxes = this.boxes;
     const box = boxes.repo.get(row.box_id);
     const skip = (why: string) => {
       this.cron.repo.addRun({ ...run, status: 'skipped', finished_at: startedAt, output_tail: why });
@@ -48,7 +52,7 @@ export class CronRunner {
     this.cron.repo.addRun(run);
     const wasSleeping = box.status === 'sleeping';
     try {
-      const session = await this.app.services.execs!.start(box, {
+      const session = await this.execs.start(box, {
         command: row.command,
         cwd: row.cwd ?? undefined,
         user: row.user ?? undefined,
@@ -71,9 +75,9 @@ export class CronRunner {
   }
 
   private async sleepAgain(boxId: string) {
-    const boxes = this.app.services.boxes!;
+    const boxes = this.boxes;
     const box = boxes.repo.get(boxId);
-    if (box?.status === 'running' && !this.app.services.execs!.hasRunning(boxId)) {
+    if (box?.status === 'running' && !this.execs.hasRunning(boxId)) {
       await boxes.sleep(box, undefined).catch((e) => this.app.log.warn(`cron: could not put ${boxId} back to sleep: ${(e as Error).message}`));
     }
   }

@@ -1,5 +1,5 @@
 import { CronExpressionParser } from 'cron-parser';
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
 import type { BoxRecord } from '../boxes/boxes-repo.js';
 import { newId } from '../contract/common.js';
 import type { CreateCronBody, CronJob } from '../contract/cron.js';
@@ -24,7 +24,7 @@ export class CronService {
   readonly repo: CronRepo;
   private crypto: CryptoBox;
 
-  constructor(private app: AppContext) {
+  constructor(private app: AppBase) {
     this.repo = new CronRepo(app.db);
     this.crypto = CryptoBox.forDataDir(app.config.dataDir);
     this.repo.failUnfinishedRuns();

@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boxesModule } from '../boxes/module.js';
-import { coreModule } from '../core/module.js';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { cronModule } from './module.js';
 
 let svc: TestService;
 let rt: FakeRuntime;
 let boxId: string;
 
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, boxesModule((d) => (rt = new FakeRuntime(d))), cronModule], tuning: { cronTickMs: 3_600_000 } });
+  svc = await startTestService({ runtime: (d) => (rt = new FakeRuntime(d)), tuning: { cronTickMs: 3_600_000 } });
   const appId = (await (await svc.api('/v1/apps/find', { method: 'POST', json: { name: 'c', mint_if_missing: true } })).json()).id;
   boxId = (await (await svc.api('/v1/boxes', { method: 'POST', json: { app_id: appId, name: 'cronbox' } })).json()).box_id;
 });
@@ -77,7 +74,7 @@ describe('cron job records', () => {
   it('a due job wakes the sleeping box, runs with its env, records the run, and the box sleeps again', async () => {
     const job = await (await addJob({ schedule: '* * * * *', command: 'echo "$ZED-ran"', env: { ZED: 'z' } })).json();
     svc.ctx.db.prepare('UPDATE cron_jobs SET next_run_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), job.id);
-    svc.ctx.services.cronRunner!.tick();
+    svc.ctx.services.cronRunner.tick();
     let runs: { status: string; output_tail: string }[] = [];
     for (let i = 0; i < 50 && runs[0]?.status !== 'succeeded'; i++) {
       await new Promise((r) => setTimeout(r, 100));

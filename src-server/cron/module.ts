@@ -1,27 +1,20 @@
-import type { AreaModule } from '../app-context.js';
+import type { AppBase, Area } from '../app-context.js';
+import type { BoxService } from '../boxes/box-service.js';
+import type { ExecService } from '../boxes/exec-service.js';
 import { cronRoutes } from './cron-routes.js';
 import { CronRunner } from './cron-runner.js';
 import { CronService } from './cron-service.js';
 
-declare module '../app-context.js' {
-  interface Services {
-    cron: CronService;
-    cronRunner: CronRunner;
-  }
+/** Cron jobs of boxes: records, the spec's list, and the runner (runs through exec). */
+export function cronArea(app: AppBase, deps: { boxes: BoxService; execs: ExecService }) {
+  const cron = new CronService(app);
+  const cronRunner = new CronRunner(app, cron, deps.boxes, deps.execs);
+  deps.boxes.hooks.onGone((boxId) => cron.repo.deleteForBox(boxId));
+  const area: Area = {
+    name: 'cron',
+    routes: cronRoutes,
+    start: () => cronRunner.start(),
+    stop: () => cronRunner.stop(),
+  };
+  return { cron, cronRunner, area };
 }
-
-/** Cron jobs of boxes: records, the spec's list, and the runner (needs the boxes area). */
-export const cronModule: AreaModule = {
-  name: 'cron',
-  install(app, r) {
-    app.services.cron = new CronService(app);
-    app.services.cronRunner = new CronRunner(app, app.services.cron);
-    cronRoutes(r);
-  },
-  start(app) {
-    app.services.cronRunner!.start();
-  },
-  stop(app) {
-    app.services.cronRunner?.stop();
-  },
-};

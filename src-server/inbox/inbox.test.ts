@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreModule } from '../core/module.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
 import type { Inbox, InboxDelivery } from './contract.js';
-import { inboxModule } from './module.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, inboxModule] });
+  svc = await startTestService({});
 });
 afterAll(() => svc.close());
 

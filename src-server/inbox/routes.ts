@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { AppContext, RouteRegistrar } from '../app-context.js';
+import type { AppBase, RouteRegistrar } from '../app-context.js';
 import { page } from '../contract/common.js';
 import { notFound } from '../http/errors.js';
 import { Reply } from '../http/route.js';
@@ -8,7 +8,7 @@ import { InboxStore, MAX_KEPT_BODY_BYTES } from './inbox-store.js';
 
 type Rec = NonNullable<ReturnType<InboxStore['get']>>;
 
-export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => AppContext) {
+export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => AppBase) {
   const hookUrl = (id: string) => `${ctx().baseUrl()}/v1/inbox/hooks/${id}`;
   const view = (rec: Rec): Inbox => ({
     inbox_id: rec.inbox_id,

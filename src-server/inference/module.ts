@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { AppContext, AreaModule } from '../app-context.js';
+import type { AppBase, Area } from '../app-context.js';
+import type { UsageService } from '../usage/usage-service.js';
 import type { Db } from '../db/connection.js';
 import { CryptoBox } from '../util/crypto-box.js';
 import { responseObject } from './adapters/responses-view.js';
@@ -42,15 +43,9 @@ export interface InferenceArea {
   maxRounds: number;
 }
 
-declare module '../app-context.js' {
-  interface Services {
-    inference: InferenceArea;
-  }
-}
-
 export const MODELS_DIR = 'models';
 
-function build(app: AppContext): InferenceArea {
+function build(app: AppBase): InferenceArea {
   const t = app.config.tuning;
   const box = CryptoBox.forDataDir(app.config.dataDir);
   const schedule = scheduleFrom(t.webhookSchedule);
@@ -88,45 +83,42 @@ function build(app: AppContext): InferenceArea {
   return { service, engines, local, dispatcher, queue, downloads, deliveries, enginesRepo, fastDb, maxRounds: schedule.maxRounds };
 }
 
-/** The inference API (spec, Inference API and Events) and engine management. */
-export const inferenceModule: AreaModule = {
-  name: 'inference',
-  install(app, r) {
-    const area = build(app);
-    app.services.inference = area;
-    responsesRoutes(r, area.service);
-    chatRoutes(r, area.service);
-    messagesRoutes(r, area.service);
-    modelsRoutes(r, area.engines);
-    webhookRoutes(r, {
-      getResponse: (id) => area.service.get(id),
-      deliveries: area.deliveries,
-      rounds: area.maxRounds,
-      changed: () => area.dispatcher.kick(),
-    });
-    enginesRoutes(r, area.engines, area.enginesRepo);
-    localModelsRoutes(r, area.local, area.downloads);
-    app.statusProviders.push(() => ({ engines: area.engines.status() }));
-  },
-  start(app) {
-    const area = app.services.inference!;
-    const usage = app.services.usage;
-    if (usage) {
+/** The inference API (spec, Inference API and Events) and engine management; tokens are charged through usage. */
+export function inferenceArea(app: AppBase, deps: { usage: UsageService }) {
+  const inference = build(app);
+  app.statusProviders.push(() => ({ engines: inference.engines.status() }));
+  const area: Area = {
+    name: 'inference',
+    routes(r) {
+      responsesRoutes(r, inference.service);
+      chatRoutes(r, inference.service);
+      messagesRoutes(r, inference.service);
+      modelsRoutes(r, inference.engines);
+      webhookRoutes(r, {
+        getResponse: (id) => inference.service.get(id),
+        deliveries: inference.deliveries,
+        rounds: inference.maxRounds,
+        changed: () => inference.dispatcher.kick(),
+      });
+      enginesRoutes(r, inference.engines, inference.enginesRepo);
+      localModelsRoutes(r, inference.local, inference.downloads);
+    },
+    start() {
       // Charged just after the answer leaves: the usage write must not delay it.
-      area.service.usageListeners.push((e) =>
-        setImmediate(() => usage.recordTokens(e.orgId, { model: e.model, inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens })),
+      inference.service.usageListeners.push((e) =>
+        setImmediate(() => deps.usage.recordTokens(e.orgId, { model: e.model, inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens })),
       );
-    }
-    area.downloads.start();
-    area.queue.start();
-    area.dispatcher.start();
-  },
-  async stop(app) {
-    const area = app.services.inference!;
-    area.downloads.stop();
-    await area.dispatcher.stop();
-    await area.queue.stop((app.config.tuning.backgroundStopWaitMs as number | undefined) ?? 5000);
-    await area.engines.close();
-    area.fastDb.close();
-  },
-};
+      inference.downloads.start();
+      inference.queue.start();
+      inference.dispatcher.start();
+    },
+    async stop() {
+      inference.downloads.stop();
+      await inference.dispatcher.stop();
+      await inference.queue.stop((app.config.tuning.backgroundStopWaitMs as number | undefined) ?? 5000);
+      await inference.engines.close();
+      inference.fastDb.close();
+    },
+  };
+  return { inference, area };
+}

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
 import type { Db } from '../db/connection.js';
 import type { Principal } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
@@ -44,7 +44,7 @@ export class InferenceService {
   readonly usageListeners: ((e: UsageEvent) => void)[] = [];
 
   constructor(
-    private app: AppContext,
+    private app: AppBase,
     readonly engines: EngineRegistry,
     readonly responses: ResponsesRepo,
     private deliveries: DeliveriesRepo,

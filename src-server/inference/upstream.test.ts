@@ -54,7 +54,7 @@ describe('engines and models', () => {
 describe('Responses API through an OpenAI upstream', () => {
   it('creates and retrieves a response with the openai SDK', async () => {
     const events: { responseId: string; usage: { outputTokens: number } }[] = [];
-    svc.ctx.services.inference!.service.usageListeners.push((e) => events.push(e));
+    svc.ctx.services.inference.service.usageListeners.push((e) => events.push(e));
     const r = await openai.responses.create({ model: 'oa/fake-gpt', input: 'hello there', temperature: 0.5, metadata: { k: 'v' } });
     expect(r.id).toMatch(/^resp_/);
     expect(r).toMatchObject({ object: 'response', status: 'completed', model: 'oa/fake-gpt', temperature: 0.5, incomplete_details: null });
@@ -64,7 +64,7 @@ describe('Responses API through an OpenAI upstream', () => {
     expect(sent.headers.authorization).toBe('Bearer sk-up-openai');
     expect(sent.body).toMatchObject({ model: 'fake-gpt', temperature: 0.5, messages: [{ role: 'user', content: 'hello there' }] });
     expect(events).toEqual([expect.objectContaining({ responseId: r.id, model: 'oa/fake-gpt', usage: expect.objectContaining({ outputTokens: 3 }) })]);
-    svc.ctx.services.inference!.service.usageListeners.length = 0;
+    svc.ctx.services.inference.service.usageListeners.length = 0;
     const got = await openai.responses.retrieve(r.id);
     expect(got.output_text).toBe('echo: hello there');
     expect(got.metadata).toEqual({ k: 'v', supercached_input_tokens: '2', supercache_write_input_tokens: '0' });

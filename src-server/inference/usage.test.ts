@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { coreModule } from '../core/module.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
-import { usageModule } from '../usage/module.js';
-import { inferenceModule } from './module.js';
 import { startFakeUpstream, type FakeUpstream } from './test-support/fake-upstreams.js';
 import { waitFor } from './test-support/receiver.js';
 
@@ -10,7 +7,7 @@ let svc: TestService;
 let up: FakeUpstream;
 beforeAll(async () => {
   up = await startFakeUpstream('openai');
-  svc = await startTestService({ modules: [coreModule, inferenceModule, usageModule] });
+  svc = await startTestService({});
   await svc.api('/v1/engines', { method: 'POST', json: { name: 'oa', kind: 'openai', base_url: up.url } });
 });
 afterAll(async () => {

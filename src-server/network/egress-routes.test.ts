@@ -7,13 +7,8 @@ import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src-cli/test-cli.js';
-import { boxesModule } from '../boxes/module.js';
-import { coreModule } from '../core/module.js';
-import { policiesModule } from '../policies/module.js';
-import { secretsModule } from '../secrets/module.js';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
-import { networkModule } from './module.js';
 import { GUEST_BUNDLE_PATH, GUEST_CA_PATH } from './tls/guest-trust.js';
 
 let svc: TestService;
@@ -23,7 +18,7 @@ let host: http.Server;
 let hostPort: number;
 
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, boxesModule((d) => new FakeRuntime(d)), policiesModule, secretsModule, networkModule()] });
+  svc = await startTestService({ runtime: (d) => new FakeRuntime(d) });
   host = http.createServer((req, res) => res.end(`host saw ${req.url}`));
   hostPort = await new Promise<number>((r) => host.listen(0, '127.0.0.1', () => r((host.address() as net.AddressInfo).port)));
   const appId = (await (await svc.api('/v1/apps/find', { method: 'POST', json: { name: 'eg', mint_if_missing: true } })).json()).id;

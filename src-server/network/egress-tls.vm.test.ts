@@ -12,8 +12,6 @@ import type net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { defaultModules } from '../modules.js';
-import { policiesModule } from '../policies/module.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
 
 const VM_TIMEOUT = 300_000;
@@ -85,9 +83,7 @@ beforeAll(async () => {
   badPort = await listen(bad);
 
   process.env.BOX_EGRESS_CA_FILE = pki.caFile;
-  const modules = defaultModules();
-  if (!modules.some((m) => m.name === 'policies')) modules.push(policiesModule);
-  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxegress-'), modules });
+  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxegress-') });
   delete process.env.BOX_EGRESS_CA_FILE;
   expect((await svc.api(`/v1/secrets/API_KEY`, { method: 'PUT', json: { value: SECRET } })).status).toBe(200);
   const appId = (await post('/v1/apps/find', { name: 'egress-tls', mint_if_missing: true })).id;

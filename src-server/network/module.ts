@@ -1,4 +1,7 @@
-import type { AreaModule } from '../app-context.js';
+import type { AppBase, Area } from '../app-context.js';
+import type { BoxService } from '../boxes/box-service.js';
+import type { PoliciesService } from '../policies/service.js';
+import type { SecretsService } from '../secrets/module.js';
 import { EgressRepo, DEFAULT_EGRESS_LOG_KEEP } from './egress/egress-log-repo.js';
 import { EgressService } from './egress/egress-service.js';
 import { Ingress } from './ingress/ingress-server.js';
@@ -9,61 +12,51 @@ import { networkRoutes } from './network-routes.js';
 import { egressCaRoutes } from './tls/ca-routes.js';
 import { guestTrust } from './tls/guest-trust.js';
 
-declare module '../app-context.js' {
-  interface Services {
-    ingress: { port: number };
-  }
-}
-
 /**
  * Box networking: the egress proxy (one loopback port per box, policy enforcement, egress
- * log), published ports with their host forwards, the ingress and custom domains.
+ * log), published ports with their host forwards, the ingress and custom domains. It plugs
+ * into the boxes area through `boxes.hooks`. The ingress listens and spare proxy ports are
+ * bound while building (before the service listens).
  * Tuning: `ingressPort` (default 0: any free port), `egressLogKeep` (entries kept per box).
  */
-export function networkModule(): AreaModule {
-  let egress: EgressService | undefined;
+export async function networkArea(app: AppBase, deps: { boxes: BoxService; secrets: SecretsService; policies: Pick<PoliciesService, 'get'> }) {
+  const t = app.config.tuning;
+  const { boxes } = deps;
+  const egress = new EgressService(app, new EgressRepo(app.db, Number(t.egressLogKeep ?? DEFAULT_EGRESS_LOG_KEEP)), { boxes: boxes.repo, secrets: deps.secrets, policies: deps.policies });
+  const repo = new ListenersRepo(app.db);
   let ingress: Ingress | undefined;
-  let listeners: ListenerService | undefined;
-  return {
+  const ingressPort = () => ingress?.port ?? 0;
+  const listeners = new ListenerService(app, boxes, repo, ingressPort);
+  const domains = new DomainService(repo, ingressPort);
+  ingress = new Ingress(app, boxes, listeners);
+  await ingress.listen(Number(t.ingressPort ?? 0));
+  await egress.init();
+  boxes.guestSetup.add(guestTrust(() => egress.ca.info));
+  boxes.hooks.network = { forwardsFor: (boxId) => listeners.forwardsFor(boxId), proxyPortFor: (boxId) => egress.proxyPortFor(boxId) };
+  boxes.hooks.onStarted((boxId) => {
+    listeners.onBoxStarted(boxId);
+    const box = boxes.repo.get(boxId);
+    if (box) listeners.publishIngressPorts(box);
+  });
+  boxes.hooks.onGone((boxId) => {
+    repo.deleteBox(boxId);
+    void egress.forget(boxId).catch((err) => app.log.error('egress: closing proxy', err));
+  });
+  app.statusProviders.push(() => ({ ingress_url: `http://127.0.0.1:${ingressPort()}` }));
+  const ing = ingress;
+  const area: Area = {
     name: 'network',
-    async install(app, r) {
-      const t = app.config.tuning;
-      egress = new EgressService(app, new EgressRepo(app.db, Number(t.egressLogKeep ?? DEFAULT_EGRESS_LOG_KEEP)));
-      const repo = new ListenersRepo(app.db);
-      let ing: Ingress | undefined;
-      const ingressPort = () => ing?.port ?? 0;
-      const ls = new ListenerService(app, repo, ingressPort);
-      listeners = ls;
-      const domains = new DomainService(repo, ingressPort);
-      ingress = ing = new Ingress(app, ls);
-      await ingress.listen(Number(t.ingressPort ?? 0));
-      await egress.init();
-      const e = egress;
-      app.services.boxes?.guestSetup.add(guestTrust(() => e.ca.info));
-      egressCaRoutes(r, e);
-      app.services.egress = { proxyPortFor: (boxId) => e.proxyPortFor(boxId) };
-      app.services.listeners = {
-        forwardsFor: (boxId) => ls.forwardsFor(boxId),
-        onBoxStarted: (boxId) => {
-          ls.onBoxStarted(boxId);
-          const box = app.services.boxes?.repo.get(boxId);
-          if (box) ls.publishIngressPorts(box);
-        },
-        onBoxGone: (boxId) => {
-          repo.deleteBox(boxId);
-          void e.forget(boxId).catch((err) => app.log.error('egress: closing proxy', err));
-        },
-      };
-      app.services.ingress = { get port() { return ingressPort(); } };
-      app.statusProviders.push(() => ({ ingress_url: `http://127.0.0.1:${ingressPort()}` }));
-      networkRoutes(r, { listeners: ls, domains, egress });
+    routes(r) {
+      networkRoutes(r, { listeners, domains, egress });
+      egressCaRoutes(r, egress);
     },
     async start() {
-      await egress!.bindPersisted();
-      await listeners!.reclaimTakenPorts();
+      await egress.bindPersisted();
+      await listeners.reclaimTakenPorts();
     },
     async stop() {
-      await Promise.all([egress?.close(), ingress?.close()]);
+      await Promise.all([egress.close(), ing.close()]);
     },
   };
+  return { egress, listeners, ingress: { get port() { return ingressPort(); } }, area };
 }

@@ -8,8 +8,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultModules } from '../modules.js';
-import { policiesModule } from '../policies/module.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
 
 const VM_TIMEOUT = 240_000;
@@ -68,10 +66,8 @@ beforeAll(async () => {
   host = http.createServer((req, res) => res.end(`hello from the host ${req.url}`));
   await new Promise<void>((r) => host.listen(0, '127.0.0.1', () => r()));
   hostPort = (host.address() as net.AddressInfo).port;
-  const modules = defaultModules();
-  if (!modules.some((m) => m.name === 'policies')) modules.push(policiesModule);
-  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxnet-'), modules });
-  ingressPort = svc.ctx.services.ingress!.port;
+  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxnet-') });
+  ingressPort = svc.ctx.services.ingress.port;
   const appId = (await post('/v1/apps/find', { name: 'net', mint_if_missing: true })).id;
   const policy = await post('/v1/http-policies', { name: 'host-only', document: { 'host.box.internal': { rules: [] } } });
   const box = await post('/v1/boxes', { app_id: appId, name: 'netbox', http_policy_id: policy.id });

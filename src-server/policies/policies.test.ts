@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreModule } from '../core/module.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { policiesModule } from './module.js';
 
 let svc: TestService;
 let orgId: string;
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, policiesModule] });
+  svc = await startTestService({});
   orgId = svc.ctx.repos.orgs.ensureDefault().id;
   svc.ctx.db.prepare('INSERT INTO apps (id, org_id, name, created_at) VALUES (?, ?, ?, ?)').run('app_p', orgId, 'p', new Date().toISOString());
 });

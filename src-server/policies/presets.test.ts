@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policyDocumentProblem } from '../contract/policies.js';
-import { coreModule } from '../core/module.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
 import { evaluate } from './evaluate.js';
-import { policiesModule } from './module.js';
 import { POLICY_PRESETS } from './presets.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, policiesModule] });
+  svc = await startTestService({});
 });
 afterAll(() => svc.close());
 

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
 import { newId } from '../contract/common.js';
 import type { HttpPolicy, PolicyDocument } from '../contract/policies.js';
 import { conflict, notFound } from '../http/errors.js';
@@ -13,15 +13,9 @@ export interface PoliciesService {
   referencingSecret(orgId: string, name: string): HttpPolicy[];
 }
 
-declare module '../app-context.js' {
-  interface Services {
-    policies: PoliciesService;
-  }
-}
-
 export class Policies implements PoliciesService {
   readonly repo: PoliciesRepo;
-  constructor(app: AppContext) {
+  constructor(app: AppBase) {
     this.repo = new PoliciesRepo(app.db);
   }
 

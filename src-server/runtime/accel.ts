@@ -78,13 +78,6 @@ export async function detectAccelerator(opts: DetectOptions = {}): Promise<Accel
   const candidate: Accel | undefined =
     process.platform === 'linux' ? 'kvm' : process.platform === 'darwin' ? 'hvf' : undefined;
   if (!candidate) return { accel: 'tcg', reason: `no hardware accelerator on ${process.platform}` };
-  if (candidate === 'kvm') {
-    try {
-      accessSync('/dev/kvm', constants.R_OK | constants.W_OK);
-    } catch {
-      return { accel: 'tcg', reason: '/dev/kvm missing or not accessible' };
-    }
-  }
   const image = opts.kernel && opts.initrd ? { kernel: opts.kernel, initrd: opts.initrd } : opts.dataDir ? newestImage(opts.dataDir) : undefined;
   if (!image) return { accel: 'tcg', reason: `${candidate} not probed: no guest kernel yet` };
 
@@ -95,7 +88,8 @@ export async function detectAccelerator(opts: DetectOptions = {}): Promise<Accel
     const cached = JSON.parse(readFileSync(cachePath, 'utf8')) as AccelResult & { key: string };
     if (cached.key === key) return { accel: cached.accel, reason: `${cached.reason} (cached)` };
   }
-  const probe = await probeBoot(candidate, image.kernel, image.initrd, opts.timeoutMs ?? 15_000);
+  // A missing /dev/kvm is an answer like a failed probe: cached the same way (callers read accel.json).
+  const probe = kvmAccessible(candidate) ? await probeBoot(candidate, image.kernel, image.initrd, opts.timeoutMs ?? 15_000) : { ok: false, output: '/dev/kvm missing or not accessible' };
   const result: AccelResult = probe.ok
     ? { accel: candidate, reason: `${candidate} guest booted` }
     : { accel: 'tcg', reason: `${candidate} guest failed to boot: ${lastLine(probe.output)}` };
@@ -104,4 +98,14 @@ export async function detectAccelerator(opts: DetectOptions = {}): Promise<Accel
     await writeFile(cachePath, JSON.stringify({ ...result, key, probedAt: new Date().toISOString() }, null, 2));
   }
   return result;
+}
+
+function kvmAccessible(candidate: Accel): boolean {
+  if (candidate !== 'kvm') return true;
+  try {
+    accessSync('/dev/kvm', constants.R_OK | constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,7 +1,8 @@
-import type { AppContext, AreaModule } from '../app-context.js';
+import type { AppBase, Area, RouteRegistrar } from '../app-context.js';
 import { page, PageQuery } from '../contract/common.js';
 import { PutSecretBody, SecretMeta, SecretNameParams } from '../contract/secrets.js';
 import { notFound } from '../http/errors.js';
+import type { PoliciesService } from '../policies/service.js';
 import { CryptoBox } from '../util/crypto-box.js';
 import { SecretsRepo } from './repo.js';
 
@@ -10,27 +11,20 @@ export interface SecretsService {
   resolve(orgId: string, name: string): string | undefined;
 }
 
-declare module '../app-context.js' {
-  interface Services {
-    secrets: SecretsService;
-  }
-}
-
 const aad = (orgId: string, name: string) => `${orgId}\0${name}`;
 
 /** Organization secrets, encrypted at rest; the API only ever shows their metadata. */
-export const secretsModule: AreaModule = {
-  name: 'secrets',
-  install(app: AppContext, r) {
-    const repo = new SecretsRepo(app.db);
-    let cipher: CryptoBox | undefined;
-    const c = () => (cipher ??= CryptoBox.forDataDir(app.config.dataDir));
-    app.services.secrets = {
-      resolve: (orgId, name) => {
-        const blob = repo.sealed(orgId, name);
-        return blob && c().openString(blob, aad(orgId, name));
-      },
-    };
+export function secretsArea(app: AppBase, deps: { policies: Pick<PoliciesService, 'referencingSecret'> }) {
+  const repo = new SecretsRepo(app.db);
+  let cipher: CryptoBox | undefined;
+  const c = () => (cipher ??= CryptoBox.forDataDir(app.config.dataDir));
+  const secrets: SecretsService = {
+    resolve: (orgId, name) => {
+      const blob = repo.sealed(orgId, name);
+      return blob && c().openString(blob, aad(orgId, name));
+    },
+  };
+  const routes = (r: RouteRegistrar) => {
     const mustMeta = (orgId: string, name: string) => {
       const m = repo.meta(orgId, name);
       if (!m) throw notFound(`No secret named ${name}.`, null, 'name');
@@ -73,7 +67,9 @@ export const secretsModule: AreaModule = {
       method: 'get', path: '/v1/secrets/:name/policies', area: 'box', tag: 'secrets',
       summary: 'HTTP policies whose header rewrites refer to this secret',
       params: SecretNameParams,
-      handler: ({ auth, params }) => ({ data: app.services.policies?.referencingSecret(auth.orgId, params.name) ?? [] }),
+      handler: ({ auth, params }) => ({ data: deps.policies.referencingSecret(auth.orgId, params.name) }),
     });
-  },
-};
+  };
+  const area: Area = { name: 'secrets', routes };
+  return { secrets, area };
+}

@@ -1,16 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreModule } from '../core/module.js';
-import { policiesModule } from '../policies/module.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
 import { MASTER_KEY_FILE } from '../util/crypto-box.js';
-import { secretsModule } from './module.js';
 
 let svc: TestService;
 let orgId: string;
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, policiesModule, secretsModule] });
+  svc = await startTestService({});
   orgId = svc.ctx.repos.orgs.ensureDefault().id;
 });
 afterAll(() => svc.close());
@@ -34,8 +31,8 @@ describe('secrets', () => {
     await put('_a', 'x');
     const list = await (await svc.api('/v1/secrets')).json();
     expect(list.data.map((s: { name: string }) => s.name)).toEqual(['API_TOKEN', '_a']);
-    expect(svc.ctx.services.secrets!.resolve(orgId, 'API_TOKEN')).toBe(`${PLAIN}-v2`);
-    expect(svc.ctx.services.secrets!.resolve(orgId, 'NOPE')).toBeUndefined();
+    expect(svc.ctx.services.secrets.resolve(orgId, 'API_TOKEN')).toBe(`${PLAIN}-v2`);
+    expect(svc.ctx.services.secrets.resolve(orgId, 'NOPE')).toBeUndefined();
   });
 
   it('the plaintext is in no response and not in the database file; the master key is 32 bytes, 0600', async () => {
@@ -54,7 +51,7 @@ describe('secrets', () => {
     // A sealed value is bound to its row: moved under another name it no longer opens.
     const blob = svc.ctx.db.prepare('SELECT ciphertext FROM secrets WHERE name = ?').get('CANARY') as { ciphertext: Buffer };
     svc.ctx.db.prepare('UPDATE secrets SET ciphertext = ? WHERE name = ?').run(blob.ciphertext, '_a');
-    expect(() => svc.ctx.services.secrets!.resolve(orgId, '_a')).toThrow();
+    expect(() => svc.ctx.services.secrets.resolve(orgId, '_a')).toThrow();
     await put('_a', 'x');
   });
 
@@ -81,7 +78,7 @@ describe('secrets', () => {
     expect((await del.json()).name).toBe('DOOMED');
     expect((await svc.api('/v1/secrets/DOOMED')).status).toBe(404);
     expect((await svc.api('/v1/secrets/DOOMED', { method: 'DELETE' })).status).toBe(404);
-    expect(svc.ctx.services.secrets!.resolve(orgId, 'DOOMED')).toBeUndefined();
+    expect(svc.ctx.services.secrets.resolve(orgId, 'DOOMED')).toBeUndefined();
   });
 
   it('GET /v1/secrets/{name}/policies lists the policies that refer to it', async () => {
@@ -96,7 +93,7 @@ describe('secrets', () => {
 
   it('the master key persists across restarts and values stay readable', async () => {
     await svc.close();
-    svc = await startTestService({ dataDir: svc.dataDir, modules: [coreModule, policiesModule, secretsModule] });
-    expect(svc.ctx.services.secrets!.resolve(orgId, 'CANARY')).toBe(PLAIN);
+    svc = await startTestService({ dataDir: svc.dataDir });
+    expect(svc.ctx.services.secrets.resolve(orgId, 'CANARY')).toBe(PLAIN);
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import sshpk from 'sshpk';
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
 import { badRequest } from '../http/errors.js';
 import { CryptoBox } from '../util/crypto-box.js';
 
@@ -20,7 +20,7 @@ interface CaRow {
  */
 export class SshCa {
   private cipher?: CryptoBox;
-  constructor(private app: AppContext) {}
+  constructor(private app: AppBase) {}
 
   private seal() {
     return (this.cipher ??= CryptoBox.forDataDir(this.app.config.dataDir));

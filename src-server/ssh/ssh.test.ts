@@ -5,13 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import sshpk from 'sshpk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreModule } from '../core/module.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { sshModule } from './module.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, sshModule] });
+  svc = await startTestService({});
 });
 afterAll(() => svc.close());
 
@@ -87,7 +85,7 @@ describe('SSH CA', () => {
   it('the CA survives a restart', async () => {
     const before = await caKey();
     await svc.close();
-    svc = await startTestService({ dataDir: svc.dataDir, modules: [coreModule, sshModule] });
+    svc = await startTestService({ dataDir: svc.dataDir });
     expect(await caKey()).toBe(before);
   });
 });

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AreaModule } from '../app-context.js';
 import { startService, type ServiceHandle, type StartOptions } from '../service.js';
 
 export interface TestService extends ServiceHandle {
@@ -14,7 +13,7 @@ export interface TestService extends ServiceHandle {
 export const TEST_KEY = 'bxk_test_key_for_route_tests_000000000000';
 
 /** Starts the real service (real SQLite, real HTTP) on a fresh temp data dir and a free port. */
-export async function startTestService(opts: Partial<StartOptions> & { modules?: AreaModule[] } = {}): Promise<TestService> {
+export async function startTestService(opts: Partial<StartOptions> = {}): Promise<TestService> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'box-test-'));
   const svc = await startService({ ...opts, dataDir, apiKey: opts.apiKey ?? TEST_KEY, log: opts.log ?? quietLog });
   const key = opts.apiKey ?? TEST_KEY;

@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boxesModule } from '../boxes/module.js';
-import { coreModule } from '../core/module.js';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
-import { usageModule } from './module.js';
 
 let svc: TestService;
 let rt: FakeRuntime;
@@ -15,7 +12,7 @@ const now = Date.now();
  * default interval). CPU time grows by 0.25 s per second, so every point reads 0.25 vCPU.
  */
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, boxesModule((d) => (rt = new FakeRuntime(d))), usageModule], tuning: { metricsEveryMs: 3_600_000 } });
+  svc = await startTestService({ runtime: (d) => (rt = new FakeRuntime(d)), tuning: { metricsEveryMs: 3_600_000 } });
   const appId = (await (await svc.api('/v1/apps/find', { method: 'POST', json: { name: 'r', mint_if_missing: true } })).json()).id;
   boxId = (await (await svc.api('/v1/boxes', { method: 'POST', json: { app_id: appId, name: 'long' } })).json()).box_id;
   const start = now - 2 * 86400_000;
@@ -25,7 +22,7 @@ beforeAll(async () => {
   for (const t of times) {
     rt.usage.set(boxId, { cpuSeconds: (t - start) / 4000, rssBytes: 200_000_000 });
     rt.disk.set(boxId, 1_000_000 + Math.floor((t - start) / 1000));
-    await svc.ctx.services.metricsSampler!.tick(t);
+    await svc.ctx.services.metricsSampler.tick(t);
   }
 });
 afterAll(() => svc.close());

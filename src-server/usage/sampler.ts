@@ -1,4 +1,5 @@
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { BoxService } from '../boxes/box-service.js';
 import type { BoxRecord } from '../boxes/boxes-repo.js';
 import type { MetricsRepo, Sample } from './metrics-repo.js';
 import type { UsageService } from './usage-service.js';
@@ -23,7 +24,8 @@ export class MetricsSampler {
   private ticking = false;
 
   constructor(
-    private app: AppContext,
+    private app: AppBase,
+    private boxes: BoxService,
     private usage: UsageService,
     private metrics: MetricsRepo,
     readonly everyMs: number,
@@ -40,8 +42,8 @@ export class MetricsSampler {
 
   /** One sampling round at `now` (tests pass a controlled time). Overlapping calls are skipped. */
   async tick(now = Date.now()): Promise<void> {
-    const boxes = this.app.services.boxes;
-    if (!boxes || this.ticking) return;
+    const boxes = this.boxes;
+    if (this.ticking) return;
     this.ticking = true;
     try {
       const running = boxes.repo.live().filter((b) => b.status === 'running');
@@ -61,7 +63,7 @@ export class MetricsSampler {
   }
 
   private async take(box: BoxRecord, now: number): Promise<{ box: BoxRecord; sample: Sample; billFrom: number }> {
-    const runtime = this.app.services.boxes!.runtime;
+    const runtime = this.boxes.runtime;
     const vm = await runtime.sample?.(box.box_id).catch(() => undefined);
     let disk: number | null = null;
     try {

@@ -8,7 +8,7 @@ export function usageRoutes(r: RouteRegistrar, metrics: MetricsRepo) {
   r.add({
     method: 'get', path: '/v1/boxes/spend', area: 'box', tag: 'usage', query: SpendQuery, response: SpendResponse,
     summary: 'Box spend over a window (hour resolution), per box and per UTC day; filter by box_id or app_id',
-    handler: ({ app, auth, query }) => app.services.usage!.spend(auth.orgId, query),
+    handler: ({ app, auth, query }) => app.services.usage.spend(auth.orgId, query),
   });
 
   r.add({
@@ -23,6 +23,6 @@ export function usageRoutes(r: RouteRegistrar, metrics: MetricsRepo) {
   r.add({
     method: 'get', path: '/v1/usage/tokens', area: 'box', tag: 'usage', query: TokensQuery, response: TokensResponse,
     summary: 'Inference tokens and their cost per model per UTC day over a window',
-    handler: ({ app, auth, query }) => app.services.usage!.tokens(auth.orgId, query),
+    handler: ({ app, auth, query }) => app.services.usage.tokens(auth.orgId, query),
   });
 }

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
 import type { BoxRecord } from '../boxes/boxes-repo.js';
 import type { Rates, SpendQuery, SpendResponse, TokensQuery, TokensResponse } from '../contract/usage.js';
 import { badRequest } from '../http/errors.js';
@@ -25,7 +25,7 @@ export class UsageService {
   readonly repo: UsageRepo;
   readonly rates: Rates;
 
-  constructor(private app: AppContext) {
+  constructor(private app: AppBase) {
     this.repo = new UsageRepo(app.db);
     this.rates = ratesFrom(app.config.tuning);
   }

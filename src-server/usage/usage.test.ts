@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boxesModule } from '../boxes/module.js';
-import { coreModule } from '../core/module.js';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { usageModule } from './module.js';
 
 const RATES = { vcpu_second_usd_nanos: 1000, memory_gib_second_usd_nanos: 100, input_token_usd_nanos: 10, output_token_usd_nanos: 30 };
 const MIB = 1024 * 1024;
@@ -17,7 +14,7 @@ let clock = Date.now() - 50 * 60_000;
 
 beforeAll(async () => {
   svc = await startTestService({
-    modules: [coreModule, boxesModule((d) => (rt = new FakeRuntime(d))), usageModule],
+    runtime: (d) => (rt = new FakeRuntime(d)),
     tuning: { metricsEveryMs: 3_600_000, usageRates: RATES },
   });
   appId = (await (await svc.api('/v1/apps/find', { method: 'POST', json: { name: 'usage', mint_if_missing: true } })).json()).id;
@@ -29,7 +26,7 @@ const post = (p: string, json: unknown = {}) => svc.api(p, { method: 'POST', jso
 const create = async (name: string, size = 's') => (await (await post('/v1/boxes', { app_id: appId, name, size })).json()) as { box_id: string };
 const credits = async () => (await (await svc.api('/v1/organization')).json()).credits_usd_nanos as number;
 const setCredits = (n: number) => svc.api('/v1/organization', { method: 'PATCH', json: { credits_usd_nanos: n } });
-const tick = (advanceMs: number) => svc.ctx.services.metricsSampler!.tick((clock += advanceMs));
+const tick = (advanceMs: number) => svc.ctx.services.metricsSampler.tick((clock += advanceMs));
 const windowQuery = () => `from=${new Date(clock - 3 * 3600_000).toISOString()}&to=${new Date(clock + 1000).toISOString()}`;
 
 describe('metrics sampler and GET /v1/boxes/{box_id}/metrics', () => {
@@ -146,7 +143,7 @@ describe('box usage draws credits down', () => {
 
 describe('token usage', () => {
   it('recordTokens charges per token and GET /v1/usage/tokens reports per model per day', async () => {
-    const usage = svc.ctx.services.usage!;
+    const usage = svc.ctx.services.usage;
     const before = await credits();
     const a = usage.recordTokens(orgId, { model: 'local/tiny', inputTokens: 100, outputTokens: 50 });
     usage.recordTokens(orgId, { model: 'local/tiny', inputTokens: 10, outputTokens: 5 });

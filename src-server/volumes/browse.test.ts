@@ -3,15 +3,13 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreModule } from '../core/module.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { volumesModule } from './module.js';
 
 let svc: TestService;
 let vol: string;
 let root: string;
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, volumesModule], tuning: { volumeFileMaxBytes: 8 * 1024 * 1024 } });
+  svc = await startTestService({ tuning: { volumeFileMaxBytes: 8 * 1024 * 1024 } });
   vol = (await (await svc.api('/v1/box-volumes', { method: 'POST', json: { name: 'browse' } })).json()).volume_id;
   root = path.join(svc.dataDir, 'volumes', vol, 'data');
   fs.mkdirSync(path.join(root, 'dir/sub'), { recursive: true });

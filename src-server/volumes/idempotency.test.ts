@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreModule } from '../core/module.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { volumesModule } from './module.js';
 import { rawRequest } from './raw-http.test-support.js';
 
 // Spec, Idempotency rules, exercised on POST /v1/box-volumes (the endpoint the spec names).
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, volumesModule] });
+  svc = await startTestService({});
 });
 afterAll(() => svc.close());
 
@@ -90,7 +88,7 @@ describe('Idempotency-Key on volume creation', () => {
 describe('an idempotent request still in flight', () => {
   let slow: TestService;
   beforeAll(async () => {
-    slow = await startTestService({ modules: [coreModule, volumesModule], tuning: { volumeCreateDelayMs: 800 } });
+    slow = await startTestService({ tuning: { volumeCreateDelayMs: 800 } });
   });
   afterAll(() => slow.close());
 

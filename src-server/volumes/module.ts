@@ -1,4 +1,4 @@
-import type { AreaModule } from '../app-context.js';
+import type { AppBase, Area } from '../app-context.js';
 import { browseRoutes } from './browse-routes.js';
 import { volumeRoutes } from './routes.js';
 import { Volumes } from './service.js';
@@ -8,12 +8,14 @@ import { Volumes } from './service.js';
  * transferable without a box. Tuning: `volumeFileMaxBytes` (file PUT limit),
  * `volumeCreateDelayMs` (tests only: keeps a create in flight).
  */
-export const volumesModule: AreaModule = {
-  name: 'volumes',
-  install(app, r) {
-    const vols = new Volumes(app);
-    app.services.volumes = vols;
-    volumeRoutes(r, vols, Number(app.config.tuning.volumeCreateDelayMs ?? 0));
-    browseRoutes(r, vols);
-  },
-};
+export function volumesArea(app: AppBase) {
+  const volumes = new Volumes(app);
+  const area: Area = {
+    name: 'volumes',
+    routes(r) {
+      volumeRoutes(r, volumes, Number(app.config.tuning.volumeCreateDelayMs ?? 0));
+      browseRoutes(r, volumes);
+    },
+  };
+  return { volumes, area };
+}

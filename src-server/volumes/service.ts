@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
 import { newId } from '../contract/common.js';
 import type { Volume } from '../contract/volumes.js';
 import { conflict, notFound } from '../http/errors.js';
@@ -18,15 +18,9 @@ export interface VolumesService {
   setMountChecker(fn: MountChecker): void;
 }
 
-declare module '../app-context.js' {
-  interface Services {
-    volumes: VolumesService;
-  }
-}
-
 /** Until the boxes area installs its checker: live rows of `boxes` whose volume_mounts name the volume. */
 const boxesTableChecker =
-  (app: AppContext): MountChecker =>
+  (app: AppBase): MountChecker =>
   (orgId, volumeId) =>
     (
       app.db
@@ -42,7 +36,7 @@ export class Volumes implements VolumesService {
   private mountedBy: MountChecker;
   readonly fileMaxBytes: number;
 
-  constructor(private app: AppContext) {
+  constructor(private app: AppBase) {
     this.repo = new VolumesRepo(app.db);
     this.mountedBy = boxesTableChecker(app);
     this.fileMaxBytes = Number(app.config.tuning.volumeFileMaxBytes ?? 16 * 1024 ** 3);

@@ -1,13 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreModule } from '../core/module.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { volumesModule } from './module.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ modules: [coreModule, volumesModule] });
+  svc = await startTestService({});
 });
 afterAll(() => svc.close());
 
@@ -22,7 +20,7 @@ describe('volume records', () => {
     const b = await (await create('data')).json();
     expect(b.volume_id).toBe(a.volume_id);
     expect(fs.statSync(path.join(svc.dataDir, 'volumes', a.volume_id, 'data')).isDirectory()).toBe(true);
-    expect(svc.ctx.services.volumes!.hostPath(svc.ctx.repos.orgs.ensureDefault().id, a.volume_id)).toBe(path.join(svc.dataDir, 'volumes', a.volume_id, 'data'));
+    expect(svc.ctx.services.volumes.hostPath(svc.ctx.repos.orgs.ensureDefault().id, a.volume_id)).toBe(path.join(svc.dataDir, 'volumes', a.volume_id, 'data'));
   });
 
   it('name rules: 1..128 characters of letters, digits, ".", "-", "_"', async () => {
@@ -84,9 +82,9 @@ describe('volume records', () => {
     expect(res.status).toBe(409);
     expect(await errorOf(res)).toMatchObject({ type: 'conflict_error', code: 'failed_precondition' });
     svc.ctx.db.prepare("UPDATE boxes SET status = 'terminated' WHERE id = 'box_mnt'").run();
-    svc.ctx.services.volumes!.setMountChecker((_org, id) => (id === v.volume_id ? ['box_other'] : []));
+    svc.ctx.services.volumes.setMountChecker((_org, id) => (id === v.volume_id ? ['box_other'] : []));
     expect((await svc.api(`/v1/box-volumes/${v.volume_id}`, { method: 'DELETE' })).status).toBe(409);
-    svc.ctx.services.volumes!.setMountChecker(() => []);
+    svc.ctx.services.volumes.setMountChecker(() => []);
     expect((await svc.api(`/v1/box-volumes/${v.volume_id}`, { method: 'DELETE' })).status).toBe(200);
   });
 });

@@ -1,5 +1,8 @@
-import type { AppContext } from '../../app-context.js';
+import type { AppBase } from '../../app-context.js';
+import type { BoxesRepo } from '../../boxes/boxes-repo.js';
 import type { PolicyDocument } from '../../contract/policies.js';
+import type { PoliciesService } from '../../policies/service.js';
+import type { SecretsService } from '../../secrets/module.js';
 import { BoxProxy } from './box-proxy.js';
 import type { PolicyRef } from './decide.js';
 import type { EgressRepo } from './egress-log-repo.js';
@@ -26,14 +29,15 @@ export class EgressService {
   ca!: EgressCa;
 
   constructor(
-    private app: AppContext,
+    private app: AppBase,
     readonly repo: EgressRepo,
+    private dep: { boxes: BoxesRepo; secrets: SecretsService; policies: Pick<PoliciesService, 'get'> },
   ) {
     this.deps = {
       policyFor: (boxId) => this.policyFor(boxId),
       secretFor: (boxId, name) => {
-        const box = app.services.boxes?.repo.get(boxId);
-        return box ? app.services.secrets?.resolve(box.org_id, name) : undefined;
+        const box = dep.boxes.get(boxId);
+        return box ? dep.secrets.resolve(box.org_id, name) : undefined;
       },
       log: repo,
       onError: (where, e) => app.log.error(where, e),
@@ -42,9 +46,9 @@ export class EgressService {
 
   /** The box's policy, read per request; a policy that vanished refuses everything (fail closed). */
   private policyFor(boxId: string): PolicyRef | null {
-    const box = this.app.services.boxes?.repo.get(boxId);
+    const box = this.dep.boxes.get(boxId);
     if (!box?.http_policy_id) return null;
-    const p = this.app.services.policies?.get(box.org_id, box.http_policy_id);
+    const p = this.dep.policies.get(box.org_id, box.http_policy_id);
     if (!p) return { id: box.http_policy_id, name: '(missing policy)', document: {} };
     return { id: p.id, name: p.name, document: p.document as PolicyDocument };
   }
@@ -79,7 +83,7 @@ export class EgressService {
 
   /** Re-binds the persisted ports of live boxes (VMs adopted after a restart still use them) and forgets the rest. */
   async bindPersisted() {
-    const live = new Set((this.app.services.boxes?.repo.live() ?? []).map((b) => b.box_id));
+    const live = new Set(this.dep.boxes.live().map((b) => b.box_id));
     for (const { box_id, port } of this.repo.ports()) {
       if (!live.has(box_id)) this.repo.dropPort(box_id);
       else if (!this.byBox.has(box_id)) await this.bindAt(box_id, port);

@@ -1,5 +1,4 @@
-import type { AppContext } from '../../app-context.js';
-import type { BoxRecord } from '../../boxes/boxes-repo.js';
+import type { BoxesRepo, BoxRecord } from '../../boxes/boxes-repo.js';
 import { INGRESS_SUFFIX, type ListenerService } from '../listeners/listener-service.js';
 import type { ListenerRow } from '../listeners/listeners-repo.js';
 
@@ -11,7 +10,7 @@ export type Route = { box: BoxRecord; listener: ListenerRow } | { miss: string }
  * `<guest-port>.<box-name>.box.localhost` → that http listener;
  * a custom domain → the listener it names, or the box's first http listener.
  */
-export function routeHost(app: AppContext, listeners: ListenerService, hostHeader: string | undefined): Route {
+export function routeHost(boxes: BoxesRepo, listeners: ListenerService, hostHeader: string | undefined): Route {
   const host = (hostHeader ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
   let box: BoxRecord | undefined;
   let guestPort: number | undefined;
@@ -20,12 +19,12 @@ export function routeHost(app: AppContext, listeners: ListenerService, hostHeade
     let name = labels[0];
     if (labels.length === 2 && /^\d{1,5}$/.test(labels[0]!)) [guestPort, name] = [Number(labels[0]), labels[1]];
     else if (labels.length !== 1) return { miss: `${host} is not a box address (use <box-name>${INGRESS_SUFFIX} or <port>.<box-name>${INGRESS_SUFFIX}).` };
-    box = app.services.boxes?.repo.live().find((b) => b.name === name);
+    box = boxes.live().find((b) => b.name === name);
     if (!box) return { miss: `No box named ${name}.` };
   } else {
     const d = listeners.repo.domain(host);
     if (!d) return { miss: `No box serves ${host || '(no Host header)'}.` };
-    box = app.services.boxes?.repo.get(d.box_id);
+    box = boxes.get(d.box_id);
     guestPort = d.guest_port ?? undefined;
     if (!box || box.status === 'terminated') return { miss: `No box serves ${host}.` };
   }

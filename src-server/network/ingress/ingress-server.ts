@@ -1,7 +1,8 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { AppContext } from '../../app-context.js';
+import type { AppBase } from '../../app-context.js';
+import type { BoxService } from '../../boxes/box-service.js';
 import type { BoxRecord } from '../../boxes/boxes-repo.js';
 import { endToEnd } from '../hop-headers.js';
 import type { ListenerService } from '../listeners/listener-service.js';
@@ -21,7 +22,8 @@ export class Ingress {
   private sockets = new Set<net.Socket>();
 
   constructor(
-    private app: AppContext,
+    private app: AppBase,
+    private boxes: BoxService,
     private listeners: ListenerService,
   ) {
     this.server = http.createServer((req, res) => void this.handle(req, res).catch((e) => this.fail(res, e)));
@@ -59,14 +61,14 @@ export class Ingress {
 
   /** Wakes a sleeping box; throws (with a message for the page) when it cannot run. */
   private async ready(box: BoxRecord): Promise<BoxRecord> {
-    const boxes = this.app.services.boxes!;
+    const boxes = this.boxes;
     const cur = box.status === 'running' ? box : await boxes.ensureRunning(box, 'exec');
     boxes.touch(cur.box_id);
     return cur;
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
-    const route = routeHost(this.app, this.listeners, req.headers.host);
+    const route = routeHost(this.boxes.repo, this.listeners, req.headers.host);
     if ('miss' in route) return page(res, 404, 'Nothing published here', route.miss);
     const woke = route.box.status !== 'running';
     try {
@@ -110,7 +112,7 @@ export class Ingress {
 
   private async upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer) {
     socket.on('error', () => {});
-    const route = routeHost(this.app, this.listeners, req.headers.host);
+    const route = routeHost(this.boxes.repo, this.listeners, req.headers.host);
     if ('miss' in route) return socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     await this.ready(route.box);
     const up = net.connect(route.listener.host_port, '127.0.0.1', () => {

@@ -1,4 +1,5 @@
-import type { AppContext } from '../../app-context.js';
+import type { AppBase } from '../../app-context.js';
+import type { BoxService } from '../../boxes/box-service.js';
 import type { BoxRecord } from '../../boxes/boxes-repo.js';
 import { MAX_LISTENERS_PER_BOX, type CreateListenerBody, type Listener } from '../../contract/network.js';
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors.js';
@@ -19,7 +20,8 @@ export class ListenerService {
   private pending = new Set<string>();
 
   constructor(
-    private app: AppContext,
+    private app: AppBase,
+    private boxes: BoxService,
     readonly repo: ListenersRepo,
     private ingressPort: () => number,
   ) {}
@@ -50,9 +52,9 @@ export class ListenerService {
    * (by another program) would fail to start with it, so that listener moves to a free port.
    */
   async reclaimTakenPorts() {
-    const boxes = this.app.services.boxes;
+    const boxes = this.boxes;
     for (const l of this.repo.all()) {
-      const box = boxes?.repo.get(l.box_id);
+      const box = boxes.repo.get(l.box_id);
       if (!box || box.status === 'running' || box.status === 'terminated' || (await canBind(l.host_port))) continue;
       const port = await freeLoopbackPort(this.repo.hostPorts());
       this.repo.setHostPort(l.box_id, l.guest_port, port);
@@ -88,7 +90,7 @@ export class ListenerService {
     if (this.repo.get(box.box_id, body.guest_port)) throw conflict(`Guest port ${body.guest_port} of box ${box.box_id} is already published.`, 'already_exists', 'guest_port');
     if (this.repo.list(box.box_id).length >= MAX_LISTENERS_PER_BOX) throw badRequest(`A box publishes at most ${MAX_LISTENERS_PER_BOX} ports.`, 'guest_port');
     const hostPort = await freeLoopbackPort(this.repo.hostPorts());
-    const boxes = this.app.services.boxes!;
+    const boxes = this.boxes;
     return boxes.withLock(box.box_id, async () => {
       if (this.repo.get(box.box_id, body.guest_port)) throw conflict(`Guest port ${body.guest_port} of box ${box.box_id} is already published.`, 'already_exists', 'guest_port');
       const row: ListenerRow = { box_id: box.box_id, guest_port: body.guest_port, protocol: body.protocol, host_port: hostPort, created_at: new Date().toISOString() };
@@ -111,7 +113,7 @@ export class ListenerService {
   }
 
   async remove(box: BoxRecord, guestPort: number): Promise<Listener> {
-    const boxes = this.app.services.boxes!;
+    const boxes = this.boxes;
     return boxes.withLock(box.box_id, async () => {
       const row = this.repo.get(box.box_id, guestPort);
       if (!row) throw notFound(`Guest port ${guestPort} of box ${box.box_id} is not published.`, null, 'guest_port');

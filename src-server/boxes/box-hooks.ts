@@ -1,0 +1,36 @@
+/** The networking of a box's VM, supplied by the network area (built after boxes). */
+export interface BoxNetwork {
+  /** Host loopback port → guest port forwards the VM starts with. */
+  forwardsFor(boxId: string): { hostPort: number; guestPort: number }[];
+  /** The egress proxy port the VM reaches the outside through (none: no network). */
+  proxyPortFor(boxId: string): number | undefined;
+}
+
+/**
+ * How areas built after boxes (network, cron) take part in a box's life without the boxes
+ * area knowing them: the wiring hands them the BoxService and they register here. Hooks run
+ * synchronously inside the box's lock and must not throw.
+ */
+export class BoxHooks {
+  network: BoxNetwork = { forwardsFor: () => [], proxyPortFor: () => undefined };
+  private started: ((boxId: string) => void)[] = [];
+  private gone: ((boxId: string) => void)[] = [];
+
+  /** After every start, restore or clone, before the box is reported running. */
+  onStarted(fn: (boxId: string) => void): void {
+    this.started.push(fn);
+  }
+
+  /** When a box is terminated, before its VM and disk are destroyed. */
+  onGone(fn: (boxId: string) => void): void {
+    this.gone.push(fn);
+  }
+
+  boxStarted(boxId: string): void {
+    for (const fn of this.started) fn(boxId);
+  }
+
+  boxGone(boxId: string): void {
+    for (const fn of this.gone) fn(boxId);
+  }
+}

@@ -1,0 +1,107 @@
+import type { AppBase, AppContext, Area } from './app-context.js';
+import { boxesArea } from './boxes/module.js';
+import type { BoxRuntime } from './boxes/runtime-port.js';
+import { coreArea } from './core/module.js';
+import { cronArea } from './cron/module.js';
+import { inboxArea } from './inbox/module.js';
+import { inferenceArea } from './inference/module.js';
+import { networkArea } from './network/module.js';
+import { policiesArea } from './policies/module.js';
+import { secretsArea } from './secrets/module.js';
+import { sshArea } from './ssh/module.js';
+import { usageArea } from './usage/module.js';
+import { volumesArea } from './volumes/module.js';
+import type { BoxService } from './boxes/box-service.js';
+import type { CheckpointService } from './boxes/checkpoint-service.js';
+import type { ExecService } from './boxes/exec-service.js';
+import type { CronRunner } from './cron/cron-runner.js';
+import type { CronService } from './cron/cron-service.js';
+import type { InboxStore } from './inbox/inbox-store.js';
+import { HmacBoxCredentials, type BoxCredentials } from './inference/box/box-credentials.js';
+import type { InferenceArea } from './inference/module.js';
+import type { EgressService } from './network/egress/egress-service.js';
+import type { ListenerService } from './network/listeners/listener-service.js';
+import type { Policies } from './policies/service.js';
+import type { SecretsService } from './secrets/module.js';
+import type { SshService } from './ssh/module.js';
+import type { MetricsSampler } from './usage/sampler.js';
+import type { UsageService } from './usage/usage-service.js';
+import type { Volumes } from './volumes/service.js';
+
+/**
+ * The one place the service is assembled (docs/architecture.md, "Wiring").
+ *
+ * Every service is built once, here, in dependency order, and handed what it needs as
+ * constructor arguments: a missing dependency is a compile error, and no service reaches
+ * into a shared table that may or may not be filled yet. Areas built after boxes that take
+ * part in a box's life (network, cron, guest setup) register on `boxes.hooks` or
+ * `boxes.guestSetup` rather than the boxes area knowing them.
+ *
+ * To add an area:
+ *  1. In `<area>/module.ts` export `xArea(app: AppBase, deps: { ...only what it uses })`
+ *     returning `{ ...its services, area: Area }` (routes, optional start/stop).
+ *  2. Build it below after its dependencies; add its services to `Services` if routes or
+ *     tests of other areas need them; add `area` to the `areas` list (route mount order,
+ *     start order; stop runs in reverse).
+ */
+export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: AppContext; areas: Area[] }> {
+  const core = coreArea();
+  const volumes = volumesArea(base);
+  const policies = policiesArea(base);
+  const secrets = secretsArea(base, { policies: policies.policies });
+  const ssh = sshArea(base);
+  const boxes = boxesArea(base, runtime, { volumes: volumes.volumes, policies: policies.policies });
+  const network = await networkArea(base, { boxes: boxes.boxes, secrets: secrets.secrets, policies: policies.policies });
+  const cron = cronArea(base, { boxes: boxes.boxes, execs: boxes.execs });
+  const inbox = inboxArea(base);
+  const usage = usageArea(base, { boxes: boxes.boxes });
+  const inference = inferenceArea(base, { usage: usage.usage });
+
+  const services: Services = {
+    volumes: volumes.volumes,
+    policies: policies.policies,
+    secrets: secrets.secrets,
+    ssh: ssh.ssh,
+    boxes: boxes.boxes,
+    checkpoints: boxes.checkpoints,
+    execs: boxes.execs,
+    diskUsage: boxes.diskUsage,
+    egress: network.egress,
+    listeners: network.listeners,
+    ingress: network.ingress,
+    cron: cron.cron,
+    cronRunner: cron.cronRunner,
+    inbox: inbox.inbox,
+    usage: usage.usage,
+    metricsSampler: usage.metricsSampler,
+    inference: inference.inference,
+    boxCredentials: HmacBoxCredentials.forDataDir(base.config.dataDir),
+  };
+  const app: AppContext = Object.assign(base, { services });
+  const areas = [core, volumes.area, policies.area, secrets.area, ssh.area, boxes.area, network.area, cron.area, inbox.area, inference.area, usage.area];
+  return { app, areas };
+}
+
+/** Every service, as route handlers (`ctx.app.services`) and tests see them; all present. */
+export interface Services {
+  volumes: Volumes;
+  policies: Policies;
+  secrets: SecretsService;
+  ssh: SshService;
+  boxes: BoxService;
+  checkpoints: CheckpointService;
+  execs: ExecService;
+  /** Disk bytes used by an app's boxes. */
+  diskUsage: (appId: string) => number;
+  egress: EgressService;
+  listeners: ListenerService;
+  ingress: { readonly port: number };
+  cron: CronService;
+  cronRunner: CronRunner;
+  inbox: InboxStore;
+  usage: UsageService;
+  metricsSampler: MetricsSampler;
+  inference: InferenceArea;
+  /** Per-box credentials for the inference gateway (inference/box/box-credentials.ts). */
+  boxCredentials: BoxCredentials;
+}
