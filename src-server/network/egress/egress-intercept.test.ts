@@ -103,6 +103,7 @@ afterAll(async () => {
 beforeEach(() => {
   seen = [];
   policy = null;
+  repo.flush();
   db.prepare('DELETE FROM egress_log').run();
 });
 

@@ -18,6 +18,31 @@ export class EgressRepo {
     private keep = DEFAULT_EGRESS_LOG_KEEP,
   ) {}
 
+  private queued: { boxId: string; e: EgressLogEntry }[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Appends a finished request's entry off the request path: entries are written in one
+   * transaction every 50 ms (the database syncs every commit, which would otherwise cost a
+   * disk flush per proxied request) and streamed to live readers when written. Reads flush first.
+   */
+  record(boxId: string, e: EgressLogEntry) {
+    this.queued.push({ boxId, e });
+    if (this.queued.length >= 500) this.flush();
+    else this.flushTimer ??= setTimeout(() => this.flush(), 50).unref();
+  }
+
+  flush() {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.queued;
+    if (!batch.length) return;
+    this.queued = [];
+    this.db.transaction(() => {
+      for (const q of batch) this.add(q.boxId, q.e);
+    })();
+  }
+
   /** Appends an entry; returns its row id so a tunnel can record its byte counts when it closes. */
   add(boxId: string, e: EgressLogEntry): number {
     const id = Number(
@@ -47,6 +72,7 @@ export class EgressRepo {
 
   /** Newest first, optionally only one verdict and/or one host. */
   page(boxId: string, limit: number, offset: number, f: { verdict?: string; host?: string } = {}): { rows: (EgressLogEntry & { id: number })[]; total: number } {
+    this.flush();
     const where = `box_id = ?${f.verdict ? ' AND verdict = ?' : ''}${f.host ? ' AND host = ?' : ''}`;
     const args = [boxId, ...(f.verdict ? [f.verdict] : []), ...(f.host ? [f.host.toLowerCase()] : [])];
     const rows = this.db
@@ -73,6 +99,7 @@ export class EgressRepo {
   }
 
   deleteBox(boxId: string) {
+    this.flush();
     this.db.prepare('DELETE FROM egress_log WHERE box_id = ?').run(boxId);
     this.db.prepare('DELETE FROM egress_ports WHERE box_id = ?').run(boxId);
     this.sincePrune.delete(boxId);

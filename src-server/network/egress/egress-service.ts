@@ -141,5 +141,6 @@ export class EgressService {
     this.spares = [];
     this.deps.agents?.http.destroy();
     this.deps.agents?.https.destroy();
+    this.repo.flush();
   }
 }

@@ -31,7 +31,7 @@ export function logFor(deps: ProxyDeps, boxId: string, method: string, t: Forwar
     write(status: number | null) {
       if (s.done) return;
       s.done = true;
-      deps.log.add(boxId, {
+      (deps.log.record ?? deps.log.add).call(deps.log, boxId, {
         at: nowIso(), method, host: t.host, port: t.port, path, scheme: t.scheme, verdict: d.verdict, policy_id: d.policyId, rule_index: d.ruleIndex,
         status, bytes_out: s.bytesOut, bytes_in: s.bytesIn, duration_ms: Math.round(performance.now() - started),
       });

@@ -14,6 +14,8 @@ export interface ProxyDeps {
   secretFor(boxId: string, name: string): string | undefined;
   log: {
     add(boxId: string, e: EgressLogEntry): number;
+    /** A finished request's entry, written in the background (default: add). */
+    record?(boxId: string, e: EgressLogEntry): void;
     finish(id: number, f: { status?: number | null; bytes_out: number; bytes_in: number; duration_ms?: number }): void;
   };
   /** Where a requested host:port really connects (default: host.box.internal → 127.0.0.1). */
