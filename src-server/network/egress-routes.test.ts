@@ -106,3 +106,26 @@ describe('egress log API', () => {
     expect(out).not.toContain('denied.example');
   }, 40_000);
 });
+
+describe('in-box inference through the proxy', () => {
+  it("puts the gateway's URL and a box-bound key into the box; the proxy refuses the gateway without that key", async () => {
+    const env = svc.ctx.services.boxes!.guestSetup.env(svc.ctx.services.boxes!.repo.get(boxId)!);
+    const port = new URL(svc.url).port;
+    expect(env.OPENAI_BASE_URL).toBe(`http://host.box.internal:${port}/v1`);
+    expect(env.ANTHROPIC_BASE_URL).toBe(`http://host.box.internal:${port}`);
+    expect(env.OPENAI_API_KEY).toBe(svc.ctx.services.boxCredentials.tokenFor(boxId));
+    expect(env.OPENAI_API_KEY).not.toBe(svc.key);
+    const call = (headers: Record<string, string>) =>
+      new Promise<{ status: number; egress: unknown }>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port: proxyPort, path: `http://host.box.internal:${port}/v1/models`, headers: { host: `host.box.internal:${port}`, ...headers } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, egress: res.headers['x-box-egress'] }));
+        }).on('error', reject);
+      });
+    expect(await call({})).toEqual({ status: 401, egress: 'gateway-unauthorized' });
+    expect(await call({ authorization: `Bearer ${svc.key}` })).toEqual({ status: 401, egress: 'gateway-unauthorized' });
+    expect(await call({ authorization: `Bearer ${svc.ctx.services.boxCredentials.tokenFor('box_someone_else')}` })).toMatchObject({ status: 401 });
+    const ok = await call({ authorization: `Bearer ${env.OPENAI_API_KEY}`, 'x-box-gateway-auth': 'forged' });
+    expect(ok.egress).toBeUndefined();
+  });
+});

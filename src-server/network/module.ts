@@ -9,6 +9,9 @@ import { DomainService } from './listeners/domain-service.js';
 import { ListenerService } from './listeners/listener-service.js';
 import { ListenersRepo } from './listeners/listeners-repo.js';
 import { networkRoutes } from './network-routes.js';
+import { HmacBoxCredentials } from '../inference/box/box-credentials.js';
+import { gatewayAuth } from './egress/gateway-auth.js';
+import { HOST_INTERNAL } from './egress/upstream.js';
 import { egressCaRoutes } from './tls/ca-routes.js';
 import { guestTrust } from './tls/guest-trust.js';
 
@@ -32,6 +35,17 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
   await ingress.listen(Number(t.ingressPort ?? 0));
   await egress.init();
   boxes.guestSetup.add(guestTrust(() => egress.ca.info));
+  // In-box inference: the gateway through the box's proxy, with a key bound to the box.
+  const creds = HmacBoxCredentials.forDataDir(app.config.dataDir);
+  const gatewayPort = () => app.config.inferencePort || Number(new URL(app.baseUrl()).port) || undefined;
+  egress.deps.gateway = gatewayAuth(creds, gatewayPort);
+  boxes.guestSetup.add((box) => {
+    const port = gatewayPort();
+    if (!port) return {};
+    const token = creds.tokenFor(box.box_id);
+    const base = `http://${HOST_INTERNAL}:${port}`;
+    return { env: { OPENAI_BASE_URL: `${base}/v1`, OPENAI_API_KEY: token, ANTHROPIC_BASE_URL: base, ANTHROPIC_API_KEY: token } };
+  });
   boxes.hooks.network = { forwardsFor: (boxId) => listeners.forwardsFor(boxId), proxyPortFor: (boxId) => egress.proxyPortFor(boxId) };
   boxes.hooks.onStarted((boxId) => {
     listeners.onBoxStarted(boxId);

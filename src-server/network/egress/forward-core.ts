@@ -87,6 +87,9 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
   const headers = upstreamHeaders(req, t);
   const missing = injectHeaders(deps, boxId, d, headers);
   if (missing) return local(502, missing, 'missing-secret');
+  if (deps.gateway?.isGateway(t.host, t.port) && !deps.gateway.authorize(boxId, headers)) {
+    return local(401, "The local inference gateway needs this box's own key (OPENAI_API_KEY / ANTHROPIC_API_KEY as set in the box).\n", 'gateway-unauthorized');
+  }
   let { scheme, port } = t;
   if (t.upgradeWhenInjecting && Object.keys(d.setHeaders ?? {}).length) {
     scheme = 'https';

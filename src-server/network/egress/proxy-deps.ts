@@ -29,6 +29,8 @@ export interface ProxyDeps {
    * intercepted (see contract/policies.ts, TLS_MODES); absent, CONNECT is host-level only.
    */
   ca?: { contextFor(host: string): Promise<{ key: string; cert: string; context: tls.SecureContext }> };
+  /** In-box inference: requests to the local gateway are authenticated as the box (gateway-auth.ts). */
+  gateway?: import('./gateway-auth.js').GatewayAuth;
   /** Idle time after which an upstream connection is dropped (default 5 minutes). */
   idleTimeoutMs?: number;
   onError?(where: string, e: unknown): void;
