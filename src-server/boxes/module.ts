@@ -44,6 +44,7 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: { volumes: Vo
     async stop() {
       scheduler.stop();
       await runtime.close();
+      execs.close();
     },
   };
   return { boxes, checkpoints, execs, diskUsage, area };
