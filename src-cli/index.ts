@@ -10,6 +10,7 @@ import { apps } from './commands/apps.js';
 import { boxes } from './commands/boxes.js';
 import { cp } from './commands/cp.js';
 import { cron } from './commands/cron.js';
+import { egress } from './commands/egress.js';
 import { exec } from './commands/exec.js';
 import { image } from './commands/image.js';
 import { keys } from './commands/keys.js';
@@ -21,7 +22,7 @@ import { ssh } from './commands/ssh.js';
 import { template } from './commands/templates.js';
 import { volumes } from './commands/volumes.js';
 
-export const commands: Group = { whoami, status, 'login-link': loginLink, apps, boxes, exec, cp, volumes, policies, secrets, cron, keys, ssh, image, template, models, openapi };
+export const commands: Group = { whoami, status, 'login-link': loginLink, apps, boxes, exec, cp, volumes, policies, egress, secrets, cron, keys, ssh, image, template, models, openapi };
 
 const HELP = `Environment: BOX_URL (default: the running service's <BOX_DATA_DIR>/endpoint.json, else
 http://127.0.0.1:8787), BOX_API_KEY (default: <data dir>/api-key), BOX_DATA_DIR (default

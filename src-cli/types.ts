@@ -40,6 +40,7 @@ export interface Listener {
   public_url: string | null;
   public_host: string | null;
   public_port: number | null;
+  alias_url?: string | null;
 }
 
 export interface App {

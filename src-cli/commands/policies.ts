@@ -41,13 +41,25 @@ const group: Group = {
       table(['policy id', 'name', 'hosts', 'updated'], all.map((p) => [p.id, p.name, Object.keys(p.document).join(' '), ago(p.updated_at)]));
     },
   },
-  create: {
-    usage: 'box policies create <name> --file <doc.json|->',
-    summary: 'Create a policy from a JSON document (host pattern → {rules: [...]})',
+  presets: {
+    usage: 'box policies presets',
+    summary: 'Ready-made policies to create from (box policies create --preset <id>)',
     async run(ctx, argv) {
-      const { values, positionals } = parse(argv, this.usage, { file: { type: 'string', short: 'f' } }, [1, 1]);
-      if (!values.file) throw new CliError(`--file is required\nusage: ${this.usage}`, 2);
-      print(ctx, await ctx.client.post<HttpPolicy>('/v1/http-policies', { name: positionals[0], document: readDocument(values.file) }));
+      parse(argv, this.usage, {});
+      const res = await ctx.client.get<{ data: { id: string; name: string; description: string; document: Record<string, unknown> }[] }>('/v1/http-policies/presets');
+      if (ctx.json) return json(res.data);
+      table(['preset', 'name', 'hosts', 'what it does'], res.data.map((p) => [p.id, p.name, String(Object.keys(p.document).length), p.description]));
+    },
+  },
+  create: {
+    usage: 'box policies create [name] --file <doc.json|-> | --preset <id>',
+    summary: 'Create a policy from a JSON document (host pattern → {rules: [...]}) or a preset',
+    async run(ctx, argv) {
+      const { values, positionals } = parse(argv, this.usage, { file: { type: 'string', short: 'f' }, preset: { type: 'string', short: 'p' } }, [0, 1]);
+      if (!values.file === !values.preset) throw new CliError(`give exactly one of --file or --preset (see "box policies presets")\nusage: ${this.usage}`, 2);
+      if (values.file && !positionals[0]) throw new CliError(`a name is required with --file\nusage: ${this.usage}`, 2);
+      const body = values.preset ? { preset: values.preset, name: positionals[0] } : { name: positionals[0], document: readDocument(values.file!) };
+      print(ctx, await ctx.client.post<HttpPolicy>('/v1/http-policies', body));
     },
   },
   get: {
@@ -125,7 +137,7 @@ const group: Group = {
 };
 
 export const policies: Command = {
-  usage: 'box policies list|create|get|update|rm|attach|detach|show|log',
+  usage: 'box policies list|presets|create|get|update|rm|attach|detach|show|log',
   summary: 'HTTP (egress) policies',
   group, run: (ctx, argv) => dispatch(ctx, group, 'box policies', argv),
 };

@@ -34,10 +34,19 @@ export interface Listener {
   guest_port: number;
   protocol: ListenerProtocol;
   route_status: (typeof ROUTE_STATUSES)[number];
-  /** `http://<box-name>.box.localhost:<ingress-port>/` (http) or `tcp://127.0.0.1:<port>` (tcp). */
+  /**
+   * Where any client on this machine reaches the port with no DNS set-up: the listener's own
+   * loopback port, `http://127.0.0.1:<port>/` (http) or `tcp://127.0.0.1:<port>` (tcp).
+   * Node's fetch, Python and most libraries on Linux cannot resolve `*.localhost`, hence this.
+   */
   public_url: string;
   public_host: string;
   public_port: number;
+  /**
+   * http only: the friendly name through the ingress, `http://<box-name>.box.localhost:<ingress-port>/`
+   * (browsers and curl resolve it; a request there also wakes a sleeping box). Null for tcp.
+   */
+  alias_url: string | null;
   created_at: string;
 }
 
@@ -73,7 +82,8 @@ export type EgressVerdict = (typeof EGRESS_VERDICTS)[number];
  * One thing a box tried through the egress proxy. `path` is null for CONNECT tunnels (only
  * the host is known without TLS interception) and carries no query string. `status` is
  * the status the box saw (the upstream's, the proxy's own 403/502, or a `respond` rule's);
- * for a tunnel, 200 once it is established.
+ * for a tunnel, 200 once it is established. Requests inside
+ * intercepted TLS are logged one by one with their method and path.
  */
 export interface EgressLogEntry {
   at: string;
@@ -87,9 +97,21 @@ export interface EgressLogEntry {
   status: number | null;
   bytes_out: number;
   bytes_in: number;
+  /** `https` for a request seen inside intercepted TLS (or sent as https://), `http` otherwise; `tunnel` for a CONNECT relayed untouched. */
+  scheme: 'http' | 'https' | 'tunnel';
+  /** From the request's arrival to its last response byte (a tunnel: its whole life); null while open. */
+  duration_ms: number | null;
 }
 
-export const EgressLogQuery = z.object({
+/** Box egress log filters (also the server-sent stream's). */
+export const EgressLogFilter = z.object({
+  verdict: z.enum(EGRESS_VERDICTS).optional(),
+  host: z.string().max(253).optional(),
+});
+
+export const EgressLogQuery = EgressLogFilter.extend({
   limit: queryInt(1, 100, 50),
   offset: queryInt(0, 100000, 0),
+  /** `1`: answer `text/event-stream`, one `entry` event per new log entry (after the newest `limit` as a backlog). */
+  stream: z.enum(['0', '1']).optional(),
 });

@@ -52,7 +52,16 @@ export const PolicyRule = z
   .refine((r) => !(r.request && r.respond), 'a rule either rewrites the request (request) or answers it (respond), not both');
 export type PolicyRule = z.infer<typeof PolicyRule>;
 
-export const HostRules = z.strictObject({ rules: z.array(PolicyRule) });
+/**
+ * How the egress proxy treats https to a host entry's hosts. `intercept` (the default): the
+ * proxy terminates TLS with a leaf signed by the install's egress CA (trusted in every box),
+ * so method and path rules, `respond` and header `set` apply to https exactly as to plain
+ * http, then connects upstream over verified TLS. `passthrough`: the bytes are relayed
+ * untouched (for certificate-pinned clients); only a host-level verdict applies (the entry
+ * is allowed when some rule could let a request through) and the log shows the CONNECT.
+ */
+export const TLS_MODES = ['intercept', 'passthrough'] as const;
+export const HostRules = z.strictObject({ rules: z.array(PolicyRule), tls: z.enum(TLS_MODES).optional() });
 export type HostRules = z.infer<typeof HostRules>;
 export type PolicyDocument = Record<string, HostRules>;
 
@@ -102,7 +111,16 @@ export const PolicyIdParams = z.object({ id: idSchema('httpPolicy', 'id') });
 export const policyName = z.string().min(1).max(128);
 const documentInput = z.record(z.string(), z.unknown());
 
-export const CreatePolicyBody = z.strictObject({ name: policyName, document: documentInput });
+/**
+ * Either `document`, or `preset` (an id from GET /v1/http-policies/presets) whose document is
+ * copied; `name` defaults to the preset's name.
+ */
+export const CreatePolicyBody = z
+  .strictObject({ name: policyName.optional(), document: documentInput.optional(), preset: z.string().max(64).optional() })
+  .superRefine((b, ctx) => {
+    if ((b.document === undefined) === (b.preset === undefined)) ctx.addIssue({ code: 'custom', path: ['document'], message: 'give exactly one of document or preset' });
+    else if (b.document !== undefined && b.name === undefined) ctx.addIssue({ code: 'custom', path: ['name'], message: 'is required with a document' });
+  });
 export const PatchPolicyBody = z.strictObject({ name: policyName.optional(), document: documentInput.optional() });
 export const AttachPolicyBody = z.strictObject({ policy_id: idSchema('httpPolicy', 'policy_id') });
 export const BoxPolicyParams = z.object({ box_id: idSchema('box', 'box_id') });

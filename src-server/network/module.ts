@@ -9,6 +9,11 @@ import { DomainService } from './listeners/domain-service.js';
 import { ListenerService } from './listeners/listener-service.js';
 import { ListenersRepo } from './listeners/listeners-repo.js';
 import { networkRoutes } from './network-routes.js';
+import { HmacBoxCredentials } from '../inference/box/box-credentials.js';
+import { gatewayAuth } from './egress/gateway-auth.js';
+import { HOST_INTERNAL } from './egress/upstream.js';
+import { egressCaRoutes } from './tls/ca-routes.js';
+import { guestTrust } from './tls/guest-trust.js';
 
 /**
  * Box networking: the egress proxy (one loopback port per box, policy enforcement, egress
@@ -29,6 +34,18 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
   ingress = new Ingress(app, boxes, listeners);
   await ingress.listen(Number(t.ingressPort ?? 0));
   await egress.init();
+  boxes.guestSetup.add(guestTrust(() => egress.ca.info));
+  // In-box inference: the gateway through the box's proxy, with a key bound to the box.
+  const creds = HmacBoxCredentials.forDataDir(app.config.dataDir);
+  const gatewayPort = () => app.config.inferencePort || Number(new URL(app.baseUrl()).port) || undefined;
+  egress.deps.gateway = gatewayAuth(creds, gatewayPort);
+  boxes.guestSetup.add((box) => {
+    const port = gatewayPort();
+    if (!port) return {};
+    const token = creds.tokenFor(box.box_id);
+    const base = `http://${HOST_INTERNAL}:${port}`;
+    return { env: { OPENAI_BASE_URL: `${base}/v1`, OPENAI_API_KEY: token, ANTHROPIC_BASE_URL: base, ANTHROPIC_API_KEY: token } };
+  });
   boxes.hooks.network = { forwardsFor: (boxId) => listeners.forwardsFor(boxId), proxyPortFor: (boxId) => egress.proxyPortFor(boxId) };
   boxes.hooks.onStarted((boxId) => {
     listeners.onBoxStarted(boxId);
@@ -45,6 +62,7 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
     name: 'network',
     routes(r) {
       networkRoutes(r, { listeners, domains, egress });
+      egressCaRoutes(r, egress);
     },
     async start() {
       await egress.bindPersisted();

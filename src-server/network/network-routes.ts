@@ -3,6 +3,7 @@ import { boxFor } from '../boxes/box-access.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { page } from '../contract/common.js';
 import { CreateDomainBody, CreateListenerBody, DeleteDomainBody, DomainParams, EgressLogQuery, ListenerParams } from '../contract/network.js';
+import { streamEgressLog } from './egress/egress-log-stream.js';
 import type { EgressService } from './egress/egress-service.js';
 import type { DomainService } from './listeners/domain-service.js';
 import type { ListenerService } from './listeners/listener-service.js';
@@ -53,10 +54,12 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
 
   r.add({
     method: 'get', path: '/v1/boxes/:box_id/egress-log', area: 'box', tag: 'networking', params: BoxIdParams, query: EgressLogQuery,
-    summary: 'What the box tried to reach through the egress proxy, and the verdict; newest first',
-    handler: ({ app, auth, req, params, query }) => {
+    summary: 'What the box tried to reach through the egress proxy (each https request too, when intercepted), and the verdict; newest first; ?stream=1 for server-sent events',
+    handler: ({ app, auth, req, res, params, query }) => {
       boxFor(app, req, auth, params.box_id, 'read');
-      const { rows, total } = s.egress.repo.page(params.box_id, query.limit, query.offset);
+      const filter = { verdict: query.verdict, host: query.host };
+      if (query.stream === '1') return void streamEgressLog(res, s.egress.repo, params.box_id, query.limit, filter);
+      const { rows, total } = s.egress.repo.page(params.box_id, query.limit, query.offset, filter);
       return page(rows, query, total);
     },
   });

@@ -52,7 +52,10 @@ describe('listeners', () => {
     const box = await createBox('web');
     const h = await post(`/v1/boxes/${box.box_id}/listeners`, { guest_port: 8080, protocol: 'http' });
     expect(h.status).toBe(200);
-    expect(await h.json()).toMatchObject({ guest_port: 8080, protocol: 'http', route_status: 'active', public_url: `http://web.box.localhost:${ingressPort}/`, public_host: 'web.box.localhost', public_port: ingressPort });
+    const hj = await h.json();
+    expect(hj).toMatchObject({ guest_port: 8080, protocol: 'http', route_status: 'active', alias_url: `http://web.box.localhost:${ingressPort}/`, public_host: '127.0.0.1' });
+    expect(hj.public_url).toBe(`http://127.0.0.1:${hj.public_port}/`);
+    expect(hj.public_port).not.toBe(ingressPort);
     const t = await (await post(`/v1/boxes/${box.box_id}/listeners`, { guest_port: 22, protocol: 'tcp' })).json();
     expect(t.public_url).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
     expect(t.public_port).toBe(Number(t.public_url.split(':').pop()));
@@ -63,7 +66,7 @@ describe('listeners', () => {
     expect(svc.ctx.services.boxes.vmConfig(svc.ctx.services.boxes.repo.get(box.box_id)!).forwards).toEqual(forwards);
 
     const second = await (await post(`/v1/boxes/${box.box_id}/listeners`, { guest_port: 9000 })).json();
-    expect(second).toMatchObject({ protocol: 'http', public_host: '9000.web.box.localhost' });
+    expect(second).toMatchObject({ protocol: 'http', alias_url: `http://9000.web.box.localhost:${ingressPort}/` });
 
     const dup = await post(`/v1/boxes/${box.box_id}/listeners`, { guest_port: 8080, protocol: 'tcp' });
     expect(dup.status).toBe(409);

@@ -107,7 +107,10 @@ describe('a real box on the network', () => {
     // setsid: a daemon outside the exec's process group, which the agent kills when its session ends (sleep/wake).
     for (const port of [8080, 8081]) await exec(`setsid -f python3 -m http.server ${port} --bind 0.0.0.0 --directory /srv/www >/dev/null 2>&1 </dev/null`);
     const web = await post(`/v1/boxes/${boxId}/listeners`, { guest_port: 8080, protocol: 'http' });
-    expect(web).toMatchObject({ route_status: 'active', public_url: `http://netbox.box.localhost:${ingressPort}/` });
+    expect(web).toMatchObject({ route_status: 'active', alias_url: `http://netbox.box.localhost:${ingressPort}/` });
+    // The public URL needs no DNS: Node's own fetch reaches it.
+    const direct = await until(() => fetch(web.public_url).then(async (r) => ({ status: r.status, text: await r.text() })), (r) => r.status === 200);
+    expect(direct).toEqual({ status: 200, text: 'box-page\n' });
     const tcp = await post(`/v1/boxes/${boxId}/listeners`, { guest_port: 8081, protocol: 'tcp' });
 
     const page = await until(() => viaIngress('netbox.box.localhost'), (r) => r.status === 200);

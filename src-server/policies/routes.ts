@@ -2,6 +2,7 @@ import type { RouteRegistrar } from '../app-context.js';
 import { page, PageQuery } from '../contract/common.js';
 import { CreatePolicyBody, HttpPolicy, PatchPolicyBody, PolicyIdParams, policyDocumentProblem, type PolicyDocument } from '../contract/policies.js';
 import { badRequest } from '../http/errors.js';
+import { POLICY_PRESETS, presetById } from './presets.js';
 import type { Policies } from './service.js';
 
 /** 400 naming the field, e.g. `document["*.example.com"].rules[2].respond.status`. */
@@ -14,6 +15,12 @@ function checkedDocument(doc: unknown): PolicyDocument {
 /** CRUD of HTTP (egress) policies (api-surface.md, HTTP policies). */
 export function policyRoutes(r: RouteRegistrar, policies: Policies) {
   r.add({
+    method: 'get', path: '/v1/http-policies/presets', area: 'box', tag: 'http-policies',
+    summary: 'Ready-made policies (deny all, allow all logged, package registries, local gateway only) to create from',
+    handler: () => ({ data: POLICY_PRESETS }),
+  });
+
+  r.add({
     method: 'get', path: '/v1/http-policies', area: 'box', tag: 'http-policies', summary: 'List HTTP policies, oldest first',
     query: PageQuery,
     handler: ({ auth, query }) => {
@@ -25,7 +32,14 @@ export function policyRoutes(r: RouteRegistrar, policies: Policies) {
   r.add({
     method: 'post', path: '/v1/http-policies', area: 'box', tag: 'http-policies', summary: 'Create an HTTP policy',
     body: CreatePolicyBody, response: HttpPolicy,
-    handler: ({ auth, body }) => policies.create(auth.orgId, body.name, checkedDocument(body.document)),
+    handler: ({ auth, body }) => {
+      if (body.preset !== undefined) {
+        const p = presetById(body.preset);
+        if (!p) throw badRequest(`Unknown preset ${JSON.stringify(body.preset)}; one of: ${POLICY_PRESETS.map((x) => x.id).join(', ')}.`, 'preset');
+        return policies.create(auth.orgId, body.name ?? p.name, structuredClone(p.document));
+      }
+      return policies.create(auth.orgId, body.name!, checkedDocument(body.document));
+    },
   });
 
   r.add({

@@ -116,12 +116,4 @@ export const useBoxMetrics = (id: string, range: string) =>
   });
 
 export type { EgressLogEntry as EgressEntry } from '../../../src-server/contract/network.js';
-import type { EgressLogEntry as EgressEntry } from '../../../src-server/contract/network.js';
 
-export const useEgressLog = (id: string, offset: number) =>
-  useQuery({
-    queryKey: ['boxes', id, 'egress', offset],
-    queryFn: () => api<Page<EgressEntry>>(`/v1/boxes/${id}/egress-log`, { query: { limit: 50, offset } }),
-    refetchInterval: 5000,
-    retry: false,
-  });

@@ -10,6 +10,21 @@ export const usePolicies = () =>
     queryFn: async () => (await api<Page<HttpPolicy> | { data: HttpPolicy[] }>('/v1/http-policies', { query: { limit: 100 } })).data,
   });
 
+export interface PolicyPreset {
+  id: string;
+  name: string;
+  description: string;
+  document: Record<string, unknown>;
+}
+
+/** Ready-made documents (deny all, allow all logged, registries, gateway only) for a new policy. */
+export const usePolicyPresets = () =>
+  useQuery({
+    queryKey: ['policy-presets'],
+    queryFn: async () => (await api<{ data: PolicyPreset[] }>('/v1/http-policies/presets')).data,
+    staleTime: Infinity,
+  });
+
 export function useSavePolicy() {
   const qc = useQueryClient();
   return useMutation({

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { ApiError } from '../../api/client.js';
-import { useDeletePolicy, useSavePolicy, type HttpPolicy } from '../../api/hooks/policies.js';
+import { useDeletePolicy, usePolicyPresets, useSavePolicy, type HttpPolicy } from '../../api/hooks/policies.js';
 import { navigate } from '../../app/router.js';
 import { Button } from '../../ui/Button.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
@@ -16,6 +16,8 @@ export function PolicyEditor({ policy }: { policy: HttpPolicy | null }) {
   const save = useSavePolicy();
   const del = useDeletePolicy();
   const [submitted, setSubmitted] = useState<string | null>(null);
+  const presets = usePolicyPresets();
+  const [preset, setPreset] = useState<string | null>(null);
 
   const parsed = useMemo(() => {
     try {
@@ -52,13 +54,37 @@ export function PolicyEditor({ policy }: { policy: HttpPolicy | null }) {
         submit();
       }}
     >
+      {!policy && presets.data && (
+        <fieldset className="space-y-1" data-testid="policy-presets">
+          <span className="label">Start from a preset (or write the document below)</span>
+          <div className="grid gap-2 sm:grid-cols-2">
+            {presets.data.map((p) => (
+              <button
+                key={p.id}
+                type="button"
+                data-testid={`preset-${p.id}`}
+                aria-pressed={preset === p.id}
+                className={`rounded-md border px-3 py-2 text-left ${preset === p.id ? 'border-accent-400 bg-ink-800' : 'border-ink-700 hover:border-ink-500'}`}
+                onClick={() => {
+                  setPreset(p.id);
+                  setName(p.name);
+                  setText(JSON.stringify(p.document, null, 2));
+                }}
+              >
+                <span className="block text-sm font-semibold text-ink-100">{p.name}</span>
+                <span className="block text-xs text-ink-400">{p.description}</span>
+              </button>
+            ))}
+          </div>
+        </fieldset>
+      )}
       <label className="block">
         <span className="label">Name</span>
         <input className={`input ${nameError ? 'input-error' : ''}`} value={name} onChange={(e) => setName(e.target.value)} data-testid="policy-name" />
         {nameError && <span className="mt-1 block text-xs text-rose-300" data-testid="name-error">{nameError}</span>}
       </label>
       <div>
-        <span className="label">Document — host patterns → rules (first match wins; unmatched hosts are refused)</span>
+        <span className="label">Document — host patterns → rules (first match wins; unmatched hosts are refused; https is intercepted unless a host says "tls": "passthrough")</span>
         <JsonEditor value={text} onChange={setText} error={docError} testId="policy-document" />
       </div>
       <ErrorNotice error={otherError ?? del.error} />

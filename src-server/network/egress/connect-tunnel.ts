@@ -1,15 +1,19 @@
 import type http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import { matchHost } from '../../policies/evaluate.js';
 import { decideConnect } from './decide.js';
+import { interceptTunnel } from './intercept.js';
 import { CONNECT_TIMEOUT_MS, DEFAULT_IDLE_MS, nowIso, rawReply, type ProxyDeps } from './proxy-deps.js';
 import { connectOptions, defaultResolver } from './upstream.js';
 
 const AUTHORITY = /^\[?([^\][]+?)\]?:(\d{1,5})$/;
 
 /**
- * `CONNECT host:port` from a box: decided by host alone (no TLS interception), then the
- * bytes are relayed untouched. The log entry is written when the tunnel opens (or is
+ * `CONNECT host:port` from a box. When the box's policy governs the host (an entry matches
+ * and does not say `tls: "passthrough"`) and the service has its egress CA, the TLS inside
+ * is intercepted (intercept.ts) and every request decided on its own. Otherwise the tunnel
+ * is decided by host alone and the bytes are relayed untouched. The log entry is written when the tunnel opens (or is
  * refused) and gets its byte counts when it closes.
  */
 export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMessage, client: Duplex, head: Buffer) {
@@ -21,11 +25,17 @@ export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMes
     return;
   }
   const host = m[1]!.toLowerCase();
-  const d = decideConnect(deps.policyFor(boxId), host);
-  const entry = { at: nowIso(), method: 'CONNECT', host, port, path: null, verdict: d.verdict, policy_id: d.policyId, rule_index: d.ruleIndex };
+  const policy = deps.policyFor(boxId);
+  const key = policy ? matchHost(policy.document, host) : undefined;
+  if (deps.ca && policy && key !== undefined && policy.document[key]!.tls !== 'passthrough') {
+    return interceptTunnel(deps, boxId, host, port, client, head);
+  }
+  const d = decideConnect(policy, host);
+  const started = performance.now();
+  const entry = { at: nowIso(), method: 'CONNECT', host, port, path: null, scheme: 'tunnel' as const, verdict: d.verdict, policy_id: d.policyId, rule_index: d.ruleIndex, duration_ms: null };
   const refuse = (status: number, body: string) => {
     const n = rawReply(client, status, body);
-    deps.log.add(boxId, { ...entry, status, bytes_out: 0, bytes_in: n });
+    deps.log.add(boxId, { ...entry, status, bytes_out: 0, bytes_in: n, duration_ms: Math.round(performance.now() - started) });
   };
   if (d.verdict === 'deny') return refuse(403, `${d.message}\n`);
   if (d.verdict === 'respond') return refuse(d.respond!.status, d.respond!.body ?? '');
@@ -64,6 +74,6 @@ export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMes
   client.on('close', () => up.destroy());
   up.on('close', () => {
     client.destroy();
-    if (logId !== undefined) deps.log.finish(logId, { bytes_out: bytesOut, bytes_in: bytesIn });
+    if (logId !== undefined) deps.log.finish(logId, { bytes_out: bytesOut, bytes_in: bytesIn, duration_ms: Math.round(performance.now() - started) });
   });
 }

@@ -1,5 +1,8 @@
+import { EventEmitter } from 'node:events';
 import type { EgressLogEntry } from '../../contract/network.js';
 import type { Db } from '../../db/connection.js';
+
+const COLS = 'at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms';
 
 /** Entries kept per box by default; older ones are pruned as new ones arrive. */
 export const DEFAULT_EGRESS_LOG_KEEP = 1000;
@@ -7,41 +10,75 @@ export const DEFAULT_EGRESS_LOG_KEEP = 1000;
 /** The egress log (what each box tried and the verdict) and each box's proxy port. */
 export class EgressRepo {
   private sincePrune = new Map<string, number>();
+  /** `entry:<box_id>` with each entry as it is written (a tunnel again when it closes): the live log's source. */
+  readonly events = new EventEmitter().setMaxListeners(0);
 
   constructor(
     private db: Db,
     private keep = DEFAULT_EGRESS_LOG_KEEP,
   ) {}
 
+  private queued: { boxId: string; e: EgressLogEntry }[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Appends a finished request's entry off the request path: entries are written in one
+   * transaction every 50 ms (the database syncs every commit, which would otherwise cost a
+   * disk flush per proxied request) and streamed to live readers when written. Reads flush first.
+   */
+  record(boxId: string, e: EgressLogEntry) {
+    this.queued.push({ boxId, e });
+    if (this.queued.length >= 500) this.flush();
+    else this.flushTimer ??= setTimeout(() => this.flush(), 50).unref();
+  }
+
+  flush() {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.queued;
+    if (!batch.length) return;
+    this.queued = [];
+    this.db.transaction(() => {
+      for (const q of batch) this.add(q.boxId, q.e);
+    })();
+  }
+
   /** Appends an entry; returns its row id so a tunnel can record its byte counts when it closes. */
   add(boxId: string, e: EgressLogEntry): number {
     const id = Number(
       this.db
         .prepare(
-          `INSERT INTO egress_log (box_id, at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO egress_log (box_id, at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(boxId, e.at, e.method, e.host, e.port, e.path, e.verdict, e.policy_id, e.rule_index, e.status, e.bytes_out, e.bytes_in).lastInsertRowid,
+        .run(boxId, e.at, e.method, e.host, e.port, e.path, e.verdict, e.policy_id, e.rule_index, e.status, e.bytes_out, e.bytes_in, e.scheme, e.duration_ms)
+        .lastInsertRowid,
     );
     this.maybePrune(boxId);
+    this.events.emit(`entry:${boxId}`, { id, ...e });
     return id;
   }
 
-  finish(id: number, fields: { status?: number | null; bytes_out: number; bytes_in: number }) {
+  finish(id: number, fields: { status?: number | null; bytes_out: number; bytes_in: number; duration_ms?: number }) {
     this.db
-      .prepare('UPDATE egress_log SET status = COALESCE(?, status), bytes_out = ?, bytes_in = ? WHERE id = ?')
-      .run(fields.status ?? null, fields.bytes_out, fields.bytes_in, id);
+      .prepare('UPDATE egress_log SET status = COALESCE(?, status), bytes_out = ?, bytes_in = ?, duration_ms = COALESCE(?, duration_ms) WHERE id = ?')
+      .run(fields.status ?? null, fields.bytes_out, fields.bytes_in, fields.duration_ms ?? null, id);
+    const row = this.db.prepare(`SELECT box_id, ${COLS} FROM egress_log WHERE id = ?`).get(id) as (EgressLogEntry & { box_id: string }) | undefined;
+    if (row) {
+      const { box_id, ...e } = row;
+      this.events.emit(`entry:${box_id}`, { id, ...e });
+    }
   }
 
-  /** Newest first. */
-  page(boxId: string, limit: number, offset: number): { rows: EgressLogEntry[]; total: number } {
+  /** Newest first, optionally only one verdict and/or one host. */
+  page(boxId: string, limit: number, offset: number, f: { verdict?: string; host?: string } = {}): { rows: (EgressLogEntry & { id: number })[]; total: number } {
+    this.flush();
+    const where = `box_id = ?${f.verdict ? ' AND verdict = ?' : ''}${f.host ? ' AND host = ?' : ''}`;
+    const args = [boxId, ...(f.verdict ? [f.verdict] : []), ...(f.host ? [f.host.toLowerCase()] : [])];
     const rows = this.db
-      .prepare(
-        `SELECT at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in
-         FROM egress_log WHERE box_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`,
-      )
-      .all(boxId, limit, offset) as EgressLogEntry[];
-    const total = (this.db.prepare('SELECT COUNT(*) AS n FROM egress_log WHERE box_id = ?').get(boxId) as { n: number }).n;
+      .prepare(`SELECT id, ${COLS} FROM egress_log WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`)
+      .all(...args, limit, offset) as (EgressLogEntry & { id: number })[];
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM egress_log WHERE ${where}`).get(...args) as { n: number }).n;
     return { rows, total };
   }
 
@@ -62,6 +99,7 @@ export class EgressRepo {
   }
 
   deleteBox(boxId: string) {
+    this.flush();
     this.db.prepare('DELETE FROM egress_log WHERE box_id = ?').run(boxId);
     this.db.prepare('DELETE FROM egress_ports WHERE box_id = ?').run(boxId);
     this.sincePrune.delete(boxId);

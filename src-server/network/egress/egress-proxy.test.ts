@@ -85,6 +85,7 @@ afterAll(async () => {
 beforeEach(() => {
   seen = [];
   policy = null;
+  repo.flush();
   db.prepare('DELETE FROM egress_log').run();
 });
 
@@ -259,8 +260,8 @@ describe('egress proxy: CONNECT', () => {
 
 describe('egress log', () => {
   it('pages newest first and keeps only the last N entries of a box', async () => {
-    for (let i = 0; i < 25; i++) repo.add(BOX, { at: new Date().toISOString(), method: 'GET', host: `h${i}.test`, port: 80, path: '/', verdict: 'allow', policy_id: null, rule_index: null, status: 200, bytes_out: 0, bytes_in: 0 });
-    repo.add('box_other', { at: new Date().toISOString(), method: 'GET', host: 'x', port: 80, path: '/', verdict: 'deny', policy_id: null, rule_index: null, status: 403, bytes_out: 0, bytes_in: 0 });
+    for (let i = 0; i < 25; i++) repo.add(BOX, { at: new Date().toISOString(), method: 'GET', host: `h${i}.test`, port: 80, path: '/', verdict: 'allow', policy_id: null, rule_index: null, status: 200, bytes_out: 0, bytes_in: 0, scheme: 'http', duration_ms: 1 });
+    repo.add('box_other', { at: new Date().toISOString(), method: 'GET', host: 'x', port: 80, path: '/', verdict: 'deny', policy_id: null, rule_index: null, status: 403, bytes_out: 0, bytes_in: 0, scheme: 'http', duration_ms: 1 });
     const first = repo.page(BOX, 5, 0);
     expect(first.total).toBeLessThanOrEqual(22);
     expect(first.total).toBeGreaterThanOrEqual(20);

@@ -7,6 +7,9 @@ import { BoxProxy } from './box-proxy.js';
 import type { PolicyRef } from './decide.js';
 import type { EgressRepo } from './egress-log-repo.js';
 import type { ProxyDeps } from './proxy-deps.js';
+import { CryptoBox } from '../../util/crypto-box.js';
+import { EgressCa } from '../tls/egress-ca.js';
+import { upstreamAgents, upstreamRoots } from './upstream-tls.js';
 
 /** Proxy ports bound ahead of need, so that proxyPortFor can answer synchronously. */
 const SPARES = 6;
@@ -22,6 +25,8 @@ export class EgressService {
   private refilling?: Promise<void>;
   private closed = false;
   readonly deps: ProxyDeps;
+  /** The install's CA (set by init); interception is on once it is. */
+  ca!: EgressCa;
 
   constructor(
     private app: AppBase,
@@ -48,7 +53,17 @@ export class EgressService {
     return { id: p.id, name: p.name, document: p.document as PolicyDocument };
   }
 
+  /**
+   * Opens (or creates, on first start) the egress CA, reads BOX_EGRESS_CA_FILE (extra
+   * upstream roots: an unreadable file stops the start rather than weakening checks), and
+   * binds the spare proxy ports.
+   */
   async init() {
+    this.ca = await EgressCa.open(this.app.db, () => CryptoBox.forDataDir(this.app.config.dataDir));
+    const roots = upstreamRoots((this.app.config.tuning.egressCaFile as string | undefined) ?? process.env.BOX_EGRESS_CA_FILE);
+    this.deps.tlsCa = roots?.join('\n');
+    this.deps.agents = upstreamAgents();
+    this.deps.ca = this.ca;
     await this.refill();
   }
 
@@ -124,5 +139,8 @@ export class EgressService {
     await Promise.all([...this.byBox.values()].map((b) => b.proxy.close()).concat(this.spares.map((p) => p.close())));
     this.byBox.clear();
     this.spares = [];
+    this.deps.agents?.http.destroy();
+    this.deps.agents?.https.destroy();
+    this.repo.flush();
   }
 }

@@ -1,4 +1,7 @@
+import type http from 'node:http';
 import { STATUS_CODES } from 'node:http';
+import type https from 'node:https';
+import type tls from 'node:tls';
 import type { EgressLogEntry } from '../../contract/network.js';
 import type { PolicyRef } from './decide.js';
 import type { TargetResolver } from './upstream.js';
@@ -11,12 +14,23 @@ export interface ProxyDeps {
   secretFor(boxId: string, name: string): string | undefined;
   log: {
     add(boxId: string, e: EgressLogEntry): number;
-    finish(id: number, f: { status?: number | null; bytes_out: number; bytes_in: number }): void;
+    /** A finished request's entry, written in the background (default: add). */
+    record?(boxId: string, e: EgressLogEntry): void;
+    finish(id: number, f: { status?: number | null; bytes_out: number; bytes_in: number; duration_ms?: number }): void;
   };
   /** Where a requested host:port really connects (default: host.box.internal → 127.0.0.1). */
   resolve?: TargetResolver;
   /** Extra CA certificates trusted for upstream TLS (tests, corporate roots); the system roots otherwise. */
   tlsCa?: string | Buffer;
+  /** Keep-alive upstream pools (default: a fresh connection per request). */
+  agents?: { http: http.Agent; https: https.Agent };
+  /**
+   * The install's egress CA: when present, https to hosts an attached policy governs is
+   * intercepted (see contract/policies.ts, TLS_MODES); absent, CONNECT is host-level only.
+   */
+  ca?: { contextFor(host: string): Promise<{ key: string; cert: string; context: tls.SecureContext }> };
+  /** In-box inference: requests to the local gateway are authenticated as the box (gateway-auth.ts). */
+  gateway?: import('./gateway-auth.js').GatewayAuth;
   /** Idle time after which an upstream connection is dropped (default 5 minutes). */
   idleTimeoutMs?: number;
   onError?(where: string, e: unknown): void;

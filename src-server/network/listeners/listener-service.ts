@@ -11,8 +11,9 @@ export const INGRESS_SUFFIX = '.box.localhost';
 /**
  * Published ports. Each listener owns a stable host loopback port (listeners.host_port),
  * forwarded by QEMU to the guest port: live through the runtime when the VM runs, and from
- * VmConfig.forwards (forwardsFor) at every start. `tcp` listeners are used on that port
- * directly; `http` listeners are served by the ingress under `<box-name>.box.localhost`.
+ * VmConfig.forwards (forwardsFor) at every start. Both kinds are reachable on that port by
+ * any client (`public_url`); `http` listeners are also served by the ingress under
+ * `<box-name>.box.localhost` (`alias_url`, which wakes a sleeping box).
  */
 export class ListenerService {
   /** Added while the VM ran but the runtime cannot forward live: effective at the next start. */
@@ -70,12 +71,15 @@ export class ListenerService {
     const key = `${box.box_id}:${l.guest_port}`;
     const route_status = box.status === 'running' && !this.pending.has(key) ? 'active' : 'inactive';
     if (l.protocol === 'tcp') {
-      return { guest_port: l.guest_port, protocol: 'tcp', route_status, public_url: `tcp://127.0.0.1:${l.host_port}`, public_host: '127.0.0.1', public_port: l.host_port, created_at: l.created_at };
+      return { guest_port: l.guest_port, protocol: 'tcp', route_status, public_url: `tcp://127.0.0.1:${l.host_port}`, public_host: '127.0.0.1', public_port: l.host_port, alias_url: null, created_at: l.created_at };
     }
     const primary = this.primaryHttp(box.box_id)?.guest_port === l.guest_port;
-    const host = `${primary ? '' : `${l.guest_port}.`}${box.name}${INGRESS_SUFFIX}`;
-    const port = this.ingressPort();
-    return { guest_port: l.guest_port, protocol: 'http', route_status, public_url: `http://${host}:${port}/`, public_host: host, public_port: port, created_at: l.created_at };
+    const alias = `${primary ? '' : `${l.guest_port}.`}${box.name}${INGRESS_SUFFIX}`;
+    return {
+      guest_port: l.guest_port, protocol: 'http', route_status,
+      public_url: `http://127.0.0.1:${l.host_port}/`, public_host: '127.0.0.1', public_port: l.host_port,
+      alias_url: `http://${alias}:${this.ingressPort()}/`, created_at: l.created_at,
+    };
   }
 
   list(box: BoxRecord): Listener[] {

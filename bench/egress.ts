@@ -1,0 +1,171 @@
+// `npm run bench:egress`: HTTPS through the box egress proxy with TLS interception (the
+// proxy terminates the client's TLS with a leaf from the install's CA, applies the policy,
+// and makes its own verified TLS connection upstream) against the same client calling the
+// loopback HTTPS upstream directly. Warm keep-alive connections on both paths; latency p50/
+// p95 of small GETs, request throughput at concurrency 8, and bulk download throughput.
+// The upstream and the proxy each run in their own process; this process is the client.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type net from 'node:net';
+import os from 'node:os';
+import type { Duplex } from 'node:stream';
+import path from 'node:path';
+import tls from 'node:tls';
+import { fileURLToPath } from 'node:url';
+
+const HOST = 'bench.example.test';
+const BULK = 128 * 1024 * 1024;
+const role = process.argv.find((a) => a.startsWith('--role='))?.slice(7);
+const arg = (k: string) => process.argv.find((a) => a.startsWith(`--${k}=`))?.slice(k.length + 3);
+
+function child(r: string, extra: string[] = []): Promise<{ proc: ChildProcess; info: Record<string, string | number> }> {
+  const proc = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), `--role=${r}`, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    proc.stdout!.on('data', (c) => {
+      buf += c;
+      const line = buf.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve({ proc, info: JSON.parse(line) });
+    });
+    proc.on('exit', (code) => reject(new Error(`${r} exited with ${code}`)));
+  });
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+/** An agent whose connections are CONNECT tunnels through the proxy, TLS inside trusting `ca` (what a box does). */
+class TunnelAgent extends https.Agent {
+  constructor(private proxyPort: number, private ca: string) {
+    super({ keepAlive: true, maxSockets: 16 });
+  }
+  override createConnection(o: https.RequestOptions, cb?: (e: Error | null, s: Duplex) => void): undefined {
+    const req = http.request({ host: '127.0.0.1', port: this.proxyPort, method: 'CONNECT', path: `${o.host}:${o.port}` });
+    req.on('connect', (res, socket) => {
+      if (res.statusCode !== 200) return cb!(new Error(`CONNECT answered ${res.statusCode}`), socket);
+      cb!(null, tls.connect({ socket, servername: o.servername ?? o.host ?? undefined, ca: this.ca }));
+    });
+    req.on('error', (e) => cb!(e, req.socket!));
+    req.end();
+    return undefined;
+  }
+}
+
+function get(agent: https.Agent, p: string, ca?: string, port = 443): Promise<number> {
+  return new Promise((resolve, reject) => {
+    https
+      .get({ host: ca ? '127.0.0.1' : HOST, servername: HOST, port, path: p, agent, headers: { host: HOST }, ...(ca ? { ca } : {}) }, (res) => {
+        let n = 0;
+        res.on('data', (c: Buffer) => (n += c.length));
+        res.on('end', () => resolve(n));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+async function main() {
+  const up = await child('upstream');
+  process.on('exit', () => up.proc.kill());
+  const px = await child('proxy', [`--upstream-port=${up.info.port}`, `--ca-file=${up.info.caFile}`]);
+  process.on('exit', () => px.proc.kill());
+  const upPort = Number(up.info.port);
+  const direct = new https.Agent({ keepAlive: true, maxSockets: 16 });
+  const via = new TunnelAgent(Number(px.info.port), String(px.info.ca));
+  const paths = {
+    direct: (p: string) => get(direct, p, String(up.info.cert), upPort),
+    proxy: (p: string) => get(via, p),
+  };
+  const result: Record<string, Record<string, number>> = {};
+  for (const [name, call] of Object.entries(paths)) {
+    for (let i = 0; i < Number(process.env.BENCH_WARM ?? 300); i++) await call('/small');
+    const lat: number[] = [];
+    for (let i = 0; i < Number(process.env.BENCH_N ?? 1000); i++) {
+      const t = performance.now();
+      await call('/small');
+      lat.push(performance.now() - t);
+    }
+    let done = 0;
+    const end = Date.now() + 3000;
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      while (Date.now() < end) (await call('/small'), done++);
+    }));
+    const t = performance.now();
+    const bytes = await call('/bulk');
+    const s = (performance.now() - t) / 1000;
+    result[name] = { p50_ms: pct(lat, 50), p95_ms: pct(lat, 95), rps_c8: done / 3, bulk_mb_s: bytes / 1e6 / s };
+  }
+  const r = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+  const f = (x: number) => Math.round(x * 100) / 100;
+  const d = result.direct!;
+  const p = result.proxy!;
+  console.log(JSON.stringify({
+    direct: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, f(v)])),
+    via_proxy: Object.fromEntries(Object.entries(p).map(([k, v]) => [k, f(v)])),
+    added_latency_p50_ms: f(p.p50_ms - d.p50_ms),
+    latency_p50_ratio: r(p.p50_ms, d.p50_ms),
+    throughput_ratio_rps_c8: r(p.rps_c8, d.rps_c8),
+    throughput_ratio_bulk: r(p.bulk_mb_s, d.bulk_mb_s),
+    goals: { added_latency_p50_ms: '< 2', throughput_ratio: '>= 0.8' },
+  }, null, 2));
+  up.proc.kill();
+  px.proc.kill();
+  direct.destroy();
+  via.destroy();
+}
+
+// Children leave with the client (also when it is killed).
+if (role) setInterval(() => process.ppid === 1 && process.exit(0), 1000).unref();
+
+if (role === 'upstream') {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-egress-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', `/CN=${HOST}`, '-addext', `subjectAltName=DNS:${HOST}`, '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`], { stdio: 'ignore' });
+  const cert = fs.readFileSync(`${dir}/cert.pem`, 'utf8');
+  const chunk = Buffer.alloc(1 << 20, 0x62);
+  const small = Buffer.from('{"ok":true,"object":"bench"}');
+  const s = https.createServer({ key: fs.readFileSync(`${dir}/key.pem`), cert, keepAliveTimeout: 60_000 }, (req, res) => {
+    if (req.url === '/bulk') {
+      res.writeHead(200, { 'content-length': BULK });
+      let left = BULK / chunk.length;
+      const pump = () => {
+        while (left > 0) {
+          left--;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      return pump();
+    }
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': small.length }).end(small);
+  });
+  s.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: (s.address() as net.AddressInfo).port, cert, caFile: `${dir}/cert.pem` })));
+} else if (role === 'proxy') {
+  const [{ openDatabase }, { CryptoBox }, { EgressCa }, { BoxProxy }, { EgressRepo }, { upstreamAgents, upstreamRoots }] = await Promise.all([
+    import('../src-server/db/connection.js'),
+    import('../src-server/util/crypto-box.js'),
+    import('../src-server/network/tls/egress-ca.js'),
+    import('../src-server/network/egress/box-proxy.js'),
+    import('../src-server/network/egress/egress-log-repo.js'),
+    import('../src-server/network/egress/upstream-tls.js'),
+  ]);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-egress-data-'));
+  const db = openDatabase(dataDir);
+  const ca = await EgressCa.open(db, () => CryptoBox.forDataDir(dataDir));
+  const upPort = Number(arg('upstream-port'));
+  const proxy = new BoxProxy({
+    // The policy the box runs under: the host governed (so intercepted), a path rule, a secret header.
+    policyFor: () => ({ id: 'hp_bench', name: 'bench', document: { [HOST]: { rules: [{ match: { method: 'GET' }, request: { set: { headers: { 'x-api-key': '${secrets.K}' } } } }] } } }),
+    secretFor: () => 'bench-secret',
+    log: new EgressRepo(db, 1000),
+    resolve: (_h, port) => ({ host: '127.0.0.1', port: port === 443 ? upPort : port, internal: true }),
+    tlsCa: upstreamRoots(arg('ca-file'))!.join('\n'),
+    ca,
+    agents: upstreamAgents(),
+  });
+  proxy.boxId = 'box_bench';
+  const port = await proxy.listen();
+  console.log(JSON.stringify({ port, ca: ca.info.certificate }));
+} else {
+  await main();
+}

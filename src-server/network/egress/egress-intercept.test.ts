@@ -1,0 +1,277 @@
+/**
+ * TLS interception in the box egress proxy, without a VM: a real EgressCa (SQLite + the data
+ * dir's CryptoBox), loopback HTTPS upstreams with their own self-signed certificates given
+ * as the extra roots (what BOX_EGRESS_CA_FILE does in the service), and clients speaking
+ * CONNECT + TLS exactly as curl or Python in a box do.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import http from 'node:http';
+import http2 from 'node:http2';
+import https from 'node:https';
+import type net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { PolicyDocument } from '../../contract/policies.js';
+import { openDatabase, type Db } from '../../db/connection.js';
+import { CryptoBox } from '../../util/crypto-box.js';
+import { EgressCa } from '../tls/egress-ca.js';
+import { BoxProxy } from './box-proxy.js';
+import type { PolicyRef } from './decide.js';
+import { EgressRepo } from './egress-log-repo.js';
+import type { ProxyDeps } from './proxy-deps.js';
+import { upstreamAgents } from './upstream-tls.js';
+
+const BOX = 'box_00000000-0000-4000-8000-0000000000aa';
+const SECRET = 'sk-live-intercepted-secret-never-in-the-box';
+let dataDir: string;
+let db: Db;
+let repo: EgressRepo;
+let ca: EgressCa;
+let proxy: BoxProxy;
+let proxyPort: number;
+let policy: PolicyRef | null = null;
+let good: https.Server;
+let goodPort: number;
+let goodCert: string;
+let bad: https.Server;
+let badPort: number;
+let seen: { method: string; url: string; headers: http.IncomingHttpHeaders; bytes: number }[] = [];
+const BIG = 32 * 1024 * 1024;
+
+function selfSigned(cn: string) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'egress-icpt-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', `/CN=${cn}`, '-addext', `subjectAltName=DNS:${cn}`, '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`], { stdio: 'ignore' });
+  return { key: fs.readFileSync(`${dir}/key.pem`, 'utf8'), cert: fs.readFileSync(`${dir}/cert.pem`, 'utf8') };
+}
+const listen = (s: net.Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as net.AddressInfo).port)));
+const use = (document: PolicyDocument) => (policy = { id: 'hp_11111111-2222-4333-8444-555555555555', name: 'icpt', document });
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'egress-icpt-data-'));
+  db = openDatabase(dataDir);
+  repo = new EgressRepo(db, 500);
+  ca = await EgressCa.open(db, () => CryptoBox.forDataDir(dataDir));
+  const kc = selfSigned('api.example.test');
+  goodCert = kc.cert;
+  good = https.createServer(kc, (req, res) => {
+    let bytes = 0;
+    req.on('data', (c: Buffer) => (bytes += c.length));
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, bytes });
+      if (req.url === '/big') {
+        res.writeHead(200, { 'content-length': BIG });
+        const chunk = Buffer.alloc(1024 * 1024, 7);
+        let left = BIG / chunk.length;
+        const pump = () => {
+          while (left > 0) {
+            left--;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        return pump();
+      }
+      res.end(`upstream saw ${req.method} ${req.url} key=${req.headers['x-api-key'] ?? '-'} bytes=${bytes}`);
+    });
+  });
+  const wss = new WebSocketServer({ server: good });
+  wss.on('connection', (ws, req) => ws.on('message', (m) => ws.send(`echo:${m.toString()} key=${req.headers['x-api-key'] ?? '-'}`)));
+  goodPort = await listen(good);
+  bad = https.createServer(selfSigned('evil.example.test'), (_req, res) => res.end('should never be seen'));
+  badPort = await listen(bad);
+  const resolve: ProxyDeps['resolve'] = (host, port) => ({ host: '127.0.0.1', port: host.startsWith('evil') ? badPort : port === 443 ? goodPort : port, internal: true });
+  proxy = new BoxProxy({ policyFor: () => policy, secretFor: (_b, n) => (n === 'API_KEY' ? SECRET : undefined), log: repo, resolve, tlsCa: goodCert, ca, agents: upstreamAgents() });
+  proxy.boxId = BOX;
+  proxyPort = await proxy.listen();
+});
+
+afterAll(async () => {
+  await proxy.close();
+  await new Promise((r) => setTimeout(r, 100));
+  good.closeAllConnections();
+  good.close();
+  bad.close();
+  db.close();
+});
+
+beforeEach(() => {
+  seen = [];
+  policy = null;
+  repo.flush();
+  db.prepare('DELETE FROM egress_log').run();
+});
+
+/** CONNECT through the proxy then TLS, trusting only the install's egress CA (as a box does). */
+async function tunnel(host: string, alpn?: string[], trust = ca.info.certificate): Promise<{ status: number; tls?: tls.TLSSocket }> {
+  const req = http.request({ host: '127.0.0.1', port: proxyPort, method: 'CONNECT', path: `${host}:443` });
+  req.end();
+  const [res, socket] = (await once(req, 'connect')) as [http.IncomingMessage, net.Socket];
+  if (res.statusCode !== 200) return { status: res.statusCode! };
+  const t = tls.connect({ socket, servername: host, ca: trust, ...(alpn ? { ALPNProtocols: alpn } : {}) });
+  await once(t, 'secureConnect');
+  return { status: 200, tls: t };
+}
+
+/** A keep-alive agent whose one connection is the given tunnel: consecutive requests reuse it, as a client's pool would. */
+const agents = new WeakMap<tls.TLSSocket, https.Agent>();
+function agentOver(t: tls.TLSSocket) {
+  let a = agents.get(t);
+  if (!a) {
+    a = new https.Agent({ keepAlive: true, maxSockets: 1 });
+    (a as unknown as { createConnection: () => tls.TLSSocket }).createConnection = () => t;
+    agents.set(t, a);
+  }
+  return a;
+}
+
+function request(t: tls.TLSSocket, host: string, method: string, p: string, body?: Buffer | string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+    const r = https.request({ host, method, path: p, headers: { ...headers }, agent: agentOver(t) }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, text, headers: res.headers }));
+    });
+    r.on('error', reject);
+    r.end(body);
+  });
+}
+
+describe('egress TLS interception', () => {
+  it('GET allowed with a secret injected on the host, two requests on one kept-alive connection, each logged with method and path', async () => {
+    use({ 'api.example.test': { rules: [{ match: { method: 'GET', path: { prefix: '/v1/' } }, request: { set: { headers: { 'X-Api-Key': '${secrets.API_KEY}' } } } }] } });
+    const { tls: t } = await tunnel('api.example.test');
+    const peer = t!.getPeerCertificate();
+    expect(peer.issuer.CN).toMatch(/Box Desktop egress CA/);
+    const a = await request(t!, 'api.example.test', 'GET', '/v1/models?x=1', undefined, { 'x-api-key': 'box-supplied-junk' });
+    expect(a.status).toBe(200);
+    expect(a.text).toBe(`upstream saw GET /v1/models?x=1 key=${SECRET} bytes=0`);
+    const b = await request(t!, 'api.example.test', 'GET', '/v1/other');
+    expect(b.text).toContain('GET /v1/other');
+    const refused = await request(t!, 'api.example.test', 'DELETE', '/v1/models');
+    expect(refused.status).toBe(403);
+    expect(refused.text).toMatch(/no rule of host entry api\.example\.test matches DELETE \/v1\/models/);
+    t!.destroy();
+    const log = repo.page(BOX, 10, 0).rows.reverse();
+    expect(log.map((e) => [e.method, e.path, e.scheme, e.verdict, e.status, e.rule_index])).toEqual([
+      ['GET', '/v1/models', 'https', 'allow', 200, 0],
+      ['GET', '/v1/other', 'https', 'allow', 200, 0],
+      ['DELETE', '/v1/models', 'https', 'deny', 403, null],
+    ]);
+    expect(log[0]!.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(JSON.stringify(log)).not.toContain(SECRET);
+  });
+
+  it('a POST answered locally by a method rule never reaches the upstream', async () => {
+    use({ 'api.example.test': { rules: [{ match: { method: 'POST' }, respond: { status: 418, body: 'no posting from boxes' } }, {}] } });
+    const { tls: t } = await tunnel('api.example.test');
+    const r = await request(t!, 'api.example.test', 'POST', '/v1/upload', 'payload');
+    expect([r.status, r.text, r.headers['x-box-egress']]).toEqual([418, 'no posting from boxes', 'respond']);
+    expect(seen).toEqual([]);
+    t!.destroy();
+  });
+
+  it('an upstream whose certificate fails verification is refused with a clear answer, never passed through', async () => {
+    use({ '*': { rules: [] } });
+    const { tls: t } = await tunnel('evil.example.test');
+    const r = await request(t!, 'evil.example.test', 'GET', '/');
+    expect(r.status).toBe(502);
+    expect(r.headers['x-box-egress']).toBe('upstream-untrusted');
+    expect(r.text).toMatch(/refused evil\.example\.test: its TLS certificate failed verification \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)/);
+    expect(r.text).not.toContain('should never be seen');
+    t!.destroy();
+  });
+
+  it('speaks HTTP/2 to a client that offers h2 in ALPN', async () => {
+    use({ 'api.example.test': { rules: [{ request: { set: { headers: { 'x-api-key': '${secrets.API_KEY}' } } } }] } });
+    const { tls: t } = await tunnel('api.example.test', ['h2', 'http/1.1']);
+    expect(t!.alpnProtocol).toBe('h2');
+    const session = http2.connect('https://api.example.test', { createConnection: () => t! });
+    const text = await new Promise<string>((resolve, reject) => {
+      const s = session.request({ ':method': 'GET', ':path': '/h2?y=2' });
+      let out = '';
+      s.on('data', (c) => (out += c));
+      s.on('end', () => resolve(out));
+      s.on('error', reject);
+      s.end();
+    });
+    expect(text).toBe(`upstream saw GET /h2?y=2 key=${SECRET} bytes=0`);
+    session.close();
+    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ method: 'GET', path: '/h2', scheme: 'https', status: 200 });
+  });
+
+  it('relays a WebSocket upgrade, with the secret header injected on the host', async () => {
+    use({ 'api.example.test': { rules: [{ match: { path: { prefix: '/ws' } }, request: { set: { headers: { 'x-api-key': '${secrets.API_KEY}' } } } }] } });
+    const { tls: t } = await tunnel('api.example.test', ['http/1.1']);
+    const ws = new WebSocket('wss://api.example.test/ws', { createConnection: () => t! } as unknown as WebSocket.ClientOptions);
+    await once(ws, 'open');
+    ws.send('hello');
+    const [msg] = await once(ws, 'message');
+    expect(String(msg)).toBe(`echo:hello key=${SECRET}`);
+    ws.close();
+    await once(ws, 'close');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ method: 'GET', path: '/ws', scheme: 'https', status: 101 });
+  });
+
+  it(`streams ${BIG >> 20} MB each way without buffering the body`, async () => {
+    use({ 'api.example.test': { rules: [] } });
+    const { tls: t } = await tunnel('api.example.test');
+    const body = Buffer.alloc(BIG, 3);
+    const up = await request(t!, 'api.example.test', 'PUT', '/upload', body);
+    expect(up.text).toBe(`upstream saw PUT /upload key=- bytes=${BIG}`);
+    const down = await new Promise<{ bytes: number; sha: string }>((resolve, reject) => {
+      const h = createHash('sha256');
+      let bytes = 0;
+      https.request({ host: 'api.example.test', path: '/big', agent: agentOver(t!) }, (res) => {
+        res.on('data', (c: Buffer) => ((bytes += c.length), h.update(c)));
+        res.on('end', () => resolve({ bytes, sha: h.digest('hex') }));
+      }).on('error', reject).end();
+    });
+    expect(down.bytes).toBe(BIG);
+    expect(down.sha).toBe(createHash('sha256').update(Buffer.alloc(BIG, 7)).digest('hex'));
+    t!.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    const rows = repo.page(BOX, 2, 0).rows;
+    expect(rows.map((r) => [r.method, r.bytes_out, r.bytes_in])).toEqual([['GET', 0, BIG], ['PUT', BIG, up.text.length]]);
+  });
+
+  it('tls: "passthrough" relays the bytes untouched: the client sees the upstream\'s own certificate', async () => {
+    use({ 'api.example.test': { rules: [], tls: 'passthrough' } });
+    const { tls: t } = await tunnel('api.example.test', undefined, goodCert);
+    expect(t!.getPeerCertificate().issuer.CN).toBe('api.example.test');
+    const r = await request(t!, 'api.example.test', 'GET', '/direct');
+    expect(r.text).toContain('GET /direct');
+    t!.destroy();
+    await new Promise((res) => setTimeout(res, 50));
+    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ method: 'CONNECT', path: null, scheme: 'tunnel' });
+  });
+
+  it('a host the policy does not list is refused at CONNECT', async () => {
+    use({ 'api.example.test': { rules: [] } });
+    expect((await tunnel('elsewhere.example.test')).status).toBe(403);
+  });
+});
+
+describe('egress CA', () => {
+  it('survives a restart, keeps its key sealed at rest, and rotates to a new key', async () => {
+    const again = await EgressCa.open(db, () => CryptoBox.forDataDir(dataDir));
+    expect(again.info).toEqual(ca.info);
+    expect(ca.info.certificate).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    expect(ca.info.fingerprint_sha256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+    const row = db.prepare('SELECT key_sealed FROM egress_ca').get() as { key_sealed: Buffer };
+    const pkcs8Prefix = Buffer.from('308187020100301306072a8648ce3d020106082a8648ce3d030107', 'hex');
+    expect(row.key_sealed.includes(pkcs8Prefix)).toBe(false);
+    const x = new (await import('node:crypto')).X509Certificate(ca.info.certificate);
+    expect(x.ca).toBe(true);
+    const before = again.info.fingerprint_sha256;
+    const rotated = await again.rotate();
+    expect(rotated.fingerprint_sha256).not.toBe(before);
+    expect((await EgressCa.open(db, () => CryptoBox.forDataDir(dataDir))).info.fingerprint_sha256).toBe(rotated.fingerprint_sha256);
+  });
+});

@@ -1,0 +1,138 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import { endToEnd } from '../hop-headers.js';
+import { expandSecretRefs, secretRefs } from '../../contract/policies.js';
+import { decideRequest, type EgressDecision } from './decide.js';
+import { DEFAULT_IDLE_MS, nowIso, type ProxyDeps } from './proxy-deps.js';
+import { connectOptions, defaultResolver, HostLocalError } from './upstream.js';
+import { upstreamTls, upstreamTlsProblem } from './upstream-tls.js';
+
+type Req = http.IncomingMessage | Http2ServerRequest;
+type Res = http.ServerResponse | Http2ServerResponse;
+
+/** Where one request from a box goes, as the box named it (absolute URI, or CONNECT host + intercepted request). */
+export interface ForwardTarget {
+  scheme: 'http' | 'https';
+  host: string;
+  port: number;
+  /** Path and query as sent. */
+  pathAndQuery: string;
+  /** Plain http only: a request given secret headers goes on over https:443 (no explicit port, not host.box.internal). */
+  upgradeWhenInjecting?: boolean;
+}
+
+/** What every request logs, filled in as it goes. */
+export function logFor(deps: ProxyDeps, boxId: string, method: string, t: ForwardTarget, d: EgressDecision) {
+  const started = performance.now();
+  const path = t.pathAndQuery.split('?')[0]!;
+  const s = { bytesOut: 0, bytesIn: 0, done: false };
+  return Object.assign(s, {
+    write(status: number | null) {
+      if (s.done) return;
+      s.done = true;
+      (deps.log.record ?? deps.log.add).call(deps.log, boxId, {
+        at: nowIso(), method, host: t.host, port: t.port, path, scheme: t.scheme, verdict: d.verdict, policy_id: d.policyId, rule_index: d.ruleIndex,
+        status, bytes_out: s.bytesOut, bytes_in: s.bytesIn, duration_ms: Math.round(performance.now() - started),
+      });
+    },
+  });
+}
+
+/** Request headers to send upstream: end-to-end only, no HTTP/2 pseudo-headers, Host set to the target. */
+export function upstreamHeaders(req: Req, t: ForwardTarget): http.OutgoingHttpHeaders {
+  const h = endToEnd(req.headers as http.IncomingHttpHeaders);
+  for (const k of Object.keys(h)) if (k.startsWith(':')) delete h[k];
+  h.host = (t.scheme === 'https' ? t.port === 443 : t.port === 80) ? t.host : `${t.host}:${t.port}`;
+  return h;
+}
+
+/**
+ * Applies the decision's header rewrites: `${secrets.NAME}` expanded here, on the host, so
+ * values never enter the box. Returns the missing secret's problem text, if any.
+ */
+export function injectHeaders(deps: ProxyDeps, boxId: string, d: EgressDecision, headers: http.OutgoingHttpHeaders): string | undefined {
+  for (const [name, template] of Object.entries(d.setHeaders ?? {})) {
+    const missing = secretRefs(template).find((s) => deps.secretFor(boxId, s) === undefined);
+    if (missing) return `The HTTP policy ${d.policyId} sets header ${name} from secret ${missing}, which does not exist in this organization.\n`;
+    for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
+    headers[name.toLowerCase()] = expandSecretRefs(template, (s) => deps.secretFor(boxId, s)!);
+  }
+  return undefined;
+}
+
+/**
+ * One request from a box, decided by the whole policy (host, method, path), then answered
+ * locally or streamed to the upstream and back (bodies are piped, never buffered). The
+ * upstream TLS connection is always verified (system roots plus BOX_EGRESS_CA_FILE); one
+ * that fails is answered 502 naming the reason, never passed through.
+ */
+export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t: ForwardTarget) {
+  const method = req.method ?? 'GET';
+  const d = decideRequest(deps.policyFor(boxId), { host: t.host, method, path: t.pathAndQuery.split('?')[0]! });
+  const log = logFor(deps, boxId, method, t, d);
+  const h2 = req.httpVersionMajor === 2;
+  const local = (status: number, body: string, why: string = d.verdict) => {
+    req.resume();
+    const buf = Buffer.from(body, 'utf8');
+    log.bytesIn = buf.length;
+    const headers = { 'content-type': 'text/plain; charset=utf-8', 'content-length': buf.length, 'x-box-egress': why };
+    (res as http.ServerResponse).writeHead(status, headers);
+    res.end(buf);
+    log.write(status);
+  };
+  if (d.verdict === 'deny') return local(403, `${d.message}\n`);
+  if (d.verdict === 'respond') return local(d.respond!.status, d.respond!.body ?? '');
+
+  const headers = upstreamHeaders(req, t);
+  const missing = injectHeaders(deps, boxId, d, headers);
+  if (missing) return local(502, missing, 'missing-secret');
+  if (deps.gateway?.isGateway(t.host, t.port) && !deps.gateway.authorize(boxId, headers)) {
+    return local(401, "The local inference gateway needs this box's own key (OPENAI_API_KEY / ANTHROPIC_API_KEY as set in the box).\n", 'gateway-unauthorized');
+  }
+  let { scheme, port } = t;
+  if (t.upgradeWhenInjecting && Object.keys(d.setHeaders ?? {}).length) {
+    scheme = 'https';
+    port = 443;
+    headers.host = t.host;
+  }
+  const secure = scheme === 'https';
+  let opts;
+  try {
+    opts = connectOptions((deps.resolve ?? defaultResolver)(t.host, port));
+  } catch (e) {
+    return local(403, `${(e as Error).message}\n`);
+  }
+  const up = (secure ? https : http).request({
+    ...opts,
+    method,
+    path: t.pathAndQuery,
+    headers,
+    agent: secure ? deps.agents?.https ?? false : deps.agents?.http ?? false,
+    timeout: deps.idleTimeoutMs ?? DEFAULT_IDLE_MS,
+    ...(secure ? upstreamTls(deps, t.host) : {}),
+  });
+  req.on('data', (c: Buffer) => (log.bytesOut += c.length));
+  (req as http.IncomingMessage).pipe(up);
+  up.on('response', (ur) => {
+    const h = endToEnd(ur.headers);
+    if (h2) (res as Http2ServerResponse).writeHead(ur.statusCode ?? 502, h);
+    else (res as http.ServerResponse).writeHead(ur.statusCode ?? 502, ur.statusMessage, h);
+    ur.on('data', (c: Buffer) => (log.bytesIn += c.length));
+    ur.pipe(res as http.ServerResponse);
+    ur.on('error', () => res.destroy());
+  });
+  up.on('timeout', () => up.destroy(new Error('the upstream did not answer in time')));
+  up.on('error', (e) => {
+    if (res.headersSent) return void res.destroy();
+    if (e instanceof HostLocalError) return local(403, `${e.message}\n`);
+    const tlsWhy = secure ? upstreamTlsProblem(e, t.host) : undefined;
+    if (tlsWhy) return local(502, tlsWhy, 'upstream-untrusted');
+    return local(/in time/.test(e.message) ? 504 : 502, `${t.host}:${port} could not be reached: ${e.message}\n`, 'upstream-unreachable');
+  });
+  res.on('finish', () => log.write(res.statusCode));
+  res.on('close', () => {
+    if (!res.writableFinished) up.destroy();
+    log.write(res.headersSent ? res.statusCode : null);
+  });
+}

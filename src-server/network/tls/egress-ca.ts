@@ -1,0 +1,183 @@
+import './reflect-shim.js';
+import { createHash, randomBytes, webcrypto, X509Certificate } from 'node:crypto';
+import tls from 'node:tls';
+import * as x509 from '@peculiar/x509';
+import type { Db } from '../../db/connection.js';
+import type { CryptoBox } from '../../util/crypto-box.js';
+
+/*
+ * Certificates with @peculiar/x509 over Node's own WebCrypto, ECDSA P-256 keys: a P-256
+ * key pair is generated in well under a millisecond and a leaf signed in ~1 ms, where
+ * node-forge (pure-JS RSA) takes tens to hundreds of milliseconds per key and is no longer
+ * actively maintained; @peculiar/x509 is typed, maintained, and does no crypto of its own.
+ */
+x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+const DAY = 86_400_000;
+/** Leaves live 30 days and are re-minted after 7 (so a long-running service never serves a stale one). */
+const LEAF_DAYS = 30;
+const LEAF_REFRESH_MS = 7 * DAY;
+/** Hosts whose leaf is cached; the least recently used is dropped beyond this. */
+const LEAF_CACHE = 2000;
+const AAD = 'egress-ca';
+
+const serial = () => {
+  const b = randomBytes(16);
+  b[0] = b[0]! & 0x7f;
+  return b.toString('hex');
+};
+const pem = (label: string, der: ArrayBuffer) =>
+  `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END ${label}-----\n`;
+
+export interface CaInfo {
+  certificate: string;
+  fingerprint_sha256: string;
+  created_at: string;
+}
+
+export interface Leaf {
+  key: string;
+  cert: string;
+  context: tls.SecureContext;
+}
+
+interface Loaded {
+  info: CaInfo;
+  cert: x509.X509Certificate;
+  key: CryptoKey;
+}
+
+/**
+ * The per-install certificate authority the egress proxy signs its per-host leaves with.
+ * Created on first start; its key is stored sealed (AES-256-GCM under the data dir's
+ * master key), never in clear on disk; `rotate()` replaces it (boxes trust the new one
+ * from their next start). Leaves share one in-memory key pair (per CA) and are cached per
+ * host name.
+ */
+export class EgressCa {
+  private ca!: Loaded;
+  private leafKeys!: { privatePem: string; publicKey: CryptoKey };
+  private leaves = new Map<string, { ctx: Promise<Leaf>; at: number }>();
+  private listeners: Array<(info: CaInfo) => void> = [];
+
+  private constructor(
+    private db: Db,
+    private cipher: () => CryptoBox,
+  ) {}
+
+  static async open(db: Db, cipher: () => CryptoBox): Promise<EgressCa> {
+    const ca = new EgressCa(db, cipher);
+    const row = db.prepare('SELECT cert_pem, key_sealed, fingerprint_sha256, created_at FROM egress_ca WHERE id = 1').get() as
+      | { cert_pem: string; key_sealed: Buffer; fingerprint_sha256: string; created_at: string }
+      | undefined;
+    if (row) {
+      const pkcs8 = cipher().open(row.key_sealed, AAD);
+      const key = await webcrypto.subtle.importKey('pkcs8', pkcs8, ALG, false, ['sign']);
+      ca.ca = { info: { certificate: row.cert_pem, fingerprint_sha256: row.fingerprint_sha256, created_at: row.created_at }, cert: new x509.X509Certificate(row.cert_pem), key };
+    } else {
+      ca.ca = await ca.create();
+    }
+    await ca.newLeafKeys();
+    return ca;
+  }
+
+  get info(): CaInfo {
+    return { ...this.ca.info };
+  }
+
+  /** Called after a rotation with the new CA (guest setup re-reads it; boxes pick it up at their next start). */
+  onChange(fn: (info: CaInfo) => void) {
+    this.listeners.push(fn);
+  }
+
+  async rotate(): Promise<CaInfo> {
+    this.ca = await this.create();
+    await this.newLeafKeys();
+    this.leaves.clear();
+    for (const l of this.listeners) l(this.info);
+    return this.info;
+  }
+
+  private async create(): Promise<Loaded> {
+    const keys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const now = Date.now();
+    const cert = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: serial(),
+      name: `CN=Box Desktop egress CA ${randomBytes(4).toString('hex')}, O=Box Desktop (this computer only)`,
+      notBefore: new Date(now - DAY),
+      notAfter: new Date(now + 3650 * DAY),
+      signingAlgorithm: ALG,
+      keys,
+      extensions: [
+        new x509.BasicConstraintsExtension(true, 0, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      ],
+    });
+    const certificate = cert.toString('pem') + '\n';
+    const fingerprint_sha256 = createHash('sha256').update(Buffer.from(cert.rawData)).digest('hex').replace(/..(?!$)/g, '$&:').toUpperCase();
+    const created_at = new Date(now).toISOString();
+    const sealed = this.cipher().seal(Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)), AAD);
+    this.db
+      .prepare(
+        `INSERT INTO egress_ca (id, cert_pem, key_sealed, fingerprint_sha256, created_at) VALUES (1, ?, ?, ?, ?)
+         ON CONFLICT(id) DO UPDATE SET cert_pem = excluded.cert_pem, key_sealed = excluded.key_sealed,
+           fingerprint_sha256 = excluded.fingerprint_sha256, created_at = excluded.created_at`,
+      )
+      .run(certificate, sealed, fingerprint_sha256, created_at);
+    return { info: { certificate, fingerprint_sha256, created_at }, cert, key: keys.privateKey };
+  }
+
+  private async newLeafKeys() {
+    const k = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
+    this.leafKeys = { privatePem: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', k.privateKey)), publicKey: k.publicKey };
+  }
+
+  /** A leaf for `host` (a DNS name or an IP literal) signed by this CA: PEMs and a ready TLS context. */
+  contextFor(host: string): Promise<Leaf> {
+    const now = Date.now();
+    const hit = this.leaves.get(host);
+    if (hit && now - hit.at < LEAF_REFRESH_MS) {
+      this.leaves.delete(host);
+      this.leaves.set(host, hit);
+      return hit.ctx;
+    }
+    const ctx = this.mint(host);
+    this.leaves.set(host, { ctx, at: now });
+    ctx.catch(() => this.leaves.delete(host));
+    if (this.leaves.size > LEAF_CACHE) this.leaves.delete(this.leaves.keys().next().value!);
+    return ctx;
+  }
+
+  private async mint(host: string): Promise<Leaf> {
+    const { cert: caCert, key } = this.ca;
+    const now = Date.now();
+    const isIp = /^[\d.]+$|:/.test(host);
+    const leaf = await x509.X509CertificateGenerator.create({
+      serialNumber: serial(),
+      subject: `CN=${isIp ? 'ip' : host.slice(0, 64)}`,
+      issuer: caCert.subject,
+      notBefore: new Date(now - DAY),
+      notAfter: new Date(now + LEAF_DAYS * DAY),
+      signingAlgorithm: ALG,
+      publicKey: this.leafKeys.publicKey,
+      signingKey: key,
+      extensions: [
+        new x509.SubjectAlternativeNameExtension([{ type: isIp ? 'ip' : 'dns', value: host }]),
+        new x509.BasicConstraintsExtension(false),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+        await x509.AuthorityKeyIdentifierExtension.create(caCert),
+      ],
+    });
+    const cert = leaf.toString('pem');
+    return { key: this.leafKeys.privatePem, cert, context: tls.createSecureContext({ key: this.leafKeys.privatePem, cert }) };
+  }
+}
+
+/** Parses a PEM bundle file's certificates, for a clear error when one is malformed. */
+export function checkPemBundle(text: string): number {
+  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  for (const b of blocks) new X509Certificate(b);
+  return blocks.length;
+}
