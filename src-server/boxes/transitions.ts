@@ -1,5 +1,5 @@
-import type { BoxStatus } from '../contract/boxes.js';
-import { conflict } from '../http/errors.js';
+import { OVERRIDE_HEADER, type BoxStatus } from '../contract/boxes.js';
+import { conflict, forbidden } from '../http/errors.js';
 
 /** Every legal status change. Anything else is a bug in the caller, not a user error. */
 export const TRANSITIONS: Record<BoxStatus, readonly BoxStatus[]> = {
@@ -40,4 +40,35 @@ export function assertAccepts(op: BoxOperation, status: BoxStatus, boxId: string
 
 export function assertTransition(from: BoxStatus, to: BoxStatus): void {
   if (!TRANSITIONS[from].includes(to)) throw new Error(`illegal box transition ${from} → ${to}`);
+}
+
+/**
+ * Spec, Authentication 5: on a private box someone else created, these operations accept
+ * an operator override (a reason, written to the audit log); every other operation on
+ * such a box stays with the key that created it.
+ */
+export const OVERRIDABLE = ['pause', 'resume', 'sleep', 'wake_at', 'upgrade', 'reboot', 'terminate', 'delete_checkpoint', 'http_policy', 'exec', 'files', 'auto_sleep'] as const;
+/** What a caller may ask to do with a box, for the access check (a superset of ACCEPTS' keys). */
+export type AccessOp = 'read' | (typeof OVERRIDABLE)[number] | 'listeners' | 'domains' | 'checkpoint' | 'from_checkpoint' | 'fork' | 'cron';
+
+/**
+ * The one access check on a box of the caller's organization: reading is open to the
+ * organization; a private box is operated by its creator, or by anyone else for an
+ * overridable operation given a reason. Returns 'override' when the reason is what let
+ * the caller in (the caller writes the audit entry), else 'allowed'; throws 403 otherwise.
+ */
+export function authorize(
+  auth: { key: { id: string } },
+  box: { box_id: string; visibility: string; created_by_key_id: string },
+  op: AccessOp,
+  reason: string | undefined,
+): 'allowed' | 'override' {
+  if (op === 'read' || box.visibility !== 'private' || box.created_by_key_id === auth.key.id) return 'allowed';
+  if (!(OVERRIDABLE as readonly string[]).includes(op)) {
+    throw forbidden(`Box ${box.box_id} is private; only the key that created it may ${op.replace('_', ' ')} it (no override).`);
+  }
+  if (reason === undefined) {
+    throw forbidden(`Box ${box.box_id} is private to the key that created it; to operate it anyway, send a reason in the ${OVERRIDE_HEADER} header.`);
+  }
+  return 'override';
 }
