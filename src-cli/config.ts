@@ -14,7 +14,7 @@ export interface CliConfig {
   keySource: string;
 }
 
-export const DEFAULT_URL = 'http://127.0.0.1:8787';
+const DEFAULT_URL = 'http://127.0.0.1:8787';
 
 /**
  * BOX_URL (default http://127.0.0.1:8787), BOX_INFERENCE_URL (default BOX_URL),

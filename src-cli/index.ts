@@ -19,7 +19,7 @@ import { secrets } from './commands/secrets.js';
 import { ssh } from './commands/ssh.js';
 import { volumes } from './commands/volumes.js';
 
-export const commands: Group = { whoami, apps, boxes, exec, cp, volumes, policies, secrets, cron, keys, ssh, image, models, openapi };
+const commands: Group = { whoami, apps, boxes, exec, cp, volumes, policies, secrets, cron, keys, ssh, image, models, openapi };
 
 const HELP = `Environment: BOX_URL (default http://127.0.0.1:8787), BOX_API_KEY (default: <BOX_DATA_DIR>/api-key),
 BOX_DATA_DIR (default ~/.box-desktop), BOX_INFERENCE_URL (default BOX_URL).
@@ -29,7 +29,7 @@ Exit codes: the command's own for "box exec"; otherwise 0 ok, 1 error, 2 usage o
 `;
 
 /** Runs the CLI on `argv` (without node and script); answers the exit code. */
-export async function main(argv: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number> {
   const [head, rest] = ((i) => (i < 0 ? [argv, []] : [argv.slice(0, i), argv.slice(i)]))(argv.indexOf('--'));
   const json = head.includes('--json');
   const args = [...head.filter((a) => a !== '--json'), ...rest];

@@ -6,7 +6,7 @@ import { resolveAppId, resolveBox, resolveBoxId, resolvePolicyId, resolveVolumeI
 import type { Box, Page } from '../types.js';
 import { lifecycle } from './boxes-lifecycle.js';
 
-export function showBox(b: Box) {
+function showBox(b: Box) {
   fields({
     box_id: b.box_id, name: b.name, status: b.status, error: b.error_message, app_id: b.app_id, image: b.image,
     size: `${b.vcpu_count} vcpu, ${b.memory_mib} MiB, ${b.disk_gib} GiB`, visibility: b.visibility,
@@ -112,4 +112,4 @@ export const boxes: Command = {
   run: (ctx, argv) => dispatch(ctx, group, 'box boxes', argv),
 };
 
-export const boxPath = (id: string, rest = '') => `/v1/boxes/${seg(id)}${rest}`;
+const boxPath = (id: string, rest = '') => `/v1/boxes/${seg(id)}${rest}`;

@@ -18,7 +18,7 @@ export function formatAgo(iso: string | null | undefined): string {
   return `${formatDuration(s)} ago`;
 }
 
-export function formatDuration(s: number): string {
+function formatDuration(s: number): string {
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m`;
   if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;

@@ -12,9 +12,9 @@ import type { VolumesService } from '../volumes/service.js';
 import type { PoliciesService } from '../policies/service.js';
 import { assertAccepts } from './transitions.js';
 
-export const KNOWN_IMAGES = ['debian'];
+const KNOWN_IMAGES = ['debian'];
 /** A terminated box stays readable (status `terminated`) this long, then it is purged. */
-export const TERMINATED_KEPT_MS = 24 * 3600 * 1000;
+const TERMINATED_KEPT_MS = 24 * 3600 * 1000;
 
 /**
  * Box lifecycle: turns each operation into runtime calls and status changes. Operations on

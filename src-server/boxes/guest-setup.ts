@@ -8,12 +8,12 @@ import type { BoxRecord } from './boxes-repo.js';
  * variables. Providers must be fast (called on every exec) and never return secrets of the
  * organization: whatever they return enters the box.
  */
-export interface GuestSetup {
+interface GuestSetup {
   env?: Record<string, string>;
   files?: { path: string; content: string | Buffer; mode: number }[];
 }
 
-export type GuestSetupProvider = (box: BoxRecord) => GuestSetup;
+type GuestSetupProvider = (box: BoxRecord) => GuestSetup;
 
 export class GuestSetupRegistry {
   private providers: GuestSetupProvider[] = [];

@@ -51,7 +51,7 @@ export interface VmConfig {
   proxyPort?: number;
 }
 
-export interface Progress {
+interface Progress {
   phase: string;
   percent?: number;
   message?: string;
@@ -65,7 +65,7 @@ export interface EntryInfo {
   mode: number;
 }
 
-export interface ExecOptions {
+interface ExecOptions {
   argv: string[];
   env?: Record<string, string>;
   cwd?: string;
@@ -100,7 +100,7 @@ export interface GuestAgent {
 }
 
 /** Error codes a guest agent reports; the HTTP layer maps them to 404/409/400. */
-export type GuestErrorCode = 'not_found' | 'is_directory' | 'not_directory' | 'permission_denied' | 'exists' | 'invalid' | 'disconnected' | 'timeout' | 'io';
+type GuestErrorCode = 'not_found' | 'is_directory' | 'not_directory' | 'permission_denied' | 'exists' | 'invalid' | 'disconnected' | 'timeout' | 'io';
 
 export class RuntimeError extends Error {
   constructor(message: string, readonly code: string = 'runtime_error') {

@@ -1,5 +1,5 @@
 /** Error envelope of the spec (Errors section): shared by server, renderer and CLI. */
-export const ERROR_TYPES = [
+const ERROR_TYPES = [
   'invalid_request_error',
   'authentication_error',
   'permission_error',

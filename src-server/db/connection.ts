@@ -43,6 +43,6 @@ function cacheStatements(db: Db): void {
 }
 
 /** Runs fn in an IMMEDIATE transaction (takes the write lock up front). */
-export function tx<T>(db: Db, fn: () => T): T {
+function tx<T>(db: Db, fn: () => T): T {
   return db.transaction(fn).immediate();
 }

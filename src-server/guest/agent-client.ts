@@ -8,11 +8,10 @@ import { AgentExec, DEFAULT_WINDOW, type ExecExit, type ExecOptions, type Stream
 import * as files from './agent-files.js';
 import { Fields, FrameDecoder, HDR_LEN, M, MAX_PAYLOAD, T, encodeFields, encodeFrame, type Frame } from './protocol.js';
 
-export { AgentError, type AgentErrorCode } from './agent-errors.js';
-export type { AgentExec, ExecExit, ExecOptions, SignalName } from './agent-exec.js';
-export type { FileEntry, FileSource, WriteFileOptions } from './agent-files.js';
+export type { AgentExec, SignalName } from './agent-exec.js';
+export type { FileEntry } from './agent-files.js';
 
-export interface HelloInfo {
+interface HelloInfo {
   version: string;
   protocol: number;
   uptimeMs: number;
@@ -26,7 +25,7 @@ export interface HelloInfo {
 }
 
 /** An exec whose session ended (connection lost, or a new HELLO): it runs on, unattached. */
-export interface DetachedExec {
+interface DetachedExec {
   stream: number;
   pid: number;
   tty: boolean;
@@ -38,7 +37,7 @@ export interface DetachedExec {
   discarding: boolean;
 }
 
-export interface ClientOptions {
+interface ClientOptions {
   /** deadline for single-reply requests (ping, stat, ...); default 30 s */
   requestTimeoutMs?: number;
   /**
@@ -50,7 +49,7 @@ export interface ClientOptions {
   killOrphans?: boolean;
 }
 
-export interface ConnectOptions extends ClientOptions {
+interface ConnectOptions extends ClientOptions {
   /** overall deadline for socket + HELLO; default 30 s */
   timeoutMs?: number;
   /** wait this long for a HELLO reply before flushing and asking again; default 1 s */

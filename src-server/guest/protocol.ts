@@ -1,10 +1,10 @@
 // Wire format of the guest agent channel; the normative text is resources/guest/PROTOCOL.md.
 
-export const MAGIC0 = 0xb0;
-export const MAGIC1 = 0xc5;
+const MAGIC0 = 0xb0;
+const MAGIC1 = 0xc5;
 export const HDR_LEN = 12;
 export const MAX_PAYLOAD = 65536;
-export const PROTO_VERSION = 1;
+const PROTO_VERSION = 1;
 
 export const M = {
   HELLO: 0x01,
@@ -91,7 +91,7 @@ export interface Frame {
   payload: Buffer;
 }
 
-export type FieldValue = string | number | bigint | boolean | Buffer;
+type FieldValue = string | number | bigint | boolean | Buffer;
 
 export function encodeFrame(type: number, flags: number, stream: number, payload?: Buffer): Buffer {
   const len = payload?.length ?? 0;

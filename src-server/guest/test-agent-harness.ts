@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AgentClient } from './agent-client.js';
 
-export const AGENT_DIR = resolve(import.meta.dirname, '../../resources/guest/agent');
+const AGENT_DIR = resolve(import.meta.dirname, '../../resources/guest/agent');
 export const AGENT_BIN = resolve(import.meta.dirname, '../../resources/guest/build/box-agent');
 
 /** Builds with make; throws (failing the suite) if the toolchain is missing. */

@@ -1,6 +1,6 @@
 import type { ErrorBody, ErrorType } from '../contract/errors.js';
 
-export interface ApiErrorOptions {
+interface ApiErrorOptions {
   param?: string | null;
   code?: string | number | null;
   headers?: Record<string, string>;
@@ -47,7 +47,7 @@ export const forbidden = (message: string) => new ApiError(403, 'permission_erro
 
 export const notImplemented = (message: string) => new ApiError(501, 'not_implemented_error', message);
 
-export const unavailable = (message: string, retryAfterSeconds?: number) =>
+const unavailable = (message: string, retryAfterSeconds?: number) =>
   new ApiError(503, 'server_error', message, {
     headers: retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) },
   });

@@ -1,9 +1,9 @@
-import type { Inbox, InboxDelivery } from './contract.js';
+import type { Inbox, InboxDelivery } from '../contract/inbox.js';
 
 /** Deliveries kept per inbox, and bytes of body kept per delivery. */
-export const MAX_DELIVERIES_PER_INBOX = 500;
+const MAX_DELIVERIES_PER_INBOX = 500;
 export const MAX_KEPT_BODY_BYTES = 256 * 1024;
-export const MAX_INBOXES_PER_ORG = 50;
+const MAX_INBOXES_PER_ORG = 50;
 
 interface InboxRecord extends Omit<Inbox, 'url' | 'delivery_count'> {
   orgId: string;

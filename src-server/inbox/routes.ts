@@ -3,7 +3,7 @@ import type { AppBase, RouteRegistrar } from '../app-context.js';
 import { page } from '../contract/common.js';
 import { notFound } from '../http/errors.js';
 import { Reply } from '../http/route.js';
-import { CreateInboxBody, InboxIdParams, ListDeliveriesQuery, PatchInboxBody, type Inbox } from './contract.js';
+import { CreateInboxBody, InboxIdParams, ListDeliveriesQuery, PatchInboxBody, type Inbox } from '../contract/inbox.js';
 import { InboxStore, MAX_KEPT_BODY_BYTES } from './inbox-store.js';
 
 type Rec = NonNullable<ReturnType<InboxStore['get']>>;

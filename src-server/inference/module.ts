@@ -43,7 +43,7 @@ export interface InferenceArea {
   maxRounds: number;
 }
 
-export const MODELS_DIR = 'models';
+const MODELS_DIR = 'models';
 
 function build(app: AppBase): InferenceArea {
   const t = app.config.tuning;
@@ -65,7 +65,6 @@ function build(app: AppBase): InferenceArea {
     },
     app.log,
   );
-  let queue: BackgroundQueue | undefined;
   const fastDb = openFastConnection(app.config.dataDir);
   const fast = { db: fastDb, responses: new ResponsesRepo(fastDb), deliveries: new DeliveriesRepo(fastDb, box) };
   const service = new InferenceService(
@@ -73,12 +72,12 @@ function build(app: AppBase): InferenceArea {
     engines,
     responses,
     deliveries,
-    { webhooksChanged: () => dispatcher.kick(), queued: () => queue?.kick() },
+    { webhooksChanged: () => dispatcher.kick(), queued: () => queue.kick() },
     schedule.maxRounds,
     (t.structuredAttempts as number | undefined) ?? 2,
     fast,
   );
-  queue = new BackgroundQueue(responses, (id) => service.runStored(id), (t.backgroundConcurrency as number | undefined) ?? 4);
+  const queue = new BackgroundQueue(responses, (id) => service.runStored(id), (t.backgroundConcurrency as number | undefined) ?? 4);
   const downloads = new ModelDownloads(files, new DownloadsRepo(app.db));
   return { service, engines, local, dispatcher, queue, downloads, deliveries, enginesRepo, fastDb, maxRounds: schedule.maxRounds };
 }

@@ -17,8 +17,8 @@ import { ApiError, conflict, notFound } from '../http/errors.js';
 const PROC_FD = process.platform === 'linux';
 const READ_FLAGS = C.O_RDONLY | C.O_NONBLOCK | C.O_NOFOLLOW; // NONBLOCK: opening a FIFO must not hang
 
-export const missing = (what = 'No such file or directory on the volume.') => notFound(what, 'not_found');
-export const notADirectory = () => conflict('The path is not a directory.', 'failed_precondition');
+const missing = (what = 'No such file or directory on the volume.') => notFound(what, 'not_found');
+const notADirectory = () => conflict('The path is not a directory.', 'failed_precondition');
 
 /** The service may not read the object (e.g. mode 000 written from inside a box). */
 class Unreadable extends ApiError {
@@ -172,7 +172,7 @@ export class VolumeRoot {
   }
 }
 
-export function toEntry(name: string, st: Stats): VolumeEntry {
+function toEntry(name: string, st: Stats): VolumeEntry {
   const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other';
   return { name, type, size: st.size, modified_time: st.mtimeMs / 1000, mode: st.mode & 0o7777 };
 }

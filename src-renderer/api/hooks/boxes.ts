@@ -23,7 +23,7 @@ export const useBox = (id: string | undefined) =>
     refetchInterval: (q) => (q.state.data && TRANSIENT.has(q.state.data.status) ? 1000 : 4000),
   });
 
-export const useApps = () => useQuery({ queryKey: ['apps'], queryFn: () => api<{ data: AppSummary[] }>('/v1/apps') });
+const useApps = () => useQuery({ queryKey: ['apps'], queryFn: () => api<{ data: AppSummary[] }>('/v1/apps') });
 
 export interface CreateBoxInput {
   app_name: string;
@@ -48,7 +48,7 @@ export function useCreateBox() {
   });
 }
 
-export type BoxAction = 'pause' | 'resume' | 'sleep' | 'reboot' | 'terminate' | 'upgrade';
+type BoxAction = 'pause' | 'resume' | 'sleep' | 'reboot' | 'terminate' | 'upgrade';
 
 export function useBoxAction() {
   const qc = useQueryClient();
@@ -104,7 +104,6 @@ export interface LineageEdge {
 export const useLineage = () =>
   useQuery({ queryKey: ['lineage'], queryFn: async () => (await api<{ data: LineageEdge[] }>('/v1/box-lineage')).data, retry: false });
 
-export type { MetricPoint } from '../../../src-server/contract/usage.js';
 import type { MetricPoint } from '../../../src-server/contract/usage.js';
 
 export const useBoxMetrics = (id: string, range: string) =>
@@ -115,7 +114,6 @@ export const useBoxMetrics = (id: string, range: string) =>
     retry: false,
   });
 
-export type { EgressLogEntry as EgressEntry } from '../../../src-server/contract/network.js';
 import type { EgressLogEntry as EgressEntry } from '../../../src-server/contract/network.js';
 
 export const useEgressLog = (id: string, offset: number) =>

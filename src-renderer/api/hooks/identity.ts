@@ -3,7 +3,7 @@ import type { ApiKey, Organization, Whoami } from '../../../src-server/contract/
 import type { SpendResponse, TokensResponse } from '../../../src-server/contract/usage.js';
 import { api } from '../client.js';
 
-export interface ServiceStatus {
+interface ServiceStatus {
   version: string;
   api_version: string;
   accelerator?: unknown;

@@ -5,7 +5,7 @@ import { splitModel, type Engine, type EngineModel } from './engine.js';
 import { AnthropicUpstream } from './upstream/anthropic-upstream.js';
 import { OpenAiUpstream } from './upstream/openai-upstream.js';
 
-export const LOCAL_ENGINE = 'local';
+const LOCAL_ENGINE = 'local';
 const MODEL_LIST_TTL_MS = 30_000;
 
 /**

@@ -8,7 +8,7 @@ export interface PolicyRef {
   document: PolicyDocument;
 }
 
-export interface EgressDecision {
+interface EgressDecision {
   verdict: 'allow' | 'deny' | 'respond';
   policyId: string | null;
   ruleIndex: number | null;

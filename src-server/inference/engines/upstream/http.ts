@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { ApiError } from '../../../http/errors.js';
 
-export interface UpstreamReply {
+interface UpstreamReply {
   status: number;
   body: unknown;
 }
