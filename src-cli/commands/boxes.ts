@@ -1,5 +1,4 @@
 import { dispatch, intArg, parse, type Command, type Group } from '../args.js';
-import { seg } from '../client.js';
 import { CliError } from '../errors.js';
 import { ago, fields, json, table } from '../output.js';
 import { resolveAppId, resolveBox, resolveBoxId, resolvePolicyId, resolveVolumeId } from '../resolve.js';
@@ -112,4 +111,3 @@ export const boxes: Command = {
   run: (ctx, argv) => dispatch(ctx, group, 'box boxes', argv),
 };
 
-const boxPath = (id: string, rest = '') => `/v1/boxes/${seg(id)}${rest}`;

@@ -99,8 +99,6 @@ export interface GuestAgent {
   listDir(path: string): Promise<EntryInfo[]>;
 }
 
-/** Error codes a guest agent reports; the HTTP layer maps them to 404/409/400. */
-type GuestErrorCode = 'not_found' | 'is_directory' | 'not_directory' | 'permission_denied' | 'exists' | 'invalid' | 'disconnected' | 'timeout' | 'io';
 
 export class RuntimeError extends Error {
   constructor(message: string, readonly code: string = 'runtime_error') {

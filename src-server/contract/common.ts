@@ -57,4 +57,3 @@ export const page = <T>(data: T[], q: PageQuery, total: number): Page<T> => ({
 /** Printable ASCII only (spec: operator override reason). */
 export const PRINTABLE_ASCII = /^[ -~]*$/;
 
-const iso = (ms: number) => new Date(ms).toISOString();

@@ -29,11 +29,10 @@ export const ListenerParams = z.object({
  * `route_status`: `active` when the box runs and the forward is live; `inactive` while the
  * box has no VM, or its runtime cannot forward live (applied when the VM next starts).
  */
-const ROUTE_STATUSES = ['active', 'inactive'] as const;
 export interface Listener {
   guest_port: number;
   protocol: ListenerProtocol;
-  route_status: (typeof ROUTE_STATUSES)[number];
+  route_status: 'active' | 'inactive';
   /** `http://<box-name>.box.localhost:<ingress-port>/` (http) or `tcp://127.0.0.1:<port>` (tcp). */
   public_url: string;
   public_host: string;
@@ -66,8 +65,7 @@ export interface BoxDomain {
   created_at: string;
 }
 
-const EGRESS_VERDICTS = ['allow', 'deny', 'respond'] as const;
-type EgressVerdict = (typeof EGRESS_VERDICTS)[number];
+type EgressVerdict = 'allow' | 'deny' | 'respond';
 
 /**
  * One thing a box tried through the egress proxy. `path` is null for CONNECT tunnels (only

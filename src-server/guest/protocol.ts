@@ -4,7 +4,9 @@ const MAGIC0 = 0xb0;
 const MAGIC1 = 0xc5;
 export const HDR_LEN = 12;
 export const MAX_PAYLOAD = 65536;
-const PROTO_VERSION = 1;
+/** The protocol version this host speaks (the agent reports its own in HELLO). */
+// ts-unused-exports:disable-next-line
+export const PROTO_VERSION = 1;
 
 export const M = {
   HELLO: 0x01,

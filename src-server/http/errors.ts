@@ -47,10 +47,6 @@ export const forbidden = (message: string) => new ApiError(403, 'permission_erro
 
 export const notImplemented = (message: string) => new ApiError(501, 'not_implemented_error', message);
 
-const unavailable = (message: string, retryAfterSeconds?: number) =>
-  new ApiError(503, 'server_error', message, {
-    headers: retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) },
-  });
 
 export const tooLarge = (message: string, param: string | null = null) =>
   new ApiError(413, 'invalid_request_error', message, { param, code: 'request_too_large' });

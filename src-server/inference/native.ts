@@ -48,13 +48,6 @@ export interface NativeResult {
   usage: NativeUsage;
 }
 
-const emptyUsage = (): NativeUsage => ({
-  inputTokens: 0,
-  outputTokens: 0,
-  cachedInputTokens: 0,
-  cacheWriteInputTokens: 0,
-  reasoningTokens: 0,
-});
 
 /** Lifecycle of a stored request (the Responses API's status values). */
 export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'incomplete' | 'failed';

@@ -1,6 +1,6 @@
 import { badRequest } from '../../http/errors.js';
 import { COMPLETION_WINDOWS } from '../../contract/inference.js';
-import type { NativeFormat, NativeMessage, NativeRequest } from '../native.js';
+import type { NativeRequest } from '../native.js';
 
 /** What every adapter's request converter produces, beside the native request. */
 export interface Prepared {
@@ -89,7 +89,6 @@ export function contentText(content: unknown, param: string, textTypes: string[]
     .join('');
 }
 
-const textFormat = (): NativeFormat => ({ type: 'text' });
 
 /** Merges the pieces every adapter shares into a Prepared request. */
 export function prepared(

@@ -70,4 +70,3 @@ export function responseObject(r: StoredResponse) {
     },
   };
 }
-type ResponseObject = ReturnType<typeof responseObject>;

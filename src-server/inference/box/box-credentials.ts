@@ -38,7 +38,8 @@ export const BOX_GATEWAY_AUTH_HEADER = 'x-box-gateway-auth';
 /** Header naming the box on whose behalf the proxy forwards. */
 export const BOX_ID_HEADER = 'x-box-id';
 /** Every header the proxy must strip from a box's request before adding its own. */
-const INTERNAL_HEADERS = [BOX_GATEWAY_AUTH_HEADER, BOX_ID_HEADER] as const;
+// ts-unused-exports:disable-next-line
+export const INTERNAL_HEADERS = [BOX_GATEWAY_AUTH_HEADER, BOX_ID_HEADER] as const;
 
 const BOX_GATEWAY_KEY_FILE = 'box-gateway.key';
 const TOKEN_PREFIX = 'bxb_';
@@ -112,6 +113,7 @@ export class HmacBoxCredentials implements BoxCredentials {
 }
 
 /** The service's one BoxCredentials (wiring.ts builds it; made here on first use where a caller has none). */
-function boxCredentials(app: { config: { dataDir: string }; services: { boxCredentials?: BoxCredentials } }): BoxCredentials {
+// ts-unused-exports:disable-next-line
+export function boxCredentials(app: { config: { dataDir: string }; services: { boxCredentials?: BoxCredentials } }): BoxCredentials {
   return (app.services.boxCredentials ??= HmacBoxCredentials.forDataDir(app.config.dataDir));
 }
