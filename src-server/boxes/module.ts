@@ -45,6 +45,7 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: { repo: Boxes
     async stop() {
       scheduler.stop();
       await runtime.close();
+      execs.close();
     },
   };
   return { boxes, checkpoints, execs, diskUsage, area };

@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 /**
  * The webhook inbox: a local receiver for completion webhooks, so the playground (and
- * tests) can see every delivery. Inboxes live in memory: a developer tool, not storage.
+ * tests) can see every delivery. Inboxes are kept in SQLite (across restarts) within fixed
+ * bounds: a developer tool, not storage.
  * No node imports: the renderer reads these types.
  */
 const INBOX_ID = /^inbox_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

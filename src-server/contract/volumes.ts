@@ -40,9 +40,19 @@ export type VolumeEntry = z.infer<typeof VolumeEntry>;
 export const DirectoryListing = z.object({ entries: z.array(VolumeEntry) });
 export type DirectoryListing = z.infer<typeof DirectoryListing>;
 
+/**
+ * A file mode as octal text for writes. Setuid, setgid and sticky bits are refused: the
+ * service may run as root, and boxes see host modes through 9p (security_model=none).
+ */
+export const noSpecialModeBits = [
+  (m: string) => (parseInt(m, 8) & 0o7000) === 0,
+  'setuid, setgid and sticky bits (04000, 02000, 01000) are not allowed; use a mode up to 0777',
+] as const;
+const octalFileMode = z.string().regex(/^0?[0-7]{1,4}$/, 'must be an octal mode such as 0644').refine(...noSpecialModeBits);
+
 export const FileWriteQuery = z.object({
   path: volumePath.min(1, 'must not be empty'),
-  mode: z.string().regex(/^0?[0-7]{1,4}$/, 'must be an octal mode such as 0644').optional(),
+  mode: octalFileMode.optional(),
   create_parents: z.enum(['true', 'false']).optional(),
 });
 export const FileReadQuery = z.object({ path: volumePath.min(1, 'must not be empty') });

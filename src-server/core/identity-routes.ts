@@ -95,7 +95,13 @@ export function identityRoutes(r: RouteRegistrar) {
   r.add({
     method: 'get', path: '/v1/status', area: 'common', tag: 'identity', auth: 'any', billingExempt: true,
     summary: 'Service status: version, accelerator, engines',
-    handler: ({ app }) => ({ version: SERVICE_VERSION, api_version: API_VERSION, data_dir: app.config.dataDir, ...Object.assign({}, ...app.statusProviders.map((p) => p())) }),
+    // The host data dir is for the machine's owner (organization keys), not for user-scoped keys.
+    handler: ({ app, auth }) => ({
+      version: SERVICE_VERSION,
+      api_version: API_VERSION,
+      ...(auth.key.scope === 'organization' ? { data_dir: app.config.dataDir } : {}),
+      ...Object.assign({}, ...app.statusProviders.map((p) => p())),
+    }),
   });
 }
 

@@ -13,7 +13,16 @@ interface IdemRecord {
 export const IDEMPOTENCY_RETENTION_MS = 48 * 3600 * 1000;
 
 export class IdempotencyRepo {
-  constructor(private db: Db) {}
+  private claims = 0;
+  /**
+   * `sweepEvery`: claims between two purges of expired keys. Purging only at start let a
+   * long-running service keep every key forever; the spec's retention (at least 24 h per
+   * API key) forbids a count cap, so the table holds at most the retention's worth.
+   */
+  constructor(
+    private db: Db,
+    private sweepEvery = 256,
+  ) {}
 
   get(apiKeyId: string, key: string): IdemRecord | undefined {
     return this.db
@@ -29,15 +38,17 @@ export class IdempotencyRepo {
          ON CONFLICT (api_key_id, key) DO NOTHING`,
       )
       .run(apiKeyId, key, requestHash, Date.now());
+    if (++this.claims % this.sweepEvery === 0) this.purgeOlderThan(IDEMPOTENCY_RETENTION_MS);
     return r.changes === 1;
   }
 
-  settle(apiKeyId: string, key: string, status: number, contentType: string, body: Buffer): void {
+  /** `requestHash`: set when it is known only now (a streamed body hashed as it was read). */
+  settle(apiKeyId: string, key: string, status: number, contentType: string, body: Buffer, requestHash?: string): void {
     this.db
       .prepare(
-        "UPDATE idempotency_keys SET state = 'done', status = ?, content_type = ?, body = ? WHERE api_key_id = ? AND key = ?",
+        "UPDATE idempotency_keys SET state = 'done', status = ?, content_type = ?, body = ?, request_hash = COALESCE(?, request_hash) WHERE api_key_id = ? AND key = ?",
       )
-      .run(status, contentType, body, apiKeyId, key);
+      .run(status, contentType, body, requestHash ?? null, apiKeyId, key);
   }
 
   release(apiKeyId: string, key: string): void {

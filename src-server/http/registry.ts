@@ -1,6 +1,7 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { AppContext, RouteRegistrar } from '../app-context.js';
-import { ApiError } from './errors.js';
+import { authenticate } from './auth.js';
+import { ApiError, badRequest } from './errors.js';
 import { runRoute, type Area, type RouteSpec } from './route.js';
 
 /** Keeps every route's spec: it mounts them, answers 404/405, and feeds the OpenAPI document. */
@@ -19,9 +20,19 @@ export class RouteRegistry implements RouteRegistrar {
     const ordered = [...this.specs]
       .filter((s) => areas.includes(s.area))
       .sort((a, b) => specificity(b.path) - specificity(a.path));
-    for (const spec of ordered) app[spec.method](spec.path, runRoute(spec, ctx));
+    // Before any route: Express would answer a malformed %-escape in a parameter with a bare 500.
     app.use('/v1', (req: Request, _res: Response, next: NextFunction) => {
-      const allowed = ordered.filter((s) => matches(s.path, `/v1${req.path}`)).map((s) => s.method.toUpperCase());
+      const bad = malformedParam(ordered, `/v1${req.path}`);
+      if (!bad) return next();
+      if (!bad.keyless) authenticate(req, ctx.repos);
+      next(badRequest(`Invalid ${bad.param}: the path segment is not valid percent-encoded UTF-8.`, bad.param, 'invalid_encoding'));
+    });
+    for (const spec of ordered) app[spec.method](spec.path, runRoute(spec, ctx));
+    // Unknown routes and methods: authenticate first, so routes cannot be enumerated without a key.
+    app.use('/v1', (req: Request, _res: Response, next: NextFunction) => {
+      const candidates = ordered.filter((s) => matches(s.path, `/v1${req.path}`));
+      if (!candidates.length || candidates.some((s) => s.auth !== 'none')) authenticate(req, ctx.repos);
+      const allowed = candidates.map((s) => s.method.toUpperCase());
       if (allowed.length) {
         return next(new ApiError(405, 'invalid_request_error', `${req.method} is not allowed on ${req.originalUrl.split('?')[0]}; allowed: ${[...new Set(allowed)].join(', ')}.`, {
           code: 'method_not_allowed',
@@ -30,6 +41,28 @@ export class RouteRegistry implements RouteRegistrar {
       }
       next(new ApiError(404, 'not_found_error', `No such endpoint: ${req.method} ${req.originalUrl.split('?')[0]}.`, { code: 'unknown_route' }));
     });
+  }
+}
+
+/** The parameter a path fills with a segment that does not decode, and whether every such route is keyless. */
+function malformedParam(specs: RouteSpec[], path: string): { param: string; keyless: boolean } | undefined {
+  const segs = path.replace(/\/+$/, '').split('/');
+  const badAt = segs.findIndex((s) => s.includes('%') && !decodes(s));
+  if (badAt < 0) return undefined;
+  const fits = specs.filter((s) => {
+    const pat = s.path.split('/');
+    return pat.length === segs.length && pat[badAt]!.startsWith(':') && pat.every((p, i) => p.startsWith(':') || p === segs[i]);
+  });
+  if (!fits.length) return undefined; // no route takes it: the 404 path answers
+  return { param: fits[0]!.path.split('/')[badAt]!.slice(1), keyless: fits.every((s) => s.auth === 'none') };
+}
+
+function decodes(seg: string): boolean {
+  try {
+    decodeURIComponent(seg);
+    return true;
+  } catch {
+    return false;
   }
 }
 

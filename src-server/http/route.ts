@@ -6,6 +6,8 @@ import { authenticate, type Principal } from './auth.js';
 import { ApiError, forbidden } from './errors.js';
 import { errorBody } from './error-handler.js';
 import { readJsonBody } from './body.js';
+import { parseJsonBody } from './json-body.js';
+import { drainHash, hashWhileStreaming } from './stream-hash.js';
 import { parseOr400 } from './validate.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -59,8 +61,9 @@ const MUTATING: Method[] = ['post', 'put', 'patch', 'delete'];
 
 /** The whole request pipeline for one route: auth → limits → idempotency → validation → handler. */
 export function runRoute(spec: RouteSpec, app: AppContext) {
-  const idempotent = spec.idempotent ?? (MUTATING.includes(spec.method) && !spec.rawBody);
   const authMode = spec.auth ?? (spec.area === 'inference' ? 'any' : 'org');
+  // Streamed uploads too (their body is hashed as it streams); keyless routes have no key to scope by.
+  const idempotent = spec.idempotent ?? (MUTATING.includes(spec.method) && authMode !== 'none');
 
   return async (req: Request, res: Response) => {
     const auth = authMode === 'none' ? (undefined as unknown as Principal) : authenticate(req, app.repos);
@@ -71,10 +74,11 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
     const release = auth ? app.limiter.acquire(auth.orgId) : () => {};
     res.on('close', release);
     try {
-      const raw = spec.rawBody ? Buffer.alloc(0) : await readJsonBody(req, spec.bodyLimitBytes ?? app.config.jsonBodyLimitBytes);
       const key = idempotent ? idempotencyKey(req) : undefined;
+      if (key !== undefined && spec.rawBody) return await rawIdempotent(spec, app, req, res, auth, key);
+      const raw = spec.rawBody ? Buffer.alloc(0) : await readJsonBody(req, spec.bodyLimitBytes ?? app.config.jsonBodyLimitBytes);
       if (key === undefined) return await execute(spec, app, req, res, auth, raw);
-      const reqHash = createHash('sha256').update(`${req.method} ${req.originalUrl}\n`).update(raw).digest('hex');
+      const reqHash = createHash('sha256').update(requestLine(req)).update(raw).digest('hex');
       const keyId = auth.key.id;
       const prior = app.repos.idempotency.get(keyId, key);
       if (prior) return replayOrRefuse(res, prior, reqHash);
@@ -91,6 +95,37 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
       if (res.writableEnded) release();
     }
   };
+}
+
+const requestLine = (req: Request) => `${req.method} ${req.originalUrl}\n`;
+
+/**
+ * Idempotency for a streamed body: the key is claimed before the body is known, and the
+ * request hash (same formula as JSON bodies) is fixed once the handler has read it all.
+ * A key already used: its body is read and hashed, then replayed or refused (409). A body
+ * the handler did not read to the end (refused early) cannot be compared later: unsettled.
+ */
+async function rawIdempotent(spec: RouteSpec, app: AppContext, req: Request, res: Response, auth: Principal, key: string) {
+  const keyId = auth.key.id;
+  const pending = `pending:${crypto.randomUUID()}`;
+  if (!app.repos.idempotency.claim(keyId, key, pending)) {
+    const prior = app.repos.idempotency.get(keyId, key)!;
+    if (prior.state === 'in_flight') return replayOrRefuse(res, prior, prior.request_hash);
+    return replayOrRefuse(res, prior, await drainHash(req, requestLine(req)));
+  }
+  const hash = hashWhileStreaming(req, requestLine(req));
+  let captured: Awaited<ReturnType<typeof execute>>;
+  try {
+    captured = await execute(spec, app, req, res, auth, Buffer.alloc(0), true);
+  } catch (e) {
+    app.repos.idempotency.release(keyId, key);
+    throw e;
+  }
+  if (captured && captured.status < 500 && hash.complete()) {
+    app.repos.idempotency.settle(keyId, key, captured.status, 'application/json', captured.body, hash.digest());
+  } else {
+    app.repos.idempotency.release(keyId, key);
+  }
 }
 
 function idempotencyKey(req: Request): string | undefined {
@@ -122,7 +157,7 @@ async function execute(spec: RouteSpec, app: AppContext, req: Request, res: Resp
     const query = spec.query ? parseOr400(spec.query, req.query) : req.query;
     let body: unknown = undefined;
     if (!spec.rawBody) {
-      const json = raw.length ? parseJson(raw) : undefined;
+      const json = raw.length ? parseJsonBody(raw.toString('utf8')) : undefined;
       body = spec.body ? parseOr400(spec.body, json ?? (spec.method === 'get' || spec.method === 'delete' ? undefined : {})) : json;
     }
     const out = await spec.handler({ req, res, body, query, params, auth, app });
@@ -143,10 +178,3 @@ async function execute(spec: RouteSpec, app: AppContext, req: Request, res: Resp
   return capture ? { status, body: buf } : undefined;
 }
 
-function parseJson(raw: Buffer): unknown {
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch (e) {
-    throw new ApiError(400, 'invalid_request_error', `The request body is not valid JSON: ${(e as Error).message}`, { code: 'invalid_json' });
-  }
-}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { badRequest } from './errors.js';
 
 /** Names a zod issue path the way the spec's `param` does: `document.rules[0].match`. */
-function paramName(prefix: string | null, path: PropertyKey[]): string | null {
+export function paramName(prefix: string | null, path: PropertyKey[]): string | null {
   let out = prefix ?? '';
   for (const seg of path) {
     if (typeof seg === 'number') out += `[${seg}]`;

@@ -1,10 +1,13 @@
 import type { AppBase, Area } from '../app-context.js';
-import { InboxStore } from './inbox-store.js';
+import { InboxStore, MAX_KEPT_BYTES_PER_ORG } from './inbox-store.js';
 import { inboxRoutes } from './routes.js';
 
-/** Webhook inbox for the playground: `POST /v1/inbox/hooks/{id}` records, `GET /v1/inbox` lists. */
+/**
+ * Webhook inbox for the playground: `POST /v1/inbox/hooks/{id}` records, `GET /v1/inbox`
+ * lists; kept in SQLite. Tuning: `inboxMaxBytesPerOrg` (bytes kept per organization).
+ */
 export function inboxArea(app: AppBase) {
-  const inbox = new InboxStore();
+  const inbox = new InboxStore(app.db, Number(app.config.tuning.inboxMaxBytesPerOrg ?? MAX_KEPT_BYTES_PER_ORG));
   const area: Area = { name: 'inbox', routes: (r) => inboxRoutes(r, inbox, () => app) };
   return { inbox, area };
 }

@@ -1,21 +1,25 @@
 import type { Request } from 'express';
 import type { AppBase, RouteRegistrar } from '../app-context.js';
 import { page } from '../contract/common.js';
-import { notFound } from '../http/errors.js';
+import { ApiError, notFound } from '../http/errors.js';
 import { Reply } from '../http/route.js';
 import { CreateInboxBody, InboxIdParams, ListDeliveriesQuery, PatchInboxBody, type Inbox } from '../contract/inbox.js';
-import { InboxStore, MAX_KEPT_BODY_BYTES } from './inbox-store.js';
+import { type InboxRecord, InboxStore, MAX_KEPT_BODY_BYTES } from './inbox-store.js';
 
-type Rec = NonNullable<ReturnType<InboxStore['get']>>;
+type Rec = InboxRecord;
+
+/** Hook requests read at once (each keeps up to MAX_KEPT_BODY_BYTES in memory while it is read). */
+const MAX_HOOKS_IN_FLIGHT = 16;
 
 export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => AppBase) {
+  let inFlight = 0;
   const hookUrl = (id: string) => `${ctx().baseUrl()}/v1/inbox/hooks/${id}`;
   const view = (rec: Rec): Inbox => ({
     inbox_id: rec.inbox_id,
     url: hookUrl(rec.inbox_id),
     respond_status: rec.respond_status,
     created_at: rec.created_at,
-    delivery_count: rec.deliveries.length,
+    delivery_count: store.deliveryCount(rec.inbox_id),
   });
   const own = (orgId: string, id: string) => {
     const rec = store.get(id);
@@ -24,7 +28,7 @@ export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => App
   };
 
   r.add({
-    method: 'post', path: '/v1/inbox', area: 'box', tag: 'inbox', summary: 'Create a webhook inbox (kept in memory)',
+    method: 'post', path: '/v1/inbox', area: 'box', tag: 'inbox', summary: 'Create a webhook inbox (kept across restarts, bounded)',
     body: CreateInboxBody,
     handler: ({ auth, body }) => view(store.create(auth.orgId, body.respond_status)),
   });
@@ -39,8 +43,8 @@ export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => App
     params: InboxIdParams, body: PatchInboxBody,
     handler: ({ auth, params, body }) => {
       const rec = own(auth.orgId, params.inbox_id);
-      rec.respond_status = body.respond_status;
-      return view(rec);
+      store.setStatus(rec.inbox_id, body.respond_status);
+      return view({ ...rec, respond_status: body.respond_status });
     },
   });
 
@@ -49,8 +53,8 @@ export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => App
     query: ListDeliveriesQuery,
     handler: ({ auth, query }) => {
       if (query.inbox_id) own(auth.orgId, query.inbox_id);
-      const all = store.deliveries(auth.orgId, query.inbox_id);
-      return page(all.slice(query.offset, query.offset + query.limit), query, all.length);
+      const { rows, total } = store.deliveries(auth.orgId, query.inbox_id, query.limit, query.offset);
+      return page(rows, query, total);
     },
   });
 
@@ -61,15 +65,25 @@ export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => App
     handler: async ({ req, params }) => {
       const rec = store.get(params.inbox_id);
       if (!rec) throw notFound(`No inbox ${params.inbox_id}.`, 'inbox_not_found', 'inbox_id');
-      const { kept, total } = await readCapped(req, MAX_KEPT_BODY_BYTES);
-      const d = store.record(rec, {
-        method: req.method,
-        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)])),
-        body: kept.toString('utf8'),
-        body_bytes: total,
-        body_truncated: total > kept.length,
-      });
-      return new Reply(rec.respond_status, { received: true, delivery_id: d.delivery_id, status: rec.respond_status });
+      if (inFlight >= MAX_HOOKS_IN_FLIGHT) {
+        throw new ApiError(429, 'rate_limit_error', `Too many webhook deliveries in flight (limit ${MAX_HOOKS_IN_FLIGHT}); retry after the delay.`, {
+          code: 'rate_limited',
+          headers: { 'Retry-After': '1', Connection: 'close' },
+        });
+      }
+      inFlight++;
+      try {
+        const { kept, total } = await readCapped(req, MAX_KEPT_BODY_BYTES);
+        const d = store.record(rec, {
+          method: req.method,
+          headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)])),
+          body: kept,
+          body_bytes: total,
+        });
+        return new Reply(rec.respond_status, { received: true, delivery_id: d.delivery_id, status: rec.respond_status });
+      } finally {
+        inFlight--;
+      }
     },
   });
 }

@@ -49,6 +49,12 @@ export const PROXY_GUEST_ADDR = '10.0.2.100:3128';
  */
 export const TCG_CPU = 'Nehalem-v1,+arat';
 
+/** TCG translation-cache size (MiB); BOX_TCG_TB_SIZE overrides it for experiments. */
+export function tcgTbSizeMib(): number {
+  const v = Number(process.env.BOX_TCG_TB_SIZE);
+  return Number.isInteger(v) && v > 0 ? v : 16;
+}
+
 export function kernelCmdline(config: VmConfig, extra: string[] = []): string {
   const args = [
     'console=ttyS0',
@@ -64,6 +70,11 @@ export function kernelCmdline(config: VmConfig, extra: string[] = []): string {
     'panic=-1',
     'nokaslr',
   ];
+  // TCG only: randomized user mappings cost ~7x per process start. TCG keys translated
+  // code by virtual address, so with ASLR every new process translates ld.so and libc
+  // again (QEMU CPU per `sh -c true`: 65-94 ms with ASLR, 9 ms without; bench/exec-probe.ts).
+  // The VM is the isolation boundary; with KVM/HVF guests keep ASLR.
+  if (config.accel === 'tcg') args.push('norandmaps');
   if (config.hostname) args.push(`box.hostname=${config.hostname}`);
   const mounts = config.mounts ?? [];
   for (const m of mounts) {
@@ -90,7 +101,7 @@ const optEscape = (s: string) => s.replaceAll(',', ',,');
 export function qemuArgs(folder: BoxFolder, config: VmConfig, opts: { incoming?: boolean; extraCmdline?: string[] } = {}) {
   const accel =
     config.accel === 'tcg'
-      ? ['-accel', 'tcg,tb-size=16', '-cpu', TCG_CPU]
+      ? ['-accel', `tcg,tb-size=${tcgTbSizeMib()}`, '-cpu', TCG_CPU]
       : ['-accel', config.accel, '-cpu', 'host'];
   const args = [
     '-name', `box,process=box-qemu`,

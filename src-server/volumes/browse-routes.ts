@@ -4,8 +4,9 @@ import {
   DirectoryListing, DirectoryQuery, FILE_MODE_HEADER, FileReadQuery, FileWriteQuery, FileWriteResult, PathQuery, VolumeEntry, VolumeIdParams,
 } from '../contract/volumes.js';
 import { fileTooLarge, writeVolumeFile } from './file-write.js';
+import { streamListing } from './listing-stream.js';
 import type { Volumes } from './service.js';
-import { volumeSegments } from './volume-path.js';
+import { checkWriteDepth, volumeSegments } from './volume-path.js';
 
 /** Browsing and file transfer on a volume without any box (spec: directories, paths; api-surface: files). */
 export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
@@ -13,9 +14,11 @@ export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
     method: 'get', path: '/v1/box-volumes/:volume_id/directories', area: 'box', tag: 'volumes',
     summary: "A directory's immediate entries, sorted by name",
     params: VolumeIdParams, query: DirectoryQuery, response: DirectoryListing,
-    handler: async ({ auth, params, query }) => {
+    handler: async ({ auth, params, query, res }) => {
       const segs = volumeSegments(query.path);
-      return { entries: await vols.root(auth.orgId, params.volume_id).list(segs) };
+      const batches = await vols.root(auth.orgId, params.volume_id).listBatches(segs);
+      await streamListing(res, batches);
+      return undefined;
     },
   });
 
@@ -56,8 +59,11 @@ export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
     method: 'put', path: '/v1/box-volumes/:volume_id/files', area: 'box', tag: 'volumes',
     summary: 'Stream raw bytes into one file of the volume (temp file + rename)',
     params: VolumeIdParams, query: FileWriteQuery, response: FileWriteResult, rawBody: true,
-    handler: async ({ auth, params, query, req }) => {
+    handler: async ({ auth, params, query, req, res }) => {
       const segs = volumeSegments(query.path);
+      checkWriteDepth(segs);
+      const gone = new AbortController();
+      res.on('close', () => gone.abort()); // before the answer: the client left
       const root = vols.root(auth.orgId, params.volume_id);
       const declared = Number(req.headers['content-length'] ?? NaN);
       if (declared > vols.fileMaxBytes) throw fileTooLarge(vols.fileMaxBytes, declared);
@@ -65,6 +71,7 @@ export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
         mode: query.mode === undefined ? 0o644 : parseInt(query.mode, 8),
         createParents: query.create_parents !== 'false',
         maxBytes: vols.fileMaxBytes,
+        signal: gone.signal,
       });
       return { size_bytes: size };
     },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { constants as C } from 'node:fs';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ApiError, badRequest, conflict } from '../http/errors.js';
 import type { VolumeRoot } from './safe-fs.js';
@@ -9,22 +10,26 @@ interface WriteOptions {
   mode: number;
   createParents: boolean;
   maxBytes: number;
+  /** Fires when the client goes away: parent creation stops. */
+  signal?: AbortSignal;
 }
 
 /**
  * Streams `body` into the file `segs` of the volume: bytes go to a temp file in the
- * target's own directory (opened through a checked descriptor), which is fsynced and
- * renamed over the target, so readers see the old file or the complete new one and a
- * complete retry safely replaces it. A symlink at the target is replaced, not followed.
+ * volume's temp dir (outside the data a box or a listing sees), which is fsynced and
+ * renamed into the target's directory (opened through a checked descriptor), so readers
+ * see the old file or the complete new one and a complete retry safely replaces it. A
+ * symlink at the target is replaced, not followed.
  */
 export async function writeVolumeFile(root: VolumeRoot, segs: string[], body: Readable, opts: WriteOptions): Promise<number> {
   if (segs.length === 0) throw badRequest('Invalid path: it names the volume root, not a file.', 'path');
-  const dir = await root.openParent(segs, opts.createParents);
+  const dir = await root.openParent(segs, opts.createParents, opts.signal);
   const target = `${dir.at}/${segs[segs.length - 1]}`;
-  const temp = `${dir.at}/.box-upload-${randomUUID()}`;
+  const temp = path.join(root.tempDir, `.box-upload-${randomUUID()}`);
   try {
     const existing = await fs.lstat(target).catch(() => undefined);
     if (existing?.isDirectory()) throw conflict('The path is a directory; a file cannot replace it.', 'failed_precondition');
+    await fs.mkdir(root.tempDir, { recursive: true, mode: 0o700 });
     const fh = await fs.open(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
     let size = 0;
     try {

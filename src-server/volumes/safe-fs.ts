@@ -35,7 +35,15 @@ interface Opened {
 
 export class VolumeRoot {
   private real?: string;
-  constructor(readonly dir: string) {}
+  /**
+   * Where uploads are assembled: beside the volume's data dir, never inside it, so a
+   * partial upload is never listed, read or seen by a box, and a crash's leftovers are
+   * swept at start without walking the volume (same filesystem: rename stays atomic).
+   */
+  readonly tempDir: string;
+  constructor(readonly dir: string) {
+    this.tempDir = path.join(path.dirname(dir), 'tmp');
+  }
 
   private async root(): Promise<string> {
     try {
@@ -104,26 +112,47 @@ export class VolumeRoot {
     return toEntry(segs.length ? segs[segs.length - 1]! : '/', st);
   }
 
-  /** Immediate entries of a directory, sorted by name; symlinks are reported as symlinks. */
-  async list(segs: string[]): Promise<VolumeEntry[]> {
+  /**
+   * Immediate entries of a directory, sorted by name, symlinks reported as symlinks; in
+   * batches, so a huge directory costs its names in memory, never all its entries at once.
+   * Resolution errors (404, 409) are thrown before the first batch.
+   */
+  async listBatches(segs: string[], batchSize = 256): Promise<AsyncGenerator<VolumeEntry[]>> {
     const real = await this.resolve(segs);
     const dir = await this.openChecked(real, READ_FLAGS | C.O_DIRECTORY);
+    let names: string[];
     try {
-      const names = (
+      names = (
         await fs.readdir(dir.at).catch(() => {
           throw new Unreadable();
         })
       ).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      const entries = await Promise.all(
-        names.map(async (name) => {
-          const st = await fs.lstat(`${dir.at}/${name}`).catch(() => undefined); // removed meanwhile
-          return st && toEntry(name, st);
-        }),
-      );
-      return entries.filter((e): e is VolumeEntry => e !== undefined);
-    } finally {
+    } catch (e) {
       await dir.handle.close();
+      throw e;
     }
+    return (async function* () {
+      try {
+        for (let i = 0; i < names.length; i += batchSize) {
+          const batch = await Promise.all(
+            names.slice(i, i + batchSize).map(async (name) => {
+              const st = await fs.lstat(`${dir.at}/${name}`).catch(() => undefined); // removed meanwhile
+              return st && toEntry(name, st);
+            }),
+          );
+          yield batch.filter((e): e is VolumeEntry => e !== undefined);
+        }
+      } finally {
+        await dir.handle.close();
+      }
+    })();
+  }
+
+  /** Every entry at once (small directories, tests). */
+  async list(segs: string[]): Promise<VolumeEntry[]> {
+    const out: VolumeEntry[] = [];
+    for await (const batch of await this.listBatches(segs)) out.push(...batch);
+    return out;
   }
 
   /** Opens a regular file for reading (following symlinks); 409 for a directory or special file. */
@@ -140,37 +169,69 @@ export class VolumeRoot {
 
   /**
    * Opens the directory that will hold `segs`' last component, creating missing parents
-   * when asked. Each step opens the next directory through the previous descriptor and
-   * checks where it really is, so a symlinked parent can never lead outside.
+   * when asked. Linear in depth: each step opens the next component through the previous
+   * descriptor (`/proc/self/fd/N/name` resolves like openat: O(1), never the whole path
+   * again) and checks where the new descriptor really is, so a symlinked parent is followed
+   * inside the volume and refused outside. Stops as soon as `signal` fires (client gone).
    */
-  async openParent(segs: string[], createParents: boolean): Promise<Opened> {
-    let dir = await this.openChecked(await this.root(), READ_FLAGS | C.O_DIRECTORY);
+  async openParent(segs: string[], createParents: boolean, signal?: AbortSignal): Promise<Opened> {
+    const root = await this.root();
+    let dir = await this.openChecked(root, READ_FLAGS | C.O_DIRECTORY);
     try {
       for (const comp of segs.slice(0, -1)) {
-        const p = `${dir.at}/${comp}`;
-        let st = await fs.lstat(p).catch(() => undefined);
-        if (!st && createParents) {
-          await fs.mkdir(p, 0o755).catch((e: NodeJS.ErrnoException) => {
-            if (e.code !== 'EEXIST') throw e;
-          });
-          st = await fs.lstat(p).catch(() => undefined);
-        }
-        if (!st) throw missing('A parent directory of the path does not exist.');
-        const real = await fs.realpath(p).catch(() => {
-          throw missing();
-        });
-        if (!this.inside(real, await this.root())) throw missing();
-        const next = await this.openChecked(real, READ_FLAGS | C.O_DIRECTORY);
+        if (signal?.aborted) throw clientGone();
+        const next = PROC_FD ? await this.openChild(dir, comp, createParents) : await this.openChildByPath(dir, comp, createParents);
         await dir.handle.close();
         dir = next;
       }
+      if (signal?.aborted) throw clientGone();
       return dir;
     } catch (e) {
       await dir.handle.close().catch(() => {});
       throw e;
     }
   }
+
+  /** One step down on Linux: open through the parent's descriptor (following a symlink), then check. */
+  private async openChild(dir: Opened, comp: string, create: boolean): Promise<Opened> {
+    const p = `${dir.at}/${comp}`;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const handle = await fs.open(p, (READ_FLAGS & ~C.O_NOFOLLOW) | C.O_DIRECTORY);
+        const at = `/proc/self/fd/${handle.fd}`;
+        const now = await fs.readlink(at).catch(() => '');
+        if (!this.inside(now, await this.root())) {
+          await handle.close();
+          throw missing();
+        }
+        return { handle, at };
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOTDIR') throw notADirectory();
+        if (code === 'EACCES' || code === 'EPERM') throw new Unreadable();
+        if (code !== 'ENOENT' || !create || attempt > 0) throw e instanceof ApiError ? e : missing('A parent directory of the path does not exist.');
+        // mkdir never follows a final symlink: a dangling one gives EEXIST, then ENOENT above.
+        await fs.mkdir(p, 0o755).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== 'EEXIST') throw err;
+        });
+      }
+    }
+  }
+
+  /** One step down elsewhere (no /proc): through the real path, checked against the root. */
+  private async openChildByPath(dir: Opened, comp: string, create: boolean): Promise<Opened> {
+    const p = `${dir.at}/${comp}`;
+    if (create) await fs.mkdir(p, 0o755).catch(() => {});
+    const real = await fs.realpath(p).catch(() => {
+      throw missing('A parent directory of the path does not exist.');
+    });
+    if (!this.inside(real, await this.root())) throw missing();
+    return this.openChecked(real, READ_FLAGS | C.O_DIRECTORY);
+  }
 }
+
+/** The client closed the connection: stop the work (nothing is answered). */
+const clientGone = () => new ApiError(400, 'invalid_request_error', 'The request was aborted by the client.', { code: 'client_aborted' });
 
 function toEntry(name: string, st: Stats): VolumeEntry {
   const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other';

@@ -40,6 +40,26 @@ export class Volumes implements VolumesService {
     this.repo = new VolumesRepo(app.db);
     this.mountedBy = boxesTableChecker(app);
     this.fileMaxBytes = Number(app.config.tuning.volumeFileMaxBytes ?? 16 * 1024 ** 3);
+    this.secureAndSweep();
+  }
+
+  /**
+   * At start: volumes are reachable by the service user only (0700), so a file a box made
+   * executable (or setuid, through its 9p mount) can never be run by another host user;
+   * boxes keep seeing their own modes. Upload temp files left by a crash are removed.
+   */
+  private secureAndSweep() {
+    const top = path.join(this.app.config.dataDir, 'volumes');
+    fs.mkdirSync(top, { recursive: true, mode: 0o700 });
+    fs.chmodSync(top, 0o700);
+    for (const ent of fs.readdirSync(top, { withFileTypes: true })) {
+      if (!ent.isDirectory()) continue;
+      const id = ent.name;
+      const tmp = path.join(top, id, 'tmp');
+      fs.rmSync(tmp, { recursive: true, force: true });
+      fs.mkdirSync(tmp, { mode: 0o700 });
+      fs.chmodSync(path.join(top, id), 0o700);
+    }
   }
 
   private dir(volumeId: string) {
@@ -76,7 +96,8 @@ export class Volumes implements VolumesService {
     const found = this.repo.findReady(orgId, name);
     if (found) return found;
     const id = newId('volume');
-    fs.mkdirSync(this.dir(id), { recursive: true, mode: 0o755 });
+    fs.mkdirSync(path.dirname(this.dir(id)), { recursive: true, mode: 0o700 });
+    fs.mkdirSync(this.dir(id), { mode: 0o755 }); // the root boxes see through their mount
     if (!this.repo.insert(orgId, id, name, 'local', new Date().toISOString())) {
       fs.rmSync(path.dirname(this.dir(id)), { recursive: true, force: true }); // lost a race to the same name
     }

@@ -1,6 +1,20 @@
 import { badRequest } from '../http/errors.js';
 
 /**
+ * Deepest volume path a write may name. The spec bounds a path at 4096 characters (up
+ * to 2048 levels); reads resolve such a path in one realpath, but a write walks it level
+ * by level and may create every missing level, so writes stop at a depth no real tree needs.
+ */
+export const MAX_PATH_DEPTH = 256;
+
+/** 400 when a path to write is deeper than MAX_PATH_DEPTH (said in the error). */
+export function checkWriteDepth(segs: string[], param = 'path'): void {
+  if (segs.length > MAX_PATH_DEPTH) {
+    throw badRequest(`Invalid ${param}: it has ${segs.length} levels; files are written at most ${MAX_PATH_DEPTH} levels deep.`, param, 'path_too_deep');
+  }
+}
+
+/**
  * Splits a volume path into its segments (spec, directory listing): relative to the
  * volume root, a leading slash is ignored, empty and `.` segments fold away, and a `..`
  * segment is refused outright, never resolved. `[]` names the root.

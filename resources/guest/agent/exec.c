@@ -114,7 +114,12 @@ static void child_fail(int errfd, int stage)
 	_exit(127);
 }
 
-/* in the child: never returns */
+/*
+ * In the child: never returns. It runs after vfork(), sharing the agent's memory until it
+ * execs or exits, so it only makes system calls on its own stack and fds; the one shared
+ * write (environ) is undone by the parent when it resumes. No signal handler can run here:
+ * the agent installs none (SIGCHLD goes through a signalfd, SIGPIPE is ignored).
+ */
 static void child(struct spec *s, int in, int out, int err, int slave, int errfd)
 {
 	sigset_t none;
@@ -189,7 +194,15 @@ void exec_start(const struct frame *f)
 		ok = pipe2(fd + 2, O_CLOEXEC) == 0 && pipe2(fd + 4, O_CLOEXEC) == 0 &&
 		     (s.want_stdin ? pipe2(fd, O_CLOEXEC) == 0
 				   : (fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0);
-	pid_t pid = ok ? fork() : -1;
+	/*
+	 * vfork, not fork: the agent is suspended until the child execs, and no page tables
+	 * are copied nor pages marked copy-on-write, which under TCG (every page-table write
+	 * and COW fault emulated) made fork a visible part of `sh -c true`. The shell a
+	 * user would loop in (dash) starts commands the same way.
+	 */
+	char **agent_env = environ;
+	pid_t pid = ok ? vfork() : -1;
+	environ = agent_env;
 	if (pid < 0) {
 		send_errno(f->stream, errno, "spawn");
 		close_fds(fd, 10);

@@ -5,10 +5,11 @@ import { m004 } from './004-cron.js';
 import { m003 } from './003-inference.js';
 import { m005 } from './005-network.js';
 import { m007 } from './007-usage.js';
+import { m140 } from './140-inbox.js';
 
 /**
  * Numbered migrations, applied in order and locked by hash once applied.
  * Numbers are reserved per area so parallel work does not collide:
- * 001 core, 002 boxes runtime, 003 inference, 004 cron, 005 usage/metrics.
+ * 001 core, 002 boxes runtime, 003 inference, 004 cron, 005 usage/metrics, 140 webhook inbox.
  */
-export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005, m007];
+export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005, m007, m140];

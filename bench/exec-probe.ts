@@ -1,0 +1,82 @@
+/**
+ * `npx tsx bench/exec-probe.ts [--runs 50] [--tb 16]`: where an exec's time goes, at the
+ * runtime layer (no HTTP): one VM, then p50s of
+ *   - agent ping (transport only),
+ *   - agent exec of argv ["true"] and ["/bin/sh", "-c", "true"] (spawn + process start),
+ *   - the same commands timed in a loop inside the guest (what the guest itself costs).
+ * Used to decide the exec hot path (BENCHMARKS.md, "exec latency"); `--tb` overrides
+ * TCG's translation-cache size (MiB) for the experiment.
+ */
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { waitForAgent, execText } from '../src-server/runtime/agent-wait.js';
+import { boxFolder } from '../src-server/runtime/box-folder.js';
+import { testConfig, testDataDir, testImage } from '../src-server/runtime/test-support.js';
+import { killVm, launchVm } from '../src-server/runtime/vm.js';
+
+const argv = process.argv.slice(2);
+const opt = (name: string, def: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def);
+const RUNS = opt('--runs', 50);
+const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const r2 = (x: number) => Math.round(x * 100) / 100;
+
+const dataDir = testDataDir();
+const image = await testImage(dataDir);
+const folder = boxFolder(dataDir, 'probe');
+mkdirSync(folder.dir, { recursive: true });
+const tb = argv.includes('--tb') ? opt('--tb', 16) : undefined;
+if (tb !== undefined) process.env.BOX_TCG_TB_SIZE = String(tb);
+const vm = await launchVm(folder, testConfig(image));
+const agent = await waitForAgent(folder, { timeoutMs: 120_000 });
+try {
+  // QEMU's CPU time (all threads) is what the guest work costs, whatever the host load.
+  const cpuMs = () => {
+    const f = readFileSync(`/proc/${vm.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  };
+  const timeIt = async (label: string, fn: () => Promise<unknown>) => {
+    for (let i = 0; i < 5; i++) await fn(); // warm the translation cache and page cache
+    const xs: number[] = [];
+    const c0 = cpuMs();
+    for (let i = 0; i < RUNS; i++) {
+      const t = performance.now();
+      await fn();
+      xs.push(performance.now() - t);
+    }
+    return [label, { wall_p50: r2(med(xs)), qemu_cpu_per_op: r2((cpuMs() - c0) / RUNS) }] as const;
+  };
+  const run = async (a: string[]) => {
+    const r = await execText(agent, a);
+    if (r.exitCode !== 0) throw new Error(`${a.join(' ')}: ${r.exitCode} ${r.stderr}`);
+  };
+  // In-guest loop: the shell forks and execs the same command N times; date +%s%N around it.
+  const inGuest = async (cmd: string) => {
+    const script = `i=0; s=$(date +%s%N); while [ $i -lt ${RUNS} ]; do ${cmd}; i=$((i+1)); done; e=$(date +%s%N); echo $(( (e-s)/${RUNS} ))`;
+    await execText(agent, ['/bin/sh', '-c', script]); // warm
+    const xs: number[] = [];
+    const c0 = cpuMs();
+    for (let k = 0; k < 3; k++) xs.push(Number((await execText(agent, ['/bin/sh', '-c', script])).stdout.trim()) / 1e6);
+    return { wall_per_op: r2(med(xs)), qemu_cpu_per_op: r2((cpuMs() - c0) / (3 * RUNS)) };
+  };
+  const measure = async () => ({
+    agent: Object.fromEntries([
+      await timeIt('ping', () => agent.ping()),
+      await timeIt('exec ["true"]', () => run(['true'])),
+      await timeIt('exec ["/bin/sh","-c","true"]', () => run(['/bin/sh', '-c', 'true'])),
+    ]),
+    in_guest_loop: {
+      '/bin/true': await inGuest('/bin/true'),
+      '/bin/sh -c true': await inGuest('/bin/sh -c true'),
+    },
+  });
+  await run(['/bin/sh', '-c', 'echo 2 > /proc/sys/kernel/randomize_va_space']);
+  const before = await measure();
+  // Same VM, guest ASLR off: TCG keys translated code by virtual address, so randomized
+  // mappings make every new process translate ld.so and libc again.
+  await run(['/bin/sh', '-c', 'echo 0 > /proc/sys/kernel/randomize_va_space']);
+  const norand = await measure();
+  console.log(JSON.stringify({ runs: RUNS, tb_size_mib: tb ?? 'default', aslr_on: before, aslr_off: norand }, null, 2));
+} finally {
+  agent.close();
+  await killVm(vm);
+  rmSync(dataDir, { recursive: true, force: true });
+}
