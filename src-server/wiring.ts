@@ -57,7 +57,8 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
   const cron = cronArea(base, { boxes: boxes.boxes, execs: boxes.execs });
   const inbox = inboxArea(base);
   const usage = usageArea(base, { boxes: boxes.boxes });
-  const inference = inferenceArea(base, { usage: usage.usage });
+  const boxCredentials = HmacBoxCredentials.forDataDir(base.config.dataDir);
+  const inference = inferenceArea(base, { usage: usage.usage, boxes: boxes.boxes, credentials: boxCredentials });
 
   const services: Services = {
     volumes: volumes.volumes,
@@ -77,7 +78,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     usage: usage.usage,
     metricsSampler: usage.metricsSampler,
     inference: inference.inference,
-    boxCredentials: HmacBoxCredentials.forDataDir(base.config.dataDir),
+    boxCredentials,
   };
   const app: AppContext = Object.assign(base, { services });
   const areas = [core, volumes.area, policies.area, secrets.area, ssh.area, boxes.area, network.area, cron.area, inbox.area, inference.area, usage.area];

@@ -12,17 +12,6 @@ export const whoami: Command = {
   },
 };
 
-export const models: Command = {
-  usage: 'box models [--json]',
-  summary: 'List the models of the inference API',
-  async run(ctx, argv) {
-    parse(argv, this.usage, {});
-    const list = await ctx.client.request<{ data: { id: string; owned_by: string; created: number }[] }>('GET', '/v1/models', { inference: true });
-    if (ctx.json) return json(list);
-    table(['id', 'owned by', 'created'], list.data.map((m) => [m.id, m.owned_by, new Date(m.created * 1000).toISOString()]));
-  },
-};
-
 export const openapi: Command = {
   usage: 'box openapi',
   summary: 'Print the OpenAPI document of the service',

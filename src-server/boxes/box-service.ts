@@ -96,6 +96,7 @@ export class BoxService {
       volume_mounts: body.volume_mounts,
       http_policy_id: body.http_policy_id ?? null,
       auto_sleep: { automatic: body.auto_sleep?.automatic ?? false, min_seconds_before_sleep: body.auto_sleep?.min_seconds_before_sleep ?? null },
+      inference_budget_tokens: body.inference_budget_tokens ?? null,
       wake_at: null,
       checkpoint_generation: 0,
       last_checkpointed_at: null,

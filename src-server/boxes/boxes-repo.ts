@@ -40,10 +40,10 @@ export class BoxesRepo {
     this.db
       .prepare(
         `INSERT INTO boxes (id, org_id, app_id, name, image, status, error_message, visibility, created_by_key_id,
-           vcpu_count, memory_mib, disk_gib, ingress_ports, volume_mounts, http_policy_id, auto_sleep, wake_at,
+           vcpu_count, memory_mib, disk_gib, ingress_ports, volume_mounts, http_policy_id, auto_sleep, inference_budget_tokens, wake_at,
            checkpoint_generation, last_checkpointed_at, last_activity_at, created_at, started_at, updated_at)
          VALUES (@box_id, @org_id, @app_id, @name, @image, @status, @error_message, @visibility, @created_by_key_id,
-           @vcpu_count, @memory_mib, @disk_gib, @ingress_ports, @volume_mounts, @http_policy_id, @auto_sleep, @wake_at,
+           @vcpu_count, @memory_mib, @disk_gib, @ingress_ports, @volume_mounts, @http_policy_id, @auto_sleep, @inference_budget_tokens, @wake_at,
            @checkpoint_generation, @last_checkpointed_at, @last_activity_at, @created_at, @started_at, @updated_at)`,
       )
       .run({
@@ -51,6 +51,7 @@ export class BoxesRepo {
         ingress_ports: JSON.stringify(b.ingress_ports),
         volume_mounts: JSON.stringify(b.volume_mounts),
         auto_sleep: JSON.stringify(b.auto_sleep),
+        inference_budget_tokens: b.inference_budget_tokens ?? null,
       });
   }
 
@@ -93,7 +94,7 @@ export class BoxesRepo {
     return this.get(id)!;
   }
 
-  update(id: string, fields: Partial<Pick<BoxRecord, 'wake_at' | 'http_policy_id' | 'last_activity_at' | 'checkpoint_generation' | 'last_checkpointed_at'>> & { auto_sleep?: Box['auto_sleep'] }): void {
+  update(id: string, fields: Partial<Pick<BoxRecord, 'wake_at' | 'http_policy_id' | 'inference_budget_tokens' | 'last_activity_at' | 'checkpoint_generation' | 'last_checkpointed_at'>> & { auto_sleep?: Box['auto_sleep'] }): void {
     const sets: string[] = [];
     const args: Record<string, unknown> = { id, updated_at: new Date().toISOString() };
     for (const [k, v] of Object.entries(fields)) {

@@ -35,6 +35,7 @@ export const CreateBoxBody = z.strictObject({
   volume_mounts: z.array(z.strictObject({ volume_id: idSchema('volume', 'volume_id'), mount_path: mountPath })).max(8).optional().default([]),
   http_policy_id: idSchema('httpPolicy', 'http_policy_id').nullable().optional(),
   auto_sleep: AutoSleep.optional(),
+  inference_budget_tokens: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional(),
 });
 export type CreateBoxBody = z.infer<typeof CreateBoxBody>;
 
@@ -81,6 +82,8 @@ export interface Box {
   volume_mounts: { volume_id: string; mount_path: string }[];
   http_policy_id: string | null;
   auto_sleep: { automatic: boolean; min_seconds_before_sleep: number | null };
+  /** Tokens (input + output) the box may spend through the gateway; null = unlimited. */
+  inference_budget_tokens: number | null;
   wake_at: string | null;
   checkpoint_generation: number;
   last_checkpointed_at: string | null;

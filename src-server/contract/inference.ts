@@ -123,7 +123,7 @@ const ENGINE_KINDS = ['openai', 'anthropic'] as const;
 const EngineName = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be 1..32 lowercase letters, digits, "_" or "-"')
-  .refine((n) => n !== 'local', 'the name "local" is the embedded engine');
+  .refine((n) => n !== 'local' && n !== 'box', 'the names "local" (embedded engine) and "box" (built-in test engine) are reserved');
 export const UpsertEngineBody = z.strictObject({
   name: EngineName,
   kind: z.enum(ENGINE_KINDS),
@@ -135,11 +135,13 @@ export const EngineParams = z.object({ name: EngineName });
 
 export interface EngineInfo {
   name: string;
-  kind: 'local' | 'openai' | 'anthropic';
+  kind: 'local' | 'openai' | 'anthropic' | 'test';
   base_url: string | null;
   has_api_key: boolean;
   created_at: string | null;
   updated_at: string | null;
+  /** Found on a loopback port by discovery (not stored; DELETE dismisses it). */
+  discovered?: boolean;
 }
 
 /** Embedded engine models: added from a local path or downloaded from a URL. */

@@ -75,11 +75,25 @@ export const TokenUsageRow = z.object({
 });
 export type TokenUsageRow = z.infer<typeof TokenUsageRow>;
 
+export const BoxTokenUsage = z.object({
+  box_id: z.string(),
+  name: z.string().nullable(),
+  /** The box's budget (input + output tokens over its life); null = unlimited. */
+  inference_budget_tokens: z.number().int().nullable(),
+  requests: z.number().int(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  usd_nanos: z.number().int(),
+});
+export type BoxTokenUsage = z.infer<typeof BoxTokenUsage>;
+
 export const TokensResponse = z.object({
   start_at: z.string(),
   end_at: z.string(),
   rates: Rates,
   totals: z.object({ requests: z.number().int(), input_tokens: z.number().int(), output_tokens: z.number().int(), usd_nanos: z.number().int() }),
   data: z.array(TokenUsageRow),
+  /** Tokens used from inside boxes (through their egress proxy), per box over the window. */
+  boxes: z.array(BoxTokenUsage),
 });
 export type TokensResponse = z.infer<typeof TokensResponse>;

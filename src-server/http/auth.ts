@@ -6,7 +6,9 @@ import { ApiError } from './errors.js';
 export interface Principal {
   key: ApiKeyRow;
   orgId: string;
-  via: 'bearer' | 'session';
+  via: 'bearer' | 'session' | 'box';
+  /** Set when a box calls the inference API through its egress proxy (inference/box/box-principal.ts). */
+  box?: { id: string };
 }
 
 export const SESSION_COOKIE = 'box_session';

@@ -30,13 +30,21 @@ export function errorBody(err: unknown, app?: Pick<AppContext, 'log'>): Rendered
   return { status: 500, body: a.toBody(), headers: {} };
 }
 
+/**
+ * Errors of Anthropic-style endpoints (`/v1/messages...`) also carry a top-level
+ * `"type": "error"`, which Anthropic clients read; the spec's `error` envelope is unchanged.
+ */
+export function wireErrorBody(path: string, body: unknown): unknown {
+  return path.startsWith('/v1/messages') && body && typeof body === 'object' ? { type: 'error', ...body } : body;
+}
+
 export function errorMiddleware(app: Pick<AppContext, 'log'>) {
-  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) {
       res.destroy();
       return;
     }
     const r = errorBody(err, app);
-    res.status(r.status).set(r.headers).json(r.body);
+    res.status(r.status).set(r.headers).json(wireErrorBody(req.path, r.body));
   };
 }

@@ -45,7 +45,8 @@ export const conflict = (message: string, code: string | null = null, param: str
 
 export const forbidden = (message: string) => new ApiError(403, 'permission_error', message);
 
-export const notImplemented = (message: string) => new ApiError(501, 'not_implemented_error', message);
+/** 501 with `x-should-retry: false`: the OpenAI and Anthropic SDKs retry 5xx unless told not to. */
+export const notImplemented = (message: string) => new ApiError(501, 'not_implemented_error', message, { headers: { 'x-should-retry': 'false' } });
 
 
 export const tooLarge = (message: string, param: string | null = null) =>

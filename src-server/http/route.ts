@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { authenticate, type Principal } from './auth.js';
 import { ApiError, forbidden } from './errors.js';
-import { errorBody } from './error-handler.js';
+import { errorBody, wireErrorBody } from './error-handler.js';
 import { readJsonBody } from './body.js';
 import { parseJsonBody } from './json-body.js';
 import { drainHash, hashWhileStreaming } from './stream-hash.js';
@@ -66,7 +66,9 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
   const idempotent = spec.idempotent ?? (MUTATING.includes(spec.method) && authMode !== 'none');
 
   return async (req: Request, res: Response) => {
-    const auth = authMode === 'none' ? (undefined as unknown as Principal) : authenticate(req, app.repos);
+    // Inference routes also accept a box's egress proxy (the box principal; never org-scoped).
+    const viaBox = spec.area === 'inference' && authMode !== 'none' ? app.services.inference.boxPrincipal(req) : undefined;
+    const auth = authMode === 'none' ? (undefined as unknown as Principal) : (viaBox ?? authenticate(req, app.repos));
     if (authMode === 'org' && auth.key.scope !== 'organization') {
       throw forbidden('This operation needs an organization-scoped API key.');
     }
@@ -168,7 +170,7 @@ async function execute(spec: RouteSpec, app: AppContext, req: Request, res: Resp
     if (res.headersSent) throw err;
     const e = errorBody(err, app);
     status = e.status;
-    payload = e.body;
+    payload = wireErrorBody(req.path, e.body);
     headers = e.headers;
   }
   const buf = status === 204 ? Buffer.alloc(0) : Buffer.from(JSON.stringify(payload));

@@ -1,14 +1,24 @@
 import path from 'node:path';
 import type { AppBase, Area } from '../app-context.js';
+import type { BoxService } from '../boxes/box-service.js';
 import type { UsageService } from '../usage/usage-service.js';
 import type { Db } from '../db/connection.js';
 import { CryptoBox } from '../util/crypto-box.js';
 import { responseObject } from './adapters/responses-view.js';
 import { BackgroundQueue } from './background/queue.js';
+import type { BoxCredentials } from './box/box-credentials.js';
+import { boxPrincipalResolver } from './box/box-principal.js';
+import { budgetRoutes } from './box/budget-routes.js';
+import { DEFAULT_CATALOG, type CatalogEntry } from './catalog/catalog.js';
+import { catalogRoutes } from './catalog/catalog-routes.js';
+import { ModelPulls } from './catalog/pulls.js';
+import { PullsRepo } from './catalog/pulls-repo.js';
+import { EngineDiscovery, type DiscoveryOptions } from './engines/discovery.js';
 import { ModelDownloads } from './engines/local/downloads.js';
 import { LlamaEngine, type LlamaTuning } from './engines/local/llama-engine.js';
 import { ModelFiles } from './engines/local/model-files.js';
 import { EngineRegistry } from './engines/registry.js';
+import { InferenceSettingsRepo } from './store/settings-repo.js';
 import { chatRoutes } from './routes/chat-routes.js';
 import { enginesRoutes } from './routes/engines-routes.js';
 import { localModelsRoutes } from './routes/local-models-routes.js';
@@ -28,7 +38,10 @@ import { scheduleFrom } from './webhooks/schedule.js';
 /**
  * Tuning keys (ctx.config.tuning), mostly for tests: `webhookSchedule` (webhooks/schedule.ts),
  * `llama` (LlamaTuning), `backgroundConcurrency`, `backgroundStopWaitMs`, `upstreamTimeoutMs`,
- * `structuredAttempts`.
+ * `structuredAttempts`, `modelCatalog` (CatalogEntry[]), `engineDiscovery` (false, or
+ * DiscoveryOptions such as `{ probes }`). Discovery is off under vitest unless a test passes
+ * `engineDiscovery` (shared machine: another session's server on 8080 must not change a
+ * test's model list), and off when the environment says BOX_ENGINE_DISCOVERY=0.
  */
 export interface InferenceArea {
   service: InferenceService;
@@ -39,13 +52,23 @@ export interface InferenceArea {
   downloads: ModelDownloads;
   deliveries: DeliveriesRepo;
   enginesRepo: EnginesRepo;
+  discovery: EngineDiscovery;
+  pulls: ModelPulls;
+  /** Resolves a box's egress-proxy credential into its principal (inference routes only). */
+  boxPrincipal: ReturnType<typeof boxPrincipalResolver>;
   fastDb: Db;
   maxRounds: number;
 }
 
 const MODELS_DIR = 'models';
 
-function build(app: AppBase): InferenceArea {
+interface InferenceDeps {
+  usage: UsageService;
+  boxes: BoxService;
+  credentials: BoxCredentials;
+}
+
+function build(app: AppBase, deps: InferenceDeps): InferenceArea {
   const t = app.config.tuning;
   const box = CryptoBox.forDataDir(app.config.dataDir);
   const schedule = scheduleFrom(t.webhookSchedule);
@@ -76,15 +99,21 @@ function build(app: AppBase): InferenceArea {
     schedule.maxRounds,
     (t.structuredAttempts as number | undefined) ?? 2,
     fast,
+    { boxes: deps.boxes, usage: deps.usage },
   );
   const queue = new BackgroundQueue(responses, (id) => service.runStored(id), (t.backgroundConcurrency as number | undefined) ?? 4);
   const downloads = new ModelDownloads(files, new DownloadsRepo(app.db));
-  return { service, engines, local, dispatcher, queue, downloads, deliveries, enginesRepo, fastDb, maxRounds: schedule.maxRounds };
+  const d = t.engineDiscovery as DiscoveryOptions | false | undefined;
+  const allowed = d !== false && process.env.BOX_ENGINE_DISCOVERY !== '0' && !(d === undefined && process.env.VITEST);
+  const discovery = new EngineDiscovery(engines, new InferenceSettingsRepo(app.db), { ...(d || {}), allowed }, app.log);
+  const pulls = new ModelPulls(files, new PullsRepo(app.db), (t.modelCatalog as CatalogEntry[] | undefined) ?? DEFAULT_CATALOG, app.log);
+  const boxPrincipal = boxPrincipalResolver(deps.credentials, deps.boxes);
+  return { service, engines, local, dispatcher, queue, downloads, deliveries, enginesRepo, discovery, pulls, boxPrincipal, fastDb, maxRounds: schedule.maxRounds };
 }
 
 /** The inference API (spec, Inference API and Events) and engine management; tokens are charged through usage. */
-export function inferenceArea(app: AppBase, deps: { usage: UsageService }) {
-  const inference = build(app);
+export function inferenceArea(app: AppBase, deps: InferenceDeps) {
+  const inference = build(app, deps);
   app.statusProviders.push(() => ({ engines: inference.engines.status() }));
   const area: Area = {
     name: 'inference',
@@ -99,23 +128,30 @@ export function inferenceArea(app: AppBase, deps: { usage: UsageService }) {
         rounds: inference.maxRounds,
         changed: () => inference.dispatcher.kick(),
       });
-      enginesRoutes(r, inference.engines, inference.enginesRepo);
+      enginesRoutes(r, inference.engines, inference.enginesRepo, inference.discovery);
       localModelsRoutes(r, inference.local, inference.downloads);
+      catalogRoutes(r, inference.pulls);
+      budgetRoutes(r);
     },
     start() {
       // Charged just after the answer leaves: the usage write must not delay it.
       inference.service.usageListeners.push((e) =>
-        setImmediate(() => deps.usage.recordTokens(e.orgId, { model: e.model, inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens })),
+        setImmediate(() => deps.usage.recordTokens(e.orgId, { model: e.model, inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens, boxId: e.boxId })),
       );
       inference.downloads.start();
+      inference.discovery.start();
+      inference.pulls.start();
       inference.queue.start();
       inference.dispatcher.start();
     },
     async stop() {
       inference.downloads.stop();
+      inference.discovery.stop();
+      inference.pulls.stop();
       await inference.dispatcher.stop();
       await inference.queue.stop((app.config.tuning.backgroundStopWaitMs as number | undefined) ?? 5000);
       await inference.engines.close();
+      inference.service.writer.flush();
       inference.fastDb.close();
     },
   };

@@ -48,6 +48,13 @@ export interface NativeResult {
   usage: NativeUsage;
 }
 
+export const emptyUsage = (): NativeUsage => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  cacheWriteInputTokens: 0,
+  reasoningTokens: 0,
+});
 
 /** Lifecycle of a stored request (the Responses API's status values). */
 export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'incomplete' | 'failed';

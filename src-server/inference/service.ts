@@ -4,9 +4,12 @@ import type { Db } from '../db/connection.js';
 import type { Principal } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import type { Prepared } from './adapters/common.js';
+import { checkBoxBudget, type BudgetDeps } from './box/budget.js';
+import { boxOfKey } from './box/box-principal.js';
 import type { EngineRegistry } from './engines/registry.js';
 import type { NativeRequest, NativeResult, StoredError, WireStyle } from './native.js';
 import type { ResponsesRepo, StoredResponse } from './store/responses-repo.js';
+import { ResponseWriteBehind } from './store/write-behind.js';
 import { checkStructured, schemaValidator } from './structured.js';
 import type { DeliveriesRepo } from './webhooks/deliveries-repo.js';
 
@@ -25,6 +28,8 @@ interface UsageEvent {
   keyId: string;
   responseId: string;
   model: string;
+  /** The box the request came from through its egress proxy, else null. */
+  boxId: string | null;
   usage: NativeResult['usage'];
 }
 
@@ -42,6 +47,8 @@ interface InferenceHooks {
  */
 export class InferenceService {
   readonly usageListeners: ((e: UsageEvent) => void)[] = [];
+  /** Finished synchronous requests are stored just after their answer leaves (store/write-behind.ts). */
+  readonly writer: ResponseWriteBehind;
 
   constructor(
     private app: AppBase,
@@ -52,43 +59,43 @@ export class InferenceService {
     private webhookRounds: number,
     private structuredAttempts: number,
     private fast: { db: Db; responses: ResponsesRepo; deliveries: DeliveriesRepo },
-  ) {}
-
-  get(id: string): StoredResponse | undefined {
-    return this.responses.get(id);
+    private budgets: BudgetDeps,
+  ) {
+    this.writer = new ResponseWriteBehind(fast, () => hooks.webhooksChanged(), app.log);
   }
 
-  /** 404 for an unknown model, 400 for a schema that does not compile; before anything is stored. */
-  check(style: WireStyle, p: Prepared): void {
+  get(id: string): StoredResponse | undefined {
+    return this.writer.get(id) ?? this.responses.get(id);
+  }
+
+  /** 404 for an unknown model, 400 for a schema that does not compile, 429 for a spent box budget; before anything is stored. */
+  check(style: WireStyle, p: Prepared, auth?: Principal): void {
     this.engines.resolve(p.native.model);
+    if (auth?.box) checkBoxBudget(this.budgets, auth.box.id);
     if (p.native.format.type === 'json_schema') schemaValidator(p.native.format.schema, SCHEMA_PARAM[style]);
   }
 
   /**
-   * Runs now and stores the finished request before answering, on the fast connection
-   * (store/fast-connection.ts). Errors go to the caller and nothing is stored.
+   * Runs now; the finished request is stored just after the answer leaves, batched with the
+   * others of the same turn (store/write-behind.ts). Errors go to the caller and nothing is stored.
    */
-  async runSync(style: WireStyle, p: Prepared, auth: Principal): Promise<StoredResponse> {
-    this.check(style, p);
+  async runSync(style: WireStyle, p: Prepared, auth: Principal, signal?: AbortSignal): Promise<StoredResponse> {
+    this.check(style, p, auth);
     const createdAt = Date.now();
-    const result = await this.execute(p.native);
+    const result = await this.execute(p.native, signal);
     const stored = this.record(style, p, auth, createdAt);
     stored.status = result.stop === 'max_tokens' ? 'incomplete' : 'completed';
     stored.result = result;
     stored.startedAt = createdAt;
     stored.completedAt = Date.now();
-    this.fast.db.transaction(() => {
-      this.fast.responses.insert(stored);
-      if (p.webhook) this.fast.deliveries.create({ ...this.delivery(stored, p), state: 'pending' }, stored.completedAt!);
-    })();
-    if (p.webhook) this.hooks.webhooksChanged();
+    this.writer.add(stored, p.webhook ? { ...this.delivery(stored, p), state: 'pending' } : null);
     this.emitUsage(stored);
     return stored;
   }
 
   private emitUsage(r: StoredResponse): void {
     if (!r.result) return;
-    const e = { orgId: r.orgId, keyId: r.keyId, responseId: r.id, model: r.native.model, usage: r.result.usage };
+    const e = { orgId: r.orgId, keyId: r.keyId, boxId: boxOfKey(r.keyId), responseId: r.id, model: r.native.model, usage: r.result.usage };
     for (const fn of this.usageListeners) {
       try {
         fn(e);
@@ -100,7 +107,7 @@ export class InferenceService {
 
   /** Stores the request as `queued`; the background queue runs it. */
   enqueue(style: WireStyle, p: Prepared, auth: Principal): StoredResponse {
-    this.check(style, p);
+    this.check(style, p, auth);
     const stored = this.record(style, p, auth, Date.now());
     this.app.db.transaction(() => {
       this.responses.insert(stored);
@@ -134,12 +141,12 @@ export class InferenceService {
   }
 
   /** Engine call plus JSON-schema validation; an invalid structured output is retried. */
-  async execute(native: NativeRequest): Promise<NativeResult> {
+  async execute(native: NativeRequest, signal?: AbortSignal): Promise<NativeResult> {
     const { engine, model } = this.engines.resolve(native.model);
     const validate = native.format.type === 'json_schema' ? schemaValidator(native.format.schema, 'schema') : null;
     let why = '';
     for (let attempt = 1; attempt <= this.structuredAttempts; attempt++) {
-      const result = await engine.generate(model, native);
+      const result = await engine.generate(model, native, signal);
       if (!validate || result.stop === 'max_tokens') return result;
       const problem = checkStructured(validate, result.text);
       if (!problem) return result;

@@ -31,7 +31,7 @@ afterAll(async () => {
 describe('engines and models', () => {
   it('the upstream key is sealed at rest and never returned', async () => {
     const list = await (await svc.api('/v1/engines')).json();
-    expect(list.data.map((e: { name: string }) => e.name)).toEqual(['local', 'an', 'oa']);
+    expect(list.data.map((e: { name: string }) => e.name)).toEqual(['local', 'an', 'oa', 'box']);
     expect(list.data[2]).toMatchObject({ kind: 'openai', base_url: oaUp.url, has_api_key: true });
     expect(JSON.stringify(list)).not.toContain('sk-up-openai');
     svc.ctx.db.pragma('wal_checkpoint(TRUNCATE)');

@@ -1,4 +1,4 @@
-import type { TokenUsageRow } from '../contract/usage.js';
+import type { BoxTokenUsage, TokenUsageRow } from '../contract/usage.js';
 import type { Db } from '../db/connection.js';
 
 export const HOUR_MS = 3600_000;
@@ -93,5 +93,32 @@ export class UsageRepo {
           WHERE org_id = ? AND day >= ? AND day <= ? ORDER BY day, model`,
       )
       .all(orgId, fromDay, toDay) as TokenUsageRow[];
+  }
+
+  addBoxTokens(boxId: string, orgId: string, day: string, model: string, input: number, output: number, nanos: number, requests: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO box_token_usage (box_id, day, model, org_id, requests, input_tokens, output_tokens, usd_nanos) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (box_id, day, model) DO UPDATE SET requests = requests + excluded.requests, input_tokens = input_tokens + excluded.input_tokens,
+           output_tokens = output_tokens + excluded.output_tokens, usd_nanos = usd_nanos + excluded.usd_nanos`,
+      )
+      .run(boxId, day, model, orgId, requests, input, output, nanos);
+  }
+
+  boxTokensTotal(boxId: string): number {
+    const r = this.db.prepare('SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS n FROM box_token_usage WHERE box_id = ?').get(boxId) as { n: number };
+    return r.n;
+  }
+
+  /** Token use per box over the UTC days [fromDay, toDay], biggest spender first. */
+  boxTokens(orgId: string, fromDay: string, toDay: string): BoxTokenUsage[] {
+    return this.db
+      .prepare(
+        `SELECT u.box_id, b.name, b.inference_budget_tokens, SUM(u.requests) AS requests, SUM(u.input_tokens) AS input_tokens,
+                SUM(u.output_tokens) AS output_tokens, SUM(u.usd_nanos) AS usd_nanos
+           FROM box_token_usage u LEFT JOIN boxes b ON b.id = u.box_id
+          WHERE u.org_id = ? AND u.day >= ? AND u.day <= ? GROUP BY u.box_id ORDER BY usd_nanos DESC, u.box_id`,
+      )
+      .all(orgId, fromDay, toDay) as BoxTokenUsage[];
   }
 }

@@ -11,6 +11,8 @@ interface TokenUse {
   model: string;
   inputTokens: number;
   outputTokens: number;
+  /** The box the request came from (through its egress proxy), if any. */
+  boxId?: string | null;
 }
 
 /**
@@ -20,7 +22,9 @@ interface TokenUse {
 const TOKEN_FLUSH_MS = 1000;
 
 export class UsageService {
-  private pendingTokens = new Map<string, { orgId: string; day: string; model: string; requests: number; input: number; output: number; nanos: number }>();
+  private pendingTokens = new Map<string, { orgId: string; boxId: string | null; day: string; model: string; requests: number; input: number; output: number; nanos: number }>();
+  /** Tokens used per box since it was created (loaded on first ask, then kept current): budgets read it per request. */
+  private boxUsed = new Map<string, number>();
   private flushTimer?: NodeJS.Timeout;
   readonly repo: UsageRepo;
   readonly rates: Rates;
@@ -57,8 +61,10 @@ export class UsageService {
     const input = Math.max(0, Math.round(use.inputTokens));
     const output = Math.max(0, Math.round(use.outputTokens));
     const nanos = tokenCost(this.rates, input, output);
-    const key = `${orgId}\0${dayOf(at)}\0${use.model}`;
-    const p = this.pendingTokens.get(key) ?? { orgId, day: dayOf(at), model: use.model, requests: 0, input: 0, output: 0, nanos: 0 };
+    const boxId = use.boxId ?? null;
+    const key = `${orgId}\0${boxId ?? ''}\0${dayOf(at)}\0${use.model}`;
+    const p = this.pendingTokens.get(key) ?? { orgId, boxId, day: dayOf(at), model: use.model, requests: 0, input: 0, output: 0, nanos: 0 };
+    if (boxId && this.boxUsed.has(boxId)) this.boxUsed.set(boxId, this.boxUsed.get(boxId)! + input + output);
     p.requests += 1;
     p.input += input;
     p.output += output;
@@ -82,9 +88,21 @@ export class UsageService {
     this.app.db.transaction(() => {
       for (const p of batch) {
         this.repo.addTokens(p.orgId, p.day, p.model, p.input, p.output, p.nanos, p.requests);
+        if (p.boxId) this.repo.addBoxTokens(p.boxId, p.orgId, p.day, p.model, p.input, p.output, p.nanos, p.requests);
         this.app.repos.orgs.charge(p.orgId, p.nanos);
       }
     })();
+  }
+
+  /** Input + output tokens the box has used through the gateway, including the unflushed second. */
+  boxTokensUsed(boxId: string): number {
+    let n = this.boxUsed.get(boxId);
+    if (n === undefined) {
+      this.flushTokens();
+      n = this.repo.boxTokensTotal(boxId);
+      this.boxUsed.set(boxId, n);
+    }
+    return n;
   }
 
   spend(orgId: string, q: SpendQuery, now = Date.now()): SpendResponse {
@@ -113,6 +131,7 @@ export class UsageService {
       rates: this.rates,
       totals: { requests: sum('requests'), input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), usd_nanos: sum('usd_nanos') },
       data,
+      boxes: this.repo.boxTokens(orgId, dayOf(from), dayOf(to - 1)),
     };
   }
 }

@@ -32,9 +32,10 @@ export function useRedeliver() {
 
 interface EngineInfo {
   name: string;
-  kind: 'local' | 'openai' | 'anthropic';
+  kind: 'local' | 'openai' | 'anthropic' | 'test';
   base_url: string | null;
   has_api_key: boolean;
+  discovered?: boolean;
 }
 
 export const useEngines = () => useQuery({ queryKey: ['engines'], queryFn: async () => (await api<{ data: EngineInfo[] }>('/v1/engines')).data, retry: false });

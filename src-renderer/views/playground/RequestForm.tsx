@@ -1,4 +1,6 @@
+import { useEffect } from 'react';
 import { useModels } from '../../api/hooks/inference.js';
+import { href } from '../../app/router.js';
 import { ErrorNotice } from '../../ui/states.js';
 import type { PlaygroundInput, Style } from './build-request.js';
 
@@ -10,6 +12,12 @@ const STYLES: Array<{ id: Style; label: string }> = [
 
 export function RequestForm({ input, set }: { input: PlaygroundInput; set: (p: Partial<PlaygroundInput>) => void }) {
   const models = useModels();
+  const first = models.data?.[0]?.id;
+  // A fresh install lists at least the built-in test model: preselect the first model so the first send answers.
+  useEffect(() => {
+    if (!input.model && first) set({ model: first });
+  }, [input.model, first, set]);
+  const onlyTest = models.data !== undefined && models.data.every((m) => m.owned_by === 'box');
   return (
     <div className="space-y-3">
       <div role="tablist" aria-label="API style" className="flex rounded-md bg-ink-950 p-0.5">
@@ -38,6 +46,20 @@ export function RequestForm({ input, set }: { input: PlaygroundInput; set: (p: P
           ))}
         </select>
         {models.error && <ErrorNotice error={models.error} compact />}
+        {onlyTest && (
+          <div className="mt-2 rounded border border-amber-500/30 bg-amber-500/5 p-2 text-xs text-ink-300" data-testid="model-guide">
+            <p className="mb-1">
+              Only <code>box/echo</code> is available: a built-in test model that repeats your input (structured output, token caps and webhooks all work). It is not a language model.
+            </p>
+            <p>
+              For real answers:{' '}
+              <a className="text-accent-400 hover:underline" href={href(['settings', 'models'])} data-testid="get-model">
+                download a small model, run Ollama / LM Studio / llama.cpp / vLLM, or connect a hosted API
+              </a>
+              .
+            </p>
+          </div>
+        )}
       </label>
       <label className="block">
         <span className="label">Prompt</span>

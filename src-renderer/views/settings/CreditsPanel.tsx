@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { BoxTokensTable } from './BoxTokensTable.js';
 import { useOrganization, useSetCredits, useSpend, useTokenSpend } from '../../api/hooks/identity.js';
 import { Button } from '../../ui/Button.js';
 import { formatUsd } from '../../ui/format.js';
@@ -72,6 +73,7 @@ export function CreditsPanel() {
               empty="Spend appears here once boxes run or models answer (two days of data draw a line)."
             />
           )}
+          <BoxTokensTable rows={tokens.data?.boxes ?? []} />
         </>
       )}
     </section>

@@ -6,7 +6,7 @@ import { Button } from '../../ui/Button.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
 
-/** Inference engines (the embedded one and OpenAI/Anthropic-compatible upstreams) and their models. */
+/** Inference engines (embedded, upstreams, discovered local servers, the built-in test engine) and their models. */
 export function EnginesPanel() {
   const engines = useEngines();
   const models = useModels();
@@ -26,12 +26,13 @@ export function EnginesPanel() {
             <li key={e.name} className="rounded-md border border-ink-700 p-2.5" data-testid="engine">
               <div className="flex items-center justify-between gap-2">
                 <div>
-                  <span className="font-mono font-semibold">{e.name}</span> <span className="text-xs text-ink-400">{e.kind}</span>
+                  <span className="font-mono font-semibold">{e.name}</span> <span className="text-xs text-ink-400">{e.kind === 'test' ? 'built-in test engine' : e.kind}</span>
+                  {e.discovered && <span className="ml-1 rounded bg-ink-950 px-1.5 text-[11px] text-accent-400">found on this machine</span>}
                   {e.base_url && <div className="font-mono text-[11px] text-ink-400">{e.base_url}</div>}
                 </div>
-                {e.kind !== 'local' && (
-                  <ConfirmButton onConfirm={() => del.mutate(e.name)} busy={del.isPending && del.variables === e.name} confirmLabel="Remove?">
-                    Remove
+                {e.kind !== 'local' && e.kind !== 'test' && (
+                  <ConfirmButton onConfirm={() => del.mutate(e.name)} busy={del.isPending && del.variables === e.name} confirmLabel={e.discovered ? 'Stop using it?' : 'Remove?'}>
+                    {e.discovered ? 'Dismiss' : 'Remove'}
                   </ConfirmButton>
                 )}
               </div>

@@ -3,6 +3,7 @@ import { PageHeader } from '../../ui/states.js';
 import { ApiKeysPanel } from './ApiKeysPanel.js';
 import { CreditsPanel } from './CreditsPanel.js';
 import { EnginesPanel } from './EnginesPanel.js';
+import { ModelSourcesPanel } from './ModelSourcesPanel.js';
 import { StatusPanel } from './StatusPanel.js';
 
 export function SettingsView({ section }: { section?: string }) {
@@ -19,6 +20,7 @@ export function SettingsView({ section }: { section?: string }) {
         </div>
         <div className="space-y-4">
           <StatusPanel />
+          <ModelSourcesPanel />
           <EnginesPanel />
         </div>
       </div>

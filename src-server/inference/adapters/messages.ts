@@ -47,7 +47,8 @@ export function messageObject(r: StoredResponse) {
     type: 'message' as const,
     role: 'assistant' as const,
     model: r.native.model,
-    content: [{ type: 'text' as const, text: r.result!.text, citations: null }],
+    // Anthropic omits `citations` when there are none; a `null` there breaks strict clients (Vercel AI SDK).
+    content: [{ type: 'text' as const, text: r.result!.text }],
     stop_reason: r.result!.stop === 'max_tokens' ? ('max_tokens' as const) : ('end_turn' as const),
     stop_sequence: null,
     usage: {

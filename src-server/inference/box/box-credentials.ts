@@ -111,9 +111,3 @@ export class HmacBoxCredentials implements BoxCredentials {
     return same(mac, this.values(boxId).internal) ? { boxId } : 'invalid';
   }
 }
-
-/** The service's one BoxCredentials (wiring.ts builds it; made here on first use where a caller has none). */
-// ts-unused-exports:disable-next-line
-export function boxCredentials(app: { config: { dataDir: string }; services: { boxCredentials?: BoxCredentials } }): BoxCredentials {
-  return (app.services.boxCredentials ??= HmacBoxCredentials.forDataDir(app.config.dataDir));
-}

@@ -15,9 +15,10 @@ export interface EngineModel {
  */
 export interface Engine {
   readonly name: string;
-  readonly kind: 'local' | 'openai' | 'anthropic';
+  readonly kind: 'local' | 'openai' | 'anthropic' | 'test';
   listModels(): Promise<EngineModel[]>;
-  generate(model: string, req: NativeRequest): Promise<NativeResult>;
+  /** `signal` aborts when the caller went away: the engine stops its upstream call or generation. */
+  generate(model: string, req: NativeRequest, signal?: AbortSignal): Promise<NativeResult>;
   status(): Record<string, unknown>;
   close(): Promise<void>;
 }

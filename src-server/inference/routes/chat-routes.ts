@@ -2,6 +2,7 @@ import type { RouteRegistrar } from '../../app-context.js';
 import { ChatBody } from '../../contract/inference.js';
 import { chatCompletionObject, chatToNative } from '../adapters/chat.js';
 import type { InferenceService } from '../service.js';
+import { clientGone } from './client-gone.js';
 import { INFERENCE_BODY_LIMIT } from './limits.js';
 
 /** POST /v1/chat/completions (alpha in the spec). */
@@ -10,6 +11,6 @@ export function chatRoutes(r: RouteRegistrar, svc: InferenceService) {
     method: 'post', path: '/v1/chat/completions', area: 'inference', tag: 'inference', auth: 'any',
     summary: 'Create a chat completion (stored; readable through GET /v1/responses/{id})',
     body: ChatBody, bodyLimitBytes: INFERENCE_BODY_LIMIT,
-    handler: async ({ body, auth }) => chatCompletionObject(await svc.runSync('chat', chatToNative(body), auth)),
+    handler: async ({ body, auth, res }) => chatCompletionObject(await svc.runSync('chat', chatToNative(body), auth, clientGone(res))),
   });
 }

@@ -1,15 +1,45 @@
+import { z } from 'zod';
 import type { RouteRegistrar } from '../../app-context.js';
 import { EngineParams, UpsertEngineBody, type EngineInfo } from '../../contract/inference.js';
 import { notFound } from '../../http/errors.js';
+import type { EngineDiscovery } from '../engines/discovery.js';
 import { upstreamInfo, type EngineRegistry } from '../engines/registry.js';
 import type { EnginesRepo } from '../store/engines-repo.js';
 
-/** Upstream engines: any OpenAI- or Anthropic-compatible base URL with its key (sealed at rest). */
-export function enginesRoutes(r: RouteRegistrar, engines: EngineRegistry, repo: EnginesRepo) {
+const DiscoveryBody = z.strictObject({ enabled: z.boolean() });
+
+/**
+ * Upstream engines: any OpenAI- or Anthropic-compatible base URL with its key (sealed at
+ * rest); engines found on loopback ports (discovery), which DELETE dismisses.
+ */
+export function enginesRoutes(r: RouteRegistrar, engines: EngineRegistry, repo: EnginesRepo, discovery: EngineDiscovery) {
   r.add({
     method: 'get', path: '/v1/engines', area: 'common', tag: 'engines',
-    summary: 'The embedded engine and every configured upstream',
+    summary: 'The embedded engine, every configured upstream, discovered local engines and the built-in test engine',
     handler: (): { data: EngineInfo[] } => ({ data: engines.info() }),
+  });
+  const discoveryState = () => ({ enabled: discovery.enabled, allowed: discovery.allowed, probes: discovery.probes });
+  r.add({
+    method: 'get', path: '/v1/engines/discovery', area: 'common', tag: 'engines',
+    summary: 'Local engine discovery: on or off, and the loopback ports it probes',
+    handler: discoveryState,
+  });
+  r.add({
+    method: 'put', path: '/v1/engines/discovery', area: 'common', tag: 'engines', body: DiscoveryBody,
+    summary: 'Turn local engine discovery on or off (turning it on probes at once)',
+    handler: async ({ body }) => {
+      discovery.setEnabled(body.enabled);
+      if (body.enabled) await discovery.scan();
+      return discoveryState();
+    },
+  });
+  r.add({
+    method: 'post', path: '/v1/engines/discovery/scan', area: 'common', tag: 'engines', idempotent: false,
+    summary: 'Probe the loopback ports now; answers the engine list',
+    handler: async () => {
+      await discovery.scan();
+      return { data: engines.info() };
+    },
   });
   r.add({
     method: 'post', path: '/v1/engines', area: 'common', tag: 'engines',
@@ -23,13 +53,17 @@ export function enginesRoutes(r: RouteRegistrar, engines: EngineRegistry, repo: 
   });
   r.add({
     method: 'delete', path: '/v1/engines/:name', area: 'common', tag: 'engines',
-    summary: 'Remove an upstream engine',
+    summary: 'Remove an upstream engine, or dismiss a discovered one',
     params: EngineParams,
     handler: ({ params }) => {
       const row = repo.get(params.name);
-      if (!row || !repo.delete(params.name)) throw notFound(`No engine named "${params.name}".`, null, 'name');
-      engines.reload();
-      return upstreamInfo(row);
+      if (row && repo.delete(params.name)) {
+        engines.reload();
+        return upstreamInfo(row);
+      }
+      const found = engines.info().find((e) => e.name === params.name && e.discovered);
+      if (found && discovery.dismiss(params.name)) return found;
+      throw notFound(`No engine named "${params.name}".`, null, 'name');
     },
   });
 }

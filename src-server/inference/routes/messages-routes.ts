@@ -4,6 +4,7 @@ import { notImplemented } from '../../http/errors.js';
 import type { Method } from '../../http/route.js';
 import { messageObject, messagesToNative } from '../adapters/messages.js';
 import type { InferenceService } from '../service.js';
+import { clientGone } from './client-gone.js';
 import { INFERENCE_BODY_LIMIT } from './limits.js';
 
 const BATCH_ROUTES: [Method, string][] = [
@@ -21,7 +22,7 @@ export function messagesRoutes(r: RouteRegistrar, svc: InferenceService) {
     method: 'post', path: '/v1/messages', area: 'inference', tag: 'inference', auth: 'any',
     summary: 'Create a message (stored; readable through GET /v1/responses/{id})',
     body: MessagesBody, bodyLimitBytes: INFERENCE_BODY_LIMIT,
-    handler: async ({ body, auth }) => messageObject(await svc.runSync('messages', messagesToNative(body), auth)),
+    handler: async ({ body, auth, res }) => messageObject(await svc.runSync('messages', messagesToNative(body), auth, clientGone(res))),
   });
   for (const [method, path] of BATCH_ROUTES) {
     r.add({

@@ -5,6 +5,7 @@ import { Reply } from '../../http/route.js';
 import { responsesToNative } from '../adapters/responses.js';
 import { responseObject } from '../adapters/responses-view.js';
 import type { InferenceService } from '../service.js';
+import { clientGone } from './client-gone.js';
 import { INFERENCE_BODY_LIMIT } from './limits.js';
 
 /** POST /v1/responses, GET /v1/responses/{id} (any style's id), and the unsupported operations. */
@@ -13,10 +14,10 @@ export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
     method: 'post', path: '/v1/responses', area: 'inference', tag: 'inference', auth: 'any',
     summary: 'Create a response (Responses API); background requests answer 202 with status queued',
     body: ResponsesBody, bodyLimitBytes: INFERENCE_BODY_LIMIT,
-    handler: async ({ body, auth }) => {
+    handler: async ({ body, auth, res }) => {
       const p = responsesToNative(body);
       if (p.background) return new Reply(202, responseObject(svc.enqueue('responses', p, auth)));
-      return responseObject(await svc.runSync('responses', p, auth));
+      return responseObject(await svc.runSync('responses', p, auth, clientGone(res)));
     },
   });
   r.add({

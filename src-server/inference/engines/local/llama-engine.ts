@@ -67,7 +67,7 @@ export class LlamaEngine implements Engine {
     return this.files.list().map((f) => ({ id: `local/${f.name}`, created: Math.floor(f.createdAt / 1000), displayName: f.name }));
   }
 
-  async generate(name: string, req: NativeRequest): Promise<NativeResult> {
+  async generate(name: string, req: NativeRequest, signal?: AbortSignal): Promise<NativeResult> {
     const lm = await this.load(name);
     lm.active++;
     const release = await lm.slots.acquire();
@@ -83,6 +83,7 @@ export class LlamaEngine implements Engine {
         temperature: req.params.temperature ?? 1,
         topP: req.params.topP,
         grammar: grammar ?? undefined,
+        signal,
       });
       const usage = { inputTokens: seq.tokenMeter.usedInputTokens, outputTokens: seq.tokenMeter.usedOutputTokens };
       this.tokensGenerated += usage.outputTokens;

@@ -68,11 +68,12 @@ export class AnthropicUpstream implements Engine {
     return { 'anthropic-version': ANTHROPIC_VERSION, ...(this.cfg.apiKey ? { 'x-api-key': this.cfg.apiKey } : {}) };
   }
 
-  async generate(model: string, req: NativeRequest): Promise<NativeResult> {
+  async generate(model: string, req: NativeRequest, signal?: AbortSignal): Promise<NativeResult> {
     const body = await upstreamJson(this.name, this.url('/v1/messages'), {
       headers: this.headers(),
       body: toAnthropicMessages(model, req),
       timeoutMs: this.cfg.timeoutMs,
+      signal,
     });
     return fromAnthropicMessage(body);
   }

@@ -9,7 +9,7 @@ const agents = {
 };
 
 /** A plain node:http exchange on keep-alive agents (cheaper per call than fetch). */
-function exchange(url: string, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number) {
+function exchange(url: string, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, signal?: AbortSignal) {
   return new Promise<{ status: number; retryAfter: string | null; text: string }>((resolve, reject) => {
     const u = new URL(url);
     const mod = u.protocol === 'https:' ? https : http;
@@ -24,6 +24,11 @@ function exchange(url: string, method: string, headers: Record<string, string>, 
       res.on('error', reject);
     });
     const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    // The caller went away: close the upstream connection so the upstream stops work too.
+    const onAbort = () => req.destroy(new Error('the client went away'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('close', () => signal?.removeEventListener('abort', onAbort));
+    if (signal?.aborted) onAbort();
     req.on('error', (e) => {
       clearTimeout(timer);
       reject(e);
@@ -36,7 +41,7 @@ function exchange(url: string, method: string, headers: Record<string, string>, 
  * One JSON call to an upstream. Network failures and 5xx become 503 (momentarily
  * unavailable); the upstream's own words are kept in the message, never its raw body.
  */
-export async function upstreamJson(engine: string, url: string, init: { method?: string; headers: Record<string, string>; body?: unknown; timeoutMs: number }): Promise<unknown> {
+export async function upstreamJson(engine: string, url: string, init: { method?: string; headers: Record<string, string>; body?: unknown; timeoutMs: number; signal?: AbortSignal }): Promise<unknown> {
   const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (payload !== undefined) {
@@ -45,7 +50,7 @@ export async function upstreamJson(engine: string, url: string, init: { method?:
   }
   let res: { status: number; retryAfter: string | null; text: string };
   try {
-    res = await exchange(url, init.method ?? (payload === undefined ? 'GET' : 'POST'), headers, payload, init.timeoutMs);
+    res = await exchange(url, init.method ?? (payload === undefined ? 'GET' : 'POST'), headers, payload, init.timeoutMs, init.signal);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     throw new ApiError(503, 'server_error', `Upstream engine "${engine}" is unreachable: ${err.code ?? err.message}`, { code: 'upstream_unavailable' });

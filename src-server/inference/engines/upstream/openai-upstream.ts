@@ -72,11 +72,12 @@ export class OpenAiUpstream implements Engine {
     return this.cfg.apiKey ? { authorization: `Bearer ${this.cfg.apiKey}` } : {};
   }
 
-  async generate(model: string, req: NativeRequest): Promise<NativeResult> {
+  async generate(model: string, req: NativeRequest, signal?: AbortSignal): Promise<NativeResult> {
     const body = await upstreamJson(this.name, this.url('/chat/completions'), {
       headers: this.headers(),
       body: toOpenAiChat(model, req),
       timeoutMs: this.cfg.timeoutMs,
+      signal,
     });
     return fromOpenAiChat(body);
   }

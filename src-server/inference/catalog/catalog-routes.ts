@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import type { RouteRegistrar } from '../../app-context.js';
+import { notFound } from '../../http/errors.js';
+import { Reply } from '../../http/route.js';
+import type { ModelPulls } from './pulls.js';
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits');
+const PullBody = z.union([
+  z.strictObject({ catalog_id: z.string().min(1).max(128), name: z.string().max(128).nullish(), sha256: sha256.nullish() }),
+  z.strictObject({ url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }), name: z.string().max(128).nullish(), sha256: sha256.nullish() }),
+], { error: 'send either catalog_id (GET /v1/local-models/catalog) or url' });
+const PullParams = z.object({ pull_id: z.string().regex(/^pull_[0-9a-f]{32}$/, 'must be a pull id (pull_...)') });
+
+/** The model catalog and resumable pulls (api-surface.md, wave 2). */
+export function catalogRoutes(r: RouteRegistrar, pulls: ModelPulls) {
+  r.add({
+    method: 'get', path: '/v1/local-models/catalog', area: 'common', tag: 'engines',
+    summary: 'Curated small instruction-tuned GGUF models the embedded engine can run',
+    handler: () => ({ data: pulls.catalog }),
+  });
+  r.add({
+    method: 'post', path: '/v1/local-models/pull', area: 'common', tag: 'engines', body: PullBody,
+    summary: 'Download a catalog model (catalog_id) or a GGUF URL; 202 with the download object; resumes after a restart',
+    handler: ({ body }) => new Reply(202, pulls.begin(body)),
+  });
+  r.add({
+    method: 'get', path: '/v1/local-models/pulls', area: 'common', tag: 'engines',
+    summary: 'Recent model pulls, newest first', handler: () => ({ data: pulls.list() }),
+  });
+  r.add({
+    method: 'get', path: '/v1/local-models/pulls/:pull_id', area: 'common', tag: 'engines', params: PullParams,
+    summary: 'One model pull and its progress',
+    handler: ({ params }) => {
+      const p = pulls.get(params.pull_id);
+      if (!p) throw notFound(`No model pull ${params.pull_id}.`, null, 'pull_id');
+      return p;
+    },
+  });
+  r.add({
+    method: 'post', path: '/v1/local-models/pulls/:pull_id/cancel', area: 'common', tag: 'engines', params: PullParams, idempotent: false,
+    summary: 'Cancel a model pull (the partial file is deleted); a finished pull is answered unchanged',
+    handler: ({ params }) => pulls.cancel(params.pull_id),
+  });
+}
