@@ -5,7 +5,6 @@ interface CatalogModel { id: string; name: string; description: string; paramete
 export interface ModelPull { id: string; state: 'downloading' | 'verifying' | 'completed' | 'failed' | 'cancelled'; catalog_id: string | null; name: string; model_id: string | null; bytes_done: number; bytes_total: number | null; sha256: string | null; error: string | null }
 interface DiscoveryState { enabled: boolean; allowed: boolean; probes: { name: string; port: number; product: string }[] }
 
-const ECHO_MODEL_ID = 'box/echo';
 const running = (p: ModelPull) => p.state === 'downloading' || p.state === 'verifying';
 
 export const useCatalog = () => useQuery({ queryKey: ['catalog'], queryFn: async () => (await api<{ data: CatalogModel[] }>('/v1/local-models/catalog')).data, retry: false });
