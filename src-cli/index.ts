@@ -18,9 +18,10 @@ import { models } from './commands/models.js';
 import { policies } from './commands/policies.js';
 import { secrets } from './commands/secrets.js';
 import { ssh } from './commands/ssh.js';
+import { template } from './commands/templates.js';
 import { volumes } from './commands/volumes.js';
 
-const commands: Group = { whoami, apps, boxes, exec, cp, volumes, policies, secrets, cron, keys, ssh, image, models, openapi };
+const commands: Group = { whoami, apps, boxes, exec, cp, volumes, policies, secrets, cron, keys, ssh, image, template, models, openapi };
 
 const HELP = `Environment: BOX_URL (default http://127.0.0.1:8787), BOX_API_KEY (default: <BOX_DATA_DIR>/api-key),
 BOX_DATA_DIR (default ~/.box-desktop), BOX_INFERENCE_URL (default BOX_URL).

@@ -10,6 +10,8 @@ import { networkArea } from './network/module.js';
 import { policiesArea } from './policies/module.js';
 import { secretsArea } from './secrets/module.js';
 import { sshArea } from './ssh/module.js';
+import { templatesArea } from './templates/module.js';
+import type { TemplateService } from './templates/template-service.js';
 import { usageArea } from './usage/module.js';
 import { volumesArea } from './volumes/module.js';
 import type { BoxService } from './boxes/box-service.js';
@@ -53,6 +55,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
   const secrets = secretsArea(base, { policies: policies.policies });
   const ssh = sshArea(base);
   const boxes = boxesArea(base, runtime, { repo: boxesRepo, volumes: volumes.volumes, policies: policies.policies });
+  const templates = templatesArea(base, { templates: runtime.templates });
   const network = await networkArea(base, { boxes: boxes.boxes, secrets: secrets.secrets, policies: policies.policies });
   const cron = cronArea(base, { boxes: boxes.boxes, execs: boxes.execs });
   const inbox = inboxArea(base);
@@ -68,6 +71,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     boxes: boxes.boxes,
     checkpoints: boxes.checkpoints,
     execs: boxes.execs,
+    templates: templates.templates,
     diskUsage: boxes.diskUsage,
     egress: network.egress,
     listeners: network.listeners,
@@ -81,7 +85,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     boxCredentials,
   };
   const app: AppContext = Object.assign(base, { services });
-  const areas = [core, volumes.area, policies.area, secrets.area, ssh.area, boxes.area, network.area, cron.area, inbox.area, inference.area, usage.area];
+  const areas = [core, volumes.area, policies.area, secrets.area, ssh.area, boxes.area, templates.area, network.area, cron.area, inbox.area, inference.area, usage.area];
   return { app, areas };
 }
 
@@ -94,6 +98,8 @@ export interface Services {
   boxes: BoxService;
   checkpoints: CheckpointService;
   execs: ExecService;
+  /** Warm templates boxes are cloned from (templates/). */
+  templates: TemplateService;
   /** Disk bytes used by an app's boxes. */
   diskUsage: (appId: string) => number;
   egress: EgressService;

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { dispatch, parse, type Command, type Group } from '../args.js';
@@ -24,7 +23,7 @@ const build: Command = {
     if (!values['no-agent'] && fs.existsSync(path.join(agentDir, 'Makefile'))) {
       process.stderr.write(`building the guest agent (make -C ${agentDir})\n`);
       try {
-        execFileSync('make', ['-s', '-C', agentDir], { stdio: ['ignore', 'inherit', 'inherit'] });
+        (await import('../../src-server/runtime/agent-build.js')).buildAgentSync();
       } catch {
         throw new CliError('building the guest agent failed (see above)');
       }

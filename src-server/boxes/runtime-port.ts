@@ -35,6 +35,37 @@ export interface BoxRuntime {
   /** Withdraws a forward added by addForward or present at start. */
   removeForward?(boxId: string, hostPort: number): Promise<void>;
   close(): Promise<void>;
+  /** Warm templates boxes are cloned from (a runtime without them cold-boots every box). */
+  readonly templates?: TemplatePort;
+}
+
+/** The machine a template is booted as: boxes clone the template of their own shape. */
+export interface TemplateShape {
+  image: string;
+  vcpus: number;
+  memoryMib: number;
+  diskGib: number;
+}
+
+export interface TemplateInfo {
+  templateId: string;
+  shape: TemplateShape;
+  state: 'building' | 'ready' | 'stale' | 'failed';
+  /** 0–100 while building. */
+  progress?: { phase: string; percent: number };
+  error?: string;
+  builtAt: string | null;
+  bytes: number;
+  /** Boxes cloned from it that still exist. */
+  boxes: number;
+}
+
+export interface TemplatePort {
+  list(): Promise<TemplateInfo[]>;
+  /** in_use while a box or checkpoint builds on it; building while it is being built. */
+  remove(templateId: string): Promise<'removed' | 'in_use' | 'not_found' | 'building'>;
+  /** Builds the template of this shape unless it exists (resolves when ready). */
+  prepare(shape: TemplateShape): Promise<void>;
 }
 
 export interface VmConfig {
@@ -51,7 +82,7 @@ export interface VmConfig {
   proxyPort?: number;
 }
 
-interface Progress {
+export interface Progress {
   phase: string;
   percent?: number;
   message?: string;

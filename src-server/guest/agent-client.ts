@@ -118,8 +118,11 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
   }
 
   /** Mix fresh host randomness into the guest RNG (clones share RNG state). */
-  async reseed(bytes: Buffer = randomBytes(64)): Promise<{ credited: boolean }> {
-    const fl = await this.request(M.RESEED, encodeFields([[T.BYTES, bytes]]), okFields);
+  /** Mixes host randomness into the guest RNG; `hostname` also sets the guest's (a clone's identity). */
+  async reseed(bytes: Buffer = randomBytes(64), hostname?: string): Promise<{ credited: boolean }> {
+    const fields: Parameters<typeof encodeFields>[0] = [[T.BYTES, bytes]];
+    if (hostname !== undefined) fields.push([T.HOSTNAME, hostname]);
+    const fl = await this.request(M.RESEED, encodeFields(fields), okFields);
     return { credited: fl.int(T.APPLIED) === 1 };
   }
 

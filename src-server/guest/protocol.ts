@@ -81,6 +81,7 @@ export const T = {
   ERRNO: 52,
   TTY: 53,
   DISCARDING: 54,
+  HOSTNAME: 55,
 } as const;
 
 /** Channel numbers carried in the flags byte of DATA, EOF and WINDOW frames. */

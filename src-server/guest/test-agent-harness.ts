@@ -1,18 +1,16 @@
 // Test helper: build the real agent and run it on the host over a unix socket.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { buildAgentSync } from '../runtime/agent-build.js';
 import { AgentClient } from './agent-client.js';
 
-const AGENT_DIR = resolve(import.meta.dirname, '../../resources/guest/agent');
 export const AGENT_BIN = resolve(import.meta.dirname, '../../resources/guest/build/box-agent');
 
 /** Builds with make; throws (failing the suite) if the toolchain is missing. */
 export function buildAgent(): string {
-  execFileSync('make', ['-s', '-C', AGENT_DIR], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (!existsSync(AGENT_BIN)) throw new Error(`make did not produce ${AGENT_BIN}`);
-  return AGENT_BIN;
+  return buildAgentSync({ quiet: true });
 }
 
 export interface RunningAgent {

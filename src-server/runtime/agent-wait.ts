@@ -4,6 +4,7 @@
  * client and must close it before anyone else connects.
  */
 import { AgentClient } from '../guest/agent-client.js';
+import { PROTO_VERSION } from '../guest/protocol.js';
 import { type BoxFolder, readState } from './box-folder.js';
 import { mountShares } from './shares.js';
 
@@ -17,8 +18,16 @@ export interface WaitForAgentOptions {
   afterRestore?: boolean;
 }
 
+
 export async function waitForAgent(folder: BoxFolder, opts: WaitForAgentOptions = {}): Promise<AgentClient> {
   const client = await AgentClient.connect(folder.agentSock, { timeoutMs: opts.timeoutMs ?? 60_000, helloRetryMs: 200 });
+  const proto = client.info?.protocol;
+  if (proto !== PROTO_VERSION) {
+    client.close();
+    throw new Error(
+      `the guest agent speaks protocol ${proto ?? 'unknown'} (version ${client.info?.version ?? '?'}), this service needs ${PROTO_VERSION}: rebuild the image (box image build) so the box gets the current agent`,
+    );
+  }
   if (opts.afterRestore) {
     try {
       await client.syncTime();

@@ -51,8 +51,10 @@ export interface BoxState {
   savedAt?: string;
   restoredAt?: string;
   qemuVersion?: string;
-  /** Set when the folder was cloned from a checkpoint. */
+  /** Set when the folder was cloned from a checkpoint or a template. */
   clonedFrom?: string;
+  /** The template the box's disk (and, until a cold boot, its RAM) builds on. */
+  template?: string;
 }
 
 export async function ensureFolder(folder: BoxFolder): Promise<void> {
@@ -127,6 +129,14 @@ export async function probeQmp(folder: BoxFolder, timeoutMs = 2000): Promise<str
   }
 }
 
+/** RAM (own file, or the template's for a clone: config.ramFile), device state and state.json. */
 export function hasSavedState(folder: BoxFolder): boolean {
-  return existsSync(folder.ram) && existsSync(folder.devices) && existsSync(folder.stateFile);
+  if (!existsSync(folder.devices) || !existsSync(folder.stateFile)) return false;
+  if (existsSync(folder.ram)) return true;
+  try {
+    const ramFile = (JSON.parse(readFileSync(folder.stateFile, 'utf8')) as BoxState).config.ramFile;
+    return !!ramFile && existsSync(ramFile);
+  } catch {
+    return false;
+  }
 }

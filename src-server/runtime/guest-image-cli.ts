@@ -2,11 +2,11 @@
  * `npm run guest:build [-- --data-dir <dir>] [--kernel stock|tiny] [--no-agent]`: builds
  * the guest agent (if its Makefile exists) and the default guest image, printing progress.
  */
-import { execFileSync } from 'node:child_process';
+import { AGENT_SOURCE_DIR, buildAgentSync } from './agent-build.js';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ensureGuestImage, kernelFlavour, type KernelFlavour, RESOURCES_DIR } from './guest-image.js';
+import { ensureGuestImage, kernelFlavour, type KernelFlavour } from './guest-image.js';
 
 const argIdx = process.argv.indexOf('--data-dir');
 const kIdx = process.argv.indexOf('--kernel');
@@ -14,10 +14,9 @@ const kernel = kernelFlavour(kIdx > 0 ? (process.argv[kIdx + 1] as KernelFlavour
 const dataDir =
   argIdx > 0 ? process.argv[argIdx + 1] : (process.env.BOX_DATA_DIR ?? join(homedir(), '.box-desktop'));
 
-const agentDir = join(RESOURCES_DIR, 'guest', 'agent');
-if (existsSync(join(agentDir, 'Makefile')) && !process.argv.includes('--no-agent')) {
-  console.log(`building the guest agent (make -C ${agentDir})`);
-  execFileSync('make', ['-C', agentDir], { stdio: 'inherit' });
+if (existsSync(join(AGENT_SOURCE_DIR, 'Makefile')) && !process.argv.includes('--no-agent')) {
+  console.log(`building the guest agent (make -C ${AGENT_SOURCE_DIR})`);
+  buildAgentSync();
 }
 
 const started = Date.now();

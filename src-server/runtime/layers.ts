@@ -51,3 +51,13 @@ export function dirSizeBytes(dir: string): number {
   }
   return n;
 }
+
+/** Checkpoint garbage collection: removes the frozen layers of deleted checkpoints (no meta.json) once nothing builds on them. */
+export async function collectCheckpointGarbage(dataDir: string): Promise<void> {
+  const root = join(dataDir, 'checkpoints');
+  if (!existsSync(root)) return;
+  const inUse = await collectLayers(dataDir);
+  for (const id of readdirSync(root)) {
+    if (!existsSync(join(root, id, 'meta.json'))) await deleteCheckpointDir(join(root, id), inUse);
+  }
+}

@@ -1,80 +1,69 @@
 /**
  * The box domain's runtime port implemented with QEMU: one daemonized QEMU per running
  * box, one agent connection each. VMs outlive the service; `adopt` re-attaches to them.
+ * A box without volume mounts is created as a clone of the warm template of its image
+ * and shape (templates.ts, template-clone.ts); with mounts (extra 9p devices the saved
+ * device state lacks) or BOX_TEMPLATES=0 it cold-boots.
  * Checkpoints live in <dataDir>/checkpoints/<id>/ so they outlive their box.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { join } from 'node:path';
-import type { BoxRuntime, GuestAgent, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
+import type { BoxRuntime, GuestAgent, Progress, TemplatePort, TemplateShape, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
 import { RuntimeError } from '../boxes/runtime-port.js';
-import type { AgentClient } from '../guest/agent-client.js';
-import { detectAccelerator, type AccelResult } from './accel.js';
-import { waitForAgent } from './agent-wait.js';
+import { AgentConnections, type ConnectKind } from './agent-connections.js';
 import { boxFolder, isAlive, livePid, readState, writeState, type BoxFolder } from './box-folder.js';
-import { ExecFacade, guestAgentAdapter } from './guest-agent-adapter.js';
-import { AGENT_BUILD_PATH, ensureGuestImage, RESOURCES_DIR, type GuestImage, type ImageProgress } from './guest-image.js';
-import { hostTscKhz } from './host.js';
-import { collectLayers, deleteCheckpointDir, dirSizeBytes } from './layers.js';
-import type { VmConfig } from './vm-config.js';
-import { checkpointFolder, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
+import type { GuestImage, ImageProgress } from './guest-image.js';
+import { MachineSource } from './machine-source.js';
+import { diskUsageBytes, sampleVm } from './metrics.js';
+import { collectCheckpointGarbage, collectLayers, deleteCheckpointDir, dirSizeBytes } from './layers.js';
+import { applyIdentity, cloneTemplateFolder } from './template-clone.js';
+import { HEALTH_FAILURES, HealthWatch, panicNote } from './vm-health.js';
+import { checkpointFolder, checkpointVm, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
 
-type LostCb = Parameters<BoxRuntime['onUnexpectedExit']>[0];
-/**
- * What the new agent connection of a box finds (PROTOCOL.md, "Detached execs"):
- * boot — a fresh guest, tracked execs are gone; restore (its own saved memory) and adopt
- * (a VM that outlived the service) — tracked execs are attached again; clone — a copy of
- * another box's memory, whose detached execs belong to that box and are killed.
- */
-type ConnectKind = 'boot' | 'restore' | 'adopt' | 'clone';
-const execFileP = promisify(execFile);
-
-/** Builds the guest agent from resources/ when no binary is there yet (static, with the host's gcc). */
-export async function ensureAgentBinary(): Promise<void> {
-  if (process.env.BOX_AGENT_BINARY || existsSync(AGENT_BUILD_PATH)) return;
-  await execFileP('make', ['-s', '-C', join(RESOURCES_DIR, 'guest', 'agent')]).catch((e: Error & { stderr?: string }) => {
-    throw new RuntimeError(`building the guest agent failed (needs gcc, make and libc6-dev): ${e.stderr || e.message}`);
-  });
-}
-
-const AGENT_BOOT_TIMEOUT_MS = 180_000;
-const HEALTH_EVERY_MS = 15_000;
-const HEALTH_FAILURES = 3;
 
 export interface QemuRuntimeOptions {
   onImageProgress?: (p: ImageProgress) => void;
+  /** Clone boxes from warm templates (default: unless BOX_TEMPLATES=0). */
+  templates?: boolean;
 }
 
 export class QemuBoxRuntime implements BoxRuntime {
   readonly name = 'qemu';
   private handles = new Map<string, VmHandle>();
-  private agents = new Map<string, AgentClient>();
-  private stopping = new Set<string>();
-  private health = new Map<string, NodeJS.Timeout>();
-  /** execs handed to the box domain that have not ended, per box */
-  private execs = new Map<string, Set<ExecFacade>>();
-  private lost: LostCb[] = [];
-  private accelP?: Promise<AccelResult>;
-  private imageP?: Promise<GuestImage>;
+  private conns = new AgentConnections({
+    onLost: (boxId) => {
+      this.handles.get(boxId)?.qmp.close();
+      this.handles.delete(boxId);
+    },
+    kill: (boxId) => void killVm(this.folder(boxId)).catch(() => {}),
+  });
+  private machines: MachineSource;
+  private useTemplates: boolean;
+  readonly templates: TemplatePort;
 
   constructor(
     private dataDir: string,
-    private opts: QemuRuntimeOptions = {},
-  ) {}
+    opts: QemuRuntimeOptions = {},
+  ) {
+    this.machines = new MachineSource(dataDir, opts.onImageProgress);
+    this.useTemplates = opts.templates ?? process.env.BOX_TEMPLATES !== '0';
+    const store = this.machines.store;
+    this.templates = {
+      list: () => store.list(),
+      remove: (id) => store.remove(id),
+      prepare: async (shape) => void (await this.machines.template(shape)),
+    };
+  }
 
   accelerator() {
-    this.accelP ??= this.image().then((img) => detectAccelerator({ dataDir: this.dataDir, kernel: img.kernel }));
-    return this.accelP.then((a) => a.accel);
+    return this.machines.accelerator();
   }
 
   /** The default guest image, built once and cached (progress goes to onImageProgress). */
   image(): Promise<GuestImage> {
-    this.imageP ??= ensureAgentBinary().then(() => ensureGuestImage({ dataDir: this.dataDir, onProgress: this.opts.onImageProgress }));
-    this.imageP.catch(() => (this.imageP = undefined));
-    return this.imageP;
+    return this.machines.image();
   }
 
   private folder(boxId: string): BoxFolder {
@@ -85,127 +74,30 @@ export class QemuBoxRuntime implements BoxRuntime {
     return join(this.dataDir, 'checkpoints', id);
   }
 
-  private async vmConfig(cfg: BoxVmConfig): Promise<VmConfig> {
-    const [img, accel] = [await this.image(), await this.accelerator()];
-    return {
-      kernel: img.kernel,
-      initrd: img.initrd,
-      rootfs: img.rootfs,
-      memoryMib: cfg.memoryMib,
-      vcpus: cfg.vcpus,
-      diskGib: cfg.diskGib,
-      accel: accel as VmConfig['accel'],
-      tscKhz: hostTscKhz(),
-      proxyPort: cfg.proxyPort,
-      ports: cfg.forwards.map((f) => ({ hostPort: f.hostPort, guestPort: f.guestPort })),
-      mounts: cfg.mounts.map((m) => ({ hostPath: m.hostPath, guestPath: m.guestPath })),
-      hostname: cfg.hostname,
-    };
-  }
-
-  async create(cfg: BoxVmConfig) {
+  async create(cfg: BoxVmConfig, onProgress?: (p: Progress) => void) {
     const folder = this.folder(cfg.boxId);
-    this.handles.set(cfg.boxId, await launchVm(folder, await this.vmConfig(cfg)));
+    const config = await this.machines.vmConfig(cfg);
+    if (this.useTemplates && !cfg.mounts.length) {
+      // A template that cannot be built leaves the box to a cold boot (the failure is listed in GET /v1/templates).
+      const tpl = await this.machines.template({ image: cfg.image, vcpus: cfg.vcpus, memoryMib: cfg.memoryMib, diskGib: cfg.diskGib }, onProgress).catch(() => undefined);
+      if (tpl) {
+        await cloneTemplateFolder(tpl, folder, { hostname: cfg.hostname, ports: config.ports, proxyPort: config.proxyPort });
+        this.handles.set(cfg.boxId, await restoreVm(folder));
+        await this.connect(cfg.boxId, folder, 'clone');
+        await applyIdentity(this.conns.client(cfg.boxId)!, cfg.hostname);
+        return;
+      }
+    }
+    this.handles.set(cfg.boxId, await launchVm(folder, config));
     await this.connect(cfg.boxId, folder, 'boot');
   }
 
   private async connect(boxId: string, folder: BoxFolder, kind: ConnectKind) {
-    let client: AgentClient;
-    try {
-      client = await waitForAgent(folder, { timeoutMs: AGENT_BOOT_TIMEOUT_MS, afterRestore: kind === 'restore' || kind === 'clone' });
-    } catch (e) {
-      throw new RuntimeError(`the guest agent did not answer: ${(e as Error).message}${this.panicNote(folder)}`);
-    }
-    if (kind === 'boot') this.failExecs(boxId, 'the VM started afresh from its disk: the process is gone');
-    else if (kind === 'clone') for (const d of client.info!.detached) client.killDetached(d.stream);
-    else this.attachExecs(boxId, client);
-    // a resynchronising HELLO (framing error) detaches our execs too: take them back
-    client.on('hello', () => this.attachExecs(boxId, client));
-    this.agents.set(boxId, client);
-    void client.closed.then(() => this.onAgentGone(boxId, client));
-    this.watchHealth(boxId, client);
-  }
-
-  private trackExec(boxId: string, f: ExecFacade) {
-    const set = this.execs.get(boxId) ?? new Set<ExecFacade>();
-    this.execs.set(boxId, set);
-    set.add(f);
-    const untrack = () => {
-      set.delete(f);
-      if (!set.size && this.execs.get(boxId) === set) this.execs.delete(boxId);
-    };
-    f.exit.then(untrack, untrack);
-  }
-
-  /** Binds every open exec of the box to its exec on this connection, or ends it when the agent no longer knows it. */
-  private attachExecs(boxId: string, client: AgentClient) {
-    const listed = new Set(client.info?.detached.map((d) => d.stream));
-    for (const f of this.execs.get(boxId) ?? []) {
-      if (f.done || f.bound) continue;
-      if (listed.has(f.stream)) f.bind(client.attach(f.stream, { tty: f.tty }));
-      else f.fail(new RuntimeError('the process is gone: the guest agent does not know it any more', 'disconnected'));
-    }
-  }
-
-  private failExecs(boxId: string, why: string) {
-    for (const f of this.execs.get(boxId) ?? []) f.fail(new RuntimeError(why, 'disconnected'));
-  }
-
-  private watchHealth(boxId: string, client: AgentClient) {
-    clearInterval(this.health.get(boxId));
-    let failures = 0;
-    const t = setInterval(() => {
-      client.ping().then(
-        () => (failures = 0),
-        () => {
-          if (++failures < HEALTH_FAILURES || this.stopping.has(boxId)) return;
-          clearInterval(t);
-          this.emitLost(boxId, 'agent_lost', `The guest agent stopped answering (${HEALTH_FAILURES} health checks failed).`);
-          void killVm(this.folder(boxId)).catch(() => {});
-        },
-      );
-    }, HEALTH_EVERY_MS);
-    t.unref();
-    this.health.set(boxId, t);
-  }
-
-  private onAgentGone(boxId: string, client: AgentClient) {
-    if (this.agents.get(boxId) !== client) return;
-    this.agents.delete(boxId);
-    clearInterval(this.health.get(boxId));
-    if (this.stopping.has(boxId)) return;
-    const folder = this.folder(boxId);
-    setTimeout(() => {
-      if (this.stopping.has(boxId) || this.agents.has(boxId)) return;
-      const panic = this.panicNote(folder);
-      if (isAlive(folder)) this.emitLost(boxId, 'agent_lost', 'The connection to the guest agent dropped while the VM kept running.');
-      else if (panic) this.emitLost(boxId, 'panic', `The guest kernel panicked${panic}`);
-      else this.emitLost(boxId, 'killed', 'The VM process exited unexpectedly (killed?); the box restarts from its disk on the next operation.');
-    }, 200).unref();
-  }
-
-  private emitLost(boxId: string, kind: 'killed' | 'panic' | 'agent_lost', message: string) {
-    this.handles.get(boxId)?.qmp.close();
-    this.handles.delete(boxId);
-    this.failExecs(boxId, `the VM was lost (${kind})`);
-    for (const cb of this.lost) cb(boxId, { kind, message });
-  }
-
-  /** The last serial-console lines when the guest kernel panicked, else ''. */
-  private panicNote(folder: BoxFolder): string {
-    try {
-      const log = readFileSync(folder.serialLog, 'utf8').slice(-8192);
-      const at = log.lastIndexOf('Kernel panic');
-      return at < 0 ? '' : `: ${log.slice(at).split('\n')[0]!.trim()}`;
-    } catch {
-      return '';
-    }
+    await this.conns.connect(boxId, folder, kind);
   }
 
   async agent(boxId: string): Promise<GuestAgent> {
-    const client = this.agents.get(boxId);
-    if (!client?.connected) throw new RuntimeError(`box ${boxId} has no connected guest agent`, 'disconnected');
-    return guestAgentAdapter(client, (f) => this.trackExec(boxId, f));
+    return this.conns.agent(boxId);
   }
 
   async isAlive(boxId: string) {
@@ -226,10 +118,7 @@ export class QemuBoxRuntime implements BoxRuntime {
   }
 
   private async quiesce(boxId: string) {
-    this.stopping.add(boxId);
-    clearInterval(this.health.get(boxId));
-    this.agents.get(boxId)?.close();
-    this.agents.delete(boxId);
+    this.conns.quiesce(boxId);
   }
 
   private async handle(boxId: string): Promise<VmHandle> {
@@ -241,8 +130,8 @@ export class QemuBoxRuntime implements BoxRuntime {
 
   async save(boxId: string) {
     const h = await this.handle(boxId);
-    const agent = this.agents.get(boxId);
-    this.stopping.add(boxId);
+    const agent = this.conns.client(boxId);
+    this.conns.stopping.add(boxId);
     try {
       // The agent unmounts shared folders first: QEMU cannot migrate a VM with 9p mounted.
       await saveAndStop(h, { agent });
@@ -252,7 +141,7 @@ export class QemuBoxRuntime implements BoxRuntime {
       throw e;
     } finally {
       this.handles.delete(boxId);
-      this.stopping.delete(boxId);
+      this.conns.stopping.delete(boxId);
     }
   }
 
@@ -264,47 +153,39 @@ export class QemuBoxRuntime implements BoxRuntime {
     await this.connect(cfg.boxId, folder, 'restore');
   }
 
-  private async refreshNetwork(folder: BoxFolder, cfg: BoxVmConfig) {
+  /** Published ports and the proxy may have changed since the save: user-net options, not guest devices. */
+  private async refreshNetwork(folder: BoxFolder, cfg: BoxVmConfig, hostname?: string) {
     const state = await readState(folder);
     if (!state) throw new RuntimeError(`box ${cfg.boxId} has no saved state`);
     const ports = cfg.forwards.map((f) => ({ hostPort: f.hostPort, guestPort: f.guestPort }));
-    await writeState(folder, { ...state, config: { ...state.config, ports, proxyPort: cfg.proxyPort } });
+    await writeState(folder, { ...state, config: { ...state.config, ports, proxyPort: cfg.proxyPort, ...(hostname ? { hostname } : {}) } });
   }
 
   async coldBoot(cfg: BoxVmConfig) {
     await this.stop(cfg.boxId);
     const folder = this.folder(cfg.boxId);
-    this.handles.set(cfg.boxId, await launchVm(folder, await this.vmConfig(cfg)));
+    this.handles.set(cfg.boxId, await launchVm(folder, await this.machines.vmConfig(cfg)));
     await this.connect(cfg.boxId, folder, 'boot');
   }
 
   /** Processes end with the VM: the execs of the box end with an error. */
   async stop(boxId: string) {
-    this.failExecs(boxId, 'the VM was stopped');
+    this.conns.execs.fail(boxId, 'the VM was stopped');
     await this.quiesce(boxId);
     try {
       this.handles.get(boxId)?.qmp.close();
       await killVm(this.folder(boxId));
     } finally {
       this.handles.delete(boxId);
-      this.stopping.delete(boxId);
+      this.conns.stopping.delete(boxId);
     }
   }
 
   async destroy(boxId: string) {
     await this.stop(boxId);
     await rm(this.folder(boxId).dir, { recursive: true, force: true });
-    await this.collectGarbage();
-  }
-
-  /** Removes frozen layers of deleted checkpoints once nothing builds on them. */
-  private async collectGarbage() {
-    const root = join(this.dataDir, 'checkpoints');
-    if (!existsSync(root)) return;
-    const inUse = await collectLayers(this.dataDir);
-    for (const id of readdirSync(root)) {
-      if (!existsSync(join(root, id, 'meta.json'))) await deleteCheckpointDir(join(root, id), inUse);
-    }
+    await collectCheckpointGarbage(this.dataDir);
+    await this.machines.store.collectGarbage();
   }
 
   async checkpoint(boxId: string, checkpointId: string, running: boolean) {
@@ -314,15 +195,20 @@ export class QemuBoxRuntime implements BoxRuntime {
       await checkpointFolder(folder, dir);
       return { sizeBytes: dirSizeBytes(dir) };
     }
-    // A running box is saved, checkpointed like a saved one, and restored. (QEMU 7.2 cannot
-    // re-take its image locks after a second live blockdev-snapshot; this path also keeps
-    // the block graph as the command line made it.)
-    await this.save(boxId);
+    // The one checkpoint-a-running-VM path (vm-snapshot.ts checkpointVm: save, checkpoint
+    // the saved folder, restore); the agent connection drops with the old QEMU.
+    const h = await this.handle(boxId);
+    const agent = this.conns.client(boxId);
+    this.conns.stopping.add(boxId);
     try {
-      await checkpointFolder(folder, dir);
+      await checkpointVm(h, dir, { agent });
     } finally {
-      this.handles.set(boxId, await restoreVm(folder));
-      await this.connect(boxId, folder, 'restore');
+      await this.quiesce(boxId);
+      this.conns.stopping.delete(boxId);
+      if (livePid(folder)) {
+        this.handles.set(boxId, h);
+        await this.connect(boxId, folder, 'restore');
+      } else this.handles.delete(boxId);
     }
     return { sizeBytes: dirSizeBytes(dir) };
   }
@@ -332,42 +218,30 @@ export class QemuBoxRuntime implements BoxRuntime {
     if (!existsSync(join(dir, 'meta.json'))) throw new RuntimeError(`checkpoint ${checkpointId} has no files`);
     const folder = this.folder(cfg.boxId);
     await cloneFolder(dir, folder);
-    await this.refreshNetwork(folder, cfg);
-    const state = (await readState(folder))!;
-    await writeState(folder, { ...state, config: { ...state.config, hostname: cfg.hostname } });
+    await this.refreshNetwork(folder, cfg, cfg.hostname);
     this.handles.set(cfg.boxId, await restoreVm(folder));
     await this.connect(cfg.boxId, folder, 'clone');
+    // a fork is a new box: its own hostname and machine-id (RNG and clock: waitForAgent)
+    await applyIdentity(this.conns.client(cfg.boxId)!, cfg.hostname);
   }
 
   /** Memory and device state go; the frozen disk layer stays while a box or checkpoint builds on it. */
   async deleteCheckpoint(checkpointId: string) {
     const inUse = await collectLayers(this.dataDir);
     await deleteCheckpointDir(this.cpDir(checkpointId), inUse);
+    await this.machines.store.collectGarbage();
   }
 
-  onUnexpectedExit(cb: LostCb) {
-    this.lost.push(cb);
+  onUnexpectedExit(cb: Parameters<BoxRuntime['onUnexpectedExit']>[0]) {
+    this.conns.onUnexpectedExit(cb);
   }
 
   diskUsageBytes(boxId: string) {
-    try {
-      return statSync(this.folder(boxId).disk).blocks * 512;
-    } catch {
-      return 0;
-    }
+    return diskUsageBytes(this.folder(boxId));
   }
 
   async sample(boxId: string) {
-    const pid = livePid(this.folder(boxId));
-    if (!pid) return undefined;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ticks = Number(f[11]) + Number(f[12]);
-      return { cpuSeconds: ticks / 100, rssBytes: Number(f[21]) * 4096 };
-    } catch {
-      return undefined;
-    }
+    return sampleVm(this.folder(boxId));
   }
 
   async addForward(boxId: string, hostPort: number, guestPort: number) {
@@ -380,13 +254,9 @@ export class QemuBoxRuntime implements BoxRuntime {
 
   /** Disconnects from every VM; the VMs keep running for the next service start to adopt. */
   async close() {
-    for (const id of [...this.agents.keys()]) {
-      this.stopping.add(id);
-      clearInterval(this.health.get(id));
-      this.agents.get(id)?.close();
-    }
+    await this.machines.store.abortBuilds();
+    this.conns.closeAll();
     for (const h of this.handles.values()) h.qmp.close();
-    this.agents.clear();
     this.handles.clear();
   }
 }

@@ -5,11 +5,11 @@
  */
 import type { AgentClient } from '../guest/agent-client.js';
 import { execText } from './agent-wait.js';
+import { shellQuote as q } from '../util/shell-quote.js';
 import type { VmConfig } from './vm-config.js';
 
 const MOUNT_OPTS = 'trans=virtio,version=9p2000.L,msize=512000';
 
-const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /** Unmounts every share; throws (VM untouched) when one is busy. */
 export async function unmountShares(agent: AgentClient, config: VmConfig): Promise<void> {

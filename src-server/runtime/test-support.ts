@@ -3,12 +3,12 @@
  * defaulting to a fixed directory under the OS temp dir), a fresh data dir per file, and
  * a machine shape small enough for CI.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AGENT_BUILD_PATH, RESOURCES_DIR, ensureGuestImage, type GuestImage } from './guest-image.js';
+import { AGENT_BUILD_PATH, ensureGuestImage, type GuestImage } from './guest-image.js';
 import { hostTscKhz } from './host.js';
+import { buildAgentSync } from './agent-build.js';
 import type { Accel, VmConfig } from './vm-config.js';
 
 export function testImageCache(): string {
@@ -23,7 +23,7 @@ export function testDataDir(): string {
 
 export async function testImage(dataDir: string): Promise<GuestImage> {
   testImageCache();
-  if (!existsSync(AGENT_BUILD_PATH)) execFileSync('make', ['-C', join(RESOURCES_DIR, 'guest', 'agent')], { stdio: 'inherit' });
+  if (!existsSync(AGENT_BUILD_PATH)) buildAgentSync();
   return ensureGuestImage({ dataDir });
 }
 

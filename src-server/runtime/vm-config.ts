@@ -35,6 +35,17 @@ export interface VmConfig {
   mounts?: ShareMount[];
   hostname?: string;
   kernelArgs?: string[];
+  /**
+   * A template's RAM file mapped copy-on-write (share=off): the box's writes stay private
+   * to its QEMU, the file is never written. Unset: the box's own `ram` file, share=on.
+   */
+  ramFile?: string;
+  /**
+   * Balloon free page reporting (default on). Off for templates and their clones: QEMU
+   * 7.2 discards reported pages of a file-backed RAM block by punching holes in the FILE,
+   * even for a private mapping, which would zero pages other clones still use.
+   */
+  freePageReporting?: boolean;
 }
 
 export const PROXY_GUEST_ADDR = '10.0.2.100:3128';
@@ -109,7 +120,7 @@ export function qemuArgs(folder: BoxFolder, config: VmConfig, opts: { incoming?:
     ...accel,
     '-smp', String(config.vcpus),
     '-m', `${config.memoryMib}M`,
-    '-object', `memory-backend-file,id=mem,size=${config.memoryMib}M,mem-path=${optEscape(folder.ram)},share=on`,
+    '-object', `memory-backend-file,id=mem,size=${config.memoryMib}M,mem-path=${optEscape(config.ramFile ?? folder.ram)},share=${config.ramFile ? 'off' : 'on'}`,
     '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot',
     '-chardev', `file,id=serial0,path=${optEscape(folder.serialLog)},append=on`,
     '-serial', 'chardev:serial0',
@@ -131,7 +142,7 @@ export function qemuArgs(folder: BoxFolder, config: VmConfig, opts: { incoming?:
     '-device', 'virtio-rng-device',
     // Free page reporting: the guest hands freed memory back, QEMU punches holes in
     // `ram`, so idle RSS and the RAM file (what checkpoints copy) shrink.
-    '-device', 'virtio-balloon-device,free-page-reporting=on',
+    '-device', `virtio-balloon-device,free-page-reporting=${config.freePageReporting === false ? 'off' : 'on'}`,
   ];
   (config.mounts ?? []).forEach((m, i) => {
     args.push(

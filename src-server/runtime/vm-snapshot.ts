@@ -8,18 +8,18 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { BoxFolder, createOverlay, ensureFolder, hasSavedState, livePid, readState, writeState } from './box-folder.js';
 import type { AgentClient } from '../guest/agent-client.js';
 import { unmountShares } from './shares.js';
+import { shellQuote } from '../util/shell-quote.js';
 import { type VmHandle, quitVm, startQemu } from './vm.js';
 import type { VmConfig } from './vm-config.js';
 
 const execFileP = promisify(execFile);
 
-const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 async function setIgnoreShared(handle: VmHandle): Promise<void> {
   await handle.qmp.execute('migrate-set-capabilities', {
@@ -134,6 +134,16 @@ export async function copySparse(src: string, dst: string): Promise<void> {
   await execFileP('cp', ['--sparse=always', '--reflink=auto', src, dst]);
 }
 
+/**
+ * Device state files are written once (temp file + rename) and only ever unlinked, so a
+ * checkpoint and its clones share one inode. It matters for clones of templates, whose
+ * saved state carries their RAM (share=off memory is migrated): no copy of it is made.
+ */
+async function linkOrCopy(src: string, dst: string): Promise<void> {
+  await rm(dst, { force: true });
+  await link(src, dst).catch(() => copyFile(src, dst));
+}
+
 export interface CheckpointMeta {
   config: VmConfig;
   createdAt: string;
@@ -155,8 +165,10 @@ export async function checkpointFolder(folder: BoxFolder, dir: string): Promise<
   const state = await readState(folder);
   if (!state || !hasSavedState(folder)) throw new Error(`no saved state in ${folder.dir}`);
   await mkdir(dir, { recursive: true });
-  await copySparse(folder.ram, join(dir, 'ram'));
-  await copyFile(folder.devices, join(dir, 'devices.bin'));
+  // A clone has no ram file of its own: its RAM is in devices.bin (share=off memory is
+  // migrated) over the template's file, which config.ramFile keeps naming.
+  if (existsSync(folder.ram)) await copySparse(folder.ram, join(dir, 'ram'));
+  await linkOrCopy(folder.devices, join(dir, 'devices.bin'));
   await rename(folder.disk, join(dir, 'disk.qcow2'));
   await createOverlay(folder.disk, join(dir, 'disk.qcow2'), 'qcow2');
   await writeMeta(dir, state.config, folder.dir);
@@ -193,8 +205,8 @@ export async function cloneFolder(checkpointDir: string, dst: BoxFolder, network
   if (livePid(dst)) throw new Error(`a VM is running for ${dst.dir}`);
   const meta = JSON.parse(await readFile(metaPath, 'utf8')) as CheckpointMeta;
   await ensureFolder(dst);
-  await copySparse(join(checkpointDir, 'ram'), dst.ram);
-  await copyFile(join(checkpointDir, 'devices.bin'), dst.devices);
+  if (existsSync(join(checkpointDir, 'ram'))) await copySparse(join(checkpointDir, 'ram'), dst.ram);
+  await linkOrCopy(join(checkpointDir, 'devices.bin'), dst.devices);
   await createOverlay(dst.disk, join(checkpointDir, 'disk.qcow2'), 'qcow2');
   const config = { ...meta.config, ports: [], ...network };
   await writeState(dst, { config, bootCount: 0, clonedFrom: resolve(checkpointDir) });

@@ -4,7 +4,8 @@
  * Contract: a folder has at most one QEMU; launchVm and restoreVm refuse a live one.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readProcStat } from './proc-stat.js';
 import { rm } from 'node:fs/promises';
 import {
   type BoxFolder,
@@ -100,12 +101,8 @@ export async function attachVm(folder: BoxFolder): Promise<VmHandle> {
 
 /** Gone or a zombie: daemonized QEMU is reaped by whoever is PID 1, sometimes a second late. */
 function exited(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
-  } catch {
-    return true;
-  }
+  const st = readProcStat(pid);
+  return !st || st.state === 'Z';
 }
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {

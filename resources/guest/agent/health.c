@@ -55,8 +55,18 @@ static void reseed(const struct frame *f)
 		struct { int count, size; uint8_t buf[4096]; } ent = {(int)n * 8, (int)n, {0}};
 		memcpy(ent.buf, v, n);
 		credited = ioctl(fd, RNDADDENTROPY, &ent) == 0;
+		/* Mixing into the input pool does not re-key the CRNG: it reseeds on a timer,
+		 * and clones restored from one snapshot share its clock, so they would go on
+		 * producing the same bytes. Force the reseed (root, CRNG ready). */
+		if (credited && ioctl(fd, RNDRESEEDCRNG) < 0)
+			credited = 0;
 	}
 	close(fd);
+	/* A clone's identity travels with the reseed (one round trip, no process): its hostname. */
+	uint32_t hn;
+	const uint8_t *h = tlv_find(f, T_HOSTNAME, 0, &hn);
+	if (h && (hn == 0 || hn > 64 || sethostname((const char *)h, hn) < 0))
+		return send_error(f->stream, "invalid", 0, "hostname: 1..64 bytes, settable by the agent");
 	fb_begin(M_OK, 0, f->stream);
 	fb_int(T_APPLIED, credited);
 	fb_end();

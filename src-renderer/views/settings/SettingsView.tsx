@@ -5,6 +5,7 @@ import { CreditsPanel } from './CreditsPanel.js';
 import { EnginesPanel } from './EnginesPanel.js';
 import { ModelSourcesPanel } from './ModelSourcesPanel.js';
 import { StatusPanel } from './StatusPanel.js';
+import { TemplatesPanel } from './TemplatesPanel.js';
 
 export function SettingsView({ section }: { section?: string }) {
   useEffect(() => {
@@ -20,6 +21,7 @@ export function SettingsView({ section }: { section?: string }) {
         </div>
         <div className="space-y-4">
           <StatusPanel />
+          <TemplatesPanel />
           <ModelSourcesPanel />
           <EnginesPanel />
         </div>

@@ -1,0 +1,45 @@
+/** The host refuses an agent that speaks another protocol version, with a message that says what to do. */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { encodeFields, encodeFrame, FrameDecoder, M, PROTO_VERSION, T } from '../guest/protocol.js';
+import { BoxFolder } from './box-folder.js';
+import { waitForAgent } from './agent-wait.js';
+
+let server: net.Server | undefined;
+afterEach(() => server?.close());
+
+/** A stand-in agent answering HELLO with the given protocol version. */
+async function fakeAgent(proto: number) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'box-proto-'));
+  const folder = new BoxFolder(dir);
+  server = net.createServer((sock) => {
+    const dec = new FrameDecoder();
+    sock.on('data', (d) => {
+      for (const f of dec.push(d)) {
+        if (f.type !== M.HELLO) continue;
+        const fields = encodeFields([[T.VERSION, `0.0.${proto}-test`], [T.PROTO, proto], [T.UPTIME_MS, 1], [T.PID, 1], [T.INIT, 0], [T.MAX_STREAM, 0]]);
+        sock.write(encodeFrame(M.HELLO_REPLY, 0, f.stream, fields));
+      }
+    });
+    sock.on('error', () => {});
+  });
+  await new Promise<void>((r) => server!.listen(folder.agentSock, r));
+  return folder;
+}
+
+describe('agent protocol version on connect', () => {
+  it('connects to an agent of this protocol version', async () => {
+    const client = await waitForAgent(await fakeAgent(PROTO_VERSION), { timeoutMs: 5000 });
+    expect(client.info?.protocol).toBe(PROTO_VERSION);
+    client.close();
+  });
+
+  it('refuses an older or newer agent with a clear error', async () => {
+    const err = await waitForAgent(await fakeAgent(PROTO_VERSION + 1), { timeoutMs: 5000 }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(new RegExp(`speaks protocol ${PROTO_VERSION + 1} .*needs ${PROTO_VERSION}.*rebuild the image`));
+  });
+});

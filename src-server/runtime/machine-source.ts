@@ -1,0 +1,65 @@
+/**
+ * Where a box's machine comes from: the guest image (built once), the accelerator (probed
+ * once), the QEMU launch config of a box, and the warm template of its shape.
+ */
+import type { Progress, TemplateShape, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
+import { detectAccelerator, type AccelResult } from './accel.js';
+import { ensureAgentBinary } from './agent-build.js';
+import { ensureGuestImage, type GuestImage, type ImageProgress } from './guest-image.js';
+import { hostTscKhz } from './host.js';
+import { TemplateStore } from './templates.js';
+import type { VmConfig } from './vm-config.js';
+
+export class MachineSource {
+  readonly store: TemplateStore;
+  private accelP?: Promise<AccelResult>;
+  private imageP?: Promise<GuestImage>;
+
+  constructor(
+    private dataDir: string,
+    private onImageProgress?: (p: ImageProgress) => void,
+  ) {
+    this.store = new TemplateStore(dataDir);
+  }
+
+  accelerator() {
+    this.accelP ??= this.image().then((img) => detectAccelerator({ dataDir: this.dataDir, kernel: img.kernel }));
+    return this.accelP.then((a) => a.accel);
+  }
+
+  /** The default guest image, built once and cached (progress goes to onImageProgress). */
+  image(): Promise<GuestImage> {
+    this.imageP ??= ensureAgentBinary().then(() => ensureGuestImage({ dataDir: this.dataDir, onProgress: this.onImageProgress }));
+    this.imageP.catch(() => (this.imageP = undefined));
+    return this.imageP;
+  }
+
+  async vmConfig(cfg: BoxVmConfig): Promise<VmConfig> {
+    const [img, accel] = [await this.image(), await this.accelerator()];
+    return {
+      kernel: img.kernel,
+      initrd: img.initrd,
+      rootfs: img.rootfs,
+      memoryMib: cfg.memoryMib,
+      vcpus: cfg.vcpus,
+      diskGib: cfg.diskGib,
+      accel: accel as VmConfig['accel'],
+      tscKhz: hostTscKhz(),
+      proxyPort: cfg.proxyPort,
+      ports: cfg.forwards.map((f) => ({ hostPort: f.hostPort, guestPort: f.guestPort })),
+      mounts: cfg.mounts.map((m) => ({ hostPath: m.hostPath, guestPath: m.guestPath })),
+      hostname: cfg.hostname,
+    };
+  }
+
+  /**
+   * The ready template of this shape, built first when missing. Only the default image
+   * exists today: an image other than it gets its own template once the image area
+   * hands its files here (the key hashes the kernel, initrd and rootfs paths).
+   */
+  async template(shape: TemplateShape, onProgress?: (p: Progress) => void) {
+    const base = await this.vmConfig({ boxId: 'template', hostname: 'box', image: shape.image, vcpus: shape.vcpus, memoryMib: shape.memoryMib, diskGib: shape.diskGib, mounts: [], forwards: [] });
+    const img = await this.image();
+    return this.store.ensure(shape, base, img.recipeHash, onProgress && ((p) => onProgress({ phase: `template: ${p.phase}`, percent: p.percent })));
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Create = clone: a box folder made from a ready template without copying its RAM. The
+ * box restores with the template's device state and maps the template's RAM file
+ * share=off (copy-on-write in its own QEMU); its disk is a new qcow2 overlay on the
+ * template's frozen disk. Then its own identity goes in through the agent (applyIdentity)
+ * before the box is reported running.
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFile, link, rm } from 'node:fs/promises';
+import type { AgentClient } from '../guest/agent-client.js';
+import { type BoxFolder, createOverlay, ensureFolder, livePid, writeState } from './box-folder.js';
+import type { Ready } from './templates.js';
+import type { VmConfig } from './vm-config.js';
+
+export async function cloneTemplateFolder(tpl: Ready, dst: BoxFolder, own: Pick<VmConfig, 'hostname' | 'ports' | 'proxyPort'>): Promise<void> {
+  if (livePid(dst)) throw new Error(`a VM is running for ${dst.dir}`);
+  await ensureFolder(dst);
+  await createOverlay(dst.disk, tpl.folder.disk, 'qcow2');
+  // written once, only ever unlinked (restoreVm drops the box's name after the restore)
+  await rm(dst.devices, { force: true });
+  await link(tpl.folder.devices, dst.devices).catch(() => copyFile(tpl.folder.devices, dst.devices));
+  const config: VmConfig = { ...tpl.config, ramFile: tpl.folder.ram, freePageReporting: false, mounts: [], ...own };
+  await writeState(dst, { config, bootCount: 0, template: tpl.templateId, clonedFrom: tpl.folder.dir });
+}
+
+/**
+ * What makes a clone this box and no other, applied without starting a guest process
+ * (a cold exec after a restore costs seconds under TCG): the kernel hostname goes with a
+ * second RNG reseed (PROTOCOL.md, RESEED), /etc/hostname and a fresh /etc/machine-id
+ * (from host randomness) are written through the agent. The clock and the first reseed
+ * are done by waitForAgent on every restore. SSH host keys: the template has none; the
+ * SSH feature generates them per box.
+ */
+export async function applyIdentity(agent: AgentClient, hostname: string): Promise<void> {
+  try {
+    await agent.reseed(randomBytes(64), hostname);
+    const opts = { mode: 0o644, createParents: false };
+    await agent.writeFile('/etc/hostname', opts, Buffer.from(`${hostname}\n`));
+    await agent.writeFile('/etc/machine-id', { ...opts, mode: 0o444 }, Buffer.from(`${randomBytes(16).toString('hex')}\n`));
+  } catch (e) {
+    throw new Error(`applying the box identity failed: ${(e as Error).message}`);
+  }
+}
