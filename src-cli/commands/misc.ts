@@ -1,5 +1,5 @@
 import { parse, type Command } from '../args.js';
-import { fields, json, table } from '../output.js';
+import { fields, json } from '../output.js';
 
 export const whoami: Command = {
   usage: 'box whoami [--json]',

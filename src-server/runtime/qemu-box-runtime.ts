@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BoxRuntime, GuestAgent, Progress, TemplatePort, TemplateShape, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
+import type { BoxRuntime, GuestAgent, Progress, TemplatePort, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
 import { RuntimeError } from '../boxes/runtime-port.js';
 import { AgentConnections, type ConnectKind } from './agent-connections.js';
 import { boxFolder, isAlive, livePid, readState, writeState, type BoxFolder } from './box-folder.js';
@@ -18,7 +18,6 @@ import { MachineSource } from './machine-source.js';
 import { diskUsageBytes, sampleVm } from './metrics.js';
 import { collectCheckpointGarbage, collectLayers, deleteCheckpointDir, dirSizeBytes } from './layers.js';
 import { applyIdentity, cloneTemplateFolder } from './template-clone.js';
-import { HEALTH_FAILURES, HealthWatch, panicNote } from './vm-health.js';
 import { checkpointFolder, checkpointVm, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
 
