@@ -38,7 +38,6 @@ const api = async (path: string, init: { method?: string; json?: unknown } = {})
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return res;
 };
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = async (path: string, body?: unknown): Promise<any> => (await api(path, body === undefined ? {} : { json: body })).json();
 /** Runs a command through the exec NDJSON stream; answers its stdout, throws unless it succeeded. */
 async function exec(id: string, command: string): Promise<string> {

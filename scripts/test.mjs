@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: unit + route + real-VM tests (vitest), the electron-vite build, then e2e
-// (Playwright in Debian's chromium). Prints one closing line "N passed, N failed".
+// `npm test`: the typecheck and the linters (each counts as one test), unit + route +
+// real-VM tests (vitest), the electron-vite build, then e2e (Playwright in Debian's
+// chromium; a test that only passed on retry counts as failed). Prints one closing line
+// "N passed, N failed". See docs/architecture.md, "Guardrails".
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +16,12 @@ const read = (f) => (fs.existsSync(f) ? JSON.parse(fs.readFileSync(f, 'utf8')) :
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+
+// Static checks first: a type error or a lint finding is a failed test like any other.
+for (const [cmd, args] of [['npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']], ['npm', ['run', 'lint']]]) {
+  if (run(cmd, args) === 0) passed += 1;
+  else failed += 1;
+}
 
 // Share one guest image build across every VM test in this run.
 const imageCache = process.env.BOX_IMAGE_CACHE ?? path.resolve('.data/image-cache');
@@ -38,7 +46,7 @@ if (fs.existsSync('playwright.config.ts')) {
   const p = read(pwJson);
   if (p?.stats) {
     passed += p.stats.expected;
-    failed += p.stats.unexpected + (p.stats.flaky ?? 0) * 0;
+    failed += p.stats.unexpected + (p.stats.flaky ?? 0);
     skipped += p.stats.skipped;
   } else if (pStatus !== 0) failed += 1;
 }

@@ -73,7 +73,7 @@ export async function dispatch(ctx: Ctx, group: Group, prefix: string, argv: str
   return cmd.run(ctx, rest);
 }
 
-export function groupHelp(prefix: string, group: Group): string {
+function groupHelp(prefix: string, group: Group): string {
   const lines = Object.values(group).map((c) => `  ${c.usage}\n      ${c.summary}`);
   return `usage: ${prefix} <command>\n${lines.join('\n')}\n`;
 }

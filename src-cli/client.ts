@@ -1,9 +1,9 @@
 import type { CliConfig } from './config.js';
 import { ApiFailure, CliError, type ApiErrorBody } from './errors.js';
 
-export type Query = Record<string, string | number | boolean | undefined | null>;
+type Query = Record<string, string | number | boolean | undefined | null>;
 
-export interface RequestOptions {
+interface RequestOptions {
   query?: Query;
   /** JSON body (sets Content-Type). */
   json?: unknown;
@@ -82,7 +82,7 @@ export class BoxClient {
 }
 
 /** Turns an error answer into an ApiFailure; a body outside the envelope still gets a clear line. */
-export async function failureOf(res: Response): Promise<ApiFailure> {
+async function failureOf(res: Response): Promise<ApiFailure> {
   const text = await res.text().catch(() => '');
   let body: ApiErrorBody | undefined;
   try {

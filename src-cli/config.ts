@@ -43,7 +43,7 @@ function liveEndpoint(dir: string): EndpointRecord | undefined {
   return rec;
 }
 
-export const DEFAULT_URL = 'http://127.0.0.1:8787';
+const DEFAULT_URL = 'http://127.0.0.1:8787';
 
 /**
  * BOX_URL, else the endpoint file of a running service in BOX_DATA_DIR (default

@@ -30,7 +30,7 @@ export class ApiFailure extends CliError {
 }
 
 /** `<message> (param: x, code: y)`; the `error: ` prefix is added where it is printed. */
-export function formatApiError(status: number, e: ApiErrorBody): string {
+function formatApiError(status: number, e: ApiErrorBody): string {
   const bits: string[] = [];
   if (e.param) bits.push(`param: ${e.param}`);
   if (e.code !== null && e.code !== undefined) bits.push(`code: ${e.code}`);
@@ -44,7 +44,7 @@ export function formatApiError(status: number, e: ApiErrorBody): string {
  * Exit codes a script can branch on: 1 generic, 2 usage, 3 auth/permission/billing,
  * 4 not found, 5 conflict, 6 rate limited / unavailable.
  */
-export function exitCodeFor(status: number): number {
+function exitCodeFor(status: number): number {
   if (status === 400 || status === 413) return 2;
   if (status === 401 || status === 402 || status === 403) return 3;
   if (status === 404) return 4;

@@ -14,12 +14,12 @@ export interface ExecRequest {
   tty?: { cols: number; rows: number };
 }
 
-export interface ExecHandlers {
+interface ExecHandlers {
   onStarted?(execId: string): void;
   onOutput(stream: 'stdout' | 'stderr', data: Buffer): void;
 }
 
-export interface ExecOutcome {
+interface ExecOutcome {
   execId: string;
   status: string;
   returnCode: number | null;
@@ -74,7 +74,7 @@ export async function runExec(client: BoxClient, boxId: string, req: ExecRequest
 }
 
 /** Parses an `application/x-ndjson` body into events, line by line as they arrive. */
-export async function* ndjson(res: Response): AsyncGenerator<ExecEvent> {
+async function* ndjson(res: Response): AsyncGenerator<ExecEvent> {
   const decoder = new TextDecoder();
   let buf = '';
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {

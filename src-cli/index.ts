@@ -33,7 +33,7 @@ Exit codes: the command's own for "box exec"; otherwise 0 ok, 1 error, 2 usage o
 `;
 
 /** Runs the CLI on `argv` (without node and script); answers the exit code. */
-export async function main(argv: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number> {
   const [head, rest] = ((i) => (i < 0 ? [argv, []] : [argv.slice(0, i), argv.slice(i)]))(argv.indexOf('--'));
   const json = head.includes('--json');
   const args = [...head.filter((a) => a !== '--json'), ...rest];

@@ -1,7 +1,7 @@
 import { formatBytes } from '../src-server/contract/format.js';
 /** Human output: aligned tables, sizes, ages. Machine output (`--json`) bypasses all of it. */
 
-export type Cell = string | number | boolean | null | undefined;
+type Cell = string | number | boolean | null | undefined;
 
 export function table(headers: string[], rows: Cell[][], out: NodeJS.WritableStream = process.stdout) {
   const text = rows.map((r) => r.map((c) => (c === null || c === undefined || c === '' ? '-' : String(c))));

@@ -7,14 +7,14 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 const ENTRY = path.join(ROOT, 'src-cli', 'index.ts');
 
-export interface CliResult {
+interface CliResult {
   code: number;
   stdout: string;
   stderr: string;
   stdoutBytes: Buffer;
 }
 
-export interface CliEnv {
+interface CliEnv {
   BOX_URL?: string;
   BOX_API_KEY?: string;
   [k: string]: string | undefined;

@@ -10,7 +10,7 @@ import type { Area } from './http/route.js';
 
 export { SESSION_TTL_MS } from './core/sign-in.js';
 
-export interface BuiltApps {
+interface BuiltApps {
   registry: RouteRegistry;
   /** Serves every area (and the web UI); inferenceApp is set when inference has its own port. */
   main: Express;
@@ -22,20 +22,20 @@ export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitIn
   const registry = new RouteRegistry();
   for (const a of areas) a.routes(registry);
   const mainAreas: Area[] = opts.splitInference ? ['box', 'common'] : ['box', 'inference', 'common'];
-  const main = baseApp(ctx);
+  const main = baseApp();
   mountWebUi(main, ctx);
   registry.mount(main, ctx, mainAreas);
   main.use(errorMiddleware(ctx));
   let inference: Express | undefined;
   if (opts.splitInference) {
-    inference = baseApp(ctx);
+    inference = baseApp();
     registry.mount(inference, ctx, ['inference', 'common']);
     inference.use(errorMiddleware(ctx));
   }
   return { registry, main, inference };
 }
 
-function baseApp(ctx: AppContext): Express {
+function baseApp(): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -1,4 +1,5 @@
 import type { AppBase, AppContext, Area } from './app-context.js';
+import { BoxesRepo } from './boxes/boxes-repo.js';
 import { boxesArea } from './boxes/module.js';
 import type { BoxRuntime } from './boxes/runtime-port.js';
 import { coreArea } from './core/module.js';
@@ -51,10 +52,11 @@ import type { Volumes } from './volumes/service.js';
 export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: AppContext; areas: Area[] }> {
   const core = coreArea();
   const volumes = volumesArea(base);
-  const policies = policiesArea(base);
+  const boxesRepo = new BoxesRepo(base.db);
+  const policies = policiesArea(base, { boxesRepo });
   const secrets = secretsArea(base, { policies: policies.policies });
   const ssh = sshArea(base);
-  const boxes = boxesArea(base, runtime, { volumes: volumes.volumes, policies: policies.policies });
+  const boxes = boxesArea(base, runtime, { repo: boxesRepo, volumes: volumes.volumes, policies: policies.policies });
   const templates = templatesArea(base, { templates: runtime.templates });
   const images = imagesArea(base, { boxes: boxes.boxes });
   const network = await networkArea(base, { boxes: boxes.boxes, secrets: secrets.secrets, policies: policies.policies });

@@ -26,7 +26,7 @@ const simple = (op: 'pause' | 'resume' | 'terminate' | 'upgrade' | 'reboot', sum
 });
 
 /** Accepts an ISO date-time or a relative `+90s` / `+15m` / `+2h`. */
-export function wakeAt(s: string | undefined): string | undefined {
+function wakeAt(s: string | undefined): string | undefined {
   if (s === undefined) return undefined;
   const rel = /^\+(\d+)([smhd])$/.exec(s);
   if (rel) return new Date(Date.now() + Number(rel[1]) * { s: 1e3, m: 6e4, h: 36e5, d: 864e5 }[rel[2] as 's']).toISOString();

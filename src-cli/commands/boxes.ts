@@ -1,5 +1,4 @@
 import { dispatch, intArg, parse, type Command, type Group } from '../args.js';
-import { seg } from '../client.js';
 import { CliError } from '../errors.js';
 import { ago, fields, json, table } from '../output.js';
 import { resolveAppId, resolveBox, resolveBoxId, resolvePolicyId, resolveVolumeId } from '../resolve.js';
@@ -7,7 +6,7 @@ import type { Box, Page } from '../types.js';
 import { withPreparationProgress } from '../progress.js';
 import { lifecycle } from './boxes-lifecycle.js';
 
-export function showBox(b: Box) {
+function showBox(b: Box) {
   fields({
     box_id: b.box_id, name: b.name, status: b.status, error: b.error_message, app_id: b.app_id, image: b.image,
     size: `${b.vcpu_count} vcpu, ${b.memory_mib} MiB, ${b.disk_gib} GiB`, visibility: b.visibility,
@@ -114,4 +113,3 @@ export const boxes: Command = {
   group, run: (ctx, argv) => dispatch(ctx, group, 'box boxes', argv),
 };
 
-export const boxPath = (id: string, rest = '') => `/v1/boxes/${seg(id)}${rest}`;

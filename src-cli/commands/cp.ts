@@ -9,17 +9,17 @@ import { bar, bytes, progressLine } from '../output.js';
 import { resolveBoxId } from '../resolve.js';
 
 /** Files this big or bigger show progress on stderr. */
-export const PROGRESS_MIN_BYTES = 8 * 1024 * 1024;
+const PROGRESS_MIN_BYTES = 8 * 1024 * 1024;
 
 /** `<box>:<path>` → [box, path]; a local path (no colon before the first slash) → undefined. */
-export function remoteOf(arg: string): { box: string; path: string } | undefined {
+function remoteOf(arg: string): { box: string; path: string } | undefined {
   const i = arg.indexOf(':');
   if (i <= 0 || arg.slice(0, i).includes('/')) return undefined;
   return { box: arg.slice(0, i), path: arg.slice(i + 1) };
 }
 
 /** Counts bytes through, reporting progress against an expected total (null when unknown). */
-export function meter(label: string, total: number | null, quiet: boolean) {
+function meter(label: string, total: number | null, quiet: boolean) {
   let done = 0;
   const started = Date.now();
   const show = !quiet && (total === null || total >= PROGRESS_MIN_BYTES);

@@ -8,7 +8,7 @@ import type { Secret } from '../types.js';
  * Reads a secret value from stdin, never from argv (argv shows in `ps` and shell history).
  * On a terminal it prompts without echo; a single trailing newline is dropped.
  */
-export async function readSecretValue(name: string): Promise<string> {
+async function readSecretValue(name: string): Promise<string> {
   const stdin = process.stdin;
   if (stdin.isTTY) {
     process.stderr.write(`value for ${name} (input hidden, Enter to finish): `);

@@ -4,9 +4,9 @@ import { ApiFailure, CliError } from '../errors.js';
 import { runExec } from '../exec-stream.js';
 import type { Box, Listener } from '../types.js';
 
-export const CA_PATH = '/etc/ssh/box_ca.pub';
-export const DROP_IN_PATH = '/etc/ssh/sshd_config.d/box-ca.conf';
-export const HOST_KEY_PATH = '/etc/ssh/ssh_host_ed25519_key.pub';
+const CA_PATH = '/etc/ssh/box_ca.pub';
+const DROP_IN_PATH = '/etc/ssh/sshd_config.d/box-ca.conf';
+const HOST_KEY_PATH = '/etc/ssh/ssh_host_ed25519_key.pub';
 
 /**
  * Runs in the box as root: makes sshd read the drop-in (Debian's config includes
@@ -14,7 +14,7 @@ export const HOST_KEY_PATH = '/etc/ssh/ssh_host_ed25519_key.pub';
  * creates missing host keys, checks the config, then starts sshd, or reloads a running one
  * (SIGHUP: it re-executes itself), and answers once port 22 is listening again.
  */
-export const SETUP_SCRIPT = `set -e
+const SETUP_SCRIPT = `set -e
 grep -qE '^[[:space:]]*Include[[:space:]]+/etc/ssh/sshd_config.d/\\*\\.conf' /etc/ssh/sshd_config || sed -i '1i Include /etc/ssh/sshd_config.d/*.conf' /etc/ssh/sshd_config
 ssh-keygen -A >/dev/null
 mkdir -p /run/sshd && chmod 0755 /run/sshd

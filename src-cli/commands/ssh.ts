@@ -10,7 +10,7 @@ import type { Listener } from '../types.js';
 import { enableSsh, fetchHostKey } from './ssh-enable.js';
 
 /** Asks the org CA for a user certificate of `k.pub` and writes it to `k.cert`. */
-export async function issueCert(ctx: Ctx, k: KeyFiles, principals: string[], ttl?: number) {
+async function issueCert(ctx: Ctx, k: KeyFiles, principals: string[], ttl?: number) {
   const res = await ctx.client.post<{ certificate: string; key_id: string; valid_before: string | number }>('/v1/ssh/certificate', {
     public_key: readPublicKey(k),
     principals,
@@ -21,7 +21,7 @@ export async function issueCert(ctx: Ctx, k: KeyFiles, principals: string[], ttl
 }
 
 /** The loopback address of a box's published port 22, or a clear error. */
-export async function sshEndpoint(ctx: Ctx, boxId: string): Promise<{ host: string; port: number }> {
+async function sshEndpoint(ctx: Ctx, boxId: string): Promise<{ host: string; port: number }> {
   let res: { data: Listener[] };
   try {
     res = await ctx.client.get<{ data: Listener[] }>(`/v1/boxes/${seg(boxId)}/listeners`);

@@ -36,7 +36,7 @@ export function ipcHandlers(host: ServiceHost): IpcHandlers {
     'clipboard:copy-api-key': () => {
       const key = host.readApiKey();
       if (!key) return false;
-      clipboard.writeText(key);
+      void clipboard.writeText(key);
       return true;
     },
   };

@@ -1,7 +1,7 @@
 import { app, clipboard, Menu, nativeImage, shell, Tray, type MenuItemConstructorOptions } from 'electron';
 import type { ServiceHost } from './service-host.js';
 
-export interface TrayActions {
+interface TrayActions {
   showWindow(): void;
   startService(): Promise<void>;
   stopService(): Promise<void>;
@@ -39,7 +39,7 @@ export function installMenus(host: ServiceHost, actions: TrayActions): { refresh
       label: 'Copy API key',
       click: () => {
         const key = host.readApiKey();
-        if (key) clipboard.writeText(key);
+        if (key) void clipboard.writeText(key);
       },
     },
     { label: 'Reveal data folder', click: () => void shell.openPath(host.dataDir) },

@@ -4,18 +4,18 @@
  * channel and comes back in one envelope (`IpcEnvelope`), never as a thrown IPC error.
  * No node imports here: the renderer type-checks against this file too.
  */
-export interface FileFilter {
+interface FileFilter {
   name: string;
   extensions: string[];
 }
 
-export interface ServiceState {
+interface ServiceState {
   running: boolean;
   url: string | null;
   dataDir: string;
 }
 
-export interface IpcChannels {
+interface IpcChannels {
   /** Native open dialog; answers the chosen paths' names and bytes (null when cancelled). */
   'dialog:open-files': { args: { title?: string; filters?: FileFilter[] }; result: Array<{ name: string; bytes: Uint8Array }> | null };
   /** Native save dialog, then writes the given bytes there; answers the path or null. */

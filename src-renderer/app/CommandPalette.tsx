@@ -3,7 +3,7 @@ import { Dialog } from '../ui/Dialog.js';
 import { VIEWS } from './nav.js';
 import { navigate } from './router.js';
 
-export interface Command {
+interface Command {
   id: string;
   label: string;
   hint?: string;

@@ -4,7 +4,7 @@ import { useSyncExternalStore } from 'react';
  * Hash routes (`#/volumes/vol_…?path=a/b`): the service serves one index.html, and the
  * billing link the API hands out is `/#/settings/billing`.
  */
-export interface Route {
+interface Route {
   segments: string[];
   params: URLSearchParams;
 }

@@ -13,7 +13,7 @@ import { useTransfers } from './use-transfers.js';
  * octal mode and time, download links, and drag-and-drop upload into the current folder.
  * Paths are segment lists; `toPath` renders them the way the API wants them.
  */
-export interface FileBrowserProps {
+interface FileBrowserProps {
   rootLabel: string;
   segments: string[];
   listing: UseQueryResult<DirectoryListing>;

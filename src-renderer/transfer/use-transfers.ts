@@ -2,7 +2,7 @@ import { useCallback, useRef, useState } from 'react';
 import { errorMessage } from '../api/client.js';
 import { uploadFile, type UploadHandle } from './upload.js';
 
-export type TransferStatus = 'queued' | 'uploading' | 'done' | 'failed' | 'cancelled';
+type TransferStatus = 'queued' | 'uploading' | 'done' | 'failed' | 'cancelled';
 
 export interface Transfer {
   id: string;

@@ -4,7 +4,7 @@
  */
 import { useState } from 'react';
 
-export interface Series {
+interface Series {
   label: string;
   color: string;
   points: Array<{ t: number; v: number }>;

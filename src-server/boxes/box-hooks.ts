@@ -1,5 +1,5 @@
 /** The networking of a box's VM, supplied by the network area (built after boxes). */
-export interface BoxNetwork {
+interface BoxNetwork {
   /** Host loopback port → guest port forwards the VM starts with. */
   forwardsFor(boxId: string): { hostPort: number; guestPort: number }[];
   /** The egress proxy port the VM reaches the outside through (none: no network). */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RouteRegistrar } from '../app-context.js';
 import { AutoSleep, BoxIdParams, CreateBoxBody, ListBoxesQuery, SleepBody, WakeAtBody } from '../contract/boxes.js';
 import { page } from '../contract/common.js';
-import { boxFor } from './box-access.js';
+import { boxFor, readBox } from './box-access.js';
 import { toBox } from './boxes-repo.js';
 
 const svc = (app: Parameters<Parameters<RouteRegistrar['add']>[0]['handler']>[0]['app']) => app.services.boxes;
@@ -24,7 +24,7 @@ export function boxRoutes(r: RouteRegistrar) {
 
   r.add({
     method: 'get', path: '/v1/boxes/:box_id', area: 'box', tag: 'boxes', params: BoxIdParams, summary: 'Get a box',
-    handler: ({ app, auth, req, params }) => toBox(boxFor(app, req, auth, params.box_id, 'read')),
+    handler: ({ app, auth, params }) => toBox(readBox(app, auth, params.box_id)),
   });
 
   r.add({

@@ -12,6 +12,9 @@ import type { VolumesService } from '../volumes/service.js';
 import type { PoliciesService } from '../policies/service.js';
 import { assertAccepts } from './transitions.js';
 
+/** A terminated box stays readable (status `terminated`) this long, then it is purged. */
+const TERMINATED_KEPT_MS = 24 * 3600 * 1000;
+
 /**
  * Box lifecycle: turns each operation into runtime calls and status changes. Operations on
  * one box are serialised (a per-box lock); the API layer never touches the runtime itself.
@@ -28,9 +31,9 @@ export class BoxService {
   constructor(
     private app: AppBase,
     readonly runtime: BoxRuntime,
-    private deps: { volumes: VolumesService; policies: Pick<PoliciesService, 'get'> },
+    private deps: { repo: BoxesRepo; volumes: VolumesService; policies: Pick<PoliciesService, 'get'> },
   ) {
-    this.repo = new BoxesRepo(app.db);
+    this.repo = deps.repo;
     runtime.onUnexpectedExit((boxId, reason) => this.onVmLost(boxId, reason));
   }
 
@@ -164,6 +167,11 @@ export class BoxService {
     return toBox(this.repo.get(cur.box_id)!);
   }
 
+  /** Attaches (or with null detaches) an HTTP policy; the caller has checked access and the policy. */
+  setHttpPolicy(boxId: string, policyId: string | null): void {
+    this.repo.update(boxId, { http_policy_id: policyId });
+  }
+
   setAutoSleep(box: BoxRecord, auto: Box['auto_sleep']): Box {
     const cur = this.fresh(box, 'auto_sleep');
     this.repo.update(cur.box_id, { auto_sleep: auto, last_activity_at: new Date().toISOString() });
@@ -223,6 +231,11 @@ export class BoxService {
       await this.runtime.destroy(cur.box_id);
       return toBox(this.repo.setStatus(cur.box_id, 'terminated'));
     });
+  }
+
+  /** Forgets boxes terminated more than TERMINATED_KEPT_MS before `now` (until then GET and lists show them). */
+  purgeTerminated(now = Date.now()): number {
+    return this.repo.purgeTerminated(new Date(now - TERMINATED_KEPT_MS).toISOString());
   }
 
   /** Re-reads the box under the lock and checks the operation is legal in its current state. */

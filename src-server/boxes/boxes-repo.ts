@@ -106,6 +106,23 @@ export class BoxesRepo {
     this.db.prepare(`UPDATE boxes SET ${sets.join(', ')}${touchUpdated ? ', updated_at = @updated_at' : ''} WHERE id = @id`).run(args);
   }
 
+  /** Deletes terminated boxes last changed before `before` (ISO time); returns how many. */
+  purgeTerminated(before: string): number {
+    return this.db.prepare("DELETE FROM boxes WHERE status = 'terminated' AND updated_at < ?").run(before).changes;
+  }
+
+  /** Live boxes with this HTTP policy attached. */
+  withPolicy(orgId: string, policyId: string): string[] {
+    return (
+      this.db.prepare("SELECT id FROM boxes WHERE org_id = ? AND http_policy_id = ? AND status != 'terminated'").all(orgId, policyId) as { id: string }[]
+    ).map((r) => r.id);
+  }
+
+  /** Terminated boxes that still name a policy let go of it (so the policy can be deleted). */
+  releasePolicy(orgId: string, policyId: string): void {
+    this.db.prepare("UPDATE boxes SET http_policy_id = NULL WHERE org_id = ? AND http_policy_id = ? AND status = 'terminated'").run(orgId, policyId);
+  }
+
   // Checkpoints
   insertCheckpoint(c: Checkpoint & { org_id: string }): void {
     this.db

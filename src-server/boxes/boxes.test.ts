@@ -102,11 +102,28 @@ describe('box lifecycle through the transitions table', () => {
     expect((await (await svc.api(`/v1/boxes/${panic.box_id}`)).json()).status).toBe('failed');
   });
 
-  it('terminate, then the box is gone (404)', async () => {
+  it('a terminated box stays readable for a day, listed under status=terminated; its name is free again; then it is purged', async () => {
     const box = await create('eta');
     const t = await (await post(`/v1/boxes/${box.box_id}/terminate`)).json();
     expect(t.status).toBe('terminated');
+    const got = await svc.api(`/v1/boxes/${box.box_id}`);
+    expect(got.status).toBe(200);
+    expect(await got.json()).toMatchObject({ box_id: box.box_id, status: 'terminated' });
+    const listed = await (await svc.api('/v1/boxes?status=terminated')).json();
+    expect(listed.data.map((b: { box_id: string }) => b.box_id)).toContain(box.box_id);
+    const live = await (await svc.api('/v1/boxes')).json();
+    expect(live.data.map((b: { box_id: string }) => b.box_id)).not.toContain(box.box_id);
+    // Operations other than reading still answer 404 on a terminated box.
+    expect((await post(`/v1/boxes/${box.box_id}/pause`)).status).toBe(404);
+    const again = await create('eta');
+    expect(again.box_id).not.toBe(box.box_id);
+    expect(again.status).toBe('running');
+    const boxes = svc.ctx.services.boxes;
+    expect(boxes.purgeTerminated(Date.now() + 23 * 3600 * 1000)).toBe(0);
+    expect((await svc.api(`/v1/boxes/${box.box_id}`)).status).toBe(200);
+    expect(boxes.purgeTerminated(Date.now() + 25 * 3600 * 1000)).toBeGreaterThanOrEqual(1);
     expect((await svc.api(`/v1/boxes/${box.box_id}`)).status).toBe(404);
+    expect((await svc.api(`/v1/boxes/${again.box_id}`)).status).toBe(200);
     expect((await svc.api('/v1/boxes/not-a-box')).status).toBe(400);
   });
 });

@@ -1,7 +1,7 @@
 import type { RouteRegistrar } from '../app-context.js';
 import { BoxIdParams, CheckpointBody, CheckpointIdParams, ForkBody, FromCheckpointBody, ListCheckpointsQuery } from '../contract/boxes.js';
-import { forbidden } from '../http/errors.js';
 import { boxFor } from './box-access.js';
+import { authorize } from './transitions.js';
 
 export function checkpointRoutes(r: RouteRegistrar) {
   r.add({
@@ -41,9 +41,7 @@ export function checkpointRoutes(r: RouteRegistrar) {
       const cps = app.services.checkpoints;
       const cp = cps.get(auth.orgId, body.checkpoint_id);
       const src = app.services.boxes.repo.get(cp.box_id);
-      if (src && src.visibility === 'private' && src.created_by_key_id !== auth.key.id) {
-        throw forbidden('Only the creator of a private box may create boxes from its checkpoints (no override).');
-      }
+      if (src) authorize(auth, src, 'from_checkpoint', undefined);
       return cps.fromCheckpoint(auth, cp, body.name);
     },
   });

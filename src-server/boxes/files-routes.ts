@@ -6,7 +6,7 @@ import { ApiError, badRequest, conflict, notFound } from '../http/errors.js';
 import { boxFor } from './box-access.js';
 
 /** Maps a guest agent error code onto the spec's statuses. */
-export function guestError(e: unknown, path: string): never {
+function guestError(e: unknown, path: string): never {
   const code = (e as { code?: string }).code;
   const msg = (e as Error).message;
   switch (code) {

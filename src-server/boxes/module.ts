@@ -8,6 +8,7 @@ import { CheckpointService } from './checkpoint-service.js';
 import { execRoutes } from './exec-routes.js';
 import { ExecService } from './exec-service.js';
 import { filesRoutes } from './files-routes.js';
+import type { BoxesRepo } from './boxes-repo.js';
 import type { BoxRuntime } from './runtime-port.js';
 import { BoxScheduler } from './scheduler.js';
 
@@ -16,7 +17,7 @@ import { BoxScheduler } from './scheduler.js';
  * in the app, a fake one in fast route tests. Areas built later (network, cron) plug into
  * `boxes.hooks` and `boxes.guestSetup`.
  */
-export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: { volumes: VolumesService; policies: Pick<PoliciesService, 'get'> }) {
+export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: { repo: BoxesRepo; volumes: VolumesService; policies: Pick<PoliciesService, 'get'> }) {
   const boxes = new BoxService(app, runtime, deps);
   const checkpoints = new CheckpointService(app, boxes);
   const execs = new ExecService(app, boxes);

@@ -101,7 +101,7 @@ export interface EntryInfo {
   mode: number;
 }
 
-export interface ExecOptions {
+interface ExecOptions {
   argv: string[];
   env?: Record<string, string>;
   cwd?: string;
@@ -135,8 +135,6 @@ export interface GuestAgent {
   listDir(path: string): Promise<EntryInfo[]>;
 }
 
-/** Error codes a guest agent reports; the HTTP layer maps them to 404/409/400. */
-export type GuestErrorCode = 'not_found' | 'is_directory' | 'not_directory' | 'permission_denied' | 'exists' | 'invalid' | 'disconnected' | 'timeout' | 'io';
 
 export class RuntimeError extends Error {
   constructor(message: string, readonly code: string = 'runtime_error') {

@@ -4,14 +4,17 @@ import type { CheckpointService } from './checkpoint-service.js';
 import type { ExecService } from './exec-service.js';
 
 const TICK_MS = 1000;
+const PURGE_EVERY_MS = 60_000;
 
 /**
- * Time-driven box work: scheduled wakes, auto-sleep of idle boxes, expiry of checkpoints.
+ * Time-driven box work: scheduled wakes, auto-sleep of idle boxes, expiry of checkpoints,
+ * and (once a minute) the purge of boxes terminated more than a day ago.
  * One tick a second; each box's work runs under its lock, so ticks never pile up on a box.
  */
 export class BoxScheduler {
   private timer?: NodeJS.Timeout;
   private running = false;
+  private lastPurge = 0;
 
   constructor(
     private app: AppBase,
@@ -42,6 +45,10 @@ export class BoxScheduler {
             await this.boxes.sleep(box, undefined).catch((e) => this.app.log.error(`auto-sleep of ${box.box_id}`, e));
           }
         }
+      }
+      if (now - this.lastPurge >= PURGE_EVERY_MS) {
+        this.lastPurge = now;
+        this.boxes.purgeTerminated(now);
       }
       for (const id of this.boxes.repo.expiredCheckpoints(new Date(now).toISOString())) {
         const cp = this.boxes.repo.getCheckpoint(id);

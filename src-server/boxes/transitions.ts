@@ -1,36 +1,8 @@
-import type { BoxStatus } from '../contract/boxes.js';
-import { conflict } from '../http/errors.js';
+import { OVERRIDE_HEADER, type BoxStatus } from '../contract/boxes.js';
+import { ACCEPTS, OVERRIDABLE, TRANSITIONS, type AccessOp, type BoxOperation } from '../contract/transitions.js';
+import { conflict, forbidden } from '../http/errors.js';
 
-/** Every legal status change. Anything else is a bug in the caller, not a user error. */
-export const TRANSITIONS: Record<BoxStatus, readonly BoxStatus[]> = {
-  creating: ['running', 'failed', 'terminating'],
-  running: ['paused', 'sleeping', 'terminating', 'failed', 'interrupted_restorable', 'running'],
-  paused: ['running', 'terminating', 'failed', 'interrupted_restorable'],
-  sleeping: ['running', 'terminating', 'failed', 'interrupted_restorable'],
-  interrupted_restorable: ['running', 'terminating', 'failed'],
-  failed: ['terminating'],
-  terminating: ['terminated', 'failed'],
-  terminated: [],
-};
-
-/** The states each operation accepts; an operation in any other state answers 409 conflict_error. */
-export const ACCEPTS = {
-  pause: ['running'],
-  resume: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
-  sleep: ['running', 'sleeping'],
-  wake_at: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
-  reboot: ['running', 'interrupted_restorable'],
-  upgrade: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
-  terminate: ['creating', 'running', 'paused', 'sleeping', 'failed', 'interrupted_restorable'],
-  checkpoint: ['running', 'paused', 'sleeping'],
-  fork: ['running', 'paused', 'sleeping'],
-  exec: ['running', 'sleeping', 'interrupted_restorable'],
-  files: ['running', 'sleeping', 'interrupted_restorable'],
-  auto_sleep: ['creating', 'running', 'paused', 'sleeping', 'interrupted_restorable'],
-  http_policy: ['creating', 'running', 'paused', 'sleeping', 'interrupted_restorable', 'failed'],
-  listeners: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
-} as const satisfies Record<string, readonly BoxStatus[]>;
-export type BoxOperation = keyof typeof ACCEPTS;
+export type { AccessOp };
 
 export function assertAccepts(op: BoxOperation, status: BoxStatus, boxId: string): void {
   if (!(ACCEPTS[op] as readonly BoxStatus[]).includes(status)) {
@@ -40,4 +12,26 @@ export function assertAccepts(op: BoxOperation, status: BoxStatus, boxId: string
 
 export function assertTransition(from: BoxStatus, to: BoxStatus): void {
   if (!TRANSITIONS[from].includes(to)) throw new Error(`illegal box transition ${from} → ${to}`);
+}
+
+/**
+ * The one access check on a box of the caller's organization: reading is open to the
+ * organization; a private box is operated by its creator, or by anyone else for an
+ * overridable operation given a reason. Returns 'override' when the reason is what let
+ * the caller in (the caller writes the audit entry), else 'allowed'; throws 403 otherwise.
+ */
+export function authorize(
+  auth: { key: { id: string } },
+  box: { box_id: string; visibility: string; created_by_key_id: string },
+  op: AccessOp,
+  reason: string | undefined,
+): 'allowed' | 'override' {
+  if (op === 'read' || box.visibility !== 'private' || box.created_by_key_id === auth.key.id) return 'allowed';
+  if (!(OVERRIDABLE as readonly string[]).includes(op)) {
+    throw forbidden(`Box ${box.box_id} is private; only the key that created it may ${op.replace('_', ' ')} it (no override).`);
+  }
+  if (reason === undefined) {
+    throw forbidden(`Box ${box.box_id} is private to the key that created it; to operate it anyway, send a reason in the ${OVERRIDE_HEADER} header.`);
+  }
+  return 'override';
 }

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { idSchema, PRINTABLE_ASCII, queryInt } from './common.js';
 
-export const BOX_STATUSES = ['creating', 'running', 'paused', 'sleeping', 'terminating', 'terminated', 'failed', 'interrupted_restorable'] as const;
+const BOX_STATUSES = ['creating', 'running', 'paused', 'sleeping', 'terminating', 'terminated', 'failed', 'interrupted_restorable'] as const;
 export type BoxStatus = (typeof BOX_STATUSES)[number];
 
 /** Box names are DNS labels: published HTTP listeners answer at `<name>.box.localhost`. */
-export const BOX_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-export const boxName = z.string().regex(BOX_NAME, 'must be 1-63 lowercase letters, digits or "-", starting and ending with a letter or digit');
+const BOX_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const boxName = z.string().regex(BOX_NAME, 'must be 1-63 lowercase letters, digits or "-", starting and ending with a letter or digit');
 
 export const SIZES = {
   s: { vcpu_count: 1, memory_mib: 512, disk_gib: 4 },

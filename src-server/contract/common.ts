@@ -3,9 +3,9 @@ import { z } from 'zod';
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 
 /** Id pattern for a prefix followed by a UUID (api-surface.md, Ids). */
-export const prefixedUuid = (prefix: string) => new RegExp(`^${prefix}${UUID}$`);
+const prefixedUuid = (prefix: string) => new RegExp(`^${prefix}${UUID}$`);
 
-export const ID_PREFIX = {
+const ID_PREFIX = {
   box: 'box_',
   checkpoint: 'boxcp_',
   app: 'app_',
@@ -15,7 +15,7 @@ export const ID_PREFIX = {
   cron: 'cron_',
   apiKey: 'key_',
 } as const;
-export type IdKind = keyof typeof ID_PREFIX;
+type IdKind = keyof typeof ID_PREFIX;
 
 export const newId = (kind: IdKind) => `${ID_PREFIX[kind]}${crypto.randomUUID()}`;
 
@@ -57,4 +57,3 @@ export const page = <T>(data: T[], q: PageQuery, total: number): Page<T> => ({
 /** Printable ASCII only (spec: operator override reason). */
 export const PRINTABLE_ASCII = /^[ -~]*$/;
 
-export const iso = (ms: number) => new Date(ms).toISOString();

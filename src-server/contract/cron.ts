@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { idSchema } from './common.js';
 
 /** Five whitespace-separated fields (minute hour day-of-month month day-of-week). */
-export const FIVE_FIELDS = /^\s*\S+(\s+\S+){4}\s*$/;
+const FIVE_FIELDS = /^\s*\S+(\s+\S+){4}\s*$/;
 
-export const isTimeZone = (tz: string) => {
+const isTimeZone = (tz: string) => {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
     return true;

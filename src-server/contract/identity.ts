@@ -39,7 +39,7 @@ export const PatchOrganizationBody = z.strictObject({
   credits_usd_nanos: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
-export const APP_NAME = /^[A-Za-z0-9._-]+$/;
+const APP_NAME = /^[A-Za-z0-9._-]+$/;
 export const FindAppBody = z.strictObject({
   name: z.string().min(1).max(128).regex(APP_NAME, 'may contain only letters, digits, ".", "-" and "_"'),
   mint_if_missing: z.boolean().optional().default(false),

@@ -7,17 +7,17 @@ import { z } from 'zod';
  */
 
 /** Metadata: a map with string values (spec, Request metadata keys). */
-export const Metadata = z.record(z.string(), z.string({ error: 'metadata values must be strings' }));
+const Metadata = z.record(z.string(), z.string({ error: 'metadata values must be strings' }));
 export const COMPLETION_WINDOWS = ['asap', '15m', '24h'] as const;
 
 const num = (min: number, max: number) => z.number().min(min).max(max).nullish();
 const maxTokens = z.number().int().min(1).nullish();
 
 /** JSON-schema structured output, the three styles' shapes. */
-export const JsonSchemaName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1..64 letters, digits, "_" or "-"');
+const JsonSchemaName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1..64 letters, digits, "_" or "-"');
 const JsonSchemaObject = z.record(z.string(), z.unknown());
 
-export const TextFormat = z.discriminatedUnion('type', [
+const TextFormat = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('text') }),
   z.looseObject({
     type: z.literal('json_schema'),
@@ -119,8 +119,8 @@ export interface ModelList {
 /** Upstream engines: `openai` base URLs get `/chat/completions` and `/models` appended
  * (OpenAI SDK convention, usually ending in `/v1`); `anthropic` base URLs get
  * `/v1/messages` and `/v1/models` (Anthropic SDK convention). */
-export const ENGINE_KINDS = ['openai', 'anthropic'] as const;
-export const EngineName = z
+const ENGINE_KINDS = ['openai', 'anthropic'] as const;
+const EngineName = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be 1..32 lowercase letters, digits, "_" or "-"')
   .refine((n) => n !== 'local' && n !== 'box', 'the names "local" (embedded engine) and "box" (built-in test engine) are reserved');
@@ -176,7 +176,7 @@ export interface DownloadJob {
 }
 
 /** One webhook delivery attempt (GET /v1/responses/{id}/deliveries). */
-export interface DeliveryAttempt {
+interface DeliveryAttempt {
   attempt: number;
   round: number;
   at: string;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** Secret names read like environment variable names. */
 export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-export const SECRET_VALUE_MAX_BYTES = 64 * 1024;
+const SECRET_VALUE_MAX_BYTES = 64 * 1024;
 
 export const SecretNameParams = z.object({
   name: z.string().regex(SECRET_NAME, 'must start with a letter or "_" and hold up to 128 letters, digits or "_"'),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { idSchema } from './common.js';
 
 /** Volume names: unique per organization among live volumes (spec, Volume). */
-export const VOLUME_NAME = /^[A-Za-z0-9._-]+$/;
+const VOLUME_NAME = /^[A-Za-z0-9._-]+$/;
 export const VOLUME_PATH_MAX = 4096;
 
 export const CreateVolumeBody = z.strictObject({

@@ -105,5 +105,5 @@ export function identityRoutes(r: RouteRegistrar) {
   });
 }
 
-export const SERVICE_VERSION = '0.1.0';
+const SERVICE_VERSION = '0.1.0';
 export const API_VERSION = '2026-10-04';

@@ -1,6 +1,6 @@
 import type { Db } from './connection.js';
 
-export interface AuditEntry {
+interface AuditEntry {
   id: number;
   org_id: string;
   at: string;

@@ -42,7 +42,3 @@ function cacheStatements(db: Db): void {
   }) as Db['prepare'];
 }
 
-/** Runs fn in an IMMEDIATE transaction (takes the write lock up front). */
-export function tx<T>(db: Db, fn: () => T): T {
-  return db.transaction(fn).immediate();
-}

@@ -1,6 +1,6 @@
 import type { Db } from './connection.js';
 
-export interface IdemRecord {
+interface IdemRecord {
   request_hash: string;
   state: 'in_flight' | 'done';
   status: number | null;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from './connection.js';
 
-export type KeyScope = 'organization' | 'user';
+type KeyScope = 'organization' | 'user';
 
 export interface ApiKeyRow {
   id: string;
@@ -18,7 +18,7 @@ export interface ApiKeyRow {
 export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 /** Secrets are random, high-entropy tokens: a SHA-256 at rest is enough (no password stretching needed). */
-export const mintSecret = () => `bxk_${randomBytes(30).toString('base64url')}`;
+const mintSecret = () => `bxk_${randomBytes(30).toString('base64url')}`;
 
 const PUBLIC_COLS = 'id, org_id, name, scope, user_id, prefix, created_at, last_used_at, revoked_at';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from './connection.js';
 
-export interface OrgRow {
+interface OrgRow {
   id: string;
   name: string;
   credits_usd_nanos: number;
@@ -10,7 +10,7 @@ export interface OrgRow {
 }
 
 /** A fresh install starts with this much credit (USD 100), drawn down by usage. */
-export const STARTING_CREDITS_NANOS = 100_000_000_000;
+const STARTING_CREDITS_NANOS = 100_000_000_000;
 
 export class OrgsRepo {
   constructor(private db: Db) {}

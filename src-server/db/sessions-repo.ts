@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from './connection.js';
 import { hashSecret } from './keys-repo.js';
 
-export type SessionKind = 'link' | 'session';
+type SessionKind = 'link' | 'session';
 
 /**
  * Browser sessions for the web UI, so the API key never appears in a URL:

@@ -4,71 +4,14 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
 import { AgentError } from './agent-errors.js';
-import { AgentExec, DEFAULT_WINDOW, type ExecExit, type ExecOptions, type StreamConn, encodeExec, shapeOf } from './agent-exec.js';
+import { AgentExec, DEFAULT_WINDOW, type ExecOptions, type StreamConn, encodeExec, shapeOf } from './agent-exec.js';
 import * as files from './agent-files.js';
+import { connectOnce, sleep, type ClientOptions, type ConnectOptions } from './agent-connect.js';
+import { parseHello, type HelloInfo } from './agent-hello.js';
 import { Fields, FrameDecoder, HDR_LEN, M, MAX_PAYLOAD, T, encodeFields, encodeFrame, type Frame } from './protocol.js';
 
-export { AgentError, type AgentErrorCode } from './agent-errors.js';
-export type { AgentExec, ExecExit, ExecOptions, SignalName } from './agent-exec.js';
-export type { FileEntry, FileSource, WriteFileOptions } from './agent-files.js';
-
-export interface HelloInfo {
-  version: string;
-  protocol: number;
-  uptimeMs: number;
-  pid: number;
-  /** the agent runs as PID 1 of the guest */
-  init: boolean;
-  /** execs of earlier sessions still known to the agent (HELLO replies only) */
-  detached: DetachedExec[];
-  /** highest stream id the agent has in use; this client allocates above it */
-  maxStream: number;
-}
-
-/** An exec whose session ended (connection lost, or a new HELLO): it runs on, unattached. */
-export interface DetachedExec {
-  stream: number;
-  pid: number;
-  tty: boolean;
-  /** stdin still open (not at EOF) */
-  stdin: boolean;
-  /** set once the process ended; its buffered output is still there to attach to */
-  exited: ExecExit | null;
-  /** past the grace period under the keep policy: output is being thrown away */
-  discarding: boolean;
-}
-
-export interface ClientOptions {
-  /** deadline for single-reply requests (ping, stat, ...); default 30 s */
-  requestTimeoutMs?: number;
-  /**
-   * Sent with every HELLO: execs nobody attaches within this many ms of it are orphans
-   * (agent default 30 s). `killOrphans` kills them then; otherwise they run on and their
-   * output is discarded so they never block (nohup).
-   */
-  orphanGraceMs?: number;
-  killOrphans?: boolean;
-}
-
-export interface ConnectOptions extends ClientOptions {
-  /** overall deadline for socket + HELLO; default 30 s */
-  timeoutMs?: number;
-  /** wait this long for a HELLO reply before flushing and asking again; default 1 s */
-  helloRetryMs?: number;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function connectOnce(path: string): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const s = net.createConnection(path);
-    s.once('connect', () => {
-      s.removeListener('error', reject);
-      resolve(s);
-    });
-    s.once('error', reject);
-  });
-}
+export type { AgentExec, SignalName } from './agent-exec.js';
+export type { FileEntry } from './agent-files.js';
 
 /**
  * One connection to one guest agent. Events: 'close' (AgentError) when the
@@ -345,32 +288,6 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
     this.resolveClosed(err);
     this.emit('close', err);
   }
-}
-
-function parseHello(f: Frame): HelloInfo {
-  const fl = new Fields(f.payload);
-  return {
-    version: fl.str(T.VERSION) ?? '',
-    protocol: fl.int(T.PROTO) ?? 0,
-    uptimeMs: fl.int(T.UPTIME_MS) ?? 0,
-    pid: fl.int(T.PID) ?? 0,
-    init: fl.int(T.INIT) === 1,
-    detached: fl.all(T.DETACHED).map(parseDetached),
-    maxStream: fl.int(T.MAX_STREAM) ?? 0,
-  };
-}
-
-function parseDetached(b: Buffer): DetachedExec {
-  const d = new Fields(b);
-  const exited = d.int(T.EXITED) === 1;
-  return {
-    stream: d.int(T.STREAM) ?? 0,
-    pid: d.int(T.PID) ?? 0,
-    tty: d.int(T.TTY) === 1,
-    stdin: d.int(T.STDIN) === 1,
-    exited: exited ? { exitCode: d.int(T.EXIT_CODE) ?? null, signal: d.int(T.SIGNAL) ?? null, timedOut: d.int(T.TIMED_OUT) === 1 } : null,
-    discarding: d.int(T.DISCARDING) === 1,
-  };
 }
 
 function okFields(f: Frame): Fields | undefined {

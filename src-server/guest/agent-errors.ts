@@ -1,4 +1,4 @@
-export type AgentErrorCode =
+type AgentErrorCode =
   | 'not_found'
   | 'is_directory'
   | 'not_directory'

@@ -45,7 +45,7 @@ export interface StreamConn {
 export const DEFAULT_WINDOW = 256 * 1024;
 
 /** What an AgentExec needs to know of its command: a fresh one or one re-attached. */
-export interface ExecShape {
+interface ExecShape {
   tty: boolean;
   stdin: boolean;
   outputWindow?: number;

@@ -1,9 +1,11 @@
 // Wire format of the guest agent channel; the normative text is resources/guest/PROTOCOL.md.
 
-export const MAGIC0 = 0xb0;
-export const MAGIC1 = 0xc5;
+const MAGIC0 = 0xb0;
+const MAGIC1 = 0xc5;
 export const HDR_LEN = 12;
 export const MAX_PAYLOAD = 65536;
+/** The protocol version this host speaks (the agent reports its own in HELLO). */
+// ts-unused-exports:disable-next-line
 export const PROTO_VERSION = 1;
 
 export const M = {
@@ -92,7 +94,7 @@ export interface Frame {
   payload: Buffer;
 }
 
-export type FieldValue = string | number | bigint | boolean | Buffer;
+type FieldValue = string | number | bigint | boolean | Buffer;
 
 export function encodeFrame(type: number, flags: number, stream: number, payload?: Buffer): Buffer {
   const len = payload?.length ?? 0;

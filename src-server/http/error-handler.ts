@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AppContext } from '../app-context.js';
 import { ApiError } from './errors.js';
 
-export interface RenderedError {
+interface RenderedError {
   status: number;
   body: unknown;
   headers: Record<string, string>;

@@ -1,6 +1,6 @@
 import type { ErrorBody, ErrorType } from '../contract/errors.js';
 
-export interface ApiErrorOptions {
+interface ApiErrorOptions {
   param?: string | null;
   code?: string | number | null;
   headers?: Record<string, string>;
@@ -48,10 +48,6 @@ export const forbidden = (message: string) => new ApiError(403, 'permission_erro
 /** 501 with `x-should-retry: false`: the OpenAI and Anthropic SDKs retry 5xx unless told not to. */
 export const notImplemented = (message: string) => new ApiError(501, 'not_implemented_error', message, { headers: { 'x-should-retry': 'false' } });
 
-export const unavailable = (message: string, retryAfterSeconds?: number) =>
-  new ApiError(503, 'server_error', message, {
-    headers: retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) },
-  });
 
 export const tooLarge = (message: string, param: string | null = null) =>
   new ApiError(413, 'invalid_request_error', message, { param, code: 'request_too_large' });

@@ -13,7 +13,7 @@ import { parseOr400 } from './validate.js';
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Area = 'box' | 'inference' | 'common';
 
-export interface RouteCtx<B, Q, P> {
+interface RouteCtx<B, Q, P> {
   req: Request;
   res: Response;
   body: B;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 
-export interface StreamHash {
+interface StreamHash {
   /** True once the whole body went through the hash (the request ended). */
   complete(): boolean;
   digest(): string;

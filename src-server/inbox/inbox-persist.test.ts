@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../test-support/harness.js';
-import type { Inbox, InboxDelivery } from './contract.js';
+import type { Inbox, InboxDelivery } from '../contract/inbox.js';
 
 // Issue 13 (the inbox was lost on restart) and issue 14 (its memory was unbounded).
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'box-inbox-'));

@@ -1,11 +1,11 @@
 import type { Db } from '../db/connection.js';
-import type { InboxDelivery } from './contract.js';
+import type { InboxDelivery } from '../contract/inbox.js';
 
 /** Bounds (an unauthenticated sender can post to any inbox URL it learns). */
-export const MAX_DELIVERIES_PER_INBOX = 500;
+const MAX_DELIVERIES_PER_INBOX = 500;
 /** Bytes of body kept per delivery; the rest is counted, not stored. */
 export const MAX_KEPT_BODY_BYTES = 256 * 1024;
-export const MAX_INBOXES_PER_ORG = 50;
+const MAX_INBOXES_PER_ORG = 50;
 /** Bytes kept (bodies + headers) over all inboxes of an organization; the oldest deliveries go first. */
 export const MAX_KEPT_BYTES_PER_ORG = 32 * 1024 * 1024;
 

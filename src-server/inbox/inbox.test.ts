@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import type { Inbox, InboxDelivery } from './contract.js';
+import type { Inbox, InboxDelivery } from '../contract/inbox.js';
 
 let svc: TestService;
 beforeAll(async () => {

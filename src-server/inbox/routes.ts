@@ -3,13 +3,13 @@ import type { AppBase, RouteRegistrar } from '../app-context.js';
 import { page } from '../contract/common.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { Reply } from '../http/route.js';
-import { CreateInboxBody, InboxIdParams, ListDeliveriesQuery, PatchInboxBody, type Inbox } from './contract.js';
+import { CreateInboxBody, InboxIdParams, ListDeliveriesQuery, PatchInboxBody, type Inbox } from '../contract/inbox.js';
 import { type InboxRecord, InboxStore, MAX_KEPT_BODY_BYTES } from './inbox-store.js';
 
 type Rec = InboxRecord;
 
 /** Hook requests read at once (each keeps up to MAX_KEPT_BODY_BYTES in memory while it is read). */
-export const MAX_HOOKS_IN_FLIGHT = 16;
+const MAX_HOOKS_IN_FLIGHT = 16;
 
 export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => AppBase) {
   let inFlight = 0;

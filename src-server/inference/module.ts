@@ -60,7 +60,7 @@ export interface InferenceArea {
   maxRounds: number;
 }
 
-export const MODELS_DIR = 'models';
+const MODELS_DIR = 'models';
 
 interface InferenceDeps {
   usage: UsageService;
@@ -88,7 +88,6 @@ function build(app: AppBase, deps: InferenceDeps): InferenceArea {
     },
     app.log,
   );
-  let queue: BackgroundQueue | undefined;
   const fastDb = openFastConnection(app.config.dataDir);
   const fast = { db: fastDb, responses: new ResponsesRepo(fastDb), deliveries: new DeliveriesRepo(fastDb, box) };
   const service = new InferenceService(
@@ -96,13 +95,13 @@ function build(app: AppBase, deps: InferenceDeps): InferenceArea {
     engines,
     responses,
     deliveries,
-    { webhooksChanged: () => dispatcher.kick(), queued: () => queue?.kick() },
+    { webhooksChanged: () => dispatcher.kick(), queued: () => queue.kick() },
     schedule.maxRounds,
     (t.structuredAttempts as number | undefined) ?? 2,
     fast,
     { boxes: deps.boxes, usage: deps.usage },
   );
-  queue = new BackgroundQueue(responses, (id) => service.runStored(id), (t.backgroundConcurrency as number | undefined) ?? 4);
+  const queue = new BackgroundQueue(responses, (id) => service.runStored(id), (t.backgroundConcurrency as number | undefined) ?? 4);
   const downloads = new ModelDownloads(files, new DownloadsRepo(app.db));
   const d = t.engineDiscovery as DiscoveryOptions | false | undefined;
   const allowed = d !== false && process.env.BOX_ENGINE_DISCOVERY !== '0' && !(d === undefined && process.env.VITEST);

@@ -14,7 +14,7 @@ export type NativeFormat =
   | { type: 'text' }
   | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict: boolean; description?: string };
 
-export interface NativeParams {
+interface NativeParams {
   temperature?: number;
   topP?: number;
   reasoningEffort?: 'low' | 'medium' | 'high';
@@ -31,7 +31,7 @@ export interface NativeRequest {
   maxOutputTokens?: number;
 }
 
-export interface NativeUsage {
+interface NativeUsage {
   inputTokens: number;
   outputTokens: number;
   /** Input tokens served from a prompt cache (upstream cache reads). */

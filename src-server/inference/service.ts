@@ -14,7 +14,7 @@ import { checkStructured, schemaValidator } from './structured.js';
 import type { DeliveriesRepo } from './webhooks/deliveries-repo.js';
 
 const ID_PREFIX: Record<WireStyle, string> = { responses: 'resp_', chat: 'chatcmpl-', messages: 'msg_' };
-export const newResponseId = (style: WireStyle) => `${ID_PREFIX[style]}${randomUUID().replaceAll('-', '')}`;
+const newResponseId = (style: WireStyle) => `${ID_PREFIX[style]}${randomUUID().replaceAll('-', '')}`;
 
 const SCHEMA_PARAM: Record<WireStyle, string> = {
   responses: 'text.format.schema',
@@ -23,7 +23,7 @@ const SCHEMA_PARAM: Record<WireStyle, string> = {
 };
 
 /** A finished request's token usage (for the usage/billing area: `service.usageListeners.push(fn)`). */
-export interface UsageEvent {
+interface UsageEvent {
   orgId: string;
   keyId: string;
   responseId: string;
@@ -33,7 +33,7 @@ export interface UsageEvent {
   usage: NativeResult['usage'];
 }
 
-export interface InferenceHooks {
+interface InferenceHooks {
   /** A delivery row changed: re-arm the webhook timer. */
   webhooksChanged(): void;
   /** A background request was queued. */

@@ -27,11 +27,10 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
   const { boxes } = deps;
   const egress = new EgressService(app, new EgressRepo(app.db, Number(t.egressLogKeep ?? DEFAULT_EGRESS_LOG_KEEP)), { boxes: boxes.repo, secrets: deps.secrets, policies: deps.policies });
   const repo = new ListenersRepo(app.db);
-  let ingress: Ingress | undefined;
-  const ingressPort = () => ingress?.port ?? 0;
+  const ingressPort = (): number => ingress.port;
   const listeners = new ListenerService(app, boxes, repo, ingressPort);
   const domains = new DomainService(repo, ingressPort);
-  ingress = new Ingress(app, boxes, listeners);
+  const ingress = new Ingress(app, boxes, listeners);
   await ingress.listen(Number(t.ingressPort ?? 0));
   await egress.init();
   boxes.guestSetup.add(guestTrust(() => egress.ca.info));
@@ -57,7 +56,6 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
     void egress.forget(boxId).catch((err) => app.log.error('egress: closing proxy', err));
   });
   app.statusProviders.push(() => ({ ingress_url: `http://127.0.0.1:${ingressPort()}` }));
-  const ing = ingress;
   const area: Area = {
     name: 'network',
     routes(r) {
@@ -69,7 +67,7 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
       await listeners.reclaimTakenPorts();
     },
     async stop() {
-      await Promise.all([egress.close(), ing.close()]);
+      await Promise.all([egress.close(), ingress.close()]);
     },
   };
   return { egress, listeners, ingress: { get port() { return ingressPort(); } }, area };

@@ -12,7 +12,7 @@ interface Row {
 
 const toPolicy = (r: Row): HttpPolicy => ({ ...r, document: JSON.parse(r.document) as PolicyDocument });
 
-/** The only SQL on `http_policies`, and on the `http_policy_id` column of `boxes`. */
+/** The only SQL on `http_policies` (the boxes' `http_policy_id` column belongs to BoxesRepo). */
 export class PoliciesRepo {
   constructor(private db: Db) {}
 
@@ -42,23 +42,8 @@ export class PoliciesRepo {
       .run(name ?? cur.name, JSON.stringify(document ?? cur.document), renamed ? at : cur.updated_at, orgId, id);
   }
 
-  /** Live boxes the policy is attached to. */
-  attachedBoxes(orgId: string, id: string): string[] {
-    return (
-      this.db.prepare("SELECT id FROM boxes WHERE org_id = ? AND http_policy_id = ? AND status != 'terminated'").all(orgId, id) as { id: string }[]
-    ).map((r) => r.id);
-  }
-
-  /** Deletes the policy; terminated boxes that still name it let go of it first (foreign key). */
   delete(orgId: string, id: string): void {
-    this.db.transaction(() => {
-      this.db.prepare("UPDATE boxes SET http_policy_id = NULL WHERE org_id = ? AND http_policy_id = ? AND status = 'terminated'").run(orgId, id);
-      this.db.prepare('DELETE FROM http_policies WHERE org_id = ? AND id = ?').run(orgId, id);
-    })();
-  }
-
-  setBoxPolicy(boxId: string, policyId: string | null, at: string): void {
-    this.db.prepare('UPDATE boxes SET http_policy_id = ?, updated_at = ? WHERE id = ?').run(policyId, at, boxId);
+    this.db.prepare('DELETE FROM http_policies WHERE org_id = ? AND id = ?').run(orgId, id);
   }
 
   /** Policies whose header values refer to `${secrets.<name>}`. */

@@ -4,6 +4,7 @@ import type { HttpPolicy, PolicyDocument } from '../contract/policies.js';
 import { conflict, notFound } from '../http/errors.js';
 import { evaluate, type EgressRequest, type Verdict } from './evaluate.js';
 import { PoliciesRepo } from './repo.js';
+import type { BoxesRepo } from '../boxes/boxes-repo.js';
 
 export interface PoliciesService {
   get(orgId: string, id: string): HttpPolicy | undefined;
@@ -15,7 +16,12 @@ export interface PoliciesService {
 
 export class Policies implements PoliciesService {
   readonly repo: PoliciesRepo;
-  constructor(app: AppBase) {
+  private db: AppBase['db'];
+  constructor(
+    app: AppBase,
+    private boxes: Pick<BoxesRepo, 'withPolicy' | 'releasePolicy'>,
+  ) {
+    this.db = app.db;
     this.repo = new PoliciesRepo(app.db);
   }
 
@@ -50,12 +56,15 @@ export class Policies implements PoliciesService {
     return this.repo.get(orgId, id)!;
   }
 
-  /** 409 while a live box has it attached. */
+  /** 409 while a live box has it attached; terminated boxes that still name it let go of it first (foreign key). */
   delete(orgId: string, id: string): HttpPolicy {
     const p = this.mustGet(orgId, id);
-    const boxes = this.repo.attachedBoxes(orgId, id);
+    const boxes = this.boxes.withPolicy(orgId, id);
     if (boxes.length) throw conflict(`HTTP policy ${id} is attached to ${boxes.join(', ')}; detach it first.`, 'failed_precondition');
-    this.repo.delete(orgId, id);
+    this.db.transaction(() => {
+      this.boxes.releasePolicy(orgId, id);
+      this.repo.delete(orgId, id);
+    })();
     return p;
   }
 }

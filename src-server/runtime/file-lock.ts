@@ -33,7 +33,7 @@ export async function withFileLock<T>(
         await rm(lockPath, { force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for lock ${lockPath}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for lock ${lockPath}`, { cause: e });
       if (!waited) opts.onWait?.();
       waited = true;
       await new Promise((r) => setTimeout(r, 250));

@@ -25,7 +25,7 @@ describe('guest image and accelerator', () => {
   it('detects the accelerator with a real boot and caches the answer', async () => {
     const image = await testImage(dataDir);
     const result = await detectAccelerator({ dataDir, force: true });
-    let kvmUsable = false;
+    let kvmUsable: boolean;
     try {
       accessSync('/dev/kvm', constants.R_OK | constants.W_OK);
       kvmUsable = (await probeBoot('kvm', image.kernel, image.initrd, 15_000)).ok;

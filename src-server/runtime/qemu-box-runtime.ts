@@ -18,7 +18,6 @@ import { MachineSource } from './machine-source.js';
 import { diskUsageBytes, sampleVm } from './metrics.js';
 import { collectCheckpointGarbage, collectLayers, deleteCheckpointDir, dirSizeBytes } from './layers.js';
 import { applyIdentity, cloneTemplateFolder } from './template-clone.js';
-import { HEALTH_FAILURES, HealthWatch, panicNote } from './vm-health.js';
 import { checkpointFolder, checkpointVm, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
 

@@ -38,6 +38,6 @@ export async function applyIdentity(agent: AgentClient, hostname: string): Promi
     await agent.writeFile('/etc/hostname', opts, Buffer.from(`${hostname}\n`));
     await agent.writeFile('/etc/machine-id', { ...opts, mode: 0o444 }, Buffer.from(`${randomBytes(16).toString('hex')}\n`));
   } catch (e) {
-    throw new Error(`applying the box identity failed: ${(e as Error).message}`);
+    throw new Error(`applying the box identity failed: ${(e as Error).message}`, { cause: e });
   }
 }

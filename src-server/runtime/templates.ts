@@ -163,7 +163,7 @@ export class TemplateStore {
       const error = (e as Error).message;
       this.failed.set(id, { shape, error });
       await rm(folder.dir, { recursive: true, force: true }).catch(() => {});
-      throw new Error(`building template ${id} failed: ${error}`);
+      throw new Error(`building template ${id} failed: ${error}`, { cause: e });
     }
   }
 

@@ -6,7 +6,7 @@ import fc from 'fast-check';
  * with wrong types, huge and repeated values, and bodies that are wrong-typed, huge, deeply
  * nested, carry prototype keys, or are not JSON at all.
  */
-export interface Operation {
+interface Operation {
   method: string;
   /** OpenAPI path, `/v1/boxes/{box_id}`. */
   path: string;

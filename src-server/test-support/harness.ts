@@ -10,7 +10,7 @@ export interface TestService extends ServiceHandle {
   api(pathname: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
 }
 
-export const TEST_KEY = 'bxk_test_key_for_route_tests_000000000000';
+const TEST_KEY = 'bxk_test_key_for_route_tests_000000000000';
 
 /** Starts the real service (real SQLite, real HTTP) on a fresh temp data dir and a free port. */
 export async function startTestService(opts: Partial<StartOptions> = {}): Promise<TestService> {

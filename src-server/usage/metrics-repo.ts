@@ -1,9 +1,9 @@
 import { METRIC_RANGES, RANGE_SECONDS, type MetricPoint, type MetricRange } from '../contract/usage.js';
 import type { Db } from '../db/connection.js';
 
-export const RAW_KEEP_MS = 24 * 3600_000;
-export const ROLLUP_KEEP_MS = 7 * 86400_000;
-export const ROLLUP_MS = 5 * 60_000;
+const RAW_KEEP_MS = 24 * 3600_000;
+const ROLLUP_KEEP_MS = 7 * 86400_000;
+const ROLLUP_MS = 5 * 60_000;
 
 export interface Sample {
   boxId: string;

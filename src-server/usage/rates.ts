@@ -5,7 +5,7 @@ import type { Rates } from '../contract/usage.js';
  * $0.10 per million input tokens and $0.40 per million output tokens. `tuning.usageRates`
  * overrides any of them (tests, or a user who wants to track a different price list).
  */
-export const DEFAULT_RATES: Rates = {
+const DEFAULT_RATES: Rates = {
   vcpu_second_usd_nanos: 11_000,
   memory_gib_second_usd_nanos: 1_400,
   input_token_usd_nanos: 100,

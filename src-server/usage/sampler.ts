@@ -65,7 +65,7 @@ export class MetricsSampler {
   private async take(box: BoxRecord, now: number): Promise<{ box: BoxRecord; sample: Sample; billFrom: number }> {
     const runtime = this.boxes.runtime;
     const vm = await runtime.sample?.(box.box_id).catch(() => undefined);
-    let disk: number | null = null;
+    let disk: number | null;
     try {
       disk = runtime.diskUsageBytes(box.box_id);
     } catch {

@@ -3,7 +3,7 @@ import type { Db } from '../db/connection.js';
 
 export const HOUR_MS = 3600_000;
 
-export interface BoxUse {
+interface BoxUse {
   boxId: string;
   orgId: string;
   appId: string;
@@ -15,7 +15,7 @@ export interface BoxUse {
   nanos: number;
 }
 
-export interface BoxUseTotal {
+interface BoxUseTotal {
   box_id: string;
   name: string | null;
   app_id: string | null;

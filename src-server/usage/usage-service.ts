@@ -7,7 +7,7 @@ import { HOUR_MS, UsageRepo } from './usage-repo.js';
 
 const DEFAULT_WINDOW_MS = 30 * 86400_000;
 
-export interface TokenUse {
+interface TokenUse {
   model: string;
   inputTokens: number;
   outputTokens: number;

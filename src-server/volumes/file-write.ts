@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { ApiError, badRequest, conflict } from '../http/errors.js';
 import type { VolumeRoot } from './safe-fs.js';
 
-export interface WriteOptions {
+interface WriteOptions {
   mode: number;
   createParents: boolean;
   maxBytes: number;

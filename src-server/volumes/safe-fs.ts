@@ -18,7 +18,7 @@ const PROC_FD = process.platform === 'linux';
 const READ_FLAGS = C.O_RDONLY | C.O_NONBLOCK | C.O_NOFOLLOW; // NONBLOCK: opening a FIFO must not hang
 
 export const missing = (what = 'No such file or directory on the volume.') => notFound(what, 'not_found');
-export const notADirectory = () => conflict('The path is not a directory.', 'failed_precondition');
+const notADirectory = () => conflict('The path is not a directory.', 'failed_precondition');
 
 /** The service may not read the object (e.g. mode 000 written from inside a box). */
 class Unreadable extends ApiError {
@@ -231,9 +231,9 @@ export class VolumeRoot {
 }
 
 /** The client closed the connection: stop the work (nothing is answered). */
-export const clientGone = () => new ApiError(400, 'invalid_request_error', 'The request was aborted by the client.', { code: 'client_aborted' });
+const clientGone = () => new ApiError(400, 'invalid_request_error', 'The request was aborted by the client.', { code: 'client_aborted' });
 
-export function toEntry(name: string, st: Stats): VolumeEntry {
+function toEntry(name: string, st: Stats): VolumeEntry {
   const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other';
   return { name, type, size: st.size, modified_time: st.mtimeMs / 1000, mode: st.mode & 0o7777 };
 }

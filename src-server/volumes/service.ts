@@ -8,7 +8,7 @@ import { VolumesRepo } from './repo.js';
 import { VolumeRoot } from './safe-fs.js';
 
 /** Ids of the live boxes that mount a volume; the boxes area installs the real one. */
-export type MountChecker = (orgId: string, volumeId: string) => string[];
+type MountChecker = (orgId: string, volumeId: string) => string[];
 
 export interface VolumesService {
   get(orgId: string, volumeId: string): Volume | undefined;

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Box, Checkpoint } from '../../../src-server/contract/boxes.js';
-import type { App, AppSummary } from '../../../src-server/contract/identity.js';
+import type { App } from '../../../src-server/contract/identity.js';
 import { api, type Page } from '../client.js';
 
 export type { Box, Checkpoint };
@@ -22,8 +22,6 @@ export const useBox = (id: string | undefined) =>
     enabled: Boolean(id),
     refetchInterval: (q) => (q.state.data && TRANSIENT.has(q.state.data.status) ? 1000 : 4000),
   });
-
-export const useApps = () => useQuery({ queryKey: ['apps'], queryFn: () => api<{ data: AppSummary[] }>('/v1/apps') });
 
 export interface CreateBoxInput {
   app_name: string;
@@ -48,7 +46,7 @@ export function useCreateBox() {
   });
 }
 
-export type BoxAction = 'pause' | 'resume' | 'sleep' | 'reboot' | 'terminate' | 'upgrade';
+type BoxAction = 'pause' | 'resume' | 'sleep' | 'reboot' | 'terminate' | 'upgrade';
 
 export function useBoxAction() {
   const qc = useQueryClient();
@@ -104,7 +102,6 @@ export interface LineageEdge {
 export const useLineage = () =>
   useQuery({ queryKey: ['lineage'], queryFn: async () => (await api<{ data: LineageEdge[] }>('/v1/box-lineage')).data, retry: false });
 
-export type { MetricPoint } from '../../../src-server/contract/usage.js';
 import type { MetricPoint } from '../../../src-server/contract/usage.js';
 
 export const useBoxMetrics = (id: string, range: string) =>

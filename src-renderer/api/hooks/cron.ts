@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Page } from '../client.js';
 
-export type { CronJob, CronRun } from '../../../src-server/contract/cron.js';
+export type { CronJob } from '../../../src-server/contract/cron.js';
 import type { CronJob, CronRun } from '../../../src-server/contract/cron.js';
 
 export const PAGE_SIZE = 20;
@@ -27,7 +27,7 @@ export const useCronRuns = (boxId: string, cronId: string | null) =>
     refetchInterval: 5000,
   });
 
-export interface CreateCronInput {
+interface CreateCronInput {
   schedule: string;
   timezone: string;
   command: string;

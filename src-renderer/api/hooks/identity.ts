@@ -4,7 +4,7 @@ import type { Preparation } from '../../../src-server/contract/preparation.js';
 import type { SpendResponse, TokensResponse } from '../../../src-server/contract/usage.js';
 import { api } from '../client.js';
 
-export interface ServiceStatus {
+interface ServiceStatus {
   version: string;
   api_version: string;
   accelerator?: unknown;

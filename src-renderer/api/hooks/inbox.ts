@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Inbox, InboxDelivery } from '../../../src-server/inbox/contract.js';
+import type { Inbox, InboxDelivery } from '../../../src-server/contract/inbox.js';
 import { api, ApiError, type Page } from '../client.js';
 
-export type { Inbox, InboxDelivery };
+export type { InboxDelivery };
 
 const STORAGE_KEY = 'box.playground-inbox';
 

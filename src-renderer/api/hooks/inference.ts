@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../client.js';
 
-export interface Model {
+interface Model {
   id: string;
   object: string;
   created: number;
@@ -11,7 +11,6 @@ export interface Model {
 
 export const useModels = () => useQuery({ queryKey: ['models'], queryFn: async () => (await api<{ data: Model[] }>('/v1/models')).data, retry: false });
 
-export type { DeliveryAttempt, DeliveryList } from '../../../src-server/contract/inference.js';
 import type { DeliveryList } from '../../../src-server/contract/inference.js';
 
 export const useDeliveries = (responseId: string | null) =>
@@ -31,7 +30,7 @@ export function useRedeliver() {
   });
 }
 
-export interface EngineInfo {
+interface EngineInfo {
   name: string;
   kind: 'local' | 'openai' | 'anthropic' | 'test';
   base_url: string | null;

@@ -19,7 +19,7 @@ export interface PlaygroundInput {
   webhookToken: string;
 }
 
-export const STYLE_PATHS: Record<Style, string> = {
+const STYLE_PATHS: Record<Style, string> = {
   responses: '/v1/responses',
   chat: '/v1/chat/completions',
   messages: '/v1/messages',

@@ -1,11 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client.js';
 
-export interface CatalogModel { id: string; name: string; description: string; parameters: string; quantization: string; size_bytes: number; licence: string; source_url: string; sha256: string | null }
+interface CatalogModel { id: string; name: string; description: string; parameters: string; quantization: string; size_bytes: number; licence: string; source_url: string; sha256: string | null }
 export interface ModelPull { id: string; state: 'downloading' | 'verifying' | 'completed' | 'failed' | 'cancelled'; catalog_id: string | null; name: string; model_id: string | null; bytes_done: number; bytes_total: number | null; sha256: string | null; error: string | null }
-export interface DiscoveryState { enabled: boolean; allowed: boolean; probes: { name: string; port: number; product: string }[] }
+interface DiscoveryState { enabled: boolean; allowed: boolean; probes: { name: string; port: number; product: string }[] }
 
-export const ECHO_MODEL_ID = 'box/echo';
 const running = (p: ModelPull) => p.state === 'downloading' || p.state === 'verifying';
 
 export const useCatalog = () => useQuery({ queryKey: ['catalog'], queryFn: async () => (await api<{ data: CatalogModel[] }>('/v1/local-models/catalog')).data, retry: false });

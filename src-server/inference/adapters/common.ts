@@ -1,6 +1,6 @@
 import { badRequest } from '../../http/errors.js';
 import { COMPLETION_WINDOWS } from '../../contract/inference.js';
-import type { NativeFormat, NativeMessage, NativeRequest } from '../native.js';
+import type { NativeRequest } from '../native.js';
 
 /** What every adapter's request converter produces, beside the native request. */
 export interface Prepared {
@@ -59,7 +59,7 @@ export function checkMetadata(meta: Record<string, string> | null | undefined): 
   return { metadata, webhook };
 }
 
-export function isHttpUrl(s: string): boolean {
+function isHttpUrl(s: string): boolean {
   try {
     const u = new URL(s);
     return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
@@ -89,7 +89,6 @@ export function contentText(content: unknown, param: string, textTypes: string[]
     .join('');
 }
 
-export const textFormat = (): NativeFormat => ({ type: 'text' });
 
 /** Merges the pieces every adapter shares into a Prepared request. */
 export function prepared(
@@ -102,4 +101,3 @@ export function prepared(
   return { native, echo, background, ...checkMetadata(meta) };
 }
 
-export type { NativeMessage };

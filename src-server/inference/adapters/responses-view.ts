@@ -4,7 +4,7 @@ import type { StoredResponse } from '../store/responses-repo.js';
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 /** Stable id of the one output message item (the same on every GET). */
-export const outputItemId = (responseId: string) =>
+const outputItemId = (responseId: string) =>
   `msg_${createHash('sha256').update(responseId).digest('hex').slice(0, 40)}`;
 
 /**
@@ -70,4 +70,3 @@ export function responseObject(r: StoredResponse) {
     },
   };
 }
-export type ResponseObject = ReturnType<typeof responseObject>;

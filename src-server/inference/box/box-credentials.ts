@@ -38,9 +38,10 @@ export const BOX_GATEWAY_AUTH_HEADER = 'x-box-gateway-auth';
 /** Header naming the box on whose behalf the proxy forwards. */
 export const BOX_ID_HEADER = 'x-box-id';
 /** Every header the proxy must strip from a box's request before adding its own. */
+// ts-unused-exports:disable-next-line
 export const INTERNAL_HEADERS = [BOX_GATEWAY_AUTH_HEADER, BOX_ID_HEADER] as const;
 
-export const BOX_GATEWAY_KEY_FILE = 'box-gateway.key';
+const BOX_GATEWAY_KEY_FILE = 'box-gateway.key';
 const TOKEN_PREFIX = 'bxb_';
 
 function loadSecret(dataDir: string): Buffer {

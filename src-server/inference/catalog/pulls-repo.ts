@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.js';
 
-export type PullState = 'downloading' | 'verifying' | 'completed' | 'failed' | 'cancelled';
+type PullState = 'downloading' | 'verifying' | 'completed' | 'failed' | 'cancelled';
 
 export interface PullRow {
   id: string;

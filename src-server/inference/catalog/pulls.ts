@@ -12,7 +12,7 @@ import type { PullRow, PullsRepo } from './pulls-repo.js';
 const PROGRESS_EVERY_MS = 250;
 
 /** The public download object (api-surface.md, wave 2). */
-export const pullView = (r: PullRow) => ({
+const pullView = (r: PullRow) => ({
   id: r.id,
   object: 'model.pull' as const,
   state: r.state,
@@ -27,7 +27,7 @@ export const pullView = (r: PullRow) => ({
   created_at: new Date(r.created_at).toISOString(),
   updated_at: new Date(r.updated_at).toISOString(),
 });
-export type PullView = ReturnType<typeof pullView>;
+type PullView = ReturnType<typeof pullView>;
 
 /**
  * Catalog (or URL) model pulls into `<models>/.pulls/<id>.part`. Survives restarts: on

@@ -3,7 +3,7 @@ import type { InferenceSettingsRepo } from '../store/settings-repo.js';
 import type { DiscoveredEngine, EngineRegistry } from './registry.js';
 
 /** The usual loopback ports of local OpenAI-compatible servers (issue 10). */
-export const DEFAULT_PROBES: { name: string; port: number; product: string }[] = [
+const DEFAULT_PROBES: { name: string; port: number; product: string }[] = [
   { name: 'ollama', port: 11434, product: 'Ollama' },
   { name: 'lmstudio', port: 1234, product: 'LM Studio' },
   { name: 'llamacpp', port: 8080, product: 'llama.cpp server' },

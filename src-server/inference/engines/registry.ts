@@ -6,7 +6,7 @@ import { splitModel, type Engine, type EngineModel } from './engine.js';
 import { AnthropicUpstream } from './upstream/anthropic-upstream.js';
 import { OpenAiUpstream } from './upstream/openai-upstream.js';
 
-export const LOCAL_ENGINE = 'local';
+const LOCAL_ENGINE = 'local';
 
 /** A local server found by discovery (engines/discovery.ts): OpenAI-compatible, no key. */
 export interface DiscoveredEngine {

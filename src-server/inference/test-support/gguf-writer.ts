@@ -2,7 +2,7 @@
  * A minimal GGUF v3 writer (no dependencies): metadata key/values and F32 tensors.
  * Layout: header, metadata, tensor infos, padding to `ALIGN`, tensor data (each aligned).
  */
-export const ALIGN = 32;
+const ALIGN = 32;
 
 type Scalar = { t: 'u32'; v: number } | { t: 'i32'; v: number } | { t: 'f32'; v: number } | { t: 'bool'; v: boolean } | { t: 'str'; v: string };
 export type MetaValue = Scalar | { t: 'arr-str'; v: string[] } | { t: 'arr-f32'; v: number[] } | { t: 'arr-i32'; v: number[] };

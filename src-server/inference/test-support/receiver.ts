@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface Received {
+interface Received {
   headers: http.IncomingHttpHeaders;
   body: string;
   at: number;

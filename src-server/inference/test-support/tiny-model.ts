@@ -58,7 +58,7 @@ function prng(seed: number) {
   };
 }
 
-export function buildTinyModel(): Buffer {
+function buildTinyModel(): Buffer {
   const { tokens, types, scores } = vocabulary();
   const nVocab = tokens.length;
   if (nVocab > N_EMBD) throw new Error('one-hot embeddings need n_embd >= n_vocab');

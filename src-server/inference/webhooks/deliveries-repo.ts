@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../db/connection.js';
 import type { CryptoBox } from '../../util/crypto-box.js';
 
-export type DeliveryState = 'waiting' | 'pending' | 'delivered' | 'failed' | 'skipped';
+type DeliveryState = 'waiting' | 'pending' | 'delivered' | 'failed' | 'skipped';
 
 export interface Delivery {
   responseId: string;
@@ -15,7 +15,7 @@ export interface Delivery {
   nextAt: number;
 }
 
-export interface AttemptRow {
+interface AttemptRow {
   round: number;
   attempt: number;
   at: number;

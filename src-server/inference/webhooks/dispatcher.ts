@@ -4,7 +4,7 @@ import { delayAfterRound, type WebhookSchedule } from './schedule.js';
 import { signatureHeaders, webhookMessageId } from './sign.js';
 
 /** What to send for a response: its GET body and the org's signing secret. */
-export type PayloadSource = (responseId: string, orgId: string) => { body: string; secret: string } | null;
+type PayloadSource = (responseId: string, orgId: string) => { body: string; secret: string } | null;
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

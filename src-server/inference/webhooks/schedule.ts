@@ -12,7 +12,7 @@ export interface WebhookSchedule {
   roundBudgetMs: number;
 }
 
-export const DEFAULT_SCHEDULE: WebhookSchedule = {
+const DEFAULT_SCHEDULE: WebhookSchedule = {
   roundDelaysMs: [5_000, 15_000, 30_000, 60_000, 120_000, 180_000, 240_000, 300_000],
   attemptsPerRound: 3,
   maxRounds: 20,

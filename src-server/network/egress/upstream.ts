@@ -4,7 +4,7 @@ import net from 'node:net';
 /** The name inside a box for the host's loopback, reached through the proxy under the box's policy. */
 export const HOST_INTERNAL = 'host.box.internal';
 
-export interface Target {
+interface Target {
   host: string;
   port: number;
   /** True for host.box.internal (and test stand-ins): loopback is the point, not an accident. */
@@ -17,7 +17,7 @@ export const defaultResolver: TargetResolver = (host, port) =>
   host.toLowerCase().replace(/\.$/, '') === HOST_INTERNAL ? { host: '127.0.0.1', port, internal: true } : { host, port, internal: false };
 
 /** Loopback and unspecified addresses: the host itself, which a box reaches only as host.box.internal. */
-export function isHostLocal(address: string): boolean {
+function isHostLocal(address: string): boolean {
   const a = address.toLowerCase().replace(/^::ffff:/, '');
   if (net.isIPv4(a)) return a.startsWith('127.') || a === '0.0.0.0';
   return a === '::1' || a === '::';

@@ -2,7 +2,7 @@ import type { BoxesRepo, BoxRecord } from '../../boxes/boxes-repo.js';
 import { INGRESS_SUFFIX, type ListenerService } from '../listeners/listener-service.js';
 import type { ListenerRow } from '../listeners/listeners-repo.js';
 
-export type Route = { box: BoxRecord; listener: ListenerRow } | { miss: string };
+type Route = { box: BoxRecord; listener: ListenerRow } | { miss: string };
 
 /**
  * Which box and published port a Host header names:

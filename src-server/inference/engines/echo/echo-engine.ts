@@ -4,14 +4,14 @@ import type { Engine, EngineModel } from '../engine.js';
 import { schemaInstance } from './schema-instance.js';
 
 export const ECHO_ENGINE = 'box';
-export const ECHO_MODEL = 'echo';
-export const ECHO_MODEL_ID = `${ECHO_ENGINE}/${ECHO_MODEL}`;
-export const ECHO_DISPLAY_NAME = 'Echo: built-in test model (repeats your input; not a language model)';
+const ECHO_MODEL = 'echo';
+const ECHO_MODEL_ID = `${ECHO_ENGINE}/${ECHO_MODEL}`;
+const ECHO_DISPLAY_NAME = 'Echo: built-in test model (repeats your input; not a language model)';
 /** Fixed creation time so the model list is deterministic. */
 const CREATED = 1_767_225_600; // 2026-01-01T00:00:00Z
 
 /** Tokens as the echo engine counts them: runs of word characters or single other non-space characters. */
-export const echoTokens = (text: string): string[] => text.match(/\w+|[^\s\w]/g) ?? [];
+const echoTokens = (text: string): string[] => text.match(/\w+|[^\s\w]/g) ?? [];
 
 /**
  * The built-in test engine, always present, so a fresh install answers (issue 10). It never

@@ -5,7 +5,7 @@ import type { UpstreamConfig } from './openai-upstream.js';
 
 const ANTHROPIC_VERSION = '2023-06-01';
 /** Anthropic requires max_tokens; used when the caller set no cap. */
-export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 /**
  * Native request → Anthropic messages body (pure). System messages become the top-level

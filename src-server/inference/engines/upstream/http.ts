@@ -2,10 +2,6 @@ import http from 'node:http';
 import https from 'node:https';
 import { ApiError } from '../../../http/errors.js';
 
-export interface UpstreamReply {
-  status: number;
-  body: unknown;
-}
 
 const agents = {
   'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),

@@ -6,7 +6,7 @@ import { z } from 'zod';
  * bounds: a developer tool, not storage.
  * No node imports: the renderer reads these types.
  */
-export const INBOX_ID = /^inbox_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const INBOX_ID = /^inbox_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const InboxIdParams = z.object({ inbox_id: z.string().regex(INBOX_ID, 'inbox_id must be "inbox_" followed by a UUID') });
 
 /** The status the hook answers with: 2xx accepts; anything else makes the sender retry. */

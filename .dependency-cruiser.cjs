@@ -1,0 +1,57 @@
+// Layer boundaries and import cycles; the reasons are in docs/architecture.md ("Guardrails").
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'Import cycles make the build order and the wiring order implicit. Type-only imports are erased and do not count.',
+      // runtime/agent-wait.ts <-> runtime/shares.ts is a known cycle inside runtime/, which the
+      // templates helper is splitting (issue 13); drop this pathNot once that lands.
+      from: { pathNot: '^src-server/runtime/(agent-wait|shares)[.]ts$' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'clients-see-only-the-contract',
+      severity: 'error',
+      comment:
+        'The renderer and the CLI import nothing from the service except src-server/contract/**. One exception: `box image` builds the guest image on this machine (spec item 6) by loading runtime/guest-image.ts lazily.',
+      from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-cli[.]ts$|^src-cli/commands/image[.]ts$' },
+      to: { path: '^src-server/', pathNot: '^src-server/contract/' },
+    },
+    {
+      name: 'contract-is-a-leaf',
+      severity: 'error',
+      comment: 'The contract is shared with the renderer and the CLI: it imports only libraries and itself.',
+      from: { path: '^src-server/contract/' },
+      to: { path: '^src-', pathNot: '^src-server/contract/' },
+    },
+    {
+      name: 'server-does-not-import-clients',
+      severity: 'error',
+      comment: 'The service never depends on the desktop shell, the renderer or the CLI.',
+      from: { path: '^src-server/' },
+      to: { path: '^src-(main|renderer|cli)/' },
+    },
+    {
+      name: 'routes-do-not-reach-the-runtime',
+      severity: 'error',
+      comment: 'Route handlers go through their area service; only the runtime port (boxes/runtime-port.ts) and services touch runtime/.',
+      from: { path: '-routes\\.ts$|/routes\\.ts$' },
+      to: { path: '^src-server/runtime/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(out|node_modules|\\.data)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json', '.d.ts'] },
+  },
+};
