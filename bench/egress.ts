@@ -89,7 +89,10 @@ async function main() {
     let done = 0;
     const end = Date.now() + 3000;
     await Promise.all(Array.from({ length: 8 }, async () => {
-      while (Date.now() < end) (await call('/small'), done++);
+      while (Date.now() < end) {
+        await call('/small');
+        done++;
+      }
     }));
     const t = performance.now();
     const bytes = await call('/bulk');

@@ -8,7 +8,6 @@ import { localGuard } from './http/guard.js';
 import { RouteRegistry } from './http/registry.js';
 import type { Area } from './http/route.js';
 
-export { SESSION_TTL_MS } from './core/sign-in.js';
 
 interface BuiltApps {
   registry: RouteRegistry;

@@ -8,7 +8,7 @@ import path from 'node:path';
  * in the default data dir (~/.box-desktop) as a pointer when the service uses another one.
  * The CLI (src-cli/config.ts) trusts a record only while its pid is alive. Not secret (no key).
  */
-export interface EndpointRecord {
+interface EndpointRecord {
   url: string;
   inference_url: string;
   data_dir: string;
@@ -16,8 +16,8 @@ export interface EndpointRecord {
   started_at: string;
 }
 
-export const ENDPOINT_FILE = 'endpoint.json';
-export const defaultDataDir = (env: NodeJS.ProcessEnv = process.env) => path.join(env.HOME || os.homedir(), '.box-desktop');
+const ENDPOINT_FILE = 'endpoint.json';
+const defaultDataDir = (env: NodeJS.ProcessEnv = process.env) => path.join(env.HOME || os.homedir(), '.box-desktop');
 
 /** Writes the record (data dir and pointer); answers a function that removes what is still ours. */
 export function publishEndpoint(rec: Omit<EndpointRecord, 'pid' | 'started_at'>, env: NodeJS.ProcessEnv = process.env): () => void {

@@ -1,7 +1,7 @@
 import { dispatch, parse, type Command, type Group } from '../args.js';
 import { seg } from '../client.js';
 import { CliError } from '../errors.js';
-import { fields, json, table } from '../output.js';
+import { fields, json } from '../output.js';
 import { resolveBoxId } from '../resolve.js';
 
 interface Entry {

@@ -1,5 +1,5 @@
 import { parse, type Command } from '../args.js';
-import { fields, json, table } from '../output.js';
+import { fields, json } from '../output.js';
 import { stageLine } from '../progress.js';
 
 export const whoami: Command = {

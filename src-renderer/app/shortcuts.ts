@@ -3,7 +3,7 @@ import { VIEWS } from './nav.js';
 import { navigate } from './router.js';
 
 /** macOS shows ⌥/⌘ glyphs; Linux and Windows name the keys (Alt, Ctrl). */
-export const IS_MAC = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
+const IS_MAC = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
 export const KEY_HINT = IS_MAC ? { alt: '⌥', mod: '⌘' } : { alt: 'Alt+', mod: 'Ctrl+' };
 
 const typing = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName) || t.closest('.xterm') !== null);

@@ -11,7 +11,7 @@ interface Series {
 }
 
 /** Day-sized data (e.g. spend per day) reads as dates, not as "12:00:00 AM"; short spans as hh:mm. */
-export function axisLabel(t: number, spanMs: number): string {
+function axisLabel(t: number, spanMs: number): string {
   const d = new Date(t);
   const midnight = d.getHours() === 0 && d.getMinutes() === 0 && d.getSeconds() === 0;
   if (spanMs >= 36 * 3600_000 || (spanMs === 0 && midnight)) return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });

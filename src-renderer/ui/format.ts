@@ -30,7 +30,7 @@ export const formatUsd = (nanos: number) => `$${(nanos / 1e9).toLocaleString(und
 export const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, id.indexOf('_') + 9)}…` : id);
 
 /** Memory in MiB as people read it: "512 MiB", "2 GiB". */
-export const formatMib = (mib: number) => (mib >= 1024 && mib % 1024 === 0 ? `${mib / 1024} GiB` : mib >= 1024 ? `${(mib / 1024).toFixed(1)} GiB` : `${mib} MiB`);
+const formatMib = (mib: number) => (mib >= 1024 && mib % 1024 === 0 ? `${mib / 1024} GiB` : mib >= 1024 ? `${(mib / 1024).toFixed(1)} GiB` : `${mib} MiB`);
 
 /** A box's size, each number labelled: "1 vCPU · 512 MiB RAM · 4 GiB disk". */
 export const formatResources = (r: { vcpu_count: number; memory_mib: number; disk_gib: number }) => `${r.vcpu_count} vCPU · ${formatMib(r.memory_mib)} RAM · ${r.disk_gib} GiB disk`;

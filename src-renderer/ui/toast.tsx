@@ -5,7 +5,7 @@ import { useSyncExternalStore } from 'react';
  * things done elsewhere (the box you terminated). A module store, so any code can call
  * `toast()` without a provider.
  */
-export interface Toast {
+interface Toast {
   id: number;
   text: string;
   kind: 'ok' | 'error' | 'info';
@@ -23,7 +23,7 @@ export function toast(text: string, kind: Toast['kind'] = 'ok', ms = 6000) {
   setTimeout(() => dismiss(t.id), ms);
 }
 
-export function dismiss(id: number) {
+function dismiss(id: number) {
   toasts = toasts.filter((t) => t.id !== id);
   emit();
 }

@@ -12,7 +12,7 @@ interface BoxNetwork {
  * synchronously inside the box's lock and must not throw.
  */
 /** The image names a box may be created from, supplied by the images area. */
-export interface BoxImages {
+interface BoxImages {
   names(): string[];
 }
 

@@ -20,7 +20,7 @@ export interface GuestSetup {
 type GuestSetupProvider = (box: BoxRecord) => GuestSetup;
 
 /** Runs after the files are written on every start, restore or clone (e.g. an image's CMD); must be idempotent. */
-export type GuestStartHook = (box: BoxRecord, agent: GuestAgent) => Promise<void>;
+type GuestStartHook = (box: BoxRecord, agent: GuestAgent) => Promise<void>;
 
 export class GuestSetupRegistry {
   private providers: GuestSetupProvider[] = [];

@@ -3,7 +3,7 @@ import type { Preparation, PreparationStage } from '../contract/preparation.js';
 import type { BoxRuntime } from './runtime-port.js';
 
 /** The runtime's image progress, as the runtime reports it (runtime/guest-image.ts). */
-export interface ImageProgressEvent {
+interface ImageProgressEvent {
   phase: string;
   percent: number;
   message: string;

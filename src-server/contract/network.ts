@@ -5,7 +5,7 @@ import { idSchema, queryInt } from './common.js';
  * Networking of boxes (api-surface.md, Networking): published ports ("listeners"),
  * custom domains routed by the ingress, and the egress log of the policy proxy.
  */
-export const LISTENER_PROTOCOLS = ['http', 'tcp'] as const;
+const LISTENER_PROTOCOLS = ['http', 'tcp'] as const;
 export type ListenerProtocol = (typeof LISTENER_PROTOCOLS)[number];
 /** At most this many published ports a box. */
 export const MAX_LISTENERS_PER_BOX = 32;
@@ -29,11 +29,10 @@ export const ListenerParams = z.object({
  * `route_status`: `active` when the box runs and the forward is live; `inactive` while the
  * box has no VM, or its runtime cannot forward live (applied when the VM next starts).
  */
-export const ROUTE_STATUSES = ['active', 'inactive'] as const;
 export interface Listener {
   guest_port: number;
   protocol: ListenerProtocol;
-  route_status: (typeof ROUTE_STATUSES)[number];
+  route_status: 'active' | 'inactive';
   /**
    * Where any client on this machine reaches the port with no DNS set-up: the listener's own
    * loopback port, `http://127.0.0.1:<port>/` (http) or `tcp://127.0.0.1:<port>` (tcp).
@@ -51,7 +50,7 @@ export interface Listener {
 }
 
 /** A host name: DNS labels, at least two of them (`myapp.localhost`), at most 253 characters. */
-export const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const domain = z
   .string()
   .transform((s) => s.toLowerCase().replace(/\.$/, ''))
@@ -75,8 +74,8 @@ export interface BoxDomain {
   created_at: string;
 }
 
-export const EGRESS_VERDICTS = ['allow', 'deny', 'respond'] as const;
-export type EgressVerdict = (typeof EGRESS_VERDICTS)[number];
+const EGRESS_VERDICTS = ['allow', 'deny', 'respond'] as const;
+type EgressVerdict = (typeof EGRESS_VERDICTS)[number];
 
 /**
  * One thing a box tried through the egress proxy. `path` is null for CONNECT tunnels (only
@@ -104,7 +103,7 @@ export interface EgressLogEntry {
 }
 
 /** Box egress log filters (also the server-sent stream's). */
-export const EgressLogFilter = z.object({
+const EgressLogFilter = z.object({
   verdict: z.enum(EGRESS_VERDICTS).optional(),
   host: z.string().max(253).optional(),
 });

@@ -6,7 +6,7 @@ import { idSchema } from './common.js';
  * (one direct subdomain) or `*`; a hostname is at most 253 characters; at most 100 rules
  * in total; at most 64 KiB encoded. Rule shape: api-surface.md, HTTP policies.
  */
-export const POLICY_LIMITS = { hostnameChars: 253, rules: 100, documentBytes: 64 * 1024 } as const;
+const POLICY_LIMITS = { hostnameChars: 253, rules: 100, documentBytes: 64 * 1024 } as const;
 
 /** `${secrets.NAME}` inside a header value; NAME follows the secret name rule. */
 const SECRET_REF = /\$\{secrets\.([A-Za-z_][A-Za-z0-9_]{0,127})\}/g;
@@ -60,15 +60,15 @@ export type PolicyRule = z.infer<typeof PolicyRule>;
  * untouched (for certificate-pinned clients); only a host-level verdict applies (the entry
  * is allowed when some rule could let a request through) and the log shows the CONNECT.
  */
-export const TLS_MODES = ['intercept', 'passthrough'] as const;
-export const HostRules = z.strictObject({ rules: z.array(PolicyRule), tls: z.enum(TLS_MODES).optional() });
-export type HostRules = z.infer<typeof HostRules>;
+const TLS_MODES = ['intercept', 'passthrough'] as const;
+const HostRules = z.strictObject({ rules: z.array(PolicyRule), tls: z.enum(TLS_MODES).optional() });
+type HostRules = z.infer<typeof HostRules>;
 export type PolicyDocument = Record<string, HostRules>;
 
 const LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
 /** Why `key` is not a valid host pattern, or null when it is. */
-export function hostPatternProblem(key: string): string | null {
+function hostPatternProblem(key: string): string | null {
   if (key === '*') return null;
   if (key.length > POLICY_LIMITS.hostnameChars) return `a hostname is at most ${POLICY_LIMITS.hostnameChars} characters`;
   const host = key.startsWith('*.') ? key.slice(2) : key;
@@ -108,7 +108,7 @@ export function policyDocumentProblem(doc: unknown, prefix = 'document'): { para
 }
 
 export const PolicyIdParams = z.object({ id: idSchema('httpPolicy', 'id') });
-export const policyName = z.string().min(1).max(128);
+const policyName = z.string().min(1).max(128);
 const documentInput = z.record(z.string(), z.unknown());
 
 /**

@@ -5,7 +5,7 @@ import { SESSION_COOKIE } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 
 
-export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 /** A one-time login link is good for this long (printed with the link). */
 export const LOGIN_LINK_TTL_MS = 10 * 60 * 1000;
 

@@ -8,7 +8,7 @@ import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join, posix, relative, resolve, sep } from 'node:path';
 import { BoxfileError } from './boxfile.js';
 
-export interface CopyItem {
+interface CopyItem {
   /** Host file (absent for a directory). */
   hostPath?: string;
   /** Absolute guest path. */

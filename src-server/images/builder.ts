@@ -25,12 +25,12 @@ import { copyPlan, hashCopy } from './build-context.js';
 import { packageRegistriesPolicy, startBuilderProxy } from './builder-egress.js';
 import type { ImageManifest, ImageStore } from './image-store.js';
 
-export type BuildEvent =
+type BuildEvent =
   | { type: 'step'; index: number; total: number; text: string; cached: boolean }
   | { type: 'output'; stream: 'stdout' | 'stderr'; text: string }
   | { type: 'info'; text: string };
 
-export interface BuildOptions {
+interface BuildOptions {
   store: ImageStore;
   /** Boxfile text. */
   boxfile: string;
@@ -42,7 +42,7 @@ export interface BuildOptions {
   memoryMib?: number;
 }
 
-export interface BuildResult {
+interface BuildResult {
   manifest: ImageManifest;
   steps: { line: number; text: string; cached: boolean; seconds: number }[];
 }
@@ -195,7 +195,7 @@ async function untilUnlocked(disk: string, timeoutMs = 20_000) {
       await execFileP('qemu-img', ['info', '--output=json', disk]);
       return;
     } catch (e) {
-      if (Date.now() > until) throw new Error(`the builder disk stays locked: ${(e as Error).message}`);
+      if (Date.now() > until) throw new Error(`the builder disk stays locked: ${(e as Error).message}`, { cause: e });
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -37,7 +37,7 @@ export interface ImageManifest {
 }
 
 /** What the runtime needs to boot a box from an image; kernel and initrd are always the built-in ones. */
-export interface ResolvedImage {
+interface ResolvedImage {
   rootfs: string;
   format: 'raw' | 'qcow2';
   digest: string;

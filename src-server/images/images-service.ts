@@ -7,7 +7,7 @@ import { conflict, notFound } from '../http/errors.js';
 import { BUILTIN_IMAGE, EMPTY_CONFIG, ImageStore, type ImageManifest } from './image-store.js';
 
 /** Something besides boxes that keeps an image's disk in use (e.g. a warm template). */
-export type ImageUser = (name: string) => string[];
+type ImageUser = (name: string) => string[];
 
 /**
  * Images as the API sees them: the store's manifests plus which boxes use each one.

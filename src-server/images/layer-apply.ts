@@ -15,14 +15,14 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip, createZstdDecompress } from 'node:zlib';
 import { extract } from 'tar-stream';
 
-export interface ApplyOptions {
+interface ApplyOptions {
   /** Apply `.wh.*` entries (image layers); off for the outer archive. */
   whiteouts: boolean;
   /** lchown to the recorded uid/gid (image layers, as root); off for the outer archive. */
   owners: boolean;
 }
 
-export interface ApplyResult {
+interface ApplyResult {
   entries: number;
   skipped: string[];
 }

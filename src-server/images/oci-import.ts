@@ -25,7 +25,7 @@ const execFileP = promisify(execFile);
 /** Size of the ext4 of an imported image: sparse, so only the files' blocks cost disk. Matches the smallest box disk. */
 const OCI_DISK_SIZE = '4G';
 
-export interface ImportProgress {
+interface ImportProgress {
   step: string;
   message: string;
 }

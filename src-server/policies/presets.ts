@@ -1,6 +1,6 @@
 import type { PolicyDocument } from '../contract/policies.js';
 
-export interface PolicyPreset {
+interface PolicyPreset {
   id: string;
   name: string;
   description: string;

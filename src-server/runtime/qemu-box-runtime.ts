@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BoxRuntime, GuestAgent, ImageResolver, Progress, TemplatePort, TemplateShape, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
+import type { BoxRuntime, GuestAgent, ImageResolver, Progress, TemplatePort, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
 import { RuntimeError } from '../boxes/runtime-port.js';
 import { AgentConnections, type ConnectKind } from './agent-connections.js';
 import { boxFolder, isAlive, livePid, readState, writeState, type BoxFolder } from './box-folder.js';

@@ -10,7 +10,7 @@ export const usePolicies = () =>
     queryFn: async () => (await api<Page<HttpPolicy> | { data: HttpPolicy[] }>('/v1/http-policies', { query: { limit: 100 } })).data,
   });
 
-export interface PolicyPreset {
+interface PolicyPreset {
   id: string;
   name: string;
   description: string;

@@ -3,7 +3,7 @@ import type { SecretMeta } from '../../../src-server/contract/secrets.js';
 import type { SshCa, SshCertificate } from '../../../src-server/contract/ssh.js';
 import { api, type Page } from '../client.js';
 
-export type { SecretMeta, SshCertificate };
+export type { SecretMeta };
 
 export const useSecrets = () => useQuery({ queryKey: ['secrets'], queryFn: () => api<Page<SecretMeta>>('/v1/secrets', { query: { limit: 100 } }) });
 

@@ -5,7 +5,7 @@ import { decodeBase64, resizeExec, runExec, StdinWriter } from '../../api/exec-s
 
 const SHELL = 'if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi';
 
-export type ShellState = 'connecting' | 'open' | 'closed';
+type ShellState = 'connecting' | 'open' | 'closed';
 
 /**
  * A box's shell lives here, outside React: switching tabs or views unmounts the panel but

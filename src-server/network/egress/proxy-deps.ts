@@ -1,3 +1,4 @@
+import type { GatewayAuth } from './gateway-auth.js';
 import type http from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type https from 'node:https';
@@ -30,7 +31,7 @@ export interface ProxyDeps {
    */
   ca?: { contextFor(host: string): Promise<{ key: string; cert: string; context: tls.SecureContext }> };
   /** In-box inference: requests to the local gateway are authenticated as the box (gateway-auth.ts). */
-  gateway?: import('./gateway-auth.js').GatewayAuth;
+  gateway?: GatewayAuth;
   /** Idle time after which an upstream connection is dropped (default 5 minutes). */
   idleTimeoutMs?: number;
   onError?(where: string, e: unknown): void;

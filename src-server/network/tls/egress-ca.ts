@@ -1,5 +1,5 @@
 import './reflect-shim.js';
-import { createHash, randomBytes, webcrypto, X509Certificate } from 'node:crypto';
+import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import tls from 'node:tls';
 import * as x509 from '@peculiar/x509';
 import type { Db } from '../../db/connection.js';
@@ -35,7 +35,7 @@ export interface CaInfo {
   created_at: string;
 }
 
-export interface Leaf {
+interface Leaf {
   key: string;
   cert: string;
   context: tls.SecureContext;
@@ -173,11 +173,4 @@ export class EgressCa {
     const cert = leaf.toString('pem');
     return { key: this.leafKeys.privatePem, cert, context: tls.createSecureContext({ key: this.leafKeys.privatePem, cert }) };
   }
-}
-
-/** Parses a PEM bundle file's certificates, for a clear error when one is malformed. */
-export function checkPemBundle(text: string): number {
-  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  for (const b of blocks) new X509Certificate(b);
-  return blocks.length;
 }
