@@ -58,7 +58,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
   const ssh = sshArea(base);
   const boxes = boxesArea(base, runtime, { repo: boxesRepo, volumes: volumes.volumes, policies: policies.policies });
   const templates = templatesArea(base, { templates: runtime.templates });
-  const images = imagesArea(base, { boxes: boxes.boxes });
+  const images = imagesArea(base, { boxes: boxes.boxes, templates: templates.templates });
   const network = await networkArea(base, { boxes: boxes.boxes, secrets: secrets.secrets, policies: policies.policies });
   const cron = cronArea(base, { boxes: boxes.boxes, execs: boxes.execs });
   const inbox = inboxArea(base);

@@ -4,10 +4,11 @@ import type { AppBase } from '../app-context.js';
 import type { BoxService } from '../boxes/box-service.js';
 import type { Image, ImageRunConfig } from '../contract/images.js';
 import { conflict, notFound } from '../http/errors.js';
+import type { TemplateService } from '../templates/template-service.js';
 import { BUILTIN_IMAGE, EMPTY_CONFIG, ImageStore, type ImageManifest } from './image-store.js';
 
-/** Something besides boxes that keeps an image's disk in use (e.g. a warm template). */
-type ImageUser = (name: string) => string[];
+/** The warm templates (templates/): a template of an image builds on the image's disk. */
+type Templates = Pick<TemplateService, 'list' | 'remove'>;
 
 /**
  * Images as the API sees them: the store's manifests plus which boxes use each one.
@@ -15,19 +16,14 @@ type ImageUser = (name: string) => string[];
  */
 export class ImagesService {
   readonly store: ImageStore;
-  private users: ImageUser[] = [];
   private configCache = new Map<string, { mtimeMs: number; config: ImageRunConfig }>();
 
   constructor(
     app: AppBase,
     private boxes: BoxService,
+    private templates?: Templates,
   ) {
     this.store = new ImageStore(app.config.dataDir);
-  }
-
-  /** Registers another holder of images (templates): delete is refused while it names one. */
-  addUser(u: ImageUser): void {
-    this.users.push(u);
   }
 
   names(): string[] {
@@ -62,12 +58,17 @@ export class ImagesService {
     return this.toApi(m, orgId);
   }
 
-  /** Deletes an image unless a live box (of any organization) or a template still uses it. */
+  /**
+   * Deletes an image unless a live box (of any organization) or a template in use (boxes or
+   * checkpoints build on it, or it is being built) still uses it. The image's unused
+   * templates go with it: they would never be cloned again.
+   */
   async remove(orgId: string, name: string): Promise<Image> {
     const img = await this.get(orgId, name);
     if (name === BUILTIN_IMAGE) throw conflict(`"${BUILTIN_IMAGE}" is the built-in image and cannot be deleted.`, 'builtin_image', 'name');
     const boxes = this.liveBoxes(name);
-    const others = this.users.flatMap((u) => u(name));
+    const templates = ((await this.templates?.list()) ?? []).filter((t) => t.image === name);
+    const others = templates.filter((t) => t.boxes > 0 || t.state === 'building').map((t) => `template ${t.template_id} (${t.state === 'building' ? 'being built' : `${t.boxes} box(es)`})`);
     if (boxes.length || others.length) {
       const mine = this.liveBoxes(name, orgId);
       const what = [
@@ -76,6 +77,7 @@ export class ImagesService {
       ].filter(Boolean).join(' and ');
       throw conflict(`Image "${name}" is in use by ${what}; terminate them first.`, 'image_in_use', 'name');
     }
+    for (const t of templates) await this.templates!.remove(t.template_id);
     await this.store.remove(name);
     return { ...img, boxes: [] };
   }

@@ -1,5 +1,6 @@
 import type { AppBase, Area } from '../app-context.js';
 import type { BoxService } from '../boxes/box-service.js';
+import type { TemplateService } from '../templates/template-service.js';
 import { BUILTIN_IMAGE } from './image-store.js';
 import { ImagesService } from './images-service.js';
 import { imageRoutes } from './routes.js';
@@ -10,9 +11,9 @@ import { startImageCommand } from './start-command.js';
  * the image names, puts an image's ENV into every process of its boxes, and starts its CMD
  * after every boot (boxes.guestSetup).
  */
-export function imagesArea(app: AppBase, deps: { boxes: BoxService }) {
+export function imagesArea(app: AppBase, deps: { boxes: BoxService; templates: TemplateService }) {
   const { boxes } = deps;
-  const images = new ImagesService(app, boxes);
+  const images = new ImagesService(app, boxes, deps.templates);
   boxes.runtime.setImageResolver?.((name) => images.store.resolve(name));
   boxes.hooks.images = images;
   boxes.guestSetup.add((box) => {
