@@ -43,7 +43,7 @@ describe('box image (local, real cache)', () => {
     expect(built).toMatchObject({ name: 'debian', cached: true });
     expect(fs.existsSync(built.rootfs)).toBe(true);
     expect(b.stderr).toMatch(/\[#{30}\] 100% done: guest image cached/);
-    const l = JSON.parse((await box(['image', 'list', '--json'])).stdout);
+    const l = JSON.parse((await box(['image', 'cache', '--json'])).stdout);
     expect(l.images.find((i: { current: boolean }) => i.current)).toMatchObject({ recipe: built.recipeHash, parts_present: true });
   }, VM_TIMEOUT);
 });

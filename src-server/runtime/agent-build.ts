@@ -19,10 +19,15 @@ export function buildAgentSync(opts: { quiet?: boolean } = {}): string {
   return AGENT_BUILD_PATH;
 }
 
-/** Builds the guest agent when no binary is there yet (BOX_AGENT_BINARY overrides). */
+/**
+ * Brings the guest agent binary up to date (make rebuilds only what changed, so a checkout
+ * with newer agent sources never boots a stale agent); BOX_AGENT_BINARY overrides. Without
+ * a toolchain an existing binary is used as it is.
+ */
 export async function ensureAgentBinary(): Promise<void> {
-  if (process.env.BOX_AGENT_BINARY || existsSync(AGENT_BUILD_PATH)) return;
+  if (process.env.BOX_AGENT_BINARY) return;
   await execFileP('make', ['-s', '-C', AGENT_SOURCE_DIR]).catch((e: Error & { stderr?: string }) => {
+    if (existsSync(AGENT_BUILD_PATH)) return;
     throw new RuntimeError(`building the guest agent failed (needs gcc, make and libc6-dev): ${e.stderr || e.message}`);
   });
 }

@@ -24,6 +24,8 @@ export function gatewayAuth(creds: BoxCredentials, gatewayPort: () => number | u
       for (const h of [...INTERNAL_HEADERS, 'authorization', 'x-api-key']) delete headers[h];
       if (!token || !creds.verifyToken(boxId, token)) return false;
       Object.assign(headers, creds.internalAuthFor(boxId));
+      // The service refuses non-loopback Host names (DNS-rebinding guard): name it as the host does.
+      headers.host = `127.0.0.1:${gatewayPort()}`;
       return true;
     },
   };
