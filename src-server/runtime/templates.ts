@@ -53,6 +53,8 @@ export interface Ready {
 type Progress = (p: { phase: string; percent: number }) => void;
 
 export class TemplateStore {
+  /** Set at service shutdown: builds still waiting to launch their VM give up. */
+  private aborted = false;
   private building = new Map<string, { promise: Promise<Ready>; progress: { phase: string; percent: number }; shape: TemplateShape }>();
   private failed = new Map<string, { shape: TemplateShape; error: string }>();
   /** ids current for the present image/kernel/agent (others on disk are stale). */
@@ -139,7 +141,13 @@ export class TemplateStore {
     const config: VmConfig = { ...base, mounts: [], ports: [], proxyPort: undefined, hostname: 'box', ramFile: undefined, freePageReporting: false };
     try {
       progress({ phase: 'boot', percent: 10 });
+      if (this.aborted) throw new Error('the service is stopping');
       const handle = await launchVm(folder, config);
+      // abortBuilds may have run while QEMU started: no template VM outlives the service
+      if (this.aborted) {
+        await killVm(handle).catch(() => {});
+        throw new Error('the service is stopping');
+      }
       const agent = await waitForAgent(folder, { timeoutMs: BUILD_TIMEOUT_MS }).catch(async (e) => {
         await killVm(handle).catch(() => {});
         throw e;
@@ -229,6 +237,7 @@ export class TemplateStore {
 
   /** Ends the VMs of builds in flight (service shutdown): a template VM must not outlive the service. */
   async abortBuilds(): Promise<void> {
+    this.aborted = true;
     await Promise.all([...this.building.keys()].map((id) => killVm(this.folder(id)).catch(() => {})));
   }
 
