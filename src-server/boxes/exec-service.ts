@@ -1,5 +1,4 @@
-import Database from 'better-sqlite3';
-import path from 'node:path';
+import { openFastConnection } from '../db/fast-connection.js';
 import type { AppBase } from '../app-context.js';
 import type { Db } from '../db/connection.js';
 import { newId } from '../contract/common.js';
@@ -33,22 +32,8 @@ const toInfo = (r: ExecRow): ExecInfo => ({
   finished_at: r.finished_at,
 });
 
-/**
- * The exec records' own connection to the service database, `synchronous = NORMAL`: in
- * WAL mode a NORMAL commit survives kill -9 of the service (it is in the WAL file) but
- * skips the fsync. With FULL, the two writes of every exec (start, finish) stalled the
- * event loop on the exec hot path (13 ms per exec measured on the shared CI machine,
- * against ~10 ms for the command itself under TCG). The next FULL commit on the main
- * connection makes them durable against power loss too.
- */
-function openExecRecords(dataDir: string): Db {
-  const db = new Database(path.join(dataDir, 'box.db'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  return db;
-}
+/** Exec records go through the NORMAL-sync connection (db/fast-connection.ts): no fsync on the exec hot path. */
+const openExecRecords = openFastConnection;
 
 /** Starts commands in boxes through the guest agent and keeps their sessions and records. */
 export class ExecService {

@@ -29,7 +29,7 @@ import { InferenceService } from './service.js';
 import { DownloadsRepo } from './store/downloads-repo.js';
 import { EnginesRepo } from './store/engines-repo.js';
 import { ResponsesRepo } from './store/responses-repo.js';
-import { openFastConnection } from './store/fast-connection.js';
+import { openFastConnection } from '../db/fast-connection.js';
 import { DeliveriesRepo } from './webhooks/deliveries-repo.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { webhookRoutes } from './webhooks/routes.js';

@@ -1,5 +1,5 @@
+import { loadOrCreateKeyFile } from './key-file.js';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -12,23 +12,9 @@ import path from 'node:path';
 export const MASTER_KEY_FILE = 'master.key';
 const VERSION = 1;
 
-/** Creation is exclusive (O_EXCL) and synced, so two starters agree on one key. */
+/** The master key (util/key-file.ts: exclusive, synced creation). */
 function loadMasterKey(dataDir: string): Buffer {
-  const file = path.join(dataDir, MASTER_KEY_FILE);
-  try {
-    const fd = fs.openSync(file, 'wx', 0o600);
-    try {
-      fs.writeSync(fd, randomBytes(32));
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  }
-  const key = fs.readFileSync(file);
-  if (key.length !== 32) throw new Error(`${file} must hold exactly 32 bytes (found ${key.length}); refusing to guess.`);
-  return key;
+  return loadOrCreateKeyFile(path.join(dataDir, MASTER_KEY_FILE));
 }
 
 export class CryptoBox {

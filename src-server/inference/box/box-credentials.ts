@@ -1,5 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import fs from 'node:fs';
+import { loadOrCreateKeyFile } from '../../util/key-file.js';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -45,21 +45,7 @@ const BOX_GATEWAY_KEY_FILE = 'box-gateway.key';
 const TOKEN_PREFIX = 'bxb_';
 
 function loadSecret(dataDir: string): Buffer {
-  const file = path.join(dataDir, BOX_GATEWAY_KEY_FILE);
-  try {
-    const fd = fs.openSync(file, 'wx', 0o600);
-    try {
-      fs.writeSync(fd, randomBytes(32));
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  }
-  const key = fs.readFileSync(file);
-  if (key.length !== 32) throw new Error(`${file} must hold exactly 32 bytes (found ${key.length}).`);
-  return key;
+  return loadOrCreateKeyFile(path.join(dataDir, BOX_GATEWAY_KEY_FILE));
 }
 
 function same(a: string, b: string): boolean {
