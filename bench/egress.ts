@@ -4,6 +4,7 @@
 // loopback HTTPS upstream directly. Warm keep-alive connections on both paths; latency p50/
 // p95 of small GETs, request throughput at concurrency 8, and bulk download throughput.
 // The upstream and the proxy each run in their own process; this process is the client.
+import { sendBulk } from '../src-server/test-support/send-bulk.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -129,16 +130,7 @@ if (role === 'upstream') {
   const small = Buffer.from('{"ok":true,"object":"bench"}');
   const s = https.createServer({ key: fs.readFileSync(`${dir}/key.pem`), cert, keepAliveTimeout: 60_000 }, (req, res) => {
     if (req.url === '/bulk') {
-      res.writeHead(200, { 'content-length': BULK });
-      let left = BULK / chunk.length;
-      const pump = () => {
-        while (left > 0) {
-          left--;
-          if (!res.write(chunk)) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      return pump();
+      return sendBulk(res, chunk, BULK);
     }
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': small.length }).end(small);
   });

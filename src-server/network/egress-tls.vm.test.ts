@@ -5,6 +5,7 @@
  * HTTPS_PROXY and the install's egress CA with no flags; the proxy intercepts TLS, applies
  * method/path rules, injects a secret the box never sees, and verifies the upstream.
  */
+import { sendBulk } from '../test-support/send-bulk.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -60,17 +61,7 @@ beforeAll(async () => {
   good = https.createServer(pki.leaf, (req, res) => {
     seen.push({ method: req.method!, url: req.url!, key: req.headers['x-api-key'] as string | undefined });
     if (req.url === '/big') {
-      res.writeHead(200, { 'content-length': BIG });
-      const chunk = Buffer.alloc(1024 * 1024, 0x61);
-      let left = BIG / chunk.length;
-      const pump = () => {
-        while (left > 0) {
-          left--;
-          if (!res.write(chunk)) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      return pump();
+      return sendBulk(res, Buffer.alloc(1024 * 1024, 0x61), BIG);
     }
     req.resume();
     req.on('end', () => res.end(`ok ${req.method} ${req.url} key-${req.headers['x-api-key'] === SECRET ? 'matches' : 'absent'}`));

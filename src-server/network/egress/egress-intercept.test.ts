@@ -4,6 +4,7 @@
  * as the extra roots (what BOX_EGRESS_CA_FILE does in the service), and clients speaking
  * CONNECT + TLS exactly as curl or Python in a box do.
  */
+import { sendBulk } from '../../test-support/send-bulk.js';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
@@ -65,17 +66,7 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, bytes });
       if (req.url === '/big') {
-        res.writeHead(200, { 'content-length': BIG });
-        const chunk = Buffer.alloc(1024 * 1024, 7);
-        let left = BIG / chunk.length;
-        const pump = () => {
-          while (left > 0) {
-            left--;
-            if (!res.write(chunk)) return void res.once('drain', pump);
-          }
-          res.end();
-        };
-        return pump();
+      return sendBulk(res, Buffer.alloc(1024 * 1024, 7), BIG);
       }
       res.end(`upstream saw ${req.method} ${req.url} key=${req.headers['x-api-key'] ?? '-'} bytes=${bytes}`);
     });
