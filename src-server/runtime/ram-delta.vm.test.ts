@@ -46,7 +46,7 @@ describe('template clone saved state', () => {
     const filter = await ensureRamDelta();
     expect(filter).toBeDefined();
     const src = new MachineSource(dataDir);
-    const base = await src.vmConfig({ boxId: 'x', hostname: 'box', image: 'debian', ...shape, mounts: [], forwards: [] });
+    const base = await src.vmConfig({ boxId: 'x', hostname: 'box', ...shape, mounts: [], forwards: [] });
     const tpl = await src.store.ensure(shape, base, (await src.image()).recipeHash);
     const folder = boxFolder(dataDir, 's1');
     await cloneTemplateFolder(tpl, folder, { hostname: 's1' });
@@ -87,7 +87,7 @@ describe('template clone saved state', () => {
 
   it('sleep and resume of a clone keep its memory, save only its changes and keep sharing the template', async () => {
     const rt = new QemuBoxRuntime(dataDir, { templates: true });
-    const cfg = { boxId: 'r1', hostname: 'r1', image: 'debian', ...shape, mounts: [], forwards: [] };
+    const cfg = { boxId: 'r1', hostname: 'r1', ...shape, mounts: [], forwards: [] };
     try {
       await rt.create(cfg);
       const folder = boxFolder(dataDir, 'r1');
