@@ -221,11 +221,12 @@ export class QemuBoxRuntime implements BoxRuntime {
     await this.machines.store.collectGarbage();
   }
 
-  async checkpoint(boxId: string, checkpointId: string, running: boolean) {
+  async checkpoint(boxId: string, checkpointId: string, running: boolean, onSaved?: () => void) {
     const dir = this.cpDir(checkpointId);
     const folder = this.folder(boxId);
     if (!running) {
       await checkpointFolder(folder, dir);
+      onSaved?.();
       return { sizeBytes: dirSizeBytes(dir) };
     }
     // The one checkpoint-a-running-VM path (vm-snapshot.ts checkpointVm: save, checkpoint
@@ -234,7 +235,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     const agent = this.conns.client(boxId);
     this.conns.stopping.add(boxId);
     try {
-      await checkpointVm(h, dir, { agent });
+      await checkpointVm(h, dir, { agent, onSaved });
     } finally {
       await this.quiesce(boxId);
       this.conns.stopping.delete(boxId);
