@@ -42,7 +42,7 @@ async function main() {
           await page.goto(svc.loginUrl());
           await page.getByTestId('service-status').waitFor();
           const file = `${shot.name}-${theme}-${width}.png`;
-          await capture(page, `${svc.url}/${shot.hash}`, shot.ready, path.join(OUT, file));
+          await capture(page, `${svc.url}/${shot.hash}`, shot.ready, path.join(OUT, file), shot.name === 'settings');
           cells.push(`[${theme} ${width}](${file})`);
           await ctx.close();
           process.stdout.write(`${file}\n`);
@@ -59,12 +59,12 @@ async function main() {
   }
 }
 
-async function capture(page: Page, url: string, ready: string, file: string) {
+async function capture(page: Page, url: string, ready: string, file: string, fullPage: boolean) {
   await page.goto(url);
   await page.getByTestId(ready).first().waitFor({ timeout: 20_000 });
   await page.waitForLoadState('networkidle').catch(() => {}); // live streams never idle: best effort
   await page.waitForTimeout(600); // let lists and charts settle after their first fetch
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage });
 }
 
 /** A little of everything, through the API as a user would; answers the views to shoot. */
@@ -114,8 +114,8 @@ async function seed(url: string, log: { info(m: string): void; warn(m: string): 
 function index(rows: string[]): string {
   return `# Screenshots
 
-Every view of the UI at 1440 and 1100 px wide, in the dark and the light theme (the app
-follows the system theme). Made by \`npm run screenshots\` (scripts/screenshots.ts): the
+Every view of the UI at 1440 and 1100 px wide (900 px tall; Settings as the whole page), in
+the dark and the light theme (the app follows the system theme). Made by \`npm run screenshots\` (scripts/screenshots.ts): the
 real service on a fresh data dir with the fake box runtime and a little seeded data,
 driven by Playwright in Debian's chromium. Rebuild the UI first (\`npx electron-vite build\`).
 
