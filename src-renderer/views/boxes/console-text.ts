@@ -2,7 +2,6 @@
 const KEEP_CHARS = 512 * 1024;
 
 // Colour, cursor and title escapes of a serial console, and carriage returns (CRLF, redraws).
-// eslint-disable-next-line no-control-regex
 const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]|\r/g;
 
 /** Console output as plain text: escapes and carriage returns removed. */
