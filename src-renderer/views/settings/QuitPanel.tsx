@@ -23,6 +23,8 @@ export function QuitPanel() {
       return qc.invalidateQueries({ queryKey: ['quit-plan'] });
     },
   });
+  // The choice shows at once (the radio must not wait for the round trip), then the stored one.
+  const current = save.isPending ? save.variables : settings.data?.on_quit;
   return (
     <section className="panel p-4" id="quit" data-testid="quit-panel">
       <h2 className="mb-1 font-semibold">When quitting</h2>
@@ -33,7 +35,7 @@ export function QuitPanel() {
         <fieldset className="space-y-2" disabled={save.isPending}>
           {CHOICES.map((c) => (
             <label key={c.value} className="flex cursor-pointer items-start gap-2">
-              <input type="radio" name="on_quit" className="mt-1" checked={settings.data?.on_quit === c.value} onChange={() => save.mutate(c.value)} data-testid={`on-quit-${c.value}`} />
+              <input type="radio" name="on_quit" className="mt-1" checked={current === c.value} onChange={() => save.mutate(c.value)} data-testid={`on-quit-${c.value}`} />
               <span>
                 <span className="text-sm">{c.label}</span>
                 <span className="block text-xs text-ink-400">{c.hint}</span>
