@@ -26,7 +26,11 @@ export interface BoxRuntime {
   coldBoot(cfg: VmConfig): Promise<void>;
   stop(boxId: string): Promise<void>;
   destroy(boxId: string): Promise<void>;
-  checkpoint(boxId: string, checkpointId: string, running: boolean): Promise<{ sizeBytes: number }>;
+  /**
+   * onSaved: called once the checkpoint's files are complete (a clone may start from it),
+   * while a running box is still being resumed; the promise resolves after that.
+   */
+  checkpoint(boxId: string, checkpointId: string, running: boolean, onSaved?: () => void): Promise<{ sizeBytes: number }>;
   cloneFromCheckpoint(checkpointId: string, cfg: VmConfig): Promise<void>;
   deleteCheckpoint(checkpointId: string): Promise<void>;
   /** Called when a VM dies without being asked to (killed, guest panic, agent gone). */
