@@ -1,9 +1,10 @@
 import type { AppBase } from '../app-context.js';
 import { SIZES, type Box, type BoxStatus, type CreateBoxBody } from '../contract/boxes.js';
 import { newId } from '../contract/common.js';
-import type { Principal } from '../http/auth.js';
-import { ApiError, badRequest, conflict, notFound } from '../http/errors.js';
-import { BoxesRepo, toBox, type BoxRecord } from './boxes-repo.js';
+import type { Principal } from '../core/principal.js';
+import { conflict, Failed, invalid, notFound, Unavailable } from '../core/errors.js';
+import { BoxesRepo, type BoxRecord } from './boxes-repo.js';
+import { toBox } from './box-view.js';
 import type { BoxRuntime, VmConfig } from './runtime-port.js';
 import { Readable } from 'node:stream';
 import { GuestSetupRegistry } from './guest-setup.js';
@@ -68,10 +69,9 @@ export class BoxService {
   }
 
   async create(auth: Principal, body: CreateBoxBody): Promise<Box> {
-    const app = this.app.db.prepare('SELECT id FROM apps WHERE id = ? AND org_id = ?').get(body.app_id, auth.orgId);
-    if (!app) throw notFound(`No app ${body.app_id} in this organization; create it with POST /v1/apps/find.`, null, 'app_id');
+    if (!this.app.repos.apps.exists(auth.orgId, body.app_id)) throw notFound(`No app ${body.app_id} in this organization; create it with POST /v1/apps/find.`, null, 'app_id');
     const images = this.hooks.images.names();
-    if (!images.includes(body.image)) throw badRequest(`Unknown image "${body.image}"; available: ${images.join(', ')}.`, 'image');
+    if (!images.includes(body.image)) throw invalid(`Unknown image "${body.image}"; available: ${images.join(', ')}.`, 'image');
     if (this.repo.nameTaken(auth.orgId, body.name)) throw conflict(`A box named "${body.name}" already exists.`, 'already_exists', 'name');
     this.checkMounts(auth.orgId, body);
     if (body.http_policy_id && !this.deps.policies.get(auth.orgId, body.http_policy_id)) {
@@ -113,7 +113,7 @@ export class BoxService {
     const seen = new Set<string>();
     body.volume_mounts.forEach((m, i) => {
       if (this.deps.volumes.get(orgId, m.volume_id)?.status !== 'ready') throw notFound(`No volume ${m.volume_id}.`, 'not_found', `volume_mounts[${i}].volume_id`);
-      if (seen.has(m.mount_path)) throw badRequest(`Mount path ${m.mount_path} is used twice.`, `volume_mounts[${i}].mount_path`);
+      if (seen.has(m.mount_path)) throw invalid(`Mount path ${m.mount_path} is used twice.`, `volume_mounts[${i}].mount_path`);
       seen.add(m.mount_path);
     });
   }
@@ -205,7 +205,7 @@ export class BoxService {
       });
     }
     const after = this.repo.get(box.box_id)!;
-    if (after.status !== 'running') throw new ApiError(503, 'server_error', `Box ${box.box_id} could not be woken: ${after.error_message ?? after.status}.`);
+    if (after.status !== 'running') throw new Unavailable(`Box ${box.box_id} could not be woken: ${after.error_message ?? after.status}.`);
     this.touch(after.box_id);
     return after;
   }
@@ -250,7 +250,7 @@ export class BoxService {
       await this.runtime.save(cur.box_id);
     } catch (e) {
       this.repo.setStatus(cur.box_id, 'failed', { error_message: `Saving the VM state failed: ${(e as Error).message}` });
-      throw new ApiError(500, 'server_error', `Saving box ${cur.box_id} failed: ${(e as Error).message}`);
+      throw new Failed(`Saving box ${cur.box_id} failed: ${(e as Error).message}`);
     }
   }
 

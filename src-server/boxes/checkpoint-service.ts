@@ -1,8 +1,8 @@
 import type { AppBase } from '../app-context.js';
 import type { Box, Checkpoint } from '../contract/boxes.js';
 import { newId } from '../contract/common.js';
-import type { Principal } from '../http/auth.js';
-import { ApiError, conflict, notFound } from '../http/errors.js';
+import type { Principal } from '../core/principal.js';
+import { conflict, Failed, notFound } from '../core/errors.js';
 import type { BoxService } from './box-service.js';
 import type { BoxRecord } from './boxes-repo.js';
 
@@ -45,7 +45,7 @@ export class CheckpointService {
       repo.update(cur.box_id, { checkpoint_generation: generation, last_checkpointed_at: cp.created_at });
     } catch (e) {
       repo.finishCheckpoint(cp.checkpoint_id, 'failed', 0);
-      throw new ApiError(500, 'server_error', `Checkpoint of ${cur.box_id} failed: ${(e as Error).message}`);
+      throw new Failed(`Checkpoint of ${cur.box_id} failed: ${(e as Error).message}`);
     }
     return publicCp(repo.getCheckpoint(cp.checkpoint_id)!);
   }

@@ -4,7 +4,7 @@ import { BoxIdParams } from '../contract/boxes.js';
 import { page, PageQuery } from '../contract/common.js';
 import { CreateCronBody, CronParams } from '../contract/cron.js';
 import { Reply } from '../http/route.js';
-import { toJob } from './cron-repo.js';
+import { toJob } from './cron-view.js';
 
 export function cronRoutes(r: RouteRegistrar) {
   r.add({

@@ -3,16 +3,17 @@ import type { AppBase } from '../app-context.js';
 import type { BoxRecord } from '../boxes/boxes-repo.js';
 import { newId } from '../contract/common.js';
 import type { CreateCronBody, CronJob } from '../contract/cron.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { invalid, notFound } from '../core/errors.js';
 import { CryptoBox } from '../util/crypto-box.js';
-import { CronRepo, toJob, type CronRow } from './cron-repo.js';
+import { CronRepo, type CronRow } from './cron-repo.js';
+import { toJob } from './cron-view.js';
 
 /** Next time the schedule fires after `from`, read in the job's time zone. */
 export function nextRun(schedule: string, timezone: string, from: Date): string {
   try {
     return CronExpressionParser.parse(schedule, { tz: timezone, currentDate: from }).next().toDate().toISOString();
   } catch (e) {
-    throw badRequest(`Invalid schedule "${schedule}": ${(e as Error).message}`, 'schedule');
+    throw invalid(`Invalid schedule "${schedule}": ${(e as Error).message}`, 'schedule');
   }
 }
 

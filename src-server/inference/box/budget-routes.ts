@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RouteRegistrar } from '../../app-context.js';
 import { boxFor } from '../../boxes/box-access.js';
-import { toBox } from '../../boxes/boxes-repo.js';
+import { toBox } from '../../boxes/box-view.js';
 import { BoxIdParams } from '../../contract/boxes.js';
 
 const BudgetBody = z.strictObject({ inference_budget_tokens: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable() });
