@@ -12,6 +12,7 @@ import { BoxHooks } from './box-hooks.js';
 import type { VolumesService } from '../volumes/service.js';
 import type { PoliciesService } from '../policies/service.js';
 import { assertAccepts } from './transitions.js';
+import { KeyedLock } from './box-lock.js';
 
 /** A terminated box stays readable (status `terminated`) this long, then it is purged. */
 const TERMINATED_KEPT_MS = 24 * 3600 * 1000;
@@ -26,8 +27,7 @@ export class BoxService {
   readonly guestSetup = new GuestSetupRegistry();
   /** Networking and lifecycle hooks of areas built after boxes (network, cron). */
   readonly hooks = new BoxHooks();
-  private locks = new Map<string, Promise<unknown>>();
-  private busy = new Set<string>();
+  private lock = new KeyedLock();
 
   constructor(
     private app: AppBase,
@@ -40,18 +40,7 @@ export class BoxService {
 
   /** Runs fn with the box's lock held; operations on different boxes run concurrently. */
   withLock<T>(boxId: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(boxId) ?? Promise.resolve();
-    const run = prev.catch(() => {}).then(async () => {
-      this.busy.add(boxId);
-      try {
-        return await fn();
-      } finally {
-        this.busy.delete(boxId);
-      }
-    });
-    this.locks.set(boxId, run);
-    void run.finally(() => this.locks.get(boxId) === run && this.locks.delete(boxId)).catch(() => {});
-    return run;
+    return this.lock.run(boxId, fn);
   }
 
   vmConfig(box: BoxRecord): VmConfig {
@@ -172,6 +161,12 @@ export class BoxService {
     this.repo.update(boxId, { http_policy_id: policyId });
   }
 
+  /** Input + output tokens the box may use through the inference gateway over its life (null: unlimited). */
+  setInferenceBudget(boxId: string, tokens: number | null): Box {
+    this.repo.update(boxId, { inference_budget_tokens: tokens });
+    return toBox(this.repo.get(boxId)!);
+  }
+
   setAutoSleep(box: BoxRecord, auto: Box['auto_sleep']): Box {
     const cur = this.fresh(box, 'auto_sleep');
     this.repo.update(cur.box_id, { auto_sleep: auto, last_activity_at: new Date().toISOString() });
@@ -264,7 +259,7 @@ export class BoxService {
   }
 
   private onVmLost(boxId: string, reason: { kind: 'killed' | 'panic' | 'agent_lost'; message: string }) {
-    if (this.busy.has(boxId)) return; // an operation in progress owns the outcome
+    if (this.lock.held(boxId)) return; // an operation in progress owns the outcome
     const box = this.repo.get(boxId);
     if (!box || box.status !== 'running') return;
     const to: BoxStatus = reason.kind === 'killed' ? 'interrupted_restorable' : 'failed';

@@ -73,57 +73,26 @@ export class DomainError extends Error {
   }
 }
 
-/** One subclass per kind, so `catch (e) { if (e instanceof NotFound) ... }` reads plainly. */
-export class Invalid extends DomainError {
-  constructor(message: string, detail?: DomainErrorDetail) {
-    super('invalid', message, detail);
-  }
+function ofKind(kind: DomainErrorKind, defaults: DomainErrorDetail = {}) {
+  return class extends DomainError {
+    constructor(message: string, detail?: DomainErrorDetail) {
+      super(kind, message, { ...defaults, ...detail });
+    }
+  };
 }
-export class Unauthenticated extends DomainError {
-  constructor(message: string, detail?: DomainErrorDetail) {
-    super('unauthenticated', message, detail);
-  }
-}
-export class Forbidden extends DomainError {
-  constructor(message: string, detail?: DomainErrorDetail) {
-    super('forbidden', message, detail);
-  }
-}
-export class NotFound extends DomainError {
-  constructor(message: string, detail?: DomainErrorDetail) {
-    super('not_found', message, detail);
-  }
-}
-export class Conflict extends DomainError {
-  constructor(message: string, detail?: DomainErrorDetail) {
-    super('conflict', message, detail);
-  }
-}
-export class TooLarge extends DomainError {
-  constructor(message: string, detail?: DomainErrorDetail) {
-    super('too_large', message, { code: 'request_too_large', ...detail });
-  }
-}
-export class LimitExceeded extends DomainError {
-  constructor(message: string, detail?: DomainErrorDetail) {
-    super('limit_exceeded', message, detail);
-  }
-}
-export class Failed extends DomainError {
-  constructor(message: string, detail?: DomainErrorDetail) {
-    super('failed', message, detail);
-  }
-}
-export class NotImplemented extends DomainError {
-  constructor(message: string, detail?: DomainErrorDetail) {
-    super('not_implemented', message, { final: true, ...detail });
-  }
-}
-export class Unavailable extends DomainError {
-  constructor(message: string, detail?: DomainErrorDetail) {
-    super('unavailable', message, detail);
-  }
-}
+
+/** One class per kind, so `catch (e) { if (e instanceof NotFound) ... }` reads plainly. */
+export class Invalid extends ofKind('invalid') {}
+export class Unauthenticated extends ofKind('unauthenticated') {}
+export class Forbidden extends ofKind('forbidden') {}
+export class NotFound extends ofKind('not_found') {}
+export class Conflict extends ofKind('conflict') {}
+export class TooLarge extends ofKind('too_large', { code: 'request_too_large' }) {}
+export class LimitExceeded extends ofKind('limit_exceeded') {}
+export class Failed extends ofKind('failed') {}
+/** Final: the OpenAI and Anthropic SDKs retry 5xx unless told not to. */
+export class NotImplemented extends ofKind('not_implemented', { final: true }) {}
+export class Unavailable extends ofKind('unavailable') {}
 
 // Short forms for the common cases (argument order as the former http/errors helpers).
 export const invalid = (message: string, param: string | null = null, code: string | null = null) => new Invalid(message, { param, code });

@@ -35,9 +35,7 @@ export function cronRoutes(r: RouteRegistrar) {
     method: 'delete', path: '/v1/boxes/:box_id/cron/:cron_id', area: 'box', tag: 'cron', params: CronParams, summary: 'Delete a cron job',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'cron');
-      const row = app.services.cron.get(params.box_id, params.cron_id);
-      app.services.cron.repo.delete(row.id);
-      return toJob(row);
+      return app.services.cron.delete(app.services.cron.get(params.box_id, params.cron_id));
     },
   });
 

@@ -59,6 +59,12 @@ export class CronService {
     return row;
   }
 
+  /** Deletes the job (and its runs); answers it as it was. */
+  delete(row: CronRow): CronJob {
+    this.repo.delete(row.id);
+    return toJob(row);
+  }
+
   env(row: CronRow): Record<string, string> | undefined {
     return row.env_sealed ? JSON.parse(this.crypto.openString(row.env_sealed)) : undefined;
   }

@@ -41,3 +41,6 @@ export async function waitForAgent(folder: BoxFolder, opts: WaitForAgentOptions 
   }
   return client;
 }
+
+/** Kept importable from here for code written before it moved (exec-text.ts breaks the agent-wait/shares cycle). */
+export { execText } from './exec-text.js';
