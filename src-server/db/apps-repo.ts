@@ -1,19 +1,9 @@
 import { newId } from '../contract/common.js';
-import type { App } from '../contract/identity.js';
+import type { App, AppSummary } from '../contract/identity.js';
 import type { Db } from './connection.js';
 
-/** Box counts and requested resources of one app (boxes that are not terminated). */
-interface AppTotals {
-  app_id: string;
-  app_name: string;
-  box_count: number;
-  running_count: number;
-  paused_count: number;
-  sleeping_count: number;
-  failed_count: number;
-  cpu_requested_vcpu: number;
-  memory_requested_bytes: number;
-}
+/** Box counts and requested resources of one app (boxes that are not terminated); disk use comes from the runtime. */
+type AppTotals = Omit<AppSummary, 'disk_used_bytes'>;
 
 /** The `apps` table (core area): named groups of boxes. */
 export class AppsRepo {
