@@ -17,8 +17,8 @@ export function boxRoutes(r: RouteRegistrar) {
   r.add({
     method: 'get', path: '/v1/boxes', area: 'box', tag: 'boxes', query: ListBoxesQuery, summary: 'List boxes (paged)',
     handler: ({ app, auth, query }) => {
-      const { rows, total } = svc(app).repo.list(auth.orgId, query);
-      return page(rows.map(toBox), query, total);
+      const { rows, total } = svc(app).list(auth.orgId, query);
+      return page(rows, query, total);
     },
   });
 

@@ -38,6 +38,12 @@ export class BoxService {
     runtime.onUnexpectedExit((boxId, reason) => this.onVmLost(boxId, reason));
   }
 
+  /** One page of the organization's boxes, as the API shows them. */
+  list(orgId: string, q: Parameters<BoxesRepo['list']>[1]): { rows: Box[]; total: number } {
+    const { rows, total } = this.repo.list(orgId, q);
+    return { rows: rows.map(toBox), total };
+  }
+
   /** Runs fn with the box's lock held; operations on different boxes run concurrently. */
   withLock<T>(boxId: string, fn: () => Promise<T>): Promise<T> {
     return this.lock.run(boxId, fn);

@@ -60,6 +60,16 @@ export class CheckpointService {
     return cp;
   }
 
+  /** The box a checkpoint was taken from while it exists: its access rules cover the checkpoint. */
+  sourceBox(cp: CheckpointRow): BoxRecord | undefined {
+    return this.boxes.repo.get(cp.box_id);
+  }
+
+  /** Which box and checkpoint each box of the organization was made from. */
+  lineage(orgId: string) {
+    return this.boxes.repo.lineage(orgId);
+  }
+
   list(orgId: string, q: { box_id?: string; app_id?: string; name?: string }): Checkpoint[] {
     return this.boxes.repo.listCheckpoints(orgId, q).map(publicCp);
   }

@@ -29,6 +29,11 @@ export class Policies implements PoliciesService {
     return this.repo.get(orgId, id);
   }
 
+  /** One page of the organization's policies, oldest first. */
+  list(orgId: string, limit: number, offset: number) {
+    return this.repo.list(orgId, limit, offset);
+  }
+
   evaluate(document: PolicyDocument, req: EgressRequest) {
     return evaluate(document, req);
   }

@@ -65,6 +65,11 @@ export class Volumes implements VolumesService {
     return this.repo.get(orgId, volumeId);
   }
 
+  /** One page of the organization's live volumes, oldest first. */
+  list(orgId: string, limit: number, offset: number) {
+    return this.repo.listReady(orgId, limit, offset);
+  }
+
   /** 404 unless the volume exists in the org and is ready. */
   ready(orgId: string, volumeId: string): Volume {
     const v = this.repo.get(orgId, volumeId);
