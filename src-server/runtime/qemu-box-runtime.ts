@@ -1,10 +1,11 @@
 /**
  * The box domain's runtime port implemented with QEMU: one daemonized QEMU per running
  * box, one agent connection each. VMs outlive the service; `adopt` re-attaches to them.
- * A box without volume mounts is created as a clone of the warm template of its image
- * and shape (templates.ts, template-clone.ts); with mounts (extra 9p devices the saved
- * device state lacks) or BOX_TEMPLATES=0 it cold-boots.
- * A create takes a warmed clone from the warm pool when one is ready (warm-pool.ts).
+ * A box is created as a clone of the warm template of its image and shape (templates.ts,
+ * template-clone.ts); its volume mounts take the template's spare 9p slots and are
+ * mounted through the agent. With BOX_TEMPLATES=0, or when the template cannot be built,
+ * it cold-boots. A create without mounts takes a warmed clone from the warm pool when one
+ * is ready (warm-pool.ts).
  * Checkpoints live in <dataDir>/checkpoints/<id>/ so they outlive their box.
  */
 import { existsSync } from 'node:fs';
@@ -97,13 +98,14 @@ export class QemuBoxRuntime implements BoxRuntime {
     if (cfg.image !== 'debian' && !(await this.machines.resolveImage?.(cfg.image))) throw new RuntimeError(`unknown image "${cfg.image}"`);
     const folder = this.folder(cfg.boxId);
     const config = await this.machines.vmConfig(cfg);
-    if (this.useTemplates && !cfg.mounts.length) {
+    if (this.useTemplates) {
       // A template that cannot be built leaves the box to a cold boot (the failure is listed in GET /v1/templates).
       const tpl = await this.machines.template({ image: cfg.image, vcpus: cfg.vcpus, memoryMib: cfg.memoryMib, diskGib: cfg.diskGib }, onProgress).catch(() => undefined);
       if (tpl) {
-        const own = { hostname: cfg.hostname, ports: config.ports ?? [], proxyPort: config.proxyPort };
+        const own = { hostname: cfg.hostname, ports: config.ports ?? [], proxyPort: config.proxyPort, mounts: config.mounts ?? [] };
         await this.poolCleared;
-        const pooled = await this.pool.take(tpl, { folder, ...own });
+        // a pooled clone's 9p slots export nothing: boxes with volumes restore their own
+        const pooled = own.mounts.length ? undefined : await this.pool.take(tpl, { folder, ...own });
         if (pooled) this.handles.set(cfg.boxId, pooled.handle);
         else {
           await cloneTemplateFolder(tpl, folder, own);
