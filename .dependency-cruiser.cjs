@@ -6,9 +6,7 @@ module.exports = {
       name: 'no-cycles',
       severity: 'error',
       comment: 'Import cycles make the build order and the wiring order implicit. Type-only imports are erased and do not count.',
-      // runtime/agent-wait.ts <-> runtime/shares.ts is a known cycle inside runtime/, which the
-      // templates helper is splitting (issue 13); drop this pathNot once that lands.
-      from: { pathNot: '^src-server/runtime/(agent-wait|shares)[.]ts$' },
+      from: {},
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
     {
@@ -39,6 +37,24 @@ module.exports = {
       comment: 'Route handlers go through their area service; only the runtime port (boxes/runtime-port.ts) and services touch runtime/.',
       from: { path: '-routes\\.ts$|/routes\\.ts$' },
       to: { path: '^src-server/runtime/' },
+    },
+    {
+      name: 'routes-do-not-import-repositories',
+      severity: 'error',
+      comment: 'Route handlers go through their area service, never a repository module (row types are data and may be imported as types).',
+      from: { path: '-routes\\.ts$|/routes\\.ts$' },
+      to: { path: '-repo\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'domain-does-not-import-http',
+      severity: 'error',
+      comment:
+        'Services, repositories and runtime adapters throw domain errors (core/errors.ts) and know nothing of HTTP; the HTTP layer (http/, route files, module.ts wiring, the composition roots) maps them to statuses.',
+      from: {
+        path: '^src-server/',
+        pathNot: '^src-server/(http|test-support)/|-routes\\.ts$|/routes\\.ts$|/routes/|/module\\.ts$|^src-server/(wiring|app|app-context|service|headless)\\.ts$|[.]test[.]ts$',
+      },
+      to: { path: '^src-server/http/' },
     },
     {
       name: 'not-to-unresolvable',

@@ -8,7 +8,8 @@
  * TCG's translation-cache size (MiB) for the experiment.
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { waitForAgent, execText } from '../src-server/runtime/agent-wait.js';
+import { waitForAgent } from '../src-server/runtime/agent-wait.js';
+import { execText } from '../src-server/runtime/exec-text.js';
 import { boxFolder } from '../src-server/runtime/box-folder.js';
 import { testConfig, testDataDir, testImage } from '../src-server/runtime/test-support.js';
 import { killVm, launchVm } from '../src-server/runtime/vm.js';

@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext, Area as ServiceArea } from './app-context.js';
-import { mountSignIn } from './core/sign-in.js';
+import { mountSignIn } from './core/sign-in-routes.js';
 import { errorMiddleware } from './http/error-handler.js';
 import { localGuard } from './http/guard.js';
 import { RouteRegistry } from './http/registry.js';

@@ -22,6 +22,7 @@ import { volumesArea } from './volumes/module.js';
 import type { BoxService } from './boxes/box-service.js';
 import type { CheckpointService } from './boxes/checkpoint-service.js';
 import type { ExecService } from './boxes/exec-service.js';
+import type { FilesService } from './boxes/files-service.js';
 import type { CronRunner } from './cron/cron-runner.js';
 import type { CronService } from './cron/cron-service.js';
 import type { InboxStore } from './inbox/inbox-store.js';
@@ -79,6 +80,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     boxes: boxes.boxes,
     checkpoints: boxes.checkpoints,
     execs: boxes.execs,
+    files: boxes.files,
     templates: templates.templates,
     diskUsage: boxes.diskUsage,
     images: images.images,
@@ -109,6 +111,8 @@ export interface Services {
   boxes: BoxService;
   checkpoints: CheckpointService;
   execs: ExecService;
+  /** Files inside a box, through its guest agent. */
+  files: FilesService;
   /** Warm templates boxes are cloned from (templates/). */
   templates: TemplateService;
   /** Disk bytes used by an app's boxes. */

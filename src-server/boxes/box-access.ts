@@ -1,16 +1,17 @@
 import type { Request } from 'express';
 import type { AppContext } from '../app-context.js';
 import { OVERRIDE_HEADER, overrideReason } from '../contract/boxes.js';
-import type { Principal } from '../http/auth.js';
-import { notFound } from '../http/errors.js';
-import { parseOr400 } from '../http/validate.js';
+import type { Principal } from '../core/principal.js';
+import { invalid, notFound } from '../core/errors.js';
 import type { BoxRecord } from './boxes-repo.js';
 import { authorize, type AccessOp } from './transitions.js';
+
+const noBox = (boxId: string) => notFound(`No box ${boxId} in this organization.`, null, 'box_id');
 
 /** A box of the caller's organization, terminated ones included (kept a day): 404 otherwise. Reading needs no authorization. */
 export function readBox(app: AppContext, auth: Principal, boxId: string): BoxRecord {
   const box = app.services.boxes.repo.get(boxId);
-  if (!box || box.org_id !== auth.orgId) throw notFound(`No box ${boxId} in this organization.`, null, 'box_id');
+  if (!box || box.org_id !== auth.orgId) throw noBox(boxId);
   return box;
 }
 
@@ -20,10 +21,12 @@ export function readBox(app: AppContext, auth: Principal, boxId: string): BoxRec
  */
 export function boxFor(app: AppContext, req: Request, auth: Principal, boxId: string, op: AccessOp): BoxRecord {
   const box = app.services.boxes.repo.get(boxId);
-  if (!box || box.org_id !== auth.orgId || box.status === 'terminated') throw notFound(`No box ${boxId} in this organization.`, null, 'box_id');
+  if (!box || box.org_id !== auth.orgId || box.status === 'terminated') throw noBox(boxId);
   const header = req.headers[OVERRIDE_HEADER.toLowerCase()];
   if (authorize(auth, box, op, typeof header === 'string' ? header : undefined) === 'override') {
-    const reason = parseOr400(overrideReason, header, OVERRIDE_HEADER);
+    const parsed = overrideReason.safeParse(header);
+    if (!parsed.success) throw invalid(`Invalid ${OVERRIDE_HEADER}: ${parsed.error.issues[0]!.message}`, OVERRIDE_HEADER);
+    const reason = parsed.data;
     app.repos.audit.add({ org_id: auth.orgId, key_id: auth.key.id, action: `box.override.${op}`, target: boxId, reason, details: { method: req.method, path: req.path } });
   }
   return box;

@@ -3,7 +3,7 @@ import type { RouteRegistrar } from '../app-context.js';
 import { AutoSleep, BoxIdParams, CreateBoxBody, ListBoxesQuery, SleepBody, WakeAtBody } from '../contract/boxes.js';
 import { page } from '../contract/common.js';
 import { boxFor, readBox } from './box-access.js';
-import { toBox } from './boxes-repo.js';
+import { toBox } from './box-view.js';
 
 const svc = (app: Parameters<Parameters<RouteRegistrar['add']>[0]['handler']>[0]['app']) => app.services.boxes;
 
@@ -17,8 +17,8 @@ export function boxRoutes(r: RouteRegistrar) {
   r.add({
     method: 'get', path: '/v1/boxes', area: 'box', tag: 'boxes', query: ListBoxesQuery, summary: 'List boxes (paged)',
     handler: ({ app, auth, query }) => {
-      const { rows, total } = svc(app).repo.list(auth.orgId, query);
-      return page(rows.map(toBox), query, total);
+      const { rows, total } = svc(app).list(auth.orgId, query);
+      return page(rows, query, total);
     },
   });
 

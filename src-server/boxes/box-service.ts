@@ -1,9 +1,10 @@
 import type { AppBase } from '../app-context.js';
 import { SIZES, type Box, type BoxStatus, type CreateBoxBody } from '../contract/boxes.js';
 import { newId } from '../contract/common.js';
-import type { Principal } from '../http/auth.js';
-import { ApiError, badRequest, conflict, notFound } from '../http/errors.js';
-import { BoxesRepo, toBox, type BoxRecord } from './boxes-repo.js';
+import type { Principal } from '../core/principal.js';
+import { conflict, Failed, invalid, notFound, Unavailable } from '../core/errors.js';
+import { BoxesRepo, type BoxRecord } from './boxes-repo.js';
+import { toBox } from './box-view.js';
 import type { BoxRuntime, StartResult, VmConfig } from './runtime-port.js';
 import { Readable } from 'node:stream';
 import { GuestSetupRegistry } from './guest-setup.js';
@@ -11,6 +12,7 @@ import { BoxHooks } from './box-hooks.js';
 import type { VolumesService } from '../volumes/service.js';
 import type { PoliciesService } from '../policies/service.js';
 import { assertAccepts } from './transitions.js';
+import { KeyedLock } from './box-lock.js';
 
 /** A terminated box stays readable (status `terminated`) this long, then it is purged. */
 const TERMINATED_KEPT_MS = 24 * 3600 * 1000;
@@ -25,8 +27,7 @@ export class BoxService {
   readonly guestSetup = new GuestSetupRegistry();
   /** Networking and lifecycle hooks of areas built after boxes (network, cron). */
   readonly hooks = new BoxHooks();
-  private locks = new Map<string, Promise<unknown>>();
-  private busy = new Set<string>();
+  private lock = new KeyedLock();
 
   constructor(
     private app: AppBase,
@@ -37,20 +38,15 @@ export class BoxService {
     runtime.onUnexpectedExit((boxId, reason) => this.onVmLost(boxId, reason));
   }
 
+  /** One page of the organization's boxes, as the API shows them. */
+  list(orgId: string, q: Parameters<BoxesRepo['list']>[1]): { rows: Box[]; total: number } {
+    const { rows, total } = this.repo.list(orgId, q);
+    return { rows: rows.map(toBox), total };
+  }
+
   /** Runs fn with the box's lock held; operations on different boxes run concurrently. */
   withLock<T>(boxId: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(boxId) ?? Promise.resolve();
-    const run = prev.catch(() => {}).then(async () => {
-      this.busy.add(boxId);
-      try {
-        return await fn();
-      } finally {
-        this.busy.delete(boxId);
-      }
-    });
-    this.locks.set(boxId, run);
-    void run.finally(() => this.locks.get(boxId) === run && this.locks.delete(boxId)).catch(() => {});
-    return run;
+    return this.lock.run(boxId, fn);
   }
 
   vmConfig(box: BoxRecord): VmConfig {
@@ -68,10 +64,9 @@ export class BoxService {
   }
 
   async create(auth: Principal, body: CreateBoxBody): Promise<Box> {
-    const app = this.app.db.prepare('SELECT id FROM apps WHERE id = ? AND org_id = ?').get(body.app_id, auth.orgId);
-    if (!app) throw notFound(`No app ${body.app_id} in this organization; create it with POST /v1/apps/find.`, null, 'app_id');
+    if (!this.app.repos.apps.exists(auth.orgId, body.app_id)) throw notFound(`No app ${body.app_id} in this organization; create it with POST /v1/apps/find.`, null, 'app_id');
     const images = this.hooks.images.names();
-    if (!images.includes(body.image)) throw badRequest(`Unknown image "${body.image}"; available: ${images.join(', ')}.`, 'image');
+    if (!images.includes(body.image)) throw invalid(`Unknown image "${body.image}"; available: ${images.join(', ')}.`, 'image');
     if (this.repo.nameTaken(auth.orgId, body.name)) throw conflict(`A box named "${body.name}" already exists.`, 'already_exists', 'name');
     this.checkMounts(auth.orgId, body);
     if (body.http_policy_id && !this.deps.policies.get(auth.orgId, body.http_policy_id)) {
@@ -114,7 +109,7 @@ export class BoxService {
     const seen = new Set<string>();
     body.volume_mounts.forEach((m, i) => {
       if (this.deps.volumes.get(orgId, m.volume_id)?.status !== 'ready') throw notFound(`No volume ${m.volume_id}.`, 'not_found', `volume_mounts[${i}].volume_id`);
-      if (seen.has(m.mount_path)) throw badRequest(`Mount path ${m.mount_path} is used twice.`, `volume_mounts[${i}].mount_path`);
+      if (seen.has(m.mount_path)) throw invalid(`Mount path ${m.mount_path} is used twice.`, `volume_mounts[${i}].mount_path`);
       seen.add(m.mount_path);
     });
   }
@@ -176,6 +171,12 @@ export class BoxService {
     this.repo.update(boxId, { http_policy_id: policyId });
   }
 
+  /** Input + output tokens the box may use through the inference gateway over its life (null: unlimited). */
+  setInferenceBudget(boxId: string, tokens: number | null): Box {
+    this.repo.update(boxId, { inference_budget_tokens: tokens });
+    return toBox(this.repo.get(boxId)!);
+  }
+
   setAutoSleep(box: BoxRecord, auto: Box['auto_sleep']): Box {
     const cur = this.fresh(box, 'auto_sleep');
     this.repo.update(cur.box_id, { auto_sleep: auto, last_activity_at: new Date().toISOString() });
@@ -209,7 +210,7 @@ export class BoxService {
       });
     }
     const after = this.repo.get(box.box_id)!;
-    if (after.status !== 'running') throw new ApiError(503, 'server_error', `Box ${box.box_id} could not be woken: ${after.error_message ?? after.status}.`);
+    if (after.status !== 'running') throw new Unavailable(`Box ${box.box_id} could not be woken: ${after.error_message ?? after.status}.`);
     this.touch(after.box_id);
     return after;
   }
@@ -254,7 +255,7 @@ export class BoxService {
       await this.runtime.save(cur.box_id);
     } catch (e) {
       this.repo.setStatus(cur.box_id, 'failed', { error_message: `Saving the VM state failed: ${(e as Error).message}` });
-      throw new ApiError(500, 'server_error', `Saving box ${cur.box_id} failed: ${(e as Error).message}`);
+      throw new Failed(`Saving box ${cur.box_id} failed: ${(e as Error).message}`);
     }
   }
 
@@ -268,7 +269,7 @@ export class BoxService {
   }
 
   private onVmLost(boxId: string, reason: { kind: 'killed' | 'panic' | 'agent_lost'; message: string }) {
-    if (this.busy.has(boxId)) return; // an operation in progress owns the outcome
+    if (this.lock.held(boxId)) return; // an operation in progress owns the outcome
     const box = this.repo.get(boxId);
     if (!box || box.status !== 'running') return;
     const to: BoxStatus = reason.kind === 'killed' ? 'interrupted_restorable' : 'failed';

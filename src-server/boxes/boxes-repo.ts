@@ -29,12 +29,6 @@ const fromRow = (r: BoxRow): BoxRecord => {
   };
 };
 
-/** Public shape of a box (api-surface.md, Boxes). */
-export const toBox = (b: BoxRecord): Box => {
-  const { org_id: _o, last_activity_at: _l, ...box } = b;
-  return box;
-};
-
 export class BoxesRepo {
   constructor(private db: Db) {}
 

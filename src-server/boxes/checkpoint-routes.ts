@@ -28,7 +28,7 @@ export function checkpointRoutes(r: RouteRegistrar) {
     handler: ({ app, auth, req, params }) => {
       const cps = app.services.checkpoints;
       const cp = cps.get(auth.orgId, params.checkpoint_id);
-      const src = app.services.boxes.repo.get(cp.box_id);
+      const src = cps.sourceBox(cp);
       if (src && src.status !== 'terminated') boxFor(app, req, auth, src.box_id, 'delete_checkpoint');
       return cps.delete(cp);
     },
@@ -40,7 +40,7 @@ export function checkpointRoutes(r: RouteRegistrar) {
     handler: ({ app, auth, body }) => {
       const cps = app.services.checkpoints;
       const cp = cps.get(auth.orgId, body.checkpoint_id);
-      const src = app.services.boxes.repo.get(cp.box_id);
+      const src = cps.sourceBox(cp);
       if (src) authorize(auth, src, 'from_checkpoint', undefined);
       return cps.fromCheckpoint(auth, cp, body.name);
     },
@@ -54,6 +54,6 @@ export function checkpointRoutes(r: RouteRegistrar) {
 
   r.add({
     method: 'get', path: '/v1/box-lineage', area: 'box', tag: 'checkpoints', summary: 'Which box and checkpoint each box was made from (for the fork tree)',
-    handler: ({ app, auth }) => ({ data: app.services.boxes.repo.lineage(auth.orgId) }),
+    handler: ({ app, auth }) => ({ data: app.services.checkpoints.lineage(auth.orgId) }),
   });
 }

@@ -1,8 +1,8 @@
 import type { AppBase } from '../app-context.js';
 import type { Box, Checkpoint } from '../contract/boxes.js';
 import { newId } from '../contract/common.js';
-import type { Principal } from '../http/auth.js';
-import { ApiError, conflict, notFound } from '../http/errors.js';
+import type { Principal } from '../core/principal.js';
+import { conflict, Failed, notFound } from '../core/errors.js';
 import type { BoxService } from './box-service.js';
 import type { BoxRecord } from './boxes-repo.js';
 
@@ -49,7 +49,7 @@ export class CheckpointService {
       repo.update(cur.box_id, { checkpoint_generation: generation, last_checkpointed_at: cp.created_at });
     } catch (e) {
       repo.finishCheckpoint(cp.checkpoint_id, 'failed', 0);
-      throw new ApiError(500, 'server_error', `Checkpoint of ${cur.box_id} failed: ${(e as Error).message}`);
+      throw new Failed(`Checkpoint of ${cur.box_id} failed: ${(e as Error).message}`);
     }
     return publicCp(repo.getCheckpoint(cp.checkpoint_id)!);
   }
@@ -58,6 +58,16 @@ export class CheckpointService {
     const cp = this.boxes.repo.getCheckpoint(id);
     if (!cp || cp.org_id !== orgId) throw notFound(`No checkpoint ${id}.`, null, 'checkpoint_id');
     return cp;
+  }
+
+  /** The box a checkpoint was taken from while it exists: its access rules cover the checkpoint. */
+  sourceBox(cp: CheckpointRow): BoxRecord | undefined {
+    return this.boxes.repo.get(cp.box_id);
+  }
+
+  /** Which box and checkpoint each box of the organization was made from. */
+  lineage(orgId: string) {
+    return this.boxes.repo.lineage(orgId);
   }
 
   list(orgId: string, q: { box_id?: string; app_id?: string; name?: string }): Checkpoint[] {

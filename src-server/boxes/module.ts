@@ -8,6 +8,7 @@ import { CheckpointService } from './checkpoint-service.js';
 import { execRoutes } from './exec-routes.js';
 import { ExecService } from './exec-service.js';
 import { filesRoutes } from './files-routes.js';
+import { FilesService } from './files-service.js';
 import type { BoxesRepo } from './boxes-repo.js';
 import type { BoxRuntime } from './runtime-port.js';
 import { BoxScheduler } from './scheduler.js';
@@ -21,6 +22,7 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: { repo: Boxes
   const boxes = new BoxService(app, runtime, deps);
   const checkpoints = new CheckpointService(app, boxes);
   const execs = new ExecService(app, boxes);
+  const files = new FilesService(boxes);
   /** Disk bytes used by an app's boxes (the apps routes report it). */
   const diskUsage = (appId: string) => boxes.repo.live().filter((b) => b.app_id === appId).reduce((n, b) => n + runtime.diskUsageBytes(b.box_id), 0);
   deps.volumes.setMountChecker((orgId, volumeId) =>
@@ -48,5 +50,5 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: { repo: Boxes
       execs.close();
     },
   };
-  return { boxes, checkpoints, execs, diskUsage, area };
+  return { boxes, checkpoints, execs, files, diskUsage, area };
 }

@@ -76,7 +76,7 @@ export function identityRoutes(r: RouteRegistrar) {
     handler: ({ auth, app, body }) => {
       app.db.transaction(() => {
         if (body.credits_usd_nanos !== undefined) app.repos.orgs.setCredits(auth.orgId, body.credits_usd_nanos);
-        if (body.name !== undefined) app.db.prepare('UPDATE orgs SET name = ? WHERE id = ?').run(body.name, auth.orgId);
+        if (body.name !== undefined) app.repos.orgs.rename(auth.orgId, body.name);
         app.repos.audit.add({ org_id: auth.orgId, key_id: auth.key.id, action: 'organization.update', target: auth.orgId, reason: null, details: body });
       })();
       return orgBody(auth.orgId, app);

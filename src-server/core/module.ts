@@ -2,7 +2,7 @@ import type { Area } from '../app-context.js';
 import { buildOpenApi } from '../http/openapi.js';
 import { appsRoutes } from './apps-routes.js';
 import { API_VERSION, identityRoutes } from './identity-routes.js';
-import { loginLinkRoutes } from './sign-in.js';
+import { loginLinkRoutes } from './sign-in-routes.js';
 
 /** Identity, keys, organization, apps, audit log and the OpenAPI document. */
 export function coreArea(): Area {

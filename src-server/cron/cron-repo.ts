@@ -1,4 +1,4 @@
-import type { CronJob, CronRun } from '../contract/cron.js';
+import type { CronRun } from '../contract/cron.js';
 import type { Db } from '../db/connection.js';
 
 export interface CronRow {
@@ -17,19 +17,6 @@ export interface CronRow {
   next_run_at: string;
   last_run_at: string | null;
   created_at: string;
-}
-
-/** Spec shape: optional fields absent when unset; env values never leave the service. */
-export function toJob(r: CronRow): CronJob {
-  const job: CronJob = { id: r.id, box_id: r.box_id, schedule: r.schedule, timezone: r.timezone, command: r.command, next_run_at: r.next_run_at, created_at: r.created_at };
-  if (r.cwd !== null) job.cwd = r.cwd;
-  if (r.user !== null) job.user = r.user;
-  if (r.env_names !== null) job.env_names = JSON.parse(r.env_names);
-  if (r.timeout !== null) job.timeout = r.timeout;
-  if (r.last_run_at !== null) job.last_run_at = r.last_run_at;
-  // Key order as in the spec table.
-  const { id, box_id, schedule, timezone, command, cwd, user, env_names, timeout, next_run_at, last_run_at, created_at } = job;
-  return JSON.parse(JSON.stringify({ id, box_id, schedule, timezone, command, cwd, user, env_names, timeout, next_run_at, last_run_at, created_at }));
 }
 
 export class CronRepo {

@@ -4,7 +4,7 @@ import { BoxIdParams } from '../contract/boxes.js';
 import { page, PageQuery } from '../contract/common.js';
 import { CreateCronBody, CronParams } from '../contract/cron.js';
 import { Reply } from '../http/route.js';
-import { toJob } from './cron-repo.js';
+import { toJob } from './cron-view.js';
 
 export function cronRoutes(r: RouteRegistrar) {
   r.add({
@@ -12,8 +12,8 @@ export function cronRoutes(r: RouteRegistrar) {
     summary: "One page of the box's cron jobs, oldest first; never wakes a paused or sleeping box",
     handler: ({ app, auth, req, params, query }) => {
       boxFor(app, req, auth, params.box_id, 'read');
-      const { rows, total } = app.services.cron.repo.page(params.box_id, query.limit, query.offset);
-      return page(rows.map(toJob), query, total);
+      const { rows, total } = app.services.cron.page(params.box_id, query.limit, query.offset);
+      return page(rows, query, total);
     },
   });
 
@@ -35,9 +35,7 @@ export function cronRoutes(r: RouteRegistrar) {
     method: 'delete', path: '/v1/boxes/:box_id/cron/:cron_id', area: 'box', tag: 'cron', params: CronParams, summary: 'Delete a cron job',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'cron');
-      const row = app.services.cron.get(params.box_id, params.cron_id);
-      app.services.cron.repo.delete(row.id);
-      return toJob(row);
+      return app.services.cron.delete(app.services.cron.get(params.box_id, params.cron_id));
     },
   });
 
@@ -49,7 +47,7 @@ export function cronRoutes(r: RouteRegistrar) {
       const row = app.services.cron.get(params.box_id, params.cron_id);
       const runner = app.services.cronRunner;
       const started = runner.run(row);
-      return Promise.race([started, new Promise((r) => setTimeout(r, 50))]).then(() => new Reply(202, app.services.cron.repo.runs(row.id, 1)[0]));
+      return Promise.race([started, new Promise((r) => setTimeout(r, 50))]).then(() => new Reply(202, app.services.cron.runs(row.id, 1)[0]));
     },
   });
 
@@ -58,12 +56,12 @@ export function cronRoutes(r: RouteRegistrar) {
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'read');
       app.services.cron.get(params.box_id, params.cron_id);
-      return { data: app.services.cron.repo.runs(params.cron_id) };
+      return { data: app.services.cron.runs(params.cron_id) };
     },
   });
 
   r.add({
     method: 'get', path: '/v1/cron', area: 'box', tag: 'cron', summary: 'Every cron job of the organization, across boxes',
-    handler: ({ app, auth }) => ({ data: app.services.cron.repo.listOrg(auth.orgId).map(toJob) }),
+    handler: ({ app, auth }) => ({ data: app.services.cron.listOrg(auth.orgId) }),
   });
 }

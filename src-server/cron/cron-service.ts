@@ -2,17 +2,18 @@ import { CronExpressionParser } from 'cron-parser';
 import type { AppBase } from '../app-context.js';
 import type { BoxRecord } from '../boxes/boxes-repo.js';
 import { newId } from '../contract/common.js';
-import type { CreateCronBody, CronJob } from '../contract/cron.js';
-import { badRequest, notFound } from '../http/errors.js';
+import type { CreateCronBody, CronJob, CronRun } from '../contract/cron.js';
+import { invalid, notFound } from '../core/errors.js';
 import { CryptoBox } from '../util/crypto-box.js';
-import { CronRepo, toJob, type CronRow } from './cron-repo.js';
+import { CronRepo, type CronRow } from './cron-repo.js';
+import { toJob } from './cron-view.js';
 
 /** Next time the schedule fires after `from`, read in the job's time zone. */
 export function nextRun(schedule: string, timezone: string, from: Date): string {
   try {
     return CronExpressionParser.parse(schedule, { tz: timezone, currentDate: from }).next().toDate().toISOString();
   } catch (e) {
-    throw badRequest(`Invalid schedule "${schedule}": ${(e as Error).message}`, 'schedule');
+    throw invalid(`Invalid schedule "${schedule}": ${(e as Error).message}`, 'schedule');
   }
 }
 
@@ -56,6 +57,28 @@ export class CronService {
     const row = this.repo.get(cronId);
     if (!row || row.box_id !== boxId) throw notFound(`No cron job ${cronId} on box ${boxId}.`, null, 'cron_id');
     return row;
+  }
+
+  /** One page of the box's jobs, oldest first. */
+  page(boxId: string, limit: number, offset: number): { rows: CronJob[]; total: number } {
+    const { rows, total } = this.repo.page(boxId, limit, offset);
+    return { rows: rows.map(toJob), total };
+  }
+
+  /** Every job of the organization, across boxes. */
+  listOrg(orgId: string): CronJob[] {
+    return this.repo.listOrg(orgId).map(toJob);
+  }
+
+  /** Recent runs of a job, newest first. */
+  runs(cronId: string, limit?: number): CronRun[] {
+    return this.repo.runs(cronId, limit);
+  }
+
+  /** Deletes the job (and its runs); answers it as it was. */
+  delete(row: CronRow): CronJob {
+    this.repo.delete(row.id);
+    return toJob(row);
   }
 
   env(row: CronRow): Record<string, string> | undefined {

@@ -42,6 +42,10 @@ export class OrgsRepo {
     return row;
   }
 
+  rename(id: string, name: string): void {
+    this.db.prepare('UPDATE orgs SET name = ? WHERE id = ?').run(name, id);
+  }
+
   setCredits(id: string, nanos: number): void {
     this.db.prepare('UPDATE orgs SET credits_usd_nanos = ? WHERE id = ?').run(nanos, id);
   }

@@ -1,4 +1,5 @@
 import type { Db } from './connection.js';
+import { AppsRepo } from './apps-repo.js';
 import { AuditRepo } from './audit-repo.js';
 import { IdempotencyRepo } from './idempotency-repo.js';
 import { KeysRepo } from './keys-repo.js';
@@ -12,6 +13,7 @@ export interface Repos {
   sessions: SessionsRepo;
   idempotency: IdempotencyRepo;
   audit: AuditRepo;
+  apps: AppsRepo;
 }
 
 export function makeRepos(db: Db): Repos {
@@ -21,5 +23,6 @@ export function makeRepos(db: Db): Repos {
     sessions: new SessionsRepo(db),
     idempotency: new IdempotencyRepo(db),
     audit: new AuditRepo(db),
+    apps: new AppsRepo(db),
   };
 }

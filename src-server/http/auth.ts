@@ -1,15 +1,7 @@
 import type { Request } from 'express';
-import type { ApiKeyRow } from '../db/keys-repo.js';
+import type { Principal } from '../core/principal.js';
 import type { Repos } from '../db/repos.js';
 import { ApiError } from './errors.js';
-
-export interface Principal {
-  key: ApiKeyRow;
-  orgId: string;
-  via: 'bearer' | 'session' | 'box';
-  /** Set when a box calls the inference API through its egress proxy (inference/box/box-principal.ts). */
-  box?: { id: string };
-}
 
 export const SESSION_COOKIE = 'box_session';
 

@@ -1,6 +1,38 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { AppContext } from '../app-context.js';
+import { DomainError, type DomainErrorKind } from '../core/errors.js';
 import { ApiError } from './errors.js';
+
+/** The one place a domain error kind becomes an HTTP status (its `type` is the spec's, core/errors.ts). */
+const STATUS: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  limit_exceeded: 429,
+  failed: 500,
+  not_implemented: 501,
+  unavailable: 503,
+};
+
+/**
+ * Headers that carry a domain error's retry advice: `x-should-retry: false` stops the
+ * OpenAI/Anthropic SDKs' automatic retries of a final error; `Connection: close` because
+ * an unread request body makes the connection unusable.
+ */
+function domainHeaders(e: DomainError): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (e.final) h['x-should-retry'] = 'false';
+  if (e.retryAfterSeconds !== undefined) h['Retry-After'] = String(e.retryAfterSeconds);
+  if (e.bodyUnread) h.Connection = 'close';
+  return h;
+}
+
+function fromDomain(e: DomainError): ApiError {
+  return new ApiError(STATUS[e.kind], e.type, e.message, { param: e.param, code: e.code, headers: domainHeaders(e) });
+}
 
 interface RenderedError {
   status: number;
@@ -10,6 +42,7 @@ interface RenderedError {
 
 /** Turns anything thrown into the spec's envelope; internals are logged, never sent. */
 export function errorBody(err: unknown, app?: Pick<AppContext, 'log'>): RenderedError {
+  if (err instanceof DomainError) err = fromDomain(err);
   if (err instanceof ApiError) return { status: err.status, body: err.toBody(), headers: err.headers };
   const e = err as { type?: string; status?: number; message?: string };
   if (e?.type === 'entity.too.large' || e?.status === 413) {

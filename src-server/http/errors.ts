@@ -1,4 +1,5 @@
 import type { ErrorBody, ErrorType } from '../contract/errors.js';
+import { NotImplemented, TooLarge } from '../core/errors.js';
 
 interface ApiErrorOptions {
   param?: string | null;
@@ -34,20 +35,14 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (message: string, param: string | null = null, code: string | null = null) =>
-  new ApiError(400, 'invalid_request_error', message, { param, code });
-
-export const notFound = (message: string, code: string | null = null, param: string | null = null) =>
-  new ApiError(404, 'not_found_error', message, { code, param });
-
-export const conflict = (message: string, code: string | null = null, param: string | null = null) =>
-  new ApiError(409, 'conflict_error', message, { code, param });
-
-export const forbidden = (message: string) => new ApiError(403, 'permission_error', message);
+/*
+ * Errors the route handlers and the pipeline throw. Everything below is a domain error
+ * (core/errors.ts) that error-handler.ts maps to a status; `ApiError` remains for what only
+ * the HTTP layer knows (authentication, billing, the concurrency limit, body parsing).
+ */
+export { conflict, forbidden, invalid as badRequest, notFound } from '../core/errors.js';
 
 /** 501 with `x-should-retry: false`: the OpenAI and Anthropic SDKs retry 5xx unless told not to. */
-export const notImplemented = (message: string) => new ApiError(501, 'not_implemented_error', message, { headers: { 'x-should-retry': 'false' } });
+export const notImplemented = (message: string) => new NotImplemented(message);
 
-
-export const tooLarge = (message: string, param: string | null = null) =>
-  new ApiError(413, 'invalid_request_error', message, { param, code: 'request_too_large' });
+export const tooLarge = (message: string, param: string | null = null) => new TooLarge(message, { param });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AppBase } from '../app-context.js';
 import type { Db } from '../db/connection.js';
-import type { Principal } from '../http/auth.js';
-import { ApiError } from '../http/errors.js';
+import type { Principal } from '../core/principal.js';
+import { DomainError, Failed } from '../core/errors.js';
 import type { Prepared } from './adapters/common.js';
 import { checkBoxBudget, type BudgetDeps } from './box/budget.js';
 import { boxOfKey } from './box/box-principal.js';
@@ -127,8 +127,8 @@ export class InferenceService {
       this.engines.resolve(r.native.model);
       result = await this.execute(r.native);
     } catch (e) {
-      error = e instanceof ApiError ? { code: String(e.code ?? e.type), message: e.message } : { code: 'server_error', message: 'The request failed unexpectedly.' };
-      if (!(e instanceof ApiError)) this.app.log.error('inference: background request failed', e);
+      error = e instanceof DomainError ? { code: String(e.code ?? e.type), message: e.message } : { code: 'server_error', message: 'The request failed unexpectedly.' };
+      if (!(e instanceof DomainError)) this.app.log.error('inference: background request failed', e);
     }
     const status = result ? (result.stop === 'max_tokens' ? 'incomplete' : 'completed') : 'failed';
     const at = Date.now();
@@ -152,7 +152,7 @@ export class InferenceService {
       if (!problem) return result;
       why = problem;
     }
-    throw new ApiError(500, 'server_error', `The model's output did not match the JSON schema after ${this.structuredAttempts} attempts: ${why}`, {
+    throw new Failed(`The model's output did not match the JSON schema after ${this.structuredAttempts} attempts: ${why}`, {
       code: 'output_validation_failed',
     });
   }

@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { badRequest } from '../http/errors.js';
+import { invalid } from '../core/errors.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ strict: false, allErrors: false, validateSchema: true }));
@@ -21,7 +21,7 @@ export function schemaValidator(schema: Record<string, unknown>, param: string):
   try {
     fn = ajv.compile(body);
   } catch (e) {
-    throw badRequest(`${param} is not a usable JSON schema: ${(e as Error).message}`, param);
+    throw invalid(`${param} is not a usable JSON schema: ${(e as Error).message}`, param);
   }
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, fn);

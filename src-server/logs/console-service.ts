@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { BoxRuntime } from '../boxes/runtime-port.js';
 import { CONSOLE_MAX_BYTES, type ConsoleTail } from '../contract/service.js';
-import { ApiError } from '../http/errors.js';
+import { NotImplemented } from '../core/errors.js';
 
 /** How often a follower looks for new console output, and the most it sends per look. */
 const FOLLOW_POLL_MS = 400;
@@ -18,7 +18,7 @@ export class ConsoleService {
 
   private file(boxId: string): string {
     const f = this.runtime.consoleLog?.(boxId);
-    if (!f) throw new ApiError(501, 'not_implemented_error', 'This box runtime keeps no console log.');
+    if (!f) throw new NotImplemented('This box runtime keeps no console log.');
     return f;
   }
 

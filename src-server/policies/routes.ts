@@ -24,7 +24,7 @@ export function policyRoutes(r: RouteRegistrar, policies: Policies) {
     method: 'get', path: '/v1/http-policies', area: 'box', tag: 'http-policies', summary: 'List HTTP policies, oldest first',
     query: PageQuery,
     handler: ({ auth, query }) => {
-      const { rows, total } = policies.repo.list(auth.orgId, query.limit, query.offset);
+      const { rows, total } = policies.list(auth.orgId, query.limit, query.offset);
       return page(rows, query, total);
     },
   });

@@ -1,9 +1,9 @@
 import type { AppBase } from '../app-context.js';
 import { newId } from '../contract/common.js';
 import type { HttpPolicy, PolicyDocument } from '../contract/policies.js';
-import { conflict, notFound } from '../http/errors.js';
+import { conflict, notFound } from '../core/errors.js';
 import { evaluate, type EgressRequest, type Verdict } from './evaluate.js';
-import { PoliciesRepo } from './repo.js';
+import { PoliciesRepo } from './policies-repo.js';
 import type { BoxesRepo } from '../boxes/boxes-repo.js';
 
 export interface PoliciesService {
@@ -27,6 +27,11 @@ export class Policies implements PoliciesService {
 
   get(orgId: string, id: string) {
     return this.repo.get(orgId, id);
+  }
+
+  /** One page of the organization's policies, oldest first. */
+  list(orgId: string, limit: number, offset: number) {
+    return this.repo.list(orgId, limit, offset);
   }
 
   evaluate(document: PolicyDocument, req: EgressRequest) {

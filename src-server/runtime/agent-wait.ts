@@ -42,18 +42,5 @@ export async function waitForAgent(folder: BoxFolder, opts: WaitForAgentOptions 
   return client;
 }
 
-/** Runs a command to completion and returns its combined output (small outputs: tests, probes). */
-export async function execText(
-  client: AgentClient,
-  argv: string[] | string,
-  timeoutMs = 30_000,
-): Promise<{ stdout: string; stderr: string; exitCode: number | null }> {
-  const ex = client.exec({ argv, timeoutMs });
-  const collect = async (s: NodeJS.ReadableStream) => {
-    const chunks: Buffer[] = [];
-    for await (const c of s) chunks.push(Buffer.from(c as Buffer));
-    return Buffer.concat(chunks).toString('utf8');
-  };
-  const [stdout, stderr, exit] = await Promise.all([collect(ex.stdout), collect(ex.stderr), ex.exit]);
-  return { stdout, stderr, exitCode: exit.exitCode };
-}
+/** Kept importable from here for code written before it moved (exec-text.ts breaks the agent-wait/shares cycle). */
+export { execText } from './exec-text.js';

@@ -4,7 +4,7 @@
  * checkpoint and mounted again after the restore (the initramfs mounts them at boot).
  */
 import type { AgentClient } from '../guest/agent-client.js';
-import { execText } from './agent-wait.js';
+import { execText } from './exec-text.js';
 import { shellQuote as q } from '../util/shell-quote.js';
 import type { VmConfig } from './vm-config.js';
 

@@ -9,7 +9,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TemplateShape, VmConfig } from '../boxes/runtime-port.js';
 import type { AgentClient } from '../guest/agent-client.js';
-import { execText } from './agent-wait.js';
+import { execText } from './exec-text.js';
 import { boxFolder, livePid, readState } from './box-folder.js';
 import { QemuBoxRuntime } from './qemu-box-runtime.js';
 import { testImageCache } from './test-support.js';

@@ -1,10 +1,10 @@
 import type { AppBase, Area, RouteRegistrar } from '../app-context.js';
 import { page, PageQuery } from '../contract/common.js';
 import { PutSecretBody, SecretMeta, SecretNameParams } from '../contract/secrets.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 import type { PoliciesService } from '../policies/service.js';
 import { CryptoBox } from '../util/crypto-box.js';
-import { SecretsRepo } from './repo.js';
+import { SecretsRepo } from './secrets-repo.js';
 
 export interface SecretsService {
   /** The plaintext, for host-side use only (the egress proxy's header rewrites): values never enter a box. */

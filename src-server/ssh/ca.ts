@@ -1,16 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import sshpk from 'sshpk';
 import type { AppBase } from '../app-context.js';
-import { badRequest } from '../http/errors.js';
+import { invalid } from '../core/errors.js';
 import { CryptoBox } from '../util/crypto-box.js';
+import { SshCaRepo, type CaRow } from './ssh-ca-repo.js';
 
 /** Extensions an interactive user certificate needs (what `ssh-keygen -s` grants by default). */
 const USER_EXTENSIONS = ['permit-X11-forwarding', 'permit-agent-forwarding', 'permit-port-forwarding', 'permit-pty', 'permit-user-rc'];
 
-interface CaRow {
-  private_key: string;
-  public_key: string;
-}
 
 /**
  * The organization's SSH certificate authority: one ed25519 key per org, made on first
@@ -20,24 +17,25 @@ interface CaRow {
  */
 export class SshCa {
   private cipher?: CryptoBox;
-  constructor(private app: AppBase) {}
+  private repo: SshCaRepo;
+
+  constructor(private app: AppBase) {
+    this.repo = new SshCaRepo(app.db);
+  }
 
   private seal() {
     return (this.cipher ??= CryptoBox.forDataDir(this.app.config.dataDir));
   }
 
   private row(orgId: string): CaRow {
-    const read = () => this.app.db.prepare('SELECT private_key, public_key FROM ssh_cas WHERE org_id = ?').get(orgId) as CaRow | undefined;
-    const found = read();
+    const found = this.repo.get(orgId);
     if (found) return found;
     const key = sshpk.generatePrivateKey('ed25519');
     const pub = key.toPublic();
     pub.comment = `box-ca-${orgId}`;
     const sealed = this.seal().seal(key.toString('openssh'), `ssh-ca\0${orgId}`).toString('base64');
-    this.app.db
-      .prepare('INSERT INTO ssh_cas (org_id, private_key, public_key, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (org_id) DO NOTHING')
-      .run(orgId, `sealed:v1:${sealed}`, pub.toString('ssh'), new Date().toISOString());
-    return read()!;
+    this.repo.insertIfAbsent(orgId, { private_key: `sealed:v1:${sealed}`, public_key: pub.toString('ssh') });
+    return this.repo.get(orgId)!;
   }
 
   publicKey(orgId: string): string {
@@ -55,10 +53,10 @@ export class SshCa {
     try {
       subjectKey = sshpk.parseKey(publicKey.trim(), 'ssh');
     } catch {
-      throw badRequest('Invalid public_key: it must be one OpenSSH public key line, e.g. "ssh-ed25519 AAAA... comment".', 'public_key');
+      throw invalid('Invalid public_key: it must be one OpenSSH public key line, e.g. "ssh-ed25519 AAAA... comment".', 'public_key');
     }
     if (subjectKey.type === 'dsa' || (subjectKey.type === 'rsa' && subjectKey.size < 2048)) {
-      throw badRequest('Invalid public_key: DSA keys and RSA keys under 2048 bits are not accepted.', 'public_key');
+      throw invalid('Invalid public_key: DSA keys and RSA keys under 2048 bits are not accepted.', 'public_key');
     }
     const now = Date.now();
     const validUntil = new Date(Math.floor(now / 1000) * 1000 + ttlSeconds * 1000);

@@ -1,7 +1,7 @@
 import type { TemplateInfo, TemplatePort } from '../boxes/runtime-port.js';
 import { SIZES } from '../contract/boxes.js';
 import type { Template } from '../contract/templates.js';
-import { conflict, notFound } from '../http/errors.js';
+import { conflict, notFound } from '../core/errors.js';
 
 /** The box size whose machine shape this is, else "custom". */
 function sizeName(t: TemplateInfo): string {

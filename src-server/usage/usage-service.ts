@@ -1,7 +1,7 @@
 import type { AppBase } from '../app-context.js';
 import type { BoxRecord } from '../boxes/boxes-repo.js';
 import type { Rates, SpendQuery, SpendResponse, TokensQuery, TokensResponse } from '../contract/usage.js';
-import { badRequest } from '../http/errors.js';
+import { invalid } from '../core/errors.js';
 import { boxCost, ratesFrom, tokenCost } from './rates.js';
 import { HOUR_MS, UsageRepo } from './usage-repo.js';
 
@@ -142,6 +142,6 @@ const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 function windowOf(q: { from?: string; to?: string }, now: number) {
   const to = q.to ? Date.parse(q.to) : now;
   const from = q.from ? Date.parse(q.from) : to - DEFAULT_WINDOW_MS;
-  if (from >= to) throw badRequest('from must be before to.', 'from');
+  if (from >= to) throw invalid('from must be before to.', 'from');
   return { from, to };
 }

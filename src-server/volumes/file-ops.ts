@@ -1,6 +1,6 @@
 import { constants as C } from 'node:fs';
 import fs from 'node:fs/promises';
-import { badRequest, conflict } from '../http/errors.js';
+import { invalid, conflict } from '../core/errors.js';
 import { missing, type VolumeRoot } from './safe-fs.js';
 
 /**
@@ -14,7 +14,7 @@ import { missing, type VolumeRoot } from './safe-fs.js';
  */
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
 
-const rootRefused = (param: string) => badRequest(`Invalid ${param}: it names the volume root.`, param);
+const rootRefused = (param: string) => invalid(`Invalid ${param}: it names the volume root.`, param);
 const exists = () => conflict('Something already exists at that path.', 'already_exists');
 
 export async function makeDirectory(root: VolumeRoot, segs: string[]) {
@@ -73,7 +73,7 @@ async function emptyDirectory(at: string, depth = 0): Promise<void> {
 export async function movePath(root: VolumeRoot, from: string[], to: string[]) {
   if (from.length === 0) throw rootRefused('from');
   if (to.length === 0) throw rootRefused('to');
-  if (to.length > from.length && from.every((s, i) => to[i] === s)) throw badRequest('Invalid to: a folder cannot move into itself.', 'to');
+  if (to.length > from.length && from.every((s, i) => to[i] === s)) throw invalid('Invalid to: a folder cannot move into itself.', 'to');
   const src = await root.openParent(from, false);
   try {
     const dst = await root.openParent(to, false);

@@ -3,7 +3,7 @@ import { constants as C } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { ApiError, badRequest, conflict } from '../http/errors.js';
+import { conflict, invalid, TooLarge } from '../core/errors.js';
 import type { VolumeRoot } from './safe-fs.js';
 
 interface WriteOptions {
@@ -22,7 +22,7 @@ interface WriteOptions {
  * symlink at the target is replaced, not followed.
  */
 export async function writeVolumeFile(root: VolumeRoot, segs: string[], body: Readable, opts: WriteOptions): Promise<number> {
-  if (segs.length === 0) throw badRequest('Invalid path: it names the volume root, not a file.', 'path');
+  if (segs.length === 0) throw invalid('Invalid path: it names the volume root, not a file.', 'path');
   const dir = await root.openParent(segs, opts.createParents, opts.signal);
   const target = `${dir.at}/${segs[segs.length - 1]}`;
   const temp = path.join(root.tempDir, `.box-upload-${randomUUID()}`);
@@ -58,11 +58,7 @@ export async function writeVolumeFile(root: VolumeRoot, segs: string[], body: Re
 
 /**
  * 413 for an upload cut off midway. The rest of the body is never read, so the
- * connection cannot carry another request: `Connection: close` tells the client.
+ * connection cannot carry another request (the HTTP layer answers `Connection: close`).
  */
 export const fileTooLarge = (max: number, declared?: number) =>
-  new ApiError(413, 'invalid_request_error', `The file${declared === undefined ? ' is larger than' : ` is ${declared} bytes; over`} the limit of ${max} bytes.`, {
-    code: 'request_too_large',
-    param: null,
-    headers: { Connection: 'close' },
-  });
+  new TooLarge(`The file${declared === undefined ? ' is larger than' : ` is ${declared} bytes; over`} the limit of ${max} bytes.`, { bodyUnread: true });

@@ -19,7 +19,7 @@ export function volumeRoutes(r: RouteRegistrar, vols: Volumes, createDelayMs: nu
     method: 'get', path: '/v1/box-volumes', area: 'box', tag: 'volumes', summary: 'List live volumes, oldest first',
     query: PageQuery,
     handler: ({ auth, query }) => {
-      const { rows, total } = vols.repo.listReady(auth.orgId, query.limit, query.offset);
+      const { rows, total } = vols.list(auth.orgId, query.limit, query.offset);
       return page(rows, query, total);
     },
   });

@@ -2,7 +2,7 @@ import { constants as C, type Stats } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { VolumeEntry } from '../contract/volumes.js';
-import { ApiError, conflict, notFound } from '../http/errors.js';
+import { clientAborted, conflict, Conflict, DomainError, notFound } from '../core/errors.js';
 
 /**
  * File access confined to one volume root. The volume is writable by boxes, so any
@@ -21,9 +21,9 @@ export const missing = (what = 'No such file or directory on the volume.') => no
 const notADirectory = () => conflict('The path is not a directory.', 'failed_precondition');
 
 /** The service may not read the object (e.g. mode 000 written from inside a box). */
-class Unreadable extends ApiError {
+class Unreadable extends Conflict {
   constructor() {
-    super(409, 'conflict_error', 'The path exists but is not readable.', { code: 'failed_precondition' });
+    super('The path exists but is not readable.', { code: 'failed_precondition' });
   }
 }
 
@@ -209,7 +209,7 @@ export class VolumeRoot {
         const code = (e as NodeJS.ErrnoException).code;
         if (code === 'ENOTDIR') throw notADirectory();
         if (code === 'EACCES' || code === 'EPERM') throw new Unreadable();
-        if (code !== 'ENOENT' || !create || attempt > 0) throw e instanceof ApiError ? e : missing('A parent directory of the path does not exist.');
+        if (code !== 'ENOENT' || !create || attempt > 0) throw e instanceof DomainError ? e : missing('A parent directory of the path does not exist.');
         // mkdir never follows a final symlink: a dangling one gives EEXIST, then ENOENT above.
         await fs.mkdir(p, 0o755).catch((err: NodeJS.ErrnoException) => {
           if (err.code !== 'EEXIST') throw err;
@@ -231,7 +231,7 @@ export class VolumeRoot {
 }
 
 /** The client closed the connection: stop the work (nothing is answered). */
-const clientGone = () => new ApiError(400, 'invalid_request_error', 'The request was aborted by the client.', { code: 'client_aborted' });
+const clientGone = clientAborted;
 
 function toEntry(name: string, st: Stats): VolumeEntry {
   const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other';

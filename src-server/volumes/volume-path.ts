@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.js';
+import { invalid } from '../core/errors.js';
 
 /**
  * Deepest volume path a write may name. The spec bounds a path at 4096 characters (up
@@ -10,7 +10,7 @@ export const MAX_PATH_DEPTH = 256;
 /** 400 when a path to write is deeper than MAX_PATH_DEPTH (said in the error). */
 export function checkWriteDepth(segs: string[], param = 'path'): void {
   if (segs.length > MAX_PATH_DEPTH) {
-    throw badRequest(`Invalid ${param}: it has ${segs.length} levels; files are written at most ${MAX_PATH_DEPTH} levels deep.`, param, 'path_too_deep');
+    throw invalid(`Invalid ${param}: it has ${segs.length} levels; files are written at most ${MAX_PATH_DEPTH} levels deep.`, param, 'path_too_deep');
   }
 }
 
@@ -21,11 +21,11 @@ export function checkWriteDepth(segs: string[], param = 'path'): void {
  */
 export function volumeSegments(path: string | undefined, param = 'path'): string[] {
   if (path === undefined) return [];
-  if (path.includes('\0')) throw badRequest(`Invalid ${param}: it must not contain a NUL character.`, param);
+  if (path.includes('\0')) throw invalid(`Invalid ${param}: it must not contain a NUL character.`, param);
   const segs = path.split('/').filter((s) => s !== '' && s !== '.');
-  if (segs.includes('..')) throw badRequest(`Invalid ${param}: a ".." segment is not allowed.`, param);
+  if (segs.includes('..')) throw invalid(`Invalid ${param}: a ".." segment is not allowed.`, param);
   for (const s of segs) {
-    if (Buffer.byteLength(s, 'utf8') > 255) throw badRequest(`Invalid ${param}: each path segment must be at most 255 bytes.`, param);
+    if (Buffer.byteLength(s, 'utf8') > 255) throw invalid(`Invalid ${param}: each path segment must be at most 255 bytes.`, param);
   }
   return segs;
 }

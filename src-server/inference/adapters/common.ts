@@ -1,4 +1,4 @@
-import { badRequest } from '../../http/errors.js';
+import { invalid } from '../../core/errors.js';
 import { COMPLETION_WINDOWS } from '../../contract/inference.js';
 import type { NativeRequest } from '../native.js';
 
@@ -14,7 +14,7 @@ export interface Prepared {
 }
 
 export function refuse(param: string, message: string): never {
-  throw badRequest(message, param);
+  throw invalid(message, param);
 }
 
 const present = (v: unknown) => v !== undefined && v !== null;

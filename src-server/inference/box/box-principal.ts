@@ -1,13 +1,13 @@
 import type { Request } from 'express';
 import type { BoxService } from '../../boxes/box-service.js';
-import type { Principal } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
+import type { Principal } from '../../core/principal.js';
+import { Unauthenticated } from '../../core/errors.js';
 import type { BoxCredentials } from './box-credentials.js';
 
 const KEY_PREFIX = 'box:';
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
-const refused = (message: string) => new ApiError(401, 'authentication_error', message, { code: 'invalid_api_key' });
+const refused = (message: string) => new Unauthenticated(message, { code: 'invalid_api_key' });
 
 /** The box a stored request's key id names (requests made from a box carry `box:<box_id>`). */
 export const boxOfKey = (keyId: string): string | null => (keyId.startsWith(KEY_PREFIX) ? keyId.slice(KEY_PREFIX.length) : null);

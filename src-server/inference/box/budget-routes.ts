@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { RouteRegistrar } from '../../app-context.js';
 import { boxFor } from '../../boxes/box-access.js';
-import { toBox } from '../../boxes/boxes-repo.js';
 import { BoxIdParams } from '../../contract/boxes.js';
 
 const BudgetBody = z.strictObject({ inference_budget_tokens: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable() });
@@ -13,9 +12,7 @@ export function budgetRoutes(r: RouteRegistrar) {
     summary: "Set the box's inference token budget (input + output tokens over its life; null = unlimited)",
     handler: ({ app, req, auth, params, body }) => {
       boxFor(app, req, auth, params.box_id, 'auto_sleep');
-      const repo = app.services.boxes.repo;
-      repo.update(params.box_id, { inference_budget_tokens: body.inference_budget_tokens });
-      return toBox(repo.get(params.box_id)!);
+      return app.services.boxes.setInferenceBudget(params.box_id, body.inference_budget_tokens);
     },
   });
 }

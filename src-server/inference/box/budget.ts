@@ -1,5 +1,5 @@
 import type { BoxService } from '../../boxes/box-service.js';
-import { ApiError } from '../../http/errors.js';
+import { LimitExceeded } from '../../core/errors.js';
 import type { UsageService } from '../../usage/usage-service.js';
 
 export interface BudgetDeps {
@@ -22,9 +22,9 @@ export function checkBoxBudget(deps: BudgetDeps, boxId: string): void {
   if (budget === null) return;
   const used = deps.usage.boxTokensUsed(boxId);
   if (used < budget) return;
-  throw new ApiError(429, 'rate_limit_error', `Box ${boxId} has used its inference budget (${used} of ${budget} tokens); raise inference_budget_tokens on the box to continue.`, {
+  throw new LimitExceeded(`Box ${boxId} has used its inference budget (${used} of ${budget} tokens); raise inference_budget_tokens on the box to continue.`, {
     code: 'inference_budget_exhausted',
     param: 'inference_budget_tokens',
-    headers: { 'x-should-retry': 'false' },
+    final: true,
   });
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from '../../app-context.js';
-import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { invalid, conflict, notFound } from '../../core/errors.js';
 import { isGguf, MODEL_NAME, nameFromFile, type ModelFiles } from '../engines/local/model-files.js';
 import type { CatalogEntry } from './catalog.js';
 import type { PullRow, PullsRepo } from './pulls-repo.js';
@@ -62,7 +62,7 @@ export class ModelPulls {
     if (req.catalog_id !== undefined && !entry) throw notFound(`No catalog model "${req.catalog_id}"; GET /v1/local-models/catalog lists them.`, null, 'catalog_id');
     const url = entry?.source_url ?? req.url!;
     const name = req.name ?? entry?.name ?? nameFromFile(decodeURIComponent(new URL(url).pathname.split('/').pop() || 'model'));
-    if (!MODEL_NAME.test(name)) throw badRequest(`Cannot name a model "${name}": use 1-128 letters, digits, ".", "_" or "-".`, 'name');
+    if (!MODEL_NAME.test(name)) throw invalid(`Cannot name a model "${name}": use 1-128 letters, digits, ".", "_" or "-".`, 'name');
     if (this.files.has(name)) throw conflict(`A local model named "${name}" already exists.`, 'already_exists', 'name');
     if (this.repo.unfinished().some((r) => r.name === name)) throw conflict(`A pull of "${name}" is already running.`, 'already_running', 'name');
     const row = { id: `pull_${randomUUID().replaceAll('-', '')}`, catalog_id: entry?.id ?? null, url, name, sha256: req.sha256 ?? entry?.sha256 ?? null, created_at: Date.now() };

@@ -2,7 +2,7 @@ import type { AppBase } from '../../app-context.js';
 import type { BoxService } from '../../boxes/box-service.js';
 import type { BoxRecord } from '../../boxes/boxes-repo.js';
 import { MAX_LISTENERS_PER_BOX, type CreateListenerBody, type Listener } from '../../contract/network.js';
-import { ApiError, badRequest, conflict, notFound } from '../../http/errors.js';
+import { conflict, invalid, notFound, Unavailable } from '../../core/errors.js';
 import { canBind, freeLoopbackPort } from './free-port.js';
 import type { ListenersRepo, ListenerRow } from './listeners-repo.js';
 
@@ -88,7 +88,7 @@ export class ListenerService {
 
   async create(box: BoxRecord, body: CreateListenerBody): Promise<Listener> {
     if (this.repo.get(box.box_id, body.guest_port)) throw conflict(`Guest port ${body.guest_port} of box ${box.box_id} is already published.`, 'already_exists', 'guest_port');
-    if (this.repo.list(box.box_id).length >= MAX_LISTENERS_PER_BOX) throw badRequest(`A box publishes at most ${MAX_LISTENERS_PER_BOX} ports.`, 'guest_port');
+    if (this.repo.list(box.box_id).length >= MAX_LISTENERS_PER_BOX) throw invalid(`A box publishes at most ${MAX_LISTENERS_PER_BOX} ports.`, 'guest_port');
     const hostPort = await freeLoopbackPort(this.repo.hostPorts());
     const boxes = this.boxes;
     return boxes.withLock(box.box_id, async () => {
@@ -104,7 +104,7 @@ export class ListenerService {
             await rt.addForward(box.box_id, hostPort, body.guest_port);
           } catch (e) {
             this.repo.delete(box.box_id, body.guest_port);
-            throw new ApiError(503, 'server_error', `Publishing guest port ${body.guest_port} failed: ${(e as Error).message}`);
+            throw new Unavailable(`Publishing guest port ${body.guest_port} failed: ${(e as Error).message}`);
           }
         }
       }

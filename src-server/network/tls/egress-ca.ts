@@ -4,6 +4,7 @@ import tls from 'node:tls';
 import * as x509 from '@peculiar/x509';
 import type { Db } from '../../db/connection.js';
 import type { CryptoBox } from '../../util/crypto-box.js';
+import { EgressCaRepo } from './egress-ca-repo.js';
 
 /*
  * Certificates with @peculiar/x509 over Node's own WebCrypto, ECDSA P-256 keys: a P-256
@@ -61,15 +62,13 @@ export class EgressCa {
   private listeners: Array<(info: CaInfo) => void> = [];
 
   private constructor(
-    private db: Db,
+    private repo: EgressCaRepo,
     private cipher: () => CryptoBox,
   ) {}
 
   static async open(db: Db, cipher: () => CryptoBox): Promise<EgressCa> {
-    const ca = new EgressCa(db, cipher);
-    const row = db.prepare('SELECT cert_pem, key_sealed, fingerprint_sha256, created_at FROM egress_ca WHERE id = 1').get() as
-      | { cert_pem: string; key_sealed: Buffer; fingerprint_sha256: string; created_at: string }
-      | undefined;
+    const ca = new EgressCa(new EgressCaRepo(db), cipher);
+    const row = ca.repo.get();
     if (row) {
       const pkcs8 = cipher().open(row.key_sealed, AAD);
       const key = await webcrypto.subtle.importKey('pkcs8', pkcs8, ALG, false, ['sign']);
@@ -118,13 +117,7 @@ export class EgressCa {
     const fingerprint_sha256 = createHash('sha256').update(Buffer.from(cert.rawData)).digest('hex').replace(/..(?!$)/g, '$&:').toUpperCase();
     const created_at = new Date(now).toISOString();
     const sealed = this.cipher().seal(Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)), AAD);
-    this.db
-      .prepare(
-        `INSERT INTO egress_ca (id, cert_pem, key_sealed, fingerprint_sha256, created_at) VALUES (1, ?, ?, ?, ?)
-         ON CONFLICT(id) DO UPDATE SET cert_pem = excluded.cert_pem, key_sealed = excluded.key_sealed,
-           fingerprint_sha256 = excluded.fingerprint_sha256, created_at = excluded.created_at`,
-      )
-      .run(certificate, sealed, fingerprint_sha256, created_at);
+    this.repo.put({ cert_pem: certificate, key_sealed: sealed, fingerprint_sha256, created_at });
     return { info: { certificate, fingerprint_sha256, created_at }, cert, key: keys.privateKey };
   }
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { DownloadJob } from '../../../contract/inference.js';
-import { badRequest } from '../../../http/errors.js';
+import { invalid } from '../../../core/errors.js';
 import type { DownloadsRepo } from '../../store/downloads-repo.js';
 import { isGguf, MODEL_NAME, nameFromFile, type ModelFiles } from './model-files.js';
 
@@ -32,7 +32,7 @@ export class ModelDownloads {
 
   begin(url: string, name?: string | null): DownloadJob {
     const modelName = name ?? nameFromFile(decodeURIComponent(new URL(url).pathname.split('/').pop() || 'model'));
-    if (!MODEL_NAME.test(modelName)) throw badRequest(`Cannot name a model "${modelName}".`, 'name');
+    if (!MODEL_NAME.test(modelName)) throw invalid(`Cannot name a model "${modelName}".`, 'name');
     const id = `dl_${randomUUID()}`;
     this.repo.create(id, url, modelName, Date.now());
     const ctl = new AbortController();

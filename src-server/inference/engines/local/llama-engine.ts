@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
-import { ApiError } from '../../../http/errors.js';
+import { Failed, NotFound } from '../../../core/errors.js';
 import type { NativeRequest, NativeResult } from '../../native.js';
 import type { Engine, EngineModel } from '../engine.js';
 import { toChatHistory } from './history.js';
@@ -120,7 +120,7 @@ export class LlamaEngine implements Engine {
 
   private async doLoad(name: string): Promise<Loaded> {
     const file = this.files.describe(name);
-    if (!file) throw new ApiError(404, 'not_found_error', `No local model named "${name}".`, { code: 'model_not_found', param: 'model' });
+    if (!file) throw new NotFound(`No local model named "${name}".`, { code: 'model_not_found', param: 'model' });
     try {
       const llama = await this.getLlama();
       const model = await llama.loadModel({ modelPath: file.file });
@@ -130,7 +130,7 @@ export class LlamaEngine implements Engine {
       const context = await model.createContext({ sequences, threads, contextSize });
       return { model, context, slots: new Semaphore(sequences), lastUsed: Date.now(), active: 0 };
     } catch (e) {
-      throw new ApiError(500, 'server_error', `The local model "${name}" could not be loaded: ${(e as Error).message}`, { code: 'model_load_failed' });
+      throw new Failed(`The local model "${name}" could not be loaded: ${(e as Error).message}`, { code: 'model_load_failed' });
     }
   }
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { badRequest, notFound } from '../../../http/errors.js';
+import { invalid, notFound } from '../../../core/errors.js';
 
 export interface ModelFile {
   name: string;
@@ -50,10 +50,10 @@ export class ModelFiles {
   /** Adds a GGUF file from this machine: a hard link when possible, else a copy. */
   async addFromPath(source: string, name?: string | null): Promise<ModelFile> {
     const src = path.resolve(source);
-    if (!fs.existsSync(src) || !fs.statSync(src).isFile()) throw badRequest(`No file at ${src}.`, 'path');
-    if (!isGguf(src)) throw badRequest(`${src} is not a GGUF model file.`, 'path');
+    if (!fs.existsSync(src) || !fs.statSync(src).isFile()) throw invalid(`No file at ${src}.`, 'path');
+    if (!isGguf(src)) throw invalid(`${src} is not a GGUF model file.`, 'path');
     const modelName = name ?? nameFromFile(src);
-    if (!MODEL_NAME.test(modelName)) throw badRequest(`Cannot name a model "${modelName}"; pass a name of letters, digits, ".", "-" or "_".`, 'name');
+    if (!MODEL_NAME.test(modelName)) throw invalid(`Cannot name a model "${modelName}"; pass a name of letters, digits, ".", "-" or "_".`, 'name');
     const dest = this.fileOf(modelName);
     if (path.resolve(dest) === src) return this.describe(modelName)!;
     const tmp = `${dest}.adding-${process.pid}-${Date.now()}`;

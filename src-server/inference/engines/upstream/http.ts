@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { ApiError } from '../../../http/errors.js';
+import { DomainError, Failed, Invalid, LimitExceeded, NotFound, Unavailable } from '../../../core/errors.js';
 
 
 const agents = {
@@ -53,7 +53,7 @@ export async function upstreamJson(engine: string, url: string, init: { method?:
     res = await exchange(url, init.method ?? (payload === undefined ? 'GET' : 'POST'), headers, payload, init.timeoutMs, init.signal);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    throw new ApiError(503, 'server_error', `Upstream engine "${engine}" is unreachable: ${err.code ?? err.message}`, { code: 'upstream_unavailable' });
+    throw new Unavailable(`Upstream engine "${engine}" is unreachable: ${err.code ?? err.message}`, { code: 'upstream_unavailable' });
   }
   let body: unknown;
   try {
@@ -63,7 +63,7 @@ export async function upstreamJson(engine: string, url: string, init: { method?:
   }
   const ok = res.status >= 200 && res.status < 300;
   if (ok && body !== undefined) return body;
-  if (ok) throw new ApiError(503, 'server_error', `Upstream engine "${engine}" answered with a body that is not JSON.`, { code: 'upstream_bad_response' });
+  if (ok) throw new Unavailable(`Upstream engine "${engine}" answered with a body that is not JSON.`, { code: 'upstream_bad_response' });
   throw mapUpstreamError(engine, res.status, upstreamMessage(body) ?? res.text.slice(0, 300), res.retryAfter);
 }
 
@@ -75,18 +75,18 @@ function upstreamMessage(body: unknown): string | undefined {
 }
 
 /** Upstream status → our envelope: 4xx are the request's fault, 401/403 are ours. */
-function mapUpstreamError(engine: string, status: number, message: string, retryAfter: string | null): ApiError {
+function mapUpstreamError(engine: string, status: number, message: string, retryAfter: string | null): DomainError {
   const said = `Upstream engine "${engine}" answered ${status}: ${message}`;
   if (status === 401 || status === 403) {
-    return new ApiError(500, 'server_error', `${said} (check the engine's API key)`, { code: 'upstream_auth_failed' });
+    return new Failed(`${said} (check the engine's API key)`, { code: 'upstream_auth_failed' });
   }
-  if (status === 404) return new ApiError(404, 'not_found_error', said, { code: 'model_not_found', param: 'model' });
+  if (status === 404) return new NotFound(said, { code: 'model_not_found', param: 'model' });
   if (status === 429) {
-    return new ApiError(429, 'rate_limit_error', said, {
+    return new LimitExceeded(said, {
       code: 'upstream_rate_limited',
-      headers: retryAfter && /^\d+$/.test(retryAfter) ? { 'Retry-After': retryAfter } : {},
+      retryAfterSeconds: retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined,
     });
   }
-  if (status >= 400 && status < 500) return new ApiError(400, 'invalid_request_error', said, { code: 'upstream_rejected' });
-  return new ApiError(503, 'server_error', said, { code: 'upstream_unavailable' });
+  if (status >= 400 && status < 500) return new Invalid(said, { code: 'upstream_rejected' });
+  return new Unavailable(said, { code: 'upstream_unavailable' });
 }

@@ -1,0 +1,8 @@
+import type { Box } from '../contract/boxes.js';
+import type { BoxRecord } from './boxes-repo.js';
+
+/** Public shape of a box (api-surface.md, Boxes). */
+export const toBox = (b: BoxRecord): Box => {
+  const { org_id: _o, last_activity_at: _l, ...box } = b;
+  return box;
+};

@@ -1,0 +1,28 @@
+import type { Db } from '../../db/connection.js';
+
+interface EgressCaRow {
+  cert_pem: string;
+  /** The PKCS#8 private key sealed with the data dir's master key. */
+  key_sealed: Buffer;
+  fingerprint_sha256: string;
+  created_at: string;
+}
+
+/** The `egress_ca` table (network area): the one CA of this install, row id 1; a rotation replaces it. */
+export class EgressCaRepo {
+  constructor(private db: Db) {}
+
+  get(): EgressCaRow | undefined {
+    return this.db.prepare('SELECT cert_pem, key_sealed, fingerprint_sha256, created_at FROM egress_ca WHERE id = 1').get() as EgressCaRow | undefined;
+  }
+
+  put(r: EgressCaRow): void {
+    this.db
+      .prepare(
+        `INSERT INTO egress_ca (id, cert_pem, key_sealed, fingerprint_sha256, created_at) VALUES (1, ?, ?, ?, ?)
+         ON CONFLICT(id) DO UPDATE SET cert_pem = excluded.cert_pem, key_sealed = excluded.key_sealed,
+           fingerprint_sha256 = excluded.fingerprint_sha256, created_at = excluded.created_at`,
+      )
+      .run(r.cert_pem, r.key_sealed, r.fingerprint_sha256, r.created_at);
+  }
+}
