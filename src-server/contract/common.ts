@@ -46,6 +46,13 @@ export interface Page<T> {
   has_more: boolean;
 }
 
+/** The schema of one page of `item`s (the `Page<T>` shape). */
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), limit: z.number().int(), offset: z.number().int(), total: z.number().int(), has_more: z.boolean() });
+
+/** `{data: [...]}`: an unpaged list. */
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
+
 export const page = <T>(data: T[], q: PageQuery, total: number): Page<T> => ({
   data,
   limit: q.limit,
