@@ -34,7 +34,9 @@ export async function cloneTemplateFolder(tpl: Ready, dst: BoxFolder, own: Pick<
 export async function applyIdentity(agent: AgentClient, hostname: string): Promise<void> {
   try {
     await agent.reseed(randomBytes(64), hostname);
-    const opts = { mode: 0o644, createParents: false };
+    // not synced: the guest writes them back within seconds; a clone killed before that
+    // boots with the template's (the kernel hostname comes from the command line then)
+    const opts = { mode: 0o644, createParents: false, durable: false };
     await agent.writeFile('/etc/hostname', opts, Buffer.from(`${hostname}\n`));
     await agent.writeFile('/etc/machine-id', { ...opts, mode: 0o444 }, Buffer.from(`${randomBytes(16).toString('hex')}\n`));
   } catch (e) {

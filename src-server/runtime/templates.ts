@@ -59,6 +59,8 @@ export class TemplateStore {
   private failed = new Map<string, { shape: TemplateShape; error: string }>();
   /** ids current for the present image/kernel/agent (others on disk are stale). */
   private current = new Set<string>();
+  /** Runs before a template's files go (the warm pool ends its clones of it). */
+  onRemove?: (id: string) => Promise<void>;
 
   constructor(private dataDir: string) {}
 
@@ -230,6 +232,7 @@ export class TemplateStore {
     if (!existsSync(join(this.root, id))) return 'not_found';
     const { any } = await this.users();
     if (any.has(id)) return 'in_use';
+    await this.onRemove?.(id);
     await rm(join(this.root, id), { recursive: true, force: true });
     this.current.delete(id);
     return 'removed';
@@ -246,7 +249,10 @@ export class TemplateStore {
     if (!this.current.size || !existsSync(this.root)) return;
     const { any } = await this.users();
     for (const id of readdirSync(this.root)) {
-      if (!this.current.has(id) && !this.building.has(id) && !any.has(id)) await rm(join(this.root, id), { recursive: true, force: true });
+      if (!this.current.has(id) && !this.building.has(id) && !any.has(id)) {
+        await this.onRemove?.(id);
+        await rm(join(this.root, id), { recursive: true, force: true });
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 /** The machine shape of a box VM and the QEMU command line built from it. */
 import type { BoxFolder } from './box-folder.js';
+import { shellQuote } from '../util/shell-quote.js';
 
 export type Accel = 'kvm' | 'hvf' | 'tcg';
 
@@ -33,6 +34,11 @@ export interface VmConfig {
   tscKhz: number;
   /** Host port of the egress proxy; the guest reaches it at 10.0.2.100:3128. */
   proxyPort?: number;
+  /**
+   * Instead of proxyPort: a file holding the port, read per guest connection. A warm-pool
+   * clone starts before its box (and its proxy) exists (warm-pool.ts).
+   */
+  proxyPortFile?: string;
   ports?: PortForward[];
   mounts?: ShareMount[];
   hostname?: string;
@@ -99,7 +105,11 @@ export function kernelCmdline(config: VmConfig, extra: string[] = []): string {
 
 export function netdevArg(config: VmConfig): string {
   const opts = ['user', 'id=net0', 'restrict=on'];
-  if (config.proxyPort) {
+  if (config.proxyPortFile) {
+    // libslirp splits the command like a shell (g_shell_parse_argv) and runs it without one
+    const connect = `exec socat -t0.01 - TCP:127.0.0.1:$(cat "$0")`;
+    opts.push(optEscape(`guestfwd=tcp:${PROXY_GUEST_ADDR}-cmd:sh -c ${shellQuote(connect)} ${shellQuote(config.proxyPortFile)}`));
+  } else if (config.proxyPort) {
     opts.push(`guestfwd=tcp:${PROXY_GUEST_ADDR}-cmd:socat -t0.01 - TCP:127.0.0.1:${config.proxyPort}`);
   }
   for (const p of config.ports ?? []) {
