@@ -89,7 +89,6 @@ export function call<K extends JsonRouteKey>(key: K, ...args: CallRest<K>): Prom
 }
 
 export type { Answer };
-export type { Page } from '../../src-server/contract/common.js';
 
 /** Human text for any thrown value, preferring the API's own message. */
 export function errorMessage(e: unknown): string {

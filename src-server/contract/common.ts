@@ -38,7 +38,7 @@ export const PageQuery = z.object({
 });
 export type PageQuery = z.infer<typeof PageQuery>;
 
-export interface Page<T> {
+interface Page<T> {
   data: T[];
   limit: number;
   offset: number;
