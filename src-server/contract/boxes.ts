@@ -66,6 +66,9 @@ export const ListCheckpointsQuery = z.object({
 export const OVERRIDE_HEADER = 'X-Box-Override-Reason';
 export const overrideReason = z.string().min(1).max(512).regex(PRINTABLE_ASCII, 'must be printable ASCII');
 
+export const BoxStart = z.object({ operation: z.string(), ms: z.number(), from: z.string().nullable() });
+export type BoxStart = z.infer<typeof BoxStart>;
+
 export const Box = z.object({
   box_id: z.string(),
   name: z.string(),
@@ -90,6 +93,11 @@ export const Box = z.object({
   created_at: z.string(),
   started_at: z.string().nullable(),
   updated_at: z.string(),
+  /**
+   * The latest start: the operation (create, fork, resume, boot...), how long it took in
+   * ms, and what the VM came from (warm_pool, template, saved_state, checkpoint, boot).
+   */
+  last_start: BoxStart.nullable(),
 });
 export type Box = z.infer<typeof Box>;
 

@@ -34,6 +34,8 @@ export class BoxFolder {
   get ram() { return join(this.dir, 'ram'); }
   get devices() { return join(this.dir, 'devices.bin'); }
   get checkpoints() { return join(this.dir, 'checkpoints'); }
+  /** What an unused 9p slot exports (vm-config.ts, shareSlots): always empty. */
+  get emptyShare() { return join(this.dir, 'empty-share'); }
   get stateFile() { return join(this.dir, 'state.json'); }
   checkpoint(name: string) { return join(this.checkpoints, name); }
 }
@@ -67,6 +69,7 @@ export interface BoxState {
 
 export async function ensureFolder(folder: BoxFolder): Promise<void> {
   await mkdir(folder.checkpoints, { recursive: true });
+  await mkdir(folder.emptyShare, { recursive: true });
   for (const p of [folder.qmpSock, folder.qmpAuxSock, folder.agentSock]) {
     if (Buffer.byteLength(p) > MAX_SOCKET_PATH) {
       throw new Error(`socket path too long for a unix socket (${Buffer.byteLength(p)} > ${MAX_SOCKET_PATH}): ${p}`);

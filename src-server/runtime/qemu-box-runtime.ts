@@ -1,10 +1,11 @@
 /**
  * The box domain's runtime port implemented with QEMU: one daemonized QEMU per running
  * box, one agent connection each. VMs outlive the service; `adopt` re-attaches to them.
- * A box without volume mounts is created as a clone of the warm template of its image
- * and shape (templates.ts, template-clone.ts); with mounts (extra 9p devices the saved
- * device state lacks) or BOX_TEMPLATES=0 it cold-boots.
- * A create takes a warmed clone from the warm pool when one is ready (warm-pool.ts).
+ * A box is created as a clone of the warm template of its image and shape (templates.ts,
+ * template-clone.ts); its volume mounts take the template's spare 9p slots and are
+ * mounted through the agent. With BOX_TEMPLATES=0, or when the template cannot be built,
+ * it cold-boots. A create without mounts takes a warmed clone from the warm pool when one
+ * is ready (warm-pool.ts).
  * Checkpoints live in <dataDir>/checkpoints/<id>/ so they outlive their box.
  */
 import { existsSync } from 'node:fs';
@@ -97,13 +98,14 @@ export class QemuBoxRuntime implements BoxRuntime {
     if (cfg.image !== 'debian' && !(await this.machines.resolveImage?.(cfg.image))) throw new RuntimeError(`unknown image "${cfg.image}"`);
     const folder = this.folder(cfg.boxId);
     const config = await this.machines.vmConfig(cfg);
-    if (this.useTemplates && !cfg.mounts.length) {
+    if (this.useTemplates) {
       // A template that cannot be built leaves the box to a cold boot (the failure is listed in GET /v1/templates).
       const tpl = await this.machines.template({ image: cfg.image, vcpus: cfg.vcpus, memoryMib: cfg.memoryMib, diskGib: cfg.diskGib }, onProgress).catch(() => undefined);
       if (tpl) {
-        const own = { hostname: cfg.hostname, ports: config.ports ?? [], proxyPort: config.proxyPort };
+        const own = { hostname: cfg.hostname, ports: config.ports ?? [], proxyPort: config.proxyPort, mounts: config.mounts ?? [] };
         await this.poolCleared;
-        const pooled = await this.pool.take(tpl, { folder, ...own });
+        // a pooled clone's 9p slots export nothing: boxes with volumes restore their own
+        const pooled = own.mounts.length ? undefined : await this.pool.take(tpl, { folder, ...own });
         if (pooled) this.handles.set(cfg.boxId, pooled.handle);
         else {
           await cloneTemplateFolder(tpl, folder, own);
@@ -116,11 +118,12 @@ export class QemuBoxRuntime implements BoxRuntime {
         await applyIdentity(agent, cfg.hostname);
         // the guest-setup files (a warmed clone holds the install-wide ones already)
         await writeGuestFiles(agent, cfg.files ?? [], pooled?.files);
-        return { filesWritten: true as const };
+        return { filesWritten: true as const, from: pooled ? 'warm_pool' : 'template' };
       }
     }
     this.handles.set(cfg.boxId, await launchVm(folder, config));
     await this.connect(cfg.boxId, folder, 'boot');
+    return { from: 'boot' };
   }
 
   private async connect(boxId: string, folder: BoxFolder, kind: ConnectKind) {
@@ -182,6 +185,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     await this.refreshNetwork(folder, cfg);
     this.handles.set(cfg.boxId, await restoreVm(folder));
     await this.connect(cfg.boxId, folder, 'restore');
+    return { from: 'saved_state' };
   }
 
   /** Published ports and the proxy may have changed since the save: user-net options, not guest devices. */
@@ -197,6 +201,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     const folder = this.folder(cfg.boxId);
     this.handles.set(cfg.boxId, await launchVm(folder, await this.machines.vmConfig(cfg)));
     await this.connect(cfg.boxId, folder, 'boot');
+    return { from: 'boot' };
   }
 
   /** Processes end with the VM: the execs of the box end with an error. */
@@ -221,11 +226,12 @@ export class QemuBoxRuntime implements BoxRuntime {
     await this.machines.store.collectGarbage();
   }
 
-  async checkpoint(boxId: string, checkpointId: string, running: boolean) {
+  async checkpoint(boxId: string, checkpointId: string, running: boolean, onSaved?: () => void) {
     const dir = this.cpDir(checkpointId);
     const folder = this.folder(boxId);
     if (!running) {
       await checkpointFolder(folder, dir);
+      onSaved?.();
       return { sizeBytes: dirSizeBytes(dir) };
     }
     // The one checkpoint-a-running-VM path (vm-snapshot.ts checkpointVm: save, checkpoint
@@ -234,7 +240,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     const agent = this.conns.client(boxId);
     this.conns.stopping.add(boxId);
     try {
-      await checkpointVm(h, dir, { agent });
+      await checkpointVm(h, dir, { agent, onSaved });
     } finally {
       await this.quiesce(boxId);
       this.conns.stopping.delete(boxId);
@@ -256,6 +262,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     await this.connect(cfg.boxId, folder, 'clone');
     // a fork is a new box: its own hostname and machine-id (RNG and clock: waitForAgent)
     await applyIdentity(this.conns.client(cfg.boxId)!, cfg.hostname);
+    return { from: 'checkpoint' };
   }
 
   /** Memory and device state go; the frozen disk layer stays while a box or checkpoint builds on it. */

@@ -18,12 +18,12 @@ import { execText, waitForAgent } from './agent-wait.js';
 import { BoxFolder } from './box-folder.js';
 import { collectLayers, dirSizeBytes } from './layers.js';
 import { qemuVersion } from './host.js';
-import { kernelCmdline, type VmConfig } from './vm-config.js';
+import { kernelCmdline, SHARE_SLOTS, type VmConfig } from './vm-config.js';
 import { saveAndStop } from './vm-snapshot.js';
 import { killVm, launchVm } from './vm.js';
 
 /** Bump when what a template holds changes (prep script, device set). */
-const TEMPLATE_RECIPE = 'tpl-v1';
+const TEMPLATE_RECIPE = 'tpl-v2'; // v2: SHARE_SLOTS spare 9p devices
 const BUILD_TIMEOUT_MS = 180_000;
 
 /**
@@ -140,7 +140,7 @@ export class TemplateStore {
     this.failed.delete(id);
     await killVm(folder).catch(() => {}); // a build an earlier service process left behind
     await rm(folder.dir, { recursive: true, force: true });
-    const config: VmConfig = { ...base, mounts: [], ports: [], proxyPort: undefined, hostname: 'box', ramFile: undefined, freePageReporting: false };
+    const config: VmConfig = { ...base, mounts: [], shareSlots: SHARE_SLOTS, ports: [], proxyPort: undefined, hostname: 'box', ramFile: undefined, freePageReporting: false };
     try {
       progress({ phase: 'boot', percent: 10 });
       if (this.aborted) throw new Error('the service is stopping');

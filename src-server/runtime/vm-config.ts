@@ -41,6 +41,12 @@ export interface VmConfig {
   proxyPortFile?: string;
   ports?: PortForward[];
   mounts?: ShareMount[];
+  /**
+   * At least this many 9p devices (tags vol0..): the slots without a mount export an empty
+   * read-only folder. Templates have SHARE_SLOTS so that a clone restores with the same
+   * device set whatever its mounts (they are mounted through the agent after the restore).
+   */
+  shareSlots?: number;
   hostname?: string;
   kernelArgs?: string[];
   /**
@@ -57,6 +63,8 @@ export interface VmConfig {
 }
 
 export const PROXY_GUEST_ADDR = '10.0.2.100:3128';
+/** The most volume mounts a box has (contract: volume_mounts max 8); microvm has 24 virtio-mmio slots. */
+export const SHARE_SLOTS = 8;
 
 /**
  * Guest CPU model under TCG: Nehalem is the x86-64-v2 baseline (SSE4.2, POPCNT) that
@@ -156,12 +164,14 @@ export function qemuArgs(folder: BoxFolder, config: VmConfig, opts: { incoming?:
     // `ram`, so idle RSS and the RAM file (what checkpoints copy) shrink.
     '-device', `virtio-balloon-device,free-page-reporting=${config.freePageReporting === false ? 'off' : 'on'}`,
   ];
-  (config.mounts ?? []).forEach((m, i) => {
+  const mounts = config.mounts ?? [];
+  for (let i = 0; i < Math.max(mounts.length, config.shareSlots ?? 0); i++) {
+    const m = mounts[i] ?? { hostPath: folder.emptyShare, readOnly: true };
     args.push(
       '-fsdev', `local,id=fs${i},path=${optEscape(m.hostPath)},security_model=none${m.readOnly ? ',readonly=on' : ''}`,
       '-device', `virtio-9p-device,fsdev=fs${i},mount_tag=vol${i}`,
     );
-  });
+  }
   if (opts.incoming) args.push('-incoming', 'defer');
   return args;
 }

@@ -89,6 +89,8 @@ export interface SaveResult {
 export interface SnapshotOptions {
   /** Connected agent: needed when the VM has shared folders (unmounted before saving). */
   agent?: AgentClient;
+  /** checkpointVm: the checkpoint is complete (before the VM is restored). */
+  onSaved?: () => void;
 }
 
 async function prepareShares(handle: VmHandle, opts: SnapshotOptions): Promise<void> {
@@ -210,6 +212,7 @@ export async function checkpointVm(handle: VmHandle, dir: string, opts: Snapshot
   await saveAndStop(handle, opts);
   try {
     await checkpointFolder(handle.folder, dir);
+    opts.onSaved?.();
   } finally {
     const fresh = await restoreVm(handle.folder);
     Object.assign(handle, { pid: fresh.pid, qmp: fresh.qmp, diskNode: fresh.diskNode });
