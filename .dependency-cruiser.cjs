@@ -13,9 +13,16 @@ module.exports = {
       name: 'clients-see-only-the-contract',
       severity: 'error',
       comment:
-        'The renderer and the CLI import nothing from the service except src-server/contract/**. One exception: `box image` builds and imports images on this machine (spec item 6: image building is CLI/SDK-only) through the service image code, loaded lazily.',
+        'The renderer and the CLI import nothing from the service except src-server/contract/** (tests and src-cli/test-cli.ts may use test-support). One exception: `box image` builds and imports images on this machine (spec item 6: image building is CLI/SDK-only) through src-server/images/index.ts, loaded lazily by src-cli/commands/image*.ts only.',
+      from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-cli[.]ts$' },
+      to: { path: '^src-server/', pathNot: '^src-server/contract/|^src-server/images/index[.]ts$' },
+    },
+    {
+      name: 'only-box-image-loads-the-image-builder',
+      severity: 'error',
+      comment: 'The CLI loads src-server/images/index.ts (the local image builder) from `box image` only.',
       from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-cli[.]ts$|^src-cli/commands/image(-user)?[.]ts$' },
-      to: { path: '^src-server/', pathNot: '^src-server/contract/' },
+      to: { path: '^src-server/images/index[.]ts$' },
     },
     {
       name: 'contract-is-a-leaf',

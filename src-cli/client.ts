@@ -1,3 +1,4 @@
+import { callWith, type Answer, type CallRequest, type CallRest, type JsonRouteKey } from '../src-server/contract/call.js';
 import type { CliConfig } from './config.js';
 import { ApiFailure, CliError, type ApiErrorBody } from './errors.js';
 
@@ -52,6 +53,7 @@ export class BoxClient {
     throw await failureOf(res);
   }
 
+  /** A request whose answer is typed by the caller: raw bodies (uploads, stdin); JSON operations use call(). */
   async request<T>(method: string, pathname: string, o: RequestOptions = {}): Promise<T> {
     const res = await this.raw(method, pathname, o);
     if (res.status === 204) return undefined as T;
@@ -64,21 +66,15 @@ export class BoxClient {
     }
   }
 
-  get<T>(pathname: string, query?: Query, o: RequestOptions = {}) {
-    return this.request<T>('GET', pathname, { ...o, query });
+  /**
+   * One operation of the contract (src-server/contract/routes.ts), typed from it:
+   * `call('GET /v1/boxes/:box_id', { params: { box_id } })` answers a Box.
+   */
+  call<K extends JsonRouteKey>(key: K, ...args: CallRest<K>): Promise<Answer<K>> {
+    const send = (r: CallRequest) => this.request(r.method, r.path, { query: r.query, json: r.json, headers: r.headers, signal: r.signal, inference: INFERENCE_PATH.test(key) });
+    return callWith(send, key, ...args);
   }
-  post<T>(pathname: string, json: unknown = {}, o: RequestOptions = {}) {
-    return this.request<T>('POST', pathname, { ...o, json });
-  }
-  put<T>(pathname: string, json: unknown, o: RequestOptions = {}) {
-    return this.request<T>('PUT', pathname, { ...o, json });
-  }
-  patch<T>(pathname: string, json: unknown, o: RequestOptions = {}) {
-    return this.request<T>('PATCH', pathname, { ...o, json });
-  }
-  delete<T>(pathname: string, o: RequestOptions = {}) {
-    return this.request<T>('DELETE', pathname, o);
-  }
+
 }
 
 /** Turns an error answer into an ApiFailure; a body outside the envelope still gets a clear line. */
@@ -94,6 +90,9 @@ async function failureOf(res: Response): Promise<ApiFailure> {
   body ??= { message: `HTTP ${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`, type: 'server_error', param: null, code: null };
   return new ApiFailure(res.status, body);
 }
+
+/** Operations the inference listener serves (the CLI may be pointed at a separate inference URL). */
+const INFERENCE_PATH = / \/v1\/(responses|chat|messages|models)/;
 
 /** Path segment encoding for ids and names in URLs. */
 export const seg = encodeURIComponent;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { BoxClient } from './client.js';
 import { seg } from './client.js';
 import { ApiFailure, CliError } from './errors.js';
-import type { ExecEvent } from './types.js';
+import type { ExecEvent } from '../src-server/contract/exec.js';
 
 export interface ExecRequest {
   command: string | string[];

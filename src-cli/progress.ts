@@ -1,15 +1,5 @@
+import type { PreparationStage as Stage } from '../src-server/contract/preparation.js';
 import type { BoxClient } from './client.js';
-
-interface Stage {
-  name: string;
-  label: string;
-  state: string;
-  percent: number;
-  message: string;
-  eta_seconds: number | null;
-  typical_seconds: number;
-  error: string | null;
-}
 
 /** One line for a preparation stage: what, how far, how long. */
 export function stageLine(s: Stage): string {
@@ -31,7 +21,7 @@ export async function withPreparationProgress<T>(client: BoxClient, work: Promis
   const poll = async () => {
     while (!done) {
       try {
-        const st = await client.get<{ preparation?: { ready: boolean; stages: Stage[] } }>('/v1/status');
+        const st = await client.call('GET /v1/status');
         const busy = st.preparation && !st.preparation.ready ? st.preparation.stages.filter((s) => s.state !== 'ready') : [];
         const text = busy.map(stageLine).join('\n');
         if (text && text !== last) process.stderr.write(`${text}\n`);

@@ -1,3 +1,4 @@
+import type { Answer } from '../src-server/contract/call.js';
 import type { BoxClient } from './client.js';
 import { seg } from './client.js';
 import { ApiFailure } from './errors.js';
@@ -68,7 +69,7 @@ export class StdinPump {
   private async send(chunk: Buffer, eof: boolean) {
     for (let attempt = 0; ; attempt++) {
       try {
-        const res = await this.client.request<{ accepted_through: number }>('PUT', `/v1/boxes/${seg(this.boxId)}/exec/${seg(this.execId)}/stdin`, {
+        const res = await this.client.request<Answer<'PUT /v1/boxes/:box_id/exec/:exec_id/stdin'>>('PUT', `/v1/boxes/${seg(this.boxId)}/exec/${seg(this.execId)}/stdin`, {
           query: { offset: this.offset, eof: eof ? 'true' : undefined },
           body: new Uint8Array(chunk),
           headers: { 'content-type': 'application/octet-stream' },

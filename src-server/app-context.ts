@@ -17,6 +17,8 @@ export interface ServiceConfig {
   webUiDir?: string;
   /** Area-specific tuning, mostly for tests (e.g. a short webhook retry schedule). */
   tuning: Record<string, unknown>;
+  /** Check every 2xx JSON answer against its route's response schema (tests; http/response-check.ts). */
+  checkResponses?: boolean;
 }
 
 export interface Logger {

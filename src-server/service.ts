@@ -8,6 +8,7 @@ import { openDatabase, type Db } from './db/connection.js';
 import { makeRepos } from './db/repos.js';
 import { IDEMPOTENCY_RETENTION_MS } from './db/idempotency-repo.js';
 import { Billing, ConcurrencyLimiter } from './http/limits.js';
+import type { RouteSpec } from './http/route.js';
 import type { BoxRuntime } from './boxes/runtime-port.js';
 import { PreparationTracker, showPreparation } from './boxes/preparation.js';
 import { QemuBoxRuntime } from './runtime/qemu-box-runtime.js';
@@ -20,6 +21,8 @@ export interface ServiceHandle {
   inferenceUrl: string;
   /** Where the minted API key was written on first start (undefined when seeded from env). */
   apiKeyFile: string;
+  /** Every registered route (method, path, schemas): tests walk it. */
+  routes: readonly RouteSpec[];
   /** A one-time link that logs a browser into the web UI without the API key in the URL. */
   loginUrl(): string;
   close(): Promise<void>;
@@ -49,6 +52,8 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
     maxConcurrentPerOrg: opts.maxConcurrentPerOrg ?? 64,
     webUiDir: opts.webUiDir,
     tuning: opts.tuning ?? {},
+    // On by default under vitest, so every route test checks every answer for free.
+    checkResponses: opts.checkResponses ?? Boolean(process.env.VITEST),
   };
   const db = openDatabase(config.dataDir);
   // Every area logs through it: a ring for GET /v1/service/log, <data dir>/logs/service.log, and opts.log (the console).
@@ -94,6 +99,7 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
     url: baseUrl,
     inferenceUrl,
     apiKeyFile,
+    routes: apps.registry.specs,
     loginUrl: () => {
       const uiKey = repos.keys.list(org.id).find((k) => k.name === UI_KEY_NAME)!;
       return `${baseUrl}/ui/login?token=${repos.sessions.mint(uiKey.id, 'link', 10 * 60 * 1000)}`;

@@ -1,13 +1,12 @@
 import { dispatch, parse, type Command, type Group } from '../args.js';
 import { bytes, json, table } from '../output.js';
-import type { App } from '../types.js';
 
 const list: Command = {
   usage: 'box apps list [--json]',
   summary: 'Apps with their box counts and resources',
   async run(ctx, argv) {
     parse(argv, this.usage, {});
-    const res = await ctx.client.get<{ data: App[] }>('/v1/apps');
+    const res = await ctx.client.call('GET /v1/apps');
     if (ctx.json) return json(res);
     table(
       ['app id', 'name', 'boxes', 'running', 'paused', 'sleeping', 'failed', 'vcpu', 'memory', 'disk'],
@@ -21,7 +20,7 @@ const find: Command = {
   summary: 'Find an app by name (404 when missing, unless --create)',
   async run(ctx, argv) {
     const { values, positionals } = parse(argv, this.usage, { create: { type: 'boolean' } }, [1, 1]);
-    const app = await ctx.client.post<{ id: string; name: string; created_at: string }>('/v1/apps/find', { name: positionals[0], mint_if_missing: !!values.create });
+    const app = await ctx.client.call('POST /v1/apps/find', { body: { name: positionals[0]!, mint_if_missing: !!values.create } });
     if (ctx.json) return json(app);
     table(['app id', 'name', 'created'], [[app.id, app.name, app.created_at]]);
   },

@@ -5,7 +5,6 @@ import { json } from '../output.js';
 import { resolveBoxId } from '../resolve.js';
 import { followFor, readEventStream } from '../sse.js';
 
-interface ConsoleTail { box_id: string; data: string; offset: number; size_bytes: number; truncated: boolean }
 
 /** `box boxes console`: the box's serial console (kernel and boot messages, getty), raw as the guest wrote it. */
 export const consoleCmd: Command = {
@@ -20,7 +19,7 @@ export const consoleCmd: Command = {
     if (seconds !== undefined && !(seconds > 0)) throw new CliError('--seconds must be a positive number', 2);
     const boxId = await resolveBoxId(ctx.client, positionals[0]!);
     if (!values.follow) {
-      const tail = await ctx.client.get<ConsoleTail>(`/v1/boxes/${seg(boxId)}/console`, query);
+      const tail = await ctx.client.call('GET /v1/boxes/:box_id/console', { params: { box_id: boxId }, query });
       if (ctx.json) return json(tail);
       if (tail.truncated) process.stderr.write(`(last ${tail.size_bytes - tail.offset} of ${tail.size_bytes} bytes; -n and --bytes show more)\n`);
       process.stdout.write(tail.data);

@@ -1,19 +1,23 @@
 import { intArg, parse, type Command, type Ctx, type Group } from '../args.js';
-import { seg } from '../client.js';
+import type { Answer, CallArgs } from '../../src-server/contract/call.js';
 import { CliError } from '../errors.js';
 import { fields, json, table } from '../output.js';
 import { resolveBoxId } from '../resolve.js';
-import type { Box, Checkpoint } from '../types.js';
 
 /** `X-Box-Override-Reason` for an org admin operating someone else's private box. */
 const overrideOpt = { reason: { type: 'string' } } as const;
 const overrideHeaders = (reason: string | undefined): Record<string, string> => (reason ? { 'x-box-override-reason': reason } : {});
 
-async function transition(ctx: Ctx, ref: string, op: string, body: unknown, reason?: string) {
+type Op = 'pause' | 'resume' | 'terminate' | 'upgrade' | 'reboot' | 'sleep' | 'wake_at' | 'auto_sleep';
+type OpKey = `POST /v1/boxes/:box_id/${Op}`;
+
+async function transition(ctx: Ctx, ref: string, op: Op, body: object, reason?: string) {
   const id = await resolveBoxId(ctx.client, ref);
-  const res = await ctx.client.post<Box & { resume_state?: string }>(`/v1/boxes/${seg(id)}/${op}`, body, { headers: overrideHeaders(reason) });
+  // One call site for eight operations: the key is one of OpKey, the body the caller's for that op.
+  const args = { params: { box_id: id }, body, headers: overrideHeaders(reason) } as CallArgs<'POST /v1/boxes/:box_id/sleep'>;
+  const res: Answer<OpKey> = await ctx.client.call(`POST /v1/boxes/:box_id/${op}` as 'POST /v1/boxes/:box_id/sleep', args);
   if (ctx.json) return json(res);
-  process.stdout.write(`${res.box_id}  ${res.status}${res.resume_state ? ` (${res.resume_state})` : ''}\n`);
+  process.stdout.write(`${res.box_id}  ${res.status}${'resume_state' in res ? ` (${res.resume_state})` : ''}\n`);
 }
 
 const simple = (op: 'pause' | 'resume' | 'terminate' | 'upgrade' | 'reboot', summary: string): Command => ({
@@ -71,7 +75,7 @@ export const lifecycle: Group = {
     async run(ctx, argv) {
       const { values, positionals } = parse(argv, this.usage, { name: { type: 'string' }, ttl: { type: 'string' } }, [1, 1]);
       const id = await resolveBoxId(ctx.client, positionals[0]!);
-      const cp = await ctx.client.post<Checkpoint>(`/v1/boxes/${seg(id)}/checkpoint`, { name: values.name, ttl_seconds: intArg(values.ttl, 'ttl', 60) });
+      const cp = await ctx.client.call('POST /v1/boxes/:box_id/checkpoint', { params: { box_id: id }, body: { name: values.name, ttl_seconds: intArg(values.ttl, 'ttl', 60) } });
       if (ctx.json) json(cp);
       else fields({ ...cp });
     },
@@ -82,7 +86,7 @@ export const lifecycle: Group = {
     async run(ctx, argv) {
       const { values, positionals } = parse(argv, this.usage, { count: { type: 'string' } }, [2, 2]);
       const id = await resolveBoxId(ctx.client, positionals[0]!);
-      const res = await ctx.client.post<{ checkpoint_id: string; boxes: Box[] }>(`/v1/boxes/${seg(id)}/fork`, { name: positionals[1], count: intArg(values.count, 'count', 1, 8) });
+      const res = await ctx.client.call('POST /v1/boxes/:box_id/fork', { params: { box_id: id }, body: { name: positionals[1]!, count: intArg(values.count, 'count', 1, 8) } });
       if (ctx.json) return json(res);
       table(['box id', 'name', 'status', 'from checkpoint'], res.boxes.map((b) => [b.box_id, b.name, b.status, res.checkpoint_id]));
     },

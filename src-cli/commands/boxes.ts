@@ -1,8 +1,9 @@
 import { dispatch, intArg, parse, type Command, type Group } from '../args.js';
 import { CliError } from '../errors.js';
 import { ago, fields, json, table } from '../output.js';
-import { resolveAppId, resolveBox, resolveBoxId, resolvePolicyId, resolveVolumeId } from '../resolve.js';
-import type { Box, Page } from '../types.js';
+import { listAll, resolveAppId, resolveBox, resolveBoxId, resolvePolicyId, resolveVolumeId } from '../resolve.js';
+import type { BodyOf } from '../../src-server/contract/call.js';
+import type { Box } from '../../src-server/contract/boxes.js';
 import { withPreparationProgress } from '../progress.js';
 import { lifecycle } from './boxes-lifecycle.js';
 import { consoleCmd } from './box-console.js';
@@ -22,12 +23,8 @@ const list: Command = {
   async run(ctx, argv) {
     const { values } = parse(argv, this.usage, { app: { type: 'string' }, status: { type: 'string' }, search: { type: 'string' }, all: { type: 'boolean' } });
     const app_id = values.app ? await resolveAppId(ctx.client, values.app, false) : undefined;
-    const boxes: Box[] = [];
-    for (let offset = 0; ; offset += 100) {
-      const page = await ctx.client.get<Page<Box>>('/v1/boxes', { app_id, status: values.status, search: values.search, limit: 100, offset });
-      boxes.push(...page.data);
-      if (!page.has_more) break;
-    }
+    const query = Object.fromEntries(Object.entries({ app_id, status: values.status, search: values.search }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+    const boxes = await listAll(ctx.client, 'GET /v1/boxes', query);
     const shown = values.all || values.status ? boxes : boxes.filter((b) => b.status !== 'terminated');
     if (ctx.json) return json(shown);
     table(['box id', 'name', 'status', 'size', 'ports', 'created'], shown.map((b) => [b.box_id, b.name, b.status, `${b.vcpu_count}c/${b.memory_mib}M`, b.ingress_ports.join(','), ago(b.created_at)]));
@@ -51,22 +48,22 @@ const create: Command = {
       volume_mounts.push({ volume_id: await resolveVolumeId(ctx.client, v.slice(0, i)), mount_path: v.slice(i + 1) });
     }
     const autoSleep = intArg(values['auto-sleep'], 'auto-sleep', 10);
-    const body = {
+    const body: BodyOf<'POST /v1/boxes'> = {
       app_id: await resolveAppId(ctx.client, values.app ?? 'default', true),
-      name: positionals[0],
+      name: positionals[0]!,
       image: values.image,
-      size: values.size,
+      size: values.size as 's' | 'm' | 'l' | undefined,
       memory_mib: intArg(values.memory, 'memory', 1),
       disk_gib: intArg(values.disk, 'disk', 1),
       visibility: values.private ? 'private' : undefined,
-      ingress_ports: values.port?.map((p) => intArg(p, 'port', 1, 65535)),
+      ingress_ports: values.port?.map((p) => intArg(p, 'port', 1, 65535)!),
       volume_mounts: volume_mounts.length ? volume_mounts : undefined,
       http_policy_id: values.policy ? await resolvePolicyId(ctx.client, values.policy) : undefined,
       auto_sleep: autoSleep === undefined ? undefined : { automatic: true, min_seconds_before_sleep: autoSleep },
     };
     const headers: Record<string, string> = values['idempotency-key'] ? { 'idempotency-key': values['idempotency-key'] } : {};
     // The first create waits for the guest image: say what is happening and how long.
-    const box = await withPreparationProgress(ctx.client, ctx.client.post<Box>('/v1/boxes', body, { headers }), ctx.json);
+    const box = await withPreparationProgress(ctx.client, ctx.client.call('POST /v1/boxes', { body, headers }), ctx.json);
     if (ctx.json) json(box);
     else showBox(box);
     return box.status === 'failed' ? 1 : 0;
@@ -90,7 +87,7 @@ const checkpoints: Command = {
   async run(ctx, argv) {
     const { values, positionals } = parse(argv, this.usage, { name: { type: 'string' } }, [0, 1]);
     const box_id = positionals[0] ? await resolveBoxId(ctx.client, positionals[0]) : undefined;
-    const res = await ctx.client.get<{ data: import('../types.js').Checkpoint[] }>('/v1/box-checkpoints', { box_id, name: values.name });
+    const res = await ctx.client.call('GET /v1/box-checkpoints', { query: { box_id, name: values.name } });
     if (ctx.json) return json(res);
     table(['checkpoint id', 'box id', 'name', 'generation', 'status', 'size', 'created'], res.data.map((c) => [c.checkpoint_id, c.box_id, c.name, c.checkpoint_generation, c.status, c.size_bytes, ago(c.created_at)]));
   },
@@ -101,7 +98,7 @@ const restore: Command = {
   summary: 'Create a new running box from a checkpoint',
   async run(ctx, argv) {
     const { positionals } = parse(argv, this.usage, {}, [2, 2]);
-    const box = await ctx.client.post<Box>('/v1/boxes/from_checkpoint', { checkpoint_id: positionals[0], name: positionals[1] });
+    const box = await ctx.client.call('POST /v1/boxes/from_checkpoint', { body: { checkpoint_id: positionals[0]!, name: positionals[1]! } });
     if (ctx.json) json(box);
     else showBox(box);
   },

@@ -1,3 +1,4 @@
+import type { Answer } from '../../src-server/contract/call.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -72,7 +73,7 @@ export async function upload(client: BoxClient, filesPath: string, local: string
   const source = stdin ? process.stdin : fs.createReadStream(local);
   const body = source.pipe(m.stream);
   source.on('error', (e: Error) => m.stream.destroy(e));
-  const res = await client.request<{ size_bytes: number }>('PUT', filesPath, {
+  const res = await client.request<Answer<'PUT /v1/boxes/:box_id/files'>>('PUT', filesPath, {
     query: { path: target, mode },
     body,
     headers: { 'content-type': 'application/octet-stream', ...(size !== null ? { 'content-length': String(size) } : {}) },

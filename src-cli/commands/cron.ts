@@ -1,11 +1,8 @@
 import { dispatch, intArg, parse, splitDashDash, type Command, type Group } from '../args.js';
-import { seg } from '../client.js';
 import { CliError } from '../errors.js';
 import { ago, fields, json, table } from '../output.js';
 import { listAll, resolveBoxId } from '../resolve.js';
-import type { CronJob, Page } from '../types.js';
-
-const cronPath = (boxId: string, rest = '') => `/v1/boxes/${seg(boxId)}/cron${rest}`;
+import type { CronJob } from '../../src-server/contract/cron.js';
 
 const group: Group = {
   list: {
@@ -17,17 +14,17 @@ const group: Group = {
       if (positionals[0]) {
         const boxId = await resolveBoxId(ctx.client, positionals[0]);
         for (let offset = 0; ; offset += 100) {
-          const page = await ctx.client.get<Page<CronJob>>(cronPath(boxId), { limit: 100, offset });
+          const page = await ctx.client.call('GET /v1/boxes/:box_id/cron', { params: { box_id: boxId }, query: { limit: 100, offset } });
           jobs.push(...page.data);
           if (!page.has_more) break;
         }
       } else {
-        jobs.push(...(await ctx.client.get<{ data: CronJob[] }>('/v1/cron')).data);
+        jobs.push(...(await ctx.client.call('GET /v1/cron')).data);
       }
       if (ctx.json) return json(jobs);
       // Box names, not only ids: one list call covers every box the jobs name.
       const names = new Map<string, string>();
-      if (jobs.length) for (const b of await listAll<{ box_id: string; name: string }>(ctx.client, '/v1/boxes')) names.set(b.box_id, b.name);
+      if (jobs.length) for (const b of await listAll(ctx.client, 'GET /v1/boxes')) names.set(b.box_id, b.name);
       table(['cron id', 'box', 'schedule', 'tz', 'next run', 'last run', 'command'], jobs.map((j) => [j.id, names.get(j.box_id) ?? j.box_id, j.schedule, j.timezone, ago(j.next_run_at), ago(j.last_run_at), j.command]));
     },
   },
@@ -48,9 +45,12 @@ const group: Group = {
         env[kv.slice(0, i)] = kv.slice(i + 1);
       }
       const boxId = await resolveBoxId(ctx.client, positionals[0]!);
-      const job = await ctx.client.post<CronJob>(cronPath(boxId), {
-        schedule: positionals[1], timezone: values.tz, command, cwd: values.cwd, user: values.user,
-        env: Object.keys(env).length ? env : undefined, timeout: intArg(values.timeout, 'timeout', 1),
+      const job = await ctx.client.call('POST /v1/boxes/:box_id/cron', {
+        params: { box_id: boxId },
+        body: {
+          schedule: positionals[1]!, timezone: values.tz, command, cwd: values.cwd, user: values.user,
+          env: Object.keys(env).length ? env : undefined, timeout: intArg(values.timeout, 'timeout', 1),
+        },
       });
       if (ctx.json) json(job);
       else fields({ ...job });
@@ -62,8 +62,8 @@ const group: Group = {
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [2, 2]);
       const boxId = await resolveBoxId(ctx.client, positionals[0]!);
-      const res = await ctx.client.delete<unknown>(cronPath(boxId, `/${seg(positionals[1]!)}`));
-      if (ctx.json) return json(res ?? { id: positionals[1], deleted: true });
+      const res = await ctx.client.call('DELETE /v1/boxes/:box_id/cron/:cron_id', { params: { box_id: boxId, cron_id: positionals[1]! } });
+      if (ctx.json) return json(res);
       process.stdout.write(`${positionals[1]}  deleted\n`);
     },
   },
@@ -73,7 +73,7 @@ const group: Group = {
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [2, 2]);
       const boxId = await resolveBoxId(ctx.client, positionals[0]!);
-      const res = await ctx.client.post<Record<string, unknown>>(cronPath(boxId, `/${seg(positionals[1]!)}/run`), {});
+      const res = await ctx.client.call('POST /v1/boxes/:box_id/cron/:cron_id/run', { params: { box_id: boxId, cron_id: positionals[1]! } });
       if (ctx.json) json(res);
       else fields(res);
     },
@@ -84,7 +84,7 @@ const group: Group = {
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [2, 2]);
       const boxId = await resolveBoxId(ctx.client, positionals[0]!);
-      const res = await ctx.client.get<{ data: { run_id: string; started_at: string; finished_at: string | null; status: string; return_code: number | null; output_tail: string }[] }>(cronPath(boxId, `/${seg(positionals[1]!)}/runs`));
+      const res = await ctx.client.call('GET /v1/boxes/:box_id/cron/:cron_id/runs', { params: { box_id: boxId, cron_id: positionals[1]! } });
       if (ctx.json) return json(res);
       table(['run id', 'started', 'status', 'code', 'output'], res.data.map((r) => [r.run_id, ago(r.started_at), r.status, r.return_code, (r.output_tail ?? '').trim().split('\n').pop()]));
     },

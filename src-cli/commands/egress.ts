@@ -1,24 +1,12 @@
+import type { Answer } from '../../src-server/contract/call.js';
 import { dispatch, parse, type Command, type Group } from '../args.js';
 import { seg } from '../client.js';
 import { CliError } from '../errors.js';
 import { fields, json } from '../output.js';
 import { resolveBoxId } from '../resolve.js';
 
-interface Entry {
-  id: number;
-  at: string;
-  method: string;
-  host: string;
-  port: number;
-  path: string | null;
-  scheme: string;
-  verdict: string;
-  rule_index: number | null;
-  status: number | null;
-  bytes_out: number;
-  bytes_in: number;
-  duration_ms: number | null;
-}
+/** One egress log entry, as listed and as streamed. */
+type Entry = Answer<'GET /v1/boxes/:box_id/egress-log'>['data'][number];
 
 const VERDICTS = ['allow', 'deny', 'respond'];
 const filterOpts = { verdict: { type: 'string' }, host: { type: 'string' } } as const;
@@ -81,7 +69,7 @@ const group: Group = {
       const { values, positionals } = parse(argv, this.usage, { ...filterOpts, limit: { type: 'string', default: '50' } }, [1, 1]);
       checkVerdict(values.verdict);
       const boxId = await resolveBoxId(ctx.client, positionals[0]!);
-      const res = await ctx.client.get<{ data: Entry[] }>(`/v1/boxes/${seg(boxId)}/egress-log`, { limit: values.limit, verdict: values.verdict, host: values.host });
+      const res = await ctx.client.call('GET /v1/boxes/:box_id/egress-log', { params: { box_id: boxId }, query: { limit: values.limit, verdict: values.verdict, host: values.host } });
       if (ctx.json) return json(res.data);
       for (const e of res.data) process.stdout.write(line(e));
     },
@@ -92,8 +80,8 @@ const group: Group = {
     async run(ctx, argv) {
       const { values } = parse(argv, this.usage, { rotate: { type: 'boolean' } });
       const ca = values.rotate
-        ? await ctx.client.post<{ certificate: string; fingerprint_sha256: string; created_at: string }>('/v1/egress/ca/rotate', {})
-        : await ctx.client.get<{ certificate: string; fingerprint_sha256: string; created_at: string }>('/v1/egress/ca');
+        ? await ctx.client.call('POST /v1/egress/ca/rotate')
+        : await ctx.client.call('GET /v1/egress/ca');
       if (ctx.json) return json(ca);
       fields({ fingerprint_sha256: ca.fingerprint_sha256, created_at: ca.created_at });
       process.stdout.write(ca.certificate);

@@ -1,11 +1,7 @@
 import { dispatch, parse, type Command, type Group } from '../args.js';
-import { seg } from '../client.js';
 import { CliError } from '../errors.js';
 import { json, table } from '../output.js';
 
-interface EngineError { code: string; message: string; at: string }
-interface Engine { name: string; kind: string; base_url: string | null; has_api_key: boolean; discovered?: boolean; last_error?: EngineError | null }
-interface EngineTest { name: string; ok: boolean; models: number; error: EngineError | null }
 
 const group: Group = {
   list: {
@@ -13,7 +9,7 @@ const group: Group = {
     summary: 'Inference engines: embedded, upstreams (with their last error), discovered, built-in test',
     async run(ctx, argv) {
       parse(argv, this.usage, {});
-      const res = await ctx.client.get<{ data: Engine[] }>('/v1/engines');
+      const res = await ctx.client.call('GET /v1/engines');
       if (ctx.json) return json(res);
       table(['name', 'kind', 'base url', 'key', 'last error'], res.data.map((e) => [e.name, e.discovered ? `${e.kind} (found)` : e.kind, e.base_url, e.has_api_key ? 'yes' : '', e.last_error?.message]));
     },
@@ -29,9 +25,10 @@ const group: Group = {
       const envKey = values['api-key-env'];
       if (envKey && process.env[envKey] === undefined) throw new CliError(`--api-key-env ${envKey}: that variable is not set`, 2);
       const apiKey = values['api-key'] ?? (envKey ? process.env[envKey] : undefined);
-      const e = await ctx.client.post<Engine>('/v1/engines', {
-        name: positionals[0], kind: values.kind, base_url: positionals[1], ...(apiKey ? { api_key: apiKey } : {}), ...(values['no-verify'] ? { verify: false } : {}),
-      });
+      const body = {
+        name: positionals[0]!, kind: values.kind as 'openai' | 'anthropic', base_url: positionals[1]!, ...(apiKey ? { api_key: apiKey } : {}), ...(values['no-verify'] ? { verify: false } : {}),
+      };
+      const e = await ctx.client.call('POST /v1/engines', { body });
       if (ctx.json) return json(e);
       process.stdout.write(`${e.name}  ${e.kind}  ${e.base_url}  ${values['no-verify'] ? 'saved untested' : 'answered its model list'}\n`);
     },
@@ -41,7 +38,7 @@ const group: Group = {
     summary: "Test a configured upstream now (its model list); exits 1 with the reason when it fails",
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
-      const t = await ctx.client.post<EngineTest>(`/v1/engines/${seg(positionals[0]!)}/test`, {});
+      const t = await ctx.client.call('POST /v1/engines/:name/test', { params: { name: positionals[0]! } });
       if (ctx.json) json(t);
       else if (t.ok) process.stdout.write(`${t.name}: ok, ${t.models} model${t.models === 1 ? '' : 's'}\n`);
       if (!t.ok) throw new CliError(`${t.name}: ${t.error!.message} (${t.error!.code})`, 1);
@@ -52,7 +49,7 @@ const group: Group = {
     summary: 'Remove an upstream, or dismiss a discovered engine',
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
-      const e = await ctx.client.delete<Engine>(`/v1/engines/${seg(positionals[0]!)}`);
+      const e = await ctx.client.call('DELETE /v1/engines/:name', { params: { name: positionals[0]! } });
       if (ctx.json) return json(e);
       process.stdout.write(`${e.name}  removed\n`);
     },

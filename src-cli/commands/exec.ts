@@ -1,5 +1,4 @@
 import { intArg, parse, splitDashDash, type Command } from '../args.js';
-import { seg } from '../client.js';
 import { CliError } from '../errors.js';
 import { exitCodeOf, runExec, type ExecRequest } from '../exec-stream.js';
 import { resolveBoxId } from '../resolve.js';
@@ -47,7 +46,7 @@ export const exec: Command = {
     const onSigint = () => {
       if (!execId) process.exit(130);
       interrupts++;
-      void ctx.client.post(`/v1/boxes/${seg(boxId)}/exec/${seg(execId)}/cancel`, { force: interrupts > 1 }).catch(() => {});
+      void ctx.client.call('POST /v1/boxes/:box_id/exec/:exec_id/cancel', { params: { box_id: boxId, exec_id: execId }, body: { force: interrupts > 1 } }).catch(() => {});
     };
     if (!term) process.on('SIGINT', onSigint);
     try {
@@ -59,7 +58,7 @@ export const exec: Command = {
             if (!finished) process.stderr.write(`box: stdin: ${e.message}\n`);
           });
           term?.start(
-            (cols, rows) => void ctx.client.post(`/v1/boxes/${seg(boxId)}/exec/${seg(id)}/resize`, { cols, rows }).catch(() => {}),
+            (cols, rows) => void ctx.client.call('POST /v1/boxes/:box_id/exec/:exec_id/resize', { params: { box_id: boxId, exec_id: id }, body: { cols, rows } }).catch(() => {}),
           );
           process.stdin.on('data', (d: Buffer) => pump!.write(d));
           process.stdin.on('end', () => pump!.end());

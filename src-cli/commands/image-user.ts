@@ -9,19 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse, type Command, type Ctx } from '../args.js';
-import { seg } from '../client.js';
 import { CliError } from '../errors.js';
 import { ago, bytes, json, table } from '../output.js';
-
-interface ImageRow {
-  name: string;
-  digest: string;
-  size_bytes: number;
-  created_at: string;
-  source: string;
-  base: string | null;
-  boxes: string[];
-}
 
 const images = () => import('../../src-server/images/index.js');
 
@@ -80,7 +69,7 @@ export const list: Command = {
   summary: 'Images boxes can start from (built-in, Boxfile builds, OCI imports), with the boxes using them',
   async run(ctx, argv) {
     parse(argv, this.usage, {});
-    const { data } = await ctx.client.get<{ data: ImageRow[] }>('/v1/images');
+    const { data } = await ctx.client.call('GET /v1/images');
     if (ctx.json) return json(data);
     table(['name', 'source', 'base', 'size', 'created', 'boxes', 'digest'], data.map((i) => [i.name, i.source, i.base ?? '-', bytes(i.size_bytes), ago(i.created_at), i.boxes.length, i.digest.slice(0, 19)]));
   },
@@ -91,7 +80,7 @@ export const rm: Command = {
   summary: 'Delete an image (refused while a box uses it)',
   async run(ctx, argv) {
     const { positionals } = parse(argv, this.usage, {}, [1, 1]);
-    const img = await ctx.client.delete<ImageRow>(`/v1/images/${seg(positionals[0]!)}`);
+    const img = await ctx.client.call('DELETE /v1/images/:name', { params: { name: positionals[0]! } });
     if (ctx.json) return json(img);
     process.stdout.write(`deleted ${img.name}\n`);
   },

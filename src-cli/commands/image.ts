@@ -3,15 +3,15 @@ import path from 'node:path';
 import { dispatch, parse, type Command, type Group } from '../args.js';
 import { CliError } from '../errors.js';
 import { bar, bytes, json, progressLine, table } from '../output.js';
-import type { Box, Page } from '../types.js';
 import { buildBoxfile, importCmd, list, rm } from './image-user.js';
 
 /**
  * The guest image is built on this machine, not over HTTP (spec item 6): these commands
- * call the image builder of the service code directly, on the data dir (or BOX_IMAGE_CACHE).
+ * call the image builder of the service code directly, on the data dir (or BOX_IMAGE_CACHE),
+ * through the one module the CLI may load of the service (src-server/images/index.ts).
  * Loaded lazily so that the other commands never import server code.
  */
-const builder = () => import('../../src-server/runtime/guest-image.js');
+const builder = () => import('../../src-server/images/index.js');
 
 const build: Command = {
   usage: 'box image build -t NAME [-f Boxfile] [--data-dir dir] [context-dir]  |  box image build [--force] [--no-agent] [--data-dir dir]',
@@ -30,7 +30,7 @@ const build: Command = {
     if (!values['no-agent'] && fs.existsSync(path.join(agentDir, 'Makefile'))) {
       process.stderr.write(`building the guest agent (make -C ${agentDir})\n`);
       try {
-        (await import('../../src-server/runtime/agent-build.js')).buildAgentSync();
+        gi.buildAgentSync();
       } catch {
         throw new CliError('building the guest agent failed (see above)');
       }
@@ -62,7 +62,7 @@ const build: Command = {
  */
 async function forget(ctx: Parameters<Command['run']>[0], gi: Awaited<ReturnType<typeof builder>>, dataDir: string, yes: boolean) {
   try {
-    const live = (await ctx.client.get<Page<Box>>('/v1/boxes', { limit: 100 })).data.filter((b) => b.status !== 'terminated' && b.status !== 'failed');
+    const live = (await ctx.client.call('GET /v1/boxes', { query: { limit: 100 } })).data.filter((b) => b.status !== 'terminated' && b.status !== 'failed');
     if (live.length) throw new CliError(`${live.length} live boxes use the current image's files; terminate them before --force (${live.map((b) => b.name).join(', ')})`, 5);
   } catch (e) {
     if (e instanceof CliError && e.exitCode === 5) throw e;

@@ -1,10 +1,10 @@
+import type { ServiceLogEntry } from '../../src-server/contract/service.js';
 import { intArg, parse, type Command } from '../args.js';
 import { CliError } from '../errors.js';
 import { json } from '../output.js';
 import { followFor, readEventStream } from '../sse.js';
 
-interface Entry { seq: number; at: string; level: 'info' | 'warn' | 'error'; message: string }
-interface LogPage { data: Entry[]; last_seq: number; dropped: number; file: string }
+type Entry = ServiceLogEntry;
 
 const LEVELS = ['info', 'warn', 'error'];
 const line = (e: Entry) => `${e.at.replace('T', ' ').slice(0, 23)}  ${e.level.toUpperCase().padEnd(5)} ${e.message}\n`;
@@ -24,7 +24,7 @@ export const logs: Command = {
     if (seconds !== undefined && !(seconds > 0)) throw new CliError('--seconds must be a positive number', 2);
     const query = { level: values.level, limit, search: values.search };
     if (!values.follow) {
-      const page = await ctx.client.get<LogPage>('/v1/service/log', query);
+      const page = await ctx.client.call('GET /v1/service/log', { query });
       if (ctx.json) return json(page);
       for (const e of page.data) process.stdout.write(line(e));
       if (page.data.length === 0) process.stderr.write('(no log entries at this level yet)\n');

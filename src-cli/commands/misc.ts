@@ -7,7 +7,7 @@ export const whoami: Command = {
   summary: 'Show the organization and key the CLI speaks as',
   async run(ctx, argv) {
     parse(argv, this.usage, {});
-    const me = await ctx.client.get<Record<string, unknown>>('/v1/whoami');
+    const me = await ctx.client.call('GET /v1/whoami');
     if (ctx.json) json(me);
     else fields({ url: ctx.config.url, ...me });
   },
@@ -18,7 +18,7 @@ export const openapi: Command = {
   summary: 'Print the OpenAPI document of the service',
   async run(ctx, argv) {
     parse(argv, this.usage, {});
-    json(await ctx.client.get('/v1/openapi.json'));
+    json(await ctx.client.call('GET /v1/openapi.json'));
   },
 };
 
@@ -27,7 +27,7 @@ export const loginLink: Command = {
   summary: 'Print a one-time sign-in link for the web UI (valid 10 minutes, single use)',
   async run(ctx, argv) {
     parse(argv, this.usage, {});
-    const link = await ctx.client.post<{ url: string; expires_at: string }>('/v1/ui/login-links', {});
+    const link = await ctx.client.call('POST /v1/ui/login-links');
     if (ctx.json) return json(link);
     process.stdout.write(`${link.url}\n`);
     process.stderr.write(`Open it in a browser before ${new Date(link.expires_at).toLocaleTimeString()} (10 minutes, once). Or paste the API key on the sign-in page.\n`);
@@ -39,7 +39,7 @@ export const status: Command = {
   summary: 'Where the service is, what it runs on, and what it is still preparing (guest image)',
   async run(ctx, argv) {
     parse(argv, this.usage, {});
-    const st = await ctx.client.get<{ version: string; data_dir: string; runtime?: string; accelerator?: string; preparation?: { ready: boolean; stages: Parameters<typeof stageLine>[0][] } }>('/v1/status');
+    const st = await ctx.client.call('GET /v1/status');
     if (ctx.json) return json(st);
     fields({ url: ctx.config.url, found_via: ctx.config.urlSource, version: st.version, data_dir: st.data_dir, runtime: st.runtime ?? null, accelerator: st.accelerator ?? null });
     for (const s of st.preparation?.stages ?? []) process.stdout.write(`${stageLine(s)}\n`);

@@ -1,13 +1,11 @@
 import { dispatch, parse, type Command, type Group } from '../args.js';
-import { seg } from '../client.js';
+import type { Answer } from '../../src-server/contract/call.js';
 import { CliError } from '../errors.js';
 import { bar, bytes, json, progressLine, table } from '../output.js';
 
-interface ModelRow { id: string; owned_by: string; created: number; display_name?: string }
-interface CatalogRow { id: string; name: string; parameters: string; quantization: string; size_bytes: number; licence: string; sha256: string | null; description: string }
-interface Pull { id: string; state: string; name: string; model_id: string | null; bytes_done: number; bytes_total: number | null; sha256: string | null; error: string | null }
+type Pull = Answer<'GET /v1/local-models/pulls/:pull_id'>;
 
-const ENDED = new Set(['completed', 'failed', 'cancelled']);
+const ENDED = new Set<string>(['completed', 'failed', 'cancelled']);
 const percent = (p: Pull) => (p.bytes_total ? (100 * p.bytes_done) / p.bytes_total : 0);
 
 const group: Group = {
@@ -16,7 +14,7 @@ const group: Group = {
     summary: 'Models of the inference API (box/echo is the built-in test model, not a language model)',
     async run(ctx, argv) {
       parse(argv, this.usage, {});
-      const list = await ctx.client.request<{ data: ModelRow[] }>('GET', '/v1/models', { inference: true });
+      const list = await ctx.client.call('GET /v1/models');
       if (ctx.json) return json(list);
       table(['id', 'owned by', 'description'], list.data.map((m) => [m.id, m.owned_by, m.display_name ?? '']));
       if (list.data.every((m) => m.id === 'box/echo')) {
@@ -29,7 +27,7 @@ const group: Group = {
     summary: 'Curated small GGUF models the embedded engine can run',
     async run(ctx, argv) {
       parse(argv, this.usage, {});
-      const cat = await ctx.client.get<{ data: CatalogRow[] }>('/v1/local-models/catalog');
+      const cat = await ctx.client.call('GET /v1/local-models/catalog');
       if (ctx.json) return json(cat);
       table(['id', 'params', 'quant', 'size', 'licence', 'checksum'], cat.data.map((c) => [c.id, c.parameters, c.quantization, bytes(c.size_bytes), c.licence, c.sha256 ? 'sha256' : 'unpinned']));
     },
@@ -41,13 +39,13 @@ const group: Group = {
       const { values, positionals } = parse(argv, this.usage, { name: { type: 'string' }, sha256: { type: 'string' }, detach: { type: 'boolean' } }, [1, 1]);
       const what = positionals[0]!;
       const body = /^https?:\/\//.test(what) ? { url: what } : { catalog_id: what };
-      let p = await ctx.client.post<Pull>('/v1/local-models/pull', { ...body, ...(values.name ? { name: values.name } : {}), ...(values.sha256 ? { sha256: values.sha256 } : {}) });
+      let p = await ctx.client.call('POST /v1/local-models/pull', { body: { ...body, ...(values.name ? { name: values.name } : {}), ...(values.sha256 ? { sha256: values.sha256 } : {}) } });
       if (values.detach) return ctx.json ? json(p) : void process.stdout.write(`${p.id}  ${p.state}  (box models pulls ${p.id})\n`);
       const line = progressLine();
       while (!ENDED.has(p.state)) {
         line.update(`${p.name}  ${bar(percent(p))}  ${bytes(p.bytes_done)} / ${bytes(p.bytes_total)}  ${p.state}`);
         await new Promise((r) => setTimeout(r, 500));
-        p = await ctx.client.get<Pull>(`/v1/local-models/pulls/${seg(p.id)}`);
+        p = await ctx.client.call('GET /v1/local-models/pulls/:pull_id', { params: { pull_id: p.id } });
       }
       line.done(`${p.name}  ${bar(p.state === 'completed' ? 100 : percent(p))}  ${p.state}`);
       if (ctx.json) json(p);
@@ -60,7 +58,7 @@ const group: Group = {
     summary: 'Recent model pulls and their progress',
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [0, 1]);
-      const list = positionals[0] ? [await ctx.client.get<Pull>(`/v1/local-models/pulls/${seg(positionals[0])}`)] : (await ctx.client.get<{ data: Pull[] }>('/v1/local-models/pulls')).data;
+      const list = positionals[0] ? [await ctx.client.call('GET /v1/local-models/pulls/:pull_id', { params: { pull_id: positionals[0] } })] : (await ctx.client.call('GET /v1/local-models/pulls')).data;
       if (ctx.json) return json(positionals[0] ? list[0] : { data: list });
       table(['id', 'name', 'state', 'progress', 'error'], list.map((p) => [p.id, p.name, p.state, `${bytes(p.bytes_done)} / ${bytes(p.bytes_total)}`, p.error ?? '']));
     },
@@ -70,7 +68,7 @@ const group: Group = {
     summary: 'Cancel a model pull (its partial file is deleted)',
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
-      const p = await ctx.client.post<Pull>(`/v1/local-models/pulls/${seg(positionals[0]!)}/cancel`, {});
+      const p = await ctx.client.call('POST /v1/local-models/pulls/:pull_id/cancel', { params: { pull_id: positionals[0]! } });
       if (ctx.json) return json(p);
       process.stdout.write(`${p.id}  ${p.state}\n`);
     },

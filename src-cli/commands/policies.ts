@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import { dispatch, parse, type Command, type Group } from '../args.js';
-import { seg } from '../client.js';
 import { CliError } from '../errors.js';
 import { ago, fields, json, table } from '../output.js';
 import { listAll, resolveBoxId, resolvePolicyId } from '../resolve.js';
-import type { HttpPolicy } from '../types.js';
+import type { HttpPolicy } from '../../src-server/contract/policies.js';
 
 /** A policy document from a JSON file, or stdin for "-". */
 function readDocument(file: string): Record<string, unknown> {
@@ -36,7 +35,7 @@ const group: Group = {
     summary: 'HTTP (egress) policies of the organization',
     async run(ctx, argv) {
       parse(argv, this.usage, {});
-      const all = await listAll<HttpPolicy>(ctx.client, '/v1/http-policies');
+      const all = await listAll(ctx.client, 'GET /v1/http-policies');
       if (ctx.json) return json(all);
       table(['policy id', 'name', 'hosts', 'updated'], all.map((p) => [p.id, p.name, Object.keys(p.document).join(' '), ago(p.updated_at)]));
     },
@@ -46,7 +45,7 @@ const group: Group = {
     summary: 'Ready-made policies to create from (box policies create --preset <id>)',
     async run(ctx, argv) {
       parse(argv, this.usage, {});
-      const res = await ctx.client.get<{ data: { id: string; name: string; description: string; document: Record<string, unknown> }[] }>('/v1/http-policies/presets');
+      const res = await ctx.client.call('GET /v1/http-policies/presets');
       if (ctx.json) return json(res.data);
       table(['preset', 'name', 'hosts', 'what it does'], res.data.map((p) => [p.id, p.name, String(Object.keys(p.document).length), p.description]));
     },
@@ -59,7 +58,7 @@ const group: Group = {
       if (!values.file === !values.preset) throw new CliError(`give exactly one of --file or --preset (see "box policies presets")\nusage: ${this.usage}`, 2);
       if (values.file && !positionals[0]) throw new CliError(`a name is required with --file\nusage: ${this.usage}`, 2);
       const body = values.preset ? { preset: values.preset, name: positionals[0] } : { name: positionals[0], document: readDocument(values.file!) };
-      print(ctx, await ctx.client.post<HttpPolicy>('/v1/http-policies', body));
+      print(ctx, await ctx.client.call('POST /v1/http-policies', { body }));
     },
   },
   get: {
@@ -67,7 +66,7 @@ const group: Group = {
     summary: 'Show a policy (by id or name)',
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
-      print(ctx, await ctx.client.get<HttpPolicy>(`/v1/http-policies/${seg(await resolvePolicyId(ctx.client, positionals[0]!))}`));
+      print(ctx, await ctx.client.call('GET /v1/http-policies/:id', { params: { id: await resolvePolicyId(ctx.client, positionals[0]!) } }));
     },
   },
   update: {
@@ -77,7 +76,7 @@ const group: Group = {
       const { values, positionals } = parse(argv, this.usage, { name: { type: 'string' }, file: { type: 'string', short: 'f' } }, [1, 1]);
       if (!values.name && !values.file) throw new CliError(`nothing to change\nusage: ${this.usage}`, 2);
       const id = await resolvePolicyId(ctx.client, positionals[0]!);
-      print(ctx, await ctx.client.patch<HttpPolicy>(`/v1/http-policies/${seg(id)}`, { name: values.name, document: values.file ? readDocument(values.file) : undefined }));
+      print(ctx, await ctx.client.call('PATCH /v1/http-policies/:id', { params: { id }, body: { name: values.name, document: values.file ? readDocument(values.file) : undefined } }));
     },
   },
   rm: {
@@ -86,7 +85,7 @@ const group: Group = {
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
       const id = await resolvePolicyId(ctx.client, positionals[0]!);
-      const res = await ctx.client.delete<unknown>(`/v1/http-policies/${seg(id)}`);
+      const res = await ctx.client.call('DELETE /v1/http-policies/:id', { params: { id } });
       if (ctx.json) return json(res ?? { id, deleted: true });
       process.stdout.write(`${id}  deleted\n`);
     },
@@ -98,7 +97,7 @@ const group: Group = {
       const { values, positionals } = parse(argv, this.usage, { reason: { type: 'string' } }, [2, 2]);
       const boxId = await resolveBoxId(ctx.client, positionals[0]!);
       const policy_id = await resolvePolicyId(ctx.client, positionals[1]!);
-      const res = await ctx.client.put<unknown>(`/v1/boxes/${seg(boxId)}/http-policy`, { policy_id }, { headers: values.reason ? { 'x-box-override-reason': values.reason } : {} });
+      const res = await ctx.client.call('PUT /v1/boxes/:box_id/http-policy', { params: { box_id: boxId }, body: { policy_id }, headers: values.reason ? { 'x-box-override-reason': values.reason } : {} });
       if (ctx.json) return json(res);
       process.stdout.write(`${boxId}  ${policy_id}  attached\n`);
     },
@@ -109,7 +108,7 @@ const group: Group = {
     async run(ctx, argv) {
       const { values, positionals } = parse(argv, this.usage, { reason: { type: 'string' } }, [1, 1]);
       const boxId = await resolveBoxId(ctx.client, positionals[0]!);
-      const res = await ctx.client.delete<unknown>(`/v1/boxes/${seg(boxId)}/http-policy`, { headers: values.reason ? { 'x-box-override-reason': values.reason } : {} });
+      const res = await ctx.client.call('DELETE /v1/boxes/:box_id/http-policy', { params: { box_id: boxId }, headers: values.reason ? { 'x-box-override-reason': values.reason } : {} });
       if (ctx.json) return json(res ?? { box_id: boxId, detached: true });
       process.stdout.write(`${boxId}  detached\n`);
     },
@@ -119,7 +118,7 @@ const group: Group = {
     summary: 'The policy attached to a box (404 when none)',
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
-      print(ctx, await ctx.client.get<HttpPolicy>(`/v1/boxes/${seg(await resolveBoxId(ctx.client, positionals[0]!))}/http-policy`));
+      print(ctx, await ctx.client.call('GET /v1/boxes/:box_id/http-policy', { params: { box_id: await resolveBoxId(ctx.client, positionals[0]!) } }));
     },
   },
   log: {
@@ -128,10 +127,11 @@ const group: Group = {
     async run(ctx, argv) {
       const { values, positionals } = parse(argv, this.usage, { limit: { type: 'string', default: '50' } }, [1, 1]);
       const boxId = await resolveBoxId(ctx.client, positionals[0]!);
-      const res = await ctx.client.get<{ data: Record<string, unknown>[] }>(`/v1/boxes/${seg(boxId)}/egress-log`, { limit: values.limit });
+      const res = await ctx.client.call('GET /v1/boxes/:box_id/egress-log', { params: { box_id: boxId }, query: { limit: values.limit } });
       if (ctx.json) return json(res);
-      const cols = res.data[0] ? Object.keys(res.data[0]).filter((k) => typeof res.data[0]![k] !== 'object') : ['at', 'host', 'verdict'];
-      table(cols, res.data.map((r) => cols.map((c) => r[c] as string)));
+      const rows = res.data as unknown as Record<string, unknown>[];
+      const cols = rows[0] ? Object.keys(rows[0]).filter((k) => typeof rows[0]![k] !== 'object') : ['at', 'host', 'verdict'];
+      table(cols, rows.map((r) => cols.map((c) => r[c] as string)));
     },
   },
 };

@@ -1,8 +1,6 @@
 import { dispatch, parse, type Command, type Group } from '../args.js';
-import { seg } from '../client.js';
 import { CliError } from '../errors.js';
 import { ago, fields, json, table } from '../output.js';
-import type { Secret } from '../types.js';
 
 /**
  * Reads a secret value from stdin, never from argv (argv shows in `ps` and shell history).
@@ -48,7 +46,7 @@ const group: Group = {
     summary: 'Secret names (values are never shown)',
     async run(ctx, argv) {
       parse(argv, this.usage, {});
-      const res = await ctx.client.get<{ data: Secret[] }>('/v1/secrets');
+      const res = await ctx.client.call('GET /v1/secrets');
       if (ctx.json) return json(res);
       table(['name', 'created', 'updated'], res.data.map((s) => [s.name, ago(s.created_at), ago(s.updated_at)]));
     },
@@ -61,9 +59,9 @@ const group: Group = {
       const name = positionals[0]!;
       const value = await readSecretValue(name);
       if (!value) throw new CliError('empty secret value on stdin (pipe it in: printf %s "$TOKEN" | box secrets set NAME)', 2);
-      const s = await ctx.client.put<Secret>(`/v1/secrets/${seg(name)}`, { value });
+      const s = await ctx.client.call('PUT /v1/secrets/:name', { params: { name }, body: { value } });
       if (ctx.json) return json(s);
-      process.stdout.write(`${s.name ?? name}  set\n`);
+      process.stdout.write(`${s.name}  set\n`);
     },
   },
   get: {
@@ -71,7 +69,7 @@ const group: Group = {
     summary: "A secret's metadata (never its value)",
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
-      const s = await ctx.client.get<Secret>(`/v1/secrets/${seg(positionals[0]!)}`);
+      const s = await ctx.client.call('GET /v1/secrets/:name', { params: { name: positionals[0]! } });
       if (ctx.json) json(s);
       else fields(s);
     },
@@ -81,8 +79,8 @@ const group: Group = {
     summary: 'Delete a secret',
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
-      const s = await ctx.client.delete<Secret | undefined>(`/v1/secrets/${seg(positionals[0]!)}`);
-      if (ctx.json) return json(s ?? { name: positionals[0], deleted: true });
+      const s = await ctx.client.call('DELETE /v1/secrets/:name', { params: { name: positionals[0]! } });
+      if (ctx.json) return json(s);
       process.stdout.write(`${positionals[0]}  deleted\n`);
     },
   },
@@ -91,7 +89,7 @@ const group: Group = {
     summary: 'HTTP policies that use a secret',
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
-      const res = await ctx.client.get<{ data: { id: string; name: string }[] }>(`/v1/secrets/${seg(positionals[0]!)}/policies`);
+      const res = await ctx.client.call('GET /v1/secrets/:name/policies', { params: { name: positionals[0]! } });
       if (ctx.json) return json(res);
       table(['policy id', 'name'], res.data.map((p) => [p.id, p.name]));
     },

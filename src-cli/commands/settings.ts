@@ -1,9 +1,9 @@
+import type { ServiceSettings } from '../../src-server/contract/service.js';
 import { dispatch, parse, type Command, type Group } from '../args.js';
 import { CliError } from '../errors.js';
 import { fields, json } from '../output.js';
 
-interface Settings { on_quit: 'ask' | 'stop_boxes' | 'leave_running' }
-interface QuitPlan { action: string; running: number; message: string }
+type Settings = ServiceSettings;
 
 const ON_QUIT = ['ask', 'stop_boxes', 'leave_running'];
 
@@ -14,9 +14,9 @@ const group: Group = {
     async run(ctx, argv) {
       parse(argv, this.usage, {});
       const [s, desktop, headless] = await Promise.all([
-        ctx.client.get<Settings>('/v1/service/settings'),
-        ctx.client.get<QuitPlan>('/v1/service/quit-plan', { where: 'desktop' }),
-        ctx.client.get<QuitPlan>('/v1/service/quit-plan', { where: 'headless' }),
+        ctx.client.call('GET /v1/service/settings'),
+        ctx.client.call('GET /v1/service/quit-plan', { query: { where: 'desktop' } }),
+        ctx.client.call('GET /v1/service/quit-plan', { query: { where: 'headless' } }),
       ]);
       if (ctx.json) return json({ ...s, quit_plan: { desktop, headless } });
       fields({ on_quit: s.on_quit, 'quitting (desktop)': desktop.message, 'quitting (headless)': headless.message });
@@ -30,7 +30,7 @@ const group: Group = {
       const [key, value] = positionals as [string, string];
       if (key !== 'on_quit') throw new CliError(`unknown setting "${key}"; settings: on_quit`, 2);
       if (!ON_QUIT.includes(value)) throw new CliError(`on_quit must be one of ${ON_QUIT.join(', ')}`, 2);
-      const s = await ctx.client.patch<Settings>('/v1/service/settings', { on_quit: value });
+      const s = await ctx.client.call('PATCH /v1/service/settings', { body: { on_quit: value as Settings['on_quit'] } });
       if (ctx.json) return json(s);
       fields({ ...s });
     },

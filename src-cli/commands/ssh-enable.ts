@@ -2,7 +2,8 @@ import type { Ctx } from '../args.js';
 import { seg } from '../client.js';
 import { ApiFailure, CliError } from '../errors.js';
 import { runExec } from '../exec-stream.js';
-import type { Box, Listener } from '../types.js';
+import type { Box } from '../../src-server/contract/boxes.js';
+import type { Listener } from '../../src-server/contract/network.js';
 
 const CA_PATH = '/etc/ssh/box_ca.pub';
 const DROP_IN_PATH = '/etc/ssh/sshd_config.d/box-ca.conf';
@@ -50,16 +51,17 @@ async function sh(ctx: Ctx, boxId: string, script: string) {
 
 /** Publishes guest port 22 as tcp; an existing tcp listener on 22 is reused. */
 async function publish22(ctx: Ctx, boxId: string): Promise<Listener> {
-  const base = `/v1/boxes/${seg(boxId)}/listeners`;
+  const base = `/v1/boxes/${boxId}/listeners`;
+  const params = { box_id: boxId };
   try {
-    return await ctx.client.post<Listener>(base, { guest_port: 22, protocol: 'tcp' });
+    return await ctx.client.call('POST /v1/boxes/:box_id/listeners', { params, body: { guest_port: 22, protocol: 'tcp' } });
   } catch (e) {
     if (!(e instanceof ApiFailure)) throw e;
     if (e.code === 'unknown_route') {
       throw new CliError(`sshd runs in ${boxId}, but this service cannot publish ports yet (POST ${base} is not served), so it is not reachable from the host`);
     }
     if (e.status !== 409) throw e;
-    const existing = (await ctx.client.get<{ data: Listener[] }>(base)).data.find((l) => l.guest_port === 22);
+    const existing = (await ctx.client.call('GET /v1/boxes/:box_id/listeners', { params })).data.find((l) => l.guest_port === 22);
     if (existing?.protocol === 'tcp') return existing;
     throw e;
   }
@@ -68,7 +70,7 @@ async function publish22(ctx: Ctx, boxId: string): Promise<Listener> {
 /** `box ssh enable`: the steps of spec item 6 that only an SDK or the CLI performs. */
 export async function enableSsh(ctx: Ctx, box: Box) {
   if (box.status === 'terminated' || box.status === 'failed') throw new CliError(`${box.box_id} is ${box.status}`, 5);
-  const ca = await ctx.client.get<{ public_key: string }>('/v1/ssh/ca');
+  const ca = await ctx.client.call('GET /v1/ssh/ca');
   await putFile(ctx, box.box_id, CA_PATH, `${ca.public_key.trim()}\n`);
   await putFile(ctx, box.box_id, DROP_IN_PATH, `# Written by "box ssh enable": users with a certificate of the organization CA may log in.\nTrustedUserCAKeys ${CA_PATH}\n`);
   const how = (await sh(ctx, box.box_id, SETUP_SCRIPT)).trim().split('\n').pop();

@@ -1,30 +1,25 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { dispatch, intArg, parse, splitDashDash, type Command, type Ctx, type Group } from '../args.js';
-import { seg } from '../client.js';
 import { ApiFailure, CliError } from '../errors.js';
 import { fields, json } from '../output.js';
 import { resolveBox } from '../resolve.js';
 import { certSecondsLeft, keyFiles, knownHostsFile, pinHostKey, readPublicKey, shq, type KeyFiles } from '../ssh-files.js';
-import type { Listener } from '../types.js';
+import type { Answer } from '../../src-server/contract/call.js';
 import { enableSsh, fetchHostKey } from './ssh-enable.js';
 
 /** Asks the org CA for a user certificate of `k.pub` and writes it to `k.cert`. */
 async function issueCert(ctx: Ctx, k: KeyFiles, principals: string[], ttl?: number) {
-  const res = await ctx.client.post<{ certificate: string; key_id: string; valid_before: string | number }>('/v1/ssh/certificate', {
-    public_key: readPublicKey(k),
-    principals,
-    ttl_seconds: ttl,
-  });
+  const res = await ctx.client.call('POST /v1/ssh/certificate', { body: { public_key: readPublicKey(k), principals, ttl_seconds: ttl } });
   fs.writeFileSync(k.cert, `${res.certificate.trim()}\n`, { mode: 0o644 });
   return res;
 }
 
 /** The loopback address of a box's published port 22, or a clear error. */
 async function sshEndpoint(ctx: Ctx, boxId: string): Promise<{ host: string; port: number }> {
-  let res: { data: Listener[] };
+  let res: Answer<'GET /v1/boxes/:box_id/listeners'>;
   try {
-    res = await ctx.client.get<{ data: Listener[] }>(`/v1/boxes/${seg(boxId)}/listeners`);
+    res = await ctx.client.call('GET /v1/boxes/:box_id/listeners', { params: { box_id: boxId } });
   } catch (e) {
     if (e instanceof ApiFailure && e.code === 'unknown_route') throw new CliError('this service cannot publish ports yet (no /v1/boxes/{id}/listeners endpoint), so SSH is not reachable from the host');
     throw e;
@@ -40,7 +35,7 @@ const group: Group = {
     summary: "The organization's SSH certificate authority (public key)",
     async run(ctx, argv) {
       parse(argv, this.usage, {});
-      const ca = await ctx.client.get<{ public_key: string }>('/v1/ssh/ca');
+      const ca = await ctx.client.call('GET /v1/ssh/ca');
       if (ctx.json) json(ca);
       else process.stdout.write(`${ca.public_key.trim()}\n`);
     },

@@ -1,7 +1,6 @@
 import { dispatch, parse, type Command, type Group } from '../args.js';
-import { seg } from '../client.js';
 import { ago, bytes, fields, json, table } from '../output.js';
-import type { Template, TemplateList } from '../../src-server/contract/templates.js';
+import type { Template } from '../../src-server/contract/templates.js';
 
 /** The state column: building shows its phase and percent. */
 const stateOf = (t: Template) => (t.state === 'building' && t.progress ? `building ${t.progress.phase} ${Math.round(t.progress.percent)}%` : t.state);
@@ -12,7 +11,7 @@ const group: Group = {
     summary: 'Warm templates boxes are cloned from: image, size, state, size on disk, boxes using each',
     async run(ctx, argv) {
       parse(argv, this.usage, {});
-      const { data } = await ctx.client.get<TemplateList>('/v1/templates');
+      const { data } = await ctx.client.call('GET /v1/templates');
       if (ctx.json) return json(data);
       table(
         ['template id', 'image', 'size', 'cpu/mem/disk', 'state', 'built', 'bytes', 'boxes', 'warm'],
@@ -26,7 +25,7 @@ const group: Group = {
     summary: 'Delete a template (refused while a box or checkpoint builds on it); the next create rebuilds it',
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
-      const t = await ctx.client.delete<Template>(`/v1/templates/${seg(positionals[0]!)}`);
+      const t = await ctx.client.call('DELETE /v1/templates/:template_id', { params: { template_id: positionals[0]! } });
       if (ctx.json) json(t);
       else fields({ deleted: t.template_id, image: t.image, size: t.size, bytes: bytes(t.bytes) });
     },

@@ -5,7 +5,6 @@ import { dispatch, parse, type Command, type Group } from '../args.js';
 import { seg } from '../client.js';
 import { ago, bytes, fields, json, table } from '../output.js';
 import { listAll, resolveVolumeId } from '../resolve.js';
-import type { Entry, Volume } from '../types.js';
 import { download, upload } from './cp.js';
 
 const volPath = (id: string, rest = '') => `/v1/box-volumes/${seg(id)}${rest}`;
@@ -17,7 +16,7 @@ const group: Group = {
     summary: 'Live volumes, oldest first',
     async run(ctx, argv) {
       parse(argv, this.usage, {});
-      const all = await listAll<Volume>(ctx.client, '/v1/box-volumes');
+      const all = await listAll(ctx.client, 'GET /v1/box-volumes');
       if (ctx.json) return json(all);
       table(['volume id', 'name', 'backend', 'status', 'created'], all.map((v) => [v.volume_id, v.name, v.backend, v.status, ago(v.created_at)]));
     },
@@ -27,7 +26,7 @@ const group: Group = {
     summary: 'Create a volume (answers the existing one when the name is taken)',
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
-      const v = await ctx.client.post<Volume>('/v1/box-volumes', { name: positionals[0] });
+      const v = await ctx.client.call('POST /v1/box-volumes', { body: { name: positionals[0]! } });
       if (ctx.json) json(v);
       else fields({ ...v });
     },
@@ -37,7 +36,7 @@ const group: Group = {
     summary: 'Show a volume (by id or name)',
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
-      const v = await ctx.client.get<Volume>(volPath(await resolveVolumeId(ctx.client, positionals[0]!)));
+      const v = await ctx.client.call('GET /v1/box-volumes/:volume_id', { params: { volume_id: await resolveVolumeId(ctx.client, positionals[0]!) } });
       if (ctx.json) json(v);
       else fields({ ...v });
     },
@@ -47,7 +46,7 @@ const group: Group = {
     summary: 'Delete a volume and its files (refused while a live box mounts it)',
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
-      const v = await ctx.client.delete<Volume>(volPath(await resolveVolumeId(ctx.client, positionals[0]!)));
+      const v = await ctx.client.call('DELETE /v1/box-volumes/:volume_id', { params: { volume_id: await resolveVolumeId(ctx.client, positionals[0]!) } });
       if (ctx.json) json(v);
       else process.stdout.write(`${v.volume_id}  ${v.status}\n`);
     },
@@ -58,7 +57,7 @@ const group: Group = {
     async run(ctx, argv) {
       const { values, positionals } = parse(argv, this.usage, { all: { type: 'boolean', short: 'a' } }, [1, 2]);
       const id = await resolveVolumeId(ctx.client, positionals[0]!);
-      const res = await ctx.client.get<{ entries: Entry[] }>(volPath(id, '/directories'), { path: positionals[1] });
+      const res = await ctx.client.call('GET /v1/box-volumes/:volume_id/directories', { params: { volume_id: id }, query: { path: positionals[1] } });
       if (!values.all) res.entries = res.entries.filter((e) => !e.name.startsWith(UPLOAD_TEMP_PREFIX));
       if (ctx.json) return json(res);
       table(['mode', 'size', 'modified', 'name'], res.entries.map((e) => [`${e.type[0]}${e.mode.toString(8).padStart(4, '0')}`, e.type === 'directory' ? '' : bytes(e.size), mtime(e.modified_time), e.type === 'directory' ? `${e.name}/` : e.name]));
@@ -70,7 +69,7 @@ const group: Group = {
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [2, 2]);
       const id = await resolveVolumeId(ctx.client, positionals[0]!);
-      const e = await ctx.client.get<Entry>(volPath(id, '/paths'), { path: positionals[1] });
+      const e = await ctx.client.call('GET /v1/box-volumes/:volume_id/paths', { params: { volume_id: id }, query: { path: positionals[1] } });
       if (ctx.json) json(e);
       else fields({ ...e, mode: `0${e.mode.toString(8)}`, modified_time: mtime(e.modified_time) });
     },
@@ -92,7 +91,7 @@ const group: Group = {
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [2, 2]);
       const id = await resolveVolumeId(ctx.client, positionals[0]!);
-      const e = await ctx.client.post<Entry>(volPath(id, '/directories'), { path: positionals[1] });
+      const e = await ctx.client.call('POST /v1/box-volumes/:volume_id/directories', { params: { volume_id: id }, body: { path: positionals[1]! } });
       if (ctx.json) return json(e);
       process.stdout.write(`${positionals[0]}:${positionals[1]}/  created\n`);
     },
@@ -103,7 +102,7 @@ const group: Group = {
     async run(ctx, argv) {
       const { values, positionals } = parse(argv, this.usage, { recursive: { type: 'boolean', short: 'r' } }, [2, 2]);
       const id = await resolveVolumeId(ctx.client, positionals[0]!);
-      const res = await ctx.client.delete<{ path: string; deleted: true }>(volPath(id, '/paths'), { query: { path: positionals[1], recursive: values.recursive ? 'true' : undefined } });
+      const res = await ctx.client.call('DELETE /v1/box-volumes/:volume_id/paths', { params: { volume_id: id }, query: { path: positionals[1], recursive: values.recursive ? 'true' : undefined } });
       if (ctx.json) return json(res);
       process.stdout.write(`${positionals[0]}:${positionals[1]}  deleted\n`);
     },
@@ -114,7 +113,7 @@ const group: Group = {
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [3, 3]);
       const id = await resolveVolumeId(ctx.client, positionals[0]!);
-      const e = await ctx.client.post<Entry>(volPath(id, '/paths/move'), { from: positionals[1], to: positionals[2] });
+      const e = await ctx.client.call('POST /v1/box-volumes/:volume_id/paths/move', { params: { volume_id: id }, body: { from: positionals[1]!, to: positionals[2]! } });
       if (ctx.json) return json(e);
       process.stdout.write(`${positionals[0]}:${positionals[1]} → ${positionals[2]}\n`);
     },

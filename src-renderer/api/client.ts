@@ -1,3 +1,4 @@
+import { callWith, type Answer, type CallRest, type JsonRouteKey } from '../../src-server/contract/call.js';
 import type { ErrorBody } from '../../src-server/contract/errors.js';
 
 /**
@@ -79,7 +80,15 @@ export async function api<T>(path: string, opts: RequestOptions = {}): Promise<T
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
-export type { Page } from '../../src-server/contract/common.js';
+/**
+ * One operation of the contract (src-server/contract/routes.ts), typed from it:
+ * `call('GET /v1/boxes/:box_id', { params: { box_id } })` answers a Box.
+ */
+export function call<K extends JsonRouteKey>(key: K, ...args: CallRest<K>): Promise<Answer<K>> {
+  return callWith((r) => api(r.path, { method: r.method as RequestOptions['method'], query: r.query, json: r.json, headers: r.headers, signal: r.signal }), key, ...args);
+}
+
+export type { Answer };
 
 /** Human text for any thrown value, preferring the API's own message. */
 export function errorMessage(e: unknown): string {

@@ -1,5 +1,5 @@
 import type { ExecBody, ExecEvent } from '../../src-server/contract/exec.js';
-import { api, apiFetch } from './client.js';
+import { api, apiFetch, call, type Answer } from './client.js';
 
 /**
  * Runs a command in a box and reads its NDJSON event stream with fetch streaming.
@@ -57,7 +57,7 @@ export class StdinWriter {
       at += c.length;
     }
     try {
-      const r = await api<{ accepted_through: number }>(`/v1/boxes/${this.boxId}/exec/${this.execId}/stdin`, {
+      const r = await api<Answer<'PUT /v1/boxes/:box_id/exec/:exec_id/stdin'>>(`/v1/boxes/${this.boxId}/exec/${this.execId}/stdin`, {
         method: 'PUT',
         query: { offset: this.offset },
         body: chunk,
@@ -74,4 +74,4 @@ export class StdinWriter {
 }
 
 export const resizeExec = (boxId: string, execId: string, cols: number, rows: number) =>
-  api<unknown>(`/v1/boxes/${boxId}/exec/${execId}/resize`, { method: 'POST', json: { cols, rows } });
+  call('POST /v1/boxes/:box_id/exec/:exec_id/resize', { params: { box_id: boxId, exec_id: execId }, body: { cols, rows } });

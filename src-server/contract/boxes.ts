@@ -66,45 +66,58 @@ export const ListCheckpointsQuery = z.object({
 export const OVERRIDE_HEADER = 'X-Box-Override-Reason';
 export const overrideReason = z.string().min(1).max(512).regex(PRINTABLE_ASCII, 'must be printable ASCII');
 
-export interface Box {
-  box_id: string;
-  name: string;
-  app_id: string;
-  image: string;
-  status: BoxStatus;
-  error_message: string | null;
-  visibility: 'org' | 'private';
-  created_by_key_id: string;
-  vcpu_count: number;
-  memory_mib: number;
-  disk_gib: number;
-  ingress_ports: number[];
-  volume_mounts: { volume_id: string; mount_path: string }[];
-  http_policy_id: string | null;
-  auto_sleep: { automatic: boolean; min_seconds_before_sleep: number | null };
+export const BoxStart = z.object({ operation: z.string(), ms: z.number(), from: z.string().nullable() });
+export type BoxStart = z.infer<typeof BoxStart>;
+
+export const Box = z.object({
+  box_id: z.string(),
+  name: z.string(),
+  app_id: z.string(),
+  image: z.string(),
+  status: z.enum(BOX_STATUSES),
+  error_message: z.string().nullable(),
+  visibility: z.enum(['org', 'private']),
+  created_by_key_id: z.string(),
+  vcpu_count: z.number().int(),
+  memory_mib: z.number().int(),
+  disk_gib: z.number().int(),
+  ingress_ports: z.array(z.number().int()),
+  volume_mounts: z.array(z.object({ volume_id: z.string(), mount_path: z.string() })),
+  http_policy_id: z.string().nullable(),
+  auto_sleep: z.object({ automatic: z.boolean(), min_seconds_before_sleep: z.number().int().nullable() }),
   /** Tokens (input + output) the box may spend through the gateway; null = unlimited. */
-  inference_budget_tokens: number | null;
-  wake_at: string | null;
-  checkpoint_generation: number;
-  last_checkpointed_at: string | null;
-  created_at: string;
-  started_at: string | null;
-  updated_at: string;
+  inference_budget_tokens: z.number().int().nullable(),
+  wake_at: z.string().nullable(),
+  checkpoint_generation: z.number().int(),
+  last_checkpointed_at: z.string().nullable(),
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  updated_at: z.string(),
   /**
    * The latest start: the operation (create, fork, resume, boot...), how long it took in
    * ms, and what the VM came from (warm_pool, template, saved_state, checkpoint, boot).
    */
-  last_start: { operation: string; ms: number; from: string | null } | null;
-}
+  last_start: BoxStart.nullable(),
+});
+export type Box = z.infer<typeof Box>;
 
-export interface Checkpoint {
-  checkpoint_id: string;
-  box_id: string;
-  app_id: string;
-  name: string | null;
-  checkpoint_generation: number;
-  status: 'creating' | 'ready' | 'failed';
-  size_bytes: number;
-  created_at: string;
-  expires_at: string | null;
-}
+export const Checkpoint = z.object({
+  checkpoint_id: z.string(),
+  box_id: z.string(),
+  app_id: z.string(),
+  name: z.string().nullable(),
+  checkpoint_generation: z.number().int(),
+  status: z.enum(['creating', 'ready', 'failed']),
+  size_bytes: z.number().int(),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+});
+export type Checkpoint = z.infer<typeof Checkpoint>;
+
+export const ResumeResult = z.object({ box_id: z.string(), status: z.enum(BOX_STATUSES), resume_state: z.enum(['running', 'already_running']), box: Box });
+export const ForkResult = z.object({ checkpoint_id: z.string(), boxes: z.array(Box) });
+export const LineageEdge = z.object({ box_id: z.string(), parent_box_id: z.string().nullable(), checkpoint_id: z.string().nullable() });
+export type LineageEdge = z.infer<typeof LineageEdge>;
+
+/** PUT /v1/boxes/{id}/inference-budget: input + output tokens over the box's life; null = unlimited. */
+export const BudgetBody = z.strictObject({ inference_budget_tokens: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable() });

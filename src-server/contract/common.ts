@@ -38,13 +38,20 @@ export const PageQuery = z.object({
 });
 export type PageQuery = z.infer<typeof PageQuery>;
 
-export interface Page<T> {
+interface Page<T> {
   data: T[];
   limit: number;
   offset: number;
   total: number;
   has_more: boolean;
 }
+
+/** The schema of one page of `item`s (the `Page<T>` shape). */
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), limit: z.number().int(), offset: z.number().int(), total: z.number().int(), has_more: z.boolean() });
+
+/** `{data: [...]}`: an unpaged list. */
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
 
 export const page = <T>(data: T[], q: PageQuery, total: number): Page<T> => ({
   data,

@@ -27,26 +27,29 @@ export type CreateCronBody = z.infer<typeof CreateCronBody>;
 export const CronParams = z.object({ box_id: idSchema('box', 'box_id'), cron_id: idSchema('cron', 'cron_id') });
 
 /** Spec, Cron job: optional fields are absent (not null) when unset. */
-export interface CronJob {
-  id: string;
-  box_id: string;
-  schedule: string;
-  timezone: string;
-  command: string;
-  cwd?: string;
-  user?: string;
-  env_names?: string[];
-  timeout?: number;
-  next_run_at: string;
-  last_run_at?: string;
-  created_at: string;
-}
+export const CronJob = z.object({
+  id: z.string(),
+  box_id: z.string(),
+  schedule: z.string(),
+  timezone: z.string(),
+  command: z.string(),
+  cwd: z.string().optional(),
+  user: z.string().optional(),
+  env_names: z.array(z.string()).optional(),
+  timeout: z.number().int().optional(),
+  next_run_at: z.string(),
+  last_run_at: z.string().optional(),
+  created_at: z.string(),
+});
+export type CronJob = z.infer<typeof CronJob>;
 
-export interface CronRun {
-  run_id: string;
-  started_at: string;
-  finished_at: string | null;
-  status: 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'skipped';
-  return_code: number | null;
-  output_tail: string;
-}
+export const CronRun = z.object({
+  run_id: z.string(),
+  cron_id: z.string(),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  status: z.enum(['running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'skipped']),
+  return_code: z.number().int().nullable(),
+  output_tail: z.string(),
+});
+export type CronRun = z.infer<typeof CronRun>;

@@ -33,13 +33,29 @@ export type ExecEvent =
   | { type: 'exit'; status: Exclude<ExecStatus, 'running'>; return_code: number | null }
   | { type: 'error'; code: string; message: string };
 
-export interface ExecInfo {
-  exec_id: string;
-  box_id: string;
-  command: string | string[];
-  tty: boolean;
-  status: ExecStatus;
-  return_code: number | null;
-  started_at: string;
-  finished_at: string | null;
-}
+const EXEC_STATUSES = ['running', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+
+export const ExecInfo = z.object({
+  exec_id: z.string(),
+  box_id: z.string(),
+  command: z.union([z.string(), z.array(z.string())]),
+  tty: z.boolean(),
+  status: z.enum(EXEC_STATUSES),
+  return_code: z.number().int().nullable(),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+});
+export type ExecInfo = z.infer<typeof ExecInfo>;
+
+/** POST .../exec/{id}/wait: the end of a command with the tails of its output. */
+export const ExecResult = z.object({
+  exec_id: z.string(),
+  status: z.enum(EXEC_STATUSES),
+  return_code: z.number().int().nullable(),
+  stdout: z.string(),
+  stderr: z.string(),
+});
+export type ExecResult = z.infer<typeof ExecResult>;
+export const ExecCancelled = z.object({ exec_id: z.string(), status: z.enum([...EXEC_STATUSES, 'cancelling']) });
+export const StdinAccepted = z.object({ accepted_through: z.number().int() });
+export const ExecResized = z.object({ exec_id: z.string(), cols: z.number().int(), rows: z.number().int() });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Preparation } from './preparation.js';
 
 export const CreateApiKeyBody = z.strictObject({
   name: z.string().min(1).max(128),
@@ -71,3 +72,25 @@ export const AuditEntry = z.object({
   reason: z.string().nullable(),
   details: z.record(z.string(), z.unknown()).nullable(),
 });
+
+/** POST /v1/api-keys: the new key, with its secret shown this once. */
+export const CreatedApiKey = ApiKey.extend({ secret: z.string() });
+
+/** POST /v1/ui/login-links: a one-time web UI sign-in link. */
+export const LoginLink = z.object({ url: z.string(), expires_at: z.string() });
+
+/** GET /v1/status. `data_dir` only for organization keys; the rest comes from the areas' status providers. */
+export const ServiceStatus = z.object({
+  version: z.string(),
+  api_version: z.string(),
+  data_dir: z.string().optional(),
+  runtime: z.string().optional(),
+  accelerator: z.unknown().optional(),
+  ingress_url: z.string().optional(),
+  engines: z.unknown().optional(),
+  preparation: Preparation.optional(),
+});
+export type ServiceStatus = z.infer<typeof ServiceStatus>;
+
+/** GET /v1/openapi.json (OpenAPI 3.0; its inner shape is OpenAPI's own). */
+export const OpenApiDocument = z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });

@@ -21,24 +21,29 @@ export const ListDeliveriesQuery = z.object({
   offset: z.string().regex(/^\d+$/, 'must be an integer').transform(Number).pipe(z.number().int().min(0).max(100000)).optional().default(0),
 });
 
-export interface Inbox {
-  inbox_id: string;
+export const Inbox = z.object({
+  inbox_id: z.string(),
   /** POST here; no API key needed (webhook senders have none). */
-  url: string;
-  respond_status: number;
-  created_at: string;
-  delivery_count: number;
-}
+  url: z.string(),
+  respond_status: z.number().int(),
+  created_at: z.string(),
+  delivery_count: z.number().int(),
+});
+export type Inbox = z.infer<typeof Inbox>;
 
-export interface InboxDelivery {
-  delivery_id: string;
-  inbox_id: string;
-  received_at: string;
-  method: string;
-  headers: Record<string, string>;
+export const InboxDelivery = z.object({
+  delivery_id: z.string(),
+  inbox_id: z.string(),
+  received_at: z.string(),
+  method: z.string(),
+  headers: z.record(z.string(), z.string()),
   /** The body as text (UTF-8); `body_truncated` when it exceeded the kept size. */
-  body: string;
-  body_bytes: number;
-  body_truncated: boolean;
-  answered_status: number;
-}
+  body: z.string(),
+  body_bytes: z.number().int(),
+  body_truncated: z.boolean(),
+  answered_status: z.number().int(),
+});
+export type InboxDelivery = z.infer<typeof InboxDelivery>;
+
+/** What the hook answers the webhook sender (with the inbox's status). */
+export const HookReceipt = z.object({ received: z.literal(true), delivery_id: z.string(), status: z.number().int() });

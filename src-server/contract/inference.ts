@@ -99,22 +99,24 @@ export const ResponseIdParams = z.object({
 });
 
 /** Model list: one body that the OpenAI and the Anthropic clients both read. */
-export interface ModelEntry {
-  id: string;
-  object: 'model';
-  created: number;
-  owned_by: string;
-  type: 'model';
-  display_name: string;
-  created_at: string;
-}
-export interface ModelList {
-  object: 'list';
-  data: ModelEntry[];
-  has_more: false;
-  first_id: string | null;
-  last_id: string | null;
-}
+export const ModelEntry = z.object({
+  id: z.string(),
+  object: z.literal('model'),
+  created: z.number().int(),
+  owned_by: z.string(),
+  type: z.literal('model'),
+  display_name: z.string(),
+  created_at: z.string(),
+});
+export type ModelEntry = z.infer<typeof ModelEntry>;
+export const ModelList = z.object({
+  object: z.literal('list'),
+  data: z.array(ModelEntry),
+  has_more: z.literal(false),
+  first_id: z.string().nullable(),
+  last_id: z.string().nullable(),
+});
+export type ModelList = z.infer<typeof ModelList>;
 
 /** Upstream engines: `openai` base URLs get `/chat/completions` and `/models` appended
  * (OpenAI SDK convention, usually ending in `/v1`); `anthropic` base URLs get
@@ -135,22 +137,31 @@ export const UpsertEngineBody = z.strictObject({
 export type UpsertEngineBody = z.infer<typeof UpsertEngineBody>;
 export const EngineParams = z.object({ name: EngineName });
 
-export interface EngineInfo {
-  name: string;
-  kind: 'local' | 'openai' | 'anthropic' | 'test';
-  base_url: string | null;
-  has_api_key: boolean;
-  created_at: string | null;
-  updated_at: string | null;
-  /** Found on a loopback port by discovery (not stored; DELETE dismisses it). */
-  discovered?: boolean;
-  /** Why its model list failed the last time it was read or tested (null once it answers again). */
-  last_error?: EngineError | null;
-}
-
 /** An upstream's failure in words (code: upstream_refused, _not_found, _timeout, _tls, _unauthorized, _not_compatible, _error). */
 const EngineError = z.object({ code: z.string(), message: z.string(), at: z.string() });
 export type EngineError = z.infer<typeof EngineError>;
+
+export const EngineInfo = z.object({
+  name: z.string(),
+  kind: z.enum(['local', 'openai', 'anthropic', 'test']),
+  base_url: z.string().nullable(),
+  has_api_key: z.boolean(),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+  /** Found on a loopback port by discovery (not stored; DELETE dismisses it). */
+  discovered: z.boolean().optional(),
+  /** Why its model list failed the last time it was read or tested (null once it answers again). */
+  last_error: EngineError.nullable().optional(),
+});
+export type EngineInfo = z.infer<typeof EngineInfo>;
+
+export const DiscoveryBody = z.strictObject({ enabled: z.boolean() });
+export const DiscoveryState = z.object({
+  enabled: z.boolean(),
+  allowed: z.boolean(),
+  probes: z.array(z.object({ name: z.string(), port: z.number().int(), product: z.string() })),
+});
+
 
 /** POST /v1/engines/{name}/test: the upstream's model list, now. */
 export const EngineTest = z.object({ name: z.string(), ok: z.boolean(), models: z.number().int(), error: EngineError.nullable() });
@@ -165,43 +176,87 @@ export type AddLocalModelBody = z.infer<typeof AddLocalModelBody>;
 export const LocalModelParams = z.object({ model: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/) });
 export const DownloadParams = z.object({ download_id: z.string().regex(/^dl_[0-9a-f-]{36}$/) });
 
-export interface LocalModel {
-  id: string;
-  name: string;
-  file: string;
-  size_bytes: number;
-  loaded: boolean;
-  created_at: string;
-}
+export const LocalModel = z.object({
+  id: z.string(),
+  name: z.string(),
+  file: z.string(),
+  size_bytes: z.number().int(),
+  loaded: z.boolean(),
+  created_at: z.string(),
+});
+export type LocalModel = z.infer<typeof LocalModel>;
 
-export interface DownloadJob {
-  id: string;
-  url: string;
-  name: string;
-  status: 'running' | 'completed' | 'failed';
-  bytes_done: number;
-  bytes_total: number | null;
-  model_id: string | null;
-  error: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export const DownloadJob = z.object({
+  id: z.string(),
+  url: z.string(),
+  name: z.string(),
+  status: z.enum(['running', 'completed', 'failed']),
+  bytes_done: z.number().int(),
+  bytes_total: z.number().int().nullable(),
+  model_id: z.string().nullable(),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type DownloadJob = z.infer<typeof DownloadJob>;
 
 /** One webhook delivery attempt (GET /v1/responses/{id}/deliveries). */
-interface DeliveryAttempt {
-  attempt: number;
-  round: number;
-  at: string;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-}
+const DeliveryAttempt = z.object({
+  attempt: z.number().int(),
+  round: z.number().int(),
+  at: z.string(),
+  status_code: z.number().int().nullable(),
+  latency_ms: z.number(),
+  error: z.string().nullable(),
+});
 
-export interface DeliveryList {
-  object: 'list';
-  data: DeliveryAttempt[];
-  url: string | null;
-  state: 'pending' | 'delivered' | 'failed' | 'none';
-  rounds_done: number;
-  next_round_at: string | null;
-}
+export const DeliveryList = z.object({
+  object: z.literal('list'),
+  data: z.array(DeliveryAttempt),
+  url: z.string().nullable(),
+  state: z.enum(['pending', 'delivered', 'failed', 'none']),
+  rounds_done: z.number().int(),
+  next_round_at: z.string().nullable(),
+});
+export type DeliveryList = z.infer<typeof DeliveryList>;
+export const Redelivery = z.object({ response_id: z.string(), state: z.literal('pending') });
+export const WebhookSecret = z.object({ webhook_secret: z.string() });
+
+/** The catalog of models the embedded engine can pull (inference/catalog/catalog.ts holds the list). */
+export const CatalogEntry = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  parameters: z.string(),
+  quantization: z.string(),
+  size_bytes: z.number().int(),
+  licence: z.string(),
+  source_url: z.url(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+});
+export type CatalogEntry = z.infer<typeof CatalogEntry>;
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits');
+export const PullBody = z.union([
+  z.strictObject({ catalog_id: z.string().min(1).max(128), name: z.string().max(128).nullish(), sha256: sha256.nullish() }),
+  z.strictObject({ url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }), name: z.string().max(128).nullish(), sha256: sha256.nullish() }),
+], { error: 'send either catalog_id (GET /v1/local-models/catalog) or url' });
+export const PullParams = z.object({ pull_id: z.string().regex(/^pull_[0-9a-f]{32}$/, 'must be a pull id (pull_...)') });
+
+/** A model pull (api-surface.md, wave 2). */
+export const ModelPull = z.object({
+  id: z.string(),
+  object: z.literal('model.pull'),
+  state: z.enum(['downloading', 'verifying', 'completed', 'failed', 'cancelled']),
+  catalog_id: z.string().nullable(),
+  url: z.string(),
+  name: z.string(),
+  model_id: z.string().nullable(),
+  bytes_done: z.number().int(),
+  bytes_total: z.number().int().nullable(),
+  sha256: z.string().nullable(),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ModelPull = z.infer<typeof ModelPull>;

@@ -29,25 +29,26 @@ export const ListenerParams = z.object({
  * `route_status`: `active` when the box runs and the forward is live; `inactive` while the
  * box has no VM, or its runtime cannot forward live (applied when the VM next starts).
  */
-export interface Listener {
-  guest_port: number;
-  protocol: ListenerProtocol;
-  route_status: 'active' | 'inactive';
+export const Listener = z.object({
+  guest_port: z.number().int(),
+  protocol: z.enum(LISTENER_PROTOCOLS),
+  route_status: z.enum(['active', 'inactive']),
   /**
    * Where any client on this machine reaches the port with no DNS set-up: the listener's own
    * loopback port, `http://127.0.0.1:<port>/` (http) or `tcp://127.0.0.1:<port>` (tcp).
    * Node's fetch, Python and most libraries on Linux cannot resolve `*.localhost`, hence this.
    */
-  public_url: string;
-  public_host: string;
-  public_port: number;
+  public_url: z.string(),
+  public_host: z.string(),
+  public_port: z.number().int(),
   /**
    * http only: the friendly name through the ingress, `http://<box-name>.box.localhost:<ingress-port>/`
    * (browsers and curl resolve it; a request there also wakes a sleeping box). Null for tcp.
    */
-  alias_url: string | null;
-  created_at: string;
-}
+  alias_url: z.string().nullable(),
+  created_at: z.string(),
+});
+export type Listener = z.infer<typeof Listener>;
 
 /** A host name: DNS labels, at least two of them (`myapp.localhost`), at most 253 characters. */
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -66,16 +67,16 @@ export type CreateDomainBody = z.infer<typeof CreateDomainBody>;
 export const DeleteDomainBody = z.strictObject({ domain });
 export const DomainParams = z.object({ box_id: idSchema('box', 'box_id'), domain });
 
-export interface BoxDomain {
-  domain: string;
-  box_id: string;
-  guest_port: number | null;
-  public_url: string;
-  created_at: string;
-}
+export const BoxDomain = z.object({
+  domain: z.string(),
+  box_id: z.string(),
+  guest_port: z.number().int().nullable(),
+  public_url: z.string(),
+  created_at: z.string(),
+});
+export type BoxDomain = z.infer<typeof BoxDomain>;
 
 const EGRESS_VERDICTS = ['allow', 'deny', 'respond'] as const;
-type EgressVerdict = (typeof EGRESS_VERDICTS)[number];
 
 /**
  * One thing a box tried through the egress proxy. `path` is null for CONNECT tunnels (only
@@ -84,23 +85,29 @@ type EgressVerdict = (typeof EGRESS_VERDICTS)[number];
  * for a tunnel, 200 once it is established. Requests inside
  * intercepted TLS are logged one by one with their method and path.
  */
-export interface EgressLogEntry {
-  at: string;
-  method: string;
-  host: string;
-  port: number;
-  path: string | null;
-  verdict: EgressVerdict;
-  policy_id: string | null;
-  rule_index: number | null;
-  status: number | null;
-  bytes_out: number;
-  bytes_in: number;
+export const EgressLogEntry = z.object({
+  at: z.string(),
+  method: z.string(),
+  host: z.string(),
+  port: z.number().int(),
+  path: z.string().nullable(),
+  verdict: z.enum(EGRESS_VERDICTS),
+  policy_id: z.string().nullable(),
+  rule_index: z.number().int().nullable(),
+  status: z.number().int().nullable(),
+  bytes_out: z.number().int(),
+  bytes_in: z.number().int(),
   /** `https` for a request seen inside intercepted TLS (or sent as https://), `http` otherwise; `tunnel` for a CONNECT relayed untouched. */
-  scheme: 'http' | 'https' | 'tunnel';
+  scheme: z.enum(['http', 'https', 'tunnel']),
   /** From the request's arrival to its last response byte (a tunnel: its whole life); null while open. */
-  duration_ms: number | null;
-}
+  duration_ms: z.number().nullable(),
+});
+export type EgressLogEntry = z.infer<typeof EgressLogEntry>;
+/** A listed entry also carries its sequence number. */
+export const EgressLogRow = EgressLogEntry.extend({ id: z.number().int() });
+
+/** The egress proxy's CA (GET /v1/egress/ca). */
+export const EgressCa = z.object({ certificate: z.string(), fingerprint_sha256: z.string(), created_at: z.string() });
 
 /** Box egress log filters (also the server-sent stream's). */
 const EgressLogFilter = z.object({

@@ -134,3 +134,8 @@ export const HttpPolicy = z.object({
   updated_at: z.string(),
 });
 export type HttpPolicy = z.infer<typeof HttpPolicy>;
+
+/** A ready-made policy (GET /v1/http-policies/presets). */
+export const PolicyPreset = z.object({ id: z.string(), name: z.string(), description: z.string(), document: z.record(z.string(), HostRules) });
+/** DELETE /v1/boxes/{id}/http-policy. */
+export const PolicyDetached = z.object({ box_id: z.string(), http_policy_id: z.null() });

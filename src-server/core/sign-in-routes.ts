@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import { z } from 'zod';
 import type { AppContext, RouteRegistrar } from '../app-context.js';
+import { LoginLink } from '../contract/identity.js';
 import { SESSION_COOKIE } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 
@@ -49,8 +50,6 @@ export function mountSignIn(app: Express, ctx: AppContext) {
     res.status(204).end();
   });
 }
-
-const LoginLink = z.object({ url: z.string(), expires_at: z.string() });
 
 /** `POST /v1/ui/login-links`: a fresh one-time link for the caller's own key (`box login-link`). */
 export function loginLinkRoutes(r: RouteRegistrar) {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { RouteSpec } from './route.js';
 
-const toSchema = (s: z.ZodType) =>
-  z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'openapi-3.0' }) as Record<string, any>;
+const toSchema = (s: z.ZodType, io: 'input' | 'output' = 'input') =>
+  z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'openapi-3.0' }) as Record<string, any>;
 
 const ERROR_SCHEMA = {
   type: 'object',
@@ -21,6 +21,20 @@ const ERROR_SCHEMA = {
     },
   },
 };
+
+/** Content types of a route's success answer: its JSON schema and/or its declared stream kind. */
+const KIND_TYPES = {
+  ndjson: { 'application/x-ndjson': { schema: { type: 'string', description: 'One JSON event a line' } } },
+  bytes: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+  sse: { 'text/event-stream': { schema: { type: 'string', description: 'Server-sent events' } } },
+} as const;
+
+function responseContent(s: RouteSpec): Record<string, unknown> {
+  return {
+    ...(s.response ? { 'application/json': { schema: toSchema(s.response, 'output') } } : {}),
+    ...(s.responseKind ? KIND_TYPES[s.responseKind] : {}),
+  };
+}
 
 /** The OpenAPI document, generated from the same zod schemas that validate requests. */
 export function buildOpenApi(specs: RouteSpec[], version: string) {
@@ -41,7 +55,7 @@ export function buildOpenApi(specs: RouteSpec[], version: string) {
       tags: [s.tag],
       parameters,
       responses: {
-        '200': { description: 'Success', content: s.response ? { 'application/json': { schema: toSchema(s.response) } } : undefined },
+        '200': { description: 'Success', content: responseContent(s) },
         default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       },
     };

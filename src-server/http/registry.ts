@@ -1,5 +1,6 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { AppContext, RouteRegistrar } from '../app-context.js';
+import { routeContract } from '../contract/routes.js';
 import { authenticate } from './auth.js';
 import { ApiError, badRequest } from './errors.js';
 import { runRoute, type Area, type RouteSpec } from './route.js';
@@ -12,7 +13,13 @@ export class RouteRegistry implements RouteRegistrar {
     if (this.specs.some((s) => s.method === spec.method && s.path === spec.path)) {
       throw new Error(`route ${spec.method.toUpperCase()} ${spec.path} registered twice`);
     }
-    this.specs.push(spec);
+    // The answer's shape comes from the contract (contract/routes.ts), shared with the clients.
+    // A route missing there is listed by registry-contract.test.ts (and fails every answer under tests).
+    const c = routeContract(spec.method, spec.path);
+    if (c?.response && spec.response && spec.response !== c.response) {
+      throw new Error(`route ${spec.method.toUpperCase()} ${spec.path} declares a response schema other than its entry in contract/routes.ts`);
+    }
+    this.specs.push(c ? { ...spec, response: spec.response ?? c.response, responseKind: spec.responseKind ?? c.kind } : spec);
   }
 
   mount(app: Express, ctx: AppContext, areas: Area[]): void {

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import type { Principal } from '../core/principal.js';
+import type { ResponseKind } from '../contract/routes.js';
 import { authenticate } from './auth.js';
 import { ApiError, forbidden } from './errors.js';
 import { errorBody, wireErrorBody } from './error-handler.js';
@@ -10,6 +11,7 @@ import { readJsonBody } from './body.js';
 import { parseJsonBody } from './json-body.js';
 import { drainHash, hashWhileStreaming } from './stream-hash.js';
 import { parseOr400 } from './validate.js';
+import { recordViolation, responseProblem } from './response-check.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Area = 'box' | 'inference' | 'common';
@@ -47,7 +49,14 @@ export interface RouteSpec<B = any, Q = any, P = any> {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
+  /** The 2xx JSON answer (from `contract/routes.ts`); checked under tests (http/response-check.ts). */
   response?: z.ZodType;
+  /**
+   * A non-JSON answer the handler writes itself: `ndjson` (exec events), `bytes` (file
+   * downloads), `sse` (server-sent events). A route may also have `response` when it answers
+   * JSON otherwise (e.g. the egress log without `stream=1`). Every route declares one or both.
+   */
+  responseKind?: ResponseKind;
   /** Default: true for mutating methods with a JSON body. */
   idempotent?: boolean;
   /** The handler reads the request stream itself (file uploads); no JSON parsing. */
@@ -167,6 +176,14 @@ async function execute(spec: RouteSpec, app: AppContext, req: Request, res: Resp
     if (out === undefined && res.headersSent) return undefined;
     if (out instanceof Reply) ({ status, body: payload, headers } = out);
     else payload = out ?? {};
+    if (app.config.checkResponses && status >= 200 && status < 300 && status !== 204) {
+      const problem = responseProblem(spec, payload);
+      if (problem) {
+        recordViolation(app, problem.message);
+        app.log.error(`response contract violation: ${problem.message}`);
+        throw new ApiError(500, 'server_error', `Response contract violation: ${problem.message}`, { param: problem.param, code: 'response_contract_violation' });
+      }
+    }
   } catch (err) {
     if (res.headersSent) throw err;
     const e = errorBody(err, app);

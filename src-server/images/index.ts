@@ -1,4 +1,11 @@
-/** What the CLI uses of the images area (loaded lazily by `box image`). */
+/**
+ * The one service module the CLI may load (lazily, by `box image`; .dependency-cruiser.cjs
+ * allows no other): building and importing images are not HTTP operations (spec item 6:
+ * "need an SDK or the CLI"), so the CLI runs this code on the service's data dir, with the
+ * build's output on the terminal. Everything else the CLI does goes through the API.
+ */
+export { buildAgentSync } from '../runtime/agent-build.js';
+export { computeImageKeys, ensureGuestImage, guestAgentBinary, imageCacheRoot, RESOURCES_DIR, unreferencedParts } from '../runtime/guest-image.js';
 export { IMAGE_NAME } from '../contract/images.js';
 export { BoxfileError } from './boxfile.js';
 export { BuildError, buildImage } from './builder.js';

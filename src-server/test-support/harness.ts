@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { responseViolations } from '../http/response-check.js';
 import { startService, type ServiceHandle, type StartOptions } from '../service.js';
 
 export interface TestService extends ServiceHandle {
@@ -32,7 +33,14 @@ export async function startTestService(opts: Partial<StartOptions> = {}): Promis
     }
     return fetch(`${svc.url}${pathname}`, { ...init, headers, body });
   };
-  return { ...svc, key, dataDir, api };
+  // Every 2xx JSON answer is checked against its route's response schema (checkResponses,
+  // on under vitest); a violation already answered 500, and closing the service fails the test too.
+  const close = async () => {
+    await svc.close();
+    const bad = responseViolations(svc.ctx);
+    if (bad.length) throw new Error(`response contract violations:\n${[...new Set(bad)].join('\n')}`);
+  };
+  return { ...svc, close, key, dataDir, api };
 }
 
 const quietLog = { info() {}, warn() {}, error() {} };

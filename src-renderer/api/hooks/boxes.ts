@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Box, Checkpoint } from '../../../src-server/contract/boxes.js';
-import type { App } from '../../../src-server/contract/identity.js';
-import { api, type Page } from '../client.js';
+import type { Box, Checkpoint, LineageEdge } from '../../../src-server/contract/boxes.js';
+import type { BodyOf } from '../../../src-server/contract/call.js';
+import { call } from '../client.js';
 
 export type { Box, Checkpoint };
 
@@ -11,36 +11,31 @@ const TRANSIENT = new Set(['creating', 'terminating']);
 export const useBoxes = (query: { app_id?: string; status?: string; search?: string; offset?: number } = {}) =>
   useQuery({
     queryKey: ['boxes', query],
-    queryFn: () => api<Page<Box>>('/v1/boxes', { query: { ...query, limit: 50 } }),
+    queryFn: () => call('GET /v1/boxes', { query: { ...query, limit: 50 } }),
     refetchInterval: (q) => (q.state.data?.data.some((b) => TRANSIENT.has(b.status)) ? 1000 : 4000),
   });
 
 export const useBox = (id: string | undefined) =>
   useQuery({
     queryKey: ['boxes', id],
-    queryFn: () => api<Box>(`/v1/boxes/${id}`),
+    queryFn: () => call('GET /v1/boxes/:box_id', { params: { box_id: id! } }),
     enabled: Boolean(id),
     refetchInterval: (q) => (q.state.data && TRANSIENT.has(q.state.data.status) ? 1000 : 4000),
   });
 
-export interface CreateBoxInput {
-  app_name: string;
-  name: string;
-  image?: string;
-  size: 's' | 'm' | 'l';
-  volume_mounts: { volume_id: string; mount_path: string }[];
-  http_policy_id?: string | null;
-  ingress_ports: number[];
-}
+/** The create body, with the app named (found or created first) instead of its id. */
+type CreateBody = BodyOf<'POST /v1/boxes'>;
+export type CreateBoxInput = Omit<CreateBody, 'app_id' | 'size' | 'volume_mounts' | 'ingress_ports'> &
+  Required<Pick<CreateBody, 'size' | 'volume_mounts' | 'ingress_ports'>> & { app_name: string };
 
 /** Find-or-create the app by name, then create the box in it (answers once running or failed). */
 export function useCreateBox() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: async ({ app_name, ...rest }: CreateBoxInput) => {
-      const app = await api<App>('/v1/apps/find', { method: 'POST', json: { name: app_name, mint_if_missing: true } });
+      const app = await call('POST /v1/apps/find', { body: { name: app_name, mint_if_missing: true } });
       const body = { ...rest, app_id: app.id, image: rest.image || undefined, http_policy_id: rest.http_policy_id || undefined };
-      return api<Box>('/v1/boxes', { method: 'POST', json: body, headers: { 'Idempotency-Key': crypto.randomUUID() } });
+      return call('POST /v1/boxes', { body, headers: { 'Idempotency-Key': crypto.randomUUID() } });
     },
     onSettled: () => qc.invalidateQueries({ queryKey: ['boxes'] }),
   });
@@ -51,7 +46,8 @@ type BoxAction = 'pause' | 'resume' | 'sleep' | 'reboot' | 'terminate' | 'upgrad
 export function useBoxAction() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, action }: { id: string; action: BoxAction }) => api<unknown>(`/v1/boxes/${id}/${action}`, { method: 'POST', json: {} }),
+    // One call site for six operations that take no body: the key is one of them.
+    mutationFn: ({ id, action }: { id: string; action: BoxAction }) => call(`POST /v1/boxes/:box_id/${action}` as 'POST /v1/boxes/:box_id/pause', { params: { box_id: id } }),
     onSettled: () => qc.invalidateQueries({ queryKey: ['boxes'] }),
   });
 }
@@ -59,7 +55,7 @@ export function useBoxAction() {
 export function useCheckpointBox() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, name }: { id: string; name?: string }) => api<Checkpoint>(`/v1/boxes/${id}/checkpoint`, { method: 'POST', json: name ? { name } : {} }),
+    mutationFn: ({ id, name }: { id: string; name?: string }) => call('POST /v1/boxes/:box_id/checkpoint', { params: { box_id: id }, body: name ? { name } : {} }),
     onSettled: () => qc.invalidateQueries({ queryKey: ['checkpoints'] }),
   });
 }
@@ -67,7 +63,7 @@ export function useCheckpointBox() {
 export function useForkBox() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, name }: { id: string; name: string }) => api<unknown>(`/v1/boxes/${id}/fork`, { method: 'POST', json: { name } }),
+    mutationFn: ({ id, name }: { id: string; name: string }) => call('POST /v1/boxes/:box_id/fork', { params: { box_id: id }, body: { name } }),
     onSettled: () => {
       void qc.invalidateQueries({ queryKey: ['boxes'] });
       void qc.invalidateQueries({ queryKey: ['lineage'] });
@@ -79,7 +75,7 @@ export function useForkBox() {
 export function useRestoreCheckpoint() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: { checkpoint_id: string; name: string }) => api<Box>('/v1/boxes/from_checkpoint', { method: 'POST', json: body }),
+    mutationFn: (body: { checkpoint_id: string; name: string }) => call('POST /v1/boxes/from_checkpoint', { body }),
     onSettled: () => {
       void qc.invalidateQueries({ queryKey: ['boxes'] });
       void qc.invalidateQueries({ queryKey: ['lineage'] });
@@ -90,24 +86,19 @@ export function useRestoreCheckpoint() {
 export const useCheckpoints = (boxId?: string) =>
   useQuery({
     queryKey: ['checkpoints', boxId ?? 'all'],
-    queryFn: async () => (await api<{ data: Checkpoint[] }>('/v1/box-checkpoints', { query: { box_id: boxId } })).data,
+    queryFn: async () => (await call('GET /v1/box-checkpoints', { query: { box_id: boxId } })).data,
   });
 
-export interface LineageEdge {
-  box_id: string;
-  parent_box_id: string | null;
-  checkpoint_id: string | null;
-}
+export type { LineageEdge };
 
 export const useLineage = () =>
-  useQuery({ queryKey: ['lineage'], queryFn: async () => (await api<{ data: LineageEdge[] }>('/v1/box-lineage')).data, retry: false });
+  useQuery({ queryKey: ['lineage'], queryFn: async () => (await call('GET /v1/box-lineage')).data, retry: false });
 
-import type { MetricPoint } from '../../../src-server/contract/usage.js';
 
 export const useBoxMetrics = (id: string, range: string) =>
   useQuery({
     queryKey: ['boxes', id, 'metrics', range],
-    queryFn: () => api<{ range: string; data: MetricPoint[] }>(`/v1/boxes/${id}/metrics`, { query: { range } }),
+    queryFn: () => call('GET /v1/boxes/:box_id/metrics', { params: { box_id: id }, query: { range } }),
     refetchInterval: 10_000,
     retry: false,
   });

@@ -1,45 +1,38 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Page } from '../client.js';
+import type { BodyOf } from '../../../src-server/contract/call.js';
+import { call } from '../client.js';
 
 export type { CronJob } from '../../../src-server/contract/cron.js';
-import type { CronJob, CronRun } from '../../../src-server/contract/cron.js';
 
 export const PAGE_SIZE = 20;
 
 export const useCronJobs = (boxId: string, offset: number) =>
   useQuery({
     queryKey: ['cron', boxId, offset],
-    queryFn: () => api<Page<CronJob>>(`/v1/boxes/${boxId}/cron`, { query: { limit: PAGE_SIZE, offset } }),
+    queryFn: () => call('GET /v1/boxes/:box_id/cron', { params: { box_id: boxId }, query: { limit: PAGE_SIZE, offset } }),
     enabled: Boolean(boxId),
     refetchInterval: 15_000,
   });
 
 /** Every cron job of the organization, across boxes (the service answers them all at once). */
 export const useAllCronJobs = (enabled: boolean) =>
-  useQuery({ queryKey: ['cron', 'all'], queryFn: async () => (await api<{ data: CronJob[] }>('/v1/cron')).data, enabled, refetchInterval: 15_000 });
+  useQuery({ queryKey: ['cron', 'all'], queryFn: async () => (await call('GET /v1/cron')).data, enabled, refetchInterval: 15_000 });
 
 export const useCronRuns = (boxId: string, cronId: string | null) =>
   useQuery({
     queryKey: ['cron', boxId, cronId, 'runs'],
-    queryFn: () => api<{ data: CronRun[] }>(`/v1/boxes/${boxId}/cron/${cronId}/runs`),
+    queryFn: () => call('GET /v1/boxes/:box_id/cron/:cron_id/runs', { params: { box_id: boxId, cron_id: cronId! } }),
     enabled: Boolean(cronId),
     retry: false,
     refetchInterval: 5000,
   });
 
-interface CreateCronInput {
-  schedule: string;
-  timezone: string;
-  command: string;
-  cwd?: string;
-  user?: string;
-  timeout?: number;
-}
+type CreateCronInput = BodyOf<'POST /v1/boxes/:box_id/cron'>;
 
 export function useCreateCron(boxId: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: CreateCronInput) => api<CronJob>(`/v1/boxes/${boxId}/cron`, { method: 'POST', json: body }),
+    mutationFn: (body: CreateCronInput) => call('POST /v1/boxes/:box_id/cron', { params: { box_id: boxId }, body }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['cron'] }),
   });
 }
@@ -47,7 +40,7 @@ export function useCreateCron(boxId: string) {
 export function useDeleteCron(boxId: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (cronId: string) => api<unknown>(`/v1/boxes/${boxId}/cron/${cronId}`, { method: 'DELETE' }),
+    mutationFn: (cronId: string) => call('DELETE /v1/boxes/:box_id/cron/:cron_id', { params: { box_id: boxId, cron_id: cronId } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['cron'] }),
   });
 }
@@ -55,7 +48,7 @@ export function useDeleteCron(boxId: string) {
 export function useRunCronNow(boxId: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (cronId: string) => api<unknown>(`/v1/boxes/${boxId}/cron/${cronId}/run`, { method: 'POST', json: {} }),
+    mutationFn: (cronId: string) => call('POST /v1/boxes/:box_id/cron/:cron_id/run', { params: { box_id: boxId, cron_id: cronId } }),
     onSettled: () => qc.invalidateQueries({ queryKey: ['cron', boxId] }),
   });
 }

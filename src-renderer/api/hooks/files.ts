@@ -1,12 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import type { DirectoryListing } from '../../../src-server/contract/volumes.js';
-import { api } from '../client.js';
+import { call } from '../client.js';
 
 /** A box's directory (absolute path); listing a sleeping box wakes it. */
 export const useBoxDirectory = (boxId: string, path: string) =>
   useQuery({
     queryKey: ['boxes', boxId, 'dir', path],
-    queryFn: () => api<DirectoryListing>(`/v1/boxes/${boxId}/directories`, { query: { path } }),
+    queryFn: () => call('GET /v1/boxes/:box_id/directories', { params: { box_id: boxId }, query: { path } }),
     enabled: Boolean(boxId),
   });
 

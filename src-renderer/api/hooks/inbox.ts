@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Inbox, InboxDelivery } from '../../../src-server/contract/inbox.js';
-import { api, ApiError, type Page } from '../client.js';
+import type { InboxDelivery } from '../../../src-server/contract/inbox.js';
+import { ApiError, call } from '../client.js';
 
 export type { InboxDelivery };
 
@@ -17,11 +17,11 @@ export const useInbox = () =>
     queryFn: async () => {
       const saved = sessionStorage.getItem(STORAGE_KEY);
       if (saved) {
-        const list = await api<{ data: Inbox[] }>('/v1/inboxes');
+        const list = await call('GET /v1/inboxes');
         const found = list.data.find((i) => i.inbox_id === saved);
         if (found) return found;
       }
-      const created = await api<Inbox>('/v1/inbox', { method: 'POST', json: {} });
+      const created = await call('POST /v1/inbox', { body: {} });
       sessionStorage.setItem(STORAGE_KEY, created.inbox_id);
       return created;
     },
@@ -30,7 +30,7 @@ export const useInbox = () =>
 export const useInboxDeliveries = (inboxId: string | undefined) =>
   useQuery({
     queryKey: ['inbox', inboxId, 'deliveries'],
-    queryFn: () => api<Page<InboxDelivery>>('/v1/inbox', { query: { inbox_id: inboxId, limit: 50 } }),
+    queryFn: () => call('GET /v1/inbox', { query: { inbox_id: inboxId, limit: 50 } }),
     enabled: Boolean(inboxId),
     refetchInterval: 1500,
     retry: (n, e) => !(e instanceof ApiError && e.status === 404) && n < 2,
@@ -39,7 +39,7 @@ export const useInboxDeliveries = (inboxId: string | undefined) =>
 export function useSetInboxStatus() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, status }: { id: string; status: number }) => api<Inbox>(`/v1/inbox/${id}`, { method: 'PATCH', json: { respond_status: status } }),
+    mutationFn: ({ id, status }: { id: string; status: number }) => call('PATCH /v1/inbox/:inbox_id', { params: { inbox_id: id }, body: { respond_status: status } }),
     onSuccess: (inbox) => qc.setQueryData(['inbox'], inbox),
   });
 }

@@ -1,37 +1,33 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Page } from '../client.js';
+import type { BodyOf } from '../../../src-server/contract/call.js';
+import { call } from '../client.js';
 
 export type { HttpPolicy } from '../../../src-server/contract/policies.js';
-import type { HttpPolicy } from '../../../src-server/contract/policies.js';
 
 export const usePolicies = () =>
   useQuery({
     queryKey: ['policies'],
-    queryFn: async () => (await api<Page<HttpPolicy> | { data: HttpPolicy[] }>('/v1/http-policies', { query: { limit: 100 } })).data,
+    queryFn: async () => (await call('GET /v1/http-policies', { query: { limit: 100 } })).data,
   });
-
-interface PolicyPreset {
-  id: string;
-  name: string;
-  description: string;
-  document: Record<string, unknown>;
-}
 
 /** Ready-made documents (deny all, allow all logged, registries, gateway only) for a new policy. */
 export const usePolicyPresets = () =>
   useQuery({
     queryKey: ['policy-presets'],
-    queryFn: async () => (await api<{ data: PolicyPreset[] }>('/v1/http-policies/presets')).data,
+    queryFn: async () => (await call('GET /v1/http-policies/presets')).data,
     staleTime: Infinity,
   });
+
+/** The editor's parsed JSON: the service checks it (400 naming the field). */
+type Doc = BodyOf<'POST /v1/http-policies'>['document'];
 
 export function useSavePolicy() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: ({ id, name, document }: { id?: string; name: string; document: unknown }) =>
       id
-        ? api<HttpPolicy>(`/v1/http-policies/${id}`, { method: 'PATCH', json: { name, document } })
-        : api<HttpPolicy>('/v1/http-policies', { method: 'POST', json: { name, document } }),
+        ? call('PATCH /v1/http-policies/:id', { params: { id }, body: { name, document: document as Doc } })
+        : call('POST /v1/http-policies', { body: { name, document: document as Doc } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['policies'] }),
   });
 }
@@ -39,7 +35,7 @@ export function useSavePolicy() {
 export function useDeletePolicy() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => api<unknown>(`/v1/http-policies/${id}`, { method: 'DELETE' }),
+    mutationFn: (id: string) => call('DELETE /v1/http-policies/:id', { params: { id } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['policies'] }),
   });
 }
@@ -48,10 +44,10 @@ export function useDeletePolicy() {
 export function useAttachPolicy() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ boxId, policyId }: { boxId: string; policyId: string | null }) =>
-      policyId
-        ? api<unknown>(`/v1/boxes/${boxId}/http-policy`, { method: 'PUT', json: { policy_id: policyId } })
-        : api<unknown>(`/v1/boxes/${boxId}/http-policy`, { method: 'DELETE' }),
+    mutationFn: async ({ boxId, policyId }: { boxId: string; policyId: string | null }) => {
+      if (policyId) await call('PUT /v1/boxes/:box_id/http-policy', { params: { box_id: boxId }, body: { policy_id: policyId } });
+      else await call('DELETE /v1/boxes/:box_id/http-policy', { params: { box_id: boxId } });
+    },
     onSettled: () => qc.invalidateQueries({ queryKey: ['boxes'] }),
   });
 }

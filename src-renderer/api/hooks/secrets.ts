@@ -1,20 +1,20 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { SecretMeta } from '../../../src-server/contract/secrets.js';
-import type { SshCa, SshCertificate } from '../../../src-server/contract/ssh.js';
-import { api, type Page } from '../client.js';
+import type { BodyOf } from '../../../src-server/contract/call.js';
+import { call } from '../client.js';
 
 export type { SecretMeta };
 
-export const useSecrets = () => useQuery({ queryKey: ['secrets'], queryFn: () => api<Page<SecretMeta>>('/v1/secrets', { query: { limit: 100 } }) });
+export const useSecrets = () => useQuery({ queryKey: ['secrets'], queryFn: () => call('GET /v1/secrets', { query: { limit: 100 } }) });
 
 /** Policies whose header rewrites name this secret. */
 export const useSecretPolicies = (name: string) =>
-  useQuery({ queryKey: ['secrets', name, 'policies'], queryFn: () => api<{ data: Array<{ id: string; name: string }> }>(`/v1/secrets/${encodeURIComponent(name)}/policies`) });
+  useQuery({ queryKey: ['secrets', name, 'policies'], queryFn: () => call('GET /v1/secrets/:name/policies', { params: { name } }) });
 
 export function useSetSecret() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ name, value }: { name: string; value: string }) => api<SecretMeta>(`/v1/secrets/${encodeURIComponent(name)}`, { method: 'PUT', json: { value } }),
+    mutationFn: ({ name, value }: { name: string; value: string }) => call('PUT /v1/secrets/:name', { params: { name }, body: { value } }),
     onSettled: () => qc.invalidateQueries({ queryKey: ['secrets'] }),
   });
 }
@@ -22,14 +22,14 @@ export function useSetSecret() {
 export function useDeleteSecret() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => api<SecretMeta>(`/v1/secrets/${encodeURIComponent(name)}`, { method: 'DELETE' }),
+    mutationFn: (name: string) => call('DELETE /v1/secrets/:name', { params: { name } }),
     onSettled: () => qc.invalidateQueries({ queryKey: ['secrets'] }),
   });
 }
 
-export const useSshCa = () => useQuery({ queryKey: ['ssh-ca'], queryFn: () => api<SshCa>('/v1/ssh/ca') });
+export const useSshCa = () => useQuery({ queryKey: ['ssh-ca'], queryFn: () => call('GET /v1/ssh/ca') });
 
 export const useIssueCertificate = () =>
   useMutation({
-    mutationFn: (body: { public_key: string; principals?: string[]; ttl_seconds?: number }) => api<SshCertificate>('/v1/ssh/certificate', { method: 'POST', json: body }),
+    mutationFn: (body: BodyOf<'POST /v1/ssh/certificate'>) => call('POST /v1/ssh/certificate', { body }),
   });

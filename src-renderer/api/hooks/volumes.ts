@@ -1,23 +1,20 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { DirectoryListing, Volume } from '../../../src-server/contract/volumes.js';
-import { api, type Page } from '../client.js';
-
-type VolumeList = Page<Volume> | { data: Volume[] };
+import { call } from '../client.js';
 
 export const useVolumes = () =>
-  useQuery({ queryKey: ['volumes'], queryFn: async () => (await api<VolumeList>('/v1/box-volumes', { query: { limit: 100 } })).data });
+  useQuery({ queryKey: ['volumes'], queryFn: async () => (await call('GET /v1/box-volumes', { query: { limit: 100 } })).data });
 
 export const useVolumeDirectory = (volumeId: string, path: string) =>
   useQuery({
     queryKey: ['volumes', volumeId, 'dir', path],
-    queryFn: () => api<DirectoryListing>(`/v1/box-volumes/${volumeId}/directories`, { query: { path: path || undefined } }),
+    queryFn: () => call('GET /v1/box-volumes/:volume_id/directories', { params: { volume_id: volumeId }, query: { path: path || undefined } }),
   });
 
 export function useCreateVolume() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (name: string) =>
-      api<Volume>('/v1/box-volumes', { method: 'POST', json: { name }, headers: { 'Idempotency-Key': crypto.randomUUID() } }),
+      call('POST /v1/box-volumes', { body: { name }, headers: { 'Idempotency-Key': crypto.randomUUID() } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['volumes'] }),
   });
 }
@@ -25,7 +22,7 @@ export function useCreateVolume() {
 export function useDeleteVolume() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => api<Volume>(`/v1/box-volumes/${id}`, { method: 'DELETE' }),
+    mutationFn: (id: string) => call('DELETE /v1/box-volumes/:volume_id', { params: { volume_id: id } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['volumes'] }),
   });
 }

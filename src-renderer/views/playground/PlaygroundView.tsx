@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { api, ApiError, apiFetch, errorMessage } from '../../api/client.js';
+import { ApiError, apiFetch, call, errorMessage } from '../../api/client.js';
 import { useInbox } from '../../api/hooks/inbox.js';
 import { Button } from '../../ui/Button.js';
 import { ErrorNotice, PageHeader } from '../../ui/states.js';
@@ -45,7 +45,7 @@ export function PlaygroundView() {
   useEffect(() => {
     if (!queued || !responseId) return;
     const t = setInterval(() => {
-      api<unknown>(`/v1/responses/${responseId}`)
+      call('GET /v1/responses/:response_id', { params: { response_id: responseId } })
         .then((body) => setExchange((x) => (x ? { ...x, body } : x)))
         .catch((e: unknown) => setSendError(e));
     }, 1000);

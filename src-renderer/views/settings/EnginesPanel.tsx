@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../../api/client.js';
+import { call } from '../../api/client.js';
+import type { BodyOf } from '../../../src-server/contract/call.js';
 import { useEngines, useModels } from '../../api/hooks/inference.js';
 import { Button } from '../../ui/Button.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
@@ -13,10 +14,10 @@ export function EnginesPanel() {
   const models = useModels();
   const qc = useQueryClient();
   const refresh = () => Promise.all([qc.invalidateQueries({ queryKey: ['engines'] }), qc.invalidateQueries({ queryKey: ['models'] })]);
-  const add = useMutation({ mutationFn: (b: { name: string; kind: string; base_url: string; api_key?: string }) => api('/v1/engines', { method: 'POST', json: b }), onSuccess: refresh });
-  const del = useMutation({ mutationFn: (name: string) => api(`/v1/engines/${name}`, { method: 'DELETE' }), onSuccess: refresh });
+  const add = useMutation({ mutationFn: (b: BodyOf<'POST /v1/engines'>) => call('POST /v1/engines', { body: b }), onSuccess: refresh });
+  const del = useMutation({ mutationFn: (name: string) => call('DELETE /v1/engines/:name', { params: { name } }), onSuccess: refresh });
   // Tests a stored upstream now (its model list); the outcome shows as its last error.
-  const test = useMutation({ mutationFn: (name: string) => api<EngineTest>(`/v1/engines/${name}/test`, { method: 'POST', json: {} }), onSettled: refresh });
+  const test = useMutation({ mutationFn: (name: string) => call('POST /v1/engines/:name/test', { params: { name }, body: {} }), onSettled: refresh });
   const [f, setF] = useState({ name: '', kind: 'openai', base_url: '', api_key: '' });
   return (
     <section className="panel p-4" data-testid="engines-panel">
@@ -58,7 +59,7 @@ export function EnginesPanel() {
         className="grid grid-cols-[7rem_6.5rem_1fr] gap-2"
         onSubmit={(e) => {
           e.preventDefault();
-          add.mutate({ name: f.name, kind: f.kind, base_url: f.base_url, api_key: f.api_key || undefined }, { onSuccess: () => setF({ ...f, name: '', base_url: '', api_key: '' }) });
+          add.mutate({ name: f.name, kind: f.kind as 'openai' | 'anthropic', base_url: f.base_url, api_key: f.api_key || undefined }, { onSuccess: () => setF({ ...f, name: '', base_url: '', api_key: '' }) });
         }}
       >
         <input className="input font-mono" placeholder="name" value={f.name} onChange={(e) => setF({ ...f, name: e.target.value })} aria-label="Engine name" />

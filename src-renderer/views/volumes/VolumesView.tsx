@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../../api/client.js';
+import { call } from '../../api/client.js';
 import { useCreateVolume, useDeleteVolume, useVolumeDirectory, useVolumes, volumeFileUrl } from '../../api/hooks/volumes.js';
 import { href, navigate } from '../../app/router.js';
 import { FileBrowser } from '../../transfer/FileBrowser.js';
@@ -106,9 +106,9 @@ function VolumeBrowser({ volumeId, path }: { volumeId: string; path: string }) {
       fileUrl={(p) => volumeFileUrl(volumeId, p)}
       onUploaded={() => void qc.invalidateQueries({ queryKey: ['volumes', volumeId] })}
       ops={{
-        mkdir: (p) => api(`/v1/box-volumes/${volumeId}/directories`, { method: 'POST', json: { path: p } }),
-        remove: (p, recursive) => api(`/v1/box-volumes/${volumeId}/paths`, { method: 'DELETE', query: { path: p, recursive: recursive ? 'true' : undefined } }),
-        rename: (from, to) => api(`/v1/box-volumes/${volumeId}/paths/move`, { method: 'POST', json: { from, to } }),
+        mkdir: (p) => call('POST /v1/box-volumes/:volume_id/directories', { params: { volume_id: volumeId }, body: { path: p } }),
+        remove: (p, recursive) => call('DELETE /v1/box-volumes/:volume_id/paths', { params: { volume_id: volumeId }, query: { path: p, recursive: recursive ? 'true' : undefined } }),
+        rename: (from, to) => call('POST /v1/box-volumes/:volume_id/paths/move', { params: { volume_id: volumeId }, body: { from, to } }),
         changed: () => void qc.invalidateQueries({ queryKey: ['volumes', volumeId] }),
       }}
     />

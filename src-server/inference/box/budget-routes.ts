@@ -1,9 +1,6 @@
-import { z } from 'zod';
 import type { RouteRegistrar } from '../../app-context.js';
 import { boxFor } from '../../boxes/box-access.js';
-import { BoxIdParams } from '../../contract/boxes.js';
-
-const BudgetBody = z.strictObject({ inference_budget_tokens: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable() });
+import { BoxIdParams, BudgetBody } from '../../contract/boxes.js';
 
 /** Sets a box's inference token budget (null = unlimited); answers the box. */
 export function budgetRoutes(r: RouteRegistrar) {

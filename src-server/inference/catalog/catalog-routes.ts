@@ -1,15 +1,9 @@
-import { z } from 'zod';
 import type { RouteRegistrar } from '../../app-context.js';
+import { PullBody, PullParams } from '../../contract/inference.js';
 import { notFound } from '../../http/errors.js';
 import { Reply } from '../../http/route.js';
 import type { ModelPulls } from './pulls.js';
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits');
-const PullBody = z.union([
-  z.strictObject({ catalog_id: z.string().min(1).max(128), name: z.string().max(128).nullish(), sha256: sha256.nullish() }),
-  z.strictObject({ url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }), name: z.string().max(128).nullish(), sha256: sha256.nullish() }),
-], { error: 'send either catalog_id (GET /v1/local-models/catalog) or url' });
-const PullParams = z.object({ pull_id: z.string().regex(/^pull_[0-9a-f]{32}$/, 'must be a pull id (pull_...)') });
 
 /** The model catalog and resumable pulls (api-surface.md, wave 2). */
 export function catalogRoutes(r: RouteRegistrar, pulls: ModelPulls) {

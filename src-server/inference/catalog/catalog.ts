@@ -1,4 +1,6 @@
-import { z } from 'zod';
+import type { CatalogEntry } from '../../contract/inference.js';
+
+export type { CatalogEntry };
 
 /**
  * The curated catalog of small instruction-tuned GGUF models (issue 10), each runnable by
@@ -8,18 +10,6 @@ import { z } from 'zod';
  * fill them in from the source's LFS pointer before release. Tests inject their own catalog
  * (tuning `modelCatalog`).
  */
-export const CatalogEntry = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  parameters: z.string(),
-  quantization: z.string(),
-  size_bytes: z.number().int(),
-  licence: z.string(),
-  source_url: z.url(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
-});
-export type CatalogEntry = z.infer<typeof CatalogEntry>;
 
 export const DEFAULT_CATALOG: CatalogEntry[] = [
   {

@@ -1,13 +1,11 @@
-import { z } from 'zod';
 import type { RouteRegistrar } from '../../app-context.js';
-import { EngineParams, EngineTest, UpsertEngineBody, type EngineInfo } from '../../contract/inference.js';
+import { DiscoveryBody, EngineParams, EngineTest, UpsertEngineBody, type EngineInfo } from '../../contract/inference.js';
 import { ApiError, notFound } from '../../http/errors.js';
 import type { EngineDiscovery } from '../engines/discovery.js';
 import { probeUpstream } from '../engines/upstream/probe.js';
 import { upstreamInfo, type EngineRegistry } from '../engines/registry.js';
 import type { EnginesRepo } from '../store/engines-repo.js';
 
-const DiscoveryBody = z.strictObject({ enabled: z.boolean() });
 
 /**
  * Upstream engines: any OpenAI- or Anthropic-compatible base URL with its key (sealed at

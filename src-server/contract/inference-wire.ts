@@ -1,0 +1,100 @@
+import { z } from 'zod';
+
+/**
+ * The answers of the three inference styles, as the official `openai` and
+ * `@anthropic-ai/sdk` clients read them (inference/adapters/*). The fields we fill are
+ * typed; objects whose content follows the caller (reasoning, text format, metadata) stay
+ * open.
+ */
+const Open = z.record(z.string(), z.unknown());
+
+const OutputMessage = z.object({
+  type: z.literal('message'),
+  id: z.string(),
+  role: z.literal('assistant'),
+  status: z.enum(['completed', 'incomplete']),
+  content: z.array(z.object({ type: z.literal('output_text'), text: z.string(), annotations: z.array(z.unknown()), logprobs: z.array(z.unknown()) })),
+});
+
+/** Responses API object (also what GET /v1/responses/{id} answers for every style). */
+export const ResponseObject = z.object({
+  id: z.string(),
+  object: z.literal('response'),
+  created_at: z.number(),
+  status: z.enum(['queued', 'in_progress', 'completed', 'incomplete', 'failed', 'cancelled']),
+  background: z.boolean(),
+  completed_at: z.number().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  incomplete_details: z.object({ reason: z.literal('max_output_tokens') }).nullable(),
+  instructions: z.string().nullable(),
+  max_output_tokens: z.number().int().nullable(),
+  model: z.string(),
+  output: z.array(OutputMessage),
+  parallel_tool_calls: z.literal(false),
+  previous_response_id: z.null(),
+  reasoning: Open,
+  service_tier: z.string(),
+  store: z.boolean(),
+  temperature: z.number(),
+  text: z.object({ format: Open }),
+  tool_choice: z.string(),
+  tools: z.array(z.unknown()),
+  top_p: z.number(),
+  truncation: z.string(),
+  usage: z
+    .object({
+      input_tokens: z.number().int(),
+      input_tokens_details: z.object({ cached_tokens: z.number().int(), cache_write_tokens: z.number().int() }),
+      output_tokens: z.number().int(),
+      output_tokens_details: z.object({ reasoning_tokens: z.number().int() }),
+      total_tokens: z.number().int(),
+    })
+    .nullable(),
+  user: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+});
+export type ResponseObject = z.infer<typeof ResponseObject>;
+
+export const ChatCompletion = z.object({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      message: z.object({ role: z.literal('assistant'), content: z.string(), refusal: z.null(), annotations: z.array(z.unknown()) }),
+      finish_reason: z.enum(['stop', 'length']),
+      logprobs: z.null(),
+    }),
+  ),
+  usage: z.object({
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+    prompt_tokens_details: z.object({ cached_tokens: z.number().int() }),
+    completion_tokens_details: z.object({ reasoning_tokens: z.number().int() }),
+  }),
+  service_tier: z.string(),
+  system_fingerprint: z.null(),
+});
+
+export const MessageObject = z.object({
+  id: z.string(),
+  type: z.literal('message'),
+  role: z.literal('assistant'),
+  model: z.string(),
+  content: z.array(z.object({ type: z.literal('text'), text: z.string() })),
+  stop_reason: z.enum(['end_turn', 'max_tokens']),
+  stop_sequence: z.null(),
+  usage: z.object({
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+    cache_creation_input_tokens: z.number().int(),
+    cache_read_input_tokens: z.number().int(),
+    service_tier: z.string(),
+  }),
+});
+
+/** Operations the spec lists but this service does not offer: they answer 501, never 2xx. */
+export const NeverSucceeds = z.never();

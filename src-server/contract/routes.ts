@@ -1,0 +1,203 @@
+import type { z } from 'zod';
+import * as B from './boxes.js';
+import { listOf, PageQuery, pageOf } from './common.js';
+import * as C from './cron.js';
+import { CancelBody, ExecBody, ExecCancelled, ExecInfo, ExecResized, ExecResult, ResizeBody, StdinAccepted, StdinQuery } from './exec.js';
+import { GetFileQuery, ListDirQuery, PutFileQuery } from './files.js';
+import * as Id from './identity.js';
+import { Image, ImageList } from './images.js';
+import * as Ib from './inbox.js';
+import * as Inf from './inference.js';
+import { ChatCompletion, MessageObject, NeverSucceeds, ResponseObject } from './inference-wire.js';
+import * as N from './network.js';
+import * as P from './policies.js';
+import * as S from './service.js';
+import { CertificateBody, SshCa, SshCertificate } from './ssh.js';
+import { PutSecretBody, SecretMeta } from './secrets.js';
+import { Template, TemplateList } from './templates.js';
+import { MetricsQuery, MetricsResponse, SpendQuery, SpendResponse, TokensQuery, TokensResponse } from './usage.js';
+import { DeletedPath, MakeDirectoryBody, MovePathBody, DeletePathQuery } from './volume-ops.js';
+import * as V from './volumes.js';
+
+/**
+ * THE contract of the HTTP API: every operation, keyed `METHOD /path` (Express path syntax),
+ * with its JSON `response` schema (2xx), or the `kind` of the non-JSON answer its handler
+ * streams, and the request `body`/`query` schemas clients send. The server takes each route's
+ * response schema from here (http/registry.ts; checked on every answer under tests), the
+ * OpenAPI document shows them, and the CLI and the renderer derive their request and
+ * answer types from it (contract/call.ts): adding an endpoint = one line here + `r.add`.
+ */
+export type ResponseKind = 'ndjson' | 'bytes' | 'sse';
+
+interface RouteContract {
+  response?: z.ZodType;
+  kind?: ResponseKind;
+  body?: z.ZodType;
+  query?: z.ZodType;
+}
+
+const Box = B.Box;
+const box = { response: Box };
+const never = { response: NeverSucceeds };
+
+export const ROUTES = {
+  // boxes and lifecycle
+  'POST /v1/boxes': { body: B.CreateBoxBody, response: Box },
+  'GET /v1/boxes': { query: B.ListBoxesQuery, response: pageOf(Box) },
+  'GET /v1/boxes/:box_id': box,
+  'POST /v1/boxes/:box_id/pause': box,
+  'POST /v1/boxes/:box_id/resume': { response: B.ResumeResult },
+  'POST /v1/boxes/:box_id/sleep': { body: B.SleepBody, response: Box },
+  'POST /v1/boxes/:box_id/wake_at': { body: B.WakeAtBody, response: Box },
+  'POST /v1/boxes/:box_id/auto_sleep': { body: B.AutoSleep, response: Box },
+  'POST /v1/boxes/:box_id/reboot': box,
+  'POST /v1/boxes/:box_id/upgrade': box,
+  'POST /v1/boxes/:box_id/terminate': box,
+  'PUT /v1/boxes/:box_id/inference-budget': { body: B.BudgetBody, response: Box },
+  // checkpoints and forks
+  'POST /v1/boxes/:box_id/checkpoint': { body: B.CheckpointBody, response: B.Checkpoint },
+  'GET /v1/box-checkpoints': { query: B.ListCheckpointsQuery, response: listOf(B.Checkpoint) },
+  'GET /v1/box-checkpoints/:checkpoint_id': { response: B.Checkpoint },
+  'DELETE /v1/box-checkpoints/:checkpoint_id': { response: B.Checkpoint },
+  'POST /v1/boxes/from_checkpoint': { body: B.FromCheckpointBody, response: Box },
+  'POST /v1/boxes/:box_id/fork': { body: B.ForkBody, response: B.ForkResult },
+  'GET /v1/box-lineage': { response: listOf(B.LineageEdge) },
+  // exec
+  'POST /v1/boxes/:box_id/exec': { body: ExecBody, kind: 'ndjson' },
+  'GET /v1/boxes/:box_id/exec': { response: listOf(ExecInfo) },
+  'POST /v1/boxes/:box_id/exec/:exec_id/wait': { response: ExecResult },
+  'PUT /v1/boxes/:box_id/exec/:exec_id/stdin': { query: StdinQuery, response: StdinAccepted },
+  'POST /v1/boxes/:box_id/exec/:exec_id/cancel': { body: CancelBody.optional(), response: ExecCancelled },
+  'POST /v1/boxes/:box_id/exec/:exec_id/resize': { body: ResizeBody, response: ExecResized },
+  // files inside a box
+  'PUT /v1/boxes/:box_id/files': { query: PutFileQuery, response: V.FileWriteResult },
+  'GET /v1/boxes/:box_id/files': { query: GetFileQuery, kind: 'bytes' },
+  'GET /v1/boxes/:box_id/directories': { query: ListDirQuery, response: V.DirectoryListing },
+  // cron
+  'GET /v1/boxes/:box_id/cron': { query: PageQuery, response: pageOf(C.CronJob) },
+  'POST /v1/boxes/:box_id/cron': { body: C.CreateCronBody, response: C.CronJob },
+  'GET /v1/boxes/:box_id/cron/:cron_id': { response: C.CronJob },
+  'DELETE /v1/boxes/:box_id/cron/:cron_id': { response: C.CronJob },
+  'POST /v1/boxes/:box_id/cron/:cron_id/run': { response: C.CronRun },
+  'GET /v1/boxes/:box_id/cron/:cron_id/runs': { response: listOf(C.CronRun) },
+  'GET /v1/cron': { response: listOf(C.CronJob) },
+  // networking
+  'GET /v1/boxes/:box_id/listeners': { response: listOf(N.Listener) },
+  'POST /v1/boxes/:box_id/listeners': { body: N.CreateListenerBody, response: N.Listener },
+  'DELETE /v1/boxes/:box_id/listeners/:guest_port': { response: N.Listener },
+  'GET /v1/boxes/:box_id/domains': { response: listOf(N.BoxDomain) },
+  'POST /v1/boxes/:box_id/domains': { body: N.CreateDomainBody, response: N.BoxDomain },
+  'DELETE /v1/boxes/:box_id/domains/:domain': { response: N.BoxDomain },
+  'DELETE /v1/boxes/:box_id/domains': { body: N.DeleteDomainBody, response: N.BoxDomain },
+  'GET /v1/boxes/:box_id/egress-log': { query: N.EgressLogQuery, response: pageOf(N.EgressLogRow), kind: 'sse' },
+  // console and service log (JSON tails; ?stream=1 is server-sent events), what quitting does
+  'GET /v1/boxes/:box_id/console': { query: S.ConsoleQuery, response: S.ConsoleTail, kind: 'sse' },
+  'GET /v1/service/log': { query: S.ServiceLogQuery, response: S.ServiceLogPage, kind: 'sse' },
+  'GET /v1/service/settings': { response: S.ServiceSettings },
+  'PATCH /v1/service/settings': { body: S.PatchServiceSettings, response: S.ServiceSettings },
+  'GET /v1/service/quit-plan': { query: S.QuitPlanQuery, response: S.QuitPlan },
+  'GET /v1/egress/ca': { response: N.EgressCa },
+  'POST /v1/egress/ca/rotate': { response: N.EgressCa },
+  // HTTP policies
+  'GET /v1/http-policies/presets': { response: listOf(P.PolicyPreset) },
+  'GET /v1/http-policies': { query: PageQuery, response: pageOf(P.HttpPolicy) },
+  'POST /v1/http-policies': { body: P.CreatePolicyBody, response: P.HttpPolicy },
+  'GET /v1/http-policies/:id': { response: P.HttpPolicy },
+  'PATCH /v1/http-policies/:id': { body: P.PatchPolicyBody, response: P.HttpPolicy },
+  'DELETE /v1/http-policies/:id': { response: P.HttpPolicy },
+  'GET /v1/boxes/:box_id/http-policy': { response: P.HttpPolicy },
+  'PUT /v1/boxes/:box_id/http-policy': { body: P.AttachPolicyBody, response: P.HttpPolicy },
+  'DELETE /v1/boxes/:box_id/http-policy': { response: P.PolicyDetached },
+  // volumes
+  'POST /v1/box-volumes': { body: V.CreateVolumeBody, response: V.Volume },
+  'GET /v1/box-volumes': { query: PageQuery, response: pageOf(V.Volume) },
+  'GET /v1/box-volumes/:volume_id': { response: V.Volume },
+  'DELETE /v1/box-volumes/:volume_id': { response: V.Volume },
+  'GET /v1/box-volumes/:volume_id/directories': { query: V.DirectoryQuery, response: V.DirectoryListing },
+  'POST /v1/box-volumes/:volume_id/directories': { body: MakeDirectoryBody, response: V.VolumeEntry },
+  'GET /v1/box-volumes/:volume_id/paths': { query: V.PathQuery, response: V.VolumeEntry },
+  'DELETE /v1/box-volumes/:volume_id/paths': { query: DeletePathQuery, response: DeletedPath },
+  'POST /v1/box-volumes/:volume_id/paths/move': { body: MovePathBody, response: V.VolumeEntry },
+  'GET /v1/box-volumes/:volume_id/files': { query: V.FileReadQuery, kind: 'bytes' },
+  'PUT /v1/box-volumes/:volume_id/files': { query: V.FileWriteQuery, response: V.FileWriteResult },
+  // secrets, SSH, images, templates
+  'GET /v1/secrets': { query: PageQuery, response: pageOf(SecretMeta) },
+  'PUT /v1/secrets/:name': { body: PutSecretBody, response: SecretMeta },
+  'GET /v1/secrets/:name': { response: SecretMeta },
+  'DELETE /v1/secrets/:name': { response: SecretMeta },
+  'GET /v1/secrets/:name/policies': { response: listOf(P.HttpPolicy) },
+  'GET /v1/ssh/ca': { response: SshCa },
+  'POST /v1/ssh/certificate': { body: CertificateBody, response: SshCertificate },
+  'GET /v1/images': { response: ImageList },
+  'GET /v1/images/:name': { response: Image },
+  'DELETE /v1/images/:name': { response: Image },
+  'GET /v1/templates': { response: TemplateList },
+  'GET /v1/templates/:template_id': { response: Template },
+  'DELETE /v1/templates/:template_id': { response: Template },
+  // usage
+  'GET /v1/boxes/spend': { query: SpendQuery, response: SpendResponse },
+  'GET /v1/boxes/:box_id/metrics': { query: MetricsQuery, response: MetricsResponse },
+  'GET /v1/usage/tokens': { query: TokensQuery, response: TokensResponse },
+  // webhook inbox
+  'POST /v1/inbox': { body: Ib.CreateInboxBody, response: Ib.Inbox },
+  'GET /v1/inboxes': { response: listOf(Ib.Inbox) },
+  'PATCH /v1/inbox/:inbox_id': { body: Ib.PatchInboxBody, response: Ib.Inbox },
+  'GET /v1/inbox': { query: Ib.ListDeliveriesQuery, response: pageOf(Ib.InboxDelivery) },
+  'POST /v1/inbox/hooks/:inbox_id': { response: Ib.HookReceipt },
+  // identity, apps, organization, service
+  'GET /v1/whoami': { response: Id.Whoami },
+  'GET /v1/api-keys': { response: listOf(Id.ApiKey) },
+  'POST /v1/api-keys': { body: Id.CreateApiKeyBody, response: Id.CreatedApiKey },
+  'DELETE /v1/api-keys/:key_id': { response: Id.ApiKey },
+  'GET /v1/organization': { response: Id.Organization },
+  'PATCH /v1/organization': { body: Id.PatchOrganizationBody, response: Id.Organization },
+  'GET /v1/audit-log': { query: PageQuery, response: pageOf(Id.AuditEntry) },
+  'GET /v1/status': { response: Id.ServiceStatus },
+  'POST /v1/ui/login-links': { response: Id.LoginLink },
+  'POST /v1/apps/find': { body: Id.FindAppBody, response: Id.App },
+  'GET /v1/apps': { response: listOf(Id.AppSummary) },
+  'GET /v1/openapi.json': { response: Id.OpenApiDocument },
+  // inference
+  'POST /v1/responses': { body: Inf.ResponsesBody, response: ResponseObject },
+  'GET /v1/responses/:response_id': { response: ResponseObject },
+  'DELETE /v1/responses/:response_id': never,
+  'POST /v1/responses/:response_id/cancel': never,
+  'GET /v1/responses/:response_id/deliveries': { response: Inf.DeliveryList },
+  'POST /v1/responses/:response_id/deliveries/redeliver': { response: Inf.Redelivery },
+  'GET /v1/webhook-secret': { response: Inf.WebhookSecret },
+  'POST /v1/chat/completions': { body: Inf.ChatBody, response: ChatCompletion },
+  'POST /v1/messages': { body: Inf.MessagesBody, response: MessageObject },
+  'POST /v1/messages/batches': never,
+  'GET /v1/messages/batches': never,
+  'GET /v1/messages/batches/:batch_id': never,
+  'DELETE /v1/messages/batches/:batch_id': never,
+  'POST /v1/messages/batches/:batch_id/cancel': never,
+  'GET /v1/messages/batches/:batch_id/results': never,
+  'GET /v1/models': { response: Inf.ModelList },
+  'GET /v1/models/:model_id': { response: Inf.ModelEntry },
+  'GET /v1/models/:engine/:model': { response: Inf.ModelEntry },
+  // engines and local models
+  'GET /v1/engines': { response: listOf(Inf.EngineInfo) },
+  'POST /v1/engines': { body: Inf.UpsertEngineBody, response: Inf.EngineInfo },
+  'DELETE /v1/engines/:name': { response: Inf.EngineInfo },
+  'POST /v1/engines/:name/test': { response: Inf.EngineTest },
+  'GET /v1/engines/discovery': { response: Inf.DiscoveryState },
+  'PUT /v1/engines/discovery': { body: Inf.DiscoveryBody, response: Inf.DiscoveryState },
+  'POST /v1/engines/discovery/scan': { response: listOf(Inf.EngineInfo) },
+  'GET /v1/engines/local/models': { response: listOf(Inf.LocalModel) },
+  /** 201 with the model ({path}), or 202 with a download job ({url}). */
+  'POST /v1/engines/local/models': { body: Inf.AddLocalModelBody, response: Inf.LocalModel.or(Inf.DownloadJob) },
+  'DELETE /v1/engines/local/models/:model': { response: Inf.LocalModel },
+  'GET /v1/engines/local/downloads': { response: listOf(Inf.DownloadJob) },
+  'GET /v1/engines/local/downloads/:download_id': { response: Inf.DownloadJob },
+  'GET /v1/local-models/catalog': { response: listOf(Inf.CatalogEntry) },
+  'POST /v1/local-models/pull': { body: Inf.PullBody, response: Inf.ModelPull },
+  'GET /v1/local-models/pulls': { response: listOf(Inf.ModelPull) },
+  'GET /v1/local-models/pulls/:pull_id': { response: Inf.ModelPull },
+  'POST /v1/local-models/pulls/:pull_id/cancel': { response: Inf.ModelPull },
+} as const satisfies Record<string, RouteContract>;
+
+/** The contract entry of a route, by its method and Express path. */
+export function routeContract(method: string, path: string): RouteContract | undefined {
+  return (ROUTES as Record<string, RouteContract>)[`${method.toUpperCase()} ${path}`];
+}
