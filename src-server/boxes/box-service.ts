@@ -5,8 +5,7 @@ import type { Principal } from '../http/auth.js';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors.js';
 import { BoxesRepo, toBox, type BoxRecord } from './boxes-repo.js';
 import type { BoxRuntime, VmConfig } from './runtime-port.js';
-import { Readable } from 'node:stream';
-import { GuestSetupRegistry } from './guest-setup.js';
+import { GuestSetupRegistry, writeGuestFiles } from './guest-setup.js';
 import { BoxHooks } from './box-hooks.js';
 import type { VolumesService } from '../volumes/service.js';
 import type { PoliciesService } from '../policies/service.js';
@@ -137,7 +136,7 @@ export class BoxService {
     const files = this.guestSetup.files(box);
     if (!files.length && !this.guestSetup.startHooks.length) return;
     const agent = await this.runtime.agent(box.box_id);
-    for (const f of files) await agent.writeFile(f.path, { mode: f.mode, createParents: true }, Readable.from([Buffer.from(f.content)]));
+    await writeGuestFiles(agent, files);
     for (const hook of this.guestSetup.startHooks) await hook(box, agent);
   }
 

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { BoxRecord } from './boxes-repo.js';
 import type { GuestAgent } from './runtime-port.js';
 
@@ -53,4 +54,9 @@ export class GuestSetupRegistry {
   files(box: BoxRecord): NonNullable<GuestSetup['files']> {
     return this.providers.flatMap((p) => p(box).files ?? []);
   }
+}
+
+/** Writes guest setup files through the agent (parents created; same content each time, so idempotent). */
+export async function writeGuestFiles(agent: GuestAgent, files: NonNullable<GuestSetup['files']>): Promise<void> {
+  for (const f of files) await agent.writeFile(f.path, { mode: f.mode, createParents: true }, Readable.from([Buffer.from(f.content)]));
 }

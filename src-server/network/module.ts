@@ -1,5 +1,6 @@
 import type { AppBase, Area } from '../app-context.js';
 import type { BoxService } from '../boxes/box-service.js';
+import { refreshGuestFiles } from '../boxes/guest-refresh.js';
 import type { PoliciesService } from '../policies/service.js';
 import type { SecretsService } from '../secrets/module.js';
 import { EgressRepo, DEFAULT_EGRESS_LOG_KEEP } from './egress/egress-log-repo.js';
@@ -33,7 +34,8 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
   const ingress = new Ingress(app, boxes, listeners);
   await ingress.listen(Number(t.ingressPort ?? 0));
   await egress.init();
-  boxes.guestSetup.add(guestTrust(() => egress.ca.info));
+  boxes.guestSetup.add(guestTrust(() => egress.ca.trusted()));
+  egress.onTrustChanged = () => refreshGuestFiles(boxes, app.log);
   // In-box inference: the gateway through the box's proxy, with a key bound to the box.
   const creds = HmacBoxCredentials.forDataDir(app.config.dataDir);
   const gatewayPort = () => app.config.inferencePort || Number(new URL(app.baseUrl()).port) || undefined;
