@@ -31,6 +31,8 @@ export interface CreateBoxInput {
   volume_mounts: { volume_id: string; mount_path: string }[];
   http_policy_id?: string | null;
   ingress_ports: number[];
+  /** Tokens the box may use through the inference gateway over its life; absent = unlimited. */
+  inference_budget_tokens?: number;
 }
 
 /** Find-or-create the app by name, then create the box in it (answers once running or failed). */
