@@ -2,7 +2,8 @@
 // proxy terminates the client's TLS with a leaf from the install's CA, applies the policy,
 // and makes its own verified TLS connection upstream) against the same client calling the
 // loopback HTTPS upstream directly. Warm keep-alive connections on both paths; latency p50/
-// p95 of small GETs, request throughput at concurrency 8, and bulk download throughput.
+// p95 of small GETs, request throughput at concurrency 8, bulk download throughput, and the
+// p50 of a request on a new connection (TCP + CONNECT + TLS handshake + GET: a curl run).
 // The upstream and the proxy each run in their own process; this process is the client.
 import { sendBulk } from '../src-server/test-support/send-bulk.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -21,8 +22,12 @@ const BULK = 128 * 1024 * 1024;
 const role = process.argv.find((a) => a.startsWith('--role='))?.slice(7);
 const arg = (k: string) => process.argv.find((a) => a.startsWith(`--${k}=`))?.slice(k.length + 3);
 
+/** BENCH_PROFILE=<dir>: the proxy process writes a V8 CPU profile there (open it in Chrome DevTools). */
+const PROFILE = process.env.BENCH_PROFILE;
+
 function child(r: string, extra: string[] = []): Promise<{ proc: ChildProcess; info: Record<string, string | number> }> {
-  const proc = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), `--role=${r}`, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const prof = PROFILE && r === 'proxy' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
+  const proc = spawn(process.execPath, [...prof, ...process.execArgv, fileURLToPath(import.meta.url), `--role=${r}`, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let buf = '';
     proc.stdout!.on('data', (c) => {
@@ -38,8 +43,8 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 
 /** An agent whose connections are CONNECT tunnels through the proxy, TLS inside trusting `ca` (what a box does). */
 class TunnelAgent extends https.Agent {
-  constructor(private proxyPort: number, private ca: string) {
-    super({ keepAlive: true, maxSockets: 16 });
+  constructor(private proxyPort: number, private ca: string, keepAlive = true) {
+    super({ keepAlive, maxSockets: 16 });
   }
   override createConnection(o: https.RequestOptions, cb?: (e: Error | null, s: Duplex) => void): undefined {
     const req = http.request({ host: '127.0.0.1', port: this.proxyPort, method: 'CONNECT', path: `${o.host}:${o.port}` });
@@ -74,9 +79,16 @@ async function main() {
   const upPort = Number(up.info.port);
   const direct = new https.Agent({ keepAlive: true, maxSockets: 16 });
   const via = new TunnelAgent(Number(px.info.port), String(px.info.ca));
+  // New connections: what a `curl` or `pip` run pays per invocation (TCP + TLS handshake + one GET).
+  const directCold = new https.Agent({ keepAlive: false });
+  const viaCold = new TunnelAgent(Number(px.info.port), String(px.info.ca), false);
   const paths = {
     direct: (p: string) => get(direct, p, String(up.info.cert), upPort),
     proxy: (p: string) => get(via, p),
+  };
+  const cold = {
+    direct: (p: string) => get(directCold, p, String(up.info.cert), upPort),
+    proxy: (p: string) => get(viaCold, p),
   };
   const result: Record<string, Record<string, number>> = {};
   for (const [name, call] of Object.entries(paths)) {
@@ -98,7 +110,13 @@ async function main() {
     const t = performance.now();
     const bytes = await call('/bulk');
     const s = (performance.now() - t) / 1000;
-    result[name] = { p50_ms: pct(lat, 50), p95_ms: pct(lat, 95), rps_c8: done / 3, bulk_mb_s: bytes / 1e6 / s };
+    const coldLat: number[] = [];
+    for (let i = 0; i < Number(process.env.BENCH_COLD ?? 200); i++) {
+      const t0 = performance.now();
+      await cold[name as keyof typeof cold]('/small');
+      coldLat.push(performance.now() - t0);
+    }
+    result[name] = { p50_ms: pct(lat, 50), p95_ms: pct(lat, 95), rps_c8: done / 3, bulk_mb_s: bytes / 1e6 / s, new_conn_p50_ms: pct(coldLat, 50) };
   }
   const r = (a: number, b: number) => Math.round((a / b) * 100) / 100;
   const f = (x: number) => Math.round(x * 100) / 100;
@@ -108,6 +126,7 @@ async function main() {
     direct: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, f(v)])),
     via_proxy: Object.fromEntries(Object.entries(p).map(([k, v]) => [k, f(v)])),
     added_latency_p50_ms: f(p.p50_ms - d.p50_ms),
+    added_new_conn_p50_ms: f(p.new_conn_p50_ms - d.new_conn_p50_ms),
     latency_p50_ratio: r(p.p50_ms, d.p50_ms),
     throughput_ratio_rps_c8: r(p.rps_c8, d.rps_c8),
     throughput_ratio_bulk: r(p.bulk_mb_s, d.bulk_mb_s),
@@ -115,12 +134,13 @@ async function main() {
   }, null, 2));
   up.proc.kill();
   px.proc.kill();
-  direct.destroy();
-  via.destroy();
+  for (const a of [direct, via, directCold, viaCold]) a.destroy();
 }
 
 // Children leave with the client (also when it is killed).
 if (role) setInterval(() => process.ppid === 1 && process.exit(0), 1000).unref();
+// A clean exit on kill, so that --cpu-prof writes its profile.
+if (role) process.on('SIGTERM', () => process.exit(0));
 
 if (role === 'upstream') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-egress-'));
