@@ -39,6 +39,16 @@ function child(r: string, extra: string[] = []): Promise<{ proc: ChildProcess; i
   });
 }
 
+/** CPU time (µs, user + system) a child process has used so far, from /proc (10 ms ticks). */
+const cpuOf = (pid: number) => {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10_000;
+};
+const ownCpu = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 /** An agent whose connections are CONNECT tunnels through the proxy, TLS inside trusting `ca` (what a box does). */
@@ -91,6 +101,8 @@ async function main() {
     proxy: (p: string) => get(viaCold, p),
   };
   const result: Record<string, Record<string, number>> = {};
+  /** CPU µs per request at concurrency 8, per process: what bounds throughput on 2 shared cores. */
+  const cpu: Record<string, Record<string, number>> = {};
   for (const [name, call] of Object.entries(paths)) {
     for (let i = 0; i < Number(process.env.BENCH_WARM ?? 300); i++) await call('/small');
     const lat: number[] = [];
@@ -100,6 +112,7 @@ async function main() {
       lat.push(performance.now() - t);
     }
     let done = 0;
+    const cpu0 = [ownCpu(), cpuOf(up.proc.pid!), cpuOf(px.proc.pid!)];
     const end = Date.now() + 3000;
     await Promise.all(Array.from({ length: 8 }, async () => {
       while (Date.now() < end) {
@@ -107,6 +120,8 @@ async function main() {
         done++;
       }
     }));
+    const [client, upstream, proxy] = [ownCpu(), cpuOf(up.proc.pid!), cpuOf(px.proc.pid!)].map((c, i) => (c - cpu0[i]!) / done);
+    cpu[name] = { client: Math.round(client!), upstream: Math.round(upstream!), proxy: Math.round(proxy!) };
     const t = performance.now();
     const bytes = await call('/bulk');
     const s = (performance.now() - t) / 1000;
@@ -130,6 +145,7 @@ async function main() {
     latency_p50_ratio: r(p.p50_ms, d.p50_ms),
     throughput_ratio_rps_c8: r(p.rps_c8, d.rps_c8),
     throughput_ratio_bulk: r(p.bulk_mb_s, d.bulk_mb_s),
+    cpu_us_per_request_c8: cpu,
     goals: { added_latency_p50_ms: '< 2', throughput_ratio: '>= 0.8' },
   }, null, 2));
   up.proc.kill();
