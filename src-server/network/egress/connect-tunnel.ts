@@ -28,8 +28,8 @@ export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMes
   const policy = deps.policyFor(boxId);
   const key = policy ? matchHost(policy.document, host) : undefined;
   const gatewayPort = deps.gateway?.port();
-  const entry = key === undefined ? undefined : policy!.document[key]!;
-  if (deps.ca && entry && entry.tls !== 'passthrough' && portAllowed(entry, port, gatewayPort)) {
+  const hostEntry = key === undefined ? undefined : policy!.document[key]!;
+  if (deps.ca && hostEntry && hostEntry.tls !== 'passthrough' && portAllowed(hostEntry, port, gatewayPort)) {
     return interceptTunnel(deps, boxId, host, port, client, head);
   }
   const d = decideConnect(policy, host, port, gatewayPort);
