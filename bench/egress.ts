@@ -18,7 +18,7 @@ import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 
 const HOST = 'bench.example.test';
-const BULK = 128 * 1024 * 1024;
+const BULK = Number(process.env.BENCH_BULK_MB ?? 128) * 1024 * 1024;
 const role = process.argv.find((a) => a.startsWith('--role='))?.slice(7);
 const arg = (k: string) => process.argv.find((a) => a.startsWith(`--${k}=`))?.slice(k.length + 3);
 
@@ -172,8 +172,9 @@ if (role === 'upstream') {
   });
   s.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: (s.address() as net.AddressInfo).port, cert, caFile: `${dir}/cert.pem` })));
 } else if (role === 'proxy') {
-  const [{ openDatabase }, { CryptoBox }, { EgressCa }, { BoxProxy }, { EgressRepo }, { upstreamAgents, upstreamRoots }] = await Promise.all([
+  const [{ openDatabase }, { openFastConnection }, { CryptoBox }, { EgressCa }, { BoxProxy }, { EgressRepo }, { upstreamAgents, upstreamRoots }] = await Promise.all([
     import('../src-server/db/connection.js'),
+    import('../src-server/db/fast-connection.js'),
     import('../src-server/util/crypto-box.js'),
     import('../src-server/network/tls/egress-ca.js'),
     import('../src-server/network/egress/box-proxy.js'),
@@ -181,7 +182,8 @@ if (role === 'upstream') {
     import('../src-server/network/egress/upstream-tls.js'),
   ]);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-egress-data-'));
-  const db = openDatabase(dataDir);
+  openDatabase(dataDir).close(); // creates the schema
+  const db = openFastConnection(dataDir); // as the service's egress area does
   const ca = await EgressCa.open(db, () => CryptoBox.forDataDir(dataDir));
   const upPort = Number(arg('upstream-port'));
   const proxy = new BoxProxy({

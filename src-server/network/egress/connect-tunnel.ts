@@ -48,7 +48,8 @@ export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMes
   } catch (e) {
     return refuse(403, `${(e as Error).message}\n`);
   }
-  const up = net.connect(opts);
+  // No Nagle: a relayed small write (an interactive protocol's keystroke) goes out at once.
+  const up = net.connect({ ...opts, noDelay: true });
   up.setTimeout(CONNECT_TIMEOUT_MS);
   let connected = false;
   let bytesOut = 0;
