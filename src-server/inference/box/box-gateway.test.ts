@@ -90,5 +90,5 @@ describe('box principal', () => {
     const bad = await runCli(env, ['boxes', 'create', 'gw-bad', '--inference-budget', '-3']);
     expect(bad.code).toBe(2);
     expect((await runCli(env, ['boxes', 'get', 'gw-cli'])).stdout).toMatch(/inference_budget_tokens:\s+unlimited/);
-  }, 30_000);
+  }, 120_000);
 });

@@ -31,7 +31,7 @@ const serial = () => {
 const pem = (label: string, der: ArrayBuffer) =>
   `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END ${label}-----\n`;
 
-export interface CaInfo {
+interface CaInfo {
   certificate: string;
   fingerprint_sha256: string;
   created_at: string;
