@@ -2,7 +2,8 @@
 // proxy terminates the client's TLS with a leaf from the install's CA, applies the policy,
 // and makes its own verified TLS connection upstream) against the same client calling the
 // loopback HTTPS upstream directly. Warm keep-alive connections on both paths; latency p50/
-// p95 of small GETs, request throughput at concurrency 8, and bulk download throughput.
+// p95 of small GETs, request throughput at concurrency 8, bulk download throughput, and the
+// p50 of a request on a new connection (TCP + CONNECT + TLS handshake + GET: a curl run).
 // The upstream and the proxy each run in their own process; this process is the client.
 import { sendBulk } from '../src-server/test-support/send-bulk.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -17,12 +18,16 @@ import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 
 const HOST = 'bench.example.test';
-const BULK = 128 * 1024 * 1024;
+const BULK = Number(process.env.BENCH_BULK_MB ?? 128) * 1024 * 1024;
 const role = process.argv.find((a) => a.startsWith('--role='))?.slice(7);
 const arg = (k: string) => process.argv.find((a) => a.startsWith(`--${k}=`))?.slice(k.length + 3);
 
+/** BENCH_PROFILE=<dir>: the proxy process writes a V8 CPU profile there (open it in Chrome DevTools). */
+const PROFILE = process.env.BENCH_PROFILE;
+
 function child(r: string, extra: string[] = []): Promise<{ proc: ChildProcess; info: Record<string, string | number> }> {
-  const proc = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), `--role=${r}`, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const prof = PROFILE && r === 'proxy' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
+  const proc = spawn(process.execPath, [...prof, ...process.execArgv, fileURLToPath(import.meta.url), `--role=${r}`, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let buf = '';
     proc.stdout!.on('data', (c) => {
@@ -34,12 +39,22 @@ function child(r: string, extra: string[] = []): Promise<{ proc: ChildProcess; i
   });
 }
 
+/** CPU time (µs, user + system) a child process has used so far, from /proc (10 ms ticks). */
+const cpuOf = (pid: number) => {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10_000;
+};
+const ownCpu = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 /** An agent whose connections are CONNECT tunnels through the proxy, TLS inside trusting `ca` (what a box does). */
 class TunnelAgent extends https.Agent {
-  constructor(private proxyPort: number, private ca: string) {
-    super({ keepAlive: true, maxSockets: 16 });
+  constructor(private proxyPort: number, private ca: string, keepAlive = true) {
+    super({ keepAlive, maxSockets: 16 });
   }
   override createConnection(o: https.RequestOptions, cb?: (e: Error | null, s: Duplex) => void): undefined {
     const req = http.request({ host: '127.0.0.1', port: this.proxyPort, method: 'CONNECT', path: `${o.host}:${o.port}` });
@@ -74,11 +89,20 @@ async function main() {
   const upPort = Number(up.info.port);
   const direct = new https.Agent({ keepAlive: true, maxSockets: 16 });
   const via = new TunnelAgent(Number(px.info.port), String(px.info.ca));
+  // New connections: what a `curl` or `pip` run pays per invocation (TCP + TLS handshake + one GET).
+  const directCold = new https.Agent({ keepAlive: false });
+  const viaCold = new TunnelAgent(Number(px.info.port), String(px.info.ca), false);
   const paths = {
     direct: (p: string) => get(direct, p, String(up.info.cert), upPort),
     proxy: (p: string) => get(via, p),
   };
+  const cold = {
+    direct: (p: string) => get(directCold, p, String(up.info.cert), upPort),
+    proxy: (p: string) => get(viaCold, p),
+  };
   const result: Record<string, Record<string, number>> = {};
+  /** CPU µs per request at concurrency 8, per process: what bounds throughput on 2 shared cores. */
+  const cpu: Record<string, Record<string, number>> = {};
   for (const [name, call] of Object.entries(paths)) {
     for (let i = 0; i < Number(process.env.BENCH_WARM ?? 300); i++) await call('/small');
     const lat: number[] = [];
@@ -88,6 +112,7 @@ async function main() {
       lat.push(performance.now() - t);
     }
     let done = 0;
+    const cpu0 = [ownCpu(), cpuOf(up.proc.pid!), cpuOf(px.proc.pid!)];
     const end = Date.now() + 3000;
     await Promise.all(Array.from({ length: 8 }, async () => {
       while (Date.now() < end) {
@@ -95,10 +120,18 @@ async function main() {
         done++;
       }
     }));
+    const [client, upstream, proxy] = [ownCpu(), cpuOf(up.proc.pid!), cpuOf(px.proc.pid!)].map((c, i) => (c - cpu0[i]!) / done);
+    cpu[name] = { client: Math.round(client!), upstream: Math.round(upstream!), proxy: Math.round(proxy!) };
     const t = performance.now();
     const bytes = await call('/bulk');
     const s = (performance.now() - t) / 1000;
-    result[name] = { p50_ms: pct(lat, 50), p95_ms: pct(lat, 95), rps_c8: done / 3, bulk_mb_s: bytes / 1e6 / s };
+    const coldLat: number[] = [];
+    for (let i = 0; i < Number(process.env.BENCH_COLD ?? 200); i++) {
+      const t0 = performance.now();
+      await cold[name as keyof typeof cold]('/small');
+      coldLat.push(performance.now() - t0);
+    }
+    result[name] = { p50_ms: pct(lat, 50), p95_ms: pct(lat, 95), rps_c8: done / 3, bulk_mb_s: bytes / 1e6 / s, new_conn_p50_ms: pct(coldLat, 50) };
   }
   const r = (a: number, b: number) => Math.round((a / b) * 100) / 100;
   const f = (x: number) => Math.round(x * 100) / 100;
@@ -108,19 +141,22 @@ async function main() {
     direct: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, f(v)])),
     via_proxy: Object.fromEntries(Object.entries(p).map(([k, v]) => [k, f(v)])),
     added_latency_p50_ms: f(p.p50_ms - d.p50_ms),
+    added_new_conn_p50_ms: f(p.new_conn_p50_ms - d.new_conn_p50_ms),
     latency_p50_ratio: r(p.p50_ms, d.p50_ms),
     throughput_ratio_rps_c8: r(p.rps_c8, d.rps_c8),
     throughput_ratio_bulk: r(p.bulk_mb_s, d.bulk_mb_s),
+    cpu_us_per_request_c8: cpu,
     goals: { added_latency_p50_ms: '< 2', throughput_ratio: '>= 0.8' },
   }, null, 2));
   up.proc.kill();
   px.proc.kill();
-  direct.destroy();
-  via.destroy();
+  for (const a of [direct, via, directCold, viaCold]) a.destroy();
 }
 
 // Children leave with the client (also when it is killed).
 if (role) setInterval(() => process.ppid === 1 && process.exit(0), 1000).unref();
+// A clean exit on kill, so that --cpu-prof writes its profile.
+if (role) process.on('SIGTERM', () => process.exit(0));
 
 if (role === 'upstream') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-egress-'));
@@ -136,8 +172,9 @@ if (role === 'upstream') {
   });
   s.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: (s.address() as net.AddressInfo).port, cert, caFile: `${dir}/cert.pem` })));
 } else if (role === 'proxy') {
-  const [{ openDatabase }, { CryptoBox }, { EgressCa }, { BoxProxy }, { EgressRepo }, { upstreamAgents, upstreamRoots }] = await Promise.all([
+  const [{ openDatabase }, { openFastConnection }, { CryptoBox }, { EgressCa }, { BoxProxy }, { EgressRepo }, { upstreamAgents, upstreamRoots }] = await Promise.all([
     import('../src-server/db/connection.js'),
+    import('../src-server/db/fast-connection.js'),
     import('../src-server/util/crypto-box.js'),
     import('../src-server/network/tls/egress-ca.js'),
     import('../src-server/network/egress/box-proxy.js'),
@@ -145,7 +182,8 @@ if (role === 'upstream') {
     import('../src-server/network/egress/upstream-tls.js'),
   ]);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-egress-data-'));
-  const db = openDatabase(dataDir);
+  openDatabase(dataDir).close(); // creates the schema
+  const db = openFastConnection(dataDir); // as the service's egress area does
   const ca = await EgressCa.open(db, () => CryptoBox.forDataDir(dataDir));
   const upPort = Number(arg('upstream-port'));
   const proxy = new BoxProxy({

@@ -36,24 +36,26 @@ test('egress: a policy from a preset, and the live egress log of a real box filt
     await expect(page.getByTestId('egress-state')).toHaveText('● live', { timeout: 30_000 });
 
     const exec = (command: string) => svc().api(`/v1/boxes/${box.box_id}/exec`, { method: 'POST', json: { command } }).then((r) => r.text());
-    await exec(`curl -sS http://host.box.internal:${hostPort}/v1/from-the-box; curl -sS http://example.com/blocked`);
+    // The gateway (its own port, with the box's key from the environment) passes; another port of the host does not.
+    await exec(`curl -sS -H "Authorization: Bearer $OPENAI_API_KEY" $OPENAI_BASE_URL/models; curl -sS http://host.box.internal:${hostPort}/v1/other-port; curl -sS http://example.com/blocked`);
     const rows = page.getByTestId('egress-row');
-    await expect(rows.filter({ hasText: '/v1/from-the-box' })).toHaveAttribute('data-verdict', 'allow', { timeout: 60_000 });
+    await expect(rows.filter({ hasText: '/v1/models' })).toHaveAttribute('data-verdict', 'allow', { timeout: 60_000 });
+    await expect(rows.filter({ hasText: '/v1/other-port' })).toHaveAttribute('data-verdict', 'deny');
     await expect(rows.filter({ hasText: 'example.com' })).toHaveAttribute('data-verdict', 'deny');
     await screenshot(page, 'egress-log');
 
     await page.getByTestId('egress-verdict').selectOption('deny');
-    await expect(rows).toHaveCount(1);
+    await expect(rows).toHaveCount(2);
     await expect(rows.first()).toContainText('example.com/blocked');
     // Still live under a filter: a new refusal arrives without a reload.
     await exec('curl -sS http://denied-live.example/x');
-    await expect(rows).toHaveCount(2, { timeout: 60_000 });
+    await expect(rows).toHaveCount(3, { timeout: 60_000 });
     await expect(rows.first()).toContainText('denied-live.example');
 
     await page.getByTestId('egress-verdict').selectOption('');
     await page.getByTestId('egress-host').fill('host.box.internal');
-    await expect(rows).toHaveCount(1, { timeout: 10_000 });
-    await expect(rows.first()).toContainText('/v1/from-the-box');
+    await expect(rows).toHaveCount(2, { timeout: 10_000 });
+    await expect(rows.filter({ hasText: '/v1/models' })).toHaveCount(1);
   } finally {
     host.close();
   }

@@ -13,7 +13,8 @@ function showBox(b: Box) {
     box_id: b.box_id, name: b.name, status: b.status, error: b.error_message, app_id: b.app_id, image: b.image,
     size: `${b.vcpu_count} vcpu, ${b.memory_mib} MiB, ${b.disk_gib} GiB`, visibility: b.visibility,
     ports: b.ingress_ports.join(', ') || null, volumes: b.volume_mounts.map((m) => `${m.volume_id}:${m.mount_path}`).join(', ') || null,
-    http_policy_id: b.http_policy_id, wake_at: b.wake_at, checkpoint_generation: b.checkpoint_generation, created_at: b.created_at,
+    http_policy_id: b.http_policy_id, inference_budget_tokens: b.inference_budget_tokens ?? 'unlimited', wake_at: b.wake_at,
+    checkpoint_generation: b.checkpoint_generation, created_at: b.created_at,
   });
 }
 
@@ -32,13 +33,13 @@ const list: Command = {
 };
 
 const create: Command = {
-  usage: 'box boxes create <name> [--app A] [--size s|m|l] [--memory MiB] [--disk GiB] [--image I] [--private] [--volume vol:/path]... [--port 8080]... [--policy hp_...] [--auto-sleep seconds]',
+  usage: 'box boxes create <name> [--app A] [--size s|m|l] [--memory MiB] [--disk GiB] [--image I] [--private] [--volume vol:/path]... [--port 8080]... [--policy hp_...] [--auto-sleep seconds] [--inference-budget tokens]',
   summary: 'Create a box and wait until it runs (the app "default" is used and created when --app is absent)',
   async run(ctx, argv) {
     const { values, positionals } = parse(argv, this.usage, {
       app: { type: 'string' }, size: { type: 'string' }, memory: { type: 'string' }, disk: { type: 'string' }, image: { type: 'string' },
       private: { type: 'boolean' }, volume: { type: 'string', multiple: true }, port: { type: 'string', multiple: true },
-      policy: { type: 'string' }, 'auto-sleep': { type: 'string' }, 'idempotency-key': { type: 'string' },
+      policy: { type: 'string' }, 'auto-sleep': { type: 'string' }, 'inference-budget': { type: 'string' }, 'idempotency-key': { type: 'string' },
     }, [1, 1]);
     if (values.size && !['s', 'm', 'l'].includes(values.size)) throw new CliError('--size must be s, m or l', 2);
     const volume_mounts = [];
@@ -60,6 +61,7 @@ const create: Command = {
       volume_mounts: volume_mounts.length ? volume_mounts : undefined,
       http_policy_id: values.policy ? await resolvePolicyId(ctx.client, values.policy) : undefined,
       auto_sleep: autoSleep === undefined ? undefined : { automatic: true, min_seconds_before_sleep: autoSleep },
+      inference_budget_tokens: intArg(values['inference-budget'], 'inference-budget', 0),
     };
     const headers: Record<string, string> = values['idempotency-key'] ? { 'idempotency-key': values['idempotency-key'] } : {};
     // The first create waits for the guest image: say what is happening and how long.
@@ -78,6 +80,23 @@ const get: Command = {
     const box = await resolveBox(ctx.client, positionals[0]!);
     if (ctx.json) json(box);
     else showBox(box);
+  },
+};
+
+const budget: Command = {
+  usage: 'box boxes budget <box> [<tokens>|unlimited]',
+  summary: "Show a box's inference token budget and what it has used; with a value, set it first",
+  async run(ctx, argv) {
+    const { positionals } = parse(argv, this.usage, {}, [1, 2]);
+    const id = await resolveBoxId(ctx.client, positionals[0]!);
+    const value = positionals[1];
+    if (value !== undefined) {
+      const tokens = value === 'unlimited' ? null : intArg(value, 'tokens', 0)!;
+      await ctx.client.call('PUT /v1/boxes/:box_id/inference-budget', { params: { box_id: id }, body: { inference_budget_tokens: tokens } });
+    }
+    const b = await ctx.client.call('GET /v1/boxes/:box_id/inference-budget', { params: { box_id: id } });
+    if (ctx.json) return json(b);
+    fields({ box_id: b.box_id, inference_budget_tokens: b.inference_budget_tokens ?? 'unlimited', used_tokens: b.used_tokens, remaining_tokens: b.remaining_tokens ?? 'unlimited' });
   },
 };
 
@@ -104,9 +123,9 @@ const restore: Command = {
   },
 };
 
-const group: Group = { list, create, get, console: consoleCmd, ...lifecycle, checkpoints, restore };
+const group: Group = { list, create, get, budget, console: consoleCmd, ...lifecycle, checkpoints, restore };
 export const boxes: Command = {
-  usage: 'box boxes list|create|get|console|pause|resume|sleep|wake-at|auto-sleep|terminate|checkpoint|fork|checkpoints|restore',
+  usage: 'box boxes list|create|get|budget|console|pause|resume|sleep|wake-at|auto-sleep|terminate|checkpoint|fork|checkpoints|restore',
   summary: 'Create and operate boxes',
   group, run: (ctx, argv) => dispatch(ctx, group, 'box boxes', argv),
 };

@@ -76,14 +76,15 @@ const group: Group = {
   },
   ca: {
     usage: 'box egress ca [--rotate]',
-    summary: 'The egress CA certificate every box trusts (PEM); --rotate replaces it (boxes trust the new one from their next start)',
+    summary: 'The egress CA certificate every box trusts (PEM); --rotate replaces it (running boxes trust the new one at once, the old one for a grace period)',
     async run(ctx, argv) {
       const { values } = parse(argv, this.usage, { rotate: { type: 'boolean' } });
       const ca = values.rotate
         ? await ctx.client.call('POST /v1/egress/ca/rotate')
-        : await ctx.client.call('GET /v1/egress/ca');
+        : { ...(await ctx.client.call('GET /v1/egress/ca')), boxes_updated: undefined, boxes_failed: undefined };
       if (ctx.json) return json(ca);
-      fields({ fingerprint_sha256: ca.fingerprint_sha256, created_at: ca.created_at });
+      const pushed = values.rotate ? { running_boxes_updated: ca.boxes_updated, boxes_failed: ca.boxes_failed?.join(', ') || null } : {};
+      fields({ fingerprint_sha256: ca.fingerprint_sha256, created_at: ca.created_at, ...pushed });
       process.stdout.write(ca.certificate);
     },
   },

@@ -6,8 +6,7 @@ import { conflict, Failed, invalid, notFound, Unavailable } from '../core/errors
 import { BoxesRepo, type BoxRecord } from './boxes-repo.js';
 import { toBox } from './box-view.js';
 import type { BoxRuntime, StartResult, VmConfig } from './runtime-port.js';
-import { Readable } from 'node:stream';
-import { GuestSetupRegistry } from './guest-setup.js';
+import { GuestSetupRegistry, writeGuestFiles } from './guest-setup.js';
 import { BoxHooks } from './box-hooks.js';
 import type { VolumesService } from '../volumes/service.js';
 import type { PoliciesService } from '../policies/service.js';
@@ -135,8 +134,7 @@ export class BoxService {
     const files = filesWritten ? [] : this.guestSetup.files(box);
     if (!files.length && !this.guestSetup.startHooks.length) return;
     const agent = await this.runtime.agent(box.box_id);
-    // written again on every start: no syncs (they cost 15-80 ms a file under TCG)
-    for (const f of files) await agent.writeFile(f.path, { mode: f.mode, createParents: true, durable: false }, Readable.from([Buffer.from(f.content)]));
+    await writeGuestFiles(agent, files);
     for (const hook of this.guestSetup.startHooks) await hook(box, agent);
   }
 

@@ -108,6 +108,8 @@ export const EgressLogRow = EgressLogEntry.extend({ id: z.number().int() });
 
 /** The egress proxy's CA (GET /v1/egress/ca). */
 export const EgressCa = z.object({ certificate: z.string(), fingerprint_sha256: z.string(), created_at: z.string() });
+/** After a rotation: running boxes that trust the new CA now, and those that could not be updated. */
+export const EgressCaRotated = EgressCa.extend({ boxes_updated: z.number().int(), boxes_failed: z.array(z.string()) });
 
 /** Box egress log filters (also the server-sent stream's). */
 const EgressLogFilter = z.object({

@@ -61,7 +61,15 @@ export type PolicyRule = z.infer<typeof PolicyRule>;
  * is allowed when some rule could let a request through) and the log shows the CONNECT.
  */
 const TLS_MODES = ['intercept', 'passthrough'] as const;
-const HostRules = z.strictObject({ rules: z.array(PolicyRule), tls: z.enum(TLS_MODES).optional() });
+/**
+ * Ports a host entry allows (absent: any port). A number, or `"gateway"`: the port of this
+ * service's inference gateway, read when each request is decided (so a policy keeps meaning
+ * "the gateway" when the service moves to another port). A request or tunnel to a port not
+ * listed is refused. Example: `{"host.box.internal": {"ports": ["gateway"], "rules": []}}`.
+ */
+export const GATEWAY_PORT = 'gateway';
+const PortSpec = z.union([z.number().int().min(1, 'must be a port from 1 to 65535').max(65535, 'must be a port from 1 to 65535'), z.literal(GATEWAY_PORT)]);
+const HostRules = z.strictObject({ rules: z.array(PolicyRule), tls: z.enum(TLS_MODES).optional(), ports: z.array(PortSpec).min(1).max(32).optional() });
 type HostRules = z.infer<typeof HostRules>;
 export type PolicyDocument = Record<string, HostRules>;
 

@@ -15,7 +15,7 @@ import * as S from './service.js';
 import { CertificateBody, SshCa, SshCertificate } from './ssh.js';
 import { PutSecretBody, SecretMeta } from './secrets.js';
 import { Template, TemplateList } from './templates.js';
-import { MetricsQuery, MetricsResponse, SpendQuery, SpendResponse, TokensQuery, TokensResponse } from './usage.js';
+import { BoxInferenceBudget, MetricsQuery, MetricsResponse, SpendQuery, SpendResponse, TokensQuery, TokensResponse } from './usage.js';
 import { DeletedPath, MakeDirectoryBody, MovePathBody, DeletePathQuery } from './volume-ops.js';
 import * as V from './volumes.js';
 
@@ -54,6 +54,7 @@ export const ROUTES = {
   'POST /v1/boxes/:box_id/upgrade': box,
   'POST /v1/boxes/:box_id/terminate': box,
   'PUT /v1/boxes/:box_id/inference-budget': { body: B.BudgetBody, response: Box },
+  'GET /v1/boxes/:box_id/inference-budget': { response: BoxInferenceBudget },
   // checkpoints and forks
   'POST /v1/boxes/:box_id/checkpoint': { body: B.CheckpointBody, response: B.Checkpoint },
   'GET /v1/box-checkpoints': { query: B.ListCheckpointsQuery, response: listOf(B.Checkpoint) },
@@ -97,7 +98,7 @@ export const ROUTES = {
   'PATCH /v1/service/settings': { body: S.PatchServiceSettings, response: S.ServiceSettings },
   'GET /v1/service/quit-plan': { query: S.QuitPlanQuery, response: S.QuitPlan },
   'GET /v1/egress/ca': { response: N.EgressCa },
-  'POST /v1/egress/ca/rotate': { response: N.EgressCa },
+  'POST /v1/egress/ca/rotate': { response: N.EgressCaRotated },
   // HTTP policies
   'GET /v1/http-policies/presets': { response: listOf(P.PolicyPreset) },
   'GET /v1/http-policies': { query: PageQuery, response: pageOf(P.HttpPolicy) },

@@ -87,6 +87,17 @@ export const BoxTokenUsage = z.object({
 });
 export type BoxTokenUsage = z.infer<typeof BoxTokenUsage>;
 
+/** `GET /v1/boxes/{box_id}/inference-budget`: a box's token budget and what it has used of it. */
+export const BoxInferenceBudget = z.object({
+  box_id: z.string(),
+  /** Input + output tokens over the box's life; null = unlimited. */
+  inference_budget_tokens: z.number().int().nullable(),
+  used_tokens: z.number().int(),
+  /** null when unlimited; 0 once spent (requests from the box are then refused with 429). */
+  remaining_tokens: z.number().int().nullable(),
+});
+export type BoxInferenceBudget = z.infer<typeof BoxInferenceBudget>;
+
 export const TokensResponse = z.object({
   start_at: z.string(),
   end_at: z.string(),

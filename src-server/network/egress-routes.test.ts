@@ -22,7 +22,7 @@ beforeAll(async () => {
   host = http.createServer((req, res) => res.end(`host saw ${req.url}`));
   hostPort = await new Promise<number>((r) => host.listen(0, '127.0.0.1', () => r((host.address() as net.AddressInfo).port)));
   const appId = (await (await svc.api('/v1/apps/find', { method: 'POST', json: { name: 'eg', mint_if_missing: true } })).json()).id;
-  const policy = await (await svc.api('/v1/http-policies', { method: 'POST', json: { preset: 'local-gateway-only' } })).json();
+  const policy = await (await svc.api('/v1/http-policies', { method: 'POST', json: { name: 'host v1', document: { 'host.box.internal': { rules: [{ match: { path: { prefix: '/v1/' } } }] } } } })).json();
   const box = await (await svc.api('/v1/boxes', { method: 'POST', json: { app_id: appId, name: 'egbox', http_policy_id: policy.id } })).json();
   boxId = box.box_id;
   proxyPort = svc.ctx.services.egress!.proxyPortFor(boxId)!;
@@ -58,7 +58,12 @@ describe('egress CA API', () => {
     const rotated = await (await svc.api('/v1/egress/ca/rotate', { method: 'POST', json: {} })).json();
     expect(rotated.fingerprint_sha256).not.toBe(ca.fingerprint_sha256);
     expect((await (await svc.api('/v1/egress/ca')).json()).certificate).toBe(rotated.certificate);
-    expect(boxes.guestSetup.files(rec).find((f) => f.path === GUEST_CA_PATH)!.content).toBe(rotated.certificate);
+    // Running boxes were rewritten before the answer; the old CA stays trusted for the grace period.
+    expect(rotated).toMatchObject({ boxes_updated: 1, boxes_failed: [] });
+    expect(boxes.guestSetup.files(rec).find((f) => f.path === GUEST_CA_PATH)!.content).toBe(rotated.certificate + ca.certificate);
+    const both = String(boxes.guestSetup.files(rec).find((f) => f.path === GUEST_BUNDLE_PATH)!.content);
+    expect(both).toContain(rotated.certificate);
+    expect(both).toContain(ca.certificate);
   });
 });
 
@@ -127,5 +132,11 @@ describe('in-box inference through the proxy', () => {
     expect(await call({ authorization: `Bearer ${svc.ctx.services.boxCredentials.tokenFor('box_someone_else')}` })).toMatchObject({ status: 401 });
     const ok = await call({ authorization: `Bearer ${env.OPENAI_API_KEY}`, 'x-box-gateway-auth': 'forged' });
     expect(ok.egress).toBeUndefined();
+
+    // The "gateway only" preset matches the port too: the gateway's passes, another service on the host's loopback does not.
+    const preset = await (await svc.api('/v1/http-policies', { method: 'POST', json: { preset: 'local-gateway-only' } })).json();
+    expect((await svc.api(`/v1/boxes/${boxId}/http-policy`, { method: 'PUT', json: { policy_id: preset.id } })).status).toBe(200);
+    expect(await call({ authorization: `Bearer ${env.OPENAI_API_KEY}` })).toEqual({ status: 200, egress: undefined });
+    expect(await viaProxy(`http://host.box.internal:${hostPort}/v1/models`)).toBe(403);
   });
 });

@@ -14,10 +14,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { startTestService, type TestService } from '../test-support/harness.js';
+import { GUEST_CA_PATH } from './tls/guest-trust.js';
 
 const VM_TIMEOUT = 300_000;
 const SECRET = 'sk-vm-egress-secret-0123456789abcdef';
 const BIG = 100 * 1024 * 1024;
+/** How long a replaced egress CA stays trusted in boxes after a rotation (24 h by default). */
+const GRACE_MS = 45_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let svc: TestService;
 let boxId: string;
 let good: https.Server;
@@ -74,7 +78,7 @@ beforeAll(async () => {
   badPort = await listen(bad);
 
   process.env.BOX_EGRESS_CA_FILE = pki.caFile;
-  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxegress-') });
+  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxegress-'), tuning: { egressCaGraceMs: GRACE_MS } });
   delete process.env.BOX_EGRESS_CA_FILE;
   expect((await svc.api(`/v1/secrets/API_KEY`, { method: 'PUT', json: { value: SECRET } })).status).toBe(200);
   const appId = (await post('/v1/apps/find', { name: 'egress-tls', mint_if_missing: true })).id;
@@ -180,5 +184,72 @@ print(data.decode())
     ]);
     const denied = await (await svc.api(`/v1/boxes/${boxId}/egress-log?verdict=deny`)).json();
     expect(denied.data.map((e: { path: string }) => e.path)).toEqual(['/api-not/x']);
+  }, VM_TIMEOUT);
+
+  it('CA rotation reaches the running box: new connections verify at once, one opened before keeps working, the old CA leaves after the grace period', async () => {
+    const old = await (await svc.api('/v1/egress/ca')).json();
+    // A client holding one TLS connection through the proxy across the rotation: a request
+    // every 0.3 s on the same connection, one line per answer, until told to stop.
+    const keep = `
+import http.client, os, time
+c = http.client.HTTPSConnection("10.0.2.100", 3128)
+c.set_tunnel("host.box.internal", ${goodPort})
+while not os.path.exists("/tmp/keep.stop"):
+    c.request("GET", "/keep")
+    r = c.getresponse()
+    r.read()
+    with open("/tmp/keep.out", "a") as f:
+        f.write("%d %d\\n" % (r.status, c.sock.getsockname()[1]))
+    time.sleep(0.3)
+`;
+    await exec(`rm -f /tmp/keep.out /tmp/keep.stop; cat > /tmp/keep.py <<'PY'\n${keep}\nPY\nsetsid nohup python3 /tmp/keep.py > /tmp/keep.log 2>&1 < /dev/null &`);
+    const answers = async () => (await exec('cat /tmp/keep.out 2>/dev/null')).stdout.trim().split('\n').filter(Boolean);
+    const waitFor = async (n: number) => {
+      for (let i = 0; i < 120 && (await answers()).length < n; i++) await sleep(1000);
+    };
+    await waitFor(2);
+    const before = (await answers()).length;
+    expect(before).toBeGreaterThanOrEqual(2);
+
+    const rotated = await post('/v1/egress/ca/rotate');
+    expect(rotated).toMatchObject({ boxes_updated: 1, boxes_failed: [] });
+    expect(rotated.fingerprint_sha256).not.toBe(old.fingerprint_sha256);
+    const atRotation = (await answers()).length;
+    // Written into the running box before the answer: the new CA, and the old one for the grace period.
+    const files = await exec(`cat ${GUEST_CA_PATH}; grep -c 'BEGIN CERTIFICATE' ${GUEST_CA_PATH}`);
+    expect(files.stdout).toContain(rotated.certificate.trim());
+    expect(files.stdout).toContain(old.certificate.trim());
+    expect(files.stdout.trim().split('\n').pop()).toBe('2');
+    // A new connection gets a leaf from the new CA: it verifies against the new CA alone, not the old one.
+    await exec(`cat > /tmp/new.pem <<'PEM'\n${rotated.certificate}PEM\ncat > /tmp/old.pem <<'PEM'\n${old.certificate}PEM`);
+    const withNew = await exec(`curl -sS -w ' %{http_code}' --cacert /tmp/new.pem https://host.box.internal:${goodPort}/after/new`);
+    expect(withNew.stdout).toBe('ok GET /after/new key-absent 200');
+    const withOld = await exec(`curl -sS -o /dev/null --cacert /tmp/old.pem https://host.box.internal:${goodPort}/after/old; echo "exit $?"`);
+    expect(withOld.stdout.trim()).toBe('exit 60');
+    const plain = await exec(`python3 -c "import urllib.request; print(urllib.request.urlopen('https://host.box.internal:${goodPort}/after/py').read().decode())"`);
+    expect(plain.stdout.trim()).toBe('ok GET /after/py key-absent');
+
+    // The connection opened before the rotation carried on: every request answered, one socket throughout.
+    await waitFor(atRotation + 2);
+    await exec('touch /tmp/keep.stop');
+    await sleep(2000);
+    const kept = (await answers()).map((l) => l.split(' '));
+    expect(kept.length).toBeGreaterThanOrEqual(atRotation + 2);
+    expect(new Set(kept.map(([status]) => status))).toEqual(new Set(['200']));
+    expect(new Set(kept.map(([, port]) => port)).size).toBe(1);
+    expect((await exec('cat /tmp/keep.log')).stdout).toBe('');
+
+    // The grace period ends: the old CA is taken out of the running box again.
+    const until = Date.now() + GRACE_MS + 60_000;
+    let count = '';
+    while (Date.now() < until) {
+      count = (await exec(`grep -c 'BEGIN CERTIFICATE' ${GUEST_CA_PATH}`)).stdout.trim();
+      if (count === '1') break;
+      await sleep(3000);
+    }
+    expect(count).toBe('1');
+    expect((await exec(`cat ${GUEST_CA_PATH}`)).stdout).toBe(rotated.certificate);
+    expect((await exec(`grep -c '${old.fingerprint_sha256}' /etc/ssl/certs/ca-certificates.crt`)).stdout.trim()).toBe('0');
+    expect((await exec(`curl -sS https://host.box.internal:${goodPort}/after/grace`)).stdout).toBe('ok GET /after/grace key-absent');
   }, VM_TIMEOUT);
 });

@@ -1,7 +1,9 @@
 import type { AppBase, Area } from '../app-context.js';
 import type { BoxService } from '../boxes/box-service.js';
+import { refreshGuestFiles } from '../boxes/guest-refresh.js';
 import type { PoliciesService } from '../policies/service.js';
 import type { SecretsService } from '../secrets/module.js';
+import { openFastConnection } from '../db/fast-connection.js';
 import { EgressRepo, DEFAULT_EGRESS_LOG_KEEP } from './egress/egress-log-repo.js';
 import { EgressService } from './egress/egress-service.js';
 import { Ingress } from './ingress/ingress-server.js';
@@ -25,7 +27,9 @@ import { guestTrust } from './tls/guest-trust.js';
 export async function networkArea(app: AppBase, deps: { boxes: BoxService; secrets: SecretsService; policies: Pick<PoliciesService, 'get'> }) {
   const t = app.config.tuning;
   const { boxes } = deps;
-  const egress = new EgressService(app, new EgressRepo(app.db, Number(t.egressLogKeep ?? DEFAULT_EGRESS_LOG_KEEP)), { boxes: boxes.repo, secrets: deps.secrets, policies: deps.policies });
+  // The log and the ports on the NORMAL-sync connection: no fsync on the proxy's path (egress-log-repo.ts).
+  const egressDb = openFastConnection(app.config.dataDir);
+  const egress = new EgressService(app, new EgressRepo(egressDb, Number(t.egressLogKeep ?? DEFAULT_EGRESS_LOG_KEEP)), { boxes: boxes.repo, secrets: deps.secrets, policies: deps.policies });
   const repo = new ListenersRepo(app.db);
   const ingressPort = (): number => ingress.port;
   const listeners = new ListenerService(app, boxes, repo, ingressPort);
@@ -33,7 +37,8 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
   const ingress = new Ingress(app, boxes, listeners);
   await ingress.listen(Number(t.ingressPort ?? 0));
   await egress.init();
-  boxes.guestSetup.add(guestTrust(() => egress.ca.info));
+  boxes.guestSetup.add(guestTrust(() => egress.ca.trusted()));
+  egress.onTrustChanged = () => refreshGuestFiles(boxes, app.log);
   // In-box inference: the gateway through the box's proxy, with a key bound to the box.
   const creds = HmacBoxCredentials.forDataDir(app.config.dataDir);
   const gatewayPort = () => app.config.inferencePort || Number(new URL(app.baseUrl()).port) || undefined;
@@ -68,6 +73,7 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
     },
     async stop() {
       await Promise.all([egress.close(), ingress.close()]);
+      egressDb.close();
     },
   };
   return { egress, listeners, ingress: { get port() { return ingressPort(); } }, area };

@@ -75,6 +75,18 @@ describe('evaluate', () => {
   it('a rule without match matches everything', () => {
     expect(evaluate({ '*': { rules: [{}] } }, { host: 'x.y', method: 'PATCH', path: '/z' }).verdict).toBe('allow');
   });
+
+  it('ports: listed numbers, or "gateway" for the gateway port; an unknown port is refused', () => {
+    const d: PolicyDocument = { 'h.io': { ports: [443, 'gateway'], rules: [] }, 'any.io': { rules: [] } };
+    const at = (host: string, port: number | undefined, gatewayPort?: number) => evaluate(d, { host, method: 'GET', path: '/', port, gatewayPort });
+    expect(at('h.io', 443).verdict).toBe('allow');
+    expect(at('h.io', 8443)).toMatchObject({ verdict: 'deny', hostKey: 'h.io', reason: 'host entry h.io does not allow port 8443 (ports: 443, gateway)' });
+    expect(at('h.io', 8788, 8788).verdict).toBe('allow');
+    expect(at('h.io', 8788, 9000).verdict).toBe('deny');
+    expect(at('h.io', 8788).verdict).toBe('deny');
+    expect(at('h.io', undefined).verdict).toBe('deny');
+    expect(at('any.io', 1).verdict).toBe('allow');
+  });
 });
 
 describe('secret references', () => {
@@ -90,5 +102,9 @@ describe('policyDocumentProblem', () => {
     expect(policyDocumentProblem({ 'a.com': { rules: [{}, {}, { respond: { status: 99 } }] } })?.param).toBe('document["a.com"].rules[2].respond.status');
     expect(policyDocumentProblem({ 'a..com': { rules: [] } })?.param).toBe('document["a..com"]');
     expect(policyDocumentProblem([])?.param).toBe('document');
+    expect(policyDocumentProblem({ 'a.com': { ports: [443, 'gateway'], rules: [] } })).toBeNull();
+    expect(policyDocumentProblem({ 'a.com': { ports: [0], rules: [] } })?.param).toBe('document["a.com"].ports[0]');
+    expect(policyDocumentProblem({ 'a.com': { ports: ['ssh'], rules: [] } })?.param).toBe('document["a.com"].ports[0]');
+    expect(policyDocumentProblem({ 'a.com': { ports: [], rules: [] } })?.param).toBe('document["a.com"].ports');
   });
 });

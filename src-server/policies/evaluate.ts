@@ -1,4 +1,4 @@
-import type { PolicyDocument, PolicyRule } from '../contract/policies.js';
+import { GATEWAY_PORT, type PolicyDocument, type PolicyRule } from '../contract/policies.js';
 
 export interface EgressRequest {
   /** Host name without port. */
@@ -6,6 +6,10 @@ export interface EgressRequest {
   method: string;
   /** Request path, query string allowed (matching ignores it). */
   path: string;
+  /** Destination port; entries with `ports` refuse a request whose port is unknown or not listed. */
+  port?: number;
+  /** The inference gateway's port, what `"gateway"` in `ports` stands for (undefined: no gateway). */
+  gatewayPort?: number;
 }
 
 export interface Verdict {
@@ -39,6 +43,16 @@ export function matchHost(doc: PolicyDocument, rawHost: string): string | undefi
   return keys.includes('*') ? '*' : undefined;
 }
 
+/**
+ * Whether a host entry lets `port` through: any port when the entry lists none; else only
+ * a listed number, or the gateway's port when `"gateway"` is listed.
+ */
+export function portAllowed(entry: PolicyDocument[string], port: number | undefined, gatewayPort: number | undefined): boolean {
+  if (!entry.ports) return true;
+  if (port === undefined) return false;
+  return entry.ports.some((p) => (p === GATEWAY_PORT ? gatewayPort !== undefined && port === gatewayPort : p === port));
+}
+
 function ruleMatches(rule: PolicyRule, method: string, path: string): boolean {
   const m = rule.match;
   if (!m) return true;
@@ -57,14 +71,19 @@ function ruleMatches(rule: PolicyRule, method: string, path: string): boolean {
 /**
  * The policy's answer for one request (api-surface.md, HTTP policies): the host picks
  * a key; within it the first matching rule wins. A rule with `respond` answers locally;
- * any other matching rule lets the request through (with its header rewrites). A key
+ * any other matching rule lets the request through (with its header rewrites). An entry
+ * with `ports` refuses other ports before any rule is looked at. A key
  * with an empty rule list allows everything to its hosts; a non-empty list that no
  * rule matches refuses the request, as does a host that matches no key.
  */
 export function evaluate(doc: PolicyDocument, req: EgressRequest): Verdict {
   const hostKey = matchHost(doc, req.host);
   if (hostKey === undefined) return { verdict: 'deny', reason: `no policy entry matches host ${req.host}` };
-  const rules = doc[hostKey]!.rules;
+  const entry = doc[hostKey]!;
+  if (!portAllowed(entry, req.port, req.gatewayPort)) {
+    return { verdict: 'deny', hostKey, reason: `host entry ${hostKey} does not allow port ${req.port ?? '(unknown)'} (ports: ${entry.ports!.join(', ')})` };
+  }
+  const rules = entry.rules;
   if (rules.length === 0) return { verdict: 'allow', hostKey, reason: `host entry ${hostKey} has no rules: all requests allowed` };
   const i = rules.findIndex((r) => ruleMatches(r, req.method, req.path));
   if (i < 0) return { verdict: 'deny', hostKey, reason: `no rule of host entry ${hostKey} matches ${req.method} ${req.path}` };

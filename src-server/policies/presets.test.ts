@@ -14,7 +14,7 @@ describe('policy presets', () => {
   it('every preset document is valid and does what its name says', () => {
     for (const p of POLICY_PRESETS) expect(policyDocumentProblem(p.document), p.id).toBeNull();
     const doc = (id: string) => POLICY_PRESETS.find((p) => p.id === id)!.document;
-    const v = (id: string, host: string, method = 'GET', path = '/') => evaluate(doc(id), { host, method, path }).verdict;
+    const v = (id: string, host: string, method = 'GET', path = '/', port = 443) => evaluate(doc(id), { host, method, path, port, gatewayPort: 8788 }).verdict;
     expect(v('deny-all', 'example.com')).toBe('deny');
     expect(v('allow-all-logged', 'anything.example', 'POST')).toBe('allow');
     expect(v('package-registries', 'registry.npmjs.org')).toBe('allow');
@@ -23,8 +23,12 @@ describe('policy presets', () => {
     expect(v('package-registries', 'github.com', 'POST', '/o/r.git/git-upload-pack')).toBe('allow');
     expect(v('package-registries', 'raw.githubusercontent.com')).toBe('allow');
     expect(v('package-registries', 'evil.example')).toBe('deny');
-    expect(v('local-gateway-only', 'host.box.internal', 'POST', '/v1/responses')).toBe('allow');
-    expect(v('local-gateway-only', 'host.box.internal', 'GET', '/admin')).toBe('deny');
+    expect(v('local-gateway-only', 'host.box.internal', 'POST', '/v1/responses', 8788)).toBe('allow');
+    expect(v('local-gateway-only', 'host.box.internal', 'GET', '/admin', 8788)).toBe('deny');
+    // The port too: another service on the host's loopback, same host name and path, is refused.
+    expect(v('local-gateway-only', 'host.box.internal', 'POST', '/v1/responses', 5432)).toBe('deny');
+    expect(v('local-gateway-only', 'host.box.internal', 'POST', '/v1/responses', 80)).toBe('deny');
+    expect(evaluate(doc('local-gateway-only'), { host: 'host.box.internal', method: 'GET', path: '/v1/models', port: 8788 }).verdict).toBe('deny'); // no gateway known
     expect(v('local-gateway-only', 'api.openai.com', 'POST', '/v1/responses')).toBe('deny');
   });
 

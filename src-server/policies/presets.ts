@@ -45,8 +45,8 @@ export const POLICY_PRESETS: PolicyPreset[] = [
     id: 'local-gateway-only',
     name: 'Local inference gateway only',
     description:
-      "Only the host's inference gateway (host.box.internal, paths under /v1/) is reachable; everything else is refused. Policies match host and path, not port.",
-    document: { 'host.box.internal': { rules: [{ match: { path: { prefix: '/v1/' } } }] } },
+      "Only the host's inference gateway (host.box.internal on the gateway's own port, paths under /v1/) is reachable; other ports of the host and everything else are refused.",
+    document: { 'host.box.internal': { ports: ['gateway'], rules: [{ match: { path: { prefix: '/v1/' } } }] } },
   },
 ];
 

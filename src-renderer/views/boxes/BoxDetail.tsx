@@ -5,6 +5,7 @@ import { formatAgo, formatResources, formatTime } from '../../ui/format.js';
 import { Empty, ErrorNotice, Loading } from '../../ui/states.js';
 import { Mono, StatusPill } from '../../ui/StatusPill.js';
 import { BoxActions } from './BoxActions.js';
+import { BudgetInfo } from './BudgetInfo.js';
 import { ConsolePanel } from './ConsolePanel.js';
 import { EgressPanel } from './EgressPanel.js';
 import { LineagePanel } from './LineagePanel.js';
@@ -55,6 +56,7 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
         <Info k="Policy" v={b.http_policy_id ? <a className="hover:underline" href={href(['policies', b.http_policy_id])}>{b.http_policy_id.slice(0, 11)}…</a> : 'org default'} />
         <Info k="Wake at" v={b.wake_at ? formatTime(b.wake_at) : '—'} />
         <Info k="Checkpoint gen." v={String(b.checkpoint_generation)} mono />
+        <Info k="Inference budget" v={<BudgetInfo boxId={b.box_id} editable={b.status !== 'terminated'} />} />
         <Info
           k="More"
           v={

@@ -19,17 +19,18 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
   const volumes = useVolumes();
   const policies = usePolicies();
   const images = useImages();
-  const [f, setF] = useState<CreateBoxInput & { ports: string }>({ app_name: 'default', name: '', image: '', size: 's', volume_mounts: [], http_policy_id: '', ingress_ports: [], ports: '' });
+  const [f, setF] = useState<CreateBoxInput & { ports: string; budget: string }>({ app_name: 'default', name: '', image: '', size: 's', volume_mounts: [], http_policy_id: '', ingress_ports: [], ports: '', budget: '' });
   const set = (p: Partial<typeof f>) => setF((x) => ({ ...x, ...p }));
   const ports = f.ports.split(/[\s,]+/).filter(Boolean).map(Number);
   const portsBad = ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535);
+  const budgetBad = f.budget.trim() !== '' && !/^\d{1,15}$/.test(f.budget.trim());
   const err = create.error instanceof ApiError ? create.error : null;
   const fieldErr = (name: string) => (err?.param && (err.param === name || err.param.startsWith(`${name}[`) || err.param.startsWith(`${name}.`)) ? err.message : null);
   const submit = () => {
-    if (!f.name || portsBad) return;
-    const { ports: _typed, ...input } = f;
+    if (!f.name || portsBad || budgetBad) return;
+    const { ports: _typed, budget, ...input } = f;
     create.mutate(
-      { ...input, ingress_ports: ports },
+      { ...input, ingress_ports: ports, ...(budget.trim() ? { inference_budget_tokens: Number(budget.trim()) } : {}) },
       {
         onSuccess: (b) => {
           toast(b.status === 'failed' ? `Box ${b.name} failed to start` : `Box ${b.name} is running`, b.status === 'failed' ? 'error' : 'ok');
@@ -48,7 +49,7 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
       footer={
         <>
           <Button onClick={onClose}>Cancel</Button>
-          <Button variant="primary" busy={create.isPending} disabled={!f.name || portsBad} onClick={submit} data-testid="create-box-submit">
+          <Button variant="primary" busy={create.isPending} disabled={!f.name || portsBad || budgetBad} onClick={submit} data-testid="create-box-submit">
             {create.isPending ? 'Starting the box…' : 'Create'}
           </Button>
         </>
@@ -101,6 +102,9 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
         </Field>
         <Field label="Published ports" error={portsBad ? 'Ports are numbers from 1 to 65535.' : fieldErr('ingress_ports')}>
           <input className="input font-mono" placeholder="8080, 3000" value={f.ports} onChange={(e) => set({ ports: e.target.value })} />
+        </Field>
+        <Field label="Inference budget (tokens)" error={budgetBad ? 'A whole number of tokens, or empty for unlimited.' : fieldErr('inference_budget_tokens')}>
+          <input className="input font-mono" inputMode="numeric" placeholder="unlimited" value={f.budget} onChange={(e) => set({ budget: e.target.value })} data-testid="box-budget-input" />
         </Field>
         <div className="col-span-2">
           <Field label="Volumes" error={fieldErr('volume_mounts')} group>

@@ -84,7 +84,7 @@ export function PolicyEditor({ policy }: { policy: HttpPolicy | null }) {
         {nameError && <span className="mt-1 block text-xs text-rose-300" data-testid="name-error">{nameError}</span>}
       </label>
       <div>
-        <span className="label">Document — host patterns → rules (first match wins; unmatched hosts are refused; https is intercepted unless a host says "tls": "passthrough")</span>
+        <span className="label">Document — host patterns → rules (first match wins; unmatched hosts are refused; https is intercepted unless a host says "tls": "passthrough"; "ports": [443, "gateway"] limits a host to those ports)</span>
         <JsonEditor value={text} onChange={setText} error={docError} testId="policy-document" />
       </div>
       <ErrorNotice error={otherError ?? del.error} />

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { runCli } from '../../../src-cli/test-cli.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRuntime } from '../../test-support/fake-runtime.js';
 import { errorOf, startTestService, type TestService } from '../../test-support/harness.js';
@@ -55,6 +56,7 @@ describe('box principal', () => {
     expect(refused.headers.get('x-should-retry')).toBe('false');
     expect(refused.headers.get('retry-after')).toBeNull();
     expect(await errorOf(refused)).toMatchObject({ type: 'rate_limit_error', code: 'inference_budget_exhausted', param: 'inference_budget_tokens' });
+    expect(await (await svc.api(`/v1/boxes/${boxA}/inference-budget`)).json()).toEqual({ box_id: boxA, inference_budget_tokens: 10, used_tokens: 16, remaining_tokens: 0 });
     const usage = await (await svc.api('/v1/usage/tokens')).json();
     const a = usage.boxes.find((b: { box_id: string }) => b.box_id === boxA);
     expect(a).toMatchObject({ name: 'gw-a', inference_budget_tokens: 10, requests: 2, input_tokens: 6, output_tokens: 10 });
@@ -68,4 +70,25 @@ describe('box principal', () => {
     expect(bad.status).toBe(400);
     expect((await errorOf(bad)).param).toBe('inference_budget_tokens');
   });
+
+  it('the CLI sets a budget at create (--inference-budget) and shows and changes it with `boxes budget`', async () => {
+    const env = { BOX_URL: svc.url, BOX_API_KEY: svc.key };
+    const made = await runCli(env, ['boxes', 'create', 'gw-cli', '--app', 'gw', '--inference-budget', '8', '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    const id = JSON.parse(made.stdout).box_id as string;
+    expect(JSON.parse(made.stdout).inference_budget_tokens).toBe(8);
+    expect((await asBox(id)).status).toBe(200); // 8 tokens: spent
+    const shown = await runCli(env, ['boxes', 'budget', 'gw-cli']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/inference_budget_tokens:\s+8\n/);
+    expect(shown.stdout).toMatch(/used_tokens:\s+8\n/);
+    expect(shown.stdout).toMatch(/remaining_tokens:\s+0\n/);
+    expect((await asBox(id)).status).toBe(429);
+    const raised = await runCli(env, ['boxes', 'budget', 'gw-cli', 'unlimited', '--json']);
+    expect(JSON.parse(raised.stdout)).toEqual({ box_id: id, inference_budget_tokens: null, used_tokens: 8, remaining_tokens: null });
+    expect((await asBox(id)).status).toBe(200);
+    const bad = await runCli(env, ['boxes', 'create', 'gw-bad', '--inference-budget', '-3']);
+    expect(bad.code).toBe(2);
+    expect((await runCli(env, ['boxes', 'get', 'gw-cli'])).stdout).toMatch(/inference_budget_tokens:\s+unlimited/);
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { matchHost } from '../../policies/evaluate.js';
+import { matchHost, portAllowed } from '../../policies/evaluate.js';
 import { decideConnect } from './decide.js';
 import { interceptTunnel } from './intercept.js';
 import { CONNECT_TIMEOUT_MS, DEFAULT_IDLE_MS, nowIso, rawReply, type ProxyDeps } from './proxy-deps.js';
@@ -27,10 +27,12 @@ export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMes
   const host = m[1]!.toLowerCase();
   const policy = deps.policyFor(boxId);
   const key = policy ? matchHost(policy.document, host) : undefined;
-  if (deps.ca && policy && key !== undefined && policy.document[key]!.tls !== 'passthrough') {
+  const gatewayPort = deps.gateway?.port();
+  const hostEntry = key === undefined ? undefined : policy!.document[key]!;
+  if (deps.ca && hostEntry && hostEntry.tls !== 'passthrough' && portAllowed(hostEntry, port, gatewayPort)) {
     return interceptTunnel(deps, boxId, host, port, client, head);
   }
-  const d = decideConnect(policy, host);
+  const d = decideConnect(policy, host, port, gatewayPort);
   const started = performance.now();
   const entry = { at: nowIso(), method: 'CONNECT', host, port, path: null, scheme: 'tunnel' as const, verdict: d.verdict, policy_id: d.policyId, rule_index: d.ruleIndex, duration_ms: null };
   const refuse = (status: number, body: string) => {
@@ -46,7 +48,8 @@ export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMes
   } catch (e) {
     return refuse(403, `${(e as Error).message}\n`);
   }
-  const up = net.connect(opts);
+  // No Nagle: a relayed small write (an interactive protocol's keystroke) goes out at once.
+  const up = net.connect({ ...opts, noDelay: true });
   up.setTimeout(CONNECT_TIMEOUT_MS);
   let connected = false;
   let bytesOut = 0;

@@ -1,5 +1,5 @@
 import type { PolicyDocument } from '../../contract/policies.js';
-import { evaluate, matchHost } from '../../policies/evaluate.js';
+import { evaluate, matchHost, portAllowed, type EgressRequest } from '../../policies/evaluate.js';
 
 /** The policy governing a box's egress; null when none is attached (org default: allow all, logged). */
 export interface PolicyRef {
@@ -21,8 +21,8 @@ export interface EgressDecision {
 
 const named = (p: PolicyRef) => `HTTP policy "${p.name}" (${p.id})`;
 
-/** Plain HTTP: the host, method and path are all known, so the whole document applies. */
-export function decideRequest(policy: PolicyRef | null, req: { host: string; method: string; path: string }): EgressDecision {
+/** Plain HTTP: the host, port, method and path are all known, so the whole document applies. */
+export function decideRequest(policy: PolicyRef | null, req: EgressRequest): EgressDecision {
   if (!policy) return { verdict: 'allow', policyId: null, ruleIndex: null, message: 'no policy attached: the organization default allows all' };
   const v = evaluate(policy.document, req);
   const base = { policyId: policy.id, ruleIndex: v.rule ?? null };
@@ -36,14 +36,19 @@ export function decideRequest(policy: PolicyRef | null, req: { host: string; met
  * opens when the host's entry could let some request through: no rules, or at least one
  * rule that does not `respond` (its index is logged; method/path conditions and header
  * rewrites cannot be enforced inside TLS). An entry whose rules all `respond` answers with
- * its first rule when that one is unconditional, else is refused; so is an unmatched host.
+ * its first rule when that one is unconditional, else is refused; so is an unmatched host
+ * and a port the entry's `ports` do not list.
  */
-export function decideConnect(policy: PolicyRef | null, host: string): EgressDecision {
+export function decideConnect(policy: PolicyRef | null, host: string, port?: number, gatewayPort?: number): EgressDecision {
   if (!policy) return { verdict: 'allow', policyId: null, ruleIndex: null, message: 'no policy attached: the organization default allows all' };
   const key = matchHost(policy.document, host);
   const base = { policyId: policy.id };
   if (key === undefined) return { ...base, verdict: 'deny', ruleIndex: null, message: `Refused by ${named(policy)}: no policy entry matches host ${host}.` };
-  const rules = policy.document[key]!.rules;
+  const entry = policy.document[key]!;
+  if (!portAllowed(entry, port, gatewayPort)) {
+    return { ...base, verdict: 'deny', ruleIndex: null, message: `Refused by ${named(policy)}: host entry ${key} does not allow port ${port ?? '(unknown)'}.` };
+  }
+  const rules = entry.rules;
   if (rules.length === 0) return { ...base, verdict: 'allow', ruleIndex: null, message: `host entry ${key} has no rules` };
   const i = rules.findIndex((r) => !r.respond);
   if (i >= 0) return { ...base, verdict: 'allow', ruleIndex: i, message: `rule ${i} of ${key} may allow requests to this host` };

@@ -265,4 +265,29 @@ describe('egress CA', () => {
     expect(rotated.fingerprint_sha256).not.toBe(before);
     expect((await EgressCa.open(db, () => CryptoBox.forDataDir(dataDir))).info.fingerprint_sha256).toBe(rotated.fingerprint_sha256);
   });
+
+  it('a replaced CA stays trusted for its grace period, across a restart, then drops out', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'egress-grace-'));
+    const gdb = openDatabase(dir);
+    const open = () => EgressCa.open(gdb, () => CryptoBox.forDataDir(dir), 60_000);
+    const ca1 = await open();
+    const old = ca1.info;
+    const t0 = Date.now();
+    const now = await ca1.rotate();
+    expect(ca1.trusted().map((c) => c.fingerprint_sha256)).toEqual([now.fingerprint_sha256, old.fingerprint_sha256]);
+    expect(ca1.trusted()[1]!.certificate).toBe(old.certificate);
+    const end = ca1.nextGraceEnd()!;
+    expect(end).toBeGreaterThanOrEqual(t0 + 60_000);
+    expect(end).toBeLessThan(Date.now() + 60_001);
+    const reopened = await open();
+    expect(reopened.trusted().map((c) => c.fingerprint_sha256)).toEqual([now.fingerprint_sha256, old.fingerprint_sha256]);
+    expect(reopened.trusted(end + 1).map((c) => c.fingerprint_sha256)).toEqual([now.fingerprint_sha256]);
+    expect(reopened.nextGraceEnd(end + 1)).toBeUndefined();
+    // New leaves come from the new CA only.
+    const { X509Certificate } = await import('node:crypto');
+    const leaf = new X509Certificate((await reopened.contextFor('grace.example.test')).cert);
+    expect(leaf.checkIssued(new X509Certificate(now.certificate))).toBe(true);
+    expect(leaf.checkIssued(new X509Certificate(old.certificate))).toBe(false);
+    gdb.close();
+  });
 });

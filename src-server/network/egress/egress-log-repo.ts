@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { EgressLogEntry } from '../../contract/network.js';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../db/connection.js';
 
 const COLS = 'at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms';
@@ -19,12 +20,21 @@ export class EgressRepo {
   ) {}
 
   private queued: { boxId: string; e: EgressLogEntry }[] = [];
+  private statements = new Map<string, Statement<unknown[]>>();
+  /** Prepared once per SQL text (the NORMAL-sync connection has no statement cache of its own). */
+  private sql(text: string) {
+    let st = this.statements.get(text);
+    if (!st) this.statements.set(text, (st = this.db.prepare<unknown[]>(text)));
+    return st;
+  }
   private flushTimer: NodeJS.Timeout | undefined;
 
   /**
    * Appends a finished request's entry off the request path: entries are written in one
-   * transaction every 50 ms (the database syncs every commit, which would otherwise cost a
-   * disk flush per proxied request) and streamed to live readers when written. Reads flush first.
+   * transaction every 50 ms and streamed to live readers when written. Reads flush first.
+   * The service gives this repository the NORMAL-sync connection (db/fast-connection.ts):
+   * a log entry is worth no fsync, which stalled the proxy's event loop on every flush
+   * (a few ms each, far more on a busy disk).
    */
   record(boxId: string, e: EgressLogEntry) {
     this.queued.push({ boxId, e });
@@ -46,8 +56,7 @@ export class EgressRepo {
   /** Appends an entry; returns its row id so a tunnel can record its byte counts when it closes. */
   add(boxId: string, e: EgressLogEntry): number {
     const id = Number(
-      this.db
-        .prepare(
+      this.sql(
           `INSERT INTO egress_log (box_id, at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
@@ -60,10 +69,9 @@ export class EgressRepo {
   }
 
   finish(id: number, fields: { status?: number | null; bytes_out: number; bytes_in: number; duration_ms?: number }) {
-    this.db
-      .prepare('UPDATE egress_log SET status = COALESCE(?, status), bytes_out = ?, bytes_in = ?, duration_ms = COALESCE(?, duration_ms) WHERE id = ?')
+    this.sql('UPDATE egress_log SET status = COALESCE(?, status), bytes_out = ?, bytes_in = ?, duration_ms = COALESCE(?, duration_ms) WHERE id = ?')
       .run(fields.status ?? null, fields.bytes_out, fields.bytes_in, fields.duration_ms ?? null, id);
-    const row = this.db.prepare(`SELECT box_id, ${COLS} FROM egress_log WHERE id = ?`).get(id) as (EgressLogEntry & { box_id: string }) | undefined;
+    const row = this.sql(`SELECT box_id, ${COLS} FROM egress_log WHERE id = ?`).get(id) as (EgressLogEntry & { box_id: string }) | undefined;
     if (row) {
       const { box_id, ...e } = row;
       this.events.emit(`entry:${box_id}`, { id, ...e });
@@ -90,8 +98,7 @@ export class EgressRepo {
       return;
     }
     this.sincePrune.set(boxId, 0);
-    this.db
-      .prepare(
+    this.sql(
         `DELETE FROM egress_log WHERE box_id = ? AND id <= (
            SELECT id FROM egress_log WHERE box_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
       )

@@ -29,6 +29,7 @@ let db: Db;
 let repo: EgressRepo;
 let policy: PolicyRef | null = null;
 let proxy: BoxProxy;
+let deps: ProxyDeps;
 let proxyPort: number;
 const secrets: Record<string, string> = { API_TOKEN: SECRET };
 
@@ -69,7 +70,8 @@ beforeAll(async () => {
   tlsPort = await listen(tlsUp);
   db = openDatabase(fs.mkdtempSync(path.join(os.tmpdir(), 'egress-test-')));
   repo = new EgressRepo(db, 20);
-  proxy = new BoxProxy({ policyFor: () => policy, secretFor: (_b, n) => secrets[n], log: repo, resolve, tlsCa: tlsCert });
+  deps = { policyFor: () => policy, secretFor: (_b, n) => secrets[n], log: repo, resolve, tlsCa: tlsCert };
+  proxy = new BoxProxy(deps);
   proxy.boxId = BOX;
   proxyPort = await proxy.listen();
 });
@@ -215,6 +217,24 @@ describe('egress proxy: plain HTTP', () => {
     use({ 'host.box.internal': { rules: [] } });
     expect((await get(`http://host.box.internal:${upPort}/again`)).status).toBe(200);
     expect(seen.map((s) => s.url)).toEqual(['/hello', '/again']);
+  });
+
+  it('an entry with ports ["gateway"] lets only the gateway port of host.box.internal through, plain and CONNECT', async () => {
+    deps.gateway = { isGateway: () => false, port: () => upPort, authorize: () => true };
+    try {
+      use({ 'host.box.internal': { ports: ['gateway'], rules: [] } });
+      expect((await get(`http://host.box.internal:${upPort}/gw`)).status).toBe(200);
+      const other = await get(`http://host.box.internal:${echoPort}/db`);
+      expect(other.status).toBe(403);
+      expect(other.text).toContain(`does not allow port ${echoPort}`);
+      const tunnel = await connect(`host.box.internal:${echoPort}`, 'x');
+      expect(tunnel.status).toBe(403);
+      expect(tunnel.echoed).toContain(`does not allow port ${echoPort}`);
+      expect((await connect(`host.box.internal:${upPort}`, 'GET /t HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status).toBe(200);
+      expect(seen.map((x) => x.url)).toEqual(['/gw', '/t']);
+    } finally {
+      delete deps.gateway;
+    }
   });
 
   it('loopback by any other name is refused (host.box.internal is the only door)', async () => {

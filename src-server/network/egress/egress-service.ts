@@ -27,6 +27,9 @@ export class EgressService {
   readonly deps: ProxyDeps;
   /** The install's CA (set by init); interception is on once it is. */
   ca!: EgressCa;
+  /** Puts what boxes trust into running boxes again (the network area wires boxes/guest-refresh.ts). */
+  onTrustChanged: () => Promise<{ updated: string[]; failed: string[] }> = () => Promise.resolve({ updated: [], failed: [] });
+  private graceTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private app: AppBase,
@@ -59,12 +62,38 @@ export class EgressService {
    * binds the spare proxy ports.
    */
   async init() {
-    this.ca = await EgressCa.open(this.app.db, () => CryptoBox.forDataDir(this.app.config.dataDir));
+    const grace = this.app.config.tuning.egressCaGraceMs;
+    this.ca = await EgressCa.open(this.app.db, () => CryptoBox.forDataDir(this.app.config.dataDir), grace === undefined ? undefined : Number(grace));
+    this.armGraceTimer();
     const roots = upstreamRoots((this.app.config.tuning.egressCaFile as string | undefined) ?? process.env.BOX_EGRESS_CA_FILE);
     this.deps.tlsCa = roots?.join('\n');
     this.deps.agents = upstreamAgents();
     this.deps.ca = this.ca;
     await this.refill();
+  }
+
+  /**
+   * Rotates the CA and pushes the new trust into running boxes before answering: the new
+   * CA plus the replaced one for its grace period (connections and processes that predate
+   * the rotation keep verifying); when the grace ends the old one is taken out again.
+   */
+  async rotateCa() {
+    const info = await this.ca.rotate();
+    this.armGraceTimer();
+    const pushed = await this.onTrustChanged();
+    return { ...info, boxes_updated: pushed.updated.length, boxes_failed: pushed.failed };
+  }
+
+  /** Rewrites running boxes' trust when the next replaced CA's grace period ends. */
+  private armGraceTimer() {
+    clearTimeout(this.graceTimer);
+    const end = this.ca.nextGraceEnd();
+    if (end === undefined || this.closed) return;
+    const fire = () =>
+      void this.onTrustChanged()
+        .catch((e) => this.app.log.error('egress: removing a replaced CA from boxes', e))
+        .finally(() => this.armGraceTimer());
+    this.graceTimer = setTimeout(fire, Math.min(Math.max(0, end - Date.now()) + 50, 2 ** 31 - 1)).unref();
   }
 
   private refill(): Promise<void> {
@@ -135,6 +164,7 @@ export class EgressService {
 
   async close() {
     this.closed = true;
+    clearTimeout(this.graceTimer);
     await this.refilling;
     await Promise.all([...this.byBox.values()].map((b) => b.proxy.close()).concat(this.spares.map((p) => p.close())));
     this.byBox.clear();

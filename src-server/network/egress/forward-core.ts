@@ -69,7 +69,7 @@ export function injectHeaders(deps: ProxyDeps, boxId: string, d: EgressDecision,
  */
 export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t: ForwardTarget) {
   const method = req.method ?? 'GET';
-  const d = decideRequest(deps.policyFor(boxId), { host: t.host, method, path: t.pathAndQuery.split('?')[0]! });
+  const d = decideRequest(deps.policyFor(boxId), { host: t.host, port: t.port, gatewayPort: deps.gateway?.port(), method, path: t.pathAndQuery.split('?')[0]! });
   const log = logFor(deps, boxId, method, t, d);
   const h2 = req.httpVersionMajor === 2;
   const local = (status: number, body: string, why: string = d.verdict) => {

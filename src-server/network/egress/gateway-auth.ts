@@ -11,6 +11,8 @@ import { HOST_INTERNAL } from './upstream.js';
  */
 export interface GatewayAuth {
   isGateway(host: string, port: number): boolean;
+  /** The gateway's port on host.box.internal (what `"gateway"` in a policy entry's `ports` means). */
+  port(): number | undefined;
   /** Rewrites `headers` in place for the gateway; false when the box's token is missing or wrong. */
   authorize(boxId: string, headers: http.OutgoingHttpHeaders): boolean;
 }
@@ -18,6 +20,7 @@ export interface GatewayAuth {
 export function gatewayAuth(creds: BoxCredentials, gatewayPort: () => number | undefined): GatewayAuth {
   return {
     isGateway: (host, port) => host === HOST_INTERNAL && port === gatewayPort(),
+    port: gatewayPort,
     authorize(boxId, headers) {
       const bearer = /^Bearer\s+(\S+)$/i.exec(String(headers.authorization ?? ''))?.[1];
       const token = bearer ?? (typeof headers['x-api-key'] === 'string' ? headers['x-api-key'] : undefined);

@@ -15,7 +15,7 @@ import { upstreamTls, upstreamTlsProblem } from './upstream-tls.js';
 export function forwardUpgrade(deps: ProxyDeps, boxId: string, req: http.IncomingMessage, client: Duplex, head: Buffer, t: ForwardTarget) {
   client.on('error', () => {});
   const method = req.method ?? 'GET';
-  const d = decideRequest(deps.policyFor(boxId), { host: t.host, method, path: t.pathAndQuery.split('?')[0]! });
+  const d = decideRequest(deps.policyFor(boxId), { host: t.host, port: t.port, gatewayPort: deps.gateway?.port(), method, path: t.pathAndQuery.split('?')[0]! });
   const log = logFor(deps, boxId, method, t, d);
   const local = (status: number, body: string) => {
     log.bytesIn = rawReply(client, status, body);

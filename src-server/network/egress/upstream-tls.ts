@@ -37,8 +37,8 @@ export function upstreamRoots(file = process.env.BOX_EGRESS_CA_FILE): string[] |
 /** Keep-alive upstream pools shared by a service's proxies (a warm request reuses its connection). */
 export function upstreamAgents() {
   return {
-    http: new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000 }),
-    https: new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000 }),
+    http: new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000, noDelay: true }),
+    https: new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000, noDelay: true }),
   };
 }
 

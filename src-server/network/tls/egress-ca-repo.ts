@@ -8,7 +8,10 @@ interface EgressCaRow {
   created_at: string;
 }
 
-/** The `egress_ca` table (network area): the one CA of this install, row id 1; a rotation replaces it. */
+/**
+ * The `egress_ca` table (network area): the one CA of this install, row id 1; a rotation
+ * replaces it. `egress_ca_retired`: replaced CAs boxes still trust until their grace ends.
+ */
 export class EgressCaRepo {
   constructor(private db: Db) {}
 
@@ -24,5 +27,21 @@ export class EgressCaRepo {
            fingerprint_sha256 = excluded.fingerprint_sha256, created_at = excluded.created_at`,
       )
       .run(r.cert_pem, r.key_sealed, r.fingerprint_sha256, r.created_at);
+  }
+
+  retire(fingerprint: string, certPem: string, retiredAt: string, trustedUntil: string): void {
+    this.db
+      .prepare('INSERT OR REPLACE INTO egress_ca_retired (fingerprint_sha256, cert_pem, retired_at, trusted_until) VALUES (?, ?, ?, ?)')
+      .run(fingerprint, certPem, retiredAt, trustedUntil);
+  }
+
+  /** Forgets retired CAs whose grace ended by `now`; answers the others, newest first. */
+  retiredStillTrusted(now: string): { cert_pem: string; fingerprint_sha256: string; trusted_until: string }[] {
+    this.db.prepare('DELETE FROM egress_ca_retired WHERE trusted_until <= ?').run(now);
+    return this.db.prepare('SELECT cert_pem, fingerprint_sha256, trusted_until FROM egress_ca_retired ORDER BY retired_at DESC').all() as {
+      cert_pem: string;
+      fingerprint_sha256: string;
+      trusted_until: string;
+    }[];
   }
 }

@@ -21,6 +21,8 @@ const LEAF_REFRESH_MS = 7 * DAY;
 /** Hosts whose leaf is cached; the least recently used is dropped beyond this. */
 const LEAF_CACHE = 2000;
 const AAD = 'egress-ca';
+/** How long a replaced CA stays trusted in boxes after a rotation (tuning `egressCaGraceMs`). */
+const DEFAULT_CA_GRACE_MS = DAY;
 
 const serial = () => {
   const b = randomBytes(16);
@@ -30,7 +32,7 @@ const serial = () => {
 const pem = (label: string, der: ArrayBuffer) =>
   `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END ${label}-----\n`;
 
-export interface CaInfo {
+interface CaInfo {
   certificate: string;
   fingerprint_sha256: string;
   created_at: string;
@@ -51,23 +53,26 @@ interface Loaded {
 /**
  * The per-install certificate authority the egress proxy signs its per-host leaves with.
  * Created on first start; its key is stored sealed (AES-256-GCM under the data dir's
- * master key), never in clear on disk; `rotate()` replaces it (boxes trust the new one
- * from their next start). Leaves share one in-memory key pair (per CA) and are cached per
- * host name.
+ * master key), never in clear on disk; `rotate()` replaces it: new leaves are signed by the
+ * new CA at once, and the old certificate stays in `trusted()` for a grace period (kept in
+ * egress_ca_retired), so what boxes trust covers connections made before the rotation.
+ * Leaves share one in-memory key pair (per CA) and are cached per host name.
  */
 export class EgressCa {
   private ca!: Loaded;
   private leafKeys!: { privatePem: string; publicKey: CryptoKey };
   private leaves = new Map<string, { ctx: Promise<Leaf>; at: number }>();
   private listeners: Array<(info: CaInfo) => void> = [];
+  private retired: { certificate: string; fingerprint_sha256: string; until: number }[] = [];
 
   private constructor(
     private repo: EgressCaRepo,
     private cipher: () => CryptoBox,
+    private graceMs: number,
   ) {}
 
-  static async open(db: Db, cipher: () => CryptoBox): Promise<EgressCa> {
-    const ca = new EgressCa(new EgressCaRepo(db), cipher);
+  static async open(db: Db, cipher: () => CryptoBox, graceMs = DEFAULT_CA_GRACE_MS): Promise<EgressCa> {
+    const ca = new EgressCa(new EgressCaRepo(db), cipher, graceMs);
     const row = ca.repo.get();
     if (row) {
       const pkcs8 = cipher().open(row.key_sealed, AAD);
@@ -77,6 +82,7 @@ export class EgressCa {
       ca.ca = await ca.create();
     }
     await ca.newLeafKeys();
+    ca.loadRetired();
     return ca;
   }
 
@@ -84,12 +90,36 @@ export class EgressCa {
     return { ...this.ca.info };
   }
 
-  /** Called after a rotation with the new CA (guest setup re-reads it; boxes pick it up at their next start). */
+  /** Called after a rotation with the new CA. */
   onChange(fn: (info: CaInfo) => void) {
     this.listeners.push(fn);
   }
 
+  /**
+   * The certificates boxes must trust: the current CA first, then replaced ones still in
+   * their grace period. In memory (guest setup asks on every exec).
+   */
+  trusted(now = Date.now()): { certificate: string; fingerprint_sha256: string }[] {
+    const old = this.retired.filter((r) => r.until > now && r.fingerprint_sha256 !== this.ca.info.fingerprint_sha256);
+    return [{ certificate: this.ca.info.certificate, fingerprint_sha256: this.ca.info.fingerprint_sha256 }, ...old.map(({ certificate, fingerprint_sha256 }) => ({ certificate, fingerprint_sha256 }))];
+  }
+
+  /** When the next replaced CA leaves `trusted()` (epoch ms), if one is still in its grace period. */
+  nextGraceEnd(now = Date.now()): number | undefined {
+    const ends = this.retired.map((r) => r.until).filter((u) => u > now);
+    return ends.length ? Math.min(...ends) : undefined;
+  }
+
+  /** Reads the replaced CAs still in their grace period, forgetting expired ones. */
+  private loadRetired() {
+    const rows = this.repo.retiredStillTrusted(new Date().toISOString());
+    this.retired = rows.map((r) => ({ certificate: r.cert_pem, fingerprint_sha256: r.fingerprint_sha256, until: Date.parse(r.trusted_until) }));
+  }
+
   async rotate(): Promise<CaInfo> {
+    const now = Date.now();
+    this.repo.retire(this.ca.info.fingerprint_sha256, this.ca.info.certificate, new Date(now).toISOString(), new Date(now + this.graceMs).toISOString());
+    this.loadRetired();
     this.ca = await this.create();
     await this.newLeafKeys();
     this.leaves.clear();
