@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 const KEY = 'bxk_bench_key_000000000000000000000000000';
 /** A second upstream answers after this long, like a real model server would. */
 const SLOW_UPSTREAM_MS = 20;
+/** Concurrent load on each path before anything is measured (per scenario). */
+const WARMUP_MS = 4000;
 const role = process.argv.find((a) => a.startsWith('--role='))?.slice(7);
 
 function child(r: string): Promise<{ proc: ChildProcess; info: { url: string; dataDir?: string } }> {
@@ -83,7 +85,12 @@ interface Pair {
 }
 
 async function measure({ direct, viaGw, upstreamPid, gatewayPid }: Pair, n: number, seconds: number) {
+  // Warm-up to steady state: the gateway is a long-running service with far more code than
+  // the fake upstream (express, zod, SQLite), and V8 takes thousands of requests to optimize
+  // it all; measuring its first seconds would mostly measure the JIT compiler.
   for (let i = 0; i < Math.min(300, n); i++) await Promise.all([direct(), viaGw()]);
+  await throughput(direct, 16, WARMUP_MS);
+  await throughput(viaGw, 16, WARMUP_MS);
   const d: number[] = [];
   const g: number[] = [];
   for (let i = 0; i < n; i++) {
