@@ -8,5 +8,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
+    // Test services keep no warm clones (each would be one more idle VM per test file on a
+    // 2-core CI machine); runtime/warm-pool.vm.test.ts turns the pool on for itself.
+    env: { BOX_WARM_POOL: process.env.BOX_WARM_POOL ?? '0' },
   },
 });

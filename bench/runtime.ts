@@ -60,14 +60,33 @@ let t = now();
 await terminate((await json('/v1/boxes', { app_id: appId, name: 'warmup' })).box_id);
 out['warm-up create (image/template build if not cached), s'] = r1((now() - t) / 1000);
 
+/** Waits until the warm pool holds a clone of the default template (GET /v1/templates). */
+async function poolReady(timeoutMs = 60_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { data } = (await json('/v1/templates')) as { data: { state: string; warm_clones: number }[] };
+    if (data.some((tpl) => tpl.state === 'ready' && tpl.warm_clones > 0)) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
 if (ONLY.has('boot')) {
   for (let i = 0; i < RUNS; i++) {
     rec('bare boot', await bareBoot(dataDir, i));
+    const pooled = await poolReady();
     t = now();
     const box = await json('/v1/boxes', { app_id: appId, name: `b${i}` });
     rec('create', now() - t);
     await exec(box.box_id, 'true');
     rec('create → exec ready', now() - t);
+    if (!pooled) rec('pool never ready', 1);
+    // right after: the pool is being refilled, so this one restores the template itself
+    t = now();
+    const second = await json('/v1/boxes', { app_id: appId, name: `c${i}` });
+    await exec(second.box_id, 'true');
+    rec('create → exec ready, pool empty', now() - t);
+    await terminate(second.box_id);
     t = now();
     const fork = await json(`/v1/boxes/${box.box_id}/fork`, { name: `f${i}` });
     rec('fork of a running box', now() - t);
@@ -86,9 +105,13 @@ if (ONLY.has('boot')) {
   const bare = p50('bare boot');
   out.boot = {
     'bare QEMU boot to agent HELLO p50, ms (baseline)': r1(bare),
+    'warm pool size (BOX_WARM_POOL)': Number(process.env.BOX_WARM_POOL ?? 1),
     'create (API answers) p50, ms': r1(p50('create')),
     'create → exec ready p50, ms': r1(p50('create → exec ready')),
     'create → exec ready / bare boot (goal <= 0.05)': r3(p50('create → exec ready') / bare),
+    'create → exec ready with the pool empty (template restore) p50, ms': r1(p50('create → exec ready, pool empty')),
+    'create → exec ready, pool empty / bare boot': r3(p50('create → exec ready, pool empty') / bare),
+    ...(rows['pool never ready'] ? { 'runs where the pool was not ready': rows['pool never ready'].length } : {}),
     'fork of a running box p50, ms (goal <= 150)': r1(p50('fork of a running box')),
     'fork / bare boot': r3(p50('fork of a running box') / bare),
     'pause p50, ms': r1(p50('pause')),

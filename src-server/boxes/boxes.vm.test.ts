@@ -57,6 +57,10 @@ describe('a real box', () => {
     expect(await back.text()).toBe('from-the-box\n');
     expect(await sh(boxId, '. /etc/os-release; echo $ID')).toBe('debian\n');
     expect(await sh(boxId, 'hostname')).toBe('vm1\n');
+    // a clone of the warm template (its spare 9p slot carries the volume), not a cold boot
+    const state = JSON.parse(fs.readFileSync(`${svc.dataDir}/boxes/${boxId}/state.json`, 'utf8'));
+    expect(state.template).toMatch(/^tpl_/);
+    expect(state.bootCount).toBe(0);
     const st = await (await svc.api('/v1/status')).json();
     expect(st).toMatchObject({ runtime: 'qemu' });
     expect(['kvm', 'tcg', 'hvf']).toContain(st.accelerator);

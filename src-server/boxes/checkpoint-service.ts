@@ -21,7 +21,8 @@ export class CheckpointService {
     return this.boxes.withLock(box.box_id, () => this.take(box, opts));
   }
 
-  private async take(box: BoxRecord, opts: { name?: string; ttl_seconds?: number }): Promise<Checkpoint> {
+  /** onSaved: the checkpoint is ready (boxes may start from it) while a running source is still resuming. */
+  private async take(box: BoxRecord, opts: { name?: string; ttl_seconds?: number }, onSaved?: (cp: CheckpointRow) => void): Promise<Checkpoint> {
     const cur = this.boxes.fresh(box, 'checkpoint');
     const now = Date.now();
     const generation = cur.checkpoint_generation + 1;
@@ -40,7 +41,10 @@ export class CheckpointService {
     const repo = this.boxes.repo;
     repo.insertCheckpoint(cp);
     try {
-      const { sizeBytes } = await this.boxes.runtime.checkpoint(cur.box_id, cp.checkpoint_id, cur.status === 'running');
+      const { sizeBytes } = await this.boxes.runtime.checkpoint(cur.box_id, cp.checkpoint_id, cur.status === 'running', () => {
+        repo.finishCheckpoint(cp.checkpoint_id, 'ready', 0);
+        onSaved?.(repo.getCheckpoint(cp.checkpoint_id)!);
+      });
       repo.finishCheckpoint(cp.checkpoint_id, 'ready', sizeBytes);
       repo.update(cur.box_id, { checkpoint_generation: generation, last_checkpointed_at: cp.created_at });
     } catch (e) {
@@ -99,10 +103,18 @@ export class CheckpointService {
   async fork(auth: Principal, box: BoxRecord, name: string, count: number): Promise<{ checkpoint_id: string; boxes: Box[] }> {
     const names = count === 1 ? [name] : Array.from({ length: count }, (_, i) => `${name}-${i + 1}`);
     for (const n of names) if (this.boxes.repo.nameTaken(auth.orgId, n)) throw conflict(`A box named "${n}" already exists.`, 'already_exists', 'name');
-    const cp = await this.checkpoint(box, { name: `fork:${name}` });
-    const row = this.get(auth.orgId, cp.checkpoint_id);
+    // The children start as soon as the checkpoint's files are complete, while a running
+    // source is still being resumed (under its lock): the two restores overlap.
+    let saved!: (cp: CheckpointRow) => void;
+    const savedP = new Promise<CheckpointRow>((r) => (saved = r));
+    const taking = this.boxes.withLock(box.box_id, () => this.take(box, { name: `fork:${name}` }, saved));
+    const row = await Promise.race([savedP, taking.then((cp) => this.get(auth.orgId, cp.checkpoint_id))]);
     const boxes: Box[] = [];
-    for (const n of names) boxes.push(await this.fromCheckpoint(auth, row, n, box.box_id));
-    return { checkpoint_id: cp.checkpoint_id, boxes };
+    try {
+      for (const n of names) boxes.push(await this.fromCheckpoint(auth, row, n, box.box_id));
+    } finally {
+      await taking.catch(() => {}); // the source is running again (or its failure is recorded) before the answer
+    }
+    return { checkpoint_id: row.checkpoint_id, boxes };
   }
 }

@@ -11,7 +11,11 @@ import type { Readable } from 'node:stream';
 export interface BoxRuntime {
   readonly name: string;
   accelerator(): Promise<string>;
-  create(cfg: VmConfig, onProgress?: (p: Progress) => void): Promise<void>;
+  /**
+   * Starts a new box. A runtime that answers `{ filesWritten: true }` has put cfg.files in
+   * place itself (a warm clone may hold them already); otherwise the caller writes them.
+   */
+  create(cfg: VmConfig, onProgress?: (p: Progress) => void): Promise<void | { filesWritten: true }>;
   agent(boxId: string): Promise<GuestAgent>;
   isAlive(boxId: string): Promise<boolean>;
   /** Re-attaches to a VM that outlived the previous service process; false when none is alive. */
@@ -22,7 +26,11 @@ export interface BoxRuntime {
   coldBoot(cfg: VmConfig): Promise<void>;
   stop(boxId: string): Promise<void>;
   destroy(boxId: string): Promise<void>;
-  checkpoint(boxId: string, checkpointId: string, running: boolean): Promise<{ sizeBytes: number }>;
+  /**
+   * onSaved: called once the checkpoint's files are complete (a clone may start from it),
+   * while a running box is still being resumed; the promise resolves after that.
+   */
+  checkpoint(boxId: string, checkpointId: string, running: boolean, onSaved?: () => void): Promise<{ sizeBytes: number }>;
   cloneFromCheckpoint(checkpointId: string, cfg: VmConfig): Promise<void>;
   deleteCheckpoint(checkpointId: string): Promise<void>;
   /** Called when a VM dies without being asked to (killed, guest panic, agent gone). */
@@ -63,6 +71,8 @@ export interface TemplateInfo {
   bytes: number;
   /** Boxes cloned from it that still exist. */
   boxes: number;
+  /** Restored, warmed clones waiting for a create (the warm pool). */
+  warmClones?: number;
 }
 
 export interface TemplatePort {
@@ -85,6 +95,14 @@ export interface VmConfig {
   forwards: { hostPort: number; guestPort: number }[];
   /** Host port of the egress proxy; the guest's only way out. */
   proxyPort?: number;
+  /** Files the box gets on every start (guest-setup.ts), same content each time. */
+  files?: GuestFile[];
+}
+
+export interface GuestFile {
+  path: string;
+  content: string | Buffer;
+  mode: number;
 }
 
 export interface Progress {
@@ -129,7 +147,8 @@ export interface GuestExec {
 
 export interface GuestAgent {
   exec(opts: ExecOptions): GuestExec;
-  writeFile(path: string, opts: { mode: number; createParents: boolean }, source: Readable): Promise<{ sizeBytes: number }>;
+  /** durable (default true): synced before the answer; false for files written again on every start. */
+  writeFile(path: string, opts: { mode: number; createParents: boolean; durable?: boolean }, source: Readable): Promise<{ sizeBytes: number }>;
   readFile(path: string): Promise<{ mode: number; size: number | null; stream: Readable }>;
   stat(path: string, opts: { follow: boolean }): Promise<EntryInfo>;
   listDir(path: string): Promise<EntryInfo[]>;

@@ -19,6 +19,8 @@ export const Template = z.object({
   built_at: z.string().nullable(),
   bytes: z.number().int(),
   boxes: z.number().int(),
+  /** Clones restored and warmed ahead of need: the next creates take them (BOX_WARM_POOL). */
+  warm_clones: z.number().int(),
 });
 export type Template = z.infer<typeof Template>;
 

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +71,30 @@ describe('files', () => {
     expect(ok.sizeBytes).toBe(3);
     expect(readFileSync(path, 'utf8')).toBe('new');
     expect(statSync(path).mode & 0o7777).toBe(0o644);
+  });
+
+  it('a non-durable write replaces the file without syncing; a durable one syncs file and directory', async () => {
+    const syncsDuring = async (fn: () => Promise<unknown>) => {
+      const out = join(agent.dir, `strace-${Date.now()}.txt`);
+      const st = spawn('strace', ['-f', '-e', 'trace=fsync,fdatasync', '-o', out, '-p', String(agent.proc.pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+      await new Promise<void>((resolve, reject) => {
+        st.stderr!.on('data', (d: Buffer) => d.toString().includes('attached') && resolve());
+        st.on('error', reject);
+        st.on('exit', () => reject(new Error('strace ended before attaching')));
+      });
+      await fn();
+      const gone = new Promise((r) => st.once('exit', r));
+      st.kill('SIGINT');
+      await gone;
+      return readFileSync(out, 'utf8').split('\n').filter((l) => /\b(fsync|fdatasync)\(/.test(l)).length;
+    };
+    const path = join(root, 'identity.txt');
+    writeFileSync(path, 'old');
+    expect(await syncsDuring(() => client.writeFile(path, { durable: false }, Buffer.from('fast')))).toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe('fast');
+    expect(readdirSync(root).filter((n) => n.startsWith('.box-upload'))).toEqual([]);
+    expect(await syncsDuring(() => client.writeFile(path, {}, Buffer.from('safe')))).toBeGreaterThanOrEqual(2);
+    expect(readFileSync(path, 'utf8')).toBe('safe');
   });
 
   it('maps errors to codes', async () => {

@@ -82,6 +82,7 @@ export const T = {
   TTY: 53,
   DISCARDING: 54,
   HOSTNAME: 55,
+  DURABLE: 56,
 } as const;
 
 /** Channel numbers carried in the flags byte of DATA, EOF and WINDOW frames. */

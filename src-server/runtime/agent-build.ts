@@ -1,6 +1,8 @@
 /**
  * The one place that builds the guest agent (static, with the host's gcc and make): the
- * runtime, the image CLI, the test helpers and `box image build` all call these.
+ * runtime, the image CLI, the test helpers and `box image build` all call these. It also
+ * builds the host-side box-ramdelta filter (resources/guest/ramdelta) that keeps a
+ * template clone's saved state down to the pages the box changed.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,6 +13,8 @@ import { AGENT_BUILD_PATH, RESOURCES_DIR } from './guest-image.js';
 
 const execFileP = promisify(execFile);
 export const AGENT_SOURCE_DIR = join(RESOURCES_DIR, 'guest', 'agent');
+const RAMDELTA_SOURCE_DIR = join(RESOURCES_DIR, 'guest', 'ramdelta');
+export const RAMDELTA_PATH = join(RESOURCES_DIR, 'guest', 'build', 'box-ramdelta');
 
 /** Runs make (it rebuilds only what changed) and returns the binary; throws when the toolchain is missing. */
 export function buildAgentSync(opts: { quiet?: boolean } = {}): string {
@@ -30,4 +34,20 @@ export async function ensureAgentBinary(): Promise<void> {
     if (existsSync(AGENT_BUILD_PATH)) return;
     throw new RuntimeError(`building the guest agent failed (needs gcc, make and libc6-dev): ${e.stderr || e.message}`);
   });
+  await ensureRamDelta();
+}
+
+let ramDelta: Promise<string | undefined> | undefined;
+/**
+ * The box-ramdelta filter, made once per process (make rebuilds only what changed).
+ * Undefined when it cannot be built or BOX_RAMDELTA=0 (for comparisons): clones then save
+ * their whole RAM (correct, slower, and a resumed clone no longer shares the template's pages).
+ */
+export function ensureRamDelta(): Promise<string | undefined> {
+  if (process.env.BOX_RAMDELTA === '0') return Promise.resolve(undefined);
+  ramDelta ??= execFileP('make', ['-s', '-C', RAMDELTA_SOURCE_DIR]).then(
+    () => RAMDELTA_PATH,
+    () => (existsSync(RAMDELTA_PATH) ? RAMDELTA_PATH : undefined),
+  );
+  return ramDelta;
 }

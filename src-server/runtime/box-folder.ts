@@ -1,7 +1,8 @@
 /**
  * The per-box folder `<dataDir>/boxes/<box_id>/` and the named files in it. State is
  * derived from these files and the live process: a box "has a VM" when qemu.pid names a
- * live QEMU whose command line mentions this folder's qmp.sock; it "can be restored"
+ * live QEMU whose command line mentions this folder's qmp.sock (or, for a warm-pool
+ * clone renamed into place, its launchDir's); it "can be restored"
  * when ram + devices.bin + state.json exist.
  */
 import { execFile } from 'node:child_process';
@@ -33,6 +34,8 @@ export class BoxFolder {
   get ram() { return join(this.dir, 'ram'); }
   get devices() { return join(this.dir, 'devices.bin'); }
   get checkpoints() { return join(this.dir, 'checkpoints'); }
+  /** What an unused 9p slot exports (vm-config.ts, shareSlots): always empty. */
+  get emptyShare() { return join(this.dir, 'empty-share'); }
   get stateFile() { return join(this.dir, 'state.json'); }
   checkpoint(name: string) { return join(this.checkpoints, name); }
 }
@@ -55,10 +58,18 @@ export interface BoxState {
   clonedFrom?: string;
   /** The template the box's disk (and, until a cold boot, its RAM) builds on. */
   template?: string;
+  /**
+   * Where the running QEMU was started when that was not this folder (a warm-pool clone,
+   * renamed into place): its command line names that folder's sockets.
+   */
+  launchDir?: string;
+  /** The proxy port file the running QEMU reads (warm-pool clones); removed with the box. */
+  portFile?: string;
 }
 
 export async function ensureFolder(folder: BoxFolder): Promise<void> {
   await mkdir(folder.checkpoints, { recursive: true });
+  await mkdir(folder.emptyShare, { recursive: true });
   for (const p of [folder.qmpSock, folder.qmpAuxSock, folder.agentSock]) {
     if (Buffer.byteLength(p) > MAX_SOCKET_PATH) {
       throw new Error(`socket path too long for a unix socket (${Buffer.byteLength(p)} > ${MAX_SOCKET_PATH}): ${p}`);
@@ -81,10 +92,16 @@ export async function writeState(folder: BoxFolder, state: BoxState): Promise<vo
   await rename(tmp, folder.stateFile);
 }
 
-/** Creates (or replaces) disk.qcow2 as an overlay over `backing` (raw base or frozen qcow2). */
+/**
+ * Creates (or replaces) disk.qcow2 as an overlay over `backing` (raw base or frozen qcow2).
+ * lazy_refcounts: a cluster allocation does not flush refcount blocks ahead of the L2
+ * table (a host fdatasync each: 20-80 ms per first write to a region under TCG, which a
+ * fresh clone's every first write is); after a crash QEMU repairs the refcounts on the
+ * next read-write open (the image is marked dirty), and guest data is unaffected.
+ */
 export async function createOverlay(path: string, backing: string, backingFormat: 'raw' | 'qcow2', sizeGib?: number) {
   await rm(path, { force: true });
-  const args = ['create', '-q', '-f', 'qcow2', '-F', backingFormat, '-b', resolve(backing), path];
+  const args = ['create', '-q', '-f', 'qcow2', '-o', 'lazy_refcounts=on', '-F', backingFormat, '-b', resolve(backing), path];
   if (sizeGib) args.push(`${sizeGib}G`);
   await execFileP('qemu-img', args);
 }
@@ -104,7 +121,9 @@ export function livePid(folder: BoxFolder): number | undefined {
   if (!pid) return undefined;
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    return cmdline.includes(folder.qmpSock) ? pid : undefined;
+    if (cmdline.includes(folder.qmpSock)) return pid;
+    const launchDir = (JSON.parse(readFileSync(folder.stateFile, 'utf8')) as BoxState).launchDir;
+    return launchDir && cmdline.includes(join(launchDir, 'qmp.sock')) ? pid : undefined;
   } catch {
     return undefined;
   }

@@ -129,7 +129,7 @@ export function guestAgentAdapter(client: AgentClient, track: (f: ExecFacade) =>
       track(facade);
       return facade;
     },
-    writeFile: (p, o, src) => client.writeFile(p, { mode: o.mode, createParents: o.createParents }, src),
+    writeFile: (p, o, src) => client.writeFile(p, { mode: o.mode, createParents: o.createParents, durable: o.durable }, src),
     readFile: (p) => client.readFile(p),
     stat: async (p, o) => entry(await client.stat(p, { follow: o.follow })),
     listDir: async (p) => (await client.listDir(p)).map(entry),

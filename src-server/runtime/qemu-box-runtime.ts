@@ -1,9 +1,11 @@
 /**
  * The box domain's runtime port implemented with QEMU: one daemonized QEMU per running
  * box, one agent connection each. VMs outlive the service; `adopt` re-attaches to them.
- * A box without volume mounts is created as a clone of the warm template of its image
- * and shape (templates.ts, template-clone.ts); with mounts (extra 9p devices the saved
- * device state lacks) or BOX_TEMPLATES=0 it cold-boots.
+ * A box is created as a clone of the warm template of its image and shape (templates.ts,
+ * template-clone.ts); its volume mounts take the template's spare 9p slots and are
+ * mounted through the agent. With BOX_TEMPLATES=0, or when the template cannot be built,
+ * it cold-boots. A create without mounts takes a warmed clone from the warm pool when one
+ * is ready (warm-pool.ts).
  * Checkpoints live in <dataDir>/checkpoints/<id>/ so they outlive their box.
  */
 import { existsSync } from 'node:fs';
@@ -20,12 +22,15 @@ import { collectCheckpointGarbage, collectLayers, deleteCheckpointDir, dirSizeBy
 import { applyIdentity, cloneTemplateFolder } from './template-clone.js';
 import { checkpointFolder, checkpointVm, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
+import { WarmPool, warmPoolSize, writeGuestFiles } from './warm-pool.js';
 
 
 export interface QemuRuntimeOptions {
   onImageProgress?: (p: ImageProgress) => void;
   /** Clone boxes from warm templates (default: unless BOX_TEMPLATES=0). */
   templates?: boolean;
+  /** Warmed clones kept ready per template in use (default: BOX_WARM_POOL, else 1). */
+  warmPool?: number;
 }
 
 export class QemuBoxRuntime implements BoxRuntime {
@@ -40,6 +45,8 @@ export class QemuBoxRuntime implements BoxRuntime {
   });
   private machines: MachineSource;
   private useTemplates: boolean;
+  private pool: WarmPool;
+  private poolCleared: Promise<void>;
   readonly templates: TemplatePort;
 
   constructor(
@@ -49,10 +56,20 @@ export class QemuBoxRuntime implements BoxRuntime {
     this.machines = new MachineSource(dataDir, opts.onImageProgress);
     this.useTemplates = opts.templates ?? process.env.BOX_TEMPLATES !== '0';
     const store = this.machines.store;
+    this.pool = new WarmPool(dataDir, this.useTemplates ? (opts.warmPool ?? warmPoolSize()) : 0);
+    this.poolCleared = this.pool.clearLeftovers().catch(() => {});
+    store.onRemove = (id) => this.pool.drain(id);
     this.templates = {
-      list: () => store.list(),
+      list: async () => {
+        const warm = this.pool.readyCounts();
+        return (await store.list()).map((t) => ({ ...t, warmClones: warm.get(t.templateId) ?? 0 }));
+      },
       remove: (id) => store.remove(id),
-      prepare: async (shape) => void (await this.machines.template(shape)),
+      prepare: async (shape) => {
+        const tpl = await this.machines.template(shape);
+        await this.poolCleared;
+        this.pool.fill(tpl);
+      },
     };
   }
 
@@ -81,15 +98,27 @@ export class QemuBoxRuntime implements BoxRuntime {
     if (cfg.image !== 'debian' && !(await this.machines.resolveImage?.(cfg.image))) throw new RuntimeError(`unknown image "${cfg.image}"`);
     const folder = this.folder(cfg.boxId);
     const config = await this.machines.vmConfig(cfg);
-    if (this.useTemplates && !cfg.mounts.length) {
+    if (this.useTemplates) {
       // A template that cannot be built leaves the box to a cold boot (the failure is listed in GET /v1/templates).
       const tpl = await this.machines.template({ image: cfg.image, vcpus: cfg.vcpus, memoryMib: cfg.memoryMib, diskGib: cfg.diskGib }, onProgress).catch(() => undefined);
       if (tpl) {
-        await cloneTemplateFolder(tpl, folder, { hostname: cfg.hostname, ports: config.ports, proxyPort: config.proxyPort });
-        this.handles.set(cfg.boxId, await restoreVm(folder));
+        const own = { hostname: cfg.hostname, ports: config.ports ?? [], proxyPort: config.proxyPort, mounts: config.mounts ?? [] };
+        await this.poolCleared;
+        // a pooled clone's 9p slots export nothing: boxes with volumes restore their own
+        const pooled = own.mounts.length ? undefined : await this.pool.take(tpl, { folder, ...own });
+        if (pooled) this.handles.set(cfg.boxId, pooled.handle);
+        else {
+          await cloneTemplateFolder(tpl, folder, own);
+          this.handles.set(cfg.boxId, await restoreVm(folder));
+        }
+        this.pool.rememberFiles(cfg.files ?? []);
+        this.pool.fillSoon(tpl);
         await this.connect(cfg.boxId, folder, 'clone');
-        await applyIdentity(this.conns.client(cfg.boxId)!, cfg.hostname);
-        return;
+        const agent = this.conns.client(cfg.boxId)!;
+        await applyIdentity(agent, cfg.hostname);
+        // the guest-setup files (a warmed clone holds the install-wide ones already)
+        await writeGuestFiles(agent, cfg.files ?? [], pooled?.files);
+        return { filesWritten: true as const };
       }
     }
     this.handles.set(cfg.boxId, await launchVm(folder, config));
@@ -187,16 +216,19 @@ export class QemuBoxRuntime implements BoxRuntime {
 
   async destroy(boxId: string) {
     await this.stop(boxId);
+    const portFile = (await readState(this.folder(boxId)).catch(() => undefined))?.portFile;
+    if (portFile) await rm(portFile, { force: true });
     await rm(this.folder(boxId).dir, { recursive: true, force: true });
     await collectCheckpointGarbage(this.dataDir);
     await this.machines.store.collectGarbage();
   }
 
-  async checkpoint(boxId: string, checkpointId: string, running: boolean) {
+  async checkpoint(boxId: string, checkpointId: string, running: boolean, onSaved?: () => void) {
     const dir = this.cpDir(checkpointId);
     const folder = this.folder(boxId);
     if (!running) {
       await checkpointFolder(folder, dir);
+      onSaved?.();
       return { sizeBytes: dirSizeBytes(dir) };
     }
     // The one checkpoint-a-running-VM path (vm-snapshot.ts checkpointVm: save, checkpoint
@@ -205,7 +237,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     const agent = this.conns.client(boxId);
     this.conns.stopping.add(boxId);
     try {
-      await checkpointVm(h, dir, { agent });
+      await checkpointVm(h, dir, { agent, onSaved });
     } finally {
       await this.quiesce(boxId);
       this.conns.stopping.delete(boxId);
@@ -259,6 +291,7 @@ export class QemuBoxRuntime implements BoxRuntime {
   /** Disconnects from every VM; the VMs keep running for the next service start to adopt. */
   async close() {
     await this.machines.store.abortBuilds();
+    await this.pool.close();
     this.conns.closeAll();
     for (const h of this.handles.values()) h.qmp.close();
     this.handles.clear();

@@ -12,13 +12,15 @@ import { type BoxFolder, createOverlay, ensureFolder, livePid, writeState } from
 import type { Ready } from './templates.js';
 import type { VmConfig } from './vm-config.js';
 
-export async function cloneTemplateFolder(tpl: Ready, dst: BoxFolder, own: Pick<VmConfig, 'hostname' | 'ports' | 'proxyPort'>): Promise<void> {
+/** `own.mounts` go into the template's spare 9p slots; the agent mounts them after the restore. */
+export async function cloneTemplateFolder(tpl: Ready, dst: BoxFolder, own: Pick<VmConfig, 'hostname' | 'ports' | 'proxyPort' | 'mounts'>): Promise<void> {
   if (livePid(dst)) throw new Error(`a VM is running for ${dst.dir}`);
   await ensureFolder(dst);
   await createOverlay(dst.disk, tpl.folder.disk, 'qcow2');
   // written once, only ever unlinked (restoreVm drops the box's name after the restore)
   await rm(dst.devices, { force: true });
   await link(tpl.folder.devices, dst.devices).catch(() => copyFile(tpl.folder.devices, dst.devices));
+  if ((own.mounts?.length ?? 0) > (tpl.config.shareSlots ?? 0)) throw new Error(`the template has ${tpl.config.shareSlots ?? 0} share slots, the box needs ${own.mounts!.length}`);
   const config: VmConfig = { ...tpl.config, ramFile: tpl.folder.ram, freePageReporting: false, mounts: [], ...own };
   await writeState(dst, { config, bootCount: 0, template: tpl.templateId, clonedFrom: tpl.folder.dir });
 }
@@ -34,7 +36,9 @@ export async function cloneTemplateFolder(tpl: Ready, dst: BoxFolder, own: Pick<
 export async function applyIdentity(agent: AgentClient, hostname: string): Promise<void> {
   try {
     await agent.reseed(randomBytes(64), hostname);
-    const opts = { mode: 0o644, createParents: false };
+    // not synced: the guest writes them back within seconds; a clone killed before that
+    // boots with the template's (the kernel hostname comes from the command line then)
+    const opts = { mode: 0o644, createParents: false, durable: false };
     await agent.writeFile('/etc/hostname', opts, Buffer.from(`${hostname}\n`));
     await agent.writeFile('/etc/machine-id', { ...opts, mode: 0o444 }, Buffer.from(`${randomBytes(16).toString('hex')}\n`));
   } catch (e) {

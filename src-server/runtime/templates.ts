@@ -18,12 +18,12 @@ import { execText, waitForAgent } from './agent-wait.js';
 import { BoxFolder } from './box-folder.js';
 import { collectLayers, dirSizeBytes } from './layers.js';
 import { qemuVersion } from './host.js';
-import { kernelCmdline, type VmConfig } from './vm-config.js';
+import { kernelCmdline, SHARE_SLOTS, type VmConfig } from './vm-config.js';
 import { saveAndStop } from './vm-snapshot.js';
 import { killVm, launchVm } from './vm.js';
 
 /** Bump when what a template holds changes (prep script, device set). */
-const TEMPLATE_RECIPE = 'tpl-v1';
+const TEMPLATE_RECIPE = 'tpl-v2'; // v2: SHARE_SLOTS spare 9p devices
 const BUILD_TIMEOUT_MS = 180_000;
 
 /**
@@ -59,6 +59,8 @@ export class TemplateStore {
   private failed = new Map<string, { shape: TemplateShape; error: string }>();
   /** ids current for the present image/kernel/agent (others on disk are stale). */
   private current = new Set<string>();
+  /** Runs before a template's files go (the warm pool ends its clones of it). */
+  onRemove?: (id: string) => Promise<void>;
 
   constructor(private dataDir: string) {}
 
@@ -138,7 +140,7 @@ export class TemplateStore {
     this.failed.delete(id);
     await killVm(folder).catch(() => {}); // a build an earlier service process left behind
     await rm(folder.dir, { recursive: true, force: true });
-    const config: VmConfig = { ...base, mounts: [], ports: [], proxyPort: undefined, hostname: 'box', ramFile: undefined, freePageReporting: false };
+    const config: VmConfig = { ...base, mounts: [], shareSlots: SHARE_SLOTS, ports: [], proxyPort: undefined, hostname: 'box', ramFile: undefined, freePageReporting: false };
     try {
       progress({ phase: 'boot', percent: 10 });
       if (this.aborted) throw new Error('the service is stopping');
@@ -230,6 +232,7 @@ export class TemplateStore {
     if (!existsSync(join(this.root, id))) return 'not_found';
     const { any } = await this.users();
     if (any.has(id)) return 'in_use';
+    await this.onRemove?.(id);
     await rm(join(this.root, id), { recursive: true, force: true });
     this.current.delete(id);
     return 'removed';
@@ -246,7 +249,10 @@ export class TemplateStore {
     if (!this.current.size || !existsSync(this.root)) return;
     const { any } = await this.users();
     for (const id of readdirSync(this.root)) {
-      if (!this.current.has(id) && !this.building.has(id) && !any.has(id)) await rm(join(this.root, id), { recursive: true, force: true });
+      if (!this.current.has(id) && !this.building.has(id) && !any.has(id)) {
+        await this.onRemove?.(id);
+        await rm(join(this.root, id), { recursive: true, force: true });
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 /** The machine shape of a box VM and the QEMU command line built from it. */
 import type { BoxFolder } from './box-folder.js';
+import { shellQuote } from '../util/shell-quote.js';
 
 export type Accel = 'kvm' | 'hvf' | 'tcg';
 
@@ -33,8 +34,19 @@ export interface VmConfig {
   tscKhz: number;
   /** Host port of the egress proxy; the guest reaches it at 10.0.2.100:3128. */
   proxyPort?: number;
+  /**
+   * Instead of proxyPort: a file holding the port, read per guest connection. A warm-pool
+   * clone starts before its box (and its proxy) exists (warm-pool.ts).
+   */
+  proxyPortFile?: string;
   ports?: PortForward[];
   mounts?: ShareMount[];
+  /**
+   * At least this many 9p devices (tags vol0..): the slots without a mount export an empty
+   * read-only folder. Templates have SHARE_SLOTS so that a clone restores with the same
+   * device set whatever its mounts (they are mounted through the agent after the restore).
+   */
+  shareSlots?: number;
   hostname?: string;
   kernelArgs?: string[];
   /**
@@ -51,6 +63,8 @@ export interface VmConfig {
 }
 
 export const PROXY_GUEST_ADDR = '10.0.2.100:3128';
+/** The most volume mounts a box has (contract: volume_mounts max 8); microvm has 24 virtio-mmio slots. */
+export const SHARE_SLOTS = 8;
 
 /**
  * Guest CPU model under TCG: Nehalem is the x86-64-v2 baseline (SSE4.2, POPCNT) that
@@ -99,7 +113,11 @@ export function kernelCmdline(config: VmConfig, extra: string[] = []): string {
 
 export function netdevArg(config: VmConfig): string {
   const opts = ['user', 'id=net0', 'restrict=on'];
-  if (config.proxyPort) {
+  if (config.proxyPortFile) {
+    // libslirp splits the command like a shell (g_shell_parse_argv) and runs it without one
+    const connect = `exec socat -t0.01 - TCP:127.0.0.1:$(cat "$0")`;
+    opts.push(optEscape(`guestfwd=tcp:${PROXY_GUEST_ADDR}-cmd:sh -c ${shellQuote(connect)} ${shellQuote(config.proxyPortFile)}`));
+  } else if (config.proxyPort) {
     opts.push(`guestfwd=tcp:${PROXY_GUEST_ADDR}-cmd:socat -t0.01 - TCP:127.0.0.1:${config.proxyPort}`);
   }
   for (const p of config.ports ?? []) {
@@ -146,12 +164,14 @@ export function qemuArgs(folder: BoxFolder, config: VmConfig, opts: { incoming?:
     // `ram`, so idle RSS and the RAM file (what checkpoints copy) shrink.
     '-device', `virtio-balloon-device,free-page-reporting=${config.freePageReporting === false ? 'off' : 'on'}`,
   ];
-  (config.mounts ?? []).forEach((m, i) => {
+  const mounts = config.mounts ?? [];
+  for (let i = 0; i < Math.max(mounts.length, config.shareSlots ?? 0); i++) {
+    const m = mounts[i] ?? { hostPath: folder.emptyShare, readOnly: true };
     args.push(
       '-fsdev', `local,id=fs${i},path=${optEscape(m.hostPath)},security_model=none${m.readOnly ? ',readonly=on' : ''}`,
       '-device', `virtio-9p-device,fsdev=fs${i},mount_tag=vol${i}`,
     );
-  });
+  }
   if (opts.incoming) args.push('-incoming', 'defer');
   return args;
 }

@@ -2,6 +2,11 @@
  * Save/restore and checkpoints. Guest RAM lives in `ram` (memory-backend-file,
  * share=on); with the x-ignore-shared capability a migration writes only device state
  * (devices.bin, tens of KiB), and a restore maps the same RAM file again.
+ * A template clone maps the template's RAM file share=off instead: QEMU sends its whole
+ * RAM, and box-ramdelta (agent-build.ts) keeps only the pages that differ from the
+ * template, so devices.bin holds what the box changed (a few MiB, not the ~80 MiB the
+ * template's memory holds) and a restore leaves every other page mapped from the
+ * template file, still shared with the other clones.
  * Invariant: devices.bin matches `ram` only while no VM runs on them; restoreVm deletes
  * it once the VM runs again, so a stale pair can never be restored.
  * A checkpoint directory holds `ram`, `devices.bin`, `disk.qcow2` (frozen) and meta.json.
@@ -15,6 +20,7 @@ import { BoxFolder, createOverlay, ensureFolder, hasSavedState, livePid, readSta
 import type { AgentClient } from '../guest/agent-client.js';
 import { unmountShares } from './shares.js';
 import { shellQuote } from '../util/shell-quote.js';
+import { ensureRamDelta } from './agent-build.js';
 import { type VmHandle, quitVm, startQemu } from './vm.js';
 import type { VmConfig } from './vm-config.js';
 
@@ -46,17 +52,33 @@ async function waitMigration(handle: VmHandle, timeoutMs: number): Promise<void>
  */
 async function saveDevices(handle: VmHandle, path: string): Promise<void> {
   const tmp = `${path}.tmp`;
+  const template = handle.config.ramFile;
+  const filter = template ? await ensureRamDelta() : undefined;
   await handle.qmp.execute('stop');
   try {
     await setIgnoreShared(handle);
     await handle.qmp.execute('migrate-set-parameters', { 'max-bandwidth': 8 * 1024 ** 3 });
-    await handle.qmp.execute('migrate', { uri: `exec:cat > ${shellQuote(tmp)}` });
+    const sink = filter && template ? `${shellQuote(filter)} filter ${shellQuote(template)} mem ${shellQuote(tmp)}` : `cat > ${shellQuote(tmp)}`;
+    await handle.qmp.execute('migrate', { uri: `exec:${sink}` });
     await waitMigration(handle, 60_000);
+    // the filter renames its output into place once it has written the whole stream
+    if (filter) await waitForFile(tmp, 30_000);
     await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true });
+    await rm(`${tmp}.part`, { force: true });
     await handle.qmp.execute('cont').catch(() => {});
     throw e;
+  }
+}
+
+/** Waits for box-ramdelta's rename of `${path}.part` to `path`; it removes the part file when it fails. */
+async function waitForFile(path: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(path)) {
+    if (!existsSync(`${path}.part`) && !existsSync(path)) throw new Error(`box-ramdelta did not write the saved state ${path}`);
+    if (Date.now() > deadline) throw new Error(`the saved state did not appear at ${path}`);
+    await new Promise((r) => setTimeout(r, 2));
   }
 }
 
@@ -67,6 +89,8 @@ export interface SaveResult {
 export interface SnapshotOptions {
   /** Connected agent: needed when the VM has shared folders (unmounted before saving). */
   agent?: AgentClient;
+  /** checkpointVm: the checkpoint is complete (before the VM is restored). */
+  onSaved?: () => void;
 }
 
 async function prepareShares(handle: VmHandle, opts: SnapshotOptions): Promise<void> {
@@ -137,7 +161,7 @@ export async function copySparse(src: string, dst: string): Promise<void> {
 /**
  * Device state files are written once (temp file + rename) and only ever unlinked, so a
  * checkpoint and its clones share one inode. It matters for clones of templates, whose
- * saved state carries their RAM (share=off memory is migrated): no copy of it is made.
+ * saved state carries the pages they changed: no copy of it is made.
  */
 async function linkOrCopy(src: string, dst: string): Promise<void> {
   await rm(dst, { force: true });
@@ -165,8 +189,9 @@ export async function checkpointFolder(folder: BoxFolder, dir: string): Promise<
   const state = await readState(folder);
   if (!state || !hasSavedState(folder)) throw new Error(`no saved state in ${folder.dir}`);
   await mkdir(dir, { recursive: true });
-  // A clone has no ram file of its own: its RAM is in devices.bin (share=off memory is
-  // migrated) over the template's file, which config.ramFile keeps naming.
+  // A clone has no ram file of its own: the pages it changed are in devices.bin (share=off
+  // memory is migrated, box-ramdelta drops the template's pages) over the template's file,
+  // which config.ramFile keeps naming.
   if (existsSync(folder.ram)) await copySparse(folder.ram, join(dir, 'ram'));
   await linkOrCopy(folder.devices, join(dir, 'devices.bin'));
   await rename(folder.disk, join(dir, 'disk.qcow2'));
@@ -187,6 +212,7 @@ export async function checkpointVm(handle: VmHandle, dir: string, opts: Snapshot
   await saveAndStop(handle, opts);
   try {
     await checkpointFolder(handle.folder, dir);
+    opts.onSaved?.();
   } finally {
     const fresh = await restoreVm(handle.folder);
     Object.assign(handle, { pid: fresh.pid, qmp: fresh.qmp, diskNode: fresh.diskNode });

@@ -25,6 +25,7 @@ function toTemplate(t: TemplateInfo): Template {
     built_at: t.builtAt,
     bytes: t.bytes,
     boxes: t.boxes,
+    warm_clones: t.warmClones ?? 0,
   };
 }
 

@@ -45,7 +45,7 @@ async function templateDigest(id: string) {
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync('/tmp/bxtpl-');
-  svc = await startTestService({ dataDir });
+  svc = await startTestService({ dataDir, tuning: { prepareTemplates: true } });
   appId = (await post('/v1/apps/find', { name: 'tpl', mint_if_missing: true })).id;
 }, VM_TIMEOUT);
 afterAll(async () => {

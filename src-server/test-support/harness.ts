@@ -12,10 +12,15 @@ export interface TestService extends ServiceHandle {
 
 const TEST_KEY = 'bxk_test_key_for_route_tests_000000000000';
 
-/** Starts the real service (real SQLite, real HTTP) on a fresh temp data dir and a free port. */
+/**
+ * Starts the real service (real SQLite, real HTTP) on a fresh temp data dir and a free port.
+ * The default template is not prepared at start (tuning.prepareTemplates: true asks for it):
+ * every route test would otherwise boot a template VM it never uses.
+ */
 export async function startTestService(opts: Partial<StartOptions> = {}): Promise<TestService> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'box-test-'));
-  const svc = await startService({ ...opts, dataDir, apiKey: opts.apiKey ?? TEST_KEY, log: opts.log ?? quietLog });
+  const tuning = { prepareTemplates: false, ...opts.tuning };
+  const svc = await startService({ ...opts, tuning, dataDir, apiKey: opts.apiKey ?? TEST_KEY, log: opts.log ?? quietLog });
   const key = opts.apiKey ?? TEST_KEY;
   const api = (pathname: string, init: RequestInit & { json?: unknown } = {}) => {
     const headers = new Headers(init.headers);

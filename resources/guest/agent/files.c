@@ -24,6 +24,7 @@ struct fs {
 	char *path, *tmp;
 	int64_t size;
 	uint32_t credit, unacked;
+	int durable; /* upload: fsync the file and its directory before answering */
 };
 static struct fs *fs_list;
 
@@ -176,7 +177,7 @@ static struct fs *fs_new(uint32_t id, int writing, int fd, char *path)
 	return s;
 }
 
-static int start_write(uint32_t id, char *path, mode_t mode, int parents)
+static int start_write(uint32_t id, char *path, mode_t mode, int parents, int durable)
 {
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
@@ -198,6 +199,7 @@ static int start_write(uint32_t id, char *path, mode_t mode, int parents)
 	}
 	fchmod(fd, mode);
 	struct fs *s = fs_new(id, 1, fd, path);
+	s->durable = durable;
 	s->tmp = tmp;
 	fb_begin(M_OK, 0, id);
 	fb_int(T_WINDOW, FWRITE_WINDOW);
@@ -252,7 +254,7 @@ void files_request(const struct frame *f)
 			send_simple(M_OK, 0, f->stream);
 	} else if (f->type == M_FILE_WRITE) {
 		kept = start_write(f->stream, path, (mode_t)tlv_int(f, T_MODE, 0644) & 07777,
-				   tlv_int(f, T_PARENTS, 1) != 0);
+				   tlv_int(f, T_PARENTS, 1) != 0, tlv_int(f, T_DURABLE, 1) != 0);
 	} else {
 		kept = start_read(f->stream, path, tlv_int(f, T_WINDOW, 0));
 	}
@@ -304,10 +306,12 @@ static int sync_parent(const char *path)
 }
 
 /* The upload is answered only once it is on disk: a VM killed right after the
- * answer keeps the file (temp file synced, renamed, directory synced). */
+ * answer keeps the file (temp file synced, renamed, directory synced). A non-durable
+ * upload (durable(56) = 0: files the host writes again on every start) skips both
+ * syncs; the rename still makes it all-or-nothing. */
 static void upload_done(struct fs *s)
 {
-	if (fsync(s->fd) < 0) {
+	if (s->durable && fsync(s->fd) < 0) {
 		send_errno(s->id, errno, s->path);
 		return fs_free(s);
 	}
@@ -323,7 +327,7 @@ static void upload_done(struct fs *s)
 	}
 	free(s->tmp);
 	s->tmp = NULL;
-	if (sync_parent(s->path) < 0) {
+	if (s->durable && sync_parent(s->path) < 0) {
 		send_errno(s->id, errno, s->path);
 		return fs_free(s);
 	}

@@ -47,6 +47,11 @@ export function TemplatesPanel() {
               )}
               <span className="text-ink-400">{formatBytes(t.bytes)}</span>
               <span className="text-ink-400" data-testid="template-boxes">{t.boxes} box{t.boxes === 1 ? '' : 'es'}</span>
+              {t.warm_clones > 0 && (
+                <span className="text-ink-400" title="Clones restored and warmed ahead of need: the next create takes one in milliseconds">
+                  {t.warm_clones} warm
+                </span>
+              )}
               {t.built_at && <span className="text-ink-400">built {formatAgo(t.built_at)}</span>}
             </div>
             {t.error && <div className="mt-1 text-xs text-red-400">{t.error}</div>}

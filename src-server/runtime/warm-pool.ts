@@ -1,0 +1,222 @@
+/**
+ * Warm pool: clones of a ready template restored ahead of need and warmed up, so a create
+ * takes one instead of restoring. Under TCG a fresh restore spends ~400 ms translating
+ * guest code the first time the agent, the file writes and a process start run (QEMU's
+ * translation cache is not part of the saved state); a pooled clone has done that already.
+ * With KVM/HVF the pool saves the QEMU start and restore (~80 ms).
+ *
+ * A pooled VM lives in <dataDir>/pool/<id>/ (a BoxFolder) until taken: its folder is then
+ * renamed to the box's (QEMU keeps its open files and the sockets move with the folder;
+ * state.json's launchDir lets livePid recognise the command line), the box's identity
+ * is applied by the caller, its published ports are added over QMP, and the guest reaches
+ * the box's egress proxy through a port file read per connection (the netdev is fixed
+ * when QEMU starts, before the box exists).
+ * Pool VMs never outlive the service: close() ends them, and a start clears what a
+ * killed service left behind. They build on a current template only: a template that
+ * is removed or goes stale drains its pool first (TemplateStore.onRemove).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { GuestFile } from '../boxes/runtime-port.js';
+import type { AgentClient } from '../guest/agent-client.js';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { execText, waitForAgent } from './agent-wait.js';
+import { BoxFolder, livePid, readState, writeState } from './box-folder.js';
+import { applyIdentity, cloneTemplateFolder } from './template-clone.js';
+import type { Ready } from './templates.js';
+import type { PortForward } from './vm-config.js';
+import { restoreVm } from './vm-snapshot.js';
+import { addHostForward, killVm, type VmHandle } from './vm.js';
+
+interface Pooled {
+  folder: BoxFolder;
+  handle: VmHandle;
+  templateId: string;
+  portFile: string;
+  /** Guest files written during the warm-up: path → sha256 of the content. */
+  files: Map<string, string>;
+}
+
+export const fileDigest = (f: GuestFile) => createHash('sha256').update(f.content).digest('hex');
+
+/** Writes guest files that are written again on every start (no syncs). */
+export async function writeGuestFiles(agent: AgentClient, files: GuestFile[], skip: Map<string, string> = new Map()): Promise<void> {
+  for (const f of files) {
+    if (skip.get(f.path) === fileDigest(f)) continue;
+    await agent.writeFile(f.path, { mode: f.mode, createParents: true, durable: false }, Buffer.from(f.content));
+  }
+}
+
+/** What makes a taken clone this box's: its folder, hostname, published ports and proxy. */
+export interface PoolClaim {
+  folder: BoxFolder;
+  hostname: string;
+  ports: PortForward[];
+  proxyPort?: number;
+}
+
+/** BOX_WARM_POOL: clones kept ready per template in use (default 1; 0 turns the pool off). */
+export function warmPoolSize(): number {
+  const v = Number(process.env.BOX_WARM_POOL ?? 1);
+  return Number.isInteger(v) && v >= 0 ? Math.min(v, 8) : 1;
+}
+
+export class WarmPool {
+  private ready: Pooled[] = [];
+  /** The files of the latest create: the same for every box of this install (e.g. the egress CA). */
+  private files: GuestFile[] = [];
+  private filling = new Map<string, Promise<void>>();
+  private closed = false;
+
+  constructor(
+    private dataDir: string,
+    readonly size: number,
+  ) {}
+
+  private get root() {
+    return join(this.dataDir, 'pool');
+  }
+
+  /**
+   * Ends pool VMs a killed service left behind (they were never handed to a box) and the
+   * proxy port files no box names any more.
+   */
+  async clearLeftovers(): Promise<void> {
+    for (const id of existsSync(this.root) ? readdirSync(this.root) : []) {
+      const folder = new BoxFolder(join(this.root, id));
+      await killVm(folder).catch(() => {});
+      await rm(folder.dir, { recursive: true, force: true });
+    }
+    const vmnet = join(this.dataDir, 'vmnet');
+    if (!existsSync(vmnet)) return;
+    const used = new Set<string>();
+    const boxes = join(this.dataDir, 'boxes');
+    for (const b of existsSync(boxes) ? readdirSync(boxes) : []) {
+      const folder = new BoxFolder(join(boxes, b));
+      const st = await readState(folder).catch(() => undefined);
+      if (st?.portFile && livePid(folder)) used.add(st.portFile);
+    }
+    for (const f of readdirSync(vmnet)) if (!used.has(join(vmnet, f))) await rm(join(vmnet, f), { force: true });
+  }
+
+  /**
+   * Hands a ready clone of `tpl` to the box: its folder becomes `claim.folder` (which must
+   * not exist). Undefined when none is ready; the caller restores one itself.
+   */
+  async take(tpl: Ready, claim: PoolClaim): Promise<{ handle: VmHandle; files: Map<string, string> } | undefined> {
+    const i = this.ready.findIndex((p) => p.templateId === tpl.templateId);
+    if (i < 0 || existsSync(claim.folder.dir) || !existsSync(tpl.folder.ram)) return undefined;
+    const [p] = this.ready.splice(i, 1);
+    try {
+      if (claim.proxyPort) await writeFile(p!.portFile, String(claim.proxyPort));
+      await mkdir(dirname(claim.folder.dir), { recursive: true });
+      await rename(p!.folder.dir, claim.folder.dir);
+      const state = (await readState(claim.folder))!;
+      // later QEMU starts (restore after a sleep) name the proxy port directly
+      const config = { ...state.config, hostname: claim.hostname, ports: claim.ports, proxyPort: claim.proxyPort, proxyPortFile: undefined };
+      await writeState(claim.folder, { ...state, launchDir: p!.folder.dir, portFile: p!.portFile, config });
+      const handle: VmHandle = { ...p!.handle, folder: claim.folder, config };
+      for (const f of claim.ports) await addHostForward(handle, f.hostPort, f.guestPort, f.hostAddress);
+      return { handle, files: p!.files };
+    } catch (e) {
+      await killVm(existsSync(claim.folder.dir) ? claim.folder : p!.folder).catch(() => {});
+      await rm(p!.portFile, { force: true });
+      throw e;
+    }
+  }
+
+  /** Warmed clones ready, per template id. */
+  readyCounts(): Map<string, number> {
+    const m = new Map<string, number>();
+    for (const p of this.ready) m.set(p.templateId, (m.get(p.templateId) ?? 0) + 1);
+    return m;
+  }
+
+  /** Resolves when the fills in flight are done (tests, benchmarks). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.filling.values()]);
+  }
+
+  /** Guest files the next warm-ups write ahead (the latest create's). */
+  rememberFiles(files: GuestFile[]): void {
+    this.files = files;
+  }
+
+  /**
+   * fill() a moment later: a restore and warm-up take most of a core for ~0.5 s under TCG,
+   * which the box just created (and a burst of creates) should not share.
+   */
+  fillSoon(tpl: Ready, delayMs = 750): void {
+    if (this.closed || !this.size) return;
+    setTimeout(() => this.fill(tpl), delayMs).unref();
+  }
+
+  /** Tops the pool up for `tpl` in the background (one restore at a time per template). */
+  fill(tpl: Ready): void {
+    if (this.closed || !this.size || this.filling.has(tpl.templateId)) return;
+    const run = (async () => {
+      while (!this.closed && this.ready.filter((p) => p.templateId === tpl.templateId).length < this.size) {
+        const p = await this.warmOne(tpl);
+        if (this.closed) await this.end(p);
+        else this.ready.push(p);
+      }
+    })()
+      .catch(() => {}) // a pool that cannot fill leaves creates to restore themselves
+      .finally(() => this.filling.delete(tpl.templateId));
+    this.filling.set(tpl.templateId, run);
+  }
+
+  private async warmOne(tpl: Ready): Promise<Pooled> {
+    const id = `p${randomBytes(6).toString('hex')}`;
+    const folder = new BoxFolder(join(this.root, id));
+    const portFile = join(this.dataDir, 'vmnet', `${id}.proxy-port`);
+    await mkdir(dirname(portFile), { recursive: true });
+    await cloneTemplateFolder(tpl, folder, { hostname: 'box', ports: [], proxyPort: undefined });
+    const state = (await readState(folder))!;
+    await writeState(folder, { ...state, config: { ...state.config, proxyPortFile: portFile } });
+    const handle = await restoreVm(folder);
+    const files = this.files;
+    try {
+      // what every create runs first (clock, RNG, identity files, a process start): translated now
+      const agent = await waitForAgent(folder, { afterRestore: true });
+      try {
+        await applyIdentity(agent, 'box');
+        await writeGuestFiles(agent, files);
+        await execText(agent, ['/bin/true']);
+        await execText(agent, 'true');
+        // commit the warm-up's writes now: a journal commit (with its disk flush) due later
+        // would hold up the taker's identity writes (~100 ms under TCG)
+        await execText(agent, ['/bin/sync']);
+      } finally {
+        agent.close();
+      }
+    } catch (e) {
+      await killVm(handle).catch(() => {});
+      await rm(folder.dir, { recursive: true, force: true });
+      throw e;
+    }
+    return { folder, handle, templateId: tpl.templateId, portFile, files: new Map(files.map((f) => [f.path, fileDigest(f)])) };
+  }
+
+  private async end(p: Pooled): Promise<void> {
+    await killVm(p.handle).catch(() => {});
+    await rm(p.folder.dir, { recursive: true, force: true });
+    await rm(p.portFile, { force: true });
+  }
+
+  /** Ends the pooled clones of a template (before it is removed). */
+  async drain(templateId: string): Promise<void> {
+    await this.filling.get(templateId);
+    const gone = this.ready.filter((p) => p.templateId === templateId);
+    this.ready = this.ready.filter((p) => p.templateId !== templateId);
+    await Promise.all(gone.map((p) => this.end(p)));
+  }
+
+  /** Service shutdown: no pool VM outlives it. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.filling.values()]);
+    await Promise.all(this.ready.splice(0).map((p) => this.end(p)));
+  }
+}
