@@ -4,7 +4,7 @@ import { newId } from '../contract/common.js';
 import type { Principal } from '../http/auth.js';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors.js';
 import { BoxesRepo, toBox, type BoxRecord } from './boxes-repo.js';
-import type { BoxRuntime, VmConfig } from './runtime-port.js';
+import type { BoxRuntime, StartResult, VmConfig } from './runtime-port.js';
 import { Readable } from 'node:stream';
 import { GuestSetupRegistry } from './guest-setup.js';
 import { BoxHooks } from './box-hooks.js';
@@ -104,9 +104,10 @@ export class BoxService {
       created_at: now,
       started_at: null,
       updated_at: now,
+      last_start: null,
     };
     this.repo.insert(rec);
-    return this.withLock(rec.box_id, () => this.boot(rec, () => this.runtime.create({ ...this.vmConfig(rec), files: this.guestSetup.files(rec) })));
+    return this.withLock(rec.box_id, () => this.boot(rec, () => this.runtime.create({ ...this.vmConfig(rec), files: this.guestSetup.files(rec) }), undefined, 'create'));
   }
 
   private checkMounts(orgId: string, body: CreateBoxBody) {
@@ -119,12 +120,14 @@ export class BoxService {
   }
 
   /** Starts a VM for the box and records the outcome: running, or failed with the reason. */
-  async boot(box: BoxRecord, start: () => Promise<void | { filesWritten: true }>, failure = 'The VM did not start'): Promise<Box> {
+  async boot(box: BoxRecord, start: () => Promise<void | StartResult>, failure = 'The VM did not start', operation = 'start'): Promise<Box> {
     try {
+      const t0 = performance.now();
       const started = await start();
       await this.applyGuestFiles(box, !!started?.filesWritten);
       this.hooks.boxStarted(box.box_id);
-      return toBox(this.repo.setStatus(box.box_id, 'running', { started_at: new Date().toISOString() }));
+      const last_start = { operation, ms: Math.round(performance.now() - t0), from: started?.from ?? null };
+      return toBox(this.repo.setStatus(box.box_id, 'running', { started_at: new Date().toISOString(), last_start }));
     } catch (e) {
       this.app.log.error(`box ${box.box_id} failed to start`, e);
       await this.runtime.stop(box.box_id).catch(() => {});
@@ -192,8 +195,8 @@ export class BoxService {
   private async wake(cur: BoxRecord): Promise<Box> {
     const cfg = this.vmConfig(cur);
     this.repo.update(cur.box_id, { wake_at: null, last_activity_at: new Date().toISOString() });
-    if (cur.status === 'interrupted_restorable') return this.boot(cur, () => this.runtime.coldBoot(cfg));
-    return this.boot(cur, () => this.runtime.restore(cfg));
+    if (cur.status === 'interrupted_restorable') return this.boot(cur, () => this.runtime.coldBoot(cfg), undefined, 'recover');
+    return this.boot(cur, () => this.runtime.restore(cfg), undefined, 'resume');
   }
 
   /** For exec, file calls and due cron jobs: a sleeping or interrupted box wakes; a paused one does not. */
@@ -220,7 +223,7 @@ export class BoxService {
       } else if (cur.status === 'paused' || cur.status === 'sleeping') {
         this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null }); // saved memory is dropped
       }
-      return this.boot(cur, () => this.runtime.coldBoot(this.vmConfig(cur)));
+      return this.boot(cur, () => this.runtime.coldBoot(this.vmConfig(cur)), undefined, op);
     });
   }
 

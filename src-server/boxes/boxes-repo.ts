@@ -2,8 +2,9 @@ import type { Box, BoxStatus, Checkpoint } from '../contract/boxes.js';
 import type { Db } from '../db/connection.js';
 import { assertTransition } from './transitions.js';
 
-interface BoxRow extends Omit<Box, 'box_id' | 'ingress_ports' | 'volume_mounts' | 'auto_sleep'> {
+interface BoxRow extends Omit<Box, 'box_id' | 'ingress_ports' | 'volume_mounts' | 'auto_sleep' | 'last_start'> {
   id: string;
+  last_start: string | null;
   org_id: string;
   ingress_ports: string;
   volume_mounts: string;
@@ -17,13 +18,14 @@ export interface BoxRecord extends Box {
 }
 
 const fromRow = (r: BoxRow): BoxRecord => {
-  const { id, ingress_ports, volume_mounts, auto_sleep, ...rest } = r;
+  const { id, ingress_ports, volume_mounts, auto_sleep, last_start, ...rest } = r;
   return {
     box_id: id,
     ...rest,
     ingress_ports: JSON.parse(ingress_ports),
     volume_mounts: JSON.parse(volume_mounts),
     auto_sleep: JSON.parse(auto_sleep),
+    last_start: last_start ? JSON.parse(last_start) : null,
   };
 };
 
@@ -52,6 +54,7 @@ export class BoxesRepo {
         volume_mounts: JSON.stringify(b.volume_mounts),
         auto_sleep: JSON.stringify(b.auto_sleep),
         inference_budget_tokens: b.inference_budget_tokens ?? null,
+        last_start: undefined,
       });
   }
 
@@ -83,14 +86,21 @@ export class BoxesRepo {
     return (this.db.prepare("SELECT * FROM boxes WHERE status != 'terminated'").all() as BoxRow[]).map(fromRow);
   }
 
-  setStatus(id: string, to: BoxStatus, extra: { error_message?: string | null; started_at?: string } = {}): BoxRecord {
+  setStatus(id: string, to: BoxStatus, extra: { error_message?: string | null; started_at?: string; last_start?: Box['last_start'] } = {}): BoxRecord {
     const cur = this.get(id);
     if (!cur) throw new Error(`no box ${id}`);
     assertTransition(cur.status, to);
     const now = new Date().toISOString();
     this.db
-      .prepare('UPDATE boxes SET status = ?, error_message = ?, started_at = COALESCE(?, started_at), updated_at = ? WHERE id = ?')
-      .run(to, extra.error_message === undefined ? (to === 'running' ? null : cur.error_message) : extra.error_message, extra.started_at ?? null, now, id);
+      .prepare('UPDATE boxes SET status = ?, error_message = ?, started_at = COALESCE(?, started_at), last_start = COALESCE(?, last_start), updated_at = ? WHERE id = ?')
+      .run(
+        to,
+        extra.error_message === undefined ? (to === 'running' ? null : cur.error_message) : extra.error_message,
+        extra.started_at ?? null,
+        extra.last_start ? JSON.stringify(extra.last_start) : null,
+        now,
+        id,
+      );
     return this.get(id)!;
   }
 

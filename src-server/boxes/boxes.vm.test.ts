@@ -61,6 +61,8 @@ describe('a real box', () => {
     const state = JSON.parse(fs.readFileSync(`${svc.dataDir}/boxes/${boxId}/state.json`, 'utf8'));
     expect(state.template).toMatch(/^tpl_/);
     expect(state.bootCount).toBe(0);
+    expect(box.last_start).toMatchObject({ operation: 'create', from: 'template' });
+    expect(box.last_start.ms).toBeGreaterThan(0);
     const st = await (await svc.api('/v1/status')).json();
     expect(st).toMatchObject({ runtime: 'qemu' });
     expect(['kvm', 'tcg', 'hvf']).toContain(st.accelerator);
@@ -122,6 +124,8 @@ describe('a real box', () => {
     expect((await post(`/v1/boxes/${boxId}/sleep`)).status).toBe('sleeping');
     expect(await sh(boxId, 'cat /dev/shm/mark')).toBe('kept\n');
     expect(await status(boxId)).toBe('running');
+    const woken = await (await svc.api(`/v1/boxes/${boxId}`)).json();
+    expect(woken.last_start).toMatchObject({ operation: 'resume', from: 'saved_state' });
   }, VM_TIMEOUT);
 
   it('checkpoint → a new box with the same memory; fork of a running box diverges from it', async () => {

@@ -15,15 +15,15 @@ export interface BoxRuntime {
    * Starts a new box. A runtime that answers `{ filesWritten: true }` has put cfg.files in
    * place itself (a warm clone may hold them already); otherwise the caller writes them.
    */
-  create(cfg: VmConfig, onProgress?: (p: Progress) => void): Promise<void | { filesWritten: true }>;
+  create(cfg: VmConfig, onProgress?: (p: Progress) => void): Promise<void | StartResult>;
   agent(boxId: string): Promise<GuestAgent>;
   isAlive(boxId: string): Promise<boolean>;
   /** Re-attaches to a VM that outlived the previous service process; false when none is alive. */
   adopt(cfg: VmConfig): Promise<boolean>;
   save(boxId: string): Promise<void>;
-  restore(cfg: VmConfig): Promise<void>;
+  restore(cfg: VmConfig): Promise<void | StartResult>;
   /** Boots the box's existing disk from scratch (reboot, upgrade, recovery after a crash). */
-  coldBoot(cfg: VmConfig): Promise<void>;
+  coldBoot(cfg: VmConfig): Promise<void | StartResult>;
   stop(boxId: string): Promise<void>;
   destroy(boxId: string): Promise<void>;
   /**
@@ -31,7 +31,7 @@ export interface BoxRuntime {
    * while a running box is still being resumed; the promise resolves after that.
    */
   checkpoint(boxId: string, checkpointId: string, running: boolean, onSaved?: () => void): Promise<{ sizeBytes: number }>;
-  cloneFromCheckpoint(checkpointId: string, cfg: VmConfig): Promise<void>;
+  cloneFromCheckpoint(checkpointId: string, cfg: VmConfig): Promise<void | StartResult>;
   deleteCheckpoint(checkpointId: string): Promise<void>;
   /** Called when a VM dies without being asked to (killed, guest panic, agent gone). */
   onUnexpectedExit(cb: (boxId: string, reason: { kind: 'killed' | 'panic' | 'agent_lost'; message: string }) => void): void;
@@ -97,6 +97,14 @@ export interface VmConfig {
   proxyPort?: number;
   /** Files the box gets on every start (guest-setup.ts), same content each time. */
   files?: GuestFile[];
+}
+
+/** What a start tells the box domain (all optional: a runtime may answer nothing). */
+export interface StartResult {
+  /** cfg.files are in place (the caller need not write them). */
+  filesWritten?: true;
+  /** What the VM came from: warm_pool, template, saved_state, checkpoint, boot. */
+  from?: string;
 }
 
 export interface GuestFile {

@@ -90,6 +90,17 @@ export interface Box {
   created_at: string;
   started_at: string | null;
   updated_at: string;
+  /**
+   * The latest start: the operation (create, fork, resume, boot...), how long it took in
+   * ms, and what the VM came from (warm_pool, template, saved_state, checkpoint, boot).
+   */
+  last_start: BoxStart | null;
+}
+
+export interface BoxStart {
+  operation: string;
+  ms: number;
+  from: string | null;
 }
 
 export interface Checkpoint {

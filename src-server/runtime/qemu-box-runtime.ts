@@ -118,11 +118,12 @@ export class QemuBoxRuntime implements BoxRuntime {
         await applyIdentity(agent, cfg.hostname);
         // the guest-setup files (a warmed clone holds the install-wide ones already)
         await writeGuestFiles(agent, cfg.files ?? [], pooled?.files);
-        return { filesWritten: true as const };
+        return { filesWritten: true as const, from: pooled ? 'warm_pool' : 'template' };
       }
     }
     this.handles.set(cfg.boxId, await launchVm(folder, config));
     await this.connect(cfg.boxId, folder, 'boot');
+    return { from: 'boot' };
   }
 
   private async connect(boxId: string, folder: BoxFolder, kind: ConnectKind) {
@@ -184,6 +185,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     await this.refreshNetwork(folder, cfg);
     this.handles.set(cfg.boxId, await restoreVm(folder));
     await this.connect(cfg.boxId, folder, 'restore');
+    return { from: 'saved_state' };
   }
 
   /** Published ports and the proxy may have changed since the save: user-net options, not guest devices. */
@@ -199,6 +201,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     const folder = this.folder(cfg.boxId);
     this.handles.set(cfg.boxId, await launchVm(folder, await this.machines.vmConfig(cfg)));
     await this.connect(cfg.boxId, folder, 'boot');
+    return { from: 'boot' };
   }
 
   /** Processes end with the VM: the execs of the box end with an error. */
@@ -259,6 +262,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     await this.connect(cfg.boxId, folder, 'clone');
     // a fork is a new box: its own hostname and machine-id (RNG and clock: waitForAgent)
     await applyIdentity(this.conns.client(cfg.boxId)!, cfg.hostname);
+    return { from: 'checkpoint' };
   }
 
   /** Memory and device state go; the frozen disk layer stays while a box or checkpoint builds on it. */

@@ -1,3 +1,4 @@
+import type { Box } from '../../../src-server/contract/boxes.js';
 import { useBox } from '../../api/hooks/boxes.js';
 import { href } from '../../app/router.js';
 import { formatAgo, formatResources, formatTime } from '../../ui/format.js';
@@ -43,6 +44,7 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
         <Info k="Image" v={b.image} mono />
         <Info k="Resources" v={formatResources(b)} mono />
         <Info k="Started" v={b.started_at ? formatAgo(b.started_at) : '—'} />
+        <Info k="Last start" v={b.last_start ? <span data-testid="box-last-start">{formatStart(b.last_start)}</span> : '—'} />
         <Info k="Created" v={formatTime(b.created_at)} />
         <Info k="Visibility" v={b.visibility} />
         <Info k="Ports" v={b.ingress_ports.join(', ') || '—'} mono />
@@ -94,4 +96,18 @@ function Info({ k, v, mono }: { k: string; v: React.ReactNode; mono?: boolean })
       <dd className={`truncate ${mono ? 'font-mono' : ''}`}>{v}</dd>
     </div>
   );
+}
+
+const START_FROM: Record<string, string> = {
+  warm_pool: 'a warm clone',
+  template: 'the warm template',
+  saved_state: 'its saved memory',
+  checkpoint: 'a checkpoint',
+  boot: 'a cold boot',
+};
+
+/** "create in 85 ms from a warm clone": how the latest start went (issue 9). */
+function formatStart(s: NonNullable<Box['last_start']>): string {
+  const ms = s.ms < 10_000 ? `${s.ms} ms` : `${(s.ms / 1000).toFixed(1)} s`;
+  return `${s.operation.replace('_', ' ')} in ${ms}${s.from ? ` from ${START_FROM[s.from] ?? s.from}` : ''}`;
 }
