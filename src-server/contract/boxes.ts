@@ -97,7 +97,7 @@ export interface Box {
   last_start: BoxStart | null;
 }
 
-export interface BoxStart {
+interface BoxStart {
   operation: string;
   ms: number;
   from: string | null;
