@@ -11,18 +11,21 @@ import { boxes } from './commands/boxes.js';
 import { cp } from './commands/cp.js';
 import { cron } from './commands/cron.js';
 import { egress } from './commands/egress.js';
+import { engines } from './commands/engines.js';
 import { exec } from './commands/exec.js';
 import { image } from './commands/image.js';
 import { keys } from './commands/keys.js';
+import { logs } from './commands/logs.js';
 import { loginLink, openapi, status, whoami } from './commands/misc.js';
 import { models } from './commands/models.js';
 import { policies } from './commands/policies.js';
 import { secrets } from './commands/secrets.js';
+import { settings } from './commands/settings.js';
 import { ssh } from './commands/ssh.js';
 import { template } from './commands/templates.js';
 import { volumes } from './commands/volumes.js';
 
-const commands: Group = { whoami, status, 'login-link': loginLink, apps, boxes, exec, cp, volumes, policies, egress, secrets, cron, keys, ssh, image, template, models, openapi };
+const commands: Group = { whoami, status, 'login-link': loginLink, apps, boxes, exec, cp, volumes, policies, egress, secrets, cron, keys, ssh, image, template, models, engines, logs, settings, openapi };
 
 const HELP = `Environment: BOX_URL (default: the running service's <BOX_DATA_DIR>/endpoint.json, else
 http://127.0.0.1:8787), BOX_API_KEY (default: <data dir>/api-key), BOX_DATA_DIR (default

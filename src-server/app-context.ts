@@ -3,6 +3,7 @@ import type { Db } from './db/connection.js';
 import type { Repos } from './db/repos.js';
 import type { Billing, ConcurrencyLimiter } from './http/limits.js';
 import type { RouteSpec } from './http/route.js';
+import type { ServiceLog } from './logs/service-log.js';
 
 export interface ServiceConfig {
   dataDir: string;
@@ -35,6 +36,8 @@ export interface AppBase {
   billing: Billing;
   limiter: ConcurrencyLimiter;
   log: Logger;
+  /** The same log as `log`, with its ring and file (GET /v1/service/log reads it). */
+  serviceLog: ServiceLog;
   /** Each area may add fields to GET /v1/status (accelerator, engines...). */
   statusProviders: Array<() => Record<string, unknown>>;
   /** The base URL the service is reachable at (known after listen). */

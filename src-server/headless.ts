@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cliLine, publishEndpoint } from './endpoint-file.js';
 import { LOGIN_LINK_TTL_MS } from './core/sign-in.js';
+import { describeOnQuit } from './quit/quit-plan.js';
 import { startService } from './service.js';
 
 /** `npm run serve -- --port <p> --data-dir <dir> [--inference-port <p>] [--web-ui <dir>]` */
@@ -35,13 +36,33 @@ async function main() {
     console.log(`Web UI, one-time sign-in link (valid ${LOGIN_LINK_TTL_MS / 60_000} minutes, single use): ${svc.loginUrl()}`);
     console.log(`  Later: \`npx box login-link\` prints a new link, or paste the API key on the sign-in page of ${svc.url}/`);
   }
-  const stop = async () => {
+  const onQuit = svc.ctx.services.quit.settings.get().on_quit;
+  console.log(`On Ctrl+C or SIGTERM: ${describeOnQuit(onQuit, 'headless')} (setting on_quit: ${onQuit}; \`npx box settings set on_quit leave_running|stop_boxes\`).`);
+  // Quitting says what it does to running boxes (setting on_quit, GET /v1/service/quit-plan);
+  // a second signal while boxes are being put to sleep leaves the rest running and exits.
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      console.log(`${signal} again: leaving the remaining boxes running; the next start takes them over.`);
+      unpublish();
+      process.exit(130);
+    }
+    stopping = true;
+    const quit = svc.ctx.services.quit;
+    const plan = quit.plan('headless');
+    console.log(`${signal}: ${plan.message}`);
+    if (plan.action === 'stop_boxes') {
+      console.log('  (press Ctrl+C again to leave them running instead)');
+      const { slept, failed } = await quit.stopBoxes((line) => console.log(line));
+      console.log(`${slept} box${slept === 1 ? '' : 'es'} asleep${failed ? `, ${failed} left running` : ''}.`);
+    }
     unpublish();
     await svc.close();
+    console.log('Box service stopped.');
     process.exit(0);
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 main().catch((e) => {

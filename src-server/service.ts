@@ -11,6 +11,7 @@ import { Billing, ConcurrencyLimiter } from './http/limits.js';
 import type { BoxRuntime } from './boxes/runtime-port.js';
 import { PreparationTracker, showPreparation } from './boxes/preparation.js';
 import { QemuBoxRuntime } from './runtime/qemu-box-runtime.js';
+import { ServiceLog } from './logs/service-log.js';
 import { wire } from './wiring.js';
 
 export interface ServiceHandle {
@@ -49,8 +50,9 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
     webUiDir: opts.webUiDir,
     tuning: opts.tuning ?? {},
   };
-  const log = opts.log ?? console;
   const db = openDatabase(config.dataDir);
+  // Every area logs through it: a ring for GET /v1/service/log, <data dir>/logs/service.log, and opts.log (the console).
+  const log = new ServiceLog(config.dataDir, opts.log ?? console);
   const repos = makeRepos(db);
   const org = repos.orgs.ensureDefault();
   const apiKeyFile = seedKeys(db, repos, org.id, config.dataDir, opts.apiKey);
@@ -64,6 +66,7 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
     db,
     repos,
     log,
+    serviceLog: log,
     limiter: new ConcurrencyLimiter(config.maxConcurrentPerOrg),
     billing: new Billing(repos.orgs, () => `${baseUrl}/#/settings/billing`),
     statusProviders: [],

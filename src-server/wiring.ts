@@ -7,6 +7,9 @@ import { cronArea } from './cron/module.js';
 import { imagesArea } from './images/module.js';
 import type { ImagesService } from './images/images-service.js';
 import { inboxArea } from './inbox/module.js';
+import { logsArea } from './logs/module.js';
+import type { ConsoleService } from './logs/console-service.js';
+import { quitArea, type QuitService } from './quit/module.js';
 import { inferenceArea } from './inference/module.js';
 import { networkArea } from './network/module.js';
 import { policiesArea } from './policies/module.js';
@@ -65,6 +68,8 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
   const usage = usageArea(base, { boxes: boxes.boxes });
   const boxCredentials = HmacBoxCredentials.forDataDir(base.config.dataDir);
   const inference = inferenceArea(base, { usage: usage.usage, boxes: boxes.boxes, credentials: boxCredentials });
+  const logs = logsArea({ log: base.serviceLog, runtime });
+  const quit = quitArea(base, { boxes: boxes.boxes });
 
   const services: Services = {
     volumes: volumes.volumes,
@@ -87,9 +92,11 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     metricsSampler: usage.metricsSampler,
     inference: inference.inference,
     boxCredentials,
+    consoles: logs.consoles,
+    quit: quit.quit,
   };
   const app: AppContext = Object.assign(base, { services });
-  const areas = [core, volumes.area, policies.area, secrets.area, ssh.area, boxes.area, templates.area, images.area, network.area, cron.area, inbox.area, inference.area, usage.area];
+  const areas = [core, volumes.area, policies.area, secrets.area, ssh.area, boxes.area, templates.area, images.area, network.area, cron.area, inbox.area, inference.area, usage.area, logs.area, quit.area];
   return { app, areas };
 }
 
@@ -118,4 +125,8 @@ export interface Services {
   inference: InferenceArea;
   /** Per-box credentials for the inference gateway (inference/box/box-credentials.ts). */
   boxCredentials: BoxCredentials;
+  /** Boxes' serial consoles (logs/). */
+  consoles: ConsoleService;
+  /** Service settings and what quitting does to running boxes (quit/; src-main and headless.ts use it). */
+  quit: QuitService;
 }

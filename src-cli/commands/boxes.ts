@@ -5,6 +5,7 @@ import { resolveAppId, resolveBox, resolveBoxId, resolvePolicyId, resolveVolumeI
 import type { Box, Page } from '../types.js';
 import { withPreparationProgress } from '../progress.js';
 import { lifecycle } from './boxes-lifecycle.js';
+import { consoleCmd } from './box-console.js';
 
 function showBox(b: Box) {
   fields({
@@ -106,9 +107,9 @@ const restore: Command = {
   },
 };
 
-const group: Group = { list, create, get, ...lifecycle, checkpoints, restore };
+const group: Group = { list, create, get, console: consoleCmd, ...lifecycle, checkpoints, restore };
 export const boxes: Command = {
-  usage: 'box boxes list|create|get|pause|resume|sleep|wake-at|auto-sleep|terminate|checkpoint|fork|checkpoints|restore',
+  usage: 'box boxes list|create|get|console|pause|resume|sleep|wake-at|auto-sleep|terminate|checkpoint|fork|checkpoints|restore',
   summary: 'Create and operate boxes',
   group, run: (ctx, argv) => dispatch(ctx, group, 'box boxes', argv),
 };

@@ -2,6 +2,7 @@ import { app, BrowserWindow, dialog } from 'electron';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ipcHandlers } from './handlers.js';
+import { beforeQuit } from './quit-flow.js';
 import { registerIpc } from './ipc.js';
 import { ServiceHost } from './service-host.js';
 import { installMenus } from './tray.js';
@@ -44,12 +45,27 @@ if (!app.requestSingleInstanceLock()) {
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin' && !menus?.hasTray) app.quit();
   });
+  // Quitting follows the on_quit setting, or asks (with "remember") when boxes run.
   let quitting = false;
+  let asking = false;
   app.on('before-quit', (event) => {
     if (quitting || !host.running) return;
     event.preventDefault();
-    quitting = true;
-    void host.stop().finally(() => app.quit());
+    if (asking) return;
+    asking = true;
+    const show = (o: Electron.MessageBoxOptions) => (win && !win.isDestroyed() ? dialog.showMessageBox(win, o) : dialog.showMessageBox(o));
+    void beforeQuit(host.quit!, show)
+      .then(async (go) => {
+        if (!go) return;
+        quitting = true;
+        await host.stop();
+      })
+      .catch((e: unknown) => dialog.showErrorBox('Quitting', e instanceof Error ? e.message : String(e)))
+      .finally(() => {
+        asking = false;
+        if (quitting) app.quit();
+        else menus?.refresh();
+      });
   });
 
   registerIpc(ipcHandlers(host), () => host.origin);

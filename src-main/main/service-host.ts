@@ -19,6 +19,11 @@ export class ServiceHost {
     return this.handle !== null;
   }
 
+  /** Settings and quitting (what quitting does to running boxes); null while stopped. */
+  get quit() {
+    return this.handle?.ctx.services.quit ?? null;
+  }
+
   get url(): string | null {
     return this.handle?.url ?? null;
   }

@@ -1,4 +1,6 @@
 import { app, clipboard, Menu, nativeImage, shell, Tray, type MenuItemConstructorOptions } from 'electron';
+import type { OnQuit } from '../../src-server/contract/service.js';
+import { describeOnQuit } from '../../src-server/quit/quit-plan.js';
 import type { ServiceHost } from './service-host.js';
 
 interface TrayActions {
@@ -44,12 +46,13 @@ export function installMenus(host: ServiceHost, actions: TrayActions): { refresh
     },
     { label: 'Reveal data folder', click: () => void shell.openPath(host.dataDir) },
     { type: 'separator' },
-    { label: 'Quit', role: 'quit' },
+    ...quitItems(host, () => refresh()),
   ];
   const refresh = () => {
     const menu = Menu.buildFromTemplate(template());
     tray?.setContextMenu(menu);
     tray?.setImage(trayIcon(host.running));
+    tray?.setToolTip(tooltip(host));
     Menu.setApplicationMenu(
       Menu.buildFromTemplate([
         ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
@@ -62,11 +65,51 @@ export function installMenus(host: ServiceHost, actions: TrayActions): { refresh
   };
   try {
     tray = new Tray(trayIcon(host.running));
-    tray.setToolTip(app.getName());
+    tray.setToolTip(tooltip(host));
     tray.on('click', actions.showWindow);
   } catch {
     tray = null; // some Linux desktops have no tray; the app menu still has everything
   }
   refresh();
+  // The quit label counts running boxes: keep it current (a cheap database read).
+  setInterval(refresh, 10_000).unref();
   return { refresh, hasTray: tray !== null };
+}
+
+const CHOICES: { value: OnQuit; label: string }[] = [
+  { value: 'ask', label: 'Ask' },
+  { value: 'stop_boxes', label: 'Put running boxes to sleep' },
+  { value: 'leave_running', label: 'Leave boxes running' },
+];
+
+/** The tray says what quitting does: the Quit label with the plan, and the setting as radio items. */
+function quitItems(host: ServiceHost, refresh: () => void): MenuItemConstructorOptions[] {
+  const quit = host.quit;
+  if (!quit) return [{ label: 'Quit', role: 'quit' }];
+  const plan = quit.plan('desktop');
+  const current = quit.settings.get().on_quit;
+  const n = plan.running === 1 ? '1 running box' : `${plan.running} running boxes`;
+  const label = plan.action === 'stop_boxes' ? `Quit (puts ${n} to sleep)` : plan.action === 'leave_running' ? `Quit (leaves ${n} running)` : plan.action === 'ask' ? 'Quit…' : 'Quit';
+  return [
+    {
+      label: 'When quitting',
+      submenu: CHOICES.map((c) => ({
+        label: c.label,
+        type: 'radio' as const,
+        checked: current === c.value,
+        click: () => {
+          quit.settings.set({ on_quit: c.value });
+          refresh();
+        },
+      })),
+    },
+    { label, role: 'quit' },
+  ];
+}
+
+function tooltip(host: ServiceHost): string {
+  const quit = host.quit;
+  if (!quit) return `${app.getName()}: service stopped`;
+  const running = quit.running().length;
+  return `${app.getName()}: ${running === 1 ? '1 box' : `${running} boxes`} running; on quit, ${describeOnQuit(quit.settings.get().on_quit, 'desktop')}`;
 }

@@ -36,6 +36,8 @@ export interface BoxRuntime {
   /** Called when a VM dies without being asked to (killed, guest panic, agent gone). */
   onUnexpectedExit(cb: (boxId: string, reason: { kind: 'killed' | 'panic' | 'agent_lost'; message: string }) => void): void;
   diskUsageBytes(boxId: string): number;
+  /** The file the box's serial console is appended to (it may not exist yet); read by logs/console-service.ts. */
+  consoleLog?(boxId: string): string;
   /** Resource use of a running VM, for metrics. */
   sample?(boxId: string): Promise<{ cpuSeconds: number; rssBytes: number } | undefined>;
   /** Publishes a guest port on host loopback in a running VM (live; keep it in VmConfig.forwards for restarts). */

@@ -94,13 +94,7 @@ export interface Box {
    * The latest start: the operation (create, fork, resume, boot...), how long it took in
    * ms, and what the VM came from (warm_pool, template, saved_state, checkpoint, boot).
    */
-  last_start: BoxStart | null;
-}
-
-interface BoxStart {
-  operation: string;
-  ms: number;
-  from: string | null;
+  last_start: { operation: string; ms: number; from: string | null } | null;
 }
 
 export interface Checkpoint {

@@ -129,6 +129,8 @@ export const UpsertEngineBody = z.strictObject({
   kind: z.enum(ENGINE_KINDS),
   base_url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
   api_key: z.string().min(1).max(4096).nullish(),
+  /** Default true: the model list is fetched first (5 s), and a failure answers 400 naming the problem; false stores it untested. */
+  verify: z.boolean().optional(),
 });
 export type UpsertEngineBody = z.infer<typeof UpsertEngineBody>;
 export const EngineParams = z.object({ name: EngineName });
@@ -142,7 +144,17 @@ export interface EngineInfo {
   updated_at: string | null;
   /** Found on a loopback port by discovery (not stored; DELETE dismisses it). */
   discovered?: boolean;
+  /** Why its model list failed the last time it was read or tested (null once it answers again). */
+  last_error?: EngineError | null;
 }
+
+/** An upstream's failure in words (code: upstream_refused, _not_found, _timeout, _tls, _unauthorized, _not_compatible, _error). */
+const EngineError = z.object({ code: z.string(), message: z.string(), at: z.string() });
+export type EngineError = z.infer<typeof EngineError>;
+
+/** POST /v1/engines/{name}/test: the upstream's model list, now. */
+export const EngineTest = z.object({ name: z.string(), ok: z.boolean(), models: z.number().int(), error: EngineError.nullable() });
+export type EngineTest = z.infer<typeof EngineTest>;
 
 /** Embedded engine models: added from a local path or downloaded from a URL. */
 export const AddLocalModelBody = z.union([

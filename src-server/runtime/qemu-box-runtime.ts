@@ -280,6 +280,10 @@ export class QemuBoxRuntime implements BoxRuntime {
     return diskUsageBytes(this.folder(boxId));
   }
 
+  consoleLog(boxId: string) {
+    return this.folder(boxId).serialLog;
+  }
+
   async sample(boxId: string) {
     return sampleVm(this.folder(boxId));
   }

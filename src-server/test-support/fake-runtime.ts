@@ -41,6 +41,16 @@ export class FakeRuntime implements BoxRuntime {
     this.step('create', cfg.boxId);
     fs.mkdirSync(this.root(cfg.boxId), { recursive: true });
     this.state.set(cfg.boxId, 'running');
+    this.writeConsole(cfg.boxId, `[fake] ${cfg.hostname} booted\nDebian GNU/Linux 12 ${cfg.hostname} ttyS0\n`);
+  }
+  /** The fake serial console: a file outside the box's own folder (its files stay the guest's). */
+  consoleLog(boxId: string) {
+    return path.join(this.dir, 'fake-consoles', `${boxId}.log`);
+  }
+  /** Test hook: the "guest" prints to its serial console. */
+  writeConsole(boxId: string, text: string) {
+    fs.mkdirSync(path.join(this.dir, 'fake-consoles'), { recursive: true });
+    fs.appendFileSync(this.consoleLog(boxId), text);
   }
   async agent(boxId: string): Promise<GuestAgent> {
     if (this.state.get(boxId) !== 'running') throw new RuntimeError(`box ${boxId} is not running`);
@@ -50,9 +60,9 @@ export class FakeRuntime implements BoxRuntime {
   async adopt(cfg: VmConfig) { return this.state.get(cfg.boxId) === 'running'; }
   async save(boxId: string) { this.step('save', boxId); this.state.set(boxId, 'saved'); }
   async restore(cfg: VmConfig) { this.step('restore', cfg.boxId); this.state.set(cfg.boxId, 'running'); }
-  async coldBoot(cfg: VmConfig) { this.step('coldBoot', cfg.boxId); this.state.set(cfg.boxId, 'running'); }
+  async coldBoot(cfg: VmConfig) { this.step('coldBoot', cfg.boxId); this.state.set(cfg.boxId, 'running'); this.writeConsole(cfg.boxId, `[fake] ${cfg.hostname} booted again\n`); }
   async stop(boxId: string) { this.state.set(boxId, 'stopped'); }
-  async destroy(boxId: string) { this.step('destroy', boxId); this.state.delete(boxId); fs.rmSync(this.root(boxId), { recursive: true, force: true }); }
+  async destroy(boxId: string) { this.step('destroy', boxId); this.state.delete(boxId); fs.rmSync(this.root(boxId), { recursive: true, force: true }); fs.rmSync(this.consoleLog(boxId), { force: true }); }
   async checkpoint(boxId: string, id: string) {
     this.step('checkpoint', boxId);
     fs.cpSync(this.root(boxId), this.cpDir(id), { recursive: true });

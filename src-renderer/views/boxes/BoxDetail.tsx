@@ -5,6 +5,7 @@ import { formatAgo, formatResources, formatTime } from '../../ui/format.js';
 import { Empty, ErrorNotice, Loading } from '../../ui/states.js';
 import { Mono, StatusPill } from '../../ui/StatusPill.js';
 import { BoxActions } from './BoxActions.js';
+import { ConsolePanel } from './ConsolePanel.js';
 import { EgressPanel } from './EgressPanel.js';
 import { LineagePanel } from './LineagePanel.js';
 import { MetricsPanel } from './MetricsPanel.js';
@@ -12,6 +13,7 @@ import { TerminalPanel } from './TerminalPanel.js';
 
 const TABS = [
   { id: 'terminal', label: 'Terminal' },
+  { id: 'console', label: 'Console' },
   { id: 'metrics', label: 'Metrics' },
   { id: 'checkpoints', label: 'Checkpoints & forks' },
   { id: 'egress', label: 'Egress log' },
@@ -76,6 +78,8 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
       </nav>
       {b.status === 'terminated' && tab === 'terminal' ? (
         <Empty title="This box is terminated">Its checkpoints, if any, can still start new boxes.</Empty>
+      ) : tab === 'console' ? (
+        <ConsolePanel boxId={boxId} />
       ) : tab === 'metrics' ? (
         <MetricsPanel boxId={boxId} />
       ) : tab === 'checkpoints' ? (

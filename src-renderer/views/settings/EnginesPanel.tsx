@@ -5,6 +5,7 @@ import { useEngines, useModels } from '../../api/hooks/inference.js';
 import { Button } from '../../ui/Button.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
+import type { EngineError, EngineTest } from '../../../src-server/contract/inference.js';
 
 /** Inference engines (embedded, upstreams, discovered local servers, the built-in test engine) and their models. */
 export function EnginesPanel() {
@@ -14,6 +15,8 @@ export function EnginesPanel() {
   const refresh = () => Promise.all([qc.invalidateQueries({ queryKey: ['engines'] }), qc.invalidateQueries({ queryKey: ['models'] })]);
   const add = useMutation({ mutationFn: (b: { name: string; kind: string; base_url: string; api_key?: string }) => api('/v1/engines', { method: 'POST', json: b }), onSuccess: refresh });
   const del = useMutation({ mutationFn: (name: string) => api(`/v1/engines/${name}`, { method: 'DELETE' }), onSuccess: refresh });
+  // Tests a stored upstream now (its model list); the outcome shows as its last error.
+  const test = useMutation({ mutationFn: (name: string) => api<EngineTest>(`/v1/engines/${name}/test`, { method: 'POST', json: {} }), onSettled: refresh });
   const [f, setF] = useState({ name: '', kind: 'openai', base_url: '', api_key: '' });
   return (
     <section className="panel p-4" data-testid="engines-panel">
@@ -30,15 +33,23 @@ export function EnginesPanel() {
                   {e.discovered && <span className="ml-1 rounded bg-ink-950 px-1.5 text-[11px] text-accent-400">found on this machine</span>}
                   {e.base_url && <div className="font-mono text-[11px] text-ink-400">{e.base_url}</div>}
                 </div>
-                {e.kind !== 'local' && e.kind !== 'test' && (
-                  <ConfirmButton onConfirm={() => del.mutate(e.name)} busy={del.isPending && del.variables === e.name} confirmLabel={e.discovered ? 'Stop using it?' : 'Remove?'}>
-                    {e.discovered ? 'Dismiss' : 'Remove'}
-                  </ConfirmButton>
-                )}
+                <span className="flex shrink-0 gap-1.5">
+                  {e.kind !== 'local' && e.kind !== 'test' && !e.discovered && (
+                    <Button small busy={test.isPending && test.variables === e.name} onClick={() => test.mutate(e.name)} data-testid="engine-test">
+                      Test
+                    </Button>
+                  )}
+                  {e.kind !== 'local' && e.kind !== 'test' && (
+                    <ConfirmButton onConfirm={() => del.mutate(e.name)} busy={del.isPending && del.variables === e.name} confirmLabel={e.discovered ? 'Stop using it?' : 'Remove?'}>
+                      {e.discovered ? 'Dismiss' : 'Remove'}
+                    </ConfirmButton>
+                  )}
+                </span>
               </div>
               <div className="mt-1 flex flex-wrap gap-1">
                 {own.length === 0 ? <span className="text-xs text-ink-400">no models</span> : own.map((m) => <code key={m.id} className="rounded bg-ink-950 px-1.5 py-0.5 text-[11px] text-ink-300">{m.id}</code>)}
               </div>
+              <EngineHealth error={(e as { last_error?: EngineError | null }).last_error} tested={test.data?.name === e.name ? test.data : undefined} />
             </li>
           );
         })}
@@ -61,9 +72,21 @@ export function EnginesPanel() {
           Add upstream
         </Button>
       </form>
-      <div className="mt-2">
-        <ErrorNotice error={add.error ?? del.error} compact />
+      <p className="mt-1 text-xs text-ink-400">Adding tests the connection first (its model list, 5 s); a problem is shown here and nothing is saved.</p>
+      <div className="mt-2" data-testid="engine-add-error">
+        <ErrorNotice error={add.error ?? del.error ?? test.error} />
       </div>
     </section>
+  );
+}
+
+/** Beside an upstream: why its model list failed last (or the result of "Test"). */
+function EngineHealth({ error, tested }: { error: EngineError | null | undefined; tested?: EngineTest }) {
+  if (tested?.ok) return <p className="mt-1 text-xs text-emerald-300" data-testid="engine-ok">Connected · {tested.models} model{tested.models === 1 ? '' : 's'}</p>;
+  if (!error) return null;
+  return (
+    <p className="mt-1 rounded bg-rose-500/10 px-2 py-1 text-xs text-rose-200" data-testid="engine-error" title={`${error.code} · ${new Date(error.at).toLocaleString()}`}>
+      {error.message}
+    </p>
   );
 }

@@ -4,6 +4,8 @@ import { ApiKeysPanel } from './ApiKeysPanel.js';
 import { CreditsPanel } from './CreditsPanel.js';
 import { EnginesPanel } from './EnginesPanel.js';
 import { ModelSourcesPanel } from './ModelSourcesPanel.js';
+import { QuitPanel } from './QuitPanel.js';
+import { ServiceLogPanel } from './ServiceLogPanel.js';
 import { StatusPanel } from './StatusPanel.js';
 import { TemplatesPanel } from './TemplatesPanel.js';
 
@@ -13,11 +15,12 @@ export function SettingsView({ section }: { section?: string }) {
   }, [section]);
   return (
     <div data-testid="view-settings">
-      <PageHeader title="Settings" subtitle="Keys, credits and what the service runs on." />
+      <PageHeader title="Settings" subtitle="Keys, credits, what the service runs on, what quitting does, and its log." />
       <div className="grid gap-4 xl:grid-cols-2">
         <div className="space-y-4">
           <ApiKeysPanel />
           <CreditsPanel />
+          <QuitPanel />
         </div>
         <div className="space-y-4">
           <StatusPanel />
@@ -27,6 +30,9 @@ export function SettingsView({ section }: { section?: string }) {
             <EnginesPanel />
           </div>
         </div>
+      </div>
+      <div className="mt-4">
+        <ServiceLogPanel />
       </div>
     </div>
   );

@@ -1,4 +1,4 @@
-import type { EngineInfo } from '../../contract/inference.js';
+import type { EngineError, EngineInfo } from '../../contract/inference.js';
 import { notFound } from '../../http/errors.js';
 import type { EnginesRepo, UpstreamRow } from '../store/engines-repo.js';
 import { EchoEngine, ECHO_ENGINE } from './echo/echo-engine.js';
@@ -25,6 +25,8 @@ export class EngineRegistry {
   private upstreams = new Map<string, { row: UpstreamRow; engine: Engine }>();
   private modelCache = new Map<string, { at: number; models: EngineModel[] }>();
   private discovered = new Map<string, { found: DiscoveredEngine; engine: Engine }>();
+  /** Why an engine's model list failed last (cleared when it answers): shown beside it in Settings. */
+  private lastErrors = new Map<string, EngineError>();
   /** The built-in test engine (`box/echo`): always present, listed last. */
   readonly echo = new EchoEngine();
 
@@ -93,11 +95,19 @@ export class EngineRegistry {
     try {
       const models = await e.listModels();
       this.modelCache.set(e.name, { at: Date.now(), models });
+      this.lastErrors.delete(e.name);
       return models;
     } catch (err) {
+      this.noteError(e.name, { code: String((err as { code?: unknown }).code ?? 'upstream_error'), message: (err as Error).message });
       this.log.warn(`inference: model list of engine "${e.name}" unavailable:`, (err as Error).message);
       return hit?.models ?? [];
     }
+  }
+
+  /** Records the outcome of a model list or a test of an engine (null: it answered). */
+  noteError(name: string, error: { code: string; message: string } | null): void {
+    if (error) this.lastErrors.set(name, { ...error, at: new Date().toISOString() });
+    else this.lastErrors.delete(name);
   }
 
   info(): EngineInfo[] {
@@ -106,7 +116,8 @@ export class EngineRegistry {
     const found = [...this.discovered.values()]
       .filter((d) => !this.upstreams.has(d.found.name))
       .map(({ found: f }): EngineInfo => ({ name: f.name, kind: 'openai', base_url: f.baseUrl, has_api_key: false, created_at: null, updated_at: null, discovered: true }));
-    return [local, ...[...this.upstreams.values()].map(({ row }) => upstreamInfo(row)), ...found, echo];
+    const withError = (e: EngineInfo): EngineInfo => ({ ...e, last_error: this.lastErrors.get(e.name) ?? null });
+    return [local, ...[...this.upstreams.values()].map(({ row }) => withError(upstreamInfo(row))), ...found.map(withError), echo];
   }
 
   status(): Record<string, unknown>[] {

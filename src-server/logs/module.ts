@@ -1,0 +1,16 @@
+import type { Area } from '../app-context.js';
+import type { BoxRuntime } from '../boxes/runtime-port.js';
+import { ConsoleService } from './console-service.js';
+import { logRoutes } from './log-routes.js';
+import type { ServiceLog } from './service-log.js';
+
+/**
+ * Logs (issue 15): the service's own log (a ring of this run, kept by `ServiceLog`, which
+ * service.ts builds as `app.log` so that every area writes to it) and each box's serial
+ * console, read through the runtime port, never from a client-given path.
+ */
+export function logsArea(deps: { log: ServiceLog; runtime: Pick<BoxRuntime, 'consoleLog'> }) {
+  const consoles = new ConsoleService(deps.runtime);
+  const area: Area = { name: 'logs', routes: (r) => logRoutes(r, { log: deps.log, console: consoles }) };
+  return { consoles, area };
+}
