@@ -1,7 +1,11 @@
 // `npm run bench:inference`: gateway overhead against calling the same loopback
 // OpenAI-compatible upstream directly (latency p50/p95, throughput at concurrency 16),
 // and tokens/s of the embedded engine on the generated tiny model. The upstream and the
-// gateway each run in their own process; this process is the client.
+// gateway each run in their own process; this process is the client. Each process's CPU
+// time (Linux /proc) is read around the throughput runs, so the gateway's own CPU per
+// request is reported beside the client's and upstream's: a figure that, unlike wall-clock
+// ratios, barely moves with the load other sessions put on the machine.
+// BENCH_GATEWAY_PROF=<dir> runs the gateway process under `--cpu-prof` (profile in <dir>).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,10 +15,13 @@ import { fileURLToPath } from 'node:url';
 const KEY = 'bxk_bench_key_000000000000000000000000000';
 /** A second upstream answers after this long, like a real model server would. */
 const SLOW_UPSTREAM_MS = 20;
+/** Concurrent load on each path before anything is measured (per scenario). */
+const WARMUP_MS = 4000;
 const role = process.argv.find((a) => a.startsWith('--role='))?.slice(7);
 
 function child(r: string): Promise<{ proc: ChildProcess; info: { url: string; dataDir?: string } }> {
-  const proc = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), `--role=${r}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const prof = r === 'gateway' && process.env.BENCH_GATEWAY_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROF}`] : [];
+  const proc = spawn(process.execPath, [...process.execArgv, ...prof, fileURLToPath(import.meta.url), `--role=${r}`], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let buf = '';
     proc.stdout!.on('data', (c) => {
@@ -38,6 +45,26 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   return json;
 }
 
+const TICK_MS = 1000 / 100; // USER_HZ: 100 on every Linux we run on
+/** CPU time (user + system, ms) a process has used so far; this process through cpuUsage. */
+function cpuMs(pid?: number): number {
+  if (pid === undefined) {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  }
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * TICK_MS; // utime, stime (fields 14, 15)
+}
+
+/** CPU ms per request of each process over one throughput run. */
+async function withCpu(pids: Record<string, number | undefined>, run: () => Promise<number>, ms: number) {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
+  const rps = await run();
+  const n = rps * (ms / 1000);
+  const perReq = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, Math.round(((cpuMs(pid) - before[k]!) / n) * 1000) / 1000]));
+  return { rps, cpu_ms_per_request: perReq };
+}
+
 async function throughput(call: () => Promise<unknown>, concurrency: number, ms: number): Promise<number> {
   let done = 0;
   const end = Date.now() + ms;
@@ -53,10 +80,17 @@ async function throughput(call: () => Promise<unknown>, concurrency: number, ms:
 interface Pair {
   direct: () => Promise<unknown>;
   viaGw: () => Promise<unknown>;
+  upstreamPid?: number;
+  gatewayPid?: number;
 }
 
-async function measure({ direct, viaGw }: Pair, n: number, seconds: number) {
+async function measure({ direct, viaGw, upstreamPid, gatewayPid }: Pair, n: number, seconds: number) {
+  // Warm-up to steady state: the gateway is a long-running service with far more code than
+  // the fake upstream (express, zod, SQLite), and V8 takes thousands of requests to optimize
+  // it all; measuring its first seconds would mostly measure the JIT compiler.
   for (let i = 0; i < Math.min(300, n); i++) await Promise.all([direct(), viaGw()]);
+  await throughput(direct, 16, WARMUP_MS);
+  await throughput(viaGw, 16, WARMUP_MS);
   const d: number[] = [];
   const g: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -67,9 +101,13 @@ async function measure({ direct, viaGw }: Pair, n: number, seconds: number) {
     await viaGw();
     g.push(performance.now() - t);
   }
-  const tDirect = await throughput(direct, 16, seconds * 1000);
-  const tGw = await throughput(viaGw, 16, seconds * 1000);
+  const ms = seconds * 1000;
+  const dRun = await withCpu({ client: undefined, upstream: upstreamPid }, () => throughput(direct, 16, ms), ms);
+  const gRun = await withCpu({ client: undefined, gateway: gatewayPid, upstream: upstreamPid }, () => throughput(viaGw, 16, ms), ms);
+  const tDirect = dRun.rps;
+  const tGw = gRun.rps;
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
+  const directCpu = dRun.cpu_ms_per_request.client! + dRun.cpu_ms_per_request.upstream!;
   return {
     latency_ms: {
       direct: { p50: r3(pct(d, 50)), p95: r3(pct(d, 95)) },
@@ -80,10 +118,18 @@ async function measure({ direct, viaGw }: Pair, n: number, seconds: number) {
       ratio_p95: r3(pct(g, 95) / pct(d, 95)),
     },
     throughput_rps_c16: { direct: Math.round(tDirect), gateway: Math.round(tGw), ratio: r3(tGw / tDirect) },
+    // The gateway is a server and a client in one: its CPU per request against the direct
+    // exchange's (client + upstream) is the load-independent form of its overhead.
+    cpu_ms_per_request_c16: {
+      direct: dRun.cpu_ms_per_request,
+      via_gateway: gRun.cpu_ms_per_request,
+      gateway_vs_direct_exchange: r3(gRun.cpu_ms_per_request.gateway! / directCpu),
+    },
   };
 }
 
 async function main() {
+  const loadAtStart = os.loadavg()[0];
   const up = await child('upstream');
   const slow = await child('upstream-slow');
   const gw = await child('gateway');
@@ -92,35 +138,22 @@ async function main() {
     await post(`${gw.info.url}/v1/engines`, { name: 'up', kind: 'openai', base_url: up.info.url }, auth);
     await post(`${gw.info.url}/v1/engines`, { name: 'slow', kind: 'openai', base_url: slow.info.url }, auth);
     const body = { messages: [{ role: 'user', content: 'the quick brown fox jumps over the lazy dog' }], max_completion_tokens: 64 };
-    const pair = (u: string, name: string): Pair => ({
-      direct: () => post(`${u}/chat/completions`, { model: 'm', ...body }),
+    const pair = (u: { info: { url: string }; proc: ChildProcess }, name: string): Pair => ({
+      direct: () => post(`${u.info.url}/chat/completions`, { model: 'm', ...body }),
       viaGw: () => post(`${gw.info.url}/v1/chat/completions`, { model: `${name}/m`, ...body }, auth),
+      upstreamPid: u.proc.pid,
+      gatewayPid: gw.proc.pid,
     });
-    const instant = await measure(pair(up.info.url, 'up'), 2000, 5);
-    const realistic = await measure(pair(slow.info.url, 'slow'), 200, 5);
+    const instant = await measure(pair(up, 'up'), 2000, 5);
+    const realistic = await measure(pair(slow, 'slow'), 200, 5);
 
-    const gwUrl = gw.info.url;
-    const { writeTinyModel } = await import('../src-server/inference/test-support/tiny-model.js');
-    const file = writeTinyModel(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-tiny-')), 'tiny.gguf'));
-    await post(`${gwUrl}/v1/engines/local/models`, { path: file }, auth);
-    const long = { model: 'local/tiny', input: 'go', temperature: 0, max_output_tokens: 256, text: { format: { type: 'json_schema', name: 's', schema: { type: 'object', properties: { s: { type: 'string' } }, required: ['s'] } } } };
-    await post(`${gwUrl}/v1/responses`, long, auth);
-    let tokens = 0;
-    let t = performance.now();
-    for (let i = 0; i < 5; i++) tokens += (await post(`${gwUrl}/v1/responses`, long, auth)).usage.output_tokens;
-    const tokPerSec = tokens / ((performance.now() - t) / 1000);
-    const short: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      t = performance.now();
-      await post(`${gwUrl}/v1/responses`, { model: 'local/tiny', input: 'hi', temperature: 0 }, auth);
-      short.push(performance.now() - t);
-    }
+    const embedded = process.argv.includes('--no-local') ? null : await measureEmbedded(gw.info.url, auth);
     const report = {
       cores: os.availableParallelism(),
-      load_average_1m: os.loadavg()[0],
+      load_average_1m: { start: loadAtStart, end: os.loadavg()[0] },
       instant_upstream: instant,
       [`upstream_${SLOW_UPSTREAM_MS}ms`]: realistic,
-      embedded_tiny_model: { tokens_per_s: Math.round(tokPerSec), tokens_measured: tokens, short_request_p50_ms: Math.round(pct(short, 50) * 100) / 100 },
+      embedded_tiny_model: embedded,
       goals: {
         overhead_p50_under_1ms: instant.latency_ms.overhead_p50 < 1,
         throughput_ratio_at_least_0_95: { instant: instant.throughput_rps_c16.ratio >= 0.95, realistic: realistic.throughput_rps_c16.ratio >= 0.95 },
@@ -134,6 +167,26 @@ async function main() {
   }
 }
 
+/** Tokens/s of the embedded engine on the generated tiny model (`--no-local` skips it). */
+async function measureEmbedded(gwUrl: string, auth: Record<string, string>) {
+  const { writeTinyModel } = await import('../src-server/inference/test-support/tiny-model.js');
+  const file = writeTinyModel(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-tiny-')), 'tiny.gguf'));
+  await post(`${gwUrl}/v1/engines/local/models`, { path: file }, auth);
+  const long = { model: 'local/tiny', input: 'go', temperature: 0, max_output_tokens: 256, text: { format: { type: 'json_schema', name: 's', schema: { type: 'object', properties: { s: { type: 'string' } }, required: ['s'] } } } };
+  await post(`${gwUrl}/v1/responses`, long, auth);
+  let tokens = 0;
+  let t = performance.now();
+  for (let i = 0; i < 5; i++) tokens += (await post(`${gwUrl}/v1/responses`, long, auth)).usage.output_tokens;
+  const tokPerSec = tokens / ((performance.now() - t) / 1000);
+  const short: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    t = performance.now();
+    await post(`${gwUrl}/v1/responses`, { model: 'local/tiny', input: 'hi', temperature: 0 }, auth);
+    short.push(performance.now() - t);
+  }
+  return { tokens_per_s: Math.round(tokPerSec), tokens_measured: tokens, short_request_p50_ms: Math.round(pct(short, 50) * 100) / 100 };
+}
+
 if (role === 'upstream' || role === 'upstream-slow') {
   const { startFakeUpstream } = await import('../src-server/inference/test-support/fake-upstreams.js');
   const up = await startFakeUpstream('openai', { record: false });
@@ -144,6 +197,8 @@ if (role === 'upstream' || role === 'upstream-slow') {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-inf-'));
   const quiet = { info() {}, warn() {}, error: console.error };
   const svc = await startService({ dataDir, apiKey: KEY, log: quiet, maxConcurrentPerOrg: 1000 });
+  // A plain exit on SIGTERM, so `--cpu-prof` (BENCH_GATEWAY_PROF) gets to write its profile.
+  process.on('SIGTERM', () => process.exit(0));
   console.log(JSON.stringify({ url: svc.url, dataDir }));
 } else {
   await main();

@@ -22,7 +22,19 @@ const mintSecret = () => `bxk_${randomBytes(30).toString('base64url')}`;
 
 const PUBLIC_COLS = 'id, org_id, name, scope, user_id, prefix, created_at, last_used_at, revoked_at';
 
+/** How long a resolved key is trusted without asking the database again (revocation here drops it at once). */
+const KEY_CACHE_MS = 5_000;
+const KEY_CACHE_MAX = 1_000;
+
 export class KeysRepo {
+  /**
+   * Live keys by secret hash, for the per-request lookup (every API call authenticates).
+   * Only hits are kept (a stream of wrong secrets cannot grow it); `revoke` drops the key
+   * at once; entries expire after KEY_CACHE_MS as a bound on staleness for writes that do
+   * not pass through this repository.
+   */
+  private live = new Map<string, { row: ApiKeyRow; until: number }>();
+
   constructor(private db: Db) {}
 
   create(orgId: string, name: string, scope: KeyScope, secret = mintSecret(), userId: string | null = null) {
@@ -47,10 +59,20 @@ export class KeysRepo {
   }
 
   /** Finds the live key for a secret; undefined when unknown or revoked. */
-  findBySecret(secret: string): ApiKeyRow | undefined {
-    return this.db
+  findBySecret(secret: string, now = Date.now()): ApiKeyRow | undefined {
+    const hash = hashSecret(secret);
+    const hit = this.live.get(hash);
+    if (hit && hit.until > now) return hit.row;
+    const row = this.db
       .prepare(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE secret_hash = ? AND revoked_at IS NULL`)
-      .get(hashSecret(secret)) as ApiKeyRow | undefined;
+      .get(hash) as ApiKeyRow | undefined;
+    if (!row) {
+      this.live.delete(hash);
+      return undefined;
+    }
+    if (this.live.size >= KEY_CACHE_MAX) this.live.clear();
+    this.live.set(hash, { row, until: now + KEY_CACHE_MS });
+    return row;
   }
 
   hasSecret(secret: string): boolean {
@@ -77,6 +99,7 @@ export class KeysRepo {
 
   revoke(id: string): void {
     this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), id);
+    for (const [hash, e] of this.live) if (e.row.id === id) this.live.delete(hash);
   }
 
   private touched = new Map<string, number>();

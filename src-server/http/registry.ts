@@ -27,6 +27,21 @@ export class RouteRegistry implements RouteRegistrar {
     const ordered = [...this.specs]
       .filter((s) => areas.includes(s.area))
       .sort((a, b) => specificity(b.path) - specificity(a.path));
+    // Literal paths (no parameter) by exact method and path, ahead of Express's walk over
+    // every route: the inference endpoints are literal, and that walk showed in the gateway's
+    // profile. Same outcome: a literal route always beats a parameterized one of the same
+    // path (specificity order above); anything else (HEAD, a trailing slash, other casing,
+    // parameters) falls through to the Express routes below.
+    const literal = new Map<string, ReturnType<typeof runRoute>>();
+    for (const spec of ordered) {
+      const k = `${spec.method.toUpperCase()} ${spec.path}`;
+      if (!spec.path.includes(':') && !literal.has(k)) literal.set(k, runRoute(spec, ctx));
+    }
+    app.use((req: Request, res: Response, next: NextFunction) => {
+      const run = literal.get(`${req.method} ${req.path}`);
+      if (!run) return next();
+      run(req, res).catch(next);
+    });
     // Before any route: Express would answer a malformed %-escape in a parameter with a bare 500.
     app.use('/v1', (req: Request, _res: Response, next: NextFunction) => {
       const bad = malformedParam(ordered, `/v1${req.path}`);

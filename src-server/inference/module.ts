@@ -123,7 +123,10 @@ export function inferenceArea(app: AppBase, deps: InferenceDeps) {
       messagesRoutes(r, inference.service);
       modelsRoutes(r, inference.engines);
       webhookRoutes(r, {
-        getResponse: (id) => inference.service.get(id),
+        getResponse: (id) => {
+          inference.service.writer.settle(id); // the delivery log below reads the database
+          return inference.service.get(id);
+        },
         deliveries: inference.deliveries,
         rounds: inference.maxRounds,
         changed: () => inference.dispatcher.kick(),

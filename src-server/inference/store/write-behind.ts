@@ -5,18 +5,25 @@ import type { ResponsesRepo, StoredResponse } from './responses-repo.js';
 
 type Delivery = Parameters<DeliveriesRepo['create']>[0];
 
+/** Longest a finished request waits to be stored; more pending than MAX_PENDING flushes at once. */
+const FLUSH_MS = 20;
+const MAX_PENDING = 256;
+
 /**
  * Stores finished synchronous requests off the request path (issue 10, gateway overhead):
- * the answer leaves first; every request finished in the same event-loop turn is then
- * written in ONE transaction on the fast connection (store/fast-connection.ts). Until
- * then `get` serves the pending copy, so GET /v1/responses/{id} right after the answer
- * finds it. Trade-off, stated: a kill -9 inside that one turn loses the stored COPY of an
- * answer the client already received (never a request the caller still waits on, never
- * box or user data); a normal stop flushes.
+ * the answer leaves first; every request finished within FLUSH_MS is then written in ONE
+ * transaction on the fast connection (db/fast-connection.ts): at concurrency 16 one commit
+ * (its WAL frames, its share of checkpoints) serves a dozen requests instead of one or two.
+ * Until then `get` serves the pending copy, so GET /v1/responses/{id} right after the
+ * answer finds it, and `settle(id)` writes it now for readers that go to the database
+ * (the webhook delivery log). Trade-off, stated: a kill -9 within those 20 ms loses the
+ * stored COPY of answers the clients already received (never a request a caller still
+ * waits on, never box or user data, never a queued background request: those are stored
+ * with FULL sync before their 202); a normal stop flushes.
  */
 export class ResponseWriteBehind {
   private pending = new Map<string, { stored: StoredResponse; delivery: Delivery | null }>();
-  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private fast: { db: Db; responses: ResponsesRepo; deliveries: DeliveriesRepo },
@@ -26,18 +33,22 @@ export class ResponseWriteBehind {
 
   add(stored: StoredResponse, delivery: Delivery | null): void {
     this.pending.set(stored.id, { stored, delivery });
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
+    if (this.pending.size >= MAX_PENDING) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }
 
   get(id: string): StoredResponse | undefined {
     return this.pending.get(id)?.stored;
   }
 
+  /** Writes now when `id` is still pending (for readers of the database rows). */
+  settle(id: string): void {
+    if (this.pending.has(id)) this.flush();
+  }
+
   flush(): void {
-    this.scheduled = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     if (!this.pending.size) return;
     const batch = [...this.pending.values()];
     let webhooks = false;

@@ -2,18 +2,55 @@ import http from 'node:http';
 import https from 'node:https';
 import { DomainError, Failed, Invalid, LimitExceeded, NotFound, Unavailable } from '../../../core/errors.js';
 
-
 const agents = {
   'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),
   'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }),
 };
 
+interface Target {
+  mod: typeof http | typeof https;
+  agent: http.Agent;
+  protocol: string;
+  hostname: string;
+  port: string;
+  path: string;
+  auth: string | undefined;
+}
+
+/**
+ * Parsed upstream URLs: an engine calls the same one or two URLs all the time, and parsing
+ * a URL (plus Node turning it back into request options) showed in the gateway's profile.
+ */
+const targets = new Map<string, Target>();
+const TARGETS_MAX = 256;
+
+function target(url: string): Target {
+  let t = targets.get(url);
+  if (!t) {
+    const u = new URL(url);
+    const https_ = u.protocol === 'https:';
+    t = {
+      mod: https_ ? https : http,
+      agent: agents[https_ ? 'https:' : 'http:'],
+      protocol: u.protocol,
+      // URL keeps IPv6 hosts bracketed; request options want them bare.
+      hostname: u.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: u.port,
+      path: `${u.pathname}${u.search}`,
+      auth: u.username || u.password ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined,
+    };
+    if (targets.size >= TARGETS_MAX) targets.clear();
+    targets.set(url, t);
+  }
+  return t;
+}
+
 /** A plain node:http exchange on keep-alive agents (cheaper per call than fetch). */
 function exchange(url: string, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, signal?: AbortSignal) {
   return new Promise<{ status: number; retryAfter: string | null; text: string }>((resolve, reject) => {
-    const u = new URL(url);
-    const mod = u.protocol === 'https:' ? https : http;
-    const req = mod.request(u, { method, headers, agent: agents[u.protocol as 'http:'] }, (res) => {
+    const t = target(url);
+    const opts = { protocol: t.protocol, hostname: t.hostname, port: t.port, path: t.path, auth: t.auth, method, headers, agent: t.agent };
+    const req = t.mod.request(opts, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
