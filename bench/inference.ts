@@ -196,7 +196,8 @@ if (role === 'upstream' || role === 'upstream-slow') {
   const { startService } = await import('../src-server/service.js');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-inf-'));
   const quiet = { info() {}, warn() {}, error: console.error };
-  const svc = await startService({ dataDir, apiKey: KEY, log: quiet, maxConcurrentPerOrg: 1000 });
+  // no template VM booting in the background while the gateway is measured
+  const svc = await startService({ dataDir, apiKey: KEY, log: quiet, maxConcurrentPerOrg: 1000, tuning: { prepareTemplates: false } });
   // A plain exit on SIGTERM, so `--cpu-prof` (BENCH_GATEWAY_PROF) gets to write its profile.
   process.on('SIGTERM', () => process.exit(0));
   console.log(JSON.stringify({ url: svc.url, dataDir }));

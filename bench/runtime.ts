@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { boxFolder, livePid } from '../src-server/runtime/box-folder.js';
 import { startService } from '../src-server/service.js';
 import { bareBoot, execLoopScript, med, pct, qemuCpuMs, qemuPids, r1, r3, sumPssMiB } from './runtime-support.js';
 
@@ -129,7 +130,8 @@ if (ONLY.has('exec')) {
   const guestMs: number[] = [];
   // QEMU CPU per command as well: what the guest works per exec, which host load does not
   // inflate the way it inflates wall time (the in-guest loop needs no host wake-ups).
-  const [pid] = qemuPids(dataDir, box.box_id);
+  // the box folder's pid file (a warm-pool clone's command line names the pool folder it started in)
+  const pid = livePid(boxFolder(dataDir, box.box_id));
   if (!pid) throw new Error(`no QEMU process found for ${box.box_id}`);
   const cpu = { api: 0, guest: 0 };
   for (let round = 0; round < 5; round++) {

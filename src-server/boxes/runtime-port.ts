@@ -60,6 +60,11 @@ export interface TemplateShape {
   vcpus: number;
   memoryMib: number;
   diskGib: number;
+  /**
+   * With spare 9p slots for volume mounts (a template of its own: the 8 extra devices cost
+   * every clone ~12 MiB of idle memory, which boxes without volumes do not pay).
+   */
+  volumeSlots?: boolean;
 }
 
 export interface TemplateInfo {

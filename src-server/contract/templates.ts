@@ -13,6 +13,8 @@ export const Template = z.object({
   vcpu_count: z.number().int(),
   memory_mib: z.number().int(),
   disk_gib: z.number().int(),
+  /** A template for boxes with volume mounts (spare 9p slots); boxes without clone the other. */
+  volume_slots: z.boolean(),
   state: z.enum(['building', 'ready', 'stale', 'failed']),
   progress: z.object({ phase: z.string(), percent: z.number() }).optional(),
   error: z.string().optional(),

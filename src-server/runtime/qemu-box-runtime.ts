@@ -100,7 +100,8 @@ export class QemuBoxRuntime implements BoxRuntime {
     const config = await this.machines.vmConfig(cfg);
     if (this.useTemplates) {
       // A template that cannot be built leaves the box to a cold boot (the failure is listed in GET /v1/templates).
-      const tpl = await this.machines.template({ image: cfg.image, vcpus: cfg.vcpus, memoryMib: cfg.memoryMib, diskGib: cfg.diskGib }, onProgress).catch(() => undefined);
+      const shape = { image: cfg.image, vcpus: cfg.vcpus, memoryMib: cfg.memoryMib, diskGib: cfg.diskGib, ...(cfg.mounts.length ? { volumeSlots: true } : {}) };
+      const tpl = await this.machines.template(shape, onProgress).catch(() => undefined);
       if (tpl) {
         const own = { hostname: cfg.hostname, ports: config.ports ?? [], proxyPort: config.proxyPort, mounts: config.mounts ?? [] };
         await this.poolCleared;

@@ -24,7 +24,7 @@ import { saveAndStop } from './vm-snapshot.js';
 import { killVm, launchVm } from './vm.js';
 
 /** Bump when what a template holds changes (prep script, device set). */
-const TEMPLATE_RECIPE = 'tpl-v2'; // v2: SHARE_SLOTS spare 9p devices
+const TEMPLATE_RECIPE = 'tpl-v2'; // v2: SHARE_SLOTS spare 9p devices in templates for boxes with volumes
 const BUILD_TIMEOUT_MS = 180_000;
 
 /**
@@ -86,6 +86,7 @@ export class TemplateStore {
       vcpus: shape.vcpus,
       memoryMib: shape.memoryMib,
       diskGib: shape.diskGib,
+      volumeSlots: !!shape.volumeSlots,
       accel: base.accel,
       tscKhz: base.tscKhz,
       // the saved guest booted with this command line (execfast, issue 9: e.g. no ASLR under TCG)
@@ -141,7 +142,7 @@ export class TemplateStore {
     this.failed.delete(id);
     await killVm(folder).catch(() => {}); // a build an earlier service process left behind
     await rm(folder.dir, { recursive: true, force: true });
-    const config: VmConfig = { ...base, mounts: [], shareSlots: SHARE_SLOTS, ports: [], proxyPort: undefined, hostname: 'box', ramFile: undefined, freePageReporting: false };
+    const config: VmConfig = { ...base, mounts: [], shareSlots: shape.volumeSlots ? SHARE_SLOTS : 0, ports: [], proxyPort: undefined, hostname: 'box', ramFile: undefined, freePageReporting: false };
     try {
       progress({ phase: 'boot', percent: 10 });
       if (this.aborted) throw new Error('the service is stopping');

@@ -19,6 +19,7 @@ function toTemplate(t: TemplateInfo): Template {
     vcpu_count: t.shape.vcpus,
     memory_mib: t.shape.memoryMib,
     disk_gib: t.shape.diskGib,
+    volume_slots: !!t.shape.volumeSlots,
     state: t.state,
     ...(t.progress ? { progress: t.progress } : {}),
     ...(t.error ? { error: t.error } : {}),

@@ -26,6 +26,7 @@ export function TemplatesPanel() {
             <div className="flex items-center justify-between gap-2">
               <div>
                 <span className="font-mono font-semibold">{t.image}</span>{' '}
+                {t.volume_slots && <span className="text-xs text-ink-400" title="For boxes with volume mounts (spare shared-folder slots)">with volumes · </span>}
                 <span className="text-xs text-ink-400">
                   size {t.size} · {t.vcpu_count} vCPU · {t.memory_mib} MiB · {t.disk_gib} GiB
                 </span>
