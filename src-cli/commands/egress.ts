@@ -2,6 +2,7 @@ import type { Answer } from '../../src-server/contract/call.js';
 import { dispatch, parse, type Command, type Group } from '../args.js';
 import { seg } from '../client.js';
 import { CliError } from '../errors.js';
+import { readEventStream } from '../sse.js';
 import { fields, json } from '../output.js';
 import { resolveBoxId } from '../resolve.js';
 
@@ -22,21 +23,9 @@ function line(e: Entry): string {
   return `${e.at.slice(11, 23)}  ${e.verdict.padEnd(7)} ${String(e.status ?? '-').padEnd(3)} ${e.method.padEnd(7)} ${url}${rule}  ↑${e.bytes_out} ↓${e.bytes_in}${ms}\n`;
 }
 
-/** Reads a text/event-stream body and calls `on` with each `entry` event's data. */
-async function readEvents(body: ReadableStream<Uint8Array>, on: (e: Entry) => void) {
-  const dec = new TextDecoder();
-  let buf = '';
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buf += dec.decode(chunk, { stream: true });
-    let i: number;
-    while ((i = buf.indexOf('\n\n')) >= 0) {
-      const block = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
-      if (data && /(^|\n)event: entry(\n|$)/.test(block)) on(JSON.parse(data) as Entry);
-    }
-  }
-}
+/** Calls `on` with each `entry` event of a text/event-stream body. */
+const readEvents = (body: ReadableStream<Uint8Array>, on: (e: Entry) => void) =>
+  readEventStream(body, (event, data) => event === 'entry' && on(data as Entry));
 
 const group: Group = {
   tail: {
