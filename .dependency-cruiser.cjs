@@ -59,7 +59,8 @@ module.exports = {
         'Services, repositories and runtime adapters throw domain errors (core/errors.ts) and know nothing of HTTP; the HTTP layer (http/, route files, module.ts wiring, the composition roots) maps them to statuses.',
       from: {
         path: '^src-server/',
-        pathNot: '^src-server/(http|test-support)/|-routes\\.ts$|/routes\\.ts$|/routes/|/module\\.ts$|^src-server/(wiring|app|app-context|service|headless)\\.ts$|[.]test[.]ts$',
+        pathNot:
+          '^src-server/(http|test-support)/|-routes\\.ts$|/routes\\.ts$|/routes/|/module\\.ts$|^src-server/(wiring|app|app-context|service|headless)\\.ts$|[.]test[.]ts$',
       },
       to: { path: '^src-server/http/' },
     },
@@ -75,6 +76,10 @@ module.exports = {
     exclude: { path: '(^|/)(out|node_modules|\\.data)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json', '.d.ts'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json', '.d.ts'],
+    },
   },
 };

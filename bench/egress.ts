@@ -27,7 +27,9 @@ const PROFILE = process.env.BENCH_PROFILE;
 
 function child(r: string, extra: string[] = []): Promise<{ proc: ChildProcess; info: Record<string, string | number> }> {
   const prof = PROFILE && r === 'proxy' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
-  const proc = spawn(process.execPath, [...prof, ...process.execArgv, fileURLToPath(import.meta.url), `--role=${r}`, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [...prof, ...process.execArgv, fileURLToPath(import.meta.url), `--role=${r}`, ...extra], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let buf = '';
     proc.stdout!.on('data', (c) => {
@@ -53,7 +55,11 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 
 /** An agent whose connections are CONNECT tunnels through the proxy, TLS inside trusting `ca` (what a box does). */
 class TunnelAgent extends https.Agent {
-  constructor(private proxyPort: number, private ca: string, keepAlive = true) {
+  constructor(
+    private proxyPort: number,
+    private ca: string,
+    keepAlive = true,
+  ) {
     super({ keepAlive, maxSockets: 16 });
   }
   override createConnection(o: https.RequestOptions, cb?: (e: Error | null, s: Duplex) => void): undefined {
@@ -114,12 +120,14 @@ async function main() {
     let done = 0;
     const cpu0 = [ownCpu(), cpuOf(up.proc.pid!), cpuOf(px.proc.pid!)];
     const end = Date.now() + 3000;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (Date.now() < end) {
-        await call('/small');
-        done++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (Date.now() < end) {
+          await call('/small');
+          done++;
+        }
+      }),
+    );
     const [client, upstream, proxy] = [ownCpu(), cpuOf(up.proc.pid!), cpuOf(px.proc.pid!)].map((c, i) => (c - cpu0[i]!) / done);
     cpu[name] = { client: Math.round(client!), upstream: Math.round(upstream!), proxy: Math.round(proxy!) };
     const t = performance.now();
@@ -137,17 +145,23 @@ async function main() {
   const f = (x: number) => Math.round(x * 100) / 100;
   const d = result.direct!;
   const p = result.proxy!;
-  console.log(JSON.stringify({
-    direct: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, f(v)])),
-    via_proxy: Object.fromEntries(Object.entries(p).map(([k, v]) => [k, f(v)])),
-    added_latency_p50_ms: f(p.p50_ms - d.p50_ms),
-    added_new_conn_p50_ms: f(p.new_conn_p50_ms - d.new_conn_p50_ms),
-    latency_p50_ratio: r(p.p50_ms, d.p50_ms),
-    throughput_ratio_rps_c8: r(p.rps_c8, d.rps_c8),
-    throughput_ratio_bulk: r(p.bulk_mb_s, d.bulk_mb_s),
-    cpu_us_per_request_c8: cpu,
-    goals: { added_latency_p50_ms: '< 2', throughput_ratio: '>= 0.8' },
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        direct: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, f(v)])),
+        via_proxy: Object.fromEntries(Object.entries(p).map(([k, v]) => [k, f(v)])),
+        added_latency_p50_ms: f(p.p50_ms - d.p50_ms),
+        added_new_conn_p50_ms: f(p.new_conn_p50_ms - d.new_conn_p50_ms),
+        latency_p50_ratio: r(p.p50_ms, d.p50_ms),
+        throughput_ratio_rps_c8: r(p.rps_c8, d.rps_c8),
+        throughput_ratio_bulk: r(p.bulk_mb_s, d.bulk_mb_s),
+        cpu_us_per_request_c8: cpu,
+        goals: { added_latency_p50_ms: '< 2', throughput_ratio: '>= 0.8' },
+      },
+      null,
+      2,
+    ),
+  );
   up.proc.kill();
   px.proc.kill();
   for (const a of [direct, via, directCold, viaCold]) a.destroy();
@@ -160,7 +174,29 @@ if (role) process.on('SIGTERM', () => process.exit(0));
 
 if (role === 'upstream') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-egress-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', `/CN=${HOST}`, '-addext', `subjectAltName=DNS:${HOST}`, '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${HOST}`,
+      '-addext',
+      `subjectAltName=DNS:${HOST}`,
+      '-keyout',
+      `${dir}/key.pem`,
+      '-out',
+      `${dir}/cert.pem`,
+    ],
+    { stdio: 'ignore' },
+  );
   const cert = fs.readFileSync(`${dir}/cert.pem`, 'utf8');
   const chunk = Buffer.alloc(1 << 20, 0x62);
   const small = Buffer.from('{"ok":true,"object":"bench"}');
@@ -172,15 +208,16 @@ if (role === 'upstream') {
   });
   s.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: (s.address() as net.AddressInfo).port, cert, caFile: `${dir}/cert.pem` })));
 } else if (role === 'proxy') {
-  const [{ openDatabase }, { openFastConnection }, { CryptoBox }, { EgressCa }, { BoxProxy }, { EgressRepo }, { upstreamAgents, upstreamRoots }] = await Promise.all([
-    import('../src-server/db/connection.js'),
-    import('../src-server/db/fast-connection.js'),
-    import('../src-server/util/crypto-box.js'),
-    import('../src-server/network/tls/egress-ca.js'),
-    import('../src-server/network/egress/box-proxy.js'),
-    import('../src-server/network/egress/egress-log-repo.js'),
-    import('../src-server/network/egress/upstream-tls.js'),
-  ]);
+  const [{ openDatabase }, { openFastConnection }, { CryptoBox }, { EgressCa }, { BoxProxy }, { EgressRepo }, { upstreamAgents, upstreamRoots }] =
+    await Promise.all([
+      import('../src-server/db/connection.js'),
+      import('../src-server/db/fast-connection.js'),
+      import('../src-server/util/crypto-box.js'),
+      import('../src-server/network/tls/egress-ca.js'),
+      import('../src-server/network/egress/box-proxy.js'),
+      import('../src-server/network/egress/egress-log-repo.js'),
+      import('../src-server/network/egress/upstream-tls.js'),
+    ]);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-egress-data-'));
   openDatabase(dataDir).close(); // creates the schema
   const db = openFastConnection(dataDir); // as the service's egress area does
@@ -188,7 +225,11 @@ if (role === 'upstream') {
   const upPort = Number(arg('upstream-port'));
   const proxy = new BoxProxy({
     // The policy the box runs under: the host governed (so intercepted), a path rule, a secret header.
-    policyFor: () => ({ id: 'hp_bench', name: 'bench', document: { [HOST]: { rules: [{ match: { method: 'GET' }, request: { set: { headers: { 'x-api-key': '${secrets.K}' } } } }] } } }),
+    policyFor: () => ({
+      id: 'hp_bench',
+      name: 'bench',
+      document: { [HOST]: { rules: [{ match: { method: 'GET' }, request: { set: { headers: { 'x-api-key': '${secrets.K}' } } } }] } },
+    }),
     secretFor: () => 'bench-secret',
     log: new EgressRepo(db, 1000),
     resolve: (_h, port) => ({ host: '127.0.0.1', port: port === 443 ? upPort : port, internal: true }),

@@ -68,12 +68,14 @@ async function withCpu(pids: Record<string, number | undefined>, run: () => Prom
 async function throughput(call: () => Promise<unknown>, concurrency: number, ms: number): Promise<number> {
   let done = 0;
   const end = Date.now() + ms;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (Date.now() < end) {
-      await call();
-      done++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) {
+        await call();
+        done++;
+      }
+    }),
+  );
   return done / (ms / 1000);
 }
 
@@ -172,7 +174,13 @@ async function measureEmbedded(gwUrl: string, auth: Record<string, string>) {
   const { writeTinyModel } = await import('../src-server/inference/test-support/tiny-model.js');
   const file = writeTinyModel(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-tiny-')), 'tiny.gguf'));
   await post(`${gwUrl}/v1/engines/local/models`, { path: file }, auth);
-  const long = { model: 'local/tiny', input: 'go', temperature: 0, max_output_tokens: 256, text: { format: { type: 'json_schema', name: 's', schema: { type: 'object', properties: { s: { type: 'string' } }, required: ['s'] } } } };
+  const long = {
+    model: 'local/tiny',
+    input: 'go',
+    temperature: 0,
+    max_output_tokens: 256,
+    text: { format: { type: 'json_schema', name: 's', schema: { type: 'object', properties: { s: { type: 'string' } }, required: ['s'] } } },
+  };
   await post(`${gwUrl}/v1/responses`, long, auth);
   let tokens = 0;
   let t = performance.now();

@@ -26,7 +26,17 @@ export async function bareBoot(dataDir: string, i: number): Promise<number> {
   const folder = boxFolder(dataDir, `bare${i}`);
   await mkdir(folder.dir, { recursive: true });
   await createOverlay(folder.disk, image.rootfs, 'raw', 4);
-  const config = { kernel: image.kernel, initrd: image.initrd, rootfs: image.rootfs, memoryMib: 512, vcpus: 1, diskGib: 4, accel, tscKhz: hostTscKhz(), hostname: 'bare' };
+  const config = {
+    kernel: image.kernel,
+    initrd: image.initrd,
+    rootfs: image.rootfs,
+    memoryMib: 512,
+    vcpus: 1,
+    diskGib: 4,
+    accel,
+    tscKhz: hostTscKhz(),
+    hostname: 'bare',
+  };
   const args = qemuArgs(folder, config).filter((a) => a !== '-daemonize');
   const t = performance.now();
   const child = spawn(QEMU_BINARY, args, { stdio: 'ignore' });

@@ -43,10 +43,16 @@ const json = async (path: string, body?: unknown): Promise<any> => (await api(pa
 /** Runs a command through the exec NDJSON stream; answers its stdout, throws unless it succeeded. */
 async function exec(id: string, command: string): Promise<string> {
   const text = await (await api(`/v1/boxes/${id}/exec`, { json: { command } })).text();
-  const events = text.trim().split('\n').map((l) => JSON.parse(l) as { type: string; data?: string; status?: string });
+  const events = text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; data?: string; status?: string });
   const exit = events.find((e) => e.type === 'exit');
   if (exit?.status !== 'succeeded') throw new Error(`exec ${command}: ${text.slice(0, 300)}`);
-  return events.filter((e) => e.type === 'stdout').map((e) => Buffer.from(e.data!, 'base64').toString()).join('');
+  return events
+    .filter((e) => e.type === 'stdout')
+    .map((e) => Buffer.from(e.data!, 'base64').toString())
+    .join('');
 }
 const terminate = (id: string) => json(`/v1/boxes/${id}/terminate`, {});
 

@@ -35,9 +35,14 @@ test('egress: a policy from a preset, and the live egress log of a real box filt
     await page.goto(`${svc().url}/#/boxes/${box.box_id}/egress`);
     await expect(page.getByTestId('egress-state')).toHaveText('● live', { timeout: 30_000 });
 
-    const exec = (command: string) => svc().api(`/v1/boxes/${box.box_id}/exec`, { method: 'POST', json: { command } }).then((r) => r.text());
+    const exec = (command: string) =>
+      svc()
+        .api(`/v1/boxes/${box.box_id}/exec`, { method: 'POST', json: { command } })
+        .then((r) => r.text());
     // The gateway (its own port, with the box's key from the environment) passes; another port of the host does not.
-    await exec(`curl -sS -H "Authorization: Bearer $OPENAI_API_KEY" $OPENAI_BASE_URL/models; curl -sS http://host.box.internal:${hostPort}/v1/other-port; curl -sS http://example.com/blocked`);
+    await exec(
+      `curl -sS -H "Authorization: Bearer $OPENAI_API_KEY" $OPENAI_BASE_URL/models; curl -sS http://host.box.internal:${hostPort}/v1/other-port; curl -sS http://example.com/blocked`,
+    );
     const rows = page.getByTestId('egress-row');
     await expect(rows.filter({ hasText: '/v1/models' })).toHaveAttribute('data-verdict', 'allow', { timeout: 60_000 });
     await expect(rows.filter({ hasText: '/v1/other-port' })).toHaveAttribute('data-verdict', 'deny');

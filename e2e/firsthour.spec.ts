@@ -78,7 +78,9 @@ test('adding an upstream tests it: a refusing one and a 401 one show why, nothin
   await new Promise<void>((r) => tmp.listen(0, '127.0.0.1', r));
   const refused = `http://127.0.0.1:${(tmp.address() as AddressInfo).port}/v1`;
   await new Promise((r) => tmp.close(r));
-  const locked = http.createServer((_q, s) => s.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"Incorrect API key provided"}}'));
+  const locked = http.createServer((_q, s) =>
+    s.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"Incorrect API key provided"}}'),
+  );
   await new Promise<void>((r) => locked.listen(0, '127.0.0.1', r));
   try {
     await login(page, svc());

@@ -13,13 +13,16 @@ import { expect, login, screenshot, serviceForFile, test } from './support/fixtu
  * guest image" for ~6 s with real progress events, so the first-box experience is
  * deterministic here; the QEMU runtime feeds the same tracker (src-server/modules.ts).
  */
-const svc = serviceForFile({}, {
-  start: () => {
-    const preparation = new PreparationTracker();
-    const Runtime = slowImageRuntime(preparation, 1500);
-    return { runtime: (d: string) => new Runtime(d), preparation };
+const svc = serviceForFile(
+  {},
+  {
+    start: () => {
+      const preparation = new PreparationTracker();
+      const Runtime = slowImageRuntime(preparation, 1500);
+      return { runtime: (d: string) => new Runtime(d), preparation };
+    },
   },
-});
+);
 
 test('sign-in: a used link lands on a styled sign-in page that takes the API key', async ({ page }) => {
   const link = svc().loginUrl();
@@ -92,7 +95,15 @@ test('first box: image progress while it waits, a toast, the checklist ticks; te
 test('secrets: set one from a password field, see the policy that uses it, delete it', async ({ page }) => {
   const put = await svc().api('/v1/secrets/E2E_TOKEN', { method: 'PUT', json: { value: 'v0' } });
   expect(put.status).toBe(200);
-  const pol = await svc().api('/v1/http-policies', { method: 'POST', json: { name: 'uses-token', document: { 'api.example.com': { rules: [{ match: { method: 'GET' }, request: { set: { headers: { Authorization: 'Bearer ${secrets.E2E_TOKEN}' } } } }] } } } });
+  const pol = await svc().api('/v1/http-policies', {
+    method: 'POST',
+    json: {
+      name: 'uses-token',
+      document: {
+        'api.example.com': { rules: [{ match: { method: 'GET' }, request: { set: { headers: { Authorization: 'Bearer ${secrets.E2E_TOKEN}' } } } }] },
+      },
+    },
+  });
   expect(pol.status, await pol.clone().text()).toBe(200);
   await login(page, svc());
   await new AppPage(page).open('secrets');
@@ -139,7 +150,14 @@ test('ssh: the CA key, a certificate for a pasted public key, the CLI lines', as
 test('1100 px wide: box and cron actions stay on screen; every view in the light theme', async ({ page }) => {
   const app = (await (await svc().api('/v1/apps/find', { method: 'POST', json: { name: 'narrow', mint_if_missing: true } })).json()) as { id: string };
   const box = (await (await svc().api('/v1/boxes', { method: 'POST', json: { app_id: app.id, name: 'narrow-box' } })).json()) as { box_id: string };
-  expect((await svc().api(`/v1/boxes/${box.box_id}/cron`, { method: 'POST', json: { schedule: '*/5 * * * *', command: 'echo a-rather-long-command --with flags > /tmp/out.txt' } })).status).toBe(200);
+  expect(
+    (
+      await svc().api(`/v1/boxes/${box.box_id}/cron`, {
+        method: 'POST',
+        json: { schedule: '*/5 * * * *', command: 'echo a-rather-long-command --with flags > /tmp/out.txt' },
+      })
+    ).status,
+  ).toBe(200);
   await page.setViewportSize({ width: 1100, height: 800 });
   await login(page, svc());
   const row = page.locator('[data-testid="box-row"][data-name="narrow-box"]');
@@ -194,7 +212,11 @@ test('volume browser: new folder, rename, delete; unfinished uploads are hidden'
   await vols.create('ops-vol');
   const list = (await (await svc().api('/v1/box-volumes')).json()) as { data: Array<{ volume_id: string; name: string }> };
   const id = list.data.find((v) => v.name === 'ops-vol')!.volume_id;
-  const put = await svc().api(`/v1/box-volumes/${id}/files?path=notes.txt`, { method: 'PUT', body: 'hello', headers: { 'content-type': 'application/octet-stream' } });
+  const put = await svc().api(`/v1/box-volumes/${id}/files?path=notes.txt`, {
+    method: 'PUT',
+    body: 'hello',
+    headers: { 'content-type': 'application/octet-stream' },
+  });
   expect(put.status).toBe(200);
   const fs = await import('node:fs');
   fs.writeFileSync(`${svc().dataDir}/volumes/${id}/data/.box-upload-1234`, 'partial');

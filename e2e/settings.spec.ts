@@ -24,10 +24,15 @@ test('settings: create an API key that really works, see the accelerator and cre
   // The accelerator shown is the one the service reports.
   const status = (await (await svc().api('/v1/status')).json()) as { accelerator?: unknown };
   if (status.accelerator === undefined) await expect(settings.accelerator()).toContainText('not reported');
-  else await expect(settings.accelerator()).toContainText(typeof status.accelerator === 'string' ? status.accelerator : JSON.stringify(status.accelerator).slice(2, 12));
+  else
+    await expect(settings.accelerator()).toContainText(
+      typeof status.accelerator === 'string' ? status.accelerator : JSON.stringify(status.accelerator).slice(2, 12),
+    );
 
   const org = (await (await svc().api('/v1/organization')).json()) as { credits_usd_nanos: number };
-  await expect(settings.credits()).toContainText(`$${(org.credits_usd_nanos / 1e9).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`);
+  await expect(settings.credits()).toContainText(
+    `$${(org.credits_usd_nanos / 1e9).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`,
+  );
   // Adding credits really changes the organization's balance.
   await page.getByTestId('credits-add-amount').fill('2.5');
   await page.getByTestId('credits-add').click();

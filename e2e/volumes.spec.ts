@@ -25,7 +25,10 @@ test('volumes: create, drop a file, watch progress, download it back byte for by
   await expect(vols.transfer('payload.bin')).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
   await unthrottle();
   const seen = await vols.progressSeen('payload.bin');
-  expect(seen.some((p) => p > 0 && p < 100), `intermediate progress seen: ${seen.join(',')}`).toBe(true);
+  expect(
+    seen.some((p) => p > 0 && p < 100),
+    `intermediate progress seen: ${seen.join(',')}`,
+  ).toBe(true);
   expect(seen[seen.length - 1]).toBe(100);
 
   await expect(vols.entry('payload.bin')).toBeVisible();
@@ -45,7 +48,12 @@ test('volumes: cancel an upload in flight; the file does not appear', async ({ p
   const vols = new VolumesPage(page);
   await vols.create('e2e-cancel');
   const unthrottle = await vols.throttleUploads(256 * 1024);
-  await vols.drop(await vols.dataTransfer([{ name: 'big.bin', bytes: randomBytes(4 * 1024 * 1024) }, { name: 'small.txt', bytes: Buffer.from('hello\n') }]));
+  await vols.drop(
+    await vols.dataTransfer([
+      { name: 'big.bin', bytes: randomBytes(4 * 1024 * 1024) },
+      { name: 'small.txt', bytes: Buffer.from('hello\n') },
+    ]),
+  );
   await expect(vols.transfer('big.bin')).toHaveAttribute('data-status', 'uploading');
   await vols.transfer('big.bin').getByTestId('transfer-cancel').click();
   await expect(vols.transfer('big.bin')).toHaveAttribute('data-status', 'cancelled');

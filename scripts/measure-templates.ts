@@ -49,20 +49,35 @@ try {
   const bare: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const b = id('bare');
-    bare.push(await timed(async () => { await cold.create(cfg(b)); await execTrue(cold, b); }));
+    bare.push(
+      await timed(async () => {
+        await cold.create(cfg(b));
+        await execTrue(cold, b);
+      }),
+    );
     await cold.destroy(b);
   }
   const clone: number[] = [];
   const keep: string[] = [];
   for (let i = 0; i < RUNS; i++) {
     const b = id('clone');
-    clone.push(await timed(async () => { await warm.create(cfg(b)); await execTrue(warm, b); }));
+    clone.push(
+      await timed(async () => {
+        await warm.create(cfg(b));
+        await execTrue(warm, b);
+      }),
+    );
     keep.push(b);
   }
   const fork: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const f = id('fork');
-    fork.push(await timed(async () => { await warm.checkpoint(keep[0]!, `cp_${f}`, true); await warm.cloneFromCheckpoint(`cp_${f}`, cfg(f)); }));
+    fork.push(
+      await timed(async () => {
+        await warm.checkpoint(keep[0]!, `cp_${f}`, true);
+        await warm.cloneFromCheckpoint(`cp_${f}`, cfg(f));
+      }),
+    );
     await warm.destroy(f);
     await warm.deleteCheckpoint(`cp_${f}`);
   }

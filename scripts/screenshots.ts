@@ -20,15 +20,31 @@ const KEY = 'bxk_screenshots_key_000000000000000000000';
 const WIDTHS = [1440, 1100] as const;
 const THEMES = ['dark', 'light'] as const;
 
-interface Shot { name: string; title: string; hash: string; ready: string }
+interface Shot {
+  name: string;
+  title: string;
+  hash: string;
+  ready: string;
+}
 
 async function main() {
   if (!fs.existsSync(path.join(RENDERER, 'index.html'))) throw new Error('out/renderer/index.html is missing: run `npx electron-vite build` first.');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'box-shots-'));
   let rt: FakeRuntime | undefined;
   const quiet = { info() {}, warn() {}, error() {} };
-  const svc = await startService({ dataDir, port: 0, apiKey: KEY, webUiDir: RENDERER, log: quiet, runtime: (d) => (rt = new FakeRuntime(d)), tuning: { prepareTemplates: false } });
-  const browser = await chromium.launch({ executablePath: process.env.BOX_E2E_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  const svc = await startService({
+    dataDir,
+    port: 0,
+    apiKey: KEY,
+    webUiDir: RENDERER,
+    log: quiet,
+    runtime: (d) => (rt = new FakeRuntime(d)),
+    tuning: { prepareTemplates: false },
+  });
+  const browser = await chromium.launch({
+    executablePath: process.env.BOX_E2E_CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
   try {
     const shots = await seed(svc.url, svc.ctx.log, rt!);
     fs.mkdirSync(OUT, { recursive: true });
@@ -84,12 +100,20 @@ async function seed(url: string, log: { info(m: string): void; warn(m: string): 
   const batch = await call('POST', '/v1/boxes', { app_id: app.id, name: 'batch' });
   await call('POST', `/v1/boxes/${batch.box_id}/sleep`, {});
   await call('POST', `/v1/boxes/${worker.box_id}/checkpoint`, { name: 'clean' });
-  rt.writeConsole(web.box_id, '[    0.000000] Linux version 6.1.0 (debian) #1 SMP\n[    0.412345] virtio_blk virtio1: [vda] 8388608 512-byte logical blocks\n[  OK  ] Started getty@ttyS0.service.\n\nDebian GNU/Linux 12 web ttyS0\n\nweb login: ');
+  rt.writeConsole(
+    web.box_id,
+    '[    0.000000] Linux version 6.1.0 (debian) #1 SMP\n[    0.412345] virtio_blk virtio1: [vda] 8388608 512-byte logical blocks\n[  OK  ] Started getty@ttyS0.service.\n\nDebian GNU/Linux 12 web ttyS0\n\nweb login: ',
+  );
   const vol = await call('POST', '/v1/box-volumes', { name: 'datasets' });
   await call('PUT', `/v1/box-volumes/${vol.volume_id}/files?path=${encodeURIComponent('readme.txt')}`, undefined, 'hello from a volume\n');
   await call('PUT', `/v1/box-volumes/${vol.volume_id}/files?path=${encodeURIComponent('raw/2026-11.csv')}`, undefined, 'a,b\n1,2\n');
   await call('PUT', '/v1/secrets/GITHUB_TOKEN', { value: 'ghp_example_not_real' });
-  await call('POST', '/v1/http-policies', { name: 'github-only', document: { 'api.github.com': { rules: [{ match: { method: 'GET' }, request: { set: { headers: { authorization: 'Bearer ${secrets.GITHUB_TOKEN}' } } } }] } } });
+  await call('POST', '/v1/http-policies', {
+    name: 'github-only',
+    document: {
+      'api.github.com': { rules: [{ match: { method: 'GET' }, request: { set: { headers: { authorization: 'Bearer ${secrets.GITHUB_TOKEN}' } } } }] },
+    },
+  });
   await call('POST', `/v1/boxes/${worker.box_id}/cron`, { schedule: '*/15 * * * *', command: 'echo tick' });
   log.info('box web: started (fake runtime, for screenshots)');
   log.warn('inference: model list of engine "offline" unavailable: Upstream engine "offline" is unreachable: ECONNREFUSED');

@@ -20,13 +20,18 @@ const problems = [];
 
 // 1. Node
 const [maj, min] = process.versions.node.split('.').map(Number);
-if (maj < 20 || (maj === 20 && min < 19)) problems.push(`Node.js ${process.versions.node} is too old: install Node.js 20.19 or newer (the project then runs its own Node 22 from npm).`);
+if (maj < 20 || (maj === 20 && min < 19))
+  problems.push(`Node.js ${process.versions.node} is too old: install Node.js 20.19 or newer (the project then runs its own Node 22 from npm).`);
 else if (!check) say(`Node.js ${process.versions.node}: fine (scripts run the project's own Node 22 from node_modules).`);
 
 // 2. Debian packages
 export function missingDebianPackages() {
   if (process.platform !== 'linux' || spawnSync('sh', ['-c', 'command -v dpkg-query'], { encoding: 'utf8' }).status !== 0) return null;
-  const wanted = fs.readFileSync(path.join(root, 'scripts/debian-packages.txt'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const wanted = fs
+    .readFileSync(path.join(root, 'scripts/debian-packages.txt'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   return wanted.filter((p) => !/install ok installed/.test(spawnSync('dpkg-query', ['-W', '-f=${Status}', p], { encoding: 'utf8' }).stdout ?? ''));
 }
 const missing = missingDebianPackages();
@@ -37,13 +42,21 @@ if (missing === null) {
   const isRoot = process.getuid?.() === 0;
   if (check) problems.push(`missing Debian packages: ${missing.join(' ')}. Install: sudo ${cmd}`);
   else if (isRoot || args.has('--sudo')) {
-    say(`installing ${missing.length} Debian packages (QEMU for the VMs, debootstrap and a kernel for the guest image, chromium for UI tests): ${missing.join(' ')}`);
+    say(
+      `installing ${missing.length} Debian packages (QEMU for the VMs, debootstrap and a kernel for the guest image, chromium for UI tests): ${missing.join(' ')}`,
+    );
     const pre = isRoot ? [] : ['sudo'];
-    if (run(pre[0] ?? 'apt-get', [...pre.slice(1), ...(isRoot ? [] : ['apt-get']), 'update', '-q']) !== 0 || run(pre[0] ?? 'apt-get', [...(isRoot ? [] : ['apt-get']), ...cmd.split(' ').slice(1)], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }) !== 0) {
+    if (
+      run(pre[0] ?? 'apt-get', [...pre.slice(1), ...(isRoot ? [] : ['apt-get']), 'update', '-q']) !== 0 ||
+      run(pre[0] ?? 'apt-get', [...(isRoot ? [] : ['apt-get']), ...cmd.split(' ').slice(1)], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }) !==
+        0
+    ) {
       problems.push(`apt-get failed; run it yourself: sudo ${cmd}`);
     }
   } else {
-    problems.push(`missing Debian packages (apt needs root). Run this, then \`npm run setup\` again:\n    sudo ${cmd}\n  or let setup call sudo: npm run setup -- --sudo`);
+    problems.push(
+      `missing Debian packages (apt needs root). Run this, then \`npm run setup\` again:\n    sudo ${cmd}\n  or let setup call sudo: npm run setup -- --sudo`,
+    );
   }
 } else if (!check) say('Debian packages: all present.');
 
@@ -70,7 +83,9 @@ if (outdated.length) {
   if (check) problems.push(`${what}: run \`npm run setup\` (or \`npm ci\`).`);
   else if (shared) problems.push(`${what}, and node_modules is a link to a shared install: not touching it; fix it where it lives.`);
   else if (problems.length === 0) {
-    say(`installing npm dependencies (${what}; npm ci). On Node 20, npm prints EBADENGINE notes for electron, better-sqlite3, openai and vitest: they run on the project's own Node 22.`);
+    say(
+      `installing npm dependencies (${what}; npm ci). On Node 20, npm prints EBADENGINE notes for electron, better-sqlite3, openai and vitest: they run on the project's own Node 22.`,
+    );
     if (run('npm', ['ci', '--no-audit', '--no-fund']) !== 0) problems.push('npm ci failed (see above).');
   }
 } else if (!check) say('npm dependencies: installed at the locked versions.');
@@ -83,7 +98,12 @@ try {
 } catch (e) {
   if (fs.existsSync('/dev/kvm')) kvm = `present but not usable by you (${e.code}; add yourself to the kvm group)`;
 }
-if (!check) say(kvm === 'usable' ? "KVM: /dev/kvm is there (the service checks that it really works and otherwise uses QEMU's software emulation)." : `KVM: ${kvm}. Boxes still work under QEMU's software emulation (TCG), booting in tens of seconds instead of about one.`);
+if (!check)
+  say(
+    kvm === 'usable'
+      ? "KVM: /dev/kvm is there (the service checks that it really works and otherwise uses QEMU's software emulation)."
+      : `KVM: ${kvm}. Boxes still work under QEMU's software emulation (TCG), booting in tens of seconds instead of about one.`,
+  );
 
 if (problems.length) {
   for (const p of problems) console.error(`${check ? 'npm start' : 'setup'}: ${p}`);

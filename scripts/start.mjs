@@ -40,6 +40,10 @@ if (electron && hasDisplay && process.env.BOX_HEADLESS !== '1') {
   run(electron, [root]);
 } else {
   if (!fs.existsSync(path.join(root, 'out/renderer/index.html'))) build();
-  console.log(electron ? 'No display found: starting the headless service with the web UI.' : 'Electron binary not available: starting the headless service with the web UI.');
+  console.log(
+    electron
+      ? 'No display found: starting the headless service with the web UI.'
+      : 'Electron binary not available: starting the headless service with the web UI.',
+  );
   run(bin('tsx'), [path.join(root, 'src-server/headless.ts'), '--web-ui', path.join(root, 'out/renderer'), ...process.argv.slice(2)]);
 }

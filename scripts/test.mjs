@@ -9,8 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'box-test-report-'));
-const run = (cmd, args, env = {}) =>
-  spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
+const run = (cmd, args, env = {}) => spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
 const read = (f) => (fs.existsSync(f) ? JSON.parse(fs.readFileSync(f, 'utf8')) : null);
 
 let passed = 0;
@@ -18,7 +17,10 @@ let failed = 0;
 let skipped = 0;
 
 // Static checks first: a type error or a lint finding is a failed test like any other.
-for (const [cmd, args] of [['npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']], ['npm', ['run', 'lint']]]) {
+for (const [cmd, args] of [
+  ['npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']],
+  ['npm', ['run', 'lint']],
+]) {
   if (run(cmd, args) === 0) passed += 1;
   else failed += 1;
 }

@@ -98,7 +98,10 @@ describe('secrets', () => {
 
 describe('cron and keys', () => {
   it('cron add/list/rm on a box by name', async () => {
-    const job = JSON.parse((await ok(['cron', 'add', 'area1', '0 3 * * *', '--tz', 'Europe/Paris', '--env', 'B=2', '--env', 'A=1', '--json', '--', 'echo', 'nightly', '--json'])).stdout);
+    const job = JSON.parse(
+      (await ok(['cron', 'add', 'area1', '0 3 * * *', '--tz', 'Europe/Paris', '--env', 'B=2', '--env', 'A=1', '--json', '--', 'echo', 'nightly', '--json']))
+        .stdout,
+    );
     expect(job).toMatchObject({ schedule: '0 3 * * *', timezone: 'Europe/Paris', command: 'echo nightly --json', env_names: ['A', 'B'] });
     const listed = JSON.parse((await ok(['cron', 'list', 'area1', '--json'])).stdout);
     expect(listed.map((j: { id: string }) => j.id)).toEqual([job.id]);
@@ -130,7 +133,12 @@ describe('ssh certificates', () => {
     const cert = sshpk.parseCertificate(fs.readFileSync(`${key}-cert.pub`), 'openssh');
     expect(cert.subjects.map((s) => s.uid)).toEqual(['root']);
     expect(cert.isSignedByKey(sshpk.parseKey(caLine, 'ssh'))).toBe(true);
-    expect(cert.subjectKey.fingerprint('sha256').toString()).toBe(sshpk.parseKey(fs.readFileSync(`${key}.pub`), 'ssh').fingerprint('sha256').toString());
+    expect(cert.subjectKey.fingerprint('sha256').toString()).toBe(
+      sshpk
+        .parseKey(fs.readFileSync(`${key}.pub`), 'ssh')
+        .fingerprint('sha256')
+        .toString(),
+    );
     const listing = execFileSync('ssh-keygen', ['-L', '-f', `${key}-cert.pub`]).toString();
     expect(listing).toMatch(/Type: ssh-ed25519-cert-v01@openssh.com user certificate/);
     const missing = await box(['ssh', 'cert', '--key', path.join(tmp, 'nokey')]);
@@ -151,8 +159,15 @@ describe('image list', () => {
     for (const p of ['kernel-k1', 'initrd-i1', 'rootfs-r1', 'rootfs-old']) fs.mkdirSync(path.join(root, 'parts', p), { recursive: true });
     fs.writeFileSync(path.join(root, 'parts', 'rootfs-r1', 'rootfs.raw'), Buffer.alloc(4096, 1));
     fs.mkdirSync(path.join(root, 'abc123'));
-    const meta = { recipeHash: 'abc123', kernelVersion: '6.1.0-test', builtAt: '2026-01-01T00:00:00.000Z', agent: { placeholder: false },
-      kernel: path.join(root, 'parts', 'kernel-k1', 'vmlinux'), initrd: path.join(root, 'parts', 'initrd-i1', 'initrd.img'), rootfs: path.join(root, 'parts', 'rootfs-r1', 'rootfs.raw') };
+    const meta = {
+      recipeHash: 'abc123',
+      kernelVersion: '6.1.0-test',
+      builtAt: '2026-01-01T00:00:00.000Z',
+      agent: { placeholder: false },
+      kernel: path.join(root, 'parts', 'kernel-k1', 'vmlinux'),
+      initrd: path.join(root, 'parts', 'initrd-i1', 'initrd.img'),
+      rootfs: path.join(root, 'parts', 'rootfs-r1', 'rootfs.raw'),
+    };
     fs.writeFileSync(path.join(root, 'abc123', 'image.json'), JSON.stringify(meta));
     const r = await runCli({ ...env, BOX_IMAGE_CACHE: cache }, ['image', 'cache', '--json']);
     expect(r.code, r.stderr).toBe(0);

@@ -42,7 +42,13 @@ export function parse<O extends Options>(argv: string[], usage: string, options:
 }
 
 type ParsedValues<O extends Options> = {
-  [K in keyof O]?: O[K] extends { multiple: true } ? (O[K] extends { type: 'boolean' } ? boolean[] : string[]) : O[K] extends { type: 'boolean' } ? boolean : string;
+  [K in keyof O]?: O[K] extends { multiple: true }
+    ? O[K] extends { type: 'boolean' }
+      ? boolean[]
+      : string[]
+    : O[K] extends { type: 'boolean' }
+      ? boolean
+      : string;
 };
 
 /** Splits `args -- rest` at the first bare `--`. */

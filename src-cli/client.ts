@@ -47,7 +47,9 @@ export class BoxClient {
       res = await fetch(url, { method, headers, body, signal: o.signal, ...(streaming ? { duplex: 'half' } : {}) } as RequestInit);
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      throw new CliError(`cannot reach the box service at ${url} (${cause?.code ?? cause?.message ?? (e as Error).message}); is it running? Start it with "npm start", or set BOX_URL (or BOX_DATA_DIR) to the service the banner printed; the URL came from ${this.config.urlSource})`);
+      throw new CliError(
+        `cannot reach the box service at ${url} (${cause?.code ?? cause?.message ?? (e as Error).message}); is it running? Start it with "npm start", or set BOX_URL (or BOX_DATA_DIR) to the service the banner printed; the URL came from ${this.config.urlSource})`,
+      );
     }
     if (res.ok) return res;
     throw await failureOf(res);
@@ -71,10 +73,10 @@ export class BoxClient {
    * `call('GET /v1/boxes/:box_id', { params: { box_id } })` answers a Box.
    */
   call<K extends JsonRouteKey>(key: K, ...args: CallRest<K>): Promise<Answer<K>> {
-    const send = (r: CallRequest) => this.request(r.method, r.path, { query: r.query, json: r.json, headers: r.headers, signal: r.signal, inference: INFERENCE_PATH.test(key) });
+    const send = (r: CallRequest) =>
+      this.request(r.method, r.path, { query: r.query, json: r.json, headers: r.headers, signal: r.signal, inference: INFERENCE_PATH.test(key) });
     return callWith(send, key, ...args);
   }
-
 }
 
 /** Turns an error answer into an ApiFailure; a body outside the envelope still gets a clear line. */
@@ -83,7 +85,8 @@ async function failureOf(res: Response): Promise<ApiFailure> {
   let body: ApiErrorBody | undefined;
   try {
     const parsed = JSON.parse(text) as { error?: ApiErrorBody };
-    if (parsed.error && typeof parsed.error.message === 'string') body = { ...parsed.error, param: parsed.error.param ?? null, code: parsed.error.code ?? null };
+    if (parsed.error && typeof parsed.error.message === 'string')
+      body = { ...parsed.error, param: parsed.error.param ?? null, code: parsed.error.code ?? null };
   } catch {
     body = undefined;
   }

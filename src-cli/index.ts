@@ -25,7 +25,29 @@ import { ssh } from './commands/ssh.js';
 import { template } from './commands/templates.js';
 import { volumes } from './commands/volumes.js';
 
-const commands: Group = { whoami, status, 'login-link': loginLink, apps, boxes, exec, cp, volumes, policies, egress, secrets, cron, keys, ssh, image, template, models, engines, logs, settings, openapi };
+const commands: Group = {
+  whoami,
+  status,
+  'login-link': loginLink,
+  apps,
+  boxes,
+  exec,
+  cp,
+  volumes,
+  policies,
+  egress,
+  secrets,
+  cron,
+  keys,
+  ssh,
+  image,
+  template,
+  models,
+  engines,
+  logs,
+  settings,
+  openapi,
+};
 
 const HELP = `Environment: BOX_URL (default: the running service's <BOX_DATA_DIR>/endpoint.json, else
 http://127.0.0.1:8787), BOX_API_KEY (default: <data dir>/api-key), BOX_DATA_DIR (default

@@ -16,7 +16,23 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tiny.gguf`;
   const sha256 = createHash('sha256').update(file).digest('hex');
-  svc = await startTestService({ tuning: { modelCatalog: [{ id: 'tiny', name: 'tiny', description: 'test', parameters: '0', quantization: 'none', size_bytes: file.length, licence: 'MIT', source_url: url, sha256 }] } });
+  svc = await startTestService({
+    tuning: {
+      modelCatalog: [
+        {
+          id: 'tiny',
+          name: 'tiny',
+          description: 'test',
+          parameters: '0',
+          quantization: 'none',
+          size_bytes: file.length,
+          licence: 'MIT',
+          source_url: url,
+          sha256,
+        },
+      ],
+    },
+  });
 });
 afterAll(async () => {
   await svc?.close();

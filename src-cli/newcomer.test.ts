@@ -74,10 +74,18 @@ describe('signing in again', () => {
   });
 
   it('POST /ui/session signs in with a pasted key and refuses a wrong one naming api_key', async () => {
-    const ok = await fetch(`${svc.url}/ui/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: ` ${svc.key} ` }) });
+    const ok = await fetch(`${svc.url}/ui/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: ` ${svc.key} ` }),
+    });
     expect(ok.status).toBe(204);
     expect(ok.headers.get('set-cookie')).toMatch(/box_session=/);
-    const bad = await fetch(`${svc.url}/ui/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: 'bxk_nope' }) });
+    const bad = await fetch(`${svc.url}/ui/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: 'bxk_nope' }),
+    });
     expect(bad.status).toBe(401);
     expect((await bad.json()).error).toMatchObject({ param: 'api_key', code: 'invalid_api_key' });
     const empty = await fetch(`${svc.url}/ui/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });

@@ -6,7 +6,10 @@ export function stageLine(s: Stage): string {
   if (s.state === 'ready') return `${s.label}: ready`;
   if (s.state === 'failed') return `${s.label}: failed: ${s.error ?? s.message}`;
   if (s.state === 'pending') return `${s.label}: waiting (usually about ${Math.round(s.typical_seconds / 60)} min the first time)`;
-  const eta = s.eta_seconds === null ? `usually about ${Math.round(s.typical_seconds / 60)} min` : `about ${s.eta_seconds < 60 ? `${s.eta_seconds}s` : `${Math.round(s.eta_seconds / 60)} min`} left`;
+  const eta =
+    s.eta_seconds === null
+      ? `usually about ${Math.round(s.typical_seconds / 60)} min`
+      : `about ${s.eta_seconds < 60 ? `${s.eta_seconds}s` : `${Math.round(s.eta_seconds / 60)} min`} left`;
   return `${s.label}: ${s.percent}% ${s.message} (${eta})`;
 }
 

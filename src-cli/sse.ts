@@ -14,7 +14,10 @@ export async function readEventStream(body: ReadableStream<Uint8Array>, on: (eve
         buf = buf.slice(i + 2);
         const lines = block.split('\n');
         const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
-        const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        const data = lines
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .join('\n');
         if (data) on(event, JSON.parse(data));
       }
     }

@@ -47,7 +47,12 @@ export function pinHostKey(file: string, alias: string, hostKeyLine: string) {
   const [type, b64] = hostKeyLine.trim().split(/\s+/);
   if (!type || !b64) throw new CliError(`the box's host key is not an OpenSSH public key: ${hostKeyLine.slice(0, 80)}`);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const kept = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l && !l.startsWith(`${alias} `)) : [];
+  const kept = fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l && !l.startsWith(`${alias} `))
+    : [];
   fs.writeFileSync(file, `${[...kept, `${alias} ${type} ${b64}`].join('\n')}\n`, { mode: 0o600 });
 }
 

@@ -69,11 +69,15 @@ export class StdinPump {
   private async send(chunk: Buffer, eof: boolean) {
     for (let attempt = 0; ; attempt++) {
       try {
-        const res = await this.client.request<Answer<'PUT /v1/boxes/:box_id/exec/:exec_id/stdin'>>('PUT', `/v1/boxes/${seg(this.boxId)}/exec/${seg(this.execId)}/stdin`, {
-          query: { offset: this.offset, eof: eof ? 'true' : undefined },
-          body: new Uint8Array(chunk),
-          headers: { 'content-type': 'application/octet-stream' },
-        });
+        const res = await this.client.request<Answer<'PUT /v1/boxes/:box_id/exec/:exec_id/stdin'>>(
+          'PUT',
+          `/v1/boxes/${seg(this.boxId)}/exec/${seg(this.execId)}/stdin`,
+          {
+            query: { offset: this.offset, eof: eof ? 'true' : undefined },
+            body: new Uint8Array(chunk),
+            headers: { 'content-type': 'application/octet-stream' },
+          },
+        );
         this.offset = res.accepted_through;
         return;
       } catch (e) {

@@ -6,9 +6,31 @@ import { startTestService, type TestService } from '../src-server/test-support/h
 import { runCli } from './test-cli.js';
 
 const infos: TemplateInfo[] = [
-  { templateId: 'tpl_0a0a', shape: { image: 'debian', vcpus: 1, memoryMib: 512, diskGib: 4 }, state: 'ready', builtAt: new Date().toISOString(), bytes: 130 * 1024 * 1024, boxes: 3 },
-  { templateId: 'tpl_0b0b', shape: { image: 'debian', vcpus: 2, memoryMib: 1024, diskGib: 8 }, state: 'building', progress: { phase: 'boot', percent: 42 }, builtAt: null, bytes: 0, boxes: 0 },
-  { templateId: 'tpl_0c0c', shape: { image: 'debian', vcpus: 1, memoryMib: 256, diskGib: 2 }, state: 'stale', builtAt: new Date().toISOString(), bytes: 1, boxes: 0 },
+  {
+    templateId: 'tpl_0a0a',
+    shape: { image: 'debian', vcpus: 1, memoryMib: 512, diskGib: 4 },
+    state: 'ready',
+    builtAt: new Date().toISOString(),
+    bytes: 130 * 1024 * 1024,
+    boxes: 3,
+  },
+  {
+    templateId: 'tpl_0b0b',
+    shape: { image: 'debian', vcpus: 2, memoryMib: 1024, diskGib: 8 },
+    state: 'building',
+    progress: { phase: 'boot', percent: 42 },
+    builtAt: null,
+    bytes: 0,
+    boxes: 0,
+  },
+  {
+    templateId: 'tpl_0c0c',
+    shape: { image: 'debian', vcpus: 1, memoryMib: 256, diskGib: 2 },
+    state: 'stale',
+    builtAt: new Date().toISOString(),
+    bytes: 1,
+    boxes: 0,
+  },
 ];
 const port: TemplatePort = {
   list: async () => infos,

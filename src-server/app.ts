@@ -8,7 +8,6 @@ import { localGuard } from './http/guard.js';
 import { RouteRegistry } from './http/registry.js';
 import type { Area } from './http/route.js';
 
-
 interface BuiltApps {
   registry: RouteRegistry;
   /** Serves every area (and the web UI); inferenceApp is set when inference has its own port. */

@@ -48,6 +48,9 @@ function readEndpoint(file: string): EndpointRecord | undefined {
 
 /** The exact environment line for the CLI against this service. */
 export function cliLine(rec: { url: string; data_dir: string }, env: NodeJS.ProcessEnv = process.env): string {
-  const vars = path.resolve(rec.data_dir) === path.resolve(defaultDataDir(env)) && rec.url === 'http://127.0.0.1:8787' ? '' : `BOX_URL=${rec.url} BOX_DATA_DIR=${rec.data_dir} `;
+  const vars =
+    path.resolve(rec.data_dir) === path.resolve(defaultDataDir(env)) && rec.url === 'http://127.0.0.1:8787'
+      ? ''
+      : `BOX_URL=${rec.url} BOX_DATA_DIR=${rec.data_dir} `;
   return `${vars}npx box whoami`;
 }

@@ -37,7 +37,9 @@ async function main() {
     console.log(`  Later: \`npx box login-link\` prints a new link, or paste the API key on the sign-in page of ${svc.url}/`);
   }
   const onQuit = svc.ctx.services.quit.settings.get().on_quit;
-  console.log(`On Ctrl+C or SIGTERM: ${describeOnQuit(onQuit, 'headless')} (setting on_quit: ${onQuit}; \`npx box settings set on_quit leave_running|stop_boxes\`).`);
+  console.log(
+    `On Ctrl+C or SIGTERM: ${describeOnQuit(onQuit, 'headless')} (setting on_quit: ${onQuit}; \`npx box settings set on_quit leave_running|stop_boxes\`).`,
+  );
   // Quitting says what it does to running boxes (setting on_quit, GET /v1/service/quit-plan);
   // a second signal while boxes are being put to sleep leaves the rest running and exits.
   let stopping = false;

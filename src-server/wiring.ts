@@ -98,7 +98,23 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     quit: quit.quit,
   };
   const app: AppContext = Object.assign(base, { services });
-  const areas = [core, volumes.area, policies.area, secrets.area, ssh.area, boxes.area, templates.area, images.area, network.area, cron.area, inbox.area, inference.area, usage.area, logs.area, quit.area];
+  const areas = [
+    core,
+    volumes.area,
+    policies.area,
+    secrets.area,
+    ssh.area,
+    boxes.area,
+    templates.area,
+    images.area,
+    network.area,
+    cron.area,
+    inbox.area,
+    inference.area,
+    usage.area,
+    logs.area,
+    quit.area,
+  ];
   return { app, areas };
 }
 

@@ -15,16 +15,19 @@ export class VolumesPage {
 
   /** A DataTransfer built in the page, carrying real File objects. */
   async dataTransfer(files: Array<{ name: string; bytes: Buffer }>): Promise<JSHandle<DataTransfer>> {
-    return this.page.evaluateHandle((list) => {
-      const dt = new DataTransfer();
-      for (const f of list) {
-        const bin = atob(f.b64);
-        const bytes = new Uint8Array(bin.length);
-        for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-        dt.items.add(new File([bytes], f.name, { type: 'application/octet-stream' }));
-      }
-      return dt;
-    }, files.map((f) => ({ name: f.name, b64: f.bytes.toString('base64') })));
+    return this.page.evaluateHandle(
+      (list) => {
+        const dt = new DataTransfer();
+        for (const f of list) {
+          const bin = atob(f.b64);
+          const bytes = new Uint8Array(bin.length);
+          for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+          dt.items.add(new File([bytes], f.name, { type: 'application/octet-stream' }));
+        }
+        return dt;
+      },
+      files.map((f) => ({ name: f.name, b64: f.bytes.toString('base64') })),
+    );
   }
 
   /** The browser's drag-and-drop sequence onto the drop zone: dragenter, dragover, drop. */

@@ -6,7 +6,10 @@ import { startE2eService, type E2eService } from './service.js';
  * One service per test file (fresh data dir and port), started in beforeAll; each test
  * gets a page logged in through a one-time link, exactly as a user would.
  */
-export function serviceForFile(tuning: Record<string, unknown> = {}, opts: { beforeClose?: (svc: E2eService) => Promise<void>; start?: () => Pick<StartOptions, 'runtime' | 'preparation'> } = {}) {
+export function serviceForFile(
+  tuning: Record<string, unknown> = {},
+  opts: { beforeClose?: (svc: E2eService) => Promise<void>; start?: () => Pick<StartOptions, 'runtime' | 'preparation'> } = {},
+) {
   let svc: E2eService | undefined;
   base.beforeAll(async () => {
     svc = await startE2eService(tuning, opts.start?.());

@@ -10,7 +10,18 @@ const list: Command = {
     if (ctx.json) return json(res);
     table(
       ['app id', 'name', 'boxes', 'running', 'paused', 'sleeping', 'failed', 'vcpu', 'memory', 'disk'],
-      res.data.map((a) => [a.app_id, a.app_name, a.box_count, a.running_count, a.paused_count, a.sleeping_count, a.failed_count, a.cpu_requested_vcpu, bytes(a.memory_requested_bytes), bytes(a.disk_used_bytes)]),
+      res.data.map((a) => [
+        a.app_id,
+        a.app_name,
+        a.box_count,
+        a.running_count,
+        a.paused_count,
+        a.sleeping_count,
+        a.failed_count,
+        a.cpu_requested_vcpu,
+        bytes(a.memory_requested_bytes),
+        bytes(a.disk_used_bytes),
+      ]),
     );
   },
 };

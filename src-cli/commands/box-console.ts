@@ -5,15 +5,22 @@ import { json } from '../output.js';
 import { resolveBoxId } from '../resolve.js';
 import { followFor, readEventStream } from '../sse.js';
 
-
 /** `box boxes console`: the box's serial console (kernel and boot messages, getty), raw as the guest wrote it. */
 export const consoleCmd: Command = {
   usage: 'box boxes console <box> [-f] [-n lines] [--bytes N] [--seconds s]',
   summary: "A box's serial console log (boot messages); -f follows it live",
   async run(ctx, argv) {
-    const { values, positionals } = parse(argv, this.usage, {
-      follow: { type: 'boolean', short: 'f' }, lines: { type: 'string', short: 'n' }, bytes: { type: 'string' }, seconds: { type: 'string' },
-    }, [1, 1]);
+    const { values, positionals } = parse(
+      argv,
+      this.usage,
+      {
+        follow: { type: 'boolean', short: 'f' },
+        lines: { type: 'string', short: 'n' },
+        bytes: { type: 'string' },
+        seconds: { type: 'string' },
+      },
+      [1, 1],
+    );
     const query = { lines: intArg(values.lines, 'lines', 1, 100_000), bytes: intArg(values.bytes, 'bytes', 1, 1024 * 1024) };
     const seconds = values.seconds === undefined ? undefined : Number(values.seconds);
     if (seconds !== undefined && !(seconds > 0)) throw new CliError('--seconds must be a positive number', 2);
@@ -27,10 +34,18 @@ export const consoleCmd: Command = {
       return;
     }
     const ac = followFor(seconds);
-    const res = await ctx.client.raw('GET', `/v1/boxes/${seg(boxId)}/console`, { query: { ...query, stream: 1 }, headers: { accept: 'text/event-stream' }, signal: ac.signal });
-    await readEventStream(res.body!, (event, data) => {
-      if (event === 'chunk') process.stdout.write(ctx.json ? `${JSON.stringify(data)}\n` : (data as { data: string }).data);
-      if (event === 'reset') process.stderr.write('\n(the console log started over: a new disk)\n');
-    }, ac.signal);
+    const res = await ctx.client.raw('GET', `/v1/boxes/${seg(boxId)}/console`, {
+      query: { ...query, stream: 1 },
+      headers: { accept: 'text/event-stream' },
+      signal: ac.signal,
+    });
+    await readEventStream(
+      res.body!,
+      (event, data) => {
+        if (event === 'chunk') process.stdout.write(ctx.json ? `${JSON.stringify(data)}\n` : (data as { data: string }).data);
+        if (event === 'reset') process.stderr.write('\n(the console log started over: a new disk)\n');
+      },
+      ac.signal,
+    );
   },
 };

@@ -63,7 +63,12 @@ export const lifecycle: Group = {
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [2, 2]);
       const off = positionals[1] === 'off';
-      await transition(ctx, positionals[0]!, 'auto_sleep', off ? { automatic: false } : { automatic: true, min_seconds_before_sleep: intArg(positionals[1], 'seconds', 10) });
+      await transition(
+        ctx,
+        positionals[0]!,
+        'auto_sleep',
+        off ? { automatic: false } : { automatic: true, min_seconds_before_sleep: intArg(positionals[1], 'seconds', 10) },
+      );
     },
   },
   upgrade: simple('upgrade', 'Upgrade a box to the current image'),
@@ -75,7 +80,10 @@ export const lifecycle: Group = {
     async run(ctx, argv) {
       const { values, positionals } = parse(argv, this.usage, { name: { type: 'string' }, ttl: { type: 'string' } }, [1, 1]);
       const id = await resolveBoxId(ctx.client, positionals[0]!);
-      const cp = await ctx.client.call('POST /v1/boxes/:box_id/checkpoint', { params: { box_id: id }, body: { name: values.name, ttl_seconds: intArg(values.ttl, 'ttl', 60) } });
+      const cp = await ctx.client.call('POST /v1/boxes/:box_id/checkpoint', {
+        params: { box_id: id },
+        body: { name: values.name, ttl_seconds: intArg(values.ttl, 'ttl', 60) },
+      });
       if (ctx.json) json(cp);
       else fields({ ...cp });
     },
@@ -86,9 +94,15 @@ export const lifecycle: Group = {
     async run(ctx, argv) {
       const { values, positionals } = parse(argv, this.usage, { count: { type: 'string' } }, [2, 2]);
       const id = await resolveBoxId(ctx.client, positionals[0]!);
-      const res = await ctx.client.call('POST /v1/boxes/:box_id/fork', { params: { box_id: id }, body: { name: positionals[1]!, count: intArg(values.count, 'count', 1, 8) } });
+      const res = await ctx.client.call('POST /v1/boxes/:box_id/fork', {
+        params: { box_id: id },
+        body: { name: positionals[1]!, count: intArg(values.count, 'count', 1, 8) },
+      });
       if (ctx.json) return json(res);
-      table(['box id', 'name', 'status', 'from checkpoint'], res.boxes.map((b) => [b.box_id, b.name, b.status, res.checkpoint_id]));
+      table(
+        ['box id', 'name', 'status', 'from checkpoint'],
+        res.boxes.map((b) => [b.box_id, b.name, b.status, res.checkpoint_id]),
+      );
     },
   },
 };

@@ -10,11 +10,21 @@ import { consoleCmd } from './box-console.js';
 
 function showBox(b: Box) {
   fields({
-    box_id: b.box_id, name: b.name, status: b.status, error: b.error_message, app_id: b.app_id, image: b.image,
-    size: `${b.vcpu_count} vcpu, ${b.memory_mib} MiB, ${b.disk_gib} GiB`, visibility: b.visibility,
-    ports: b.ingress_ports.join(', ') || null, volumes: b.volume_mounts.map((m) => `${m.volume_id}:${m.mount_path}`).join(', ') || null,
-    http_policy_id: b.http_policy_id, inference_budget_tokens: b.inference_budget_tokens ?? 'unlimited', wake_at: b.wake_at,
-    checkpoint_generation: b.checkpoint_generation, created_at: b.created_at,
+    box_id: b.box_id,
+    name: b.name,
+    status: b.status,
+    error: b.error_message,
+    app_id: b.app_id,
+    image: b.image,
+    size: `${b.vcpu_count} vcpu, ${b.memory_mib} MiB, ${b.disk_gib} GiB`,
+    visibility: b.visibility,
+    ports: b.ingress_ports.join(', ') || null,
+    volumes: b.volume_mounts.map((m) => `${m.volume_id}:${m.mount_path}`).join(', ') || null,
+    http_policy_id: b.http_policy_id,
+    inference_budget_tokens: b.inference_budget_tokens ?? 'unlimited',
+    wake_at: b.wake_at,
+    checkpoint_generation: b.checkpoint_generation,
+    created_at: b.created_at,
   });
 }
 
@@ -24,23 +34,44 @@ const list: Command = {
   async run(ctx, argv) {
     const { values } = parse(argv, this.usage, { app: { type: 'string' }, status: { type: 'string' }, search: { type: 'string' }, all: { type: 'boolean' } });
     const app_id = values.app ? await resolveAppId(ctx.client, values.app, false) : undefined;
-    const query = Object.fromEntries(Object.entries({ app_id, status: values.status, search: values.search }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+    const query = Object.fromEntries(Object.entries({ app_id, status: values.status, search: values.search }).filter(([, v]) => v !== undefined)) as Record<
+      string,
+      string
+    >;
     const boxes = await listAll(ctx.client, 'GET /v1/boxes', query);
     const shown = values.all || values.status ? boxes : boxes.filter((b) => b.status !== 'terminated');
     if (ctx.json) return json(shown);
-    table(['box id', 'name', 'status', 'size', 'ports', 'created'], shown.map((b) => [b.box_id, b.name, b.status, `${b.vcpu_count}c/${b.memory_mib}M`, b.ingress_ports.join(','), ago(b.created_at)]));
+    table(
+      ['box id', 'name', 'status', 'size', 'ports', 'created'],
+      shown.map((b) => [b.box_id, b.name, b.status, `${b.vcpu_count}c/${b.memory_mib}M`, b.ingress_ports.join(','), ago(b.created_at)]),
+    );
   },
 };
 
 const create: Command = {
-  usage: 'box boxes create <name> [--app A] [--size s|m|l] [--memory MiB] [--disk GiB] [--image I] [--private] [--volume vol:/path]... [--port 8080]... [--policy hp_...] [--auto-sleep seconds] [--inference-budget tokens]',
+  usage:
+    'box boxes create <name> [--app A] [--size s|m|l] [--memory MiB] [--disk GiB] [--image I] [--private] [--volume vol:/path]... [--port 8080]... [--policy hp_...] [--auto-sleep seconds] [--inference-budget tokens]',
   summary: 'Create a box and wait until it runs (the app "default" is used and created when --app is absent)',
   async run(ctx, argv) {
-    const { values, positionals } = parse(argv, this.usage, {
-      app: { type: 'string' }, size: { type: 'string' }, memory: { type: 'string' }, disk: { type: 'string' }, image: { type: 'string' },
-      private: { type: 'boolean' }, volume: { type: 'string', multiple: true }, port: { type: 'string', multiple: true },
-      policy: { type: 'string' }, 'auto-sleep': { type: 'string' }, 'inference-budget': { type: 'string' }, 'idempotency-key': { type: 'string' },
-    }, [1, 1]);
+    const { values, positionals } = parse(
+      argv,
+      this.usage,
+      {
+        app: { type: 'string' },
+        size: { type: 'string' },
+        memory: { type: 'string' },
+        disk: { type: 'string' },
+        image: { type: 'string' },
+        private: { type: 'boolean' },
+        volume: { type: 'string', multiple: true },
+        port: { type: 'string', multiple: true },
+        policy: { type: 'string' },
+        'auto-sleep': { type: 'string' },
+        'inference-budget': { type: 'string' },
+        'idempotency-key': { type: 'string' },
+      },
+      [1, 1],
+    );
     if (values.size && !['s', 'm', 'l'].includes(values.size)) throw new CliError('--size must be s, m or l', 2);
     const volume_mounts = [];
     for (const v of values.volume ?? []) {
@@ -96,7 +127,12 @@ const budget: Command = {
     }
     const b = await ctx.client.call('GET /v1/boxes/:box_id/inference-budget', { params: { box_id: id } });
     if (ctx.json) return json(b);
-    fields({ box_id: b.box_id, inference_budget_tokens: b.inference_budget_tokens ?? 'unlimited', used_tokens: b.used_tokens, remaining_tokens: b.remaining_tokens ?? 'unlimited' });
+    fields({
+      box_id: b.box_id,
+      inference_budget_tokens: b.inference_budget_tokens ?? 'unlimited',
+      used_tokens: b.used_tokens,
+      remaining_tokens: b.remaining_tokens ?? 'unlimited',
+    });
   },
 };
 
@@ -108,7 +144,10 @@ const checkpoints: Command = {
     const box_id = positionals[0] ? await resolveBoxId(ctx.client, positionals[0]) : undefined;
     const res = await ctx.client.call('GET /v1/box-checkpoints', { query: { box_id, name: values.name } });
     if (ctx.json) return json(res);
-    table(['checkpoint id', 'box id', 'name', 'generation', 'status', 'size', 'created'], res.data.map((c) => [c.checkpoint_id, c.box_id, c.name, c.checkpoint_generation, c.status, c.size_bytes, ago(c.created_at)]));
+    table(
+      ['checkpoint id', 'box id', 'name', 'generation', 'status', 'size', 'created'],
+      res.data.map((c) => [c.checkpoint_id, c.box_id, c.name, c.checkpoint_generation, c.status, c.size_bytes, ago(c.created_at)]),
+    );
   },
 };
 
@@ -127,6 +166,6 @@ const group: Group = { list, create, get, budget, console: consoleCmd, ...lifecy
 export const boxes: Command = {
   usage: 'box boxes list|create|get|budget|console|pause|resume|sleep|wake-at|auto-sleep|terminate|checkpoint|fork|checkpoints|restore',
   summary: 'Create and operate boxes',
-  group, run: (ctx, argv) => dispatch(ctx, group, 'box boxes', argv),
+  group,
+  run: (ctx, argv) => dispatch(ctx, group, 'box boxes', argv),
 };
-

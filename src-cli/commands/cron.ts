@@ -25,7 +25,10 @@ const group: Group = {
       // Box names, not only ids: one list call covers every box the jobs name.
       const names = new Map<string, string>();
       if (jobs.length) for (const b of await listAll(ctx.client, 'GET /v1/boxes')) names.set(b.box_id, b.name);
-      table(['cron id', 'box', 'schedule', 'tz', 'next run', 'last run', 'command'], jobs.map((j) => [j.id, names.get(j.box_id) ?? j.box_id, j.schedule, j.timezone, ago(j.next_run_at), ago(j.last_run_at), j.command]));
+      table(
+        ['cron id', 'box', 'schedule', 'tz', 'next run', 'last run', 'command'],
+        jobs.map((j) => [j.id, names.get(j.box_id) ?? j.box_id, j.schedule, j.timezone, ago(j.next_run_at), ago(j.last_run_at), j.command]),
+      );
     },
   },
   add: {
@@ -33,9 +36,18 @@ const group: Group = {
     summary: 'Add a cron job (the command runs under /bin/sh -c)',
     async run(ctx, argv) {
       const [head, cmd] = splitDashDash(argv);
-      const { values, positionals } = parse(head, this.usage, {
-        tz: { type: 'string' }, cwd: { type: 'string' }, user: { type: 'string' }, env: { type: 'string', multiple: true }, timeout: { type: 'string' },
-      }, [2, cmd ? 2 : 3]);
+      const { values, positionals } = parse(
+        head,
+        this.usage,
+        {
+          tz: { type: 'string' },
+          cwd: { type: 'string' },
+          user: { type: 'string' },
+          env: { type: 'string', multiple: true },
+          timeout: { type: 'string' },
+        },
+        [2, cmd ? 2 : 3],
+      );
       const command = cmd ? cmd.join(' ') : positionals[2];
       if (!command) throw new CliError(`no command given\nusage: ${this.usage}`, 2);
       const env: Record<string, string> = {};
@@ -48,8 +60,13 @@ const group: Group = {
       const job = await ctx.client.call('POST /v1/boxes/:box_id/cron', {
         params: { box_id: boxId },
         body: {
-          schedule: positionals[1]!, timezone: values.tz, command, cwd: values.cwd, user: values.user,
-          env: Object.keys(env).length ? env : undefined, timeout: intArg(values.timeout, 'timeout', 1),
+          schedule: positionals[1]!,
+          timezone: values.tz,
+          command,
+          cwd: values.cwd,
+          user: values.user,
+          env: Object.keys(env).length ? env : undefined,
+          timeout: intArg(values.timeout, 'timeout', 1),
         },
       });
       if (ctx.json) json(job);
@@ -86,9 +103,17 @@ const group: Group = {
       const boxId = await resolveBoxId(ctx.client, positionals[0]!);
       const res = await ctx.client.call('GET /v1/boxes/:box_id/cron/:cron_id/runs', { params: { box_id: boxId, cron_id: positionals[1]! } });
       if (ctx.json) return json(res);
-      table(['run id', 'started', 'status', 'code', 'output'], res.data.map((r) => [r.run_id, ago(r.started_at), r.status, r.return_code, (r.output_tail ?? '').trim().split('\n').pop()]));
+      table(
+        ['run id', 'started', 'status', 'code', 'output'],
+        res.data.map((r) => [r.run_id, ago(r.started_at), r.status, r.return_code, (r.output_tail ?? '').trim().split('\n').pop()]),
+      );
     },
   },
 };
 
-export const cron: Command = { usage: 'box cron list|add|rm|run|runs', summary: 'Scheduled commands of boxes', group, run: (ctx, argv) => dispatch(ctx, group, 'box cron', argv) };
+export const cron: Command = {
+  usage: 'box cron list|add|rm|run|runs',
+  summary: 'Scheduled commands of boxes',
+  group,
+  run: (ctx, argv) => dispatch(ctx, group, 'box cron', argv),
+};

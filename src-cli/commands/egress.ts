@@ -24,15 +24,19 @@ function line(e: Entry): string {
 }
 
 /** Calls `on` with each `entry` event of a text/event-stream body. */
-const readEvents = (body: ReadableStream<Uint8Array>, on: (e: Entry) => void) =>
-  readEventStream(body, (event, data) => event === 'entry' && on(data as Entry));
+const readEvents = (body: ReadableStream<Uint8Array>, on: (e: Entry) => void) => readEventStream(body, (event, data) => event === 'entry' && on(data as Entry));
 
 const group: Group = {
   tail: {
     usage: 'box egress tail <box> [--verdict allow|deny|respond] [--host h] [-n lines] [--seconds s]',
     summary: "Follow a box's egress log live (each https request with method, path and verdict)",
     async run(ctx, argv) {
-      const { values, positionals } = parse(argv, this.usage, { ...filterOpts, lines: { type: 'string', short: 'n', default: '10' }, seconds: { type: 'string' } }, [1, 1]);
+      const { values, positionals } = parse(
+        argv,
+        this.usage,
+        { ...filterOpts, lines: { type: 'string', short: 'n', default: '10' }, seconds: { type: 'string' } },
+        [1, 1],
+      );
       checkVerdict(values.verdict);
       const seconds = values.seconds === undefined ? undefined : Number(values.seconds);
       if (seconds !== undefined && !(seconds > 0)) throw new CliError('--seconds must be a positive number', 2);
@@ -58,7 +62,10 @@ const group: Group = {
       const { values, positionals } = parse(argv, this.usage, { ...filterOpts, limit: { type: 'string', default: '50' } }, [1, 1]);
       checkVerdict(values.verdict);
       const boxId = await resolveBoxId(ctx.client, positionals[0]!);
-      const res = await ctx.client.call('GET /v1/boxes/:box_id/egress-log', { params: { box_id: boxId }, query: { limit: values.limit, verdict: values.verdict, host: values.host } });
+      const res = await ctx.client.call('GET /v1/boxes/:box_id/egress-log', {
+        params: { box_id: boxId },
+        query: { limit: values.limit, verdict: values.verdict, host: values.host },
+      });
       if (ctx.json) return json(res.data);
       for (const e of res.data) process.stdout.write(line(e));
     },

@@ -2,7 +2,6 @@ import { dispatch, parse, type Command, type Group } from '../args.js';
 import { CliError } from '../errors.js';
 import { json, table } from '../output.js';
 
-
 const group: Group = {
   list: {
     usage: 'box engines list',
@@ -11,22 +10,37 @@ const group: Group = {
       parse(argv, this.usage, {});
       const res = await ctx.client.call('GET /v1/engines');
       if (ctx.json) return json(res);
-      table(['name', 'kind', 'base url', 'key', 'last error'], res.data.map((e) => [e.name, e.discovered ? `${e.kind} (found)` : e.kind, e.base_url, e.has_api_key ? 'yes' : '', e.last_error?.message]));
+      table(
+        ['name', 'kind', 'base url', 'key', 'last error'],
+        res.data.map((e) => [e.name, e.discovered ? `${e.kind} (found)` : e.kind, e.base_url, e.has_api_key ? 'yes' : '', e.last_error?.message]),
+      );
     },
   },
   add: {
     usage: 'box engines add <name> <base_url> [--kind openai|anthropic] [--api-key KEY | --api-key-env VAR] [--no-verify]',
     summary: 'Add (or replace) an upstream; its model list is tested first and a failure says why (refused, 401, TLS, timeout, wrong API shape)',
     async run(ctx, argv) {
-      const { values, positionals } = parse(argv, this.usage, {
-        kind: { type: 'string', default: 'openai' }, 'api-key': { type: 'string' }, 'api-key-env': { type: 'string' }, 'no-verify': { type: 'boolean' },
-      }, [2, 2]);
+      const { values, positionals } = parse(
+        argv,
+        this.usage,
+        {
+          kind: { type: 'string', default: 'openai' },
+          'api-key': { type: 'string' },
+          'api-key-env': { type: 'string' },
+          'no-verify': { type: 'boolean' },
+        },
+        [2, 2],
+      );
       if (!['openai', 'anthropic'].includes(values.kind!)) throw new CliError('--kind must be openai or anthropic', 2);
       const envKey = values['api-key-env'];
       if (envKey && process.env[envKey] === undefined) throw new CliError(`--api-key-env ${envKey}: that variable is not set`, 2);
       const apiKey = values['api-key'] ?? (envKey ? process.env[envKey] : undefined);
       const body = {
-        name: positionals[0]!, kind: values.kind as 'openai' | 'anthropic', base_url: positionals[1]!, ...(apiKey ? { api_key: apiKey } : {}), ...(values['no-verify'] ? { verify: false } : {}),
+        name: positionals[0]!,
+        kind: values.kind as 'openai' | 'anthropic',
+        base_url: positionals[1]!,
+        ...(apiKey ? { api_key: apiKey } : {}),
+        ...(values['no-verify'] ? { verify: false } : {}),
       };
       const e = await ctx.client.call('POST /v1/engines', { body });
       if (ctx.json) return json(e);
@@ -35,7 +49,7 @@ const group: Group = {
   },
   test: {
     usage: 'box engines test <name>',
-    summary: "Test a configured upstream now (its model list); exits 1 with the reason when it fails",
+    summary: 'Test a configured upstream now (its model list); exits 1 with the reason when it fails',
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
       const t = await ctx.client.call('POST /v1/engines/:name/test', { params: { name: positionals[0]! } });

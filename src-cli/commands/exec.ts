@@ -15,10 +15,20 @@ export const exec: Command = {
   summary: "Run a command in a box; -i sends stdin, --tty gives it a terminal; exits with the command's code",
   async run(ctx, argv) {
     const [head, cmd] = splitDashDash(argv);
-    const { values, positionals } = parse(head, this.usage, {
-      interactive: { type: 'boolean', short: 'i' }, tty: { type: 'boolean', short: 't' }, cwd: { type: 'string' },
-      env: { type: 'string', multiple: true }, user: { type: 'string' }, timeout: { type: 'string' }, reason: { type: 'string' },
-    }, [1, cmd ? 1 : 99]);
+    const { values, positionals } = parse(
+      head,
+      this.usage,
+      {
+        interactive: { type: 'boolean', short: 'i' },
+        tty: { type: 'boolean', short: 't' },
+        cwd: { type: 'string' },
+        env: { type: 'string', multiple: true },
+        user: { type: 'string' },
+        timeout: { type: 'string' },
+        reason: { type: 'string' },
+      },
+      [1, cmd ? 1 : 99],
+    );
     const words = cmd ?? positionals.slice(1);
     if (words.length === 0) throw new CliError(`no command given\nusage: ${this.usage}`, 2);
     const env: Record<string, string> = {};
@@ -46,7 +56,9 @@ export const exec: Command = {
     const onSigint = () => {
       if (!execId) process.exit(130);
       interrupts++;
-      void ctx.client.call('POST /v1/boxes/:box_id/exec/:exec_id/cancel', { params: { box_id: boxId, exec_id: execId }, body: { force: interrupts > 1 } }).catch(() => {});
+      void ctx.client
+        .call('POST /v1/boxes/:box_id/exec/:exec_id/cancel', { params: { box_id: boxId, exec_id: execId }, body: { force: interrupts > 1 } })
+        .catch(() => {});
     };
     if (!term) process.on('SIGINT', onSigint);
     try {
@@ -58,7 +70,10 @@ export const exec: Command = {
             if (!finished) process.stderr.write(`box: stdin: ${e.message}\n`);
           });
           term?.start(
-            (cols, rows) => void ctx.client.call('POST /v1/boxes/:box_id/exec/:exec_id/resize', { params: { box_id: boxId, exec_id: id }, body: { cols, rows } }).catch(() => {}),
+            (cols, rows) =>
+              void ctx.client
+                .call('POST /v1/boxes/:box_id/exec/:exec_id/resize', { params: { box_id: boxId, exec_id: id }, body: { cols, rows } })
+                .catch(() => {}),
           );
           process.stdin.on('data', (d: Buffer) => pump!.write(d));
           process.stdin.on('end', () => pump!.end());

@@ -25,7 +25,10 @@ export async function buildBoxfile(ctx: Ctx, values: { tag?: string; file?: stri
   const started = Date.now();
   try {
     const r = await im.buildImage({
-      store, boxfile: fs.readFileSync(file, 'utf8'), context, name: values.tag,
+      store,
+      boxfile: fs.readFileSync(file, 'utf8'),
+      context,
+      name: values.tag,
       onEvent: (e) => {
         if (e.type === 'step') process.stderr.write(`\x1b[1mStep ${e.index}/${e.total}: ${e.text}${e.cached ? ' (cached)' : ''}\x1b[0m\n`);
         else if (e.type === 'output') (e.stream === 'stdout' ? process.stdout : process.stderr).write(e.text);
@@ -57,7 +60,9 @@ export const importCmd: Command = {
     try {
       const m = await im.importOciArchive(store, archive, values.tag, (p) => process.stderr.write(`${p.step}: ${p.message}\n`));
       if (ctx.json) return json(m);
-      process.stdout.write(`imported ${m.name} (${m.digest.slice(0, 19)}) in ${((Date.now() - started) / 1000).toFixed(1)} s${m.config.cmd ? `; CMD ${JSON.stringify(m.config.cmd)}` : ''}\n`);
+      process.stdout.write(
+        `imported ${m.name} (${m.digest.slice(0, 19)}) in ${((Date.now() - started) / 1000).toFixed(1)} s${m.config.cmd ? `; CMD ${JSON.stringify(m.config.cmd)}` : ''}\n`,
+      );
     } catch (e) {
       throw new CliError(`import failed: ${(e as Error).message}`, 1);
     }
@@ -71,7 +76,10 @@ export const list: Command = {
     parse(argv, this.usage, {});
     const { data } = await ctx.client.call('GET /v1/images');
     if (ctx.json) return json(data);
-    table(['name', 'source', 'base', 'size', 'created', 'boxes', 'digest'], data.map((i) => [i.name, i.source, i.base ?? '-', bytes(i.size_bytes), ago(i.created_at), i.boxes.length, i.digest.slice(0, 19)]));
+    table(
+      ['name', 'source', 'base', 'size', 'created', 'boxes', 'digest'],
+      data.map((i) => [i.name, i.source, i.base ?? '-', bytes(i.size_bytes), ago(i.created_at), i.boxes.length, i.digest.slice(0, 19)]),
+    );
   },
 };
 

@@ -20,7 +20,14 @@ const build: Command = {
     const { values, positionals } = parse(
       argv,
       this.usage,
-      { tag: { type: 'string', short: 't' }, file: { type: 'string', short: 'f' }, force: { type: 'boolean' }, 'no-agent': { type: 'boolean' }, 'data-dir': { type: 'string' }, yes: { type: 'boolean' } },
+      {
+        tag: { type: 'string', short: 't' },
+        file: { type: 'string', short: 'f' },
+        force: { type: 'boolean' },
+        'no-agent': { type: 'boolean' },
+        'data-dir': { type: 'string' },
+        yes: { type: 'boolean' },
+      },
       [0, 1],
     );
     if (values.tag !== undefined || values.file !== undefined || positionals.length) return buildBoxfile(ctx, values, positionals[0]);
@@ -63,7 +70,8 @@ const build: Command = {
 async function forget(ctx: Parameters<Command['run']>[0], gi: Awaited<ReturnType<typeof builder>>, dataDir: string, yes: boolean) {
   try {
     const live = (await ctx.client.call('GET /v1/boxes', { query: { limit: 100 } })).data.filter((b) => b.status !== 'terminated' && b.status !== 'failed');
-    if (live.length) throw new CliError(`${live.length} live boxes use the current image's files; terminate them before --force (${live.map((b) => b.name).join(', ')})`, 5);
+    if (live.length)
+      throw new CliError(`${live.length} live boxes use the current image's files; terminate them before --force (${live.map((b) => b.name).join(', ')})`, 5);
   } catch (e) {
     if (e instanceof CliError && e.exitCode === 5) throw e;
     if (!yes) throw new CliError(`cannot ask the service whether boxes use the image (${(e as Error).message}); pass --yes to rebuild anyway`, 5);
@@ -89,18 +97,48 @@ const cache: Command = {
     const { values } = parse(argv, this.usage, { 'data-dir': { type: 'string' } });
     const gi = await builder();
     const root = gi.imageCacheRoot(path.resolve(values['data-dir'] ?? ctx.config.dataDir));
-    const current = await gi.computeImageKeys(gi.guestAgentBinary().path).then((k) => k.recipe).catch(() => '');
+    const current = await gi
+      .computeImageKeys(gi.guestAgentBinary().path)
+      .then((k) => k.recipe)
+      .catch(() => '');
     const images = (fs.existsSync(root) ? fs.readdirSync(root) : [])
       .filter((d) => fs.existsSync(path.join(root, d, 'image.json')))
       .map((d) => {
-        const m = JSON.parse(fs.readFileSync(path.join(root, d, 'image.json'), 'utf8')) as { recipeHash: string; kernelVersion: string; builtAt?: string; kernel: string; initrd: string; rootfs: string; agent: { placeholder: boolean } };
+        const m = JSON.parse(fs.readFileSync(path.join(root, d, 'image.json'), 'utf8')) as {
+          recipeHash: string;
+          kernelVersion: string;
+          builtAt?: string;
+          kernel: string;
+          initrd: string;
+          rootfs: string;
+          agent: { placeholder: boolean };
+        };
         const parts = [m.kernel, m.initrd, m.rootfs].map((f) => path.dirname(f));
-        return { recipe: d, current: d === current, kernel_version: m.kernelVersion, built_at: m.builtAt ?? null, placeholder_agent: m.agent.placeholder, parts_present: parts.every((p) => fs.existsSync(p)), bytes: parts.reduce((n, p) => n + du(p), 0) };
+        return {
+          recipe: d,
+          current: d === current,
+          kernel_version: m.kernelVersion,
+          built_at: m.builtAt ?? null,
+          placeholder_agent: m.agent.placeholder,
+          parts_present: parts.every((p) => fs.existsSync(p)),
+          bytes: parts.reduce((n, p) => n + du(p), 0),
+        };
       });
     const unused = await gi.unreferencedParts(path.resolve(values['data-dir'] ?? ctx.config.dataDir)).catch(() => [] as string[]);
     if (ctx.json) return json({ root, images, unreferenced_parts: unused });
     process.stdout.write(`cache: ${root}\n`);
-    table(['', 'recipe', 'kernel', 'built', 'size', 'complete', 'agent'], images.map((i) => [i.current ? '*' : ' ', i.recipe, i.kernel_version, i.built_at, bytes(i.bytes), i.parts_present ? 'yes' : 'NO', i.placeholder_agent ? 'placeholder' : 'built']));
+    table(
+      ['', 'recipe', 'kernel', 'built', 'size', 'complete', 'agent'],
+      images.map((i) => [
+        i.current ? '*' : ' ',
+        i.recipe,
+        i.kernel_version,
+        i.built_at,
+        bytes(i.bytes),
+        i.parts_present ? 'yes' : 'NO',
+        i.placeholder_agent ? 'placeholder' : 'built',
+      ]),
+    );
     if (unused.length) process.stdout.write(`${unused.length} unreferenced parts: ${unused.map((u) => path.basename(u)).join(', ')}\n`);
   },
 };

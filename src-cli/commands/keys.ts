@@ -10,7 +10,10 @@ const group: Group = {
       parse(argv, this.usage, {});
       const res = await ctx.client.call('GET /v1/api-keys');
       if (ctx.json) return json(res);
-      table(['key id', 'name', 'scope', 'prefix', 'created', 'last used'], res.data.map((k) => [k.id, k.name, k.scope, k.prefix as string, ago(k.created_at), ago(k.last_used_at)]));
+      table(
+        ['key id', 'name', 'scope', 'prefix', 'created', 'last used'],
+        res.data.map((k) => [k.id, k.name, k.scope, k.prefix as string, ago(k.created_at), ago(k.last_used_at)]),
+      );
     },
   },
   create: {

@@ -15,8 +15,11 @@ export const logs: Command = {
   summary: "The service's log (this run); -f follows it live; the file with older runs is named at the end",
   async run(ctx, argv) {
     const { values } = parse(argv, this.usage, {
-      follow: { type: 'boolean', short: 'f' }, level: { type: 'string' }, lines: { type: 'string', short: 'n', default: '100' },
-      search: { type: 'string' }, seconds: { type: 'string' },
+      follow: { type: 'boolean', short: 'f' },
+      level: { type: 'string' },
+      lines: { type: 'string', short: 'n', default: '100' },
+      search: { type: 'string' },
+      seconds: { type: 'string' },
     });
     if (values.level !== undefined && !LEVELS.includes(values.level)) throw new CliError(`--level must be one of ${LEVELS.join(', ')}`, 2);
     const limit = intArg(values.lines, 'lines', 1, 5000);
@@ -33,8 +36,12 @@ export const logs: Command = {
     }
     const ac = followFor(seconds);
     const res = await ctx.client.raw('GET', '/v1/service/log', { query: { ...query, stream: 1 }, headers: { accept: 'text/event-stream' }, signal: ac.signal });
-    await readEventStream(res.body!, (event, data) => {
-      if (event === 'entry') process.stdout.write(ctx.json ? `${JSON.stringify(data)}\n` : line(data as Entry));
-    }, ac.signal);
+    await readEventStream(
+      res.body!,
+      (event, data) => {
+        if (event === 'entry') process.stdout.write(ctx.json ? `${JSON.stringify(data)}\n` : line(data as Entry));
+      },
+      ac.signal,
+    );
   },
 };

@@ -30,7 +30,9 @@ export const loginLink: Command = {
     const link = await ctx.client.call('POST /v1/ui/login-links');
     if (ctx.json) return json(link);
     process.stdout.write(`${link.url}\n`);
-    process.stderr.write(`Open it in a browser before ${new Date(link.expires_at).toLocaleTimeString()} (10 minutes, once). Or paste the API key on the sign-in page.\n`);
+    process.stderr.write(
+      `Open it in a browser before ${new Date(link.expires_at).toLocaleTimeString()} (10 minutes, once). Or paste the API key on the sign-in page.\n`,
+    );
   },
 };
 
@@ -41,7 +43,14 @@ export const status: Command = {
     parse(argv, this.usage, {});
     const st = await ctx.client.call('GET /v1/status');
     if (ctx.json) return json(st);
-    fields({ url: ctx.config.url, found_via: ctx.config.urlSource, version: st.version, data_dir: st.data_dir, runtime: st.runtime ?? null, accelerator: st.accelerator ?? null });
+    fields({
+      url: ctx.config.url,
+      found_via: ctx.config.urlSource,
+      version: st.version,
+      data_dir: st.data_dir,
+      runtime: st.runtime ?? null,
+      accelerator: st.accelerator ?? null,
+    });
     for (const s of st.preparation?.stages ?? []) process.stdout.write(`${stageLine(s)}\n`);
   },
 };

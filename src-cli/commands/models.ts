@@ -16,9 +16,14 @@ const group: Group = {
       parse(argv, this.usage, {});
       const list = await ctx.client.call('GET /v1/models');
       if (ctx.json) return json(list);
-      table(['id', 'owned by', 'description'], list.data.map((m) => [m.id, m.owned_by, m.display_name ?? '']));
+      table(
+        ['id', 'owned by', 'description'],
+        list.data.map((m) => [m.id, m.owned_by, m.display_name ?? '']),
+      );
       if (list.data.every((m) => m.id === 'box/echo')) {
-        process.stderr.write('\nOnly the test model is available. Get a real one: `box models catalog` then `box models pull <id>`,\nstart Ollama / LM Studio / llama.cpp / vLLM locally (found automatically), or add an engine in Settings.\n');
+        process.stderr.write(
+          '\nOnly the test model is available. Get a real one: `box models catalog` then `box models pull <id>`,\nstart Ollama / LM Studio / llama.cpp / vLLM locally (found automatically), or add an engine in Settings.\n',
+        );
       }
     },
   },
@@ -29,7 +34,10 @@ const group: Group = {
       parse(argv, this.usage, {});
       const cat = await ctx.client.call('GET /v1/local-models/catalog');
       if (ctx.json) return json(cat);
-      table(['id', 'params', 'quant', 'size', 'licence', 'checksum'], cat.data.map((c) => [c.id, c.parameters, c.quantization, bytes(c.size_bytes), c.licence, c.sha256 ? 'sha256' : 'unpinned']));
+      table(
+        ['id', 'params', 'quant', 'size', 'licence', 'checksum'],
+        cat.data.map((c) => [c.id, c.parameters, c.quantization, bytes(c.size_bytes), c.licence, c.sha256 ? 'sha256' : 'unpinned']),
+      );
     },
   },
   pull: {
@@ -39,7 +47,9 @@ const group: Group = {
       const { values, positionals } = parse(argv, this.usage, { name: { type: 'string' }, sha256: { type: 'string' }, detach: { type: 'boolean' } }, [1, 1]);
       const what = positionals[0]!;
       const body = /^https?:\/\//.test(what) ? { url: what } : { catalog_id: what };
-      let p = await ctx.client.call('POST /v1/local-models/pull', { body: { ...body, ...(values.name ? { name: values.name } : {}), ...(values.sha256 ? { sha256: values.sha256 } : {}) } });
+      let p = await ctx.client.call('POST /v1/local-models/pull', {
+        body: { ...body, ...(values.name ? { name: values.name } : {}), ...(values.sha256 ? { sha256: values.sha256 } : {}) },
+      });
       if (values.detach) return ctx.json ? json(p) : void process.stdout.write(`${p.id}  ${p.state}  (box models pulls ${p.id})\n`);
       const line = progressLine();
       while (!ENDED.has(p.state)) {
@@ -58,9 +68,14 @@ const group: Group = {
     summary: 'Recent model pulls and their progress',
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [0, 1]);
-      const list = positionals[0] ? [await ctx.client.call('GET /v1/local-models/pulls/:pull_id', { params: { pull_id: positionals[0] } })] : (await ctx.client.call('GET /v1/local-models/pulls')).data;
+      const list = positionals[0]
+        ? [await ctx.client.call('GET /v1/local-models/pulls/:pull_id', { params: { pull_id: positionals[0] } })]
+        : (await ctx.client.call('GET /v1/local-models/pulls')).data;
       if (ctx.json) return json(positionals[0] ? list[0] : { data: list });
-      table(['id', 'name', 'state', 'progress', 'error'], list.map((p) => [p.id, p.name, p.state, `${bytes(p.bytes_done)} / ${bytes(p.bytes_total)}`, p.error ?? '']));
+      table(
+        ['id', 'name', 'state', 'progress', 'error'],
+        list.map((p) => [p.id, p.name, p.state, `${bytes(p.bytes_done)} / ${bytes(p.bytes_total)}`, p.error ?? '']),
+      );
     },
   },
   cancel: {

@@ -37,7 +37,10 @@ const group: Group = {
       parse(argv, this.usage, {});
       const all = await listAll(ctx.client, 'GET /v1/http-policies');
       if (ctx.json) return json(all);
-      table(['policy id', 'name', 'hosts', 'updated'], all.map((p) => [p.id, p.name, Object.keys(p.document).join(' '), ago(p.updated_at)]));
+      table(
+        ['policy id', 'name', 'hosts', 'updated'],
+        all.map((p) => [p.id, p.name, Object.keys(p.document).join(' '), ago(p.updated_at)]),
+      );
     },
   },
   presets: {
@@ -47,7 +50,10 @@ const group: Group = {
       parse(argv, this.usage, {});
       const res = await ctx.client.call('GET /v1/http-policies/presets');
       if (ctx.json) return json(res.data);
-      table(['preset', 'name', 'hosts', 'what it does'], res.data.map((p) => [p.id, p.name, String(Object.keys(p.document).length), p.description]));
+      table(
+        ['preset', 'name', 'hosts', 'what it does'],
+        res.data.map((p) => [p.id, p.name, String(Object.keys(p.document).length), p.description]),
+      );
     },
   },
   create: {
@@ -71,12 +77,18 @@ const group: Group = {
   },
   update: {
     usage: 'box policies update <policy> [--name n] [--file doc.json|-]',
-    summary: "Rename a policy or replace its document",
+    summary: 'Rename a policy or replace its document',
     async run(ctx, argv) {
       const { values, positionals } = parse(argv, this.usage, { name: { type: 'string' }, file: { type: 'string', short: 'f' } }, [1, 1]);
       if (!values.name && !values.file) throw new CliError(`nothing to change\nusage: ${this.usage}`, 2);
       const id = await resolvePolicyId(ctx.client, positionals[0]!);
-      print(ctx, await ctx.client.call('PATCH /v1/http-policies/:id', { params: { id }, body: { name: values.name, document: values.file ? readDocument(values.file) : undefined } }));
+      print(
+        ctx,
+        await ctx.client.call('PATCH /v1/http-policies/:id', {
+          params: { id },
+          body: { name: values.name, document: values.file ? readDocument(values.file) : undefined },
+        }),
+      );
     },
   },
   rm: {
@@ -97,7 +109,11 @@ const group: Group = {
       const { values, positionals } = parse(argv, this.usage, { reason: { type: 'string' } }, [2, 2]);
       const boxId = await resolveBoxId(ctx.client, positionals[0]!);
       const policy_id = await resolvePolicyId(ctx.client, positionals[1]!);
-      const res = await ctx.client.call('PUT /v1/boxes/:box_id/http-policy', { params: { box_id: boxId }, body: { policy_id }, headers: values.reason ? { 'x-box-override-reason': values.reason } : {} });
+      const res = await ctx.client.call('PUT /v1/boxes/:box_id/http-policy', {
+        params: { box_id: boxId },
+        body: { policy_id },
+        headers: values.reason ? { 'x-box-override-reason': values.reason } : {},
+      });
       if (ctx.json) return json(res);
       process.stdout.write(`${boxId}  ${policy_id}  attached\n`);
     },
@@ -108,7 +124,10 @@ const group: Group = {
     async run(ctx, argv) {
       const { values, positionals } = parse(argv, this.usage, { reason: { type: 'string' } }, [1, 1]);
       const boxId = await resolveBoxId(ctx.client, positionals[0]!);
-      const res = await ctx.client.call('DELETE /v1/boxes/:box_id/http-policy', { params: { box_id: boxId }, headers: values.reason ? { 'x-box-override-reason': values.reason } : {} });
+      const res = await ctx.client.call('DELETE /v1/boxes/:box_id/http-policy', {
+        params: { box_id: boxId },
+        headers: values.reason ? { 'x-box-override-reason': values.reason } : {},
+      });
       if (ctx.json) return json(res ?? { box_id: boxId, detached: true });
       process.stdout.write(`${boxId}  detached\n`);
     },
@@ -131,7 +150,10 @@ const group: Group = {
       if (ctx.json) return json(res);
       const rows = res.data as unknown as Record<string, unknown>[];
       const cols = rows[0] ? Object.keys(rows[0]).filter((k) => typeof rows[0]![k] !== 'object') : ['at', 'host', 'verdict'];
-      table(cols, rows.map((r) => cols.map((c) => r[c] as string)));
+      table(
+        cols,
+        rows.map((r) => cols.map((c) => r[c] as string)),
+      );
     },
   },
 };
@@ -139,5 +161,6 @@ const group: Group = {
 export const policies: Command = {
   usage: 'box policies list|presets|create|get|update|rm|attach|detach|show|log',
   summary: 'HTTP (egress) policies',
-  group, run: (ctx, argv) => dispatch(ctx, group, 'box policies', argv),
+  group,
+  run: (ctx, argv) => dispatch(ctx, group, 'box policies', argv),
 };

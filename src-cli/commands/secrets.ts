@@ -37,7 +37,9 @@ async function readSecretValue(name: string): Promise<string> {
   }
   const chunks: Buffer[] = [];
   for await (const c of stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 const group: Group = {
@@ -48,7 +50,10 @@ const group: Group = {
       parse(argv, this.usage, {});
       const res = await ctx.client.call('GET /v1/secrets');
       if (ctx.json) return json(res);
-      table(['name', 'created', 'updated'], res.data.map((s) => [s.name, ago(s.created_at), ago(s.updated_at)]));
+      table(
+        ['name', 'created', 'updated'],
+        res.data.map((s) => [s.name, ago(s.created_at), ago(s.updated_at)]),
+      );
     },
   },
   set: {
@@ -91,9 +96,17 @@ const group: Group = {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
       const res = await ctx.client.call('GET /v1/secrets/:name/policies', { params: { name: positionals[0]! } });
       if (ctx.json) return json(res);
-      table(['policy id', 'name'], res.data.map((p) => [p.id, p.name]));
+      table(
+        ['policy id', 'name'],
+        res.data.map((p) => [p.id, p.name]),
+      );
     },
   },
 };
 
-export const secrets: Command = { usage: 'box secrets list|set|get|rm|policies', summary: 'Secrets for HTTP policies (values never enter a box)', group, run: (ctx, argv) => dispatch(ctx, group, 'box secrets', argv) };
+export const secrets: Command = {
+  usage: 'box secrets list|set|get|rm|policies',
+  summary: 'Secrets for HTTP policies (values never enter a box)',
+  group,
+  run: (ctx, argv) => dispatch(ctx, group, 'box secrets', argv),
+};

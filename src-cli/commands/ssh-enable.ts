@@ -72,7 +72,12 @@ export async function enableSsh(ctx: Ctx, box: Box) {
   if (box.status === 'terminated' || box.status === 'failed') throw new CliError(`${box.box_id} is ${box.status}`, 5);
   const ca = await ctx.client.call('GET /v1/ssh/ca');
   await putFile(ctx, box.box_id, CA_PATH, `${ca.public_key.trim()}\n`);
-  await putFile(ctx, box.box_id, DROP_IN_PATH, `# Written by "box ssh enable": users with a certificate of the organization CA may log in.\nTrustedUserCAKeys ${CA_PATH}\n`);
+  await putFile(
+    ctx,
+    box.box_id,
+    DROP_IN_PATH,
+    `# Written by "box ssh enable": users with a certificate of the organization CA may log in.\nTrustedUserCAKeys ${CA_PATH}\n`,
+  );
   const how = (await sh(ctx, box.box_id, SETUP_SCRIPT)).trim().split('\n').pop();
   const listener = await publish22(ctx, box.box_id);
   if (!listener.public_port) throw new CliError(`port 22 was published but has no host port yet (route status ${listener.route_status})`);

@@ -21,7 +21,8 @@ async function sshEndpoint(ctx: Ctx, boxId: string): Promise<{ host: string; por
   try {
     res = await ctx.client.call('GET /v1/boxes/:box_id/listeners', { params: { box_id: boxId } });
   } catch (e) {
-    if (e instanceof ApiFailure && e.code === 'unknown_route') throw new CliError('this service cannot publish ports yet (no /v1/boxes/{id}/listeners endpoint), so SSH is not reachable from the host');
+    if (e instanceof ApiFailure && e.code === 'unknown_route')
+      throw new CliError('this service cannot publish ports yet (no /v1/boxes/{id}/listeners endpoint), so SSH is not reachable from the host');
     throw e;
   }
   const l = res.data.find((x) => x.guest_port === 22 && x.protocol === 'tcp');
@@ -47,7 +48,9 @@ const group: Group = {
       const { positionals } = parse(argv, this.usage, {}, [1, 1]);
       const res = await enableSsh(ctx, await resolveBox(ctx.client, positionals[0]!));
       if (ctx.json) return json(res);
-      process.stdout.write(`ssh enabled in ${res.box_id}; port 22 is published at ${res.host}:${res.port}\nnext: box ssh cert && box ssh connect ${positionals[0]}\n`);
+      process.stdout.write(
+        `ssh enabled in ${res.box_id}; port 22 is published at ${res.host}:${res.port}\nnext: box ssh cert && box ssh connect ${positionals[0]}\n`,
+      );
     },
   },
   cert: {
@@ -66,7 +69,12 @@ const group: Group = {
     summary: 'ssh into a box with your certificate (issued or renewed when needed); prints the command',
     async run(ctx, argv) {
       const [head, remote] = splitDashDash(argv);
-      const { values, positionals } = parse(head, this.usage, { key: { type: 'string' }, user: { type: 'string', default: 'root' }, print: { type: 'boolean' } }, [1, 1]);
+      const { values, positionals } = parse(
+        head,
+        this.usage,
+        { key: { type: 'string' }, user: { type: 'string', default: 'root' }, print: { type: 'boolean' } },
+        [1, 1],
+      );
       const box = await resolveBox(ctx.client, positionals[0]!);
       const { host, port } = await sshEndpoint(ctx, box.box_id);
       const k = keyFiles(values.key);
@@ -78,10 +86,23 @@ const group: Group = {
       const hostKey = await fetchHostKey(ctx, box.box_id).catch(() => undefined);
       if (hostKey) pinHostKey(known, box.box_id, hostKey);
       const args = [
-        '-p', String(port), '-i', k.key, '-o', `CertificateFile=${k.cert}`, '-o', 'IdentitiesOnly=yes',
-        '-o', `HostKeyAlias=${box.box_id}`, '-o', `UserKnownHostsFile=${known}`, '-o', `StrictHostKeyChecking=${hostKey ? 'yes' : 'accept-new'}`,
+        '-p',
+        String(port),
+        '-i',
+        k.key,
+        '-o',
+        `CertificateFile=${k.cert}`,
+        '-o',
+        'IdentitiesOnly=yes',
+        '-o',
+        `HostKeyAlias=${box.box_id}`,
+        '-o',
+        `UserKnownHostsFile=${known}`,
+        '-o',
+        `StrictHostKeyChecking=${hostKey ? 'yes' : 'accept-new'}`,
         ...(process.stdin.isTTY ? [] : ['-o', 'BatchMode=yes']),
-        `${values.user}@${host}`, ...(remote ?? []),
+        `${values.user}@${host}`,
+        ...(remote ?? []),
       ];
       process.stderr.write(`${['ssh', ...args].map(shq).join(' ')}\n`);
       if (values.print) return 0;
@@ -94,4 +115,9 @@ const group: Group = {
   },
 };
 
-export const ssh: Command = { usage: 'box ssh ca|enable|cert|connect', summary: 'SSH into boxes with certificates of the org CA', group, run: (ctx, argv) => dispatch(ctx, group, 'box ssh', argv) };
+export const ssh: Command = {
+  usage: 'box ssh ca|enable|cert|connect',
+  summary: 'SSH into boxes with certificates of the org CA',
+  group,
+  run: (ctx, argv) => dispatch(ctx, group, 'box ssh', argv),
+};

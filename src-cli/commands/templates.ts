@@ -15,7 +15,17 @@ const group: Group = {
       if (ctx.json) return json(data);
       table(
         ['template id', 'image', 'size', 'cpu/mem/disk', 'state', 'built', 'bytes', 'boxes', 'warm'],
-        data.map((t) => [t.template_id, t.volume_slots ? `${t.image} +volumes` : t.image, t.size, `${t.vcpu_count}/${t.memory_mib}M/${t.disk_gib}G`, stateOf(t), t.built_at ? ago(t.built_at) : '-', bytes(t.bytes), t.boxes, t.warm_clones ?? 0]),
+        data.map((t) => [
+          t.template_id,
+          t.volume_slots ? `${t.image} +volumes` : t.image,
+          t.size,
+          `${t.vcpu_count}/${t.memory_mib}M/${t.disk_gib}G`,
+          stateOf(t),
+          t.built_at ? ago(t.built_at) : '-',
+          bytes(t.bytes),
+          t.boxes,
+          t.warm_clones ?? 0,
+        ]),
       );
       for (const t of data.filter((x) => x.error)) process.stderr.write(`${t.template_id}: ${t.error}\n`);
     },

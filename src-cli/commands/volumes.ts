@@ -18,7 +18,10 @@ const group: Group = {
       parse(argv, this.usage, {});
       const all = await listAll(ctx.client, 'GET /v1/box-volumes');
       if (ctx.json) return json(all);
-      table(['volume id', 'name', 'backend', 'status', 'created'], all.map((v) => [v.volume_id, v.name, v.backend, v.status, ago(v.created_at)]));
+      table(
+        ['volume id', 'name', 'backend', 'status', 'created'],
+        all.map((v) => [v.volume_id, v.name, v.backend, v.status, ago(v.created_at)]),
+      );
     },
   },
   create: {
@@ -60,7 +63,15 @@ const group: Group = {
       const res = await ctx.client.call('GET /v1/box-volumes/:volume_id/directories', { params: { volume_id: id }, query: { path: positionals[1] } });
       if (!values.all) res.entries = res.entries.filter((e) => !e.name.startsWith(UPLOAD_TEMP_PREFIX));
       if (ctx.json) return json(res);
-      table(['mode', 'size', 'modified', 'name'], res.entries.map((e) => [`${e.type[0]}${e.mode.toString(8).padStart(4, '0')}`, e.type === 'directory' ? '' : bytes(e.size), mtime(e.modified_time), e.type === 'directory' ? `${e.name}/` : e.name]));
+      table(
+        ['mode', 'size', 'modified', 'name'],
+        res.entries.map((e) => [
+          `${e.type[0]}${e.mode.toString(8).padStart(4, '0')}`,
+          e.type === 'directory' ? '' : bytes(e.size),
+          mtime(e.modified_time),
+          e.type === 'directory' ? `${e.name}/` : e.name,
+        ]),
+      );
     },
   },
   stat: {
@@ -102,7 +113,10 @@ const group: Group = {
     async run(ctx, argv) {
       const { values, positionals } = parse(argv, this.usage, { recursive: { type: 'boolean', short: 'r' } }, [2, 2]);
       const id = await resolveVolumeId(ctx.client, positionals[0]!);
-      const res = await ctx.client.call('DELETE /v1/box-volumes/:volume_id/paths', { params: { volume_id: id }, query: { path: positionals[1], recursive: values.recursive ? 'true' : undefined } });
+      const res = await ctx.client.call('DELETE /v1/box-volumes/:volume_id/paths', {
+        params: { volume_id: id },
+        query: { path: positionals[1], recursive: values.recursive ? 'true' : undefined },
+      });
       if (ctx.json) return json(res);
       process.stdout.write(`${positionals[0]}:${positionals[1]}  deleted\n`);
     },
@@ -113,7 +127,10 @@ const group: Group = {
     async run(ctx, argv) {
       const { positionals } = parse(argv, this.usage, {}, [3, 3]);
       const id = await resolveVolumeId(ctx.client, positionals[0]!);
-      const e = await ctx.client.call('POST /v1/box-volumes/:volume_id/paths/move', { params: { volume_id: id }, body: { from: positionals[1]!, to: positionals[2]! } });
+      const e = await ctx.client.call('POST /v1/box-volumes/:volume_id/paths/move', {
+        params: { volume_id: id },
+        body: { from: positionals[1]!, to: positionals[2]! },
+      });
       if (ctx.json) return json(e);
       process.stdout.write(`${positionals[0]}:${positionals[1]} → ${positionals[2]}\n`);
     },
@@ -129,4 +146,9 @@ const group: Group = {
   },
 };
 
-export const volumes: Command = { usage: 'box volumes list|create|get|rm|ls|stat|put|mkdir|rm-path|mv|fetch', summary: 'Shared storage that outlives boxes', group, run: (ctx, argv) => dispatch(ctx, group, 'box volumes', argv) };
+export const volumes: Command = {
+  usage: 'box volumes list|create|get|rm|ls|stat|put|mkdir|rm-path|mv|fetch',
+  summary: 'Shared storage that outlives boxes',
+  group,
+  run: (ctx, argv) => dispatch(ctx, group, 'box volumes', argv),
+};

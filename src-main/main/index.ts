@@ -15,7 +15,8 @@ import { createMainWindow } from './window.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PRELOAD = path.join(here, '../preload/index.cjs');
 const WEB_UI = path.join(here, '../renderer');
-const STOPPED_PAGE = '<body style="background:#0c1018;color:#a3adc5;font:14px system-ui;display:grid;place-items:center;height:100vh;margin:0"><p>The service is stopped. Start it again from the tray or the Service menu.</p></body>';
+const STOPPED_PAGE =
+  '<body style="background:#0c1018;color:#a3adc5;font:14px system-ui;display:grid;place-items:center;height:100vh;margin:0"><p>The service is stopped. Start it again from the tray or the Service menu.</p></body>';
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();

@@ -15,7 +15,11 @@ const createBox = async (name: string) => (await (await svc.api('/v1/boxes', { m
 const statusOf = async (id: string) => (await (await svc.api(`/v1/boxes/${id}`)).json()).status as string;
 
 it('maps the dialog answer: buttons in order, remember only for a real choice', () => {
-  expect(quitDialog(2)).toMatchObject({ buttons: ['Put them to sleep and quit', 'Leave them running and quit', 'Cancel'], cancelId: 2, message: '2 boxes are running. What should happen to them?' });
+  expect(quitDialog(2)).toMatchObject({
+    buttons: ['Put them to sleep and quit', 'Leave them running and quit', 'Cancel'],
+    cancelId: 2,
+    message: '2 boxes are running. What should happen to them?',
+  });
   expect(quitDialog(1).message).toBe('1 box is running. What should happen to it?');
   expect(choiceOf({ response: 0, checkboxChecked: true })).toEqual({ choice: 'stop_boxes', remember: true });
   expect(choiceOf({ response: 1, checkboxChecked: false })).toEqual({ choice: 'leave_running', remember: false });

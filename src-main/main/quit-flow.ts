@@ -46,4 +46,3 @@ export async function beforeQuit(quit: QuitService, show: (o: MessageBoxOptions)
   if (action === 'stop_boxes') await quit.stopBoxes();
   return true;
 }
-

@@ -89,7 +89,14 @@ function quitItems(host: ServiceHost, refresh: () => void): MenuItemConstructorO
   const plan = quit.plan('desktop');
   const current = quit.settings.get().on_quit;
   const n = plan.running === 1 ? '1 running box' : `${plan.running} running boxes`;
-  const label = plan.action === 'stop_boxes' ? `Quit (puts ${n} to sleep)` : plan.action === 'leave_running' ? `Quit (leaves ${n} running)` : plan.action === 'ask' ? 'Quit…' : 'Quit';
+  const label =
+    plan.action === 'stop_boxes'
+      ? `Quit (puts ${n} to sleep)`
+      : plan.action === 'leave_running'
+        ? `Quit (leaves ${n} running)`
+        : plan.action === 'ask'
+          ? 'Quit…'
+          : 'Quit';
   return [
     {
       label: 'When quitting',

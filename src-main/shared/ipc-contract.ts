@@ -34,13 +34,7 @@ export type IpcEnvelope<T> = { ok: true; result: T } | { ok: false; error: { mes
 /** The single IPC channel name all calls travel on. */
 export const IPC_CHANNEL = 'box-desktop:invoke';
 
-export const IPC_CHANNEL_NAMES: IpcChannel[] = [
-  'dialog:open-files',
-  'dialog:save-file',
-  'service:state',
-  'shell:reveal-data-folder',
-  'clipboard:copy-api-key',
-];
+export const IPC_CHANNEL_NAMES: IpcChannel[] = ['dialog:open-files', 'dialog:save-file', 'service:state', 'shell:reveal-data-folder', 'clipboard:copy-api-key'];
 
 /** What `window.boxDesktop` looks like in the renderer (absent in the web UI). */
 export interface DesktopBridge {

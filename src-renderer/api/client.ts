@@ -85,7 +85,11 @@ export async function api<T>(path: string, opts: RequestOptions = {}): Promise<T
  * `call('GET /v1/boxes/:box_id', { params: { box_id } })` answers a Box.
  */
 export function call<K extends JsonRouteKey>(key: K, ...args: CallRest<K>): Promise<Answer<K>> {
-  return callWith((r) => api(r.path, { method: r.method as RequestOptions['method'], query: r.query, json: r.json, headers: r.headers, signal: r.signal }), key, ...args);
+  return callWith(
+    (r) => api(r.path, { method: r.method as RequestOptions['method'], query: r.query, json: r.json, headers: r.headers, signal: r.signal }),
+    key,
+    ...args,
+  );
 }
 
 export type { Answer };

@@ -48,7 +48,13 @@ export function CommandPalette({ onClose, extra = [] }: { onClose: () => void; e
       <ul role="listbox" aria-label="Commands">
         {shown.map((c, i) => (
           <li key={c.id} role="option" aria-selected={i === sel}>
-            <button type="button" tabIndex={-1} onMouseEnter={() => setSel(i)} onClick={() => run(c)} className={`flex w-full justify-between rounded px-2 py-1.5 text-left ${i === sel ? 'bg-ink-700' : ''}`}>
+            <button
+              type="button"
+              tabIndex={-1}
+              onMouseEnter={() => setSel(i)}
+              onClick={() => run(c)}
+              className={`flex w-full justify-between rounded px-2 py-1.5 text-left ${i === sel ? 'bg-ink-700' : ''}`}
+            >
               <span>{c.label}</span>
               {c.hint && <kbd className="font-mono text-[11px] text-ink-400">{c.hint}</kbd>}
             </button>

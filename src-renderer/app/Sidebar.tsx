@@ -9,7 +9,9 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
   return (
     <nav className="sticky top-0 flex h-screen self-start w-56 shrink-0 flex-col border-r border-ink-800 bg-ink-950" aria-label="Views">
       <div className="flex items-center gap-2 px-4 pt-4 pb-5">
-        <div className="grid h-7 w-7 place-items-center rounded-md bg-gradient-to-br from-accent-400 to-accent-600 font-mono text-sm font-black text-ink-950">b</div>
+        <div className="grid h-7 w-7 place-items-center rounded-md bg-gradient-to-br from-accent-400 to-accent-600 font-mono text-sm font-black text-ink-950">
+          b
+        </div>
         <div>
           <div className="text-sm font-semibold leading-tight">Box Desktop</div>
           <div className="text-[11px] text-ink-400">{who.data?.org_name ?? '…'}</div>
@@ -38,8 +40,15 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
         })}
       </ul>
       <div className="space-y-2 border-t border-ink-800 px-3 py-3 text-[11px] text-ink-400">
-        <button type="button" onClick={onPalette} className="flex w-full items-center justify-between rounded-md border border-ink-800 px-2 py-1 hover:border-ink-600 hover:text-ink-100">
-          Command palette <kbd className="font-mono" data-testid="palette-hint">{KEY_HINT.mod}K</kbd>
+        <button
+          type="button"
+          onClick={onPalette}
+          className="flex w-full items-center justify-between rounded-md border border-ink-800 px-2 py-1 hover:border-ink-600 hover:text-ink-100"
+        >
+          Command palette{' '}
+          <kbd className="font-mono" data-testid="palette-hint">
+            {KEY_HINT.mod}K
+          </kbd>
         </button>
         <div className="flex items-center gap-1.5" data-testid="service-status">
           <span className={`h-1.5 w-1.5 rounded-full ${status.isSuccess ? 'bg-accent-400' : status.isError ? 'bg-rose-400' : 'bg-ink-600'}`} />

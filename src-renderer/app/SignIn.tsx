@@ -22,7 +22,12 @@ export function SignIn({ reason }: { reason?: string }) {
     setBusy(true);
     setError(null);
     try {
-      const res = await fetch('/ui/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: key }), credentials: 'same-origin' });
+      const res = await fetch('/ui/session', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: key }),
+        credentials: 'same-origin',
+      });
       if (!res.ok) throw await ApiError.from(res);
       await qc.resetQueries();
       navigate(['boxes']);
@@ -51,18 +56,35 @@ export function SignIn({ reason }: { reason?: string }) {
           <label className="label" htmlFor="signin-key">
             API key
           </label>
-          <input id="signin-key" className={`input font-mono ${error ? 'input-error' : ''}`} type="password" autoComplete="off" placeholder="bxk_…" value={key} onChange={(e) => setKey(e.target.value)} data-testid="signin-key" aria-describedby="signin-help" />
+          <input
+            id="signin-key"
+            className={`input font-mono ${error ? 'input-error' : ''}`}
+            type="password"
+            autoComplete="off"
+            placeholder="bxk_…"
+            value={key}
+            onChange={(e) => setKey(e.target.value)}
+            data-testid="signin-key"
+            aria-describedby="signin-help"
+          />
           {error && (
             <p className="mt-1 text-xs text-rose-300" role="alert" data-testid="signin-error">
               {error}
             </p>
           )}
           <p id="signin-help" className="mt-1.5 text-xs text-ink-400">
-            The service wrote one to <code>~/.box-desktop/api-key</code> (or <code>&lt;data dir&gt;/api-key</code>) on its first start. It stays in this browser as a
-            session cookie, never in the page.
+            The service wrote one to <code>~/.box-desktop/api-key</code> (or <code>&lt;data dir&gt;/api-key</code>) on its first start. It stays in this browser
+            as a session cookie, never in the page.
           </p>
         </div>
-        <Button variant="primary" busy={busy} disabled={!key.trim()} className="w-full justify-center" data-testid="signin-submit" onClick={() => void submit()}>
+        <Button
+          variant="primary"
+          busy={busy}
+          disabled={!key.trim()}
+          className="w-full justify-center"
+          data-testid="signin-submit"
+          onClick={() => void submit()}
+        >
           Sign in
         </Button>
         <p className="border-t border-ink-700 pt-3 text-xs text-ink-400">

@@ -6,7 +6,8 @@ import { navigate } from './router.js';
 const IS_MAC = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
 export const KEY_HINT = IS_MAC ? { alt: '⌥', mod: '⌘' } : { alt: 'Alt+', mod: 'Ctrl+' };
 
-const typing = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName) || t.closest('.xterm') !== null);
+const typing = (t: EventTarget | null) =>
+  t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName) || t.closest('.xterm') !== null);
 
 /** Ctrl/Cmd+K opens the palette; Alt+1..7 or "g" then a view key switches views. */
 export function useGlobalShortcuts(openPalette: () => void) {

@@ -6,7 +6,17 @@ import { collectDrop, type DroppedFile } from './collect-drop.js';
  * A drop target over its children (files and folders), plus a hidden picker for the
  * keyboard path. Only drags that carry files light it up.
  */
-export function DropZone({ onFiles, children, testId, disabled }: { onFiles: (files: DroppedFile[]) => void; children: ReactNode; testId?: string; disabled?: boolean }) {
+export function DropZone({
+  onFiles,
+  children,
+  testId,
+  disabled,
+}: {
+  onFiles: (files: DroppedFile[]) => void;
+  children: ReactNode;
+  testId?: string;
+  disabled?: boolean;
+}) {
   const [over, setOver] = useState(false);
   const depth = useRef(0);
   const hasFiles = (e: React.DragEvent) => [...e.dataTransfer.types].includes('Files');

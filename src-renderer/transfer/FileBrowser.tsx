@@ -87,7 +87,14 @@ export function FileBrowser({ rootLabel, segments, listing, toPath, onNavigate, 
                   </tr>
                 )}
                 {entries.map((e) => (
-                  <EntryRow key={e.name} entry={e} onOpen={() => onNavigate([...segments, e.name])} href={fileUrl(toPath([...segments, e.name]))} ops={ops} path={toPath([...segments, e.name])} />
+                  <EntryRow
+                    key={e.name}
+                    entry={e}
+                    onOpen={() => onNavigate([...segments, e.name])}
+                    href={fileUrl(toPath([...segments, e.name]))}
+                    ops={ops}
+                    path={toPath([...segments, e.name])}
+                  />
                 ))}
                 {entries.length === 0 && (
                   <tr>
@@ -135,7 +142,12 @@ function EntryRow({ entry, onOpen, href, ops, path }: { entry: VolumeEntry; onOp
       <td className="text-right whitespace-nowrap">
         {ops && <EntryActions ops={ops} path={path} name={entry.name} dir={dir} />}
         {entry.type === 'file' && (
-          <a className="rounded px-2 py-0.5 text-xs text-ink-300 hover:bg-ink-700 hover:text-ink-100" href={href} download={entry.name} data-testid="entry-download">
+          <a
+            className="rounded px-2 py-0.5 text-xs text-ink-300 hover:bg-ink-700 hover:text-ink-100"
+            href={href}
+            download={entry.name}
+            data-testid="entry-download"
+          >
             Download
           </a>
         )}

@@ -41,7 +41,16 @@ export function NewFolderButton({ ops, at }: { ops: FileOps; at: (name: string) 
         submit();
       }}
     >
-      <input className="input w-40 py-1 text-xs" autoFocus placeholder="folder name" value={name} onChange={(e) => setName(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && setName(null)} data-testid="new-folder-name" aria-label="New folder name" />
+      <input
+        className="input w-40 py-1 text-xs"
+        autoFocus
+        placeholder="folder name"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        onKeyDown={(e) => e.key === 'Escape' && setName(null)}
+        data-testid="new-folder-name"
+        aria-label="New folder name"
+      />
       <Button small variant="primary" type="submit" disabled={!name.trim()} data-testid="new-folder-create">
         Create
       </Button>
@@ -63,7 +72,15 @@ export function EntryActions({ ops, path, name, dir }: { ops: FileOps; path: str
           setRenaming(null);
         }}
       >
-        <input className="input w-36 py-0.5 text-xs" autoFocus value={renaming} onChange={(e) => setRenaming(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && setRenaming(null)} data-testid="rename-input" aria-label={`New name for ${name}`} />
+        <input
+          className="input w-36 py-0.5 text-xs"
+          autoFocus
+          value={renaming}
+          onChange={(e) => setRenaming(e.target.value)}
+          onKeyDown={(e) => e.key === 'Escape' && setRenaming(null)}
+          data-testid="rename-input"
+          aria-label={`New name for ${name}`}
+        />
         <Button small type="submit" data-testid="rename-save">
           Save
         </Button>
@@ -75,7 +92,11 @@ export function EntryActions({ ops, path, name, dir }: { ops: FileOps; path: str
       <Button small variant="ghost" onClick={() => setRenaming(name)} data-testid="entry-rename">
         Rename
       </Button>
-      <ConfirmButton testId="entry-delete" confirmLabel={dir ? 'Delete folder and contents?' : 'Delete?'} onConfirm={() => void attempt(() => ops.remove(path, dir), `${name} deleted`, ops)}>
+      <ConfirmButton
+        testId="entry-delete"
+        confirmLabel={dir ? 'Delete folder and contents?' : 'Delete?'}
+        onConfirm={() => void attempt(() => ops.remove(path, dir), `${name} deleted`, ops)}
+      >
         Delete
       </ConfirmButton>
     </span>

@@ -26,17 +26,32 @@ export function TransferList({ items, onCancel, onClear }: { items: Transfer[]; 
                 </span>
                 <span className="flex shrink-0 items-center gap-2 text-ink-400">
                   <span data-testid="transfer-progress" data-percent={pct}>
-                    {t.status === 'failed' ? <span className="text-rose-300">{t.error}</span> : t.status === 'cancelled' ? 'cancelled' : `${formatBytes(t.loaded)} / ${formatBytes(t.total)} · ${pct}%`}
+                    {t.status === 'failed' ? (
+                      <span className="text-rose-300">{t.error}</span>
+                    ) : t.status === 'cancelled' ? (
+                      'cancelled'
+                    ) : (
+                      `${formatBytes(t.loaded)} / ${formatBytes(t.total)} · ${pct}%`
+                    )}
                   </span>
                   {active && (
-                    <button type="button" className="rounded px-1.5 py-0.5 text-ink-300 hover:bg-ink-700" onClick={() => onCancel(t.id)} data-testid="transfer-cancel" aria-label={`Cancel ${t.name}`}>
+                    <button
+                      type="button"
+                      className="rounded px-1.5 py-0.5 text-ink-300 hover:bg-ink-700"
+                      onClick={() => onCancel(t.id)}
+                      data-testid="transfer-cancel"
+                      aria-label={`Cancel ${t.name}`}
+                    >
                       Cancel
                     </button>
                   )}
                 </span>
               </div>
               <div className="mt-1 h-1 overflow-hidden rounded bg-ink-800">
-                <div className={`h-full transition-[width] ${t.status === 'failed' ? 'bg-rose-500' : t.status === 'done' ? 'bg-accent-500' : t.status === 'cancelled' ? 'bg-ink-600' : 'bg-sky-400'}`} style={{ width: `${pct}%` }} />
+                <div
+                  className={`h-full transition-[width] ${t.status === 'failed' ? 'bg-rose-500' : t.status === 'done' ? 'bg-accent-500' : t.status === 'cancelled' ? 'bg-ink-600' : 'bg-sky-400'}`}
+                  style={{ width: `${pct}%` }}
+                />
               </div>
             </li>
           );

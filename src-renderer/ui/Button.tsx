@@ -9,7 +9,15 @@ const VARIANTS: Record<Variant, string> = {
   danger: 'bg-rose-600/90 text-white hover:bg-rose-500',
 };
 
-export function Button({ variant = 'secondary', small, className = '', busy, children, disabled, ...rest }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant; small?: boolean; busy?: boolean }) {
+export function Button({
+  variant = 'secondary',
+  small,
+  className = '',
+  busy,
+  children,
+  disabled,
+  ...rest
+}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant; small?: boolean; busy?: boolean }) {
   return (
     <button
       type="button"

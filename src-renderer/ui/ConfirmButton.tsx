@@ -2,7 +2,23 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { Button } from './Button.js';
 
 /** A destructive button that asks for a second click (no native confirm()). */
-export function ConfirmButton({ onConfirm, children, busy, disabled, small = true, testId, confirmLabel = 'Click again to confirm' }: { onConfirm: () => void; children: ReactNode; busy?: boolean; disabled?: boolean; small?: boolean; testId?: string; confirmLabel?: string }) {
+export function ConfirmButton({
+  onConfirm,
+  children,
+  busy,
+  disabled,
+  small = true,
+  testId,
+  confirmLabel = 'Click again to confirm',
+}: {
+  onConfirm: () => void;
+  children: ReactNode;
+  busy?: boolean;
+  disabled?: boolean;
+  small?: boolean;
+  testId?: string;
+  confirmLabel?: string;
+}) {
   const [armed, setArmed] = useState(false);
   useEffect(() => {
     if (!armed) return;

@@ -4,7 +4,21 @@ import { useEffect, useRef, type ReactNode } from 'react';
  * Modal dialog: focus moves into it on open and returns to the opener on close, Tab
  * stays inside, Esc closes.
  */
-export function Dialog({ title, onClose, children, footer, wide, testId }: { title: string; onClose: () => void; children: ReactNode; footer?: ReactNode; wide?: boolean; testId?: string }) {
+export function Dialog({
+  title,
+  onClose,
+  children,
+  footer,
+  wide,
+  testId,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+  footer?: ReactNode;
+  wide?: boolean;
+  testId?: string;
+}) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
@@ -47,8 +61,20 @@ export function Dialog({ title, onClose, children, footer, wide, testId }: { tit
     }
   };
   return (
-    <div className="fixed inset-0 z-40 flex items-start justify-center bg-black/60 pt-[10vh] backdrop-blur-[2px]" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div ref={ref} tabIndex={-1} role="dialog" aria-modal="true" aria-label={title} data-testid={testId} onKeyDown={onKeyDown} className={`panel flex max-h-[80vh] w-full flex-col shadow-2xl shadow-black/50 ${wide ? 'max-w-3xl' : 'max-w-lg'}`}>
+    <div
+      className="fixed inset-0 z-40 flex items-start justify-center bg-black/60 pt-[10vh] backdrop-blur-[2px]"
+      onMouseDown={(e) => e.target === e.currentTarget && onClose()}
+    >
+      <div
+        ref={ref}
+        tabIndex={-1}
+        role="dialog"
+        aria-modal="true"
+        aria-label={title}
+        data-testid={testId}
+        onKeyDown={onKeyDown}
+        className={`panel flex max-h-[80vh] w-full flex-col shadow-2xl shadow-black/50 ${wide ? 'max-w-3xl' : 'max-w-lg'}`}
+      >
         <header className="flex items-center justify-between border-b border-ink-700 px-4 py-3">
           <h2 className="text-sm font-semibold">{title}</h2>
           <button type="button" onClick={onClose} className="rounded px-1.5 text-ink-400 hover:bg-ink-700 hover:text-ink-100" aria-label="Close">

@@ -22,7 +22,17 @@ const W = 600;
 const H = 160;
 const PAD = { l: 52, r: 10, t: 10, b: 8 };
 
-export function LineChart({ series, format = (v) => v.toFixed(2), testId, empty = 'No data yet.' }: { series: Series[]; format?: (v: number) => string; testId?: string; empty?: string }) {
+export function LineChart({
+  series,
+  format = (v) => v.toFixed(2),
+  testId,
+  empty = 'No data yet.',
+}: {
+  series: Series[];
+  format?: (v: number) => string;
+  testId?: string;
+  empty?: string;
+}) {
   const [hover, setHover] = useState<number | null>(null);
   const all = series.flatMap((s) => s.points);
   if (all.length === 0) {
@@ -54,18 +64,50 @@ export function LineChart({ series, format = (v) => v.toFixed(2), testId, empty 
         aria-label={series.map((s) => s.label).join(', ')}
       >
         {[0, 0.5, 1].map((f) => (
-          <line key={f} x1={PAD.l} x2={W - PAD.r} y1={y(vMin + f * (vMax - vMin))} y2={y(vMin + f * (vMax - vMin))} stroke="#222a3d" strokeDasharray="3 3" vectorEffect="non-scaling-stroke" />
+          <line
+            key={f}
+            x1={PAD.l}
+            x2={W - PAD.r}
+            y1={y(vMin + f * (vMax - vMin))}
+            y2={y(vMin + f * (vMax - vMin))}
+            stroke="#222a3d"
+            strokeDasharray="3 3"
+            vectorEffect="non-scaling-stroke"
+          />
         ))}
         {series.map((s) => (
           <g key={s.label}>
-            <polyline fill="none" stroke={s.color} strokeWidth="1.6" vectorEffect="non-scaling-stroke" points={s.points.map((p) => `${x(p.t)},${y(p.v)}`).join(' ')} />
-            {s.points.length <= 3 && s.points.map((p) => <line key={p.t} x1={x(p.t)} x2={x(p.t) + 0.01} y1={y(p.v)} y2={y(p.v)} stroke={s.color} strokeWidth="6" strokeLinecap="round" vectorEffect="non-scaling-stroke" />)}
+            <polyline
+              fill="none"
+              stroke={s.color}
+              strokeWidth="1.6"
+              vectorEffect="non-scaling-stroke"
+              points={s.points.map((p) => `${x(p.t)},${y(p.v)}`).join(' ')}
+            />
+            {s.points.length <= 3 &&
+              s.points.map((p) => (
+                <line
+                  key={p.t}
+                  x1={x(p.t)}
+                  x2={x(p.t) + 0.01}
+                  y1={y(p.v)}
+                  y2={y(p.v)}
+                  stroke={s.color}
+                  strokeWidth="6"
+                  strokeLinecap="round"
+                  vectorEffect="non-scaling-stroke"
+                />
+              ))}
           </g>
         ))}
         {hover !== null && hover >= PAD.l && <line x1={hover} x2={hover} y1={PAD.t} y2={H - PAD.b} stroke="#7d89a6" strokeWidth="0.6" />}
       </svg>
       {[0, 0.5, 1].map((f) => (
-        <span key={f} className="pointer-events-none absolute left-0 w-[8.2%] -translate-y-1/2 pr-1 text-right font-mono whitespace-nowrap text-[9px] text-ink-400" style={{ top: `${(y(vMin + f * (vMax - vMin)) / H) * 160}px` }}>
+        <span
+          key={f}
+          className="pointer-events-none absolute left-0 w-[8.2%] -translate-y-1/2 pr-1 text-right font-mono whitespace-nowrap text-[9px] text-ink-400"
+          style={{ top: `${(y(vMin + f * (vMax - vMin)) / H) * 160}px` }}
+        >
           {format(vMin + f * (vMax - vMin))}
         </span>
       ))}
@@ -75,7 +117,8 @@ export function LineChart({ series, format = (v) => v.toFixed(2), testId, empty 
       </div>
       <div className="mt-1 flex flex-wrap gap-3 text-[11px] text-ink-400">
         {series.map((s) => {
-          const near = hoverT === null ? s.points[s.points.length - 1] : s.points.reduce((a, b) => (Math.abs(b.t - hoverT) < Math.abs(a.t - hoverT) ? b : a), s.points[0]);
+          const near =
+            hoverT === null ? s.points[s.points.length - 1] : s.points.reduce((a, b) => (Math.abs(b.t - hoverT) < Math.abs(a.t - hoverT) ? b : a), s.points[0]);
           return (
             <span key={s.label} className="flex items-center gap-1">
               <span className="h-2 w-2 rounded-sm" style={{ background: s.color }} />

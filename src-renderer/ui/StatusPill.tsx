@@ -21,7 +21,11 @@ export function StatusPill({ status, testId }: { status: string; testId?: string
   const tone = TONES[status] ?? 'bg-ink-700 text-ink-300 ring-ink-600';
   const live = status === 'running' || status === 'creating';
   return (
-    <span data-testid={testId} data-status={status} className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-[11px] font-medium ring-1 ring-inset ${tone}`}>
+    <span
+      data-testid={testId}
+      data-status={status}
+      className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-[11px] font-medium ring-1 ring-inset ${tone}`}
+    >
       <span className={`h-1.5 w-1.5 rounded-full bg-current ${live ? 'animate-pulse' : ''}`} />
       {status.replace(/_/g, ' ')}
     </span>

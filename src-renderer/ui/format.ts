@@ -33,4 +33,5 @@ export const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, id.index
 const formatMib = (mib: number) => (mib >= 1024 && mib % 1024 === 0 ? `${mib / 1024} GiB` : mib >= 1024 ? `${(mib / 1024).toFixed(1)} GiB` : `${mib} MiB`);
 
 /** A box's size, each number labelled: "1 vCPU · 512 MiB RAM · 4 GiB disk". */
-export const formatResources = (r: { vcpu_count: number; memory_mib: number; disk_gib: number }) => `${r.vcpu_count} vCPU · ${formatMib(r.memory_mib)} RAM · ${r.disk_gib} GiB disk`;
+export const formatResources = (r: { vcpu_count: number; memory_mib: number; disk_gib: number }) =>
+  `${r.vcpu_count} vCPU · ${formatMib(r.memory_mib)} RAM · ${r.disk_gib} GiB disk`;

@@ -26,7 +26,11 @@ export function ErrorNotice({ error, compact }: { error: unknown; compact?: bool
   const api = error instanceof ApiError ? error : null;
   const missing = api?.status === 404 && api.code === null && /Cannot|not found/i.test(api.message);
   return (
-    <div role="alert" data-testid="error" className={`rounded-md border border-rose-500/40 bg-rose-500/10 text-rose-200 ${compact ? 'px-2 py-1 text-xs' : 'px-3 py-2'}`}>
+    <div
+      role="alert"
+      data-testid="error"
+      className={`rounded-md border border-rose-500/40 bg-rose-500/10 text-rose-200 ${compact ? 'px-2 py-1 text-xs' : 'px-3 py-2'}`}
+    >
       <div>{missing ? 'This part of the service is not available yet.' : errorMessage(error)}</div>
       {api && !compact && (
         <div className="mt-0.5 font-mono text-[11px] text-rose-300/70">

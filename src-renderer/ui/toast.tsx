@@ -40,7 +40,12 @@ export function Toaster() {
   return (
     <div className="pointer-events-none fixed right-4 bottom-4 z-50 flex w-80 flex-col gap-2" role="status" aria-live="polite">
       {list.map((t) => (
-        <div key={t.id} data-testid="toast" data-kind={t.kind} className={`panel pointer-events-auto flex items-start gap-2 border-l-4 px-3 py-2 shadow-lg shadow-black/30 ${KIND[t.kind]}`}>
+        <div
+          key={t.id}
+          data-testid="toast"
+          data-kind={t.kind}
+          className={`panel pointer-events-auto flex items-start gap-2 border-l-4 px-3 py-2 shadow-lg shadow-black/30 ${KIND[t.kind]}`}
+        >
           <span className="flex-1">{t.text}</span>
           <button type="button" className="text-ink-400 hover:text-ink-100" aria-label="Dismiss" onClick={() => dismiss(t.id)}>
             ×

@@ -27,7 +27,14 @@ export function boxFor(app: AppContext, req: Request, auth: Principal, boxId: st
     const parsed = overrideReason.safeParse(header);
     if (!parsed.success) throw invalid(`Invalid ${OVERRIDE_HEADER}: ${parsed.error.issues[0]!.message}`, OVERRIDE_HEADER);
     const reason = parsed.data;
-    app.repos.audit.add({ org_id: auth.orgId, key_id: auth.key.id, action: `box.override.${op}`, target: boxId, reason, details: { method: req.method, path: req.path } });
+    app.repos.audit.add({
+      org_id: auth.orgId,
+      key_id: auth.key.id,
+      action: `box.override.${op}`,
+      target: boxId,
+      reason,
+      details: { method: req.method, path: req.path },
+    });
   }
   return box;
 }

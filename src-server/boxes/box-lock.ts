@@ -8,14 +8,16 @@ export class KeyedLock {
 
   run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.tails.get(key) ?? Promise.resolve();
-    const run = prev.catch(() => {}).then(async () => {
-      this.running.add(key);
-      try {
-        return await fn();
-      } finally {
-        this.running.delete(key);
-      }
-    });
+    const run = prev
+      .catch(() => {})
+      .then(async () => {
+        this.running.add(key);
+        try {
+          return await fn();
+        } finally {
+          this.running.delete(key);
+        }
+      });
     this.tails.set(key, run);
     void run.finally(() => this.tails.get(key) === run && this.tails.delete(key)).catch(() => {});
     return run;

@@ -63,7 +63,8 @@ export class BoxService {
   }
 
   async create(auth: Principal, body: CreateBoxBody): Promise<Box> {
-    if (!this.app.repos.apps.exists(auth.orgId, body.app_id)) throw notFound(`No app ${body.app_id} in this organization; create it with POST /v1/apps/find.`, null, 'app_id');
+    if (!this.app.repos.apps.exists(auth.orgId, body.app_id))
+      throw notFound(`No app ${body.app_id} in this organization; create it with POST /v1/apps/find.`, null, 'app_id');
     const images = this.hooks.images.names();
     if (!images.includes(body.image)) throw invalid(`Unknown image "${body.image}"; available: ${images.join(', ')}.`, 'image');
     if (this.repo.nameTaken(auth.orgId, body.name)) throw conflict(`A box named "${body.name}" already exists.`, 'already_exists', 'name');
@@ -101,13 +102,16 @@ export class BoxService {
       last_start: null,
     };
     this.repo.insert(rec);
-    return this.withLock(rec.box_id, () => this.boot(rec, () => this.runtime.create({ ...this.vmConfig(rec), files: this.guestSetup.files(rec) }), undefined, 'create'));
+    return this.withLock(rec.box_id, () =>
+      this.boot(rec, () => this.runtime.create({ ...this.vmConfig(rec), files: this.guestSetup.files(rec) }), undefined, 'create'),
+    );
   }
 
   private checkMounts(orgId: string, body: CreateBoxBody) {
     const seen = new Set<string>();
     body.volume_mounts.forEach((m, i) => {
-      if (this.deps.volumes.get(orgId, m.volume_id)?.status !== 'ready') throw notFound(`No volume ${m.volume_id}.`, 'not_found', `volume_mounts[${i}].volume_id`);
+      if (this.deps.volumes.get(orgId, m.volume_id)?.status !== 'ready')
+        throw notFound(`No volume ${m.volume_id}.`, 'not_found', `volume_mounts[${i}].volume_id`);
       if (seen.has(m.mount_path)) throw invalid(`Mount path ${m.mount_path} is used twice.`, `volume_mounts[${i}].mount_path`);
       seen.add(m.mount_path);
     });
@@ -281,7 +285,9 @@ export class BoxService {
       try {
         if (box.status === 'running') {
           if (!(await this.runtime.adopt(this.vmConfig(box)))) {
-            this.repo.setStatus(box.box_id, 'interrupted_restorable', { error_message: 'The VM stopped while the service was down; it restarts from its disk on the next operation.' });
+            this.repo.setStatus(box.box_id, 'interrupted_restorable', {
+              error_message: 'The VM stopped while the service was down; it restarts from its disk on the next operation.',
+            });
           }
         } else if (box.status === 'creating') {
           await this.runtime.stop(box.box_id).catch(() => {});

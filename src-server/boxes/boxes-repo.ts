@@ -68,9 +68,7 @@ export class BoxesRepo {
     else where.push("status != 'terminated'");
     if (q.search) where.push("(name LIKE @like ESCAPE '\\' OR id LIKE @like ESCAPE '\\')");
     const args = { orgId, ...q, like: `%${(q.search ?? '').replace(/[%_\\]/g, (c) => `\\${c}`)}%` };
-    const rows = this.db
-      .prepare(`SELECT * FROM boxes WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT @limit OFFSET @offset`)
-      .all(args) as BoxRow[];
+    const rows = this.db.prepare(`SELECT * FROM boxes WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT @limit OFFSET @offset`).all(args) as BoxRow[];
     const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM boxes WHERE ${where.join(' AND ')}`).get(args) as { n: number }).n;
     return { rows: rows.map(fromRow), total };
   }
@@ -86,7 +84,9 @@ export class BoxesRepo {
     assertTransition(cur.status, to);
     const now = new Date().toISOString();
     this.db
-      .prepare('UPDATE boxes SET status = ?, error_message = ?, started_at = COALESCE(?, started_at), last_start = COALESCE(?, last_start), updated_at = ? WHERE id = ?')
+      .prepare(
+        'UPDATE boxes SET status = ?, error_message = ?, started_at = COALESCE(?, started_at), last_start = COALESCE(?, last_start), updated_at = ? WHERE id = ?',
+      )
       .run(
         to,
         extra.error_message === undefined ? (to === 'running' ? null : cur.error_message) : extra.error_message,
@@ -98,7 +98,12 @@ export class BoxesRepo {
     return this.get(id)!;
   }
 
-  update(id: string, fields: Partial<Pick<BoxRecord, 'wake_at' | 'http_policy_id' | 'inference_budget_tokens' | 'last_activity_at' | 'checkpoint_generation' | 'last_checkpointed_at'>> & { auto_sleep?: Box['auto_sleep'] }): void {
+  update(
+    id: string,
+    fields: Partial<
+      Pick<BoxRecord, 'wake_at' | 'http_policy_id' | 'inference_budget_tokens' | 'last_activity_at' | 'checkpoint_generation' | 'last_checkpointed_at'>
+    > & { auto_sleep?: Box['auto_sleep'] },
+  ): void {
     const sets: string[] = [];
     const args: Record<string, unknown> = { id, updated_at: new Date().toISOString() };
     for (const [k, v] of Object.entries(fields)) {
@@ -149,7 +154,9 @@ export class BoxesRepo {
   listCheckpoints(orgId: string, q: { box_id?: string; app_id?: string; name?: string }) {
     const where = ['org_id = @orgId'];
     for (const k of ['box_id', 'app_id', 'name'] as const) if (q[k]) where.push(`${k} = @${k}`);
-    return (this.db.prepare(`SELECT * FROM checkpoints WHERE ${where.join(' AND ')} ORDER BY created_at`).all({ orgId, ...q }) as Record<string, unknown>[]).map(cpFromRow);
+    return (
+      this.db.prepare(`SELECT * FROM checkpoints WHERE ${where.join(' AND ')} ORDER BY created_at`).all({ orgId, ...q }) as Record<string, unknown>[]
+    ).map(cpFromRow);
   }
 
   deleteCheckpoint(id: string): void {
@@ -165,9 +172,11 @@ export class BoxesRepo {
   }
 
   lineage(orgId: string): { box_id: string; parent_box_id: string | null; checkpoint_id: string | null }[] {
-    return this.db
-      .prepare('SELECT f.* FROM box_forks f JOIN boxes b ON b.id = f.box_id WHERE b.org_id = ?')
-      .all(orgId) as { box_id: string; parent_box_id: string | null; checkpoint_id: string | null }[];
+    return this.db.prepare('SELECT f.* FROM box_forks f JOIN boxes b ON b.id = f.box_id WHERE b.org_id = ?').all(orgId) as {
+      box_id: string;
+      parent_box_id: string | null;
+      checkpoint_id: string | null;
+    }[];
   }
 }
 

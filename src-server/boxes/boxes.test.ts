@@ -63,7 +63,10 @@ describe('box lifecycle through the transitions table', () => {
     expect(slept).toMatchObject({ status: 'sleeping', wake_at: at });
     const res = await post(`/v1/boxes/${box.box_id}/exec`, { command: 'echo woke' });
     expect(res.status).toBe(200);
-    const events = (await res.text()).trim().split('\n').map((l) => JSON.parse(l));
+    const events = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(Buffer.from(events.find((e) => e.type === 'stdout').data, 'base64').toString()).toBe('woke\n');
     const after = await (await svc.api(`/v1/boxes/${box.box_id}`)).json();
     expect(after).toMatchObject({ status: 'running', wake_at: null });
@@ -164,7 +167,10 @@ describe('checkpoints and forks', () => {
     expect(out).toContain(Buffer.from('hello\n').toString('base64'));
     await post(`/v1/boxes/${box.box_id}/pause`);
     const fork = await (await post(`/v1/boxes/${box.box_id}/fork`, { name: 'kid', count: 2 })).json();
-    expect(fork.boxes.map((b: { name: string; status: string }) => [b.name, b.status])).toEqual([['kid-1', 'running'], ['kid-2', 'running']]);
+    expect(fork.boxes.map((b: { name: string; status: string }) => [b.name, b.status])).toEqual([
+      ['kid-1', 'running'],
+      ['kid-2', 'running'],
+    ]);
     expect((await (await svc.api(`/v1/boxes/${box.box_id}`)).json()).status).toBe('paused');
     const lineage = await (await svc.api('/v1/box-lineage')).json();
     expect(lineage.data.filter((l: { parent_box_id: string }) => l.parent_box_id === box.box_id)).toHaveLength(2);

@@ -106,7 +106,12 @@ export class CheckpointService {
     this.boxes.repo.insert(rec);
     this.boxes.repo.recordFork(rec.box_id, parent, cp.checkpoint_id);
     return this.boxes.withLock(rec.box_id, () =>
-      this.boxes.boot(rec, () => this.boxes.runtime.cloneFromCheckpoint(cp.checkpoint_id, this.boxes.vmConfig(rec)), 'Restoring the checkpoint failed', parent ? 'fork' : 'from_checkpoint'),
+      this.boxes.boot(
+        rec,
+        () => this.boxes.runtime.cloneFromCheckpoint(cp.checkpoint_id, this.boxes.vmConfig(rec)),
+        'Restoring the checkpoint failed',
+        parent ? 'fork' : 'from_checkpoint',
+      ),
     );
   }
 

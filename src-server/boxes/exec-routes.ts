@@ -9,7 +9,12 @@ const STDIN_CHUNK_LIMIT = 8 * 1024 * 1024;
 
 export function execRoutes(r: RouteRegistrar) {
   r.add({
-    method: 'post', path: '/v1/boxes/:box_id/exec', area: 'box', tag: 'exec', params: BoxIdParams, body: ExecBody,
+    method: 'post',
+    path: '/v1/boxes/:box_id/exec',
+    area: 'box',
+    tag: 'exec',
+    params: BoxIdParams,
+    body: ExecBody,
     idempotent: false, // streams; repeat-safety comes from the body's idempotency_key (re-attach)
     summary: 'Run a command; answers an NDJSON event stream (started, stdout/stderr, heartbeat, exit)',
     handler: async ({ app, auth, req, res, params, body }) => {
@@ -45,7 +50,12 @@ export function execRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'post', path: '/v1/boxes/:box_id/exec/:exec_id/wait', area: 'box', tag: 'exec', params: ExecParams, idempotent: false,
+    method: 'post',
+    path: '/v1/boxes/:box_id/exec/:exec_id/wait',
+    area: 'box',
+    tag: 'exec',
+    params: ExecParams,
+    idempotent: false,
     summary: 'Wait for a command to end; answers its status, exit code and output tails',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'exec');
@@ -54,7 +64,13 @@ export function execRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'put', path: '/v1/boxes/:box_id/exec/:exec_id/stdin', area: 'box', tag: 'exec', params: ExecParams, query: StdinQuery, rawBody: true,
+    method: 'put',
+    path: '/v1/boxes/:box_id/exec/:exec_id/stdin',
+    area: 'box',
+    tag: 'exec',
+    params: ExecParams,
+    query: StdinQuery,
+    rawBody: true,
     summary: 'Send stdin bytes at a stream offset (retries are safe); eof=true closes stdin',
     handler: async ({ app, auth, req, params, query }) => {
       boxFor(app, req, auth, params.box_id, 'exec');
@@ -77,7 +93,12 @@ export function execRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'post', path: '/v1/boxes/:box_id/exec/:exec_id/cancel', area: 'box', tag: 'exec', params: ExecParams, body: CancelBody.optional(),
+    method: 'post',
+    path: '/v1/boxes/:box_id/exec/:exec_id/cancel',
+    area: 'box',
+    tag: 'exec',
+    params: ExecParams,
+    body: CancelBody.optional(),
     summary: 'Cancel a command: SIGTERM, or SIGKILL with force',
     handler: ({ app, auth, req, params, body }) => {
       boxFor(app, req, auth, params.box_id, 'exec');
@@ -86,7 +107,13 @@ export function execRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'post', path: '/v1/boxes/:box_id/exec/:exec_id/resize', area: 'box', tag: 'exec', params: ExecParams, body: ResizeBody, idempotent: false,
+    method: 'post',
+    path: '/v1/boxes/:box_id/exec/:exec_id/resize',
+    area: 'box',
+    tag: 'exec',
+    params: ExecParams,
+    body: ResizeBody,
+    idempotent: false,
     summary: "Resize a command's terminal",
     handler: ({ app, auth, req, params, body }) => {
       boxFor(app, req, auth, params.box_id, 'exec');
@@ -96,7 +123,12 @@ export function execRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'get', path: '/v1/boxes/:box_id/exec', area: 'box', tag: 'exec', params: BoxIdParams, summary: 'Recent commands of the box, newest first',
+    method: 'get',
+    path: '/v1/boxes/:box_id/exec',
+    area: 'box',
+    tag: 'exec',
+    params: BoxIdParams,
+    summary: 'Recent commands of the box, newest first',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'read');
       return { data: app.services.execs.list(params.box_id) };

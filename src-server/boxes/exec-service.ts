@@ -46,14 +46,28 @@ export class ExecService {
     });
     if (!body.open_stdin) guest.closeStdin();
     const id = newId('exec');
-    this.repo.insertRunning({ id, boxId: box.box_id, orgId: box.org_id, command: body.command, tty: !!body.tty, idempotencyKey: body.idempotency_key ?? null, startedAt: new Date().toISOString() });
+    this.repo.insertRunning({
+      id,
+      boxId: box.box_id,
+      orgId: box.org_id,
+      command: body.command,
+      tty: !!body.tty,
+      idempotencyKey: body.idempotency_key ?? null,
+      startedAt: new Date().toISOString(),
+    });
     const s = new ExecSession(id, box.box_id, guest, (done) => this.finish(done));
     this.live.set(id, s);
     return s;
   }
 
   private finish(s: ExecSession) {
-    this.repo.finish(s.id, { status: s.status, returnCode: s.returnCode, finishedAt: s.finishedAt, stdoutTail: s.tail('stdout'), stderrTail: s.tail('stderr') });
+    this.repo.finish(s.id, {
+      status: s.status,
+      returnCode: s.returnCode,
+      finishedAt: s.finishedAt,
+      stdoutTail: s.tail('stdout'),
+      stderrTail: s.tail('stderr'),
+    });
     this.boxes.touch(s.boxId);
     // Keep finished sessions briefly so late re-attaches and waits still see the output.
     setTimeout(() => this.live.delete(s.id), 60_000).unref();

@@ -6,7 +6,13 @@ import { boxFor } from './box-access.js';
 
 export function filesRoutes(r: RouteRegistrar) {
   r.add({
-    method: 'put', path: '/v1/boxes/:box_id/files', area: 'box', tag: 'files', params: BoxIdParams, query: PutFileQuery, rawBody: true,
+    method: 'put',
+    path: '/v1/boxes/:box_id/files',
+    area: 'box',
+    tag: 'files',
+    params: BoxIdParams,
+    query: PutFileQuery,
+    rawBody: true,
     summary: 'Stream raw bytes into one regular file (a complete retry safely replaces it)',
     handler: async ({ app, auth, req, params, query }) => {
       const box = boxFor(app, req, auth, params.box_id, 'files');
@@ -16,7 +22,12 @@ export function filesRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'get', path: '/v1/boxes/:box_id/files', area: 'box', tag: 'files', params: BoxIdParams, query: GetFileQuery,
+    method: 'get',
+    path: '/v1/boxes/:box_id/files',
+    area: 'box',
+    tag: 'files',
+    params: BoxIdParams,
+    query: GetFileQuery,
     summary: 'Stream one regular file out of the box (X-Box-File-Mode carries its mode)',
     handler: async ({ app, auth, req, res, params, query }) => {
       const box = boxFor(app, req, auth, params.box_id, 'files');
@@ -31,8 +42,13 @@ export function filesRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'get', path: '/v1/boxes/:box_id/directories', area: 'box', tag: 'files', params: BoxIdParams, query: ListDirQuery,
-    summary: "List a directory inside the box (volume-entry shape, sorted by name)",
+    method: 'get',
+    path: '/v1/boxes/:box_id/directories',
+    area: 'box',
+    tag: 'files',
+    params: BoxIdParams,
+    query: ListDirQuery,
+    summary: 'List a directory inside the box (volume-entry shape, sorted by name)',
     handler: async ({ app, auth, req, params, query }) => {
       const box = boxFor(app, req, auth, params.box_id, 'files');
       return { entries: await app.services.files.list(box, query.path) };

@@ -9,15 +9,23 @@ function guestError(e: unknown, path: string): never {
   const code = (e as { code?: string }).code;
   const msg = (e as Error).message;
   switch (code) {
-    case 'not_found': throw notFound(`No such file or directory in the box: ${path}`, 'not_found', 'path');
-    case 'is_directory': throw conflict(`${path} is a directory.`, 'failed_precondition', 'path');
-    case 'not_directory': throw conflict(`A component of ${path} is not a directory.`, 'failed_precondition', 'path');
-    case 'exists': throw conflict(`${path} already exists.`, 'already_exists', 'path');
-    case 'permission_denied': throw new Forbidden(`The box refused access to ${path}.`, { param: 'path' });
-    case 'invalid': throw invalid(`Invalid path ${path}: ${msg}`, 'path');
+    case 'not_found':
+      throw notFound(`No such file or directory in the box: ${path}`, 'not_found', 'path');
+    case 'is_directory':
+      throw conflict(`${path} is a directory.`, 'failed_precondition', 'path');
+    case 'not_directory':
+      throw conflict(`A component of ${path} is not a directory.`, 'failed_precondition', 'path');
+    case 'exists':
+      throw conflict(`${path} already exists.`, 'already_exists', 'path');
+    case 'permission_denied':
+      throw new Forbidden(`The box refused access to ${path}.`, { param: 'path' });
+    case 'invalid':
+      throw invalid(`Invalid path ${path}: ${msg}`, 'path');
     case 'disconnected':
-    case 'timeout': throw new Unavailable(`The box's agent did not answer: ${msg}`, { retryAfterSeconds: 1 });
-    default: throw e;
+    case 'timeout':
+      throw new Unavailable(`The box's agent did not answer: ${msg}`, { retryAfterSeconds: 1 });
+    default:
+      throw e;
   }
 }
 

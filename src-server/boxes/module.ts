@@ -24,12 +24,22 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: { repo: Boxes
   const execs = new ExecService(app, boxes);
   const files = new FilesService(boxes);
   /** Disk bytes used by an app's boxes (the apps routes report it). */
-  const diskUsage = (appId: string) => boxes.repo.live().filter((b) => b.app_id === appId).reduce((n, b) => n + runtime.diskUsageBytes(b.box_id), 0);
+  const diskUsage = (appId: string) =>
+    boxes.repo
+      .live()
+      .filter((b) => b.app_id === appId)
+      .reduce((n, b) => n + runtime.diskUsageBytes(b.box_id), 0);
   deps.volumes.setMountChecker((orgId, volumeId) =>
-    boxes.repo.live().filter((b) => b.org_id === orgId && b.status !== 'failed' && b.volume_mounts.some((m) => m.volume_id === volumeId)).map((b) => b.box_id),
+    boxes.repo
+      .live()
+      .filter((b) => b.org_id === orgId && b.status !== 'failed' && b.volume_mounts.some((m) => m.volume_id === volumeId))
+      .map((b) => b.box_id),
   );
   let accel = 'unknown';
-  void runtime.accelerator().then((a) => (accel = a)).catch(() => {});
+  void runtime
+    .accelerator()
+    .then((a) => (accel = a))
+    .catch(() => {});
   app.statusProviders.push(() => ({ runtime: runtime.name, accelerator: accel }));
   const scheduler = new BoxScheduler(app, boxes, execs, checkpoints);
   const area: Area = {

@@ -51,7 +51,14 @@ export class PreparationTracker {
     const s = this.stages.get(name);
     if (!s) return;
     const message = e instanceof Error ? e.message : String(e);
-    this.stages.set(name, { ...s, state: 'failed', message: 'failed', error: message.split('\n')[0]!.slice(0, 500), eta_seconds: null, updated_at: new Date(this.now()).toISOString() });
+    this.stages.set(name, {
+      ...s,
+      state: 'failed',
+      message: 'failed',
+      error: message.split('\n')[0]!.slice(0, 500),
+      eta_seconds: null,
+      updated_at: new Date(this.now()).toISOString(),
+    });
   }
 
   snapshot(): Preparation {
@@ -61,7 +68,18 @@ export class PreparationTracker {
 }
 
 function blank(name: PreparationStage['name'], label: string, typical: number): PreparationStage {
-  return { name, label, state: 'pending', percent: 0, message: 'not started', started_at: null, updated_at: null, eta_seconds: null, typical_seconds: typical, error: null };
+  return {
+    name,
+    label,
+    state: 'pending',
+    percent: 0,
+    message: 'not started',
+    started_at: null,
+    updated_at: null,
+    eta_seconds: null,
+    typical_seconds: typical,
+    error: null,
+  };
 }
 
 /** Adds `preparation` to GET /v1/status; a failed image build (the runtime's image promise) marks the stage failed. */

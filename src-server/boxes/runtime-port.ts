@@ -169,9 +169,11 @@ export interface GuestAgent {
   listDir(path: string): Promise<EntryInfo[]>;
 }
 
-
 export class RuntimeError extends Error {
-  constructor(message: string, readonly code: string = 'runtime_error') {
+  constructor(
+    message: string,
+    readonly code: string = 'runtime_error',
+  ) {
     super(message);
   }
 }

@@ -6,7 +6,10 @@ export type { AccessOp };
 
 export function assertAccepts(op: BoxOperation, status: BoxStatus, boxId: string): void {
   if (!(ACCEPTS[op] as readonly BoxStatus[]).includes(status)) {
-    throw conflict(`Cannot ${op.replace('_', ' ')} box ${boxId} while it is ${status}; this needs the box to be ${ACCEPTS[op].join(' or ')}.`, 'failed_precondition');
+    throw conflict(
+      `Cannot ${op.replace('_', ' ')} box ${boxId} while it is ${status}; this needs the box to be ${ACCEPTS[op].join(' or ')}.`,
+      'failed_precondition',
+    );
   }
 }
 

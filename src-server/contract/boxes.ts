@@ -16,11 +16,20 @@ export const SIZES = {
 
 export const BoxIdParams = z.object({ box_id: idSchema('box', 'box_id') });
 
-const mountPath = z.string().regex(/^\/[A-Za-z0-9._\-/]{0,254}$/, 'must be an absolute path of letters, digits, ".", "-", "_" and "/"').refine((p) => !p.split('/').includes('..'), 'must not contain ".."');
+const mountPath = z
+  .string()
+  .regex(/^\/[A-Za-z0-9._\-/]{0,254}$/, 'must be an absolute path of letters, digits, ".", "-", "_" and "/"')
+  .refine((p) => !p.split('/').includes('..'), 'must not contain ".."');
 
 export const AutoSleep = z.strictObject({
   automatic: z.boolean(),
-  min_seconds_before_sleep: z.number().int().min(10).max(7 * 86400).nullable().optional(),
+  min_seconds_before_sleep: z
+    .number()
+    .int()
+    .min(10)
+    .max(7 * 86400)
+    .nullable()
+    .optional(),
 });
 
 export const CreateBoxBody = z.strictObject({
@@ -32,7 +41,11 @@ export const CreateBoxBody = z.strictObject({
   disk_gib: z.number().int().min(1).max(256).optional(),
   visibility: z.enum(['org', 'private']).optional().default('org'),
   ingress_ports: z.array(z.number().int().min(1).max(65535)).max(16).optional().default([]),
-  volume_mounts: z.array(z.strictObject({ volume_id: idSchema('volume', 'volume_id'), mount_path: mountPath })).max(8).optional().default([]),
+  volume_mounts: z
+    .array(z.strictObject({ volume_id: idSchema('volume', 'volume_id'), mount_path: mountPath }))
+    .max(8)
+    .optional()
+    .default([]),
   http_policy_id: idSchema('httpPolicy', 'http_policy_id').nullable().optional(),
   auto_sleep: AutoSleep.optional(),
   inference_budget_tokens: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional(),
@@ -51,7 +64,12 @@ export const SleepBody = z.strictObject({ wake_at: z.iso.datetime({ offset: true
 export const WakeAtBody = z.strictObject({ wake_at: z.iso.datetime({ offset: true }).nullable() });
 export const CheckpointBody = z.strictObject({
   name: z.string().min(1).max(128).optional(),
-  ttl_seconds: z.number().int().min(60).max(365 * 86400).optional(),
+  ttl_seconds: z
+    .number()
+    .int()
+    .min(60)
+    .max(365 * 86400)
+    .optional(),
 });
 export const FromCheckpointBody = z.strictObject({ checkpoint_id: idSchema('checkpoint', 'checkpoint_id'), name: boxName });
 export const ForkBody = z.strictObject({ name: boxName, count: z.number().int().min(1).max(8).optional().default(1) });

@@ -26,7 +26,9 @@ export type BodyOf<K extends RouteKey> = Routes[K] extends { body: infer S exten
 /** Query fields of an operation (sent as text; numbers and booleans are written out). */
 type QueryOf<K extends RouteKey> = Routes[K] extends { query: infer S extends z.ZodType } ? { [F in keyof z.input<S>]?: QueryValue } : never;
 
-type ParamsArg<K extends RouteKey> = [ParamNames<PathOf<K>>] extends [never] ? { params?: undefined } : { params: Record<ParamNames<PathOf<K>>, string | number> };
+type ParamsArg<K extends RouteKey> = [ParamNames<PathOf<K>>] extends [never]
+  ? { params?: undefined }
+  : { params: Record<ParamNames<PathOf<K>>, string | number> };
 
 export type CallArgs<K extends RouteKey> = ParamsArg<K> & {
   query?: QueryOf<K>;
@@ -49,7 +51,10 @@ export interface CallRequest {
 }
 
 /** `METHOD /v1/x/:id` with its parameters filled in (each percent-encoded, `/` too). */
-function routeRequest(key: RouteKey, args: { params?: Record<string, string | number>; query?: object; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): CallRequest {
+function routeRequest(
+  key: RouteKey,
+  args: { params?: Record<string, string | number>; query?: object; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+): CallRequest {
   const space = key.indexOf(' ');
   const method = key.slice(0, space);
   const path = key.slice(space + 1).replace(/:([A-Za-z_]+)/g, (_m, name: string) => {

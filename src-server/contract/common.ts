@@ -63,4 +63,3 @@ export const page = <T>(data: T[], q: PageQuery, total: number): Page<T> => ({
 
 /** Printable ASCII only (spec: operator override reason). */
 export const PRINTABLE_ASCII = /^[ -~]*$/;
-

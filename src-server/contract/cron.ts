@@ -18,7 +18,12 @@ export const CreateCronBody = z.strictObject({
   timezone: z.string().min(1).max(64).refine(isTimeZone, 'must be an IANA time zone such as "Europe/Paris" or "UTC"').optional().default('UTC'),
   command: z.string().min(1).max(65536),
   cwd: z.string().startsWith('/', 'must be an absolute path').max(4096).optional(),
-  user: z.string().min(1).max(64).regex(/^[a-z_][a-z0-9_-]*\$?$/, 'must be a user name').optional(),
+  user: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z_][a-z0-9_-]*\$?$/, 'must be a user name')
+    .optional(),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names must be letters, digits and "_"'), z.string().max(65536)).optional(),
   timeout: z.number().int().min(1).max(86400).optional(),
 });

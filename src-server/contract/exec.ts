@@ -7,19 +7,37 @@ export const ExecBody = z.strictObject({
   command: z.union([z.string().min(1).max(65536), z.array(z.string().max(65536)).min(1).max(1024)]),
   cwd: z.string().startsWith('/', 'must be an absolute path').max(4096).optional(),
   env: z.record(z.string().regex(ENV_NAME, 'names must be letters, digits and "_"'), z.string().max(65536)).optional(),
-  user: z.string().min(1).max(64).regex(/^[a-z_][a-z0-9_-]*\$?$/, 'must be a user name').optional(),
-  timeout: z.number().int().min(1).max(7 * 86400).optional(),
+  user: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z_][a-z0-9_-]*\$?$/, 'must be a user name')
+    .optional(),
+  timeout: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86400)
+    .optional(),
   background: z.boolean().optional(),
   open_stdin: z.boolean().optional(),
   tty: z.strictObject({ cols: z.number().int().min(1).max(1000), rows: z.number().int().min(1).max(1000) }).optional(),
-  idempotency_key: z.string().min(1).max(255).refine((k) => new TextEncoder().encode(k).length <= 255, 'must be at most 255 bytes').optional(),
+  idempotency_key: z
+    .string()
+    .min(1)
+    .max(255)
+    .refine((k) => new TextEncoder().encode(k).length <= 255, 'must be at most 255 bytes')
+    .optional(),
 });
 export type ExecBody = z.infer<typeof ExecBody>;
 
 export const ExecParams = z.object({ box_id: idSchema('box', 'box_id'), exec_id: idSchema('exec', 'exec_id') });
 export const StdinQuery = z.object({
   offset: z.string().regex(/^\d+$/, 'must be a byte offset').transform(Number).optional(),
-  eof: z.enum(['true', 'false', '1', '0']).optional().transform((v) => v === 'true' || v === '1'),
+  eof: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .transform((v) => v === 'true' || v === '1'),
 });
 export const CancelBody = z.strictObject({ force: z.boolean().optional() });
 export const ResizeBody = z.strictObject({ cols: z.number().int().min(1).max(1000), rows: z.number().int().min(1).max(1000) });

@@ -93,4 +93,8 @@ export const ServiceStatus = z.object({
 export type ServiceStatus = z.infer<typeof ServiceStatus>;
 
 /** GET /v1/openapi.json (OpenAPI 3.0; its inner shape is OpenAPI's own). */
-export const OpenApiDocument = z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });
+export const OpenApiDocument = z.looseObject({
+  openapi: z.string(),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.unknown()),
+});

@@ -6,9 +6,7 @@ import { z } from 'zod';
  * this machine through the same service code, on the same data dir.
  */
 export const IMAGE_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/;
-const ImageName = z
-  .string()
-  .regex(IMAGE_NAME, 'must be 1-128 lowercase letters, digits, ".", "-" or "_", starting with a letter or digit');
+const ImageName = z.string().regex(IMAGE_NAME, 'must be 1-128 lowercase letters, digits, ".", "-" or "_", starting with a letter or digit');
 
 export const ImageNameParams = z.object({ name: ImageName });
 

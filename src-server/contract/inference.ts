@@ -17,16 +17,20 @@ const maxTokens = z.number().int().min(1).nullish();
 const JsonSchemaName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1..64 letters, digits, "_" or "-"');
 const JsonSchemaObject = z.record(z.string(), z.unknown());
 
-const TextFormat = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('text') }),
-  z.looseObject({
-    type: z.literal('json_schema'),
-    name: JsonSchemaName,
-    schema: JsonSchemaObject,
-    description: z.string().nullish(),
-    strict: z.boolean().nullish(),
-  }),
-], { error: 'must be {type: "text"} or {type: "json_schema", name, schema}' });
+const TextFormat = z.discriminatedUnion(
+  'type',
+  [
+    z.looseObject({ type: z.literal('text') }),
+    z.looseObject({
+      type: z.literal('json_schema'),
+      name: JsonSchemaName,
+      schema: JsonSchemaObject,
+      description: z.string().nullish(),
+      strict: z.boolean().nullish(),
+    }),
+  ],
+  { error: 'must be {type: "text"} or {type: "json_schema", name, schema}' },
+);
 
 export const ResponsesBody = z.looseObject({
   model: z.string().min(1),
@@ -57,18 +61,22 @@ export const ChatBody = z.looseObject({
   max_completion_tokens: maxTokens,
   max_tokens: maxTokens,
   response_format: z
-    .discriminatedUnion('type', [
-      z.looseObject({ type: z.literal('text') }),
-      z.looseObject({
-        type: z.literal('json_schema'),
-        json_schema: z.looseObject({
-          name: JsonSchemaName,
-          schema: JsonSchemaObject,
-          description: z.string().nullish(),
-          strict: z.boolean().nullish(),
+    .discriminatedUnion(
+      'type',
+      [
+        z.looseObject({ type: z.literal('text') }),
+        z.looseObject({
+          type: z.literal('json_schema'),
+          json_schema: z.looseObject({
+            name: JsonSchemaName,
+            schema: JsonSchemaObject,
+            description: z.string().nullish(),
+            strict: z.boolean().nullish(),
+          }),
         }),
-      }),
-    ], { error: 'must be {type: "text"} or {type: "json_schema", json_schema: {name, schema}}' })
+      ],
+      { error: 'must be {type: "text"} or {type: "json_schema", json_schema: {name, schema}}' },
+    )
     .nullish(),
   reasoning_effort: z.enum(['low', 'medium', 'high']).nullish(),
   metadata: Metadata.nullish(),
@@ -85,9 +93,7 @@ export const MessagesBody = z.looseObject({
   top_p: num(0, 1),
   output_config: z
     .looseObject({
-      format: z
-        .looseObject({ type: z.literal('json_schema'), schema: JsonSchemaObject, name: JsonSchemaName.nullish() })
-        .nullish(),
+      format: z.looseObject({ type: z.literal('json_schema'), schema: JsonSchemaObject, name: JsonSchemaName.nullish() }).nullish(),
     })
     .nullish(),
   metadata: Metadata.nullish(),
@@ -162,16 +168,30 @@ export const DiscoveryState = z.object({
   probes: z.array(z.object({ name: z.string(), port: z.number().int(), product: z.string() })),
 });
 
-
 /** POST /v1/engines/{name}/test: the upstream's model list, now. */
 export const EngineTest = z.object({ name: z.string(), ok: z.boolean(), models: z.number().int(), error: EngineError.nullable() });
 export type EngineTest = z.infer<typeof EngineTest>;
 
 /** Embedded engine models: added from a local path or downloaded from a URL. */
-export const AddLocalModelBody = z.union([
-  z.strictObject({ path: z.string().min(1).max(4096), name: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/).nullish() }),
-  z.strictObject({ url: z.url({ protocol: /^https?$/ }), name: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/).nullish() }),
-], { error: 'send {path} (a GGUF file on this machine) or {url} (to download one)' });
+export const AddLocalModelBody = z.union(
+  [
+    z.strictObject({
+      path: z.string().min(1).max(4096),
+      name: z
+        .string()
+        .regex(/^[A-Za-z0-9._-]{1,128}$/)
+        .nullish(),
+    }),
+    z.strictObject({
+      url: z.url({ protocol: /^https?$/ }),
+      name: z
+        .string()
+        .regex(/^[A-Za-z0-9._-]{1,128}$/)
+        .nullish(),
+    }),
+  ],
+  { error: 'send {path} (a GGUF file on this machine) or {url} (to download one)' },
+);
 export type AddLocalModelBody = z.infer<typeof AddLocalModelBody>;
 export const LocalModelParams = z.object({ model: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/) });
 export const DownloadParams = z.object({ download_id: z.string().regex(/^dl_[0-9a-f-]{36}$/) });
@@ -232,15 +252,25 @@ export const CatalogEntry = z.object({
   size_bytes: z.number().int(),
   licence: z.string(),
   source_url: z.url(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
 });
 export type CatalogEntry = z.infer<typeof CatalogEntry>;
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits');
-export const PullBody = z.union([
-  z.strictObject({ catalog_id: z.string().min(1).max(128), name: z.string().max(128).nullish(), sha256: sha256.nullish() }),
-  z.strictObject({ url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }), name: z.string().max(128).nullish(), sha256: sha256.nullish() }),
-], { error: 'send either catalog_id (GET /v1/local-models/catalog) or url' });
+export const PullBody = z.union(
+  [
+    z.strictObject({ catalog_id: z.string().min(1).max(128), name: z.string().max(128).nullish(), sha256: sha256.nullish() }),
+    z.strictObject({
+      url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
+      name: z.string().max(128).nullish(),
+      sha256: sha256.nullish(),
+    }),
+  ],
+  { error: 'send either catalog_id (GET /v1/local-models/catalog) or url' },
+);
 export const PullParams = z.object({ pull_id: z.string().regex(/^pull_[0-9a-f]{32}$/, 'must be a pull id (pull_...)') });
 
 /** A model pull (api-surface.md, wave 2). */

@@ -22,7 +22,11 @@ export type CreateListenerBody = z.infer<typeof CreateListenerBody>;
 
 export const ListenerParams = z.object({
   box_id: idSchema('box', 'box_id'),
-  guest_port: z.string().regex(/^\d{1,5}$/, 'must be a TCP port (1-65535)').transform(Number).pipe(guestPort),
+  guest_port: z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a TCP port (1-65535)')
+    .transform(Number)
+    .pipe(guestPort),
 });
 
 /**
@@ -56,7 +60,7 @@ const domain = z
   .string()
   .transform((s) => s.toLowerCase().replace(/\.$/, ''))
   .pipe(z.string().regex(DOMAIN, 'must be a host name of two or more DNS labels, such as "myapp.localhost"'))
-  .refine((d) => !d.endsWith('.box.localhost'), 'names under .box.localhost are the ingress\'s own; choose another');
+  .refine((d) => !d.endsWith('.box.localhost'), "names under .box.localhost are the ingress's own; choose another");
 
 export const CreateDomainBody = z.strictObject({
   domain,

@@ -15,8 +15,7 @@ const SECRET_REF = /\$\{secrets\.([A-Za-z_][A-Za-z0-9_]{0,127})\}/g;
 export const secretRefs = (value: string): string[] => [...value.matchAll(SECRET_REF)].map((m) => m[1]!);
 
 /** Replaces each `${secrets.NAME}` with `lookup(NAME)`. */
-export const expandSecretRefs = (value: string, lookup: (name: string) => string): string =>
-  value.replace(SECRET_REF, (_m, name: string) => lookup(name));
+export const expandSecretRefs = (value: string, lookup: (name: string) => string): string => value.replace(SECRET_REF, (_m, name: string) => lookup(name));
 
 const httpMethod = z.string().regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method such as GET');
 const urlPath = z.string().min(1).max(2048).startsWith('/', 'must start with "/"');
@@ -126,7 +125,8 @@ const documentInput = z.record(z.string(), z.unknown());
 export const CreatePolicyBody = z
   .strictObject({ name: policyName.optional(), document: documentInput.optional(), preset: z.string().max(64).optional() })
   .superRefine((b, ctx) => {
-    if ((b.document === undefined) === (b.preset === undefined)) ctx.addIssue({ code: 'custom', path: ['document'], message: 'give exactly one of document or preset' });
+    if ((b.document === undefined) === (b.preset === undefined))
+      ctx.addIssue({ code: 'custom', path: ['document'], message: 'give exactly one of document or preset' });
     else if (b.document !== undefined && b.name === undefined) ctx.addIssue({ code: 'custom', path: ['name'], message: 'is required with a document' });
   });
 export const PatchPolicyBody = z.strictObject({ name: policyName.optional(), document: documentInput.optional() });

@@ -10,7 +10,11 @@ export const CertificateBody = z.strictObject({
   /** One OpenSSH public key line, e.g. `ssh-ed25519 AAAA... comment`. */
   public_key: z.string().min(1).max(16384),
   /** Users the certificate may log in as; default `root`. */
-  principals: z.array(z.string().regex(/^[A-Za-z0-9._@-]{1,64}$/, 'must be a user name (letters, digits, ".", "_", "@", "-")')).min(1).max(32).optional(),
+  principals: z
+    .array(z.string().regex(/^[A-Za-z0-9._@-]{1,64}$/, 'must be a user name (letters, digits, ".", "_", "@", "-")'))
+    .min(1)
+    .max(32)
+    .optional(),
   ttl_seconds: z.number().int().min(SSH_CERT_TTL.min).max(SSH_CERT_TTL.max).optional(),
 });
 

@@ -41,7 +41,19 @@ export type BoxOperation = keyof typeof ACCEPTS;
  * an operator override (a reason, written to the audit log); every other operation on
  * such a box stays with the key that created it.
  */
-export const OVERRIDABLE = ['pause', 'resume', 'sleep', 'wake_at', 'upgrade', 'reboot', 'terminate', 'delete_checkpoint', 'http_policy', 'exec', 'files', 'auto_sleep'] as const;
+export const OVERRIDABLE = [
+  'pause',
+  'resume',
+  'sleep',
+  'wake_at',
+  'upgrade',
+  'reboot',
+  'terminate',
+  'delete_checkpoint',
+  'http_policy',
+  'exec',
+  'files',
+  'auto_sleep',
+] as const;
 /** What a caller may ask to do with a box, for the access check (a superset of ACCEPTS' keys). */
 export type AccessOp = 'read' | (typeof OVERRIDABLE)[number] | 'listeners' | 'domains' | 'checkpoint' | 'from_checkpoint' | 'fork' | 'cron';
-

@@ -7,7 +7,10 @@ export type MetricRange = keyof typeof METRIC_RANGES;
 export const RANGE_SECONDS: Record<MetricRange, number> = { '1h': 3600, '6h': 6 * 3600, '24h': 86400, '7d': 7 * 86400 };
 
 export const MetricsQuery = z.object({
-  range: z.enum(Object.keys(METRIC_RANGES) as [MetricRange, ...MetricRange[]]).optional().default('1h'),
+  range: z
+    .enum(Object.keys(METRIC_RANGES) as [MetricRange, ...MetricRange[]])
+    .optional()
+    .default('1h'),
 });
 
 export const MetricPoint = z.object({

@@ -48,7 +48,10 @@ export const noSpecialModeBits = [
   (m: string) => (parseInt(m, 8) & 0o7000) === 0,
   'setuid, setgid and sticky bits (04000, 02000, 01000) are not allowed; use a mode up to 0777',
 ] as const;
-const octalFileMode = z.string().regex(/^0?[0-7]{1,4}$/, 'must be an octal mode such as 0644').refine(...noSpecialModeBits);
+const octalFileMode = z
+  .string()
+  .regex(/^0?[0-7]{1,4}$/, 'must be an octal mode such as 0644')
+  .refine(...noSpecialModeBits);
 
 export const FileWriteQuery = z.object({
   path: volumePath.min(1, 'must not be empty'),

@@ -4,8 +4,13 @@ import { notFound } from '../http/errors.js';
 
 export function appsRoutes(r: RouteRegistrar) {
   r.add({
-    method: 'post', path: '/v1/apps/find', area: 'box', tag: 'apps', summary: 'Find an app by name, optionally creating it',
-    body: FindAppBody, response: App,
+    method: 'post',
+    path: '/v1/apps/find',
+    area: 'box',
+    tag: 'apps',
+    summary: 'Find an app by name, optionally creating it',
+    body: FindAppBody,
+    response: App,
     handler: ({ auth, app, body }) => {
       const found = app.repos.apps.byName(auth.orgId, body.name);
       if (found) return found;
@@ -15,7 +20,11 @@ export function appsRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'get', path: '/v1/apps', area: 'box', tag: 'apps', summary: 'List apps with box counts and resources',
+    method: 'get',
+    path: '/v1/apps',
+    area: 'box',
+    tag: 'apps',
+    summary: 'List apps with box counts and resources',
     handler: ({ auth, app }) => {
       const diskUsed = app.services.diskUsage;
       const data: AppSummary[] = app.repos.apps.totals(auth.orgId).map((t) => ({ ...t, disk_used_bytes: diskUsed(t.app_id) }));

@@ -103,7 +103,9 @@ describe('local safety', () => {
     const http = await import('node:http');
     const status = await new Promise<number>((resolve) => {
       const u = new URL(svc.url);
-      http.get({ host: u.hostname, port: u.port, path: '/v1/whoami', headers: { host: 'evil.example:80', authorization: `Bearer ${svc.key}` } }, (res) => resolve(res.statusCode!));
+      http.get({ host: u.hostname, port: u.port, path: '/v1/whoami', headers: { host: 'evil.example:80', authorization: `Bearer ${svc.key}` } }, (res) =>
+        resolve(res.statusCode!),
+      );
     });
     expect(status).toBe(403);
   });

@@ -17,8 +17,14 @@ const publicKey = (k: ApiKeyRow): ApiKey => ({
 
 export function identityRoutes(r: RouteRegistrar) {
   r.add({
-    method: 'get', path: '/v1/whoami', area: 'common', tag: 'identity', auth: 'any', billingExempt: true,
-    summary: 'Who the API key belongs to', response: Whoami,
+    method: 'get',
+    path: '/v1/whoami',
+    area: 'common',
+    tag: 'identity',
+    auth: 'any',
+    billingExempt: true,
+    summary: 'Who the API key belongs to',
+    response: Whoami,
     handler: ({ auth, app }) => ({
       org_id: auth.orgId,
       org_name: app.repos.orgs.get(auth.orgId)!.name,
@@ -29,12 +35,20 @@ export function identityRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'get', path: '/v1/api-keys', area: 'box', tag: 'identity', summary: 'List API keys',
+    method: 'get',
+    path: '/v1/api-keys',
+    area: 'box',
+    tag: 'identity',
+    summary: 'List API keys',
     handler: ({ auth, app }) => ({ data: app.repos.keys.list(auth.orgId).map(publicKey) }),
   });
 
   r.add({
-    method: 'post', path: '/v1/api-keys', area: 'box', tag: 'identity', summary: 'Create an API key (the secret is shown once)',
+    method: 'post',
+    path: '/v1/api-keys',
+    area: 'box',
+    tag: 'identity',
+    summary: 'Create an API key (the secret is shown once)',
     body: CreateApiKeyBody,
     handler: ({ auth, app, body }) => {
       const { row, secret } = app.repos.keys.create(auth.orgId, body.name, body.scope);
@@ -44,7 +58,11 @@ export function identityRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'delete', path: '/v1/api-keys/:key_id', area: 'box', tag: 'identity', summary: 'Revoke an API key',
+    method: 'delete',
+    path: '/v1/api-keys/:key_id',
+    area: 'box',
+    tag: 'identity',
+    summary: 'Revoke an API key',
     params: z.object({ key_id: idSchema('apiKey', 'key_id') }),
     handler: ({ auth, app, params }) => {
       const key = app.repos.keys.get(params.key_id);
@@ -65,14 +83,25 @@ export function identityRoutes(r: RouteRegistrar) {
   };
 
   r.add({
-    method: 'get', path: '/v1/organization', area: 'box', tag: 'identity', billingExempt: true,
-    summary: 'The organization and its credits', response: Organization,
+    method: 'get',
+    path: '/v1/organization',
+    area: 'box',
+    tag: 'identity',
+    billingExempt: true,
+    summary: 'The organization and its credits',
+    response: Organization,
     handler: ({ auth, app }) => orgBody(auth.orgId, app),
   });
 
   r.add({
-    method: 'patch', path: '/v1/organization', area: 'box', tag: 'identity', billingExempt: true,
-    summary: 'Rename the organization or set its credits', body: PatchOrganizationBody, response: Organization,
+    method: 'patch',
+    path: '/v1/organization',
+    area: 'box',
+    tag: 'identity',
+    billingExempt: true,
+    summary: 'Rename the organization or set its credits',
+    body: PatchOrganizationBody,
+    response: Organization,
     handler: ({ auth, app, body }) => {
       app.db.transaction(() => {
         if (body.credits_usd_nanos !== undefined) app.repos.orgs.setCredits(auth.orgId, body.credits_usd_nanos);
@@ -84,16 +113,29 @@ export function identityRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'get', path: '/v1/audit-log', area: 'box', tag: 'identity', summary: 'The organization audit log, newest first',
+    method: 'get',
+    path: '/v1/audit-log',
+    area: 'box',
+    tag: 'identity',
+    summary: 'The organization audit log, newest first',
     query: PageQuery,
     handler: ({ auth, app, query }) => {
       const { rows, total } = app.repos.audit.page(auth.orgId, query.limit, query.offset);
-      return page(rows.map((e) => AuditEntry.parse(e)), query, total);
+      return page(
+        rows.map((e) => AuditEntry.parse(e)),
+        query,
+        total,
+      );
     },
   });
 
   r.add({
-    method: 'get', path: '/v1/status', area: 'common', tag: 'identity', auth: 'any', billingExempt: true,
+    method: 'get',
+    path: '/v1/status',
+    area: 'common',
+    tag: 'identity',
+    auth: 'any',
+    billingExempt: true,
     summary: 'Service status: version, accelerator, engines',
     // The host data dir is for the machine's owner (organization keys), not for user-scoped keys.
     handler: ({ app, auth }) => ({

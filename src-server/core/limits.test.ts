@@ -12,7 +12,13 @@ it('a request over the per-org concurrency limit never starts: 429 rate_limited 
   const u = new URL(svc.url);
   // Hold one request in flight: headers sent, body still arriving.
   const body = '{"name":"slow","scope":"organization"}';
-  const held = http.request({ host: u.hostname, port: u.port, method: 'POST', path: '/v1/api-keys', headers: { authorization: `Bearer ${svc.key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+  const held = http.request({
+    host: u.hostname,
+    port: u.port,
+    method: 'POST',
+    path: '/v1/api-keys',
+    headers: { authorization: `Bearer ${svc.key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+  });
   const heldDone = new Promise<number>((resolve) => held.on('response', (r) => (r.resume(), resolve(r.statusCode!))));
   held.write(body.slice(0, 20));
   await new Promise((r) => setTimeout(r, 100));

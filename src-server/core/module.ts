@@ -14,7 +14,11 @@ export function coreArea(): Area {
       loginLinkRoutes(r);
       let doc: unknown;
       r.add({
-        method: 'get', path: '/v1/openapi.json', area: 'common', tag: 'meta', auth: 'none',
+        method: 'get',
+        path: '/v1/openapi.json',
+        area: 'common',
+        tag: 'meta',
+        auth: 'none',
         summary: 'This OpenAPI document',
         handler: () => (doc ??= buildOpenApi((r as unknown as { specs: never[] }).specs, API_VERSION)),
       });

@@ -5,7 +5,6 @@ import { LoginLink } from '../contract/identity.js';
 import { SESSION_COOKIE } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 
-
 const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 /** A one-time login link is good for this long (printed with the link). */
 export const LOGIN_LINK_TTL_MS = 10 * 60 * 1000;
@@ -40,7 +39,13 @@ export function mountSignIn(app: Express, ctx: AppContext) {
     const parsed = SignInBody.safeParse(req.body ?? {});
     if (!parsed.success) return next(new ApiError(400, 'invalid_request_error', parsed.error.issues[0]!.message, { param: 'api_key' }));
     const key = ctx.repos.keys.findBySecret(parsed.data.api_key);
-    if (!key || key.revoked_at) return next(new ApiError(401, 'authentication_error', 'This API key is not valid here (revoked, mistyped, or from another data directory).', { param: 'api_key', code: 'invalid_api_key' }));
+    if (!key || key.revoked_at)
+      return next(
+        new ApiError(401, 'authentication_error', 'This API key is not valid here (revoked, mistyped, or from another data directory).', {
+          param: 'api_key',
+          code: 'invalid_api_key',
+        }),
+      );
     ctx.repos.keys.touch(key.id);
     setSession(res, key.id);
     res.status(204).end();
@@ -54,7 +59,13 @@ export function mountSignIn(app: Express, ctx: AppContext) {
 /** `POST /v1/ui/login-links`: a fresh one-time link for the caller's own key (`box login-link`). */
 export function loginLinkRoutes(r: RouteRegistrar) {
   r.add({
-    method: 'post', path: '/v1/ui/login-links', area: 'common', tag: 'identity', auth: 'any', billingExempt: true, idempotent: false,
+    method: 'post',
+    path: '/v1/ui/login-links',
+    area: 'common',
+    tag: 'identity',
+    auth: 'any',
+    billingExempt: true,
+    idempotent: false,
     summary: 'A one-time web UI sign-in link for the calling key (valid 10 minutes, single use)',
     response: LoginLink,
     handler: ({ auth, app }) => {

@@ -66,18 +66,22 @@ export class CronRepo {
 
   addRun(run: CronRun & { cron_id: string }): void {
     this.db
-      .prepare('INSERT INTO cron_runs (id, cron_id, started_at, finished_at, status, return_code, output_tail) VALUES (@run_id, @cron_id, @started_at, @finished_at, @status, @return_code, @output_tail)')
+      .prepare(
+        'INSERT INTO cron_runs (id, cron_id, started_at, finished_at, status, return_code, output_tail) VALUES (@run_id, @cron_id, @started_at, @finished_at, @status, @return_code, @output_tail)',
+      )
       .run(run);
   }
 
   finishRun(runId: string, status: CronRun['status'], returnCode: number | null, tail: string): void {
-    this.db.prepare('UPDATE cron_runs SET finished_at = ?, status = ?, return_code = ?, output_tail = ? WHERE id = ?').run(new Date().toISOString(), status, returnCode, tail, runId);
+    this.db
+      .prepare('UPDATE cron_runs SET finished_at = ?, status = ?, return_code = ?, output_tail = ? WHERE id = ?')
+      .run(new Date().toISOString(), status, returnCode, tail, runId);
   }
 
   runs(cronId: string, limit = 50): CronRun[] {
-    return (this.db.prepare('SELECT * FROM cron_runs WHERE cron_id = ? ORDER BY started_at DESC LIMIT ?').all(cronId, limit) as (CronRun & { id: string })[]).map(
-      ({ id, ...r }) => ({ ...r, run_id: id }) as CronRun,
-    );
+    return (
+      this.db.prepare('SELECT * FROM cron_runs WHERE cron_id = ? ORDER BY started_at DESC LIMIT ?').all(cronId, limit) as (CronRun & { id: string })[]
+    ).map(({ id, ...r }) => ({ ...r, run_id: id }) as CronRun);
   }
 
   /** A run still marked running after a restart never finished. */

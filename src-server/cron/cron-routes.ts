@@ -8,7 +8,12 @@ import { toJob } from './cron-view.js';
 
 export function cronRoutes(r: RouteRegistrar) {
   r.add({
-    method: 'get', path: '/v1/boxes/:box_id/cron', area: 'box', tag: 'cron', params: BoxIdParams, query: PageQuery,
+    method: 'get',
+    path: '/v1/boxes/:box_id/cron',
+    area: 'box',
+    tag: 'cron',
+    params: BoxIdParams,
+    query: PageQuery,
     summary: "One page of the box's cron jobs, oldest first; never wakes a paused or sleeping box",
     handler: ({ app, auth, req, params, query }) => {
       boxFor(app, req, auth, params.box_id, 'read');
@@ -18,13 +23,23 @@ export function cronRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'post', path: '/v1/boxes/:box_id/cron', area: 'box', tag: 'cron', params: BoxIdParams, body: CreateCronBody,
+    method: 'post',
+    path: '/v1/boxes/:box_id/cron',
+    area: 'box',
+    tag: 'cron',
+    params: BoxIdParams,
+    body: CreateCronBody,
     summary: 'Add a cron job (five-field schedule read in an IANA time zone)',
     handler: ({ app, auth, req, params, body }) => app.services.cron.create(boxFor(app, req, auth, params.box_id, 'cron'), body),
   });
 
   r.add({
-    method: 'get', path: '/v1/boxes/:box_id/cron/:cron_id', area: 'box', tag: 'cron', params: CronParams, summary: 'Get a cron job',
+    method: 'get',
+    path: '/v1/boxes/:box_id/cron/:cron_id',
+    area: 'box',
+    tag: 'cron',
+    params: CronParams,
+    summary: 'Get a cron job',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'read');
       return toJob(app.services.cron.get(params.box_id, params.cron_id));
@@ -32,7 +47,12 @@ export function cronRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'delete', path: '/v1/boxes/:box_id/cron/:cron_id', area: 'box', tag: 'cron', params: CronParams, summary: 'Delete a cron job',
+    method: 'delete',
+    path: '/v1/boxes/:box_id/cron/:cron_id',
+    area: 'box',
+    tag: 'cron',
+    params: CronParams,
+    summary: 'Delete a cron job',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'cron');
       return app.services.cron.delete(app.services.cron.get(params.box_id, params.cron_id));
@@ -40,7 +60,11 @@ export function cronRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'post', path: '/v1/boxes/:box_id/cron/:cron_id/run', area: 'box', tag: 'cron', params: CronParams,
+    method: 'post',
+    path: '/v1/boxes/:box_id/cron/:cron_id/run',
+    area: 'box',
+    tag: 'cron',
+    params: CronParams,
     summary: 'Run a cron job now; answers 202 with the run, which continues in the background',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'exec');
@@ -52,7 +76,12 @@ export function cronRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'get', path: '/v1/boxes/:box_id/cron/:cron_id/runs', area: 'box', tag: 'cron', params: CronParams, summary: 'Recent runs of a cron job, newest first',
+    method: 'get',
+    path: '/v1/boxes/:box_id/cron/:cron_id/runs',
+    area: 'box',
+    tag: 'cron',
+    params: CronParams,
+    summary: 'Recent runs of a cron job, newest first',
     handler: ({ app, auth, req, params }) => {
       boxFor(app, req, auth, params.box_id, 'read');
       app.services.cron.get(params.box_id, params.cron_id);
@@ -61,7 +90,11 @@ export function cronRoutes(r: RouteRegistrar) {
   });
 
   r.add({
-    method: 'get', path: '/v1/cron', area: 'box', tag: 'cron', summary: 'Every cron job of the organization, across boxes',
+    method: 'get',
+    path: '/v1/cron',
+    area: 'box',
+    tag: 'cron',
+    summary: 'Every cron job of the organization, across boxes',
     handler: ({ app, auth }) => ({ data: app.services.cron.listOrg(auth.orgId) }),
   });
 }

@@ -38,7 +38,15 @@ export class CronRunner {
 
   /** One run: wakes a sleeping box and lets it sleep again; a paused box is skipped. */
   async run(row: CronRow, startedAt = new Date().toISOString()): Promise<CronRun> {
-    const run: CronRun & { cron_id: string } = { run_id: `run_${crypto.randomUUID()}`, cron_id: row.id, started_at: startedAt, finished_at: null, status: 'running', return_code: null, output_tail: '' };
+    const run: CronRun & { cron_id: string } = {
+      run_id: `run_${crypto.randomUUID()}`,
+      cron_id: row.id,
+      started_at: startedAt,
+      finished_at: null,
+      status: 'running',
+      return_code: null,
+      output_tail: '',
+    };
     const boxes = this.boxes;
     const box = boxes.repo.get(row.box_id);
     const skip = (why: string) => {
@@ -61,7 +69,9 @@ export class CronRunner {
         idempotency_key: `cron:${run.run_id}`,
       });
       await session.done;
-      const tail = Buffer.concat([session.tail('stdout'), session.tail('stderr')]).toString('utf8').slice(-TAIL_CHARS);
+      const tail = Buffer.concat([session.tail('stdout'), session.tail('stderr')])
+        .toString('utf8')
+        .slice(-TAIL_CHARS);
       const status = session.status === 'running' ? 'failed' : session.status;
       this.cron.repo.finishRun(run.run_id, status, session.returnCode, tail);
       if (wasSleeping) await this.sleepAgain(box.box_id);
@@ -82,4 +92,3 @@ export class CronRunner {
     }
   }
 }
-

@@ -22,7 +22,17 @@ describe('cron job records', () => {
     expect(bare).toMatchObject({ box_id: boxId, timezone: 'UTC', schedule: '*/5 * * * *' });
     expect(bare.id).toMatch(/^cron_/);
     expect(new Date(bare.next_run_at).getUTCMinutes() % 5).toBe(0);
-    const full = await (await addJob({ schedule: '0 9 * * 1-5', timezone: 'America/New_York', command: 'echo hi', cwd: '/root', user: 'root', env: { ZED: 'secret-z', ALPHA: 'secret-a' }, timeout: 30 })).json();
+    const full = await (
+      await addJob({
+        schedule: '0 9 * * 1-5',
+        timezone: 'America/New_York',
+        command: 'echo hi',
+        cwd: '/root',
+        user: 'root',
+        env: { ZED: 'secret-z', ALPHA: 'secret-a' },
+        timeout: 30,
+      })
+    ).json();
     expect(full).toMatchObject({ cwd: '/root', user: 'root', env_names: ['ALPHA', 'ZED'], timeout: 30 });
     expect(JSON.stringify(full)).not.toContain('secret-');
     // 09:00 in New York is 13:00 or 14:00 UTC depending on DST.

@@ -22,9 +22,10 @@ export class AuditRepo {
 
   page(orgId: string, limit: number, offset: number): { rows: AuditEntry[]; total: number } {
     const rows = (
-      this.db
-        .prepare('SELECT * FROM audit_log WHERE org_id = ? ORDER BY id DESC LIMIT ? OFFSET ?')
-        .all(orgId, limit, offset) as (Omit<AuditEntry, 'details'> & { details: string | null })[]
+      this.db.prepare('SELECT * FROM audit_log WHERE org_id = ? ORDER BY id DESC LIMIT ? OFFSET ?').all(orgId, limit, offset) as (Omit<
+        AuditEntry,
+        'details'
+      > & { details: string | null })[]
     ).map((r) => ({ ...r, details: r.details ? JSON.parse(r.details) : null }));
     const total = (this.db.prepare('SELECT COUNT(*) AS n FROM audit_log WHERE org_id = ?').get(orgId) as { n: number }).n;
     return { rows, total };

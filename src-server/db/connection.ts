@@ -41,4 +41,3 @@ function cacheStatements(db: Db): void {
     return stmt;
   }) as Db['prepare'];
 }
-

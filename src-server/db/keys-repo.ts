@@ -63,9 +63,7 @@ export class KeysRepo {
     const hash = hashSecret(secret);
     const hit = this.live.get(hash);
     if (hit && hit.until > now) return hit.row;
-    const row = this.db
-      .prepare(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE secret_hash = ? AND revoked_at IS NULL`)
-      .get(hash) as ApiKeyRow | undefined;
+    const row = this.db.prepare(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE secret_hash = ? AND revoked_at IS NULL`).get(hash) as ApiKeyRow | undefined;
     if (!row) {
       this.live.delete(hash);
       return undefined;
@@ -84,16 +82,12 @@ export class KeysRepo {
   }
 
   list(orgId: string): ApiKeyRow[] {
-    return this.db
-      .prepare(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE org_id = ? AND revoked_at IS NULL ORDER BY created_at`)
-      .all(orgId) as ApiKeyRow[];
+    return this.db.prepare(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE org_id = ? AND revoked_at IS NULL ORDER BY created_at`).all(orgId) as ApiKeyRow[];
   }
 
   countLiveOrgKeys(orgId: string): number {
     return (
-      this.db
-        .prepare("SELECT COUNT(*) AS n FROM api_keys WHERE org_id = ? AND scope = 'organization' AND revoked_at IS NULL")
-        .get(orgId) as { n: number }
+      this.db.prepare("SELECT COUNT(*) AS n FROM api_keys WHERE org_id = ? AND scope = 'organization' AND revoked_at IS NULL").get(orgId) as { n: number }
     ).n;
   }
 

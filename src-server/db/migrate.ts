@@ -17,12 +17,7 @@ const hashOf = (m: Migration) => createHash('sha256').update(m.sql).digest('hex'
 export function runMigrations(db: Database.Database, migrations: Migration[] = MIGRATIONS): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-  const applied = new Map(
-    (db.prepare('SELECT id, hash FROM schema_migrations').all() as { id: number; hash: string }[]).map((r) => [
-      r.id,
-      r.hash,
-    ]),
-  );
+  const applied = new Map((db.prepare('SELECT id, hash FROM schema_migrations').all() as { id: number; hash: string }[]).map((r) => [r.id, r.hash]));
   const sorted = [...migrations].sort((a, b) => a.id - b.id);
   for (const m of sorted) {
     const h = hashOf(m);
@@ -33,12 +28,7 @@ export function runMigrations(db: Database.Database, migrations: Migration[] = M
     }
     db.transaction(() => {
       db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (id, name, hash, applied_at) VALUES (?, ?, ?, ?)').run(
-        m.id,
-        m.name,
-        h,
-        new Date().toISOString(),
-      );
+      db.prepare('INSERT INTO schema_migrations (id, name, hash, applied_at) VALUES (?, ?, ?, ?)').run(m.id, m.name, h, new Date().toISOString());
     })();
   }
 }

@@ -53,8 +53,6 @@ export class OrgsRepo {
   /** Draws usage down; credits never go below zero. */
   charge(id: string, nanos: number): void {
     if (nanos <= 0) return;
-    this.db
-      .prepare('UPDATE orgs SET credits_usd_nanos = MAX(0, credits_usd_nanos - ?) WHERE id = ?')
-      .run(Math.round(nanos), id);
+    this.db.prepare('UPDATE orgs SET credits_usd_nanos = MAX(0, credits_usd_nanos - ?) WHERE id = ?').run(Math.round(nanos), id);
   }
 }

@@ -22,9 +22,8 @@ export class SessionsRepo {
 
   /** Returns the key id for a live token; a link token is consumed by this call. */
   redeem(token: string, kind: SessionKind): string | undefined {
-    const row = this.db
-      .prepare('SELECT key_id, expires_at FROM ui_sessions WHERE token_hash = ? AND kind = ?')
-      .get(hashSecret(token), kind) as { key_id: string; expires_at: string } | undefined;
+    const row = this.db.prepare('SELECT key_id, expires_at FROM ui_sessions WHERE token_hash = ? AND kind = ?').get(hashSecret(token), kind) as
+      { key_id: string; expires_at: string } | undefined;
     if (!row || Date.parse(row.expires_at) < Date.now()) return undefined;
     if (kind === 'link') this.db.prepare('DELETE FROM ui_sessions WHERE token_hash = ?').run(hashSecret(token));
     return row.key_id;

@@ -213,7 +213,12 @@ describe('detached execs', () => {
     await until(() => frames.some((f) => f.type === M.HELLO_REPLY));
     const id = 2;
     sock.pause();
-    const argv: Array<[number, string | number]> = [[T.ARGV, 'seq'], [T.ARGV, '1'], [T.ARGV, '400000'], [T.WINDOW, 16 << 20]];
+    const argv: Array<[number, string | number]> = [
+      [T.ARGV, 'seq'],
+      [T.ARGV, '1'],
+      [T.ARGV, '400000'],
+      [T.WINDOW, 16 << 20],
+    ];
     sock.write(encodeFrame(M.EXEC, 0, id, encodeFields(argv)));
     await sleep(500);
     sock.write(encodeFrame(M.HELLO, 0, 3)); // a new session while the old one's output is queued

@@ -1,25 +1,6 @@
-type AgentErrorCode =
-  | 'not_found'
-  | 'is_directory'
-  | 'not_directory'
-  | 'permission_denied'
-  | 'exists'
-  | 'invalid'
-  | 'disconnected'
-  | 'timeout'
-  | 'io';
+type AgentErrorCode = 'not_found' | 'is_directory' | 'not_directory' | 'permission_denied' | 'exists' | 'invalid' | 'disconnected' | 'timeout' | 'io';
 
-const KNOWN = new Set<string>([
-  'not_found',
-  'is_directory',
-  'not_directory',
-  'permission_denied',
-  'exists',
-  'invalid',
-  'disconnected',
-  'timeout',
-  'io',
-]);
+const KNOWN = new Set<string>(['not_found', 'is_directory', 'not_directory', 'permission_denied', 'exists', 'invalid', 'disconnected', 'timeout', 'io']);
 
 /** Failure reported by the guest agent, or of the channel to it. */
 export class AgentError extends Error {

@@ -182,9 +182,7 @@ export class AgentExec extends EventEmitter {
     if (!this.opts.stdin && !this.opts.tty) return Promise.reject(new AgentError('invalid', 'exec has no stdin'));
     if (this.stdinClosed) return Promise.reject(new AgentError('invalid', 'stdin already closed'));
     const buf = typeof data === 'string' ? Buffer.from(data) : data;
-    const p = this.stdinChain.then(() =>
-      sendWithCredit(this.stdinCredit, buf, (c) => this.conn.sendData(this.id, CH.IN, c)),
-    );
+    const p = this.stdinChain.then(() => sendWithCredit(this.stdinCredit, buf, (c) => this.conn.sendData(this.id, CH.IN, c)));
     this.stdinChain = p.catch(() => undefined);
     return p;
   }

@@ -86,7 +86,9 @@ describe('files', () => {
       const gone = new Promise((r) => st.once('exit', r));
       st.kill('SIGINT');
       await gone;
-      return readFileSync(out, 'utf8').split('\n').filter((l) => /\b(fsync|fdatasync)\(/.test(l)).length;
+      return readFileSync(out, 'utf8')
+        .split('\n')
+        .filter((l) => /\b(fsync|fdatasync)\(/.test(l)).length;
     };
     const path = join(root, 'identity.txt');
     writeFileSync(path, 'old');
@@ -171,7 +173,9 @@ describe('files', () => {
     expect(n).toBe(size);
     expect(hash.digest('hex')).toBe(createHash('sha256').update(readFileSync(path)).digest('hex'));
     const growthMb = (peak - rss0) / 2 ** 20;
-    console.log(`100 MB: write ${(100 / ((t1 - t0) / 1000)).toFixed(0)} MB/s, read ${(100 / ((t2 - t1) / 1000)).toFixed(0)} MB/s, client RSS growth ${growthMb.toFixed(1)} MB`);
+    console.log(
+      `100 MB: write ${(100 / ((t1 - t0) / 1000)).toFixed(0)} MB/s, read ${(100 / ((t2 - t1) / 1000)).toFixed(0)} MB/s, client RSS growth ${growthMb.toFixed(1)} MB`,
+    );
     expect(growthMb).toBeLessThan(64);
   });
 

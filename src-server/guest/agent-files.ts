@@ -82,12 +82,7 @@ async function* chunksOf(source: FileSource): AsyncIterable<Buffer> {
 }
 
 /** Upload to a temp file next to `path`, renamed over it only when complete. */
-export async function writeFile(
-  ch: Channel,
-  path: string,
-  opts: WriteFileOptions,
-  source: FileSource,
-): Promise<{ sizeBytes: number }> {
+export async function writeFile(ch: Channel, path: string, opts: WriteFileOptions, source: FileSource): Promise<{ sizeBytes: number }> {
   const credit = new SendCredit();
   const ready = deferred<void>();
   const done = deferred<{ sizeBytes: number }>();
@@ -122,8 +117,7 @@ export async function writeFile(
   ch.sendControl(M.FILE_WRITE, 0, id, fields);
   try {
     await ready.promise;
-    for await (const chunk of chunksOf(source))
-      await sendWithCredit(credit, chunk, (c) => ch.sendData(id, CH.IN, c));
+    for await (const chunk of chunksOf(source)) await sendWithCredit(credit, chunk, (c) => ch.sendData(id, CH.IN, c));
     ch.sendControl(M.EOF, CH.IN, id);
   } catch (e) {
     if (credit.failed) throw credit.failed;
@@ -134,11 +128,7 @@ export async function writeFile(
   return done.promise;
 }
 
-export function readFile(
-  ch: Channel,
-  path: string,
-  window: number,
-): Promise<{ mode: number; size: number | null; stream: Readable }> {
+export function readFile(ch: Channel, path: string, window: number): Promise<{ mode: number; size: number | null; stream: Readable }> {
   return new Promise((resolve, reject) => {
     let stream: CreditReadable | undefined;
     const abort = () => {
@@ -167,7 +157,15 @@ export function readFile(
         else reject(err);
       },
     });
-    ch.sendControl(M.FILE_READ, 0, id, encodeFields([[T.PATH, path], [T.WINDOW, window]]));
+    ch.sendControl(
+      M.FILE_READ,
+      0,
+      id,
+      encodeFields([
+        [T.PATH, path],
+        [T.WINDOW, window],
+      ]),
+    );
   });
 }
 
@@ -191,5 +189,12 @@ export function listDir(ch: Channel, path: string): Promise<FileEntry[]> {
 }
 
 export async function mkdir(ch: Channel, path: string, mode = 0o755): Promise<void> {
-  await ch.request(M.MKDIR, encodeFields([[T.PATH, path], [T.MODE, mode]]), (f) => (f.type === M.OK ? true : undefined));
+  await ch.request(
+    M.MKDIR,
+    encodeFields([
+      [T.PATH, path],
+      [T.MODE, mode],
+    ]),
+    (f) => (f.type === M.OK ? true : undefined),
+  );
 }

@@ -51,7 +51,14 @@ describe('protocol robustness', () => {
     c.sock.write(encodeFrame(M.STAT, 0, 5, encodeFields([[T.PATH, 'a\0b']])));
     c.sock.write(encodeFrame(M.SIGNAL, 0, 6, encodeFields([[T.SIGNAL, 15]])));
     c.sock.write(encodeFrame(M.EXEC, 0, 0, encodeFields([[T.ARGV, 'true']])));
-    for (const [id, code] of [[2, 'invalid'], [3, 'invalid'], [4, 'invalid'], [5, 'invalid'], [6, 'not_found'], [0, 'invalid']] as const) {
+    for (const [id, code] of [
+      [2, 'invalid'],
+      [3, 'invalid'],
+      [4, 'invalid'],
+      [5, 'invalid'],
+      [6, 'not_found'],
+      [0, 'invalid'],
+    ] as const) {
       const f = await c.next((x) => x.stream === id);
       expect(f.type).toBe(M.ERROR);
       expect(new Fields(f.payload).str(T.CODE)).toBe(code);
@@ -180,7 +187,9 @@ describe('health', () => {
     }
     pings.sort((a, b) => a - b);
     const size = statSync(AGENT_BIN).size;
-    console.log(`exec(true) p50 ${p50.toFixed(2)} ms p99 ${times[198].toFixed(2)} ms; ping p50 ${pings[100].toFixed(3)} ms; agent ${(size / 1024).toFixed(0)} KiB`);
+    console.log(
+      `exec(true) p50 ${p50.toFixed(2)} ms p99 ${times[198].toFixed(2)} ms; ping p50 ${pings[100].toFixed(3)} ms; agent ${(size / 1024).toFixed(0)} KiB`,
+    );
     expect(p50).toBeLessThan(50);
     expect(size).toBeLessThan(2 * 1024 * 1024);
     client.close();

@@ -108,11 +108,7 @@ export class SendCredit {
 }
 
 /** Send `buf` as DATA frames within credit. */
-export async function sendWithCredit(
-  credit: SendCredit,
-  buf: Buffer,
-  sendData: (chunk: Buffer) => Promise<void>,
-): Promise<void> {
+export async function sendWithCredit(credit: SendCredit, buf: Buffer, sendData: (chunk: Buffer) => Promise<void>): Promise<void> {
   let off = 0;
   while (off < buf.length) {
     const n = await credit.take(buf.length - off);

@@ -5,8 +5,7 @@ import { ApiError } from './errors.js';
 
 export const SESSION_COOKIE = 'box_session';
 
-const invalidKey = (message: string) =>
-  new ApiError(401, 'authentication_error', message, { code: 'invalid_api_key' });
+const invalidKey = (message: string) => new ApiError(401, 'authentication_error', message, { code: 'invalid_api_key' });
 
 function cookieValue(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;

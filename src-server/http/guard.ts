@@ -11,7 +11,9 @@ const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\]|([a-z0-9-]+\.)+localhost
 export function localGuard(req: Request, res: Response, next: NextFunction) {
   const host = req.headers.host ?? '';
   if (!LOOPBACK_HOST.test(host)) {
-    return next(new ApiError(403, 'permission_error', `Host "${host}" is not allowed: this service answers loopback names only.`, { code: 'host_not_allowed' }));
+    return next(
+      new ApiError(403, 'permission_error', `Host "${host}" is not allowed: this service answers loopback names only.`, { code: 'host_not_allowed' }),
+    );
   }
   const origin = req.headers.origin;
   const site = req.headers['sec-fetch-site'];

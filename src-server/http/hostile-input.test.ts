@@ -69,10 +69,18 @@ describe('JSON nesting and prototype keys', () => {
   });
 
   it('a "__proto__" key anywhere in any body is refused by name; nothing reaches a prototype', async () => {
-    const res = await svc.api('/v1/box-volumes', { method: 'POST', body: '{"name":"y","x":[{"__proto__":{"polluted":1}}]}', headers: { 'content-type': 'application/json' } });
+    const res = await svc.api('/v1/box-volumes', {
+      method: 'POST',
+      body: '{"name":"y","x":[{"__proto__":{"polluted":1}}]}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect((await errorOf(res)).param).toBe('x[0].__proto__');
-    const other = await svc.api('/v1/box-volumes', { method: 'POST', body: '{"name":"v","constructor":{"prototype":{"polluted":1}}}', headers: { 'content-type': 'application/json' } });
+    const other = await svc.api('/v1/box-volumes', {
+      method: 'POST',
+      body: '{"name":"v","constructor":{"prototype":{"polluted":1}}}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(other.status).toBe(400);
     expect((await errorOf(other)).param).toBe('constructor'); // an unknown field, like any other
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

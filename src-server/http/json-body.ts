@@ -39,7 +39,11 @@ function checkShape(root: unknown): void {
     const { v, path } = stack.pop()!;
     if (typeof v !== 'object' || v === null) continue;
     if (path.length >= MAX_JSON_DEPTH) {
-      throw badRequest(`Invalid ${fieldName(path.slice(0, 1))}: JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted.`, fieldName(path.slice(0, 1)), 'json_too_deep');
+      throw badRequest(
+        `Invalid ${fieldName(path.slice(0, 1))}: JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted.`,
+        fieldName(path.slice(0, 1)),
+        'json_too_deep',
+      );
     }
     if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });

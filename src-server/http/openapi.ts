@@ -42,7 +42,10 @@ export function buildOpenApi(specs: RouteSpec[], version: string) {
   for (const s of specs) {
     const p = s.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const parameters: unknown[] = [];
-    for (const [where, schema] of [['path', s.params], ['query', s.query]] as const) {
+    for (const [where, schema] of [
+      ['path', s.params],
+      ['query', s.query],
+    ] as const) {
       if (!schema) continue;
       const js = toSchema(schema);
       for (const [name, prop] of Object.entries<Record<string, unknown>>(js.properties ?? {})) {

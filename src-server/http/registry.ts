@@ -24,9 +24,7 @@ export class RouteRegistry implements RouteRegistrar {
 
   mount(app: Express, ctx: AppContext, areas: Area[]): void {
     // Literal segments before parameters, so `/v1/boxes/spend` wins over `/v1/boxes/:box_id`.
-    const ordered = [...this.specs]
-      .filter((s) => areas.includes(s.area))
-      .sort((a, b) => specificity(b.path) - specificity(a.path));
+    const ordered = [...this.specs].filter((s) => areas.includes(s.area)).sort((a, b) => specificity(b.path) - specificity(a.path));
     // Literal paths (no parameter) by exact method and path, ahead of Express's walk over
     // every route: the inference endpoints are literal, and that walk showed in the gateway's
     // profile. Same outcome: a literal route always beats a parameterized one of the same
@@ -56,10 +54,17 @@ export class RouteRegistry implements RouteRegistrar {
       if (!candidates.length || candidates.some((s) => s.auth !== 'none')) authenticate(req, ctx.repos);
       const allowed = candidates.map((s) => s.method.toUpperCase());
       if (allowed.length) {
-        return next(new ApiError(405, 'invalid_request_error', `${req.method} is not allowed on ${req.originalUrl.split('?')[0]}; allowed: ${[...new Set(allowed)].join(', ')}.`, {
-          code: 'method_not_allowed',
-          headers: { Allow: [...new Set(allowed)].join(', ') },
-        }));
+        return next(
+          new ApiError(
+            405,
+            'invalid_request_error',
+            `${req.method} is not allowed on ${req.originalUrl.split('?')[0]}; allowed: ${[...new Set(allowed)].join(', ')}.`,
+            {
+              code: 'method_not_allowed',
+              headers: { Allow: [...new Set(allowed)].join(', ') },
+            },
+          ),
+        );
       }
       next(new ApiError(404, 'not_found_error', `No such endpoint: ${req.method} ${req.originalUrl.split('?')[0]}.`, { code: 'unknown_route' }));
     });

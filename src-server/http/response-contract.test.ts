@@ -56,11 +56,15 @@ describe('every route declares its answer', () => {
   it('the OpenAPI document carries every answer', async () => {
     const doc = (await (await svc.api('/v1/openapi.json')).json()) as { paths: Record<string, Record<string, { responses: { '200': { content?: object } } }>> };
     const bare = Object.entries(doc.paths).flatMap(([p, ops]) =>
-      Object.entries(ops).filter(([, op]) => !op.responses['200'].content || !Object.keys(op.responses['200'].content).length).map(([m]) => `${m} ${p}`),
+      Object.entries(ops)
+        .filter(([, op]) => !op.responses['200'].content || !Object.keys(op.responses['200'].content).length)
+        .map(([m]) => `${m} ${p}`),
     );
     expect(bare).toEqual([]);
     expect(Object.keys(doc.paths['/v1/boxes/{box_id}/exec']!.post!.responses['200'].content!)).toEqual(['application/x-ndjson']);
-    expect(doc.paths['/v1/boxes/{box_id}']!.get!.responses['200'].content).toMatchObject({ 'application/json': { schema: { required: expect.arrayContaining(['box_id', 'status']) } } });
+    expect(doc.paths['/v1/boxes/{box_id}']!.get!.responses['200'].content).toMatchObject({
+      'application/json': { schema: { required: expect.arrayContaining(['box_id', 'status']) } },
+    });
   });
 });
 
@@ -70,9 +74,33 @@ describe('the response check can fail', () => {
     // Routes answering wrong shapes, run through the real pipeline on the test service's context.
     const r = new RouteRegistry();
     const whoami = { org_id: 'org_1', org_name: 'o', key_id: 'key_1', key_scope: 'organization', user_id: null };
-    r.add({ method: 'get', path: '/v1/whoami', area: 'common', tag: 't', summary: 'missing field', auth: 'none', handler: () => ({ ...whoami, org_name: undefined }) });
-    r.add({ method: 'get', path: '/v1/organization', area: 'common', tag: 't', summary: 'wrong type', auth: 'none', handler: () => ({ org_id: 'o', name: 'n', credits_usd_nanos: '12', billing_url: 'u' }) });
-    r.add({ method: 'get', path: '/v1/ssh/ca', area: 'common', tag: 't', summary: 'extra field', auth: 'none', handler: () => ({ public_key: 'k', private_key: 'leak' }) });
+    r.add({
+      method: 'get',
+      path: '/v1/whoami',
+      area: 'common',
+      tag: 't',
+      summary: 'missing field',
+      auth: 'none',
+      handler: () => ({ ...whoami, org_name: undefined }),
+    });
+    r.add({
+      method: 'get',
+      path: '/v1/organization',
+      area: 'common',
+      tag: 't',
+      summary: 'wrong type',
+      auth: 'none',
+      handler: () => ({ org_id: 'o', name: 'n', credits_usd_nanos: '12', billing_url: 'u' }),
+    });
+    r.add({
+      method: 'get',
+      path: '/v1/ssh/ca',
+      area: 'common',
+      tag: 't',
+      summary: 'extra field',
+      auth: 'none',
+      handler: () => ({ public_key: 'k', private_key: 'leak' }),
+    });
     r.add({ method: 'get', path: '/v1/not-in-contract', area: 'common', tag: 't', summary: 'undeclared', auth: 'none', handler: () => ({ ok: true }) });
     r.add({ method: 'get', path: '/v1/apps', area: 'common', tag: 't', summary: 'fine', auth: 'none', handler: () => ({ data: [] }) });
     const app = express();

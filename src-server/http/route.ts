@@ -150,14 +150,28 @@ function idempotencyKey(req: Request): string | undefined {
   return v;
 }
 
-function replayOrRefuse(res: Response, prior: { request_hash: string; state: string; status: number | null; content_type: string | null; body: Buffer | null }, reqHash: string) {
+function replayOrRefuse(
+  res: Response,
+  prior: { request_hash: string; state: string; status: number | null; content_type: string | null; body: Buffer | null },
+  reqHash: string,
+) {
   if (prior.request_hash !== reqHash) {
-    throw new ApiError(409, 'conflict_error', 'This Idempotency-Key was already used with a different request; send the corrected request under a new key.', { param: 'Idempotency-Key', code: 'idempotency_key_reused' });
+    throw new ApiError(409, 'conflict_error', 'This Idempotency-Key was already used with a different request; send the corrected request under a new key.', {
+      param: 'Idempotency-Key',
+      code: 'idempotency_key_reused',
+    });
   }
   if (prior.state === 'in_flight') {
-    throw new ApiError(503, 'server_error', 'A request with this Idempotency-Key is still being processed; retry shortly.', { code: 'idempotency_in_flight', headers: { 'Retry-After': '1' } });
+    throw new ApiError(503, 'server_error', 'A request with this Idempotency-Key is still being processed; retry shortly.', {
+      code: 'idempotency_in_flight',
+      headers: { 'Retry-After': '1' },
+    });
   }
-  res.status(prior.status!).set('Idempotent-Replayed', 'true').type(prior.content_type ?? 'application/json').send(prior.body);
+  res
+    .status(prior.status!)
+    .set('Idempotent-Replayed', 'true')
+    .type(prior.content_type ?? 'application/json')
+    .send(prior.body);
 }
 
 async function execute(spec: RouteSpec, app: AppContext, req: Request, res: Response, auth: Principal, raw: Buffer, capture = false) {
@@ -181,7 +195,10 @@ async function execute(spec: RouteSpec, app: AppContext, req: Request, res: Resp
       if (problem) {
         recordViolation(app, problem.message);
         app.log.error(`response contract violation: ${problem.message}`);
-        throw new ApiError(500, 'server_error', `Response contract violation: ${problem.message}`, { param: problem.param, code: 'response_contract_violation' });
+        throw new ApiError(500, 'server_error', `Response contract violation: ${problem.message}`, {
+          param: problem.param,
+          code: 'response_contract_violation',
+        });
       }
     }
   } catch (err) {
@@ -197,4 +214,3 @@ async function execute(spec: RouteSpec, app: AppContext, req: Request, res: Resp
   else res.type('application/json').send(buf);
   return capture ? { status, body: buf } : undefined;
 }
-

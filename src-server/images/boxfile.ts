@@ -32,7 +32,8 @@ function jsonArray(line: number, s: string): string[] | null {
   } catch {
     throw new BoxfileError(line, `invalid JSON array: ${s}`);
   }
-  if (!Array.isArray(v) || !v.length || !v.every((x) => typeof x === 'string')) throw new BoxfileError(line, 'the JSON form must be a non-empty array of strings');
+  if (!Array.isArray(v) || !v.length || !v.every((x) => typeof x === 'string'))
+    throw new BoxfileError(line, 'the JSON form must be a non-empty array of strings');
   return v as string[];
 }
 
@@ -41,14 +42,15 @@ function words(s: string): string[] {
   const out: string[] = [];
   const token = /(?:[^\s"']+|"(?:[^"\\]|\\.)*"|'[^']*')+/g;
   const part = /"((?:[^"\\]|\\.)*)"|'([^']*)'/g;
-  for (const [t] of s.matchAll(token)) out.push(t.replace(part, (_m, dq: string | undefined, sq: string | undefined) => (dq !== undefined ? dq.replace(/\\(.)/g, '$1') : sq!)));
+  for (const [t] of s.matchAll(token))
+    out.push(t.replace(part, (_m, dq: string | undefined, sq: string | undefined) => (dq !== undefined ? dq.replace(/\\(.)/g, '$1') : sq!)));
   return out;
 }
 
 function parseEnv(line: number, rest: string): Record<string, string> {
   const vars: Record<string, string> = {};
   const name = /^[A-Za-z_][A-Za-z0-9_]*$/;
-  if (!rest.includes('=') || /^\S+\s/.test(rest) && !/^\S+=/.test(rest)) {
+  if (!rest.includes('=') || (/^\S+\s/.test(rest) && !/^\S+=/.test(rest))) {
     const [k, ...v] = rest.split(/\s+/);
     if (!k || !name.test(k) || !v.length) throw new BoxfileError(line, 'ENV needs KEY=VALUE (or KEY VALUE)');
     vars[k] = v.join(' ');

@@ -15,9 +15,22 @@ const execFileP = promisify(execFile);
 const allow = { rules: [{}] };
 
 const PACKAGE_REGISTRIES = [
-  'deb.debian.org', '*.debian.org', 'security.debian.org', 'archive.ubuntu.com', 'security.ubuntu.com', 'dl-cdn.alpinelinux.org',
-  'registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org', 'proxy.golang.org', 'sum.golang.org',
-  'crates.io', 'index.crates.io', 'static.crates.io', 'rubygems.org', 'repo.maven.apache.org',
+  'deb.debian.org',
+  '*.debian.org',
+  'security.debian.org',
+  'archive.ubuntu.com',
+  'security.ubuntu.com',
+  'dl-cdn.alpinelinux.org',
+  'registry.npmjs.org',
+  'pypi.org',
+  'files.pythonhosted.org',
+  'proxy.golang.org',
+  'sum.golang.org',
+  'crates.io',
+  'index.crates.io',
+  'static.crates.io',
+  'rubygems.org',
+  'repo.maven.apache.org',
 ];
 
 /** Host of the Debian mirror in this machine's apt sources, or undefined. */

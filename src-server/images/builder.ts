@@ -100,7 +100,9 @@ export async function buildImage(opts: BuildOptions): Promise<BuildResult> {
   let proxy: Awaited<ReturnType<typeof startBuilderProxy>> | undefined;
   const ensureRuntime = async () => {
     if (runtime) return runtime;
-    proxy = await startBuilderProxy(opts.policy ?? (await packageRegistriesPolicy()), (host) => emit({ type: 'info', text: `egress refused: ${host} (builder policy)` }));
+    proxy = await startBuilderProxy(opts.policy ?? (await packageRegistriesPolicy()), (host) =>
+      emit({ type: 'info', text: `egress refused: ${host} (builder policy)` }),
+    );
     // Builder boxes cold-boot from the previous layer: a warm template per step would be waste.
     runtime = new QemuBoxRuntime(store.dataDir, { templates: false });
     const resolver: ImageResolver = async (name) => {
@@ -139,14 +141,29 @@ export async function buildImage(opts: BuildOptions): Promise<BuildResult> {
         const boxId = `build-${randomUUID()}`;
         try {
           await rt.create({
-            boxId, hostname: 'builder', image: `${LAYER_PREFIX}${parent.format}:${parent.path}`, vcpus: 1,
-            memoryMib: opts.memoryMib ?? 1024, diskGib: BUILD_DISK_GIB, mounts: [], forwards: [], proxyPort: proxy!.port,
+            boxId,
+            hostname: 'builder',
+            image: `${LAYER_PREFIX}${parent.format}:${parent.path}`,
+            vcpus: 1,
+            memoryMib: opts.memoryMib ?? 1024,
+            diskGib: BUILD_DISK_GIB,
+            mounts: [],
+            forwards: [],
+            proxyPort: proxy!.port,
           });
           const agent = await rt.agent(boxId);
           if (state.workdir) await run(agent, { argv: ['mkdir', '-p', state.workdir] }, () => {});
           if (step.op === 'RUN') {
-            const r = await run(agent, { argv: step.argv, env: { ...PROXY_ENV, ...state.env }, cwd: state.workdir ?? undefined, user: state.user ?? undefined }, emit);
-            if (r.code !== 0) throw new BuildError(step, `exit ${r.code ?? `signal ${r.signal}`}${r.timedOut ? ' (timed out)' : ''}\n${r.tail.split('\n').slice(-15).join('\n')}`);
+            const r = await run(
+              agent,
+              { argv: step.argv, env: { ...PROXY_ENV, ...state.env }, cwd: state.workdir ?? undefined, user: state.user ?? undefined },
+              emit,
+            );
+            if (r.code !== 0)
+              throw new BuildError(
+                step,
+                `exit ${r.code ?? `signal ${r.signal}`}${r.timedOut ? ' (timed out)' : ''}\n${r.tail.split('\n').slice(-15).join('\n')}`,
+              );
           } else {
             await copyInto(agent, copies, step, emit);
           }
@@ -205,7 +222,11 @@ async function copyInto(agent: GuestAgent, items: ReturnType<typeof copyPlan>, s
   const dirs = items.filter((i) => i.dir);
   if (dirs.length) {
     const args = dirs.flatMap((d) => [d.mode.toString(8), d.guestPath]);
-    const r = await run(agent, { argv: ['/bin/sh', '-c', 'while [ $# -gt 0 ]; do mkdir -p "$2" && chmod "$1" "$2" || exit 1; shift 2; done', 'copy', ...args] }, emit);
+    const r = await run(
+      agent,
+      { argv: ['/bin/sh', '-c', 'while [ $# -gt 0 ]; do mkdir -p "$2" && chmod "$1" "$2" || exit 1; shift 2; done', 'copy', ...args] },
+      emit,
+    );
     if (r.code !== 0) throw new BuildError(step, `creating folders failed: ${r.tail}`);
   }
   for (const f of items.filter((i) => !i.dir)) {

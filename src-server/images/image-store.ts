@@ -104,7 +104,11 @@ export class ImageStore {
 
   names(): string[] {
     const dir = join(this.root, 'refs');
-    const own = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)) : [];
+    const own = existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith('.json'))
+          .map((f) => f.slice(0, -5))
+      : [];
     return [BUILTIN_IMAGE, ...own.sort()];
   }
 

@@ -68,13 +68,14 @@ export class ImagesService {
     if (name === BUILTIN_IMAGE) throw conflict(`"${BUILTIN_IMAGE}" is the built-in image and cannot be deleted.`, 'builtin_image', 'name');
     const boxes = this.liveBoxes(name);
     const templates = ((await this.templates?.list()) ?? []).filter((t) => t.image === name);
-    const others = templates.filter((t) => t.boxes > 0 || t.state === 'building').map((t) => `template ${t.template_id} (${t.state === 'building' ? 'being built' : `${t.boxes} box(es)`})`);
+    const others = templates
+      .filter((t) => t.boxes > 0 || t.state === 'building')
+      .map((t) => `template ${t.template_id} (${t.state === 'building' ? 'being built' : `${t.boxes} box(es)`})`);
     if (boxes.length || others.length) {
       const mine = this.liveBoxes(name, orgId);
-      const what = [
-        boxes.length ? `${boxes.length} box(es)${mine.length ? ` (${mine.join(', ')})` : ''}` : '',
-        others.length ? others.join(', ') : '',
-      ].filter(Boolean).join(' and ');
+      const what = [boxes.length ? `${boxes.length} box(es)${mine.length ? ` (${mine.join(', ')})` : ''}` : '', others.length ? others.join(', ') : '']
+        .filter(Boolean)
+        .join(' and ');
       throw conflict(`Image "${name}" is in use by ${what}; terminate them first.`, 'image_in_use', 'name');
     }
     for (const t of templates) await this.templates!.remove(t.template_id);

@@ -26,7 +26,10 @@ const post = async (p: string, json: unknown = {}) => {
 };
 async function sh(id: string, command: string): Promise<string> {
   const res = await svc.api(`/v1/boxes/${id}/exec`, { method: 'POST', json: { command } });
-  const events = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as { type: string; data?: string });
+  const events = (await res.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; data?: string });
   return Buffer.concat(events.filter((e) => e.type === 'stdout').map((e) => Buffer.from(e.data!, 'base64'))).toString();
 }
 async function waitFor(id: string, command: string, want: RegExp, ms = 30_000): Promise<string> {
@@ -58,35 +61,39 @@ describe('images on real VMs', () => {
     expect(err.message).toContain('debian');
   });
 
-  it('imports an OCI archive made from a few files and runs its Cmd; in use it cannot be deleted', async () => {
-    const archive = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'oci-')), 'bb.tar');
-    await makeTestDockerArchive(archive);
-    await importOciArchive(new ImageStore(svc.dataDir), archive, 'bb');
-    const list = await (await svc.api('/v1/images')).json();
-    expect(list.data.map((i: { name: string }) => i.name)).toEqual(['debian', 'bb']);
-    expect(list.data[1]).toMatchObject({ source: 'oci', base: null, boxes: [] });
+  it(
+    'imports an OCI archive made from a few files and runs its Cmd; in use it cannot be deleted',
+    async () => {
+      const archive = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'oci-')), 'bb.tar');
+      await makeTestDockerArchive(archive);
+      await importOciArchive(new ImageStore(svc.dataDir), archive, 'bb');
+      const list = await (await svc.api('/v1/images')).json();
+      expect(list.data.map((i: { name: string }) => i.name)).toEqual(['debian', 'bb']);
+      expect(list.data[1]).toMatchObject({ source: 'oci', base: null, boxes: [] });
 
-    const box = await post('/v1/boxes', { app_id: appId, name: 'bb1', image: 'bb' });
-    expect(box.status).toBe('running');
-    expect(box.image).toBe('bb');
-    // the supervisor's "[box] starting: ..." line quotes the command itself: wait for its expanded output
-    const log = await waitFor(box.box_id, 'cat /var/log/box-cmd.log', new RegExp(`${TEST_CMD_MARKER} hello-oci from /app`));
-    expect(log).toContain(`${TEST_CMD_MARKER} hello-oci from /app`);
-    expect(await sh(box.box_id, 'echo $GREETING; ls /old; ls /opq; stat -c "%u:%g %a" /app/hello.txt')).toBe('hello-oci\nkept.txt\nb.txt\n1000:1000 640\n');
-    expect(await sh(box.box_id, 'pwd')).toBe('/app\n'); // WorkingDir is the default cwd of execs
+      const box = await post('/v1/boxes', { app_id: appId, name: 'bb1', image: 'bb' });
+      expect(box.status).toBe('running');
+      expect(box.image).toBe('bb');
+      // the supervisor's "[box] starting: ..." line quotes the command itself: wait for its expanded output
+      const log = await waitFor(box.box_id, 'cat /var/log/box-cmd.log', new RegExp(`${TEST_CMD_MARKER} hello-oci from /app`));
+      expect(log).toContain(`${TEST_CMD_MARKER} hello-oci from /app`);
+      expect(await sh(box.box_id, 'echo $GREETING; ls /old; ls /opq; stat -c "%u:%g %a" /app/hello.txt')).toBe('hello-oci\nkept.txt\nb.txt\n1000:1000 640\n');
+      expect(await sh(box.box_id, 'pwd')).toBe('/app\n'); // WorkingDir is the default cwd of execs
 
-    const del = await svc.api('/v1/images/bb', { method: 'DELETE' });
-    expect(del.status).toBe(409);
-    const err = await errorOf(del);
-    expect(err.code).toBe('image_in_use');
-    expect(err.message).toContain(box.box_id);
-    expect((await (await svc.api('/v1/images/bb')).json()).boxes).toEqual([box.box_id]);
+      const del = await svc.api('/v1/images/bb', { method: 'DELETE' });
+      expect(del.status).toBe(409);
+      const err = await errorOf(del);
+      expect(err.code).toBe('image_in_use');
+      expect(err.message).toContain(box.box_id);
+      expect((await (await svc.api('/v1/images/bb')).json()).boxes).toEqual([box.box_id]);
 
-    await post(`/v1/boxes/${box.box_id}/terminate`);
-    expect((await svc.api('/v1/images/bb', { method: 'DELETE' })).status).toBe(200);
-    expect((await svc.api('/v1/images/bb')).status).toBe(404);
-    expect((await svc.api('/v1/images/debian', { method: 'DELETE' })).status).toBe(409);
-  }, VM_TIMEOUT);
+      await post(`/v1/boxes/${box.box_id}/terminate`);
+      expect((await svc.api('/v1/images/bb', { method: 'DELETE' })).status).toBe(200);
+      expect((await svc.api('/v1/images/bb')).status).toBe(404);
+      expect((await svc.api('/v1/images/debian', { method: 'DELETE' })).status).toBe(409);
+    },
+    VM_TIMEOUT,
+  );
 
   it('builds a Boxfile in builder boxes; a change to the last line rebuilds only that step', async () => {
     const ctx = fs.mkdtempSync(path.join(os.tmpdir(), 'bctx-'));
@@ -114,26 +121,36 @@ RUN echo ${stamp} > /etc/stamp
     const warm = await buildImage({ store, boxfile: boxfile('v2'), context: ctx, name: 'web' });
     const cachedSeconds = (Date.now() - t) / 1000;
     expect(warm.steps.filter((s) => !s.cached).map((s) => s.text)).toEqual(['RUN echo v2 > /etc/stamp']);
-    console.log(`Boxfile build (apt-get install + COPY + 1 RUN): cold ${coldSeconds.toFixed(1)} s, last line changed ${cachedSeconds.toFixed(1)} s (${(coldSeconds / cachedSeconds).toFixed(1)}x)`);
+    console.log(
+      `Boxfile build (apt-get install + COPY + 1 RUN): cold ${coldSeconds.toFixed(1)} s, last line changed ${cachedSeconds.toFixed(1)} s (${(coldSeconds / cachedSeconds).toFixed(1)}x)`,
+    );
     if (process.env.BOX_BENCH_OUT) fs.writeFileSync(process.env.BOX_BENCH_OUT, JSON.stringify({ coldSeconds, cachedSeconds }));
 
     const img = await (await svc.api('/v1/images/web')).json();
     expect(img).toMatchObject({ source: 'boxfile', base: 'debian', config: { env: { GREETING: 'built' }, workdir: '/srv' } });
     const box = await post('/v1/boxes', { app_id: appId, name: 'web1', image: 'web' });
     expect(box.status).toBe('running');
-    expect(await sh(box.box_id, 'tree --version >/dev/null && echo has-tree; cat /srv/site/sub/x.txt /etc/stamp; stat -c %a /srv/site/index.html')).toBe('has-tree\nnested\nv2\n755\n');
+    expect(await sh(box.box_id, 'tree --version >/dev/null && echo has-tree; cat /srv/site/sub/x.txt /etc/stamp; stat -c %a /srv/site/index.html')).toBe(
+      'has-tree\nnested\nv2\n755\n',
+    );
     expect(await waitFor(box.box_id, 'cat /var/log/box-cmd.log', /started built in \/srv/)).toContain('started built in /srv');
   }, 1_200_000);
 
-  it('a failing step leaves a readable error and no image; the builder only reaches package registries', async () => {
-    const store = new ImageStore(svc.dataDir);
-    const infos: string[] = [];
-    const boxfile = 'FROM debian\nRUN curl -s -o /dev/null -w "example.com answered %{http_code}\\n" http://example.com/; echo about to fail >&2; exit 3\n';
-    const err = await buildImage({ store, boxfile, context: os.tmpdir(), name: 'broken', onEvent: (e) => e.type === 'info' && infos.push(e.text) }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(BuildError);
-    expect((err as Error).message).toMatch(/line 2.*exit 3[\s\S]*about to fail/);
-    expect((err as Error).message).toContain('example.com answered 403');
-    expect(infos).toContain('egress refused: example.com:80 (builder policy)');
-    expect(store.has('broken')).toBe(false);
-  }, VM_TIMEOUT);
+  it(
+    'a failing step leaves a readable error and no image; the builder only reaches package registries',
+    async () => {
+      const store = new ImageStore(svc.dataDir);
+      const infos: string[] = [];
+      const boxfile = 'FROM debian\nRUN curl -s -o /dev/null -w "example.com answered %{http_code}\\n" http://example.com/; echo about to fail >&2; exit 3\n';
+      const err = await buildImage({ store, boxfile, context: os.tmpdir(), name: 'broken', onEvent: (e) => e.type === 'info' && infos.push(e.text) }).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(BuildError);
+      expect((err as Error).message).toMatch(/line 2.*exit 3[\s\S]*about to fail/);
+      expect((err as Error).message).toContain('example.com answered 403');
+      expect(infos).toContain('egress refused: example.com:80 (builder policy)');
+      expect(store.has('broken')).toBe(false);
+    },
+    VM_TIMEOUT,
+  );
 });

@@ -86,7 +86,22 @@ async function makeExt4(tree: string, out: string, size = OCI_DISK_SIZE): Promis
   for (const d of ['dev', 'proc', 'sys', 'run', 'tmp', '.box', 'var/log', 'etc']) await mkdir(join(tree, d), { recursive: true });
   await chmod(join(tree, 'tmp'), 0o1777);
   await rm(`${out}.tmp`, { force: true });
-  await execFileP('mke2fs', ['-q', '-F', '-t', 'ext4', '-L', 'boxroot', '-m', '0', '-E', 'root_owner=0:0,lazy_itable_init=1,lazy_journal_init=1', '-d', tree, `${out}.tmp`, size]);
+  await execFileP('mke2fs', [
+    '-q',
+    '-F',
+    '-t',
+    'ext4',
+    '-L',
+    'boxroot',
+    '-m',
+    '0',
+    '-E',
+    'root_owner=0:0,lazy_itable_init=1,lazy_journal_init=1',
+    '-d',
+    tree,
+    `${out}.tmp`,
+    size,
+  ]);
   await rename(`${out}.tmp`, out);
 }
 
@@ -115,7 +130,8 @@ export async function importOciArchive(
       for (const [i, layer] of layers.entries()) {
         onProgress({ step: 'layer', message: `applying layer ${i + 1}/${layers.length}` });
         const r = await applyLayer(tree, await openLayer(createReadStream(layer)), { whiteouts: true, owners: true });
-        if (r.skipped.length) onProgress({ step: 'layer', message: `skipped ${r.skipped.length} entries (devices, unsafe paths): ${r.skipped.slice(0, 5).join(', ')}` });
+        if (r.skipped.length)
+          onProgress({ step: 'layer', message: `skipped ${r.skipped.length} entries (devices, unsafe paths): ${r.skipped.slice(0, 5).join(', ')}` });
       }
       onProgress({ step: 'ext4', message: `writing the ext4 disk (${OCI_DISK_SIZE}, sparse)` });
       await makeExt4(tree, blob);

@@ -8,17 +8,31 @@ import { Image, ImageList, ImageNameParams } from '../contract/images.js';
  */
 export function imageRoutes(r: RouteRegistrar) {
   r.add({
-    method: 'get', path: '/v1/images', area: 'box', tag: 'images', response: ImageList,
+    method: 'get',
+    path: '/v1/images',
+    area: 'box',
+    tag: 'images',
+    response: ImageList,
     summary: 'List the images boxes can start from (built-in, Boxfile builds, OCI imports)',
     handler: async ({ app, auth }) => ({ data: await app.services.images!.list(auth.orgId) }),
   });
   r.add({
-    method: 'get', path: '/v1/images/:name', area: 'box', tag: 'images', params: ImageNameParams, response: Image,
+    method: 'get',
+    path: '/v1/images/:name',
+    area: 'box',
+    tag: 'images',
+    params: ImageNameParams,
+    response: Image,
     summary: 'Get an image',
     handler: ({ app, auth, params }) => app.services.images!.get(auth.orgId, params.name),
   });
   r.add({
-    method: 'delete', path: '/v1/images/:name', area: 'box', tag: 'images', params: ImageNameParams, response: Image,
+    method: 'delete',
+    path: '/v1/images/:name',
+    area: 'box',
+    tag: 'images',
+    params: ImageNameParams,
+    response: Image,
     summary: 'Delete an image and the layers only it uses (409 while a box or template uses it)',
     handler: ({ app, auth, params }) => app.services.images!.remove(auth.orgId, params.name),
   });

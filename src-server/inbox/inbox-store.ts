@@ -66,7 +66,9 @@ export class InboxStore {
       if (extra > 0) {
         this.db.prepare('DELETE FROM inboxes WHERE seq IN (SELECT seq FROM inboxes WHERE org_id = ? ORDER BY seq LIMIT ?)').run(orgId, extra);
       }
-      this.db.prepare('INSERT INTO inboxes (inbox_id, org_id, respond_status, created_at) VALUES (?, ?, ?, ?)').run(rec.inbox_id, orgId, respondStatus, rec.created_at);
+      this.db
+        .prepare('INSERT INTO inboxes (inbox_id, org_id, respond_status, created_at) VALUES (?, ?, ?, ?)')
+        .run(rec.inbox_id, orgId, respondStatus, rec.created_at);
     })();
     return rec;
   }
@@ -77,7 +79,9 @@ export class InboxStore {
   }
 
   listFor(orgId: string): InboxRecord[] {
-    return (this.db.prepare('SELECT inbox_id, org_id, respond_status, created_at FROM inboxes WHERE org_id = ? ORDER BY seq').all(orgId) as InboxRow[]).map(toInbox);
+    return (this.db.prepare('SELECT inbox_id, org_id, respond_status, created_at FROM inboxes WHERE org_id = ? ORDER BY seq').all(orgId) as InboxRow[]).map(
+      toInbox,
+    );
   }
 
   setStatus(inboxId: string, status: number): void {
@@ -110,7 +114,9 @@ export class InboxStore {
         )
         .run({ ...row, org_id: rec.orgId, kept_bytes: d.body.length + Buffer.byteLength(headers) });
       this.db
-        .prepare('DELETE FROM inbox_deliveries WHERE inbox_id = ? AND seq <= (SELECT seq FROM inbox_deliveries WHERE inbox_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)')
+        .prepare(
+          'DELETE FROM inbox_deliveries WHERE inbox_id = ? AND seq <= (SELECT seq FROM inbox_deliveries WHERE inbox_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)',
+        )
         .run(rec.inbox_id, rec.inbox_id, MAX_DELIVERIES_PER_INBOX);
       this.trimOrg(rec.orgId);
     })();
@@ -121,7 +127,10 @@ export class InboxStore {
   private trimOrg(orgId: string): void {
     let total = (this.db.prepare('SELECT COALESCE(SUM(kept_bytes), 0) AS n FROM inbox_deliveries WHERE org_id = ?').get(orgId) as { n: number }).n;
     if (total <= this.maxKeptBytesPerOrg) return;
-    const oldest = this.db.prepare('SELECT seq, kept_bytes FROM inbox_deliveries WHERE org_id = ? ORDER BY seq').iterate(orgId) as Iterable<{ seq: number; kept_bytes: number }>;
+    const oldest = this.db.prepare('SELECT seq, kept_bytes FROM inbox_deliveries WHERE org_id = ? ORDER BY seq').iterate(orgId) as Iterable<{
+      seq: number;
+      kept_bytes: number;
+    }>;
     let cut = 0;
     for (const r of oldest) {
       total -= r.kept_bytes;
@@ -137,7 +146,9 @@ export class InboxStore {
     const args = inboxId ? [orgId, inboxId] : [orgId];
     const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM inbox_deliveries WHERE ${where}`).get(...args) as { n: number }).n;
     const rows = this.db
-      .prepare(`SELECT delivery_id, inbox_id, received_at, method, headers, body, body_bytes, body_truncated, answered_status FROM inbox_deliveries WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`)
+      .prepare(
+        `SELECT delivery_id, inbox_id, received_at, method, headers, body, body_bytes, body_truncated, answered_status FROM inbox_deliveries WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`,
+      )
       .all(...args, limit, offset) as DeliveryRow[];
     return { rows: rows.map(toDelivery), total };
   }

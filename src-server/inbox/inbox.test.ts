@@ -35,7 +35,10 @@ describe('webhook inbox', () => {
     expect(((await patched.json()) as Inbox).respond_status).toBe(204);
     expect((await fetch(inbox.url, { method: 'POST', body: 'y' })).status).toBe(204);
     const list = (await (await svc.api(`/v1/inbox?inbox_id=${inbox.inbox_id}`)).json()) as { data: InboxDelivery[] };
-    expect(list.data.map((d) => [d.body, d.answered_status])).toEqual([['y', 204], ['x', 503]]);
+    expect(list.data.map((d) => [d.body, d.answered_status])).toEqual([
+      ['y', 204],
+      ['x', 503],
+    ]);
   });
 
   it('refuses unknown inboxes, bad statuses and listing without a key', async () => {

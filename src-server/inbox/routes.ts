@@ -28,19 +28,32 @@ export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => App
   };
 
   r.add({
-    method: 'post', path: '/v1/inbox', area: 'box', tag: 'inbox', summary: 'Create a webhook inbox (kept across restarts, bounded)',
+    method: 'post',
+    path: '/v1/inbox',
+    area: 'box',
+    tag: 'inbox',
+    summary: 'Create a webhook inbox (kept across restarts, bounded)',
     body: CreateInboxBody,
     handler: ({ auth, body }) => view(store.create(auth.orgId, body.respond_status)),
   });
 
   r.add({
-    method: 'get', path: '/v1/inboxes', area: 'box', tag: 'inbox', summary: 'List webhook inboxes',
+    method: 'get',
+    path: '/v1/inboxes',
+    area: 'box',
+    tag: 'inbox',
+    summary: 'List webhook inboxes',
     handler: ({ auth }) => ({ data: store.listFor(auth.orgId).map(view) }),
   });
 
   r.add({
-    method: 'patch', path: '/v1/inbox/:inbox_id', area: 'box', tag: 'inbox', summary: 'Set the status an inbox answers with',
-    params: InboxIdParams, body: PatchInboxBody,
+    method: 'patch',
+    path: '/v1/inbox/:inbox_id',
+    area: 'box',
+    tag: 'inbox',
+    summary: 'Set the status an inbox answers with',
+    params: InboxIdParams,
+    body: PatchInboxBody,
     handler: ({ auth, params, body }) => {
       const rec = own(auth.orgId, params.inbox_id);
       store.setStatus(rec.inbox_id, body.respond_status);
@@ -49,7 +62,11 @@ export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => App
   });
 
   r.add({
-    method: 'get', path: '/v1/inbox', area: 'box', tag: 'inbox', summary: 'Deliveries received by the inboxes, newest first',
+    method: 'get',
+    path: '/v1/inbox',
+    area: 'box',
+    tag: 'inbox',
+    summary: 'Deliveries received by the inboxes, newest first',
     query: ListDeliveriesQuery,
     handler: ({ auth, query }) => {
       if (query.inbox_id) own(auth.orgId, query.inbox_id);
@@ -59,7 +76,12 @@ export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => App
   });
 
   r.add({
-    method: 'post', path: '/v1/inbox/hooks/:inbox_id', area: 'box', tag: 'inbox', auth: 'none', rawBody: true,
+    method: 'post',
+    path: '/v1/inbox/hooks/:inbox_id',
+    area: 'box',
+    tag: 'inbox',
+    auth: 'none',
+    rawBody: true,
     summary: 'Receive a webhook: records headers and body, answers the inbox status',
     params: InboxIdParams,
     handler: async ({ req, params }) => {

@@ -36,10 +36,16 @@ for (const [path, body] of [
     const before = { ...seen };
     const ctl = new AbortController();
     const call = svc.api(path, { method: 'POST', json: body, signal: ctl.signal }).catch((e: Error) => e);
-    await waitFor(async () => seen.arrived, (n) => n > before.arrived);
+    await waitFor(
+      async () => seen.arrived,
+      (n) => n > before.arrived,
+    );
     expect(seen.closed).toBe(before.closed);
     ctl.abort();
     expect(await call).toBeInstanceOf(Error);
-    await waitFor(async () => seen.closed, (n) => n > before.closed);
+    await waitFor(
+      async () => seen.closed,
+      (n) => n > before.closed,
+    );
   });
 }

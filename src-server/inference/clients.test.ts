@@ -45,8 +45,15 @@ describe('a fresh install answers every popular client', () => {
   it('openai: a json_schema format gets a schema-valid instance', async () => {
     const openai = new OpenAI({ apiKey: svc.key, baseURL: `${svc.url}/v1` });
     const schema = {
-      type: 'object', additionalProperties: false, required: ['name', 'age', 'tags', 'kind'],
-      properties: { name: { type: 'string', minLength: 3 }, age: { type: 'integer', minimum: 18, maximum: 99 }, tags: { type: 'array', items: { type: 'string' }, minItems: 2 }, kind: { enum: ['a', 'b'] } },
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'age', 'tags', 'kind'],
+      properties: {
+        name: { type: 'string', minLength: 3 },
+        age: { type: 'integer', minimum: 18, maximum: 99 },
+        tags: { type: 'array', items: { type: 'string' }, minItems: 2 },
+        kind: { enum: ['a', 'b'] },
+      },
     };
     const r = await openai.responses.create({ model: first, input: 'Jo', text: { format: { type: 'json_schema', name: 'person', schema, strict: true } } });
     expect(JSON.parse(r.output_text)).toEqual({ name: 'Jo Jo', age: 18, tags: ['Jo', 'Jo'], kind: 'a' });
@@ -65,7 +72,10 @@ describe('a fresh install answers every popular client', () => {
     expect(res.status).toBe(404);
     expect(body).toMatchObject({ type: 'error', error: { type: 'not_found_error', param: 'model', code: 'model_not_found' } });
     const anthropic = new Anthropic({ apiKey: svc.key, baseURL: svc.url, maxRetries: 0 });
-    await expect(anthropic.messages.create({ model: 'box/nope', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404, error: { type: 'error' } });
+    await expect(anthropic.messages.create({ model: 'box/nope', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      status: 404,
+      error: { type: 'error' },
+    });
   });
 
   it('unsupported operations say x-should-retry: false, so the SDKs fail at once', async () => {
@@ -88,7 +98,11 @@ describe('a fresh install answers every popular client', () => {
     const b = await generateText({ model: an(first), prompt: 'from anthropic' });
     expect(b.text).toBe('Echo: from anthropic');
     expect(b.finishReason).toBe('stop');
-    const o = await generateObject({ model: oa(first), prompt: 'Ann', schema: jsonSchema<{ n: string }>({ type: 'object', properties: { n: { type: 'string' } }, required: ['n'], additionalProperties: false }) });
+    const o = await generateObject({
+      model: oa(first),
+      prompt: 'Ann',
+      schema: jsonSchema<{ n: string }>({ type: 'object', properties: { n: { type: 'string' } }, required: ['n'], additionalProperties: false }),
+    });
     expect(o.object).toEqual({ n: 'Ann' });
   });
 

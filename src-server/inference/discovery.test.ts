@@ -13,12 +13,22 @@ let closedPort: number;
 beforeAll(async () => {
   fake = http.createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
-    if (req.url === '/v1/models') return void res.end(JSON.stringify({ object: 'list', data: [{ id: 'qwen2.5:0.5b', object: 'model', created: 1, owned_by: 'library' }] }));
+    if (req.url === '/v1/models')
+      return void res.end(JSON.stringify({ object: 'list', data: [{ id: 'qwen2.5:0.5b', object: 'model', created: 1, owned_by: 'library' }] }));
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const q = JSON.parse(body);
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: q.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: `ollama says ${q.model}` } }], usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 } }));
+      res.end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          created: 1,
+          model: q.model,
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: `ollama says ${q.model}` } }],
+          usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));

@@ -43,7 +43,12 @@ describe('embedded engine (node-llama-cpp, tiny generated GGUF)', () => {
     expect(r).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
     expect(r.output_text).toBe('Hello from the');
     expect(r.usage!.output_tokens).toBe(3);
-    const c = await openai.chat.completions.create({ model: 'local/tiny', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 2, temperature: 0 });
+    const c = await openai.chat.completions.create({
+      model: 'local/tiny',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_completion_tokens: 2,
+      temperature: 0,
+    });
     expect(c.choices[0]).toMatchObject({ finish_reason: 'length', message: { content: 'Hello from' } });
     const anthropic = new Anthropic({ apiKey: svc.key, baseURL: svc.url, maxRetries: 0 });
     const m = await anthropic.messages.create({ model: 'local/tiny', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], temperature: 0 } as never);
@@ -60,7 +65,12 @@ describe('embedded engine (node-llama-cpp, tiny generated GGUF)', () => {
   });
 
   it('what the grammar ignores is still validated: a failed validation fails clearly', async () => {
-    const schema = { type: 'object', properties: { color: { type: 'string', enum: ['red', 'green'], pattern: '^zzz' } }, required: ['color'], additionalProperties: false };
+    const schema = {
+      type: 'object',
+      properties: { color: { type: 'string', enum: ['red', 'green'], pattern: '^zzz' } },
+      required: ['color'],
+      additionalProperties: false,
+    };
     const err = await openai.responses
       .create({ model: 'local/tiny', input: 'json', temperature: 0, text: { format: { type: 'json_schema', name: 'c', schema, strict: true } } })
       .catch((e) => e);
@@ -70,9 +80,7 @@ describe('embedded engine (node-llama-cpp, tiny generated GGUF)', () => {
   });
 
   it('serves several requests at once (more than its sequences: the rest wait)', async () => {
-    const all = await Promise.all(
-      Array.from({ length: 5 }, () => openai.responses.create({ model: 'local/tiny', input: 'hello', temperature: 0 })),
-    );
+    const all = await Promise.all(Array.from({ length: 5 }, () => openai.responses.create({ model: 'local/tiny', input: 'hello', temperature: 0 })));
     expect(all.map((r) => r.output_text)).toEqual(Array(5).fill(TINY_REPLY));
   });
 
@@ -98,7 +106,12 @@ describe('embedded engine (node-llama-cpp, tiny generated GGUF)', () => {
       const job = await started.json();
       expect(job).toMatchObject({ status: 'running', name: 'tiny-dl' });
       const done = await pollJob(job.id);
-      expect(done).toMatchObject({ status: 'completed', model_id: 'local/tiny-dl', bytes_done: fs.statSync(modelFile).size, bytes_total: fs.statSync(modelFile).size });
+      expect(done).toMatchObject({
+        status: 'completed',
+        model_id: 'local/tiny-dl',
+        bytes_done: fs.statSync(modelFile).size,
+        bytes_total: fs.statSync(modelFile).size,
+      });
       const r = await openai.responses.create({ model: 'local/tiny-dl', input: 'x', temperature: 0 });
       expect(r.output_text).toBe(TINY_REPLY);
 

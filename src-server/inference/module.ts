@@ -108,7 +108,21 @@ function build(app: AppBase, deps: InferenceDeps): InferenceArea {
   const discovery = new EngineDiscovery(engines, new InferenceSettingsRepo(app.db), { ...(d || {}), allowed }, app.log);
   const pulls = new ModelPulls(files, new PullsRepo(app.db), (t.modelCatalog as CatalogEntry[] | undefined) ?? DEFAULT_CATALOG, app.log);
   const boxPrincipal = boxPrincipalResolver(deps.credentials, deps.boxes);
-  return { service, engines, local, dispatcher, queue, downloads, deliveries, enginesRepo, discovery, pulls, boxPrincipal, fastDb, maxRounds: schedule.maxRounds };
+  return {
+    service,
+    engines,
+    local,
+    dispatcher,
+    queue,
+    downloads,
+    deliveries,
+    enginesRepo,
+    discovery,
+    pulls,
+    boxPrincipal,
+    fastDb,
+    maxRounds: schedule.maxRounds,
+  };
 }
 
 /** The inference API (spec, Inference API and Events) and engine management; tokens are charged through usage. */
@@ -139,7 +153,9 @@ export function inferenceArea(app: AppBase, deps: InferenceDeps) {
     start() {
       // Charged just after the answer leaves: the usage write must not delay it.
       inference.service.usageListeners.push((e) =>
-        setImmediate(() => deps.usage.recordTokens(e.orgId, { model: e.model, inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens, boxId: e.boxId })),
+        setImmediate(() =>
+          deps.usage.recordTokens(e.orgId, { model: e.model, inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens, boxId: e.boxId }),
+        ),
       );
       inference.downloads.start();
       inference.discovery.start();

@@ -10,9 +10,7 @@ export interface NativeMessage {
   text: string;
 }
 
-export type NativeFormat =
-  | { type: 'text' }
-  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict: boolean; description?: string };
+export type NativeFormat = { type: 'text' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict: boolean; description?: string };
 
 interface NativeParams {
   temperature?: number;

@@ -127,7 +127,10 @@ export class InferenceService {
       this.engines.resolve(r.native.model);
       result = await this.execute(r.native);
     } catch (e) {
-      error = e instanceof DomainError ? { code: String(e.code ?? e.type), message: e.message } : { code: 'server_error', message: 'The request failed unexpectedly.' };
+      error =
+        e instanceof DomainError
+          ? { code: String(e.code ?? e.type), message: e.message }
+          : { code: 'server_error', message: 'The request failed unexpectedly.' };
       if (!(e instanceof DomainError)) this.app.log.error('inference: background request failed', e);
     }
     const status = result ? (result.stop === 'max_tokens' ? 'incomplete' : 'completed') : 'failed';

@@ -65,9 +65,13 @@ describe('POST /v1/engines tests the connection first', () => {
     expect(e1).toMatchObject({ param: 'base_url', code: 'upstream_not_compatible' });
     expect(e1.message).toContain('answered text/html that is not JSON: not an OpenAI model list');
     const nf = await serve((_q, s) => s.writeHead(404).end());
-    expect((await errorOf(await add({ name: 'nf', base_url: nf }))).message).toContain('answered 404: this is not an OpenAI-compatible API at this base URL. OpenAI-compatible base URLs usually end in /v1');
+    expect((await errorOf(await add({ name: 'nf', base_url: nf }))).message).toContain(
+      'answered 404: this is not an OpenAI-compatible API at this base URL. OpenAI-compatible base URLs usually end in /v1',
+    );
     const odd = await serve((_q, s) => s.writeHead(200, { 'content-type': 'application/json' }).end('{"models":[]}'));
-    expect((await errorOf(await add({ name: 'odd', kind: 'anthropic', base_url: odd }))).message).toContain('JSON without a "data" list: not an Anthropic model list');
+    expect((await errorOf(await add({ name: 'odd', kind: 'anthropic', base_url: odd }))).message).toContain(
+      'JSON without a "data" list: not an Anthropic model list',
+    );
   });
 
   it('TLS spoken to a plain-HTTP server fails as TLS', async () => {
@@ -79,7 +83,10 @@ describe('POST /v1/engines tests the connection first', () => {
   it('a server that never answers times out', async () => {
     const slow = await serve(() => {});
     const r = await probeUpstream('openai', slow, null, 300);
-    expect(r).toEqual({ ok: false, error: { code: 'upstream_timeout', param: 'base_url', message: expect.stringMatching(/^No answer from 127\.0\.0\.1:\d+ within 0\.3 s/) } });
+    expect(r).toEqual({
+      ok: false,
+      error: { code: 'upstream_timeout', param: 'base_url', message: expect.stringMatching(/^No answer from 127\.0\.0\.1:\d+ within 0\.3 s/) },
+    });
   });
 
   it('a working upstream is saved, with no error', async () => {
@@ -94,11 +101,20 @@ describe('a stored upstream that breaks', () => {
   it('verify:false saves it untested; its model-list failure and a test show as last_error', async () => {
     expect((await add({ name: 'later', base_url: refusedUrl, verify: false })).status).toBe(200);
     await svc.api('/v1/models'); // the gateway reads every engine's model list
-    const later = ((await (await svc.api('/v1/engines')).json()).data as { name: string; last_error: { code: string; message: string; at: string } | null }[]).find((e) => e.name === 'later')!;
+    const later = (
+      (await (await svc.api('/v1/engines')).json()).data as { name: string; last_error: { code: string; message: string; at: string } | null }[]
+    ).find((e) => e.name === 'later')!;
     expect(later.last_error).toMatchObject({ message: expect.stringContaining('unreachable') });
     const test = await (await svc.api('/v1/engines/later/test', { method: 'POST', json: {} })).json();
-    expect(test).toMatchObject({ name: 'later', ok: false, models: 0, error: { code: 'upstream_refused', message: expect.stringContaining('connection refused') } });
-    const after = ((await (await svc.api('/v1/engines')).json()).data as { name: string; last_error: { code: string } | null }[]).find((e) => e.name === 'later')!;
+    expect(test).toMatchObject({
+      name: 'later',
+      ok: false,
+      models: 0,
+      error: { code: 'upstream_refused', message: expect.stringContaining('connection refused') },
+    });
+    const after = ((await (await svc.api('/v1/engines')).json()).data as { name: string; last_error: { code: string } | null }[]).find(
+      (e) => e.name === 'later',
+    )!;
     expect(after.last_error).toMatchObject({ code: 'upstream_refused' });
     expect(await (await svc.api('/v1/engines/good/test', { method: 'POST', json: {} })).json()).toMatchObject({ ok: true, models: 1, error: null });
     expect(await errorOf(await svc.api('/v1/engines/nothere/test', { method: 'POST', json: {} }))).toMatchObject({ param: 'name' });

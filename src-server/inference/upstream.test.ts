@@ -15,7 +15,10 @@ beforeAll(async () => {
   oaUp = await startFakeUpstream('openai', { apiKey: 'sk-up-openai' });
   anUp = await startFakeUpstream('anthropic', { apiKey: 'sk-up-anthropic' });
   svc = await startInferenceService();
-  for (const [name, kind, up, key] of [['oa', 'openai', oaUp, 'sk-up-openai'], ['an', 'anthropic', anUp, 'sk-up-anthropic']] as const) {
+  for (const [name, kind, up, key] of [
+    ['oa', 'openai', oaUp, 'sk-up-openai'],
+    ['an', 'anthropic', anUp, 'sk-up-anthropic'],
+  ] as const) {
     const res = await svc.api('/v1/engines', { method: 'POST', json: { name, kind, base_url: up.url, api_key: key } });
     expect(res.status).toBe(200);
   }
@@ -134,7 +137,12 @@ describe('Responses API through an OpenAI upstream', () => {
 
   it('unsupported operations answer 501 not_implemented_error', async () => {
     const r = await openai.responses.create({ model: 'oa/fake-gpt', input: 'hi' });
-    for (const [method, path] of [['DELETE', `/v1/responses/${r.id}`], ['POST', `/v1/responses/${r.id}/cancel`], ['POST', '/v1/messages/batches'], ['GET', '/v1/messages/batches/msgbatch_1']]) {
+    for (const [method, path] of [
+      ['DELETE', `/v1/responses/${r.id}`],
+      ['POST', `/v1/responses/${r.id}/cancel`],
+      ['POST', '/v1/messages/batches'],
+      ['GET', '/v1/messages/batches/msgbatch_1'],
+    ]) {
       const res = await svc.api(path, { method });
       expect(res.status, path).toBe(501);
       expect((await errorOf(res)).type).toBe('not_implemented_error');
@@ -156,7 +164,13 @@ describe('Responses API through an OpenAI upstream', () => {
 
 describe('Chat Completions and Messages', () => {
   it('chat completions through the openai SDK, stored and readable by id', async () => {
-    const c = await openai.chat.completions.create({ model: 'an/fake-claude', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hey you' }] });
+    const c = await openai.chat.completions.create({
+      model: 'an/fake-claude',
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'hey you' },
+      ],
+    });
     expect(c.id).toMatch(/^chatcmpl-/);
     expect(c.choices[0]).toMatchObject({ message: { role: 'assistant', content: 'echo: hey you' }, finish_reason: 'stop' });
     expect(c.usage).toMatchObject({ prompt_tokens: 8, completion_tokens: 3, total_tokens: 11 });
@@ -167,7 +181,11 @@ describe('Chat Completions and Messages', () => {
 
     const cut = await openai.chat.completions.create({ model: 'oa/fake-gpt', messages: [{ role: 'user', content: 'a b c d' }], max_completion_tokens: 2 });
     expect(cut.choices[0]!.finish_reason).toBe('length');
-    for (const [extra, param] of [[{ n: 2 }, 'n'], [{ stream: true }, 'stream'], [{ tools: [{ type: 'function', function: { name: 'f' } }] }, 'tools']] as const) {
+    for (const [extra, param] of [
+      [{ n: 2 }, 'n'],
+      [{ stream: true }, 'stream'],
+      [{ tools: [{ type: 'function', function: { name: 'f' } }] }, 'tools'],
+    ] as const) {
       const err = await openai.chat.completions.create({ model: 'oa/fake-gpt', messages: [{ role: 'user', content: 'x' }], ...extra } as never).catch((e) => e);
       expect(err).toBeInstanceOf(OpenAI.BadRequestError);
       expect(err.param).toBe(param);
@@ -175,7 +193,11 @@ describe('Chat Completions and Messages', () => {
   });
 
   it('messages through the anthropic SDK, with json_schema output and limitations', async () => {
-    const m = await anthropic.messages.create({ model: 'oa/fake-gpt', max_tokens: 50, messages: [{ role: 'user', content: [{ type: 'text', text: 'ping me' }] }] });
+    const m = await anthropic.messages.create({
+      model: 'oa/fake-gpt',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'ping me' }] }],
+    });
     expect(m.id).toMatch(/^msg_/);
     expect(m).toMatchObject({ type: 'message', role: 'assistant', stop_reason: 'end_turn', content: [{ type: 'text', text: 'echo: ping me' }] });
     const cut = await anthropic.messages.create({ model: 'an/fake-claude', max_tokens: 1, messages: [{ role: 'user', content: 'a b c' }] });
@@ -183,7 +205,9 @@ describe('Chat Completions and Messages', () => {
     expect(cut.usage).toMatchObject({ input_tokens: 4, cache_read_input_tokens: 3, cache_creation_input_tokens: 1, output_tokens: 1 });
     anUp.jsonReplies.push('{"ok":true}');
     const j = await anthropic.messages.create({
-      model: 'an/fake-claude', max_tokens: 50, messages: [{ role: 'user', content: 'json' }],
+      model: 'an/fake-claude',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'json' }],
       output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } } },
     } as never);
     expect(JSON.parse((j.content[0] as { text: string }).text)).toEqual({ ok: true });
@@ -191,21 +215,37 @@ describe('Chat Completions and Messages', () => {
     const { z } = await import('zod');
     anUp.jsonReplies.push('{"ok":false,"n":3}');
     const parsed = await anthropic.messages.parse({
-      model: 'an/fake-claude', max_tokens: 50, messages: [{ role: 'user', content: 'json' }],
+      model: 'an/fake-claude',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'json' }],
       output_config: { format: zodOutputFormat(z.object({ ok: z.boolean(), n: z.number() })) },
     });
     expect(parsed.parsed_output).toEqual({ ok: false, n: 3 });
     expect(anUp.requests.at(-1)!.body.output_config.format).toMatchObject({ type: 'json_schema', schema: { type: 'object' } });
-    for (const [extra, param] of [[{ system: 'x' }, 'system'], [{ top_k: 3 }, 'top_k'], [{ thinking: { type: 'enabled', budget_tokens: 1024 } }, 'thinking'], [{ service_tier: 'auto' }, 'service_tier'], [{ stream: true }, 'stream']] as const) {
-      const err = await anthropic.messages.create({ model: 'an/fake-claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }], ...extra } as never).catch((e) => e);
+    for (const [extra, param] of [
+      [{ system: 'x' }, 'system'],
+      [{ top_k: 3 }, 'top_k'],
+      [{ thinking: { type: 'enabled', budget_tokens: 1024 } }, 'thinking'],
+      [{ service_tier: 'auto' }, 'service_tier'],
+      [{ stream: true }, 'stream'],
+    ] as const) {
+      const err = await anthropic.messages
+        .create({ model: 'an/fake-claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }], ...extra } as never)
+        .catch((e) => e);
       expect(err, param).toBeInstanceOf(Anthropic.BadRequestError);
       expect(err.error.error).toMatchObject({ type: 'invalid_request_error', param });
     }
     const img = await anthropic.messages
-      .create({ model: 'an/fake-claude', max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'http://x/y.png' } }] }] })
+      .create({
+        model: 'an/fake-claude',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'http://x/y.png' } }] }],
+      })
       .catch((e) => e);
     expect(img).toBeInstanceOf(Anthropic.BadRequestError);
-    const noKey = await new Anthropic({ apiKey: 'wrong', baseURL: svc.url, maxRetries: 0 }).messages.create({ model: 'an/fake-claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
+    const noKey = await new Anthropic({ apiKey: 'wrong', baseURL: svc.url, maxRetries: 0 }).messages
+      .create({ model: 'an/fake-claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e) => e);
     expect(noKey).toBeInstanceOf(Anthropic.AuthenticationError);
   });
 

@@ -19,7 +19,10 @@ it('finished requests are recorded as token usage and drawn from credits', async
   const before = (await (await svc.api('/v1/organization')).json()).credits_usd_nanos;
   const res = await svc.api('/v1/chat/completions', { method: 'POST', json: { model: 'oa/m', messages: [{ role: 'user', content: 'a b c' }] } });
   expect(res.status).toBe(200);
-  const tokens = await waitFor(async () => (await svc.api('/v1/usage/tokens')).json(), (t) => JSON.stringify(t).includes('oa/m'));
+  const tokens = await waitFor(
+    async () => (await svc.api('/v1/usage/tokens')).json(),
+    (t) => JSON.stringify(t).includes('oa/m'),
+  );
   expect(JSON.stringify(tokens)).toMatch(/"input_tokens":7/);
   const after = (await (await svc.api('/v1/organization')).json()).credits_usd_nanos;
   expect(after).toBeLessThan(before);

@@ -25,7 +25,11 @@ afterAll(async () => {
 async function shell(command: string) {
   const res = await svc.api(`/v1/boxes/${boxId}/exec`, { method: 'POST', json: { command } });
   expect(res.status).toBe(200);
-  const exit = (await res.text()).trim().split('\n').map((l) => JSON.parse(l)).find((e) => e.type === 'exit');
+  const exit = (await res.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .find((e) => e.type === 'exit');
   expect(exit).toMatchObject({ status: 'succeeded', return_code: 0 });
 }
 

@@ -13,7 +13,12 @@ import { openEventStream } from './sse.js';
  */
 export function logRoutes(r: RouteRegistrar, deps: { log: ServiceLog; console: ConsoleService }) {
   r.add({
-    method: 'get', path: '/v1/service/log', area: 'box', tag: 'service', query: ServiceLogQuery, response: ServiceLogPage,
+    method: 'get',
+    path: '/v1/service/log',
+    area: 'box',
+    tag: 'service',
+    query: ServiceLogQuery,
+    response: ServiceLogPage,
     summary: "The service's own log of this run (newest `limit`, oldest first), at `level` or above; ?stream=1 follows it as server-sent `entry` events",
     handler: ({ res, query }) => {
       const q = { level: query.level, limit: query.limit, after: query.after, search: query.search };
@@ -32,7 +37,13 @@ export function logRoutes(r: RouteRegistrar, deps: { log: ServiceLog; console: C
   });
 
   r.add({
-    method: 'get', path: '/v1/boxes/:box_id/console', area: 'box', tag: 'boxes', params: BoxIdParams, query: ConsoleQuery, response: ConsoleTail,
+    method: 'get',
+    path: '/v1/boxes/:box_id/console',
+    area: 'box',
+    tag: 'boxes',
+    params: BoxIdParams,
+    query: ConsoleQuery,
+    response: ConsoleTail,
     summary: "A box's serial console log: the last `bytes` (then `lines`); ?stream=1 sends that tail as a `chunk` event, then each new piece as it is written",
     handler: ({ app, auth, res, params, query }) => {
       const box = readBox(app, auth, params.box_id);
@@ -41,7 +52,12 @@ export function logRoutes(r: RouteRegistrar, deps: { log: ServiceLog; console: C
       let stop = () => {};
       const stream = openEventStream(res, () => stop());
       stream.send('chunk', { offset: tail.offset, data: tail.data, truncated: tail.truncated });
-      stop = deps.console.follow(box.box_id, tail.size_bytes, (c) => stream.send('chunk', c), () => stream.send('reset', {}));
+      stop = deps.console.follow(
+        box.box_id,
+        tail.size_bytes,
+        (c) => stream.send('chunk', c),
+        () => stream.send('reset', {}),
+      );
       return undefined;
     },
   });

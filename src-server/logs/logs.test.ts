@@ -86,10 +86,15 @@ describe('GET /v1/service/log', () => {
 
   it('?stream=1 sends the backlog, then new entries at the level asked', async () => {
     svc.ctx.log.warn('backlog-warning');
-    const got = (await collect('/v1/service/log?stream=1&level=warn&limit=5', 'entry', (g) => g.some((e) => (e as { message: string }).message === 'live-error'), () => {
-      svc.ctx.log.info('live-info-not-shown');
-      svc.ctx.log.error('live-error');
-    })) as { message: string }[];
+    const got = (await collect(
+      '/v1/service/log?stream=1&level=warn&limit=5',
+      'entry',
+      (g) => g.some((e) => (e as { message: string }).message === 'live-error'),
+      () => {
+        svc.ctx.log.info('live-info-not-shown');
+        svc.ctx.log.error('live-error');
+      },
+    )) as { message: string }[];
     const messages = got.map((e) => e.message);
     expect(messages).toContain('backlog-warning');
     expect(messages).toContain('live-error');
@@ -133,11 +138,25 @@ describe('GET /v1/boxes/{id}/console', () => {
   });
 
   it('?stream=1 sends the tail, then what the VM writes next', async () => {
-    const got = (await collect(`/v1/boxes/${boxId}/console?stream=1&lines=1`, 'chunk', (g) => g.map((c) => (c as { data: string }).data).join('').includes('login: '), () => {
-      setTimeout(() => rt.writeConsole(boxId, 'talker login: '), 100);
-    })) as { data: string; offset: number }[];
+    const got = (await collect(
+      `/v1/boxes/${boxId}/console?stream=1&lines=1`,
+      'chunk',
+      (g) =>
+        g
+          .map((c) => (c as { data: string }).data)
+          .join('')
+          .includes('login: '),
+      () => {
+        setTimeout(() => rt.writeConsole(boxId, 'talker login: '), 100);
+      },
+    )) as { data: string; offset: number }[];
     expect(got[0]!.data).toBe('é€\n');
-    expect(got.slice(1).map((c) => c.data).join('')).toBe('talker login: ');
+    expect(
+      got
+        .slice(1)
+        .map((c) => c.data)
+        .join(''),
+    ).toBe('talker login: ');
   });
 
   it('a terminated box has an empty console', async () => {

@@ -22,7 +22,12 @@ beforeAll(async () => {
   host = http.createServer((req, res) => res.end(`host saw ${req.url}`));
   hostPort = await new Promise<number>((r) => host.listen(0, '127.0.0.1', () => r((host.address() as net.AddressInfo).port)));
   const appId = (await (await svc.api('/v1/apps/find', { method: 'POST', json: { name: 'eg', mint_if_missing: true } })).json()).id;
-  const policy = await (await svc.api('/v1/http-policies', { method: 'POST', json: { name: 'host v1', document: { 'host.box.internal': { rules: [{ match: { path: { prefix: '/v1/' } } }] } } } })).json();
+  const policy = await (
+    await svc.api('/v1/http-policies', {
+      method: 'POST',
+      json: { name: 'host v1', document: { 'host.box.internal': { rules: [{ match: { path: { prefix: '/v1/' } } }] } } },
+    })
+  ).json();
   const box = await (await svc.api('/v1/boxes', { method: 'POST', json: { app_id: appId, name: 'egbox', http_policy_id: policy.id } })).json();
   boxId = box.box_id;
   proxyPort = svc.ctx.services.egress!.proxyPortFor(boxId)!;
@@ -35,10 +40,12 @@ afterAll(async () => {
 /** A plain-HTTP request through the box's egress proxy, as a process in the box sends it. */
 function viaProxy(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port: proxyPort, path: url, headers: { host: new URL(url).host } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port: proxyPort, path: url, headers: { host: new URL(url).host } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      })
+      .on('error', reject);
   });
 }
 
@@ -53,7 +60,12 @@ describe('egress CA API', () => {
     const bundle = String(files.find((f) => f.path === GUEST_BUNDLE_PATH)!.content);
     expect(bundle.endsWith(ca.certificate)).toBe(true);
     expect(bundle.split('BEGIN CERTIFICATE').length).toBeGreaterThan(100);
-    expect(boxes.guestSetup.env(rec)).toMatchObject({ SSL_CERT_FILE: GUEST_BUNDLE_PATH, REQUESTS_CA_BUNDLE: GUEST_BUNDLE_PATH, CURL_CA_BUNDLE: GUEST_BUNDLE_PATH, NODE_EXTRA_CA_CERTS: GUEST_CA_PATH });
+    expect(boxes.guestSetup.env(rec)).toMatchObject({
+      SSL_CERT_FILE: GUEST_BUNDLE_PATH,
+      REQUESTS_CA_BUNDLE: GUEST_BUNDLE_PATH,
+      CURL_CA_BUNDLE: GUEST_BUNDLE_PATH,
+      NODE_EXTRA_CA_CERTS: GUEST_CA_PATH,
+    });
 
     const rotated = await (await svc.api('/v1/egress/ca/rotate', { method: 'POST', json: {} })).json();
     expect(rotated.fingerprint_sha256).not.toBe(ca.fingerprint_sha256);
@@ -91,7 +103,10 @@ describe('egress log API', () => {
     expect(await viaProxy('http://denied.example/')).toBe(403);
     await until(/live-one/);
     ac.abort();
-    const events = text.split('\n\n').filter((b) => b.includes('event: entry')).map((b) => JSON.parse(b.split('\ndata: ')[1]!));
+    const events = text
+      .split('\n\n')
+      .filter((b) => b.includes('event: entry'))
+      .map((b) => JSON.parse(b.split('\ndata: ')[1]!));
     expect(events.map((e) => e.path)).toEqual(['/v1/models', '/v1/live-one']);
   });
 
@@ -122,10 +137,20 @@ describe('in-box inference through the proxy', () => {
     expect(env.OPENAI_API_KEY).not.toBe(svc.key);
     const call = (headers: Record<string, string>) =>
       new Promise<{ status: number; egress: unknown }>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port: proxyPort, path: `http://host.box.internal:${port}/v1/models`, headers: { host: `host.box.internal:${port}`, ...headers } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve({ status: res.statusCode!, egress: res.headers['x-box-egress'] }));
-        }).on('error', reject);
+        http
+          .get(
+            {
+              host: '127.0.0.1',
+              port: proxyPort,
+              path: `http://host.box.internal:${port}/v1/models`,
+              headers: { host: `host.box.internal:${port}`, ...headers },
+            },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve({ status: res.statusCode!, egress: res.headers['x-box-egress'] }));
+            },
+          )
+          .on('error', reject);
       });
     expect(await call({})).toEqual({ status: 401, egress: 'gateway-unauthorized' });
     expect(await call({ authorization: `Bearer ${svc.key}` })).toEqual({ status: 401, egress: 'gateway-unauthorized' });

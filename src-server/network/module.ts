@@ -29,7 +29,11 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
   const { boxes } = deps;
   // The log and the ports on the NORMAL-sync connection: no fsync on the proxy's path (egress-log-repo.ts).
   const egressDb = openFastConnection(app.config.dataDir);
-  const egress = new EgressService(app, new EgressRepo(egressDb, Number(t.egressLogKeep ?? DEFAULT_EGRESS_LOG_KEEP)), { boxes: boxes.repo, secrets: deps.secrets, policies: deps.policies });
+  const egress = new EgressService(app, new EgressRepo(egressDb, Number(t.egressLogKeep ?? DEFAULT_EGRESS_LOG_KEEP)), {
+    boxes: boxes.repo,
+    secrets: deps.secrets,
+    policies: deps.policies,
+  });
   const repo = new ListenersRepo(app.db);
   const ingressPort = (): number => ingress.port;
   const listeners = new ListenerService(app, boxes, repo, ingressPort);
@@ -76,5 +80,14 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
       egressDb.close();
     },
   };
-  return { egress, listeners, ingress: { get port() { return ingressPort(); } }, area };
+  return {
+    egress,
+    listeners,
+    ingress: {
+      get port() {
+        return ingressPort();
+      },
+    },
+    area,
+  };
 }

@@ -11,50 +11,87 @@ import type { ListenerService } from './listeners/listener-service.js';
 /** Published ports, custom domains and the egress log. Publishing and domains stay with a private box's creator (no override). */
 export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService; domains: DomainService; egress: EgressService }) {
   r.add({
-    method: 'get', path: '/v1/boxes/:box_id/listeners', area: 'box', tag: 'networking', params: BoxIdParams,
+    method: 'get',
+    path: '/v1/boxes/:box_id/listeners',
+    area: 'box',
+    tag: 'networking',
+    params: BoxIdParams,
     summary: "The box's published ports and where each is reachable",
     handler: ({ app, auth, req, params }) => ({ data: s.listeners.list(boxFor(app, req, auth, params.box_id, 'read')) }),
   });
 
   r.add({
-    method: 'post', path: '/v1/boxes/:box_id/listeners', area: 'box', tag: 'networking', params: BoxIdParams, body: CreateListenerBody,
+    method: 'post',
+    path: '/v1/boxes/:box_id/listeners',
+    area: 'box',
+    tag: 'networking',
+    params: BoxIdParams,
+    body: CreateListenerBody,
     summary: 'Publish a guest port: http through the ingress at <box-name>.box.localhost, or tcp on its own loopback port',
     handler: ({ app, auth, req, params, body }) => s.listeners.create(boxFor(app, req, auth, params.box_id, 'listeners'), body),
   });
 
   r.add({
-    method: 'delete', path: '/v1/boxes/:box_id/listeners/:guest_port', area: 'box', tag: 'networking', params: ListenerParams,
+    method: 'delete',
+    path: '/v1/boxes/:box_id/listeners/:guest_port',
+    area: 'box',
+    tag: 'networking',
+    params: ListenerParams,
     summary: 'Unpublish a guest port',
     handler: ({ app, auth, req, params }) => s.listeners.remove(boxFor(app, req, auth, params.box_id, 'listeners'), params.guest_port),
   });
 
   r.add({
-    method: 'get', path: '/v1/boxes/:box_id/domains', area: 'box', tag: 'networking', params: BoxIdParams,
+    method: 'get',
+    path: '/v1/boxes/:box_id/domains',
+    area: 'box',
+    tag: 'networking',
+    params: BoxIdParams,
     summary: 'Custom domains the ingress routes to this box',
     handler: ({ app, auth, req, params }) => ({ data: s.domains.list(boxFor(app, req, auth, params.box_id, 'read')) }),
   });
 
   r.add({
-    method: 'post', path: '/v1/boxes/:box_id/domains', area: 'box', tag: 'networking', params: BoxIdParams, body: CreateDomainBody,
+    method: 'post',
+    path: '/v1/boxes/:box_id/domains',
+    area: 'box',
+    tag: 'networking',
+    params: BoxIdParams,
+    body: CreateDomainBody,
     summary: "Route an extra host name (e.g. myapp.localhost) to one of the box's http listeners",
     handler: ({ app, auth, req, params, body }) => s.domains.add(boxFor(app, req, auth, params.box_id, 'domains'), body),
   });
 
   r.add({
-    method: 'delete', path: '/v1/boxes/:box_id/domains/:domain', area: 'box', tag: 'networking', params: DomainParams,
+    method: 'delete',
+    path: '/v1/boxes/:box_id/domains/:domain',
+    area: 'box',
+    tag: 'networking',
+    params: DomainParams,
     summary: 'Remove a custom domain',
     handler: ({ app, auth, req, params }) => s.domains.remove(boxFor(app, req, auth, params.box_id, 'domains'), params.domain),
   });
 
   r.add({
-    method: 'delete', path: '/v1/boxes/:box_id/domains', area: 'box', tag: 'networking', params: BoxIdParams, body: DeleteDomainBody,
+    method: 'delete',
+    path: '/v1/boxes/:box_id/domains',
+    area: 'box',
+    tag: 'networking',
+    params: BoxIdParams,
+    body: DeleteDomainBody,
     summary: 'Remove a custom domain named in the body ({domain})',
     handler: ({ app, auth, req, params, body }) => s.domains.remove(boxFor(app, req, auth, params.box_id, 'domains'), body.domain),
   });
 
   r.add({
-    method: 'get', path: '/v1/boxes/:box_id/egress-log', area: 'box', tag: 'networking', params: BoxIdParams, query: EgressLogQuery,
-    summary: 'What the box tried to reach through the egress proxy (each https request too, when intercepted), and the verdict; newest first; ?stream=1 for server-sent events',
+    method: 'get',
+    path: '/v1/boxes/:box_id/egress-log',
+    area: 'box',
+    tag: 'networking',
+    params: BoxIdParams,
+    query: EgressLogQuery,
+    summary:
+      'What the box tried to reach through the egress proxy (each https request too, when intercepted), and the verdict; newest first; ?stream=1 for server-sent events',
     handler: ({ app, auth, req, res, params, query }) => {
       boxFor(app, req, auth, params.box_id, 'read');
       const filter = { verdict: query.verdict, host: query.host };

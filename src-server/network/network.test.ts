@@ -39,11 +39,13 @@ async function guestServer(boxId: string, guestPort: number, tag: string) {
 /** A request to the ingress with a given Host header. */
 function ingress(host: string, path = '/'): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port: ingressPort, path, headers: { host: `${host}:${ingressPort}` } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, text }));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port: ingressPort, path, headers: { host: `${host}:${ingressPort}` } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      })
+      .on('error', reject);
   });
 }
 
@@ -53,7 +55,13 @@ describe('listeners', () => {
     const h = await post(`/v1/boxes/${box.box_id}/listeners`, { guest_port: 8080, protocol: 'http' });
     expect(h.status).toBe(200);
     const hj = await h.json();
-    expect(hj).toMatchObject({ guest_port: 8080, protocol: 'http', route_status: 'active', alias_url: `http://web.box.localhost:${ingressPort}/`, public_host: '127.0.0.1' });
+    expect(hj).toMatchObject({
+      guest_port: 8080,
+      protocol: 'http',
+      route_status: 'active',
+      alias_url: `http://web.box.localhost:${ingressPort}/`,
+      public_host: '127.0.0.1',
+    });
     expect(hj.public_url).toBe(`http://127.0.0.1:${hj.public_port}/`);
     expect(hj.public_port).not.toBe(ingressPort);
     const t = await (await post(`/v1/boxes/${box.box_id}/listeners`, { guest_port: 22, protocol: 'tcp' })).json();
@@ -98,9 +106,13 @@ describe('listeners', () => {
 
   it("publishes a box's create-time ingress_ports as http listeners at its first start", async () => {
     const box = await createBox('ported', { ingress_ports: [8080, 9090] });
-    const listed = async () => (await (await svc.api(`/v1/boxes/${box.box_id}/listeners`)).json()).data as { guest_port: number; protocol: string; route_status: string }[];
+    const listed = async () =>
+      (await (await svc.api(`/v1/boxes/${box.box_id}/listeners`)).json()).data as { guest_port: number; protocol: string; route_status: string }[];
     for (let i = 0; i < 50 && (await listed()).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
-    expect((await listed()).map((l) => [l.guest_port, l.protocol, l.route_status])).toEqual([[8080, 'http', 'active'], [9090, 'http', 'active']]);
+    expect((await listed()).map((l) => [l.guest_port, l.protocol, l.route_status])).toEqual([
+      [8080, 'http', 'active'],
+      [9090, 'http', 'active'],
+    ]);
     expect([...rt.forwards].filter((f) => f.startsWith(`${box.box_id}:`))).toHaveLength(2);
     await svc.api(`/v1/boxes/${box.box_id}/listeners/9090`, { method: 'DELETE' });
     await post(`/v1/boxes/${box.box_id}/reboot`);
@@ -135,11 +147,19 @@ describe('ingress', () => {
     expect((await ingress('8001.site.box.localhost')).text).toMatch(/^admin GET \//);
 
     const d = await post(`/v1/boxes/${box.box_id}/domains`, { domain: 'MyApp.localhost', guest_port: 8001 });
-    expect(await d.json()).toMatchObject({ domain: 'myapp.localhost', box_id: box.box_id, guest_port: 8001, public_url: `http://myapp.localhost:${ingressPort}/` });
+    expect(await d.json()).toMatchObject({
+      domain: 'myapp.localhost',
+      box_id: box.box_id,
+      guest_port: 8001,
+      public_url: `http://myapp.localhost:${ingressPort}/`,
+    });
     expect((await ingress('myapp.localhost')).text).toMatch(/^admin /);
     await post(`/v1/boxes/${box.box_id}/domains`, { domain: 'site.example.test' });
     expect((await ingress('site.example.test')).text).toMatch(/^main /);
-    expect((await (await svc.api(`/v1/boxes/${box.box_id}/domains`)).json()).data.map((x: { domain: string }) => x.domain)).toEqual(['myapp.localhost', 'site.example.test']);
+    expect((await (await svc.api(`/v1/boxes/${box.box_id}/domains`)).json()).data.map((x: { domain: string }) => x.domain)).toEqual([
+      'myapp.localhost',
+      'site.example.test',
+    ]);
 
     const other = await createBox('other-site');
     const taken = await post(`/v1/boxes/${other.box_id}/domains`, { domain: 'myapp.localhost' });
@@ -193,17 +213,24 @@ describe('egress through the service', () => {
     servers.push(upstream);
     const upPort = (upstream.address() as net.AddressInfo).port;
     expect((await svc.api('/v1/secrets/UP_KEY', { method: 'PUT', json: { value: 'k-123-secret' } })).status).toBe(200);
-    const policy = await (await post('/v1/http-policies', { name: 'loopback-only', document: { 'host.box.internal': { rules: [{ request: { set: { headers: { 'x-api-key': '${secrets.UP_KEY}' } } } }] } } })).json();
+    const policy = await (
+      await post('/v1/http-policies', {
+        name: 'loopback-only',
+        document: { 'host.box.internal': { rules: [{ request: { set: { headers: { 'x-api-key': '${secrets.UP_KEY}' } } } }] } },
+      })
+    ).json();
     const box = await createBox('egress-box');
     const proxyPort = svc.ctx.services.egress.proxyPortFor(box.box_id)!;
     expect(proxyPort).toBeGreaterThan(0);
     const viaProxy = (url: string) =>
       new Promise<{ status: number; text: string }>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port: proxyPort, path: url, headers: { host: new URL(url).host } }, (res) => {
-          let text = '';
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode!, text }));
-        }).on('error', reject);
+        http
+          .get({ host: '127.0.0.1', port: proxyPort, path: url, headers: { host: new URL(url).host } }, (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode!, text }));
+          })
+          .on('error', reject);
       });
 
     expect((await viaProxy(`http://host.box.internal:${upPort}/a`)).text).toBe('up /a auth=-');
@@ -215,8 +242,25 @@ describe('egress through the service', () => {
 
     const log = await (await svc.api(`/v1/boxes/${box.box_id}/egress-log?limit=2`)).json();
     expect(log).toMatchObject({ limit: 2, offset: 0, total: 3, has_more: true });
-    expect(log.data[0]).toMatchObject({ method: 'GET', host: 'example.com', port: 80, path: '/', verdict: 'deny', policy_id: policy.id, rule_index: null, status: 403 });
-    expect(log.data[1]).toMatchObject({ host: 'host.box.internal', port: upPort, path: '/b', verdict: 'allow', policy_id: policy.id, rule_index: 0, status: 200 });
+    expect(log.data[0]).toMatchObject({
+      method: 'GET',
+      host: 'example.com',
+      port: 80,
+      path: '/',
+      verdict: 'deny',
+      policy_id: policy.id,
+      rule_index: null,
+      status: 403,
+    });
+    expect(log.data[1]).toMatchObject({
+      host: 'host.box.internal',
+      port: upPort,
+      path: '/b',
+      verdict: 'allow',
+      policy_id: policy.id,
+      rule_index: 0,
+      status: 200,
+    });
     const rest = await (await svc.api(`/v1/boxes/${box.box_id}/egress-log?limit=2&offset=2`)).json();
     expect(rest.data).toHaveLength(1);
     expect(rest.data[0]).toMatchObject({ path: '/a', verdict: 'allow', policy_id: null });

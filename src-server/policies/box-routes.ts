@@ -7,8 +7,13 @@ import type { Policies } from './service.js';
 /** Attaching policies to boxes: read, set, clear. */
 export function boxPolicyRoutes(r: RouteRegistrar, policies: Policies) {
   r.add({
-    method: 'get', path: '/v1/boxes/:box_id/http-policy', area: 'box', tag: 'http-policies', summary: 'The HTTP policy attached to a box',
-    params: BoxPolicyParams, response: HttpPolicy,
+    method: 'get',
+    path: '/v1/boxes/:box_id/http-policy',
+    area: 'box',
+    tag: 'http-policies',
+    summary: 'The HTTP policy attached to a box',
+    params: BoxPolicyParams,
+    response: HttpPolicy,
     handler: ({ app, req, auth, params }) => {
       const box = boxFor(app, req, auth, params.box_id, 'read');
       const p = box.http_policy_id ? policies.get(auth.orgId, box.http_policy_id) : undefined;
@@ -18,8 +23,14 @@ export function boxPolicyRoutes(r: RouteRegistrar, policies: Policies) {
   });
 
   r.add({
-    method: 'put', path: '/v1/boxes/:box_id/http-policy', area: 'box', tag: 'http-policies', summary: 'Attach an HTTP policy to a box',
-    params: BoxPolicyParams, body: AttachPolicyBody, response: HttpPolicy,
+    method: 'put',
+    path: '/v1/boxes/:box_id/http-policy',
+    area: 'box',
+    tag: 'http-policies',
+    summary: 'Attach an HTTP policy to a box',
+    params: BoxPolicyParams,
+    body: AttachPolicyBody,
+    response: HttpPolicy,
     handler: ({ app, req, auth, params, body }) => {
       const p = policies.mustGet(auth.orgId, body.policy_id, 'policy_id');
       boxFor(app, req, auth, params.box_id, 'http_policy');
@@ -29,7 +40,10 @@ export function boxPolicyRoutes(r: RouteRegistrar, policies: Policies) {
   });
 
   r.add({
-    method: 'delete', path: '/v1/boxes/:box_id/http-policy', area: 'box', tag: 'http-policies',
+    method: 'delete',
+    path: '/v1/boxes/:box_id/http-policy',
+    area: 'box',
+    tag: 'http-policies',
     summary: "Detach a box's HTTP policy (the organization default applies again)",
     params: BoxPolicyParams,
     handler: ({ app, req, auth, params }) => {

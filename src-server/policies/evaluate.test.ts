@@ -57,7 +57,11 @@ describe('evaluate', () => {
   });
 
   it('respond answers locally', () => {
-    expect(evaluate(doc, { host: 'api.example.com', method: 'GET', path: '/admin/users' })).toMatchObject({ verdict: 'respond', rule: 2, respond: { status: 403, body: 'no admin' } });
+    expect(evaluate(doc, { host: 'api.example.com', method: 'GET', path: '/admin/users' })).toMatchObject({
+      verdict: 'respond',
+      rule: 2,
+      respond: { status: 403, body: 'no admin' },
+    });
     expect(evaluate(doc, { host: 'example.com', method: 'GET', path: '/' })).toMatchObject({ verdict: 'respond', respond: { status: 451 } });
   });
 

@@ -49,10 +49,12 @@ export class PoliciesRepo {
   /** Policies whose header values refer to `${secrets.<name>}`. */
   referencingSecret(orgId: string, name: string): HttpPolicy[] {
     const rows = this.db
-      .prepare("SELECT * FROM http_policies WHERE org_id = ? AND instr(document, ?) > 0 ORDER BY created_at, id")
+      .prepare('SELECT * FROM http_policies WHERE org_id = ? AND instr(document, ?) > 0 ORDER BY created_at, id')
       .all(orgId, `\${secrets.${name}}`) as Row[];
-    return rows.map(toPolicy).filter((p) =>
-      Object.values(p.document).some((h) => h.rules.some((r) => Object.values(r.request?.set.headers ?? {}).some((v) => secretRefs(v).includes(name)))),
-    );
+    return rows
+      .map(toPolicy)
+      .filter((p) =>
+        Object.values(p.document).some((h) => h.rules.some((r) => Object.values(r.request?.set.headers ?? {}).some((v) => secretRefs(v).includes(name)))),
+      );
   }
 }

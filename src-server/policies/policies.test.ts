@@ -22,7 +22,12 @@ function insertBox(id: string, opts: { visibility?: string; createdBy?: string; 
     .run(id, orgId, `b${id.slice(4, 12)}`, opts.status ?? 'running', opts.visibility ?? 'org', opts.createdBy ?? 'key_other', now, now);
 }
 
-const doc = { 'api.example.com': { rules: [{ match: { method: 'GET', path: { prefix: '/v1/' } }, request: { set: { headers: { Authorization: 'Bearer ${secrets.TOKEN}' } } } }] }, '*': { rules: [] } };
+const doc = {
+  'api.example.com': {
+    rules: [{ match: { method: 'GET', path: { prefix: '/v1/' } }, request: { set: { headers: { Authorization: 'Bearer ${secrets.TOKEN}' } } } }],
+  },
+  '*': { rules: [] },
+};
 const create = (body: unknown) => svc.api('/v1/http-policies', { method: 'POST', json: body });
 
 async function expect400(body: unknown, param: string) {
@@ -85,10 +90,31 @@ describe('document validation', () => {
     const label = (n: number) => 'a'.repeat(n);
     const host253 = [label(63), label(63), label(63), label(61)].join('.');
     expect(host253).toHaveLength(253);
-    expect((await create({ name: 'ok', document: { [host253]: { rules: [] }, '*.example.com': { rules: [] }, '*': { rules: [] }, 'xn--bcher-kva.de': { rules: [] } } })).status).toBe(200);
+    expect(
+      (
+        await create({
+          name: 'ok',
+          document: { [host253]: { rules: [] }, '*.example.com': { rules: [] }, '*': { rules: [] }, 'xn--bcher-kva.de': { rules: [] } },
+        })
+      ).status,
+    ).toBe(200);
     const host254 = [label(63), label(63), label(63), label(62)].join('.');
     await expect400({ name: 'x', document: { [host254]: { rules: [] } } }, `document["${host254}"]`);
-    for (const bad of [`${label(64)}.com`, 'a..b', '-a.com', 'a-.com', 'a.com.', 'a b.com', '*.', '**', 'a.*.com', '*.*.com', 'exa_mple.com', 'héllo.com', '']) {
+    for (const bad of [
+      `${label(64)}.com`,
+      'a..b',
+      '-a.com',
+      'a-.com',
+      'a.com.',
+      'a b.com',
+      '*.',
+      '**',
+      'a.*.com',
+      '*.*.com',
+      'exa_mple.com',
+      'héllo.com',
+      '',
+    ]) {
       await expect400({ name: 'x', document: { [bad]: { rules: [] } } }, `document[${JSON.stringify(bad)}]`);
     }
     await expect400({ name: 'x', document: { 'A.com': { rules: [] }, 'a.com': { rules: [] } } }, 'document["a.com"]');
@@ -113,7 +139,16 @@ describe('document validation', () => {
     await expect400(h([{ request: { set: { headers: { X: '${secrets.1BAD}' } } } }]), 'document["h.io"].rules[0].request.set.headers.X');
     await expect400(h([{ request: { set: { headers: { X: '${secrets.OPEN' } } } }]), 'document["h.io"].rules[0].request.set.headers.X');
     await expect400(h([{ request: { set: { headers: { X: 'v' } } }, respond: { status: 403 } }]), 'document["h.io"].rules[0]');
-    expect((await create(h([{ match: { method: ['GET', 'post'], path: { prefix: '/' } }, request: { set: { headers: { 'X-Key': 'k ${secrets.A_B} ${secrets.C}' } } } }, { respond: { status: 404, body: 'nope' } }]))).status).toBe(200);
+    expect(
+      (
+        await create(
+          h([
+            { match: { method: ['GET', 'post'], path: { prefix: '/' } }, request: { set: { headers: { 'X-Key': 'k ${secrets.A_B} ${secrets.C}' } } } },
+            { respond: { status: 404, body: 'nope' } },
+          ]),
+        )
+      ).status,
+    ).toBe(200);
   });
 
   it('at most 100 rules in total (across hosts)', async () => {
@@ -126,10 +161,16 @@ describe('document validation', () => {
   it('at most 64 KiB encoded', async () => {
     const body = (n: number) => ({ name: 'x', document: { 'a.io': { rules: [{ respond: { status: 200, body: 'é'.repeat(n) } }] } } });
     const overhead = Buffer.byteLength(JSON.stringify(body(0).document));
-    await expect400({ name: 'x', document: { 'a.io': { rules: Array.from({ length: 5 }, () => ({ respond: { status: 200, body: 'x'.repeat(13400) } })) } } }, 'document'); // ~65.5 KiB
+    await expect400(
+      { name: 'x', document: { 'a.io': { rules: Array.from({ length: 5 }, () => ({ respond: { status: 200, body: 'x'.repeat(13400) } })) } } },
+      'document',
+    ); // ~65.5 KiB
     const fits = Math.floor((65536 - overhead) / 2); // é is 2 bytes: bytes, not characters, are counted
     expect(fits).toBeGreaterThan(16384); // one body field cannot reach the limit alone
-    const multi = (perRule: number, n: number) => ({ name: 'x', document: { 'a.io': { rules: Array.from({ length: n }, () => ({ respond: { status: 200, body: 'é'.repeat(perRule) } })) } } });
+    const multi = (perRule: number, n: number) => ({
+      name: 'x',
+      document: { 'a.io': { rules: Array.from({ length: n }, () => ({ respond: { status: 200, body: 'é'.repeat(perRule) } })) } },
+    });
     const size = (b: { document: unknown }) => Buffer.byteLength(JSON.stringify(b.document));
     let n = 4;
     while (size(multi(8000, n + 1)) <= 65536) n++;
@@ -188,7 +229,11 @@ describe('box attachment', () => {
     const refused = await svc.api(`/v1/boxes/${priv}/http-policy`, { method: 'PUT', json: { policy_id: p.id } });
     expect(refused.status).toBe(403);
     expect((await errorOf(refused)).type).toBe('permission_error');
-    const ok = await svc.api(`/v1/boxes/${priv}/http-policy`, { method: 'PUT', json: { policy_id: p.id }, headers: { 'X-Box-Override-Reason': 'incident 42' } });
+    const ok = await svc.api(`/v1/boxes/${priv}/http-policy`, {
+      method: 'PUT',
+      json: { policy_id: p.id },
+      headers: { 'X-Box-Override-Reason': 'incident 42' },
+    });
     expect(ok.status).toBe(200);
     const audit = svc.ctx.repos.audit.page(orgId, 10, 0).rows;
     expect(audit.some((a) => a.action === 'box.override.http_policy' && a.target === priv && a.reason === 'incident 42')).toBe(true);

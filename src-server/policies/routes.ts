@@ -15,13 +15,20 @@ function checkedDocument(doc: unknown): PolicyDocument {
 /** CRUD of HTTP (egress) policies (api-surface.md, HTTP policies). */
 export function policyRoutes(r: RouteRegistrar, policies: Policies) {
   r.add({
-    method: 'get', path: '/v1/http-policies/presets', area: 'box', tag: 'http-policies',
+    method: 'get',
+    path: '/v1/http-policies/presets',
+    area: 'box',
+    tag: 'http-policies',
     summary: 'Ready-made policies (deny all, allow all logged, package registries, local gateway only) to create from',
     handler: () => ({ data: POLICY_PRESETS }),
   });
 
   r.add({
-    method: 'get', path: '/v1/http-policies', area: 'box', tag: 'http-policies', summary: 'List HTTP policies, oldest first',
+    method: 'get',
+    path: '/v1/http-policies',
+    area: 'box',
+    tag: 'http-policies',
+    summary: 'List HTTP policies, oldest first',
     query: PageQuery,
     handler: ({ auth, query }) => {
       const { rows, total } = policies.list(auth.orgId, query.limit, query.offset);
@@ -30,8 +37,13 @@ export function policyRoutes(r: RouteRegistrar, policies: Policies) {
   });
 
   r.add({
-    method: 'post', path: '/v1/http-policies', area: 'box', tag: 'http-policies', summary: 'Create an HTTP policy',
-    body: CreatePolicyBody, response: HttpPolicy,
+    method: 'post',
+    path: '/v1/http-policies',
+    area: 'box',
+    tag: 'http-policies',
+    summary: 'Create an HTTP policy',
+    body: CreatePolicyBody,
+    response: HttpPolicy,
     handler: ({ auth, body }) => {
       if (body.preset !== undefined) {
         const p = presetById(body.preset);
@@ -43,23 +55,37 @@ export function policyRoutes(r: RouteRegistrar, policies: Policies) {
   });
 
   r.add({
-    method: 'get', path: '/v1/http-policies/:id', area: 'box', tag: 'http-policies', summary: 'Get an HTTP policy',
-    params: PolicyIdParams, response: HttpPolicy,
+    method: 'get',
+    path: '/v1/http-policies/:id',
+    area: 'box',
+    tag: 'http-policies',
+    summary: 'Get an HTTP policy',
+    params: PolicyIdParams,
+    response: HttpPolicy,
     handler: ({ auth, params }) => policies.mustGet(auth.orgId, params.id),
   });
 
   r.add({
-    method: 'patch', path: '/v1/http-policies/:id', area: 'box', tag: 'http-policies',
+    method: 'patch',
+    path: '/v1/http-policies/:id',
+    area: 'box',
+    tag: 'http-policies',
     summary: 'Rename an HTTP policy or replace its document',
-    params: PolicyIdParams, body: PatchPolicyBody, response: HttpPolicy,
+    params: PolicyIdParams,
+    body: PatchPolicyBody,
+    response: HttpPolicy,
     handler: ({ auth, params, body }) =>
       policies.update(auth.orgId, params.id, body.name, body.document === undefined ? undefined : checkedDocument(body.document)),
   });
 
   r.add({
-    method: 'delete', path: '/v1/http-policies/:id', area: 'box', tag: 'http-policies',
+    method: 'delete',
+    path: '/v1/http-policies/:id',
+    area: 'box',
+    tag: 'http-policies',
     summary: 'Delete an HTTP policy (409 while attached to a box)',
-    params: PolicyIdParams, response: HttpPolicy,
+    params: PolicyIdParams,
+    response: HttpPolicy,
     handler: ({ auth, params }) => policies.delete(auth.orgId, params.id),
   });
 }

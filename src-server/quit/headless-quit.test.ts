@@ -12,11 +12,15 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 it('prints the on_quit rule at start, and what it does on SIGTERM', async () => {
   const key = 'bxk_headless_quit_test_000000000000000000';
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['src-server/headless.ts', '--port', '0', '--data-dir', dataDir, '--web-ui', path.join(dataDir, 'no-ui')], {
-    cwd: ROOT,
-    env: { ...process.env, BOX_API_KEY: key, BOX_TEMPLATES: '0', HOME: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    path.join(ROOT, 'node_modules/.bin/tsx'),
+    ['src-server/headless.ts', '--port', '0', '--data-dir', dataDir, '--web-ui', path.join(dataDir, 'no-ui')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, BOX_API_KEY: key, BOX_TEMPLATES: '0', HOME: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr.on('data', (b: Buffer) => (out += b.toString()));
@@ -26,7 +30,11 @@ it('prints the on_quit rule at start, and what it does on SIGTERM', async () => 
     while (!/On Ctrl\+C or SIGTERM/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(out).toContain('On Ctrl+C or SIGTERM: running boxes are put to sleep first (memory saved; each wakes on its next use) (setting on_quit: ask;');
     const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
-    const set = await fetch(`${url}/v1/service/settings`, { method: 'PATCH', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ on_quit: 'leave_running' }) });
+    const set = await fetch(`${url}/v1/service/settings`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ on_quit: 'leave_running' }),
+    });
     expect(await set.json()).toEqual({ on_quit: 'leave_running' });
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

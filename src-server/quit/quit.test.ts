@@ -13,13 +13,18 @@ describe('planQuit: what quitting does with running boxes', () => {
   it('a headless service cannot ask: it puts the boxes to sleep and says why', () => {
     const p = planQuit('ask', 1, 'headless');
     expect(p.action).toBe('stop_boxes');
-    expect(p.message).toBe('Quitting puts the 1 running box to sleep first (on_quit is "ask", and a headless service cannot ask): memory is saved to disk and each wakes on its next exec, file call or request.');
+    expect(p.message).toBe(
+      'Quitting puts the 1 running box to sleep first (on_quit is "ask", and a headless service cannot ask): memory is saved to disk and each wakes on its next exec, file call or request.',
+    );
   });
 
   it('follows an explicit setting in both places', () => {
     for (const where of ['desktop', 'headless'] as const) {
       expect(planQuit('stop_boxes', 3, where)).toMatchObject({ action: 'stop_boxes', message: expect.stringContaining('3 running boxes to sleep') });
-      expect(planQuit('leave_running', 3, where)).toMatchObject({ action: 'leave_running', message: expect.stringContaining('leaves the 3 running boxes running') });
+      expect(planQuit('leave_running', 3, where)).toMatchObject({
+        action: 'leave_running',
+        message: expect.stringContaining('leaves the 3 running boxes running'),
+      });
     }
   });
 

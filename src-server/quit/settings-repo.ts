@@ -17,7 +17,9 @@ export class ServiceSettingsRepo {
 
   set(patch: Partial<ServiceSettings>): ServiceSettings {
     const now = new Date().toISOString();
-    const put = this.db.prepare('INSERT INTO service_settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at');
+    const put = this.db.prepare(
+      'INSERT INTO service_settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+    );
     this.db.transaction(() => {
       for (const [k, v] of Object.entries(patch)) if (v !== undefined) put.run(k, JSON.stringify(v), now);
     })();

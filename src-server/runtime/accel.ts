@@ -41,10 +41,29 @@ function newestImage(dataDir: string): { kernel: string; initrd: string } | unde
 export function probeBoot(accel: Exclude<Accel, 'tcg'> | 'tcg', kernel: string, initrd: string, timeoutMs: number): Promise<{ ok: boolean; output: string }> {
   const cpu = accel === 'tcg' ? 'max' : 'host';
   const args = [
-    '-M', 'microvm', '-accel', accel, '-cpu', cpu, '-m', '256M', '-smp', '1',
-    '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot', '-serial', 'stdio',
-    '-kernel', kernel, '-initrd', initrd,
-    '-append', `console=ttyS0 tsc_early_khz=${hostTscKhz()} cryptomgr.notests mitigations=off 8250.nr_uarts=1 quiet panic=-1 nokaslr box.probe=1`,
+    '-M',
+    'microvm',
+    '-accel',
+    accel,
+    '-cpu',
+    cpu,
+    '-m',
+    '256M',
+    '-smp',
+    '1',
+    '-nodefaults',
+    '-no-user-config',
+    '-display',
+    'none',
+    '-no-reboot',
+    '-serial',
+    'stdio',
+    '-kernel',
+    kernel,
+    '-initrd',
+    initrd,
+    '-append',
+    `console=ttyS0 tsc_early_khz=${hostTscKhz()} cryptomgr.notests mitigations=off 8250.nr_uarts=1 quiet panic=-1 nokaslr box.probe=1`,
   ];
   return new Promise((resolve) => {
     const child = spawn(QEMU_BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -75,8 +94,7 @@ export async function detectAccelerator(opts: DetectOptions = {}): Promise<Accel
   const forced = process.env.BOX_ACCEL as Accel | undefined;
   if (forced === 'kvm' || forced === 'hvf' || forced === 'tcg') return { accel: forced, reason: 'BOX_ACCEL' };
 
-  const candidate: Accel | undefined =
-    process.platform === 'linux' ? 'kvm' : process.platform === 'darwin' ? 'hvf' : undefined;
+  const candidate: Accel | undefined = process.platform === 'linux' ? 'kvm' : process.platform === 'darwin' ? 'hvf' : undefined;
   if (!candidate) return { accel: 'tcg', reason: `no hardware accelerator on ${process.platform}` };
   const image = opts.kernel && opts.initrd ? { kernel: opts.kernel, initrd: opts.initrd } : opts.dataDir ? newestImage(opts.dataDir) : undefined;
   if (!image) return { accel: 'tcg', reason: `${candidate} not probed: no guest kernel yet` };
@@ -89,7 +107,9 @@ export async function detectAccelerator(opts: DetectOptions = {}): Promise<Accel
     if (cached.key === key) return { accel: cached.accel, reason: `${cached.reason} (cached)` };
   }
   // A missing /dev/kvm is an answer like a failed probe: cached the same way (callers read accel.json).
-  const probe = kvmAccessible(candidate) ? await probeBoot(candidate, image.kernel, image.initrd, opts.timeoutMs ?? 15_000) : { ok: false, output: '/dev/kvm missing or not accessible' };
+  const probe = kvmAccessible(candidate)
+    ? await probeBoot(candidate, image.kernel, image.initrd, opts.timeoutMs ?? 15_000)
+    : { ok: false, output: '/dev/kvm missing or not accessible' };
   const result: AccelResult = probe.ok
     ? { accel: candidate, reason: `${candidate} guest booted` }
     : { accel: 'tcg', reason: `${candidate} guest failed to boot: ${lastLine(probe.output)}` };

@@ -56,10 +56,15 @@ export class AgentConnections {
     client.on('hello', () => this.execs.attach(boxId, client));
     this.agents.set(boxId, client);
     void client.closed.then(() => this.onAgentGone(boxId, folder, client));
-    this.health.watch(boxId, client, () => this.stopping.has(boxId), () => {
-      this.emitLost(boxId, 'agent_lost', `The guest agent stopped answering (${HEALTH_FAILURES} health checks failed).`);
-      this.hooks.kill(boxId);
-    });
+    this.health.watch(
+      boxId,
+      client,
+      () => this.stopping.has(boxId),
+      () => {
+        this.emitLost(boxId, 'agent_lost', `The guest agent stopped answering (${HEALTH_FAILURES} health checks failed).`);
+        this.hooks.kill(boxId);
+      },
+    );
     return client;
   }
 

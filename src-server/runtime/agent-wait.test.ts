@@ -20,7 +20,14 @@ async function fakeAgent(proto: number) {
     sock.on('data', (d) => {
       for (const f of dec.push(d)) {
         if (f.type !== M.HELLO) continue;
-        const fields = encodeFields([[T.VERSION, `0.0.${proto}-test`], [T.PROTO, proto], [T.UPTIME_MS, 1], [T.PID, 1], [T.INIT, 0], [T.MAX_STREAM, 0]]);
+        const fields = encodeFields([
+          [T.VERSION, `0.0.${proto}-test`],
+          [T.PROTO, proto],
+          [T.UPTIME_MS, 1],
+          [T.PID, 1],
+          [T.INIT, 0],
+          [T.MAX_STREAM, 0],
+        ]);
         sock.write(encodeFrame(M.HELLO_REPLY, 0, f.stream, fields));
       }
     });

@@ -18,7 +18,6 @@ export interface WaitForAgentOptions {
   afterRestore?: boolean;
 }
 
-
 export async function waitForAgent(folder: BoxFolder, opts: WaitForAgentOptions = {}): Promise<AgentClient> {
   const client = await AgentClient.connect(folder.agentSock, { timeoutMs: opts.timeoutMs ?? 60_000, helloRetryMs: 200 });
   const proto = client.info?.protocol;

@@ -24,20 +24,44 @@ export class BoxFolder {
     this.dir = resolve(dir);
   }
   /** The owner's QMP monitor (one client at a time: the service's VmHandle). */
-  get qmpSock() { return join(this.dir, 'qmp.sock'); }
+  get qmpSock() {
+    return join(this.dir, 'qmp.sock');
+  }
   /** A second QMP monitor for probes and tools while the owner is connected. */
-  get qmpAuxSock() { return join(this.dir, 'qmp-aux.sock'); }
-  get agentSock() { return join(this.dir, 'agent.sock'); }
-  get pidFile() { return join(this.dir, 'qemu.pid'); }
-  get serialLog() { return join(this.dir, 'serial.log'); }
-  get disk() { return join(this.dir, 'disk.qcow2'); }
-  get ram() { return join(this.dir, 'ram'); }
-  get devices() { return join(this.dir, 'devices.bin'); }
-  get checkpoints() { return join(this.dir, 'checkpoints'); }
+  get qmpAuxSock() {
+    return join(this.dir, 'qmp-aux.sock');
+  }
+  get agentSock() {
+    return join(this.dir, 'agent.sock');
+  }
+  get pidFile() {
+    return join(this.dir, 'qemu.pid');
+  }
+  get serialLog() {
+    return join(this.dir, 'serial.log');
+  }
+  get disk() {
+    return join(this.dir, 'disk.qcow2');
+  }
+  get ram() {
+    return join(this.dir, 'ram');
+  }
+  get devices() {
+    return join(this.dir, 'devices.bin');
+  }
+  get checkpoints() {
+    return join(this.dir, 'checkpoints');
+  }
   /** What an unused 9p slot exports (vm-config.ts, shareSlots): always empty. */
-  get emptyShare() { return join(this.dir, 'empty-share'); }
-  get stateFile() { return join(this.dir, 'state.json'); }
-  checkpoint(name: string) { return join(this.checkpoints, name); }
+  get emptyShare() {
+    return join(this.dir, 'empty-share');
+  }
+  get stateFile() {
+    return join(this.dir, 'state.json');
+  }
+  checkpoint(name: string) {
+    return join(this.checkpoints, name);
+  }
 }
 
 export function boxFolder(dataDir: string, boxId: string): BoxFolder {

@@ -76,65 +76,103 @@ afterAll(async () => {
 }, VM_TIMEOUT);
 
 describe('a background command survives', () => {
-  it('pause → resume: the same process goes on counting', async () => {
-    const res = await svc.api(`/v1/boxes/${boxId}/exec`, { method: 'POST', json: { command: COUNTER, background: true, idempotency_key: 'counter' } });
-    execId = res.headers.get('x-box-exec-id')!;
-    await res.text();
-    const before = await counterOutput((n) => n.length >= 5);
-    expect((await post(`/v1/boxes/${boxId}/pause`)).status).toBe('paused');
-    expect(await execStatus()).toBe('running');
-    expect((await post(`/v1/boxes/${boxId}/resume`)).resume_state).toBe('running');
-    const after = await counterOutput((n) => n.length >= before.length + 10);
-    expectContinuous(after);
-    expect(await execStatus()).toBe('running');
-  }, VM_TIMEOUT);
+  it(
+    'pause → resume: the same process goes on counting',
+    async () => {
+      const res = await svc.api(`/v1/boxes/${boxId}/exec`, { method: 'POST', json: { command: COUNTER, background: true, idempotency_key: 'counter' } });
+      execId = res.headers.get('x-box-exec-id')!;
+      await res.text();
+      const before = await counterOutput((n) => n.length >= 5);
+      expect((await post(`/v1/boxes/${boxId}/pause`)).status).toBe('paused');
+      expect(await execStatus()).toBe('running');
+      expect((await post(`/v1/boxes/${boxId}/resume`)).resume_state).toBe('running');
+      const after = await counterOutput((n) => n.length >= before.length + 10);
+      expectContinuous(after);
+      expect(await execStatus()).toBe('running');
+    },
+    VM_TIMEOUT,
+  );
 
-  it('sleep → wake by another exec: still the same process, output continuing', async () => {
-    const before = await counterOutput((n) => n.length >= 1);
-    expect((await post(`/v1/boxes/${boxId}/sleep`)).status).toBe('sleeping');
-    const woke = await svc.api(`/v1/boxes/${boxId}/exec`, { method: 'POST', json: { command: 'echo awake' } });
-    expect(await woke.text()).toContain('"exit"');
-    const after = await counterOutput((n) => n.length >= before.length + 10);
-    expectContinuous(after);
-  }, VM_TIMEOUT);
+  it(
+    'sleep → wake by another exec: still the same process, output continuing',
+    async () => {
+      const before = await counterOutput((n) => n.length >= 1);
+      expect((await post(`/v1/boxes/${boxId}/sleep`)).status).toBe('sleeping');
+      const woke = await svc.api(`/v1/boxes/${boxId}/exec`, { method: 'POST', json: { command: 'echo awake' } });
+      expect(await woke.text()).toContain('"exit"');
+      const after = await counterOutput((n) => n.length >= before.length + 10);
+      expectContinuous(after);
+    },
+    VM_TIMEOUT,
+  );
 
-  it('cancel afterwards ends it as cancelled', async () => {
-    expect((await post(`/v1/boxes/${boxId}/exec/${execId}/cancel`)).status).toBe('cancelling');
-    const waited = await post(`/v1/boxes/${boxId}/exec/${execId}/wait`);
-    expect(waited.status).toBe('cancelled');
-    expectContinuous(waited.stdout.trim().split('\n').map(Number));
-    // the process group is gone from the guest
-    const ps = await svc.api(`/v1/boxes/${boxId}/exec`, { method: 'POST', json: { command: `for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done 2>/dev/null | grep -c '[w]hile true' || true` } });
-    const ev = (await ps.text()).trim().split('\n').map((l) => JSON.parse(l) as Ev);
-    expect(Buffer.from(ev.find((e) => e.type === 'stdout')!.data!, 'base64').toString().trim()).toBe('0');
-  }, VM_TIMEOUT);
+  it(
+    'cancel afterwards ends it as cancelled',
+    async () => {
+      expect((await post(`/v1/boxes/${boxId}/exec/${execId}/cancel`)).status).toBe('cancelling');
+      const waited = await post(`/v1/boxes/${boxId}/exec/${execId}/wait`);
+      expect(waited.status).toBe('cancelled');
+      expectContinuous(waited.stdout.trim().split('\n').map(Number));
+      // the process group is gone from the guest
+      const ps = await svc.api(`/v1/boxes/${boxId}/exec`, {
+        method: 'POST',
+        json: { command: `for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done 2>/dev/null | grep -c '[w]hile true' || true` },
+      });
+      const ev = (await ps.text())
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Ev);
+      expect(
+        Buffer.from(ev.find((e) => e.type === 'stdout')!.data!, 'base64')
+          .toString()
+          .trim(),
+      ).toBe('0');
+    },
+    VM_TIMEOUT,
+  );
 });
 
 describe('the exec hot path', () => {
   const run = async (command: string | string[], extra: Record<string, unknown> = {}) => {
     const res = await svc.api(`/v1/boxes/${boxId}/exec`, { method: 'POST', json: { command, ...extra } });
-    const ev = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as Ev & { return_code?: number; message?: string });
-    const out = ev.filter((e) => e.type === 'stdout').map((e) => Buffer.from(e.data!, 'base64').toString()).join('');
+    const ev = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Ev & { return_code?: number; message?: string });
+    const out = ev
+      .filter((e) => e.type === 'stdout')
+      .map((e) => Buffer.from(e.data!, 'base64').toString())
+      .join('');
     return { out, exit: ev.find((e) => e.type === 'exit'), error: ev.find((e) => e.type === 'error') };
   };
 
-  it('under TCG the guest runs without ASLR (translated code is reused), with KVM/HVF with it', async () => {
-    const { accelerator } = await (await svc.api('/v1/status')).json();
-    const { out } = await run('cat /proc/sys/kernel/randomize_va_space');
-    expect(out.trim()).toBe(accelerator === 'tcg' ? '0' : '2');
-    // and /bin/sh is still Debian's dash, dynamically linked
-    expect((await run(['readlink', '-f', '/bin/sh'])).out.trim()).toBe('/usr/bin/dash');
-  }, VM_TIMEOUT);
+  it(
+    'under TCG the guest runs without ASLR (translated code is reused), with KVM/HVF with it',
+    async () => {
+      const { accelerator } = await (await svc.api('/v1/status')).json();
+      const { out } = await run('cat /proc/sys/kernel/randomize_va_space');
+      expect(out.trim()).toBe(accelerator === 'tcg' ? '0' : '2');
+      // and /bin/sh is still Debian's dash, dynamically linked
+      expect((await run(['readlink', '-f', '/bin/sh'])).out.trim()).toBe('/usr/bin/dash');
+    },
+    VM_TIMEOUT,
+  );
 
-  it('commands spawned with vfork keep their semantics: PATH from the request env, cwd, user, failures', async () => {
-    expect((await run('mkdir -p /tmp/bin && printf "#!/bin/sh\\necho mine\\n" > /tmp/bin/only-here && chmod +x /tmp/bin/only-here')).exit?.status).toBe('succeeded');
-    expect((await run(['only-here'], { env: { PATH: '/tmp/bin:/usr/bin:/bin' } })).out).toBe('mine\n');
-    expect((await run(['pwd'], { cwd: '/tmp' })).out).toBe('/tmp\n');
-    expect((await run(['id', '-un'], { user: 'nobody' })).out).toBe('nobody\n');
-    const missing = await run(['no-such-command-anywhere']);
-    expect(missing.exit?.status).toBe('failed');
-    expect(missing.error?.message).toMatch(/no-such-command-anywhere: No such file or directory/);
-    // the agent's own environment is untouched by a child's env
-    expect((await run(['sh', '-c', 'echo $PATH'])).out).not.toContain('/tmp/bin');
-  }, VM_TIMEOUT);
+  it(
+    'commands spawned with vfork keep their semantics: PATH from the request env, cwd, user, failures',
+    async () => {
+      expect((await run('mkdir -p /tmp/bin && printf "#!/bin/sh\\necho mine\\n" > /tmp/bin/only-here && chmod +x /tmp/bin/only-here')).exit?.status).toBe(
+        'succeeded',
+      );
+      expect((await run(['only-here'], { env: { PATH: '/tmp/bin:/usr/bin:/bin' } })).out).toBe('mine\n');
+      expect((await run(['pwd'], { cwd: '/tmp' })).out).toBe('/tmp\n');
+      expect((await run(['id', '-un'], { user: 'nobody' })).out).toBe('nobody\n');
+      const missing = await run(['no-such-command-anywhere']);
+      expect(missing.exit?.status).toBe('failed');
+      expect(missing.error?.message).toMatch(/no-such-command-anywhere: No such file or directory/);
+      // the agent's own environment is untouched by a child's env
+      expect((await run(['sh', '-c', 'echo $PATH'])).out).not.toContain('/tmp/bin');
+    },
+    VM_TIMEOUT,
+  );
 });

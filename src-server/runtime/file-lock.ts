@@ -13,11 +13,7 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-export async function withFileLock<T>(
-  lockPath: string,
-  fn: () => Promise<T>,
-  opts: { timeoutMs?: number; onWait?: () => void } = {},
-): Promise<T> {
+export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, opts: { timeoutMs?: number; onWait?: () => void } = {}): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30 * 60_000);
   let waited = false;
   for (;;) {

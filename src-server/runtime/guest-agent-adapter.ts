@@ -64,7 +64,8 @@ export class ExecFacade implements GuestExec {
       (r) => this.cur === ex && this.settle(r),
       (e: Error & { code?: string }) => {
         if (this.cur !== ex) return;
-        if (e.code === 'disconnected') this.cur = null; // detached in the guest: wait for a rebind
+        if (e.code === 'disconnected')
+          this.cur = null; // detached in the guest: wait for a rebind
         else this.fail(e);
       },
     );

@@ -11,8 +11,7 @@ import { ensureGuestImage, kernelFlavour, type KernelFlavour } from './guest-ima
 const argIdx = process.argv.indexOf('--data-dir');
 const kIdx = process.argv.indexOf('--kernel');
 const kernel = kernelFlavour(kIdx > 0 ? (process.argv[kIdx + 1] as KernelFlavour) : undefined);
-const dataDir =
-  argIdx > 0 ? process.argv[argIdx + 1] : (process.env.BOX_DATA_DIR ?? join(homedir(), '.box-desktop'));
+const dataDir = argIdx > 0 ? process.argv[argIdx + 1] : (process.env.BOX_DATA_DIR ?? join(homedir(), '.box-desktop'));
 
 if (existsSync(join(AGENT_SOURCE_DIR, 'Makefile')) && !process.argv.includes('--no-agent')) {
   console.log(`building the guest agent (make -C ${AGENT_SOURCE_DIR})`);
@@ -30,6 +29,4 @@ const image = await ensureGuestImage({
     last = line;
   },
 });
-console.log(
-  JSON.stringify({ ...image, seconds: (Date.now() - started) / 1000 }, null, 2),
-);
+console.log(JSON.stringify({ ...image, seconds: (Date.now() - started) / 1000 }, null, 2));

@@ -101,10 +101,7 @@ interface PartKeys {
   recipe: string;
 }
 
-export async function computeImageKeys(
-  agentPath: string,
-  flavour: KernelFlavour = 'stock',
-): Promise<PartKeys & { kernelVersion: string }> {
+export async function computeImageKeys(agentPath: string, flavour: KernelFlavour = 'stock'): Promise<PartKeys & { kernelVersion: string }> {
   const common = recipeFile('common.sh');
   let kver: string;
   let kernel: string;
@@ -118,12 +115,7 @@ export async function computeImageKeys(
     const vmlinuz = statSync(`/boot/vmlinuz-${kver}`);
     kernel = hashOf([common, recipeFile('build-kernel.sh'), kver, `${vmlinuz.size}:${vmlinuz.mtimeMs}`]);
   }
-  const rootfs = hashOf([
-    common,
-    recipeFile('build-rootfs.sh'),
-    recipeFile('packages.txt'),
-    process.env.BOX_ROOTFS_SIZE ?? '2G',
-  ]);
+  const rootfs = hashOf([common, recipeFile('build-rootfs.sh'), recipeFile('packages.txt'), process.env.BOX_ROOTFS_SIZE ?? '2G']);
   const initrd = hashOf([common, recipeFile('build-initrd.sh'), recipeFile('init'), readFileSync(agentPath), kernel]);
   return { kernel, rootfs, initrd, recipe: hashOf([kernel, rootfs, initrd]), kernelVersion: kver };
 }
@@ -174,9 +166,7 @@ async function buildPart(
 
 export async function ensureGuestImage(opts: EnsureGuestImageOptions): Promise<GuestImage> {
   const report = opts.onProgress ?? (() => {});
-  const agent = opts.agentBinary
-    ? { path: resolve(opts.agentBinary), placeholder: false }
-    : guestAgentBinary();
+  const agent = opts.agentBinary ? { path: resolve(opts.agentBinary), placeholder: false } : guestAgentBinary();
   const root = imageCacheRoot(opts.dataDir);
   await mkdir(join(root, 'parts'), { recursive: true });
   const flavour = kernelFlavour(opts.kernel);
@@ -222,8 +212,7 @@ export async function ensureGuestImage(opts: EnsureGuestImageOptions): Promise<G
       for (const [part, script, args, from, to, env] of steps) {
         if (existsSync(files[part])) continue;
         report({ phase: part, percent: from, message: `building ${part}` });
-        const onLine = (pct: number, message: string) =>
-          report({ phase: part, percent: Math.round(from + ((to - from) * pct) / 100), message });
+        const onLine = (pct: number, message: string) => report({ phase: part, percent: Math.round(from + ((to - from) * pct) / 100), message });
         await buildPart(script, dirs[part], args, onLine, env);
       }
       await rm(comboDir, { recursive: true, force: true });

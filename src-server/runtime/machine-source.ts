@@ -64,7 +64,16 @@ export class MachineSource {
    * hands its files here (the key hashes the kernel, initrd and rootfs paths).
    */
   async template(shape: TemplateShape, onProgress?: (p: Progress) => void) {
-    const base = await this.vmConfig({ boxId: 'template', hostname: 'box', image: shape.image, vcpus: shape.vcpus, memoryMib: shape.memoryMib, diskGib: shape.diskGib, mounts: [], forwards: [] });
+    const base = await this.vmConfig({
+      boxId: 'template',
+      hostname: 'box',
+      image: shape.image,
+      vcpus: shape.vcpus,
+      memoryMib: shape.memoryMib,
+      diskGib: shape.diskGib,
+      mounts: [],
+      forwards: [],
+    });
     const img = await this.image();
     return this.store.ensure(shape, base, img.recipeHash, onProgress && ((p) => onProgress({ phase: `template: ${p.phase}`, percent: p.percent })));
   }

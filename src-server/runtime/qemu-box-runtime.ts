@@ -24,7 +24,6 @@ import { checkpointFolder, checkpointVm, cloneFolder, restoreVm, saveAndStop } f
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
 import { WarmPool, warmPoolSize, writeGuestFiles } from './warm-pool.js';
 
-
 export interface QemuRuntimeOptions {
   onImageProgress?: (p: ImageProgress) => void;
   /** Clone boxes from warm templates (default: unless BOX_TEMPLATES=0). */

@@ -43,69 +43,77 @@ const client = (rt: QemuBoxRuntime, id: string) => (rt as unknown as { conns: { 
 const RANDOM_FILE = 'head -c 3000000 /dev/urandom > /dev/shm/r && sha256sum /dev/shm/r';
 
 describe('template clone saved state', () => {
-  it('the filtered stream of a real save rebuilds the same memory and device state', async () => {
-    const filter = await ensureRamDelta();
-    expect(filter).toBeDefined();
-    const src = new MachineSource(dataDir);
-    const base = await src.vmConfig({ boxId: 'x', hostname: 'box', ...shape, mounts: [], forwards: [] });
-    const tpl = await src.store.ensure(shape, base, (await src.image()).recipeHash);
-    const folder = boxFolder(dataDir, 's1');
-    await cloneTemplateFolder(tpl, folder, { hostname: 's1' });
-    const handle = await restoreVm(folder);
-    const agent = await waitForAgent(folder, { afterRestore: true });
-    expect((await execText(agent, RANDOM_FILE)).exitCode).toBe(0);
-    agent.close();
-    // the whole stream, as QEMU writes it without the filter
-    const full = path.join(dataDir, 'full.bin');
-    await handle.qmp.execute('stop');
-    await handle.qmp.execute('migrate-set-capabilities', { capabilities: [{ capability: 'x-ignore-shared', state: true }] });
-    await handle.qmp.execute('migrate', { uri: `exec:cat > ${full}` });
-    for (;;) {
-      const { status } = await handle.qmp.execute<{ status: string }>('query-migrate');
-      if (status === 'completed') break;
-      expect(['active', 'setup', 'device']).toContain(status);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    await quitVm(handle);
+  it(
+    'the filtered stream of a real save rebuilds the same memory and device state',
+    async () => {
+      const filter = await ensureRamDelta();
+      expect(filter).toBeDefined();
+      const src = new MachineSource(dataDir);
+      const base = await src.vmConfig({ boxId: 'x', hostname: 'box', ...shape, mounts: [], forwards: [] });
+      const tpl = await src.store.ensure(shape, base, (await src.image()).recipeHash);
+      const folder = boxFolder(dataDir, 's1');
+      await cloneTemplateFolder(tpl, folder, { hostname: 's1' });
+      const handle = await restoreVm(folder);
+      const agent = await waitForAgent(folder, { afterRestore: true });
+      expect((await execText(agent, RANDOM_FILE)).exitCode).toBe(0);
+      agent.close();
+      // the whole stream, as QEMU writes it without the filter
+      const full = path.join(dataDir, 'full.bin');
+      await handle.qmp.execute('stop');
+      await handle.qmp.execute('migrate-set-capabilities', { capabilities: [{ capability: 'x-ignore-shared', state: true }] });
+      await handle.qmp.execute('migrate', { uri: `exec:cat > ${full}` });
+      for (;;) {
+        const { status } = await handle.qmp.execute<{ status: string }>('query-migrate');
+        if (status === 'completed') break;
+        expect(['active', 'setup', 'device']).toContain(status);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await quitVm(handle);
 
-    const delta = path.join(dataDir, 'delta.bin');
-    execFileSync(filter!, ['filter', tpl.folder.ram, 'mem', delta], { input: fs.readFileSync(full), stdio: ['pipe', 'ignore', 'pipe'] });
-    const apply = (stream: string, image: string) =>
-      JSON.parse(execFileSync(filter!, ['apply', tpl.folder.ram, 'mem', stream, image], { encoding: 'utf8' })) as { tail_offset: number; tail_bytes: number };
-    const a = apply(full, path.join(dataDir, 'img.full'));
-    const b = apply(delta, path.join(dataDir, 'img.delta'));
-    expect(fs.readFileSync(path.join(dataDir, 'img.delta')).equals(fs.readFileSync(path.join(dataDir, 'img.full')))).toBe(true);
-    // the guest's changes are in there: the image differs from the template
-    expect(fs.readFileSync(path.join(dataDir, 'img.full')).equals(fs.readFileSync(tpl.folder.ram))).toBe(false);
-    expect(a.tail_bytes).toBe(b.tail_bytes);
-    expect(a.tail_bytes).toBeGreaterThan(1000);
-    const tail = (p: string, t: { tail_offset: number }) => fs.readFileSync(p).subarray(t.tail_offset);
-    expect(tail(delta, b).equals(tail(full, a))).toBe(true);
-    const [fullSize, deltaSize] = [fs.statSync(full).size, fs.statSync(delta).size];
-    expect(deltaSize).toBeLessThan(fullSize / 4);
-    expect(deltaSize).toBeGreaterThan(3_000_000); // the random file's pages are kept
-  }, VM_TIMEOUT);
+      const delta = path.join(dataDir, 'delta.bin');
+      execFileSync(filter!, ['filter', tpl.folder.ram, 'mem', delta], { input: fs.readFileSync(full), stdio: ['pipe', 'ignore', 'pipe'] });
+      const apply = (stream: string, image: string) =>
+        JSON.parse(execFileSync(filter!, ['apply', tpl.folder.ram, 'mem', stream, image], { encoding: 'utf8' })) as { tail_offset: number; tail_bytes: number };
+      const a = apply(full, path.join(dataDir, 'img.full'));
+      const b = apply(delta, path.join(dataDir, 'img.delta'));
+      expect(fs.readFileSync(path.join(dataDir, 'img.delta')).equals(fs.readFileSync(path.join(dataDir, 'img.full')))).toBe(true);
+      // the guest's changes are in there: the image differs from the template
+      expect(fs.readFileSync(path.join(dataDir, 'img.full')).equals(fs.readFileSync(tpl.folder.ram))).toBe(false);
+      expect(a.tail_bytes).toBe(b.tail_bytes);
+      expect(a.tail_bytes).toBeGreaterThan(1000);
+      const tail = (p: string, t: { tail_offset: number }) => fs.readFileSync(p).subarray(t.tail_offset);
+      expect(tail(delta, b).equals(tail(full, a))).toBe(true);
+      const [fullSize, deltaSize] = [fs.statSync(full).size, fs.statSync(delta).size];
+      expect(deltaSize).toBeLessThan(fullSize / 4);
+      expect(deltaSize).toBeGreaterThan(3_000_000); // the random file's pages are kept
+    },
+    VM_TIMEOUT,
+  );
 
-  it('sleep and resume of a clone keep its memory, save only its changes and keep sharing the template', async () => {
-    const rt = new QemuBoxRuntime(dataDir, { templates: true });
-    const cfg = { boxId: 'r1', hostname: 'r1', ...shape, mounts: [], forwards: [] };
-    try {
-      await rt.create(cfg);
-      const folder = boxFolder(dataDir, 'r1');
-      const before = await execText(client(rt, 'r1'), RANDOM_FILE);
-      expect(before.exitCode).toBe(0);
-      const pssBefore = pssKiB(livePid(folder)!);
-      await rt.save('r1');
-      const saved = fs.statSync(folder.devices).size;
-      expect(saved).toBeLessThan(16 * 2 ** 20);
-      await rt.restore(cfg);
-      const after = await execText(client(rt, 'r1'), 'sha256sum /dev/shm/r');
-      expect(after.stdout).toBe(before.stdout);
-      // a restore that wrote every template page privately would add the template's ~40+ MiB
-      expect(pssKiB(livePid(folder)!)).toBeLessThan(pssBefore + 16 * 1024);
-    } finally {
-      await rt.destroy('r1').catch(() => {});
-      await rt.close();
-    }
-  }, VM_TIMEOUT);
+  it(
+    'sleep and resume of a clone keep its memory, save only its changes and keep sharing the template',
+    async () => {
+      const rt = new QemuBoxRuntime(dataDir, { templates: true });
+      const cfg = { boxId: 'r1', hostname: 'r1', ...shape, mounts: [], forwards: [] };
+      try {
+        await rt.create(cfg);
+        const folder = boxFolder(dataDir, 'r1');
+        const before = await execText(client(rt, 'r1'), RANDOM_FILE);
+        expect(before.exitCode).toBe(0);
+        const pssBefore = pssKiB(livePid(folder)!);
+        await rt.save('r1');
+        const saved = fs.statSync(folder.devices).size;
+        expect(saved).toBeLessThan(16 * 2 ** 20);
+        await rt.restore(cfg);
+        const after = await execText(client(rt, 'r1'), 'sha256sum /dev/shm/r');
+        expect(after.stdout).toBe(before.stdout);
+        // a restore that wrote every template page privately would add the template's ~40+ MiB
+        expect(pssKiB(livePid(folder)!)).toBeLessThan(pssBefore + 16 * 1024);
+      } finally {
+        await rt.destroy('r1').catch(() => {});
+        await rt.close();
+      }
+    },
+    VM_TIMEOUT,
+  );
 });

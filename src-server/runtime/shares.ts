@@ -10,7 +10,6 @@ import type { VmConfig } from './vm-config.js';
 
 const MOUNT_OPTS = 'trans=virtio,version=9p2000.L,msize=512000';
 
-
 /** Unmounts every share; throws (VM untouched) when one is busy. */
 export async function unmountShares(agent: AgentClient, config: VmConfig): Promise<void> {
   const mounts = config.mounts ?? [];
@@ -24,7 +23,10 @@ export async function mountShares(agent: AgentClient, config: VmConfig): Promise
   const mounts = config.mounts ?? [];
   if (!mounts.length) return;
   const script = mounts
-    .map((m, i) => `mountpoint -q ${q(m.guestPath)} || { mkdir -p ${q(m.guestPath)} && mount -t 9p -o ${MOUNT_OPTS}${m.readOnly ? ',ro' : ''} vol${i} ${q(m.guestPath)}; } || exit 1`)
+    .map(
+      (m, i) =>
+        `mountpoint -q ${q(m.guestPath)} || { mkdir -p ${q(m.guestPath)} && mount -t 9p -o ${MOUNT_OPTS}${m.readOnly ? ',ro' : ''} vol${i} ${q(m.guestPath)}; } || exit 1`,
+    )
     .join('; ');
   const r = await execText(agent, ['/bin/sh', '-c', script]);
   if (r.exitCode !== 0) throw new Error(`cannot mount shared folders: ${r.stderr.trim() || r.stdout.trim()}`);

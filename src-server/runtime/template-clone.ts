@@ -20,7 +20,8 @@ export async function cloneTemplateFolder(tpl: Ready, dst: BoxFolder, own: Pick<
   // written once, only ever unlinked (restoreVm drops the box's name after the restore)
   await rm(dst.devices, { force: true });
   await link(tpl.folder.devices, dst.devices).catch(() => copyFile(tpl.folder.devices, dst.devices));
-  if ((own.mounts?.length ?? 0) > (tpl.config.shareSlots ?? 0)) throw new Error(`the template has ${tpl.config.shareSlots ?? 0} share slots, the box needs ${own.mounts!.length}`);
+  if ((own.mounts?.length ?? 0) > (tpl.config.shareSlots ?? 0))
+    throw new Error(`the template has ${tpl.config.shareSlots ?? 0} share slots, the box needs ${own.mounts!.length}`);
   const config: VmConfig = { ...tpl.config, ramFile: tpl.folder.ram, freePageReporting: false, mounts: [], ...own };
   await writeState(dst, { config, bootCount: 0, template: tpl.templateId, clonedFrom: tpl.folder.dir });
 }

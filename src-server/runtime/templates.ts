@@ -142,7 +142,16 @@ export class TemplateStore {
     this.failed.delete(id);
     await killVm(folder).catch(() => {}); // a build an earlier service process left behind
     await rm(folder.dir, { recursive: true, force: true });
-    const config: VmConfig = { ...base, mounts: [], shareSlots: shape.volumeSlots ? SHARE_SLOTS : 0, ports: [], proxyPort: undefined, hostname: 'box', ramFile: undefined, freePageReporting: false };
+    const config: VmConfig = {
+      ...base,
+      mounts: [],
+      shareSlots: shape.volumeSlots ? SHARE_SLOTS : 0,
+      ports: [],
+      proxyPort: undefined,
+      hostname: 'box',
+      ramFile: undefined,
+      freePageReporting: false,
+    };
     try {
       progress({ phase: 'boot', percent: 10 });
       if (this.aborted) throw new Error('the service is stopping');

@@ -16,7 +16,18 @@ const base: VmConfig = {
 describe('vm-config', () => {
   it('puts the required kernel arguments on the command line', () => {
     const cmd = kernelCmdline({ ...base, hostname: 'b1' }).split(' ');
-    for (const a of ['console=ttyS0', 'tsc_early_khz=2596100', 'tsc=reliable', 'cryptomgr.notests', 'mitigations=off', '8250.nr_uarts=1', 'quiet', 'panic=-1', 'nokaslr', 'box.hostname=b1']) {
+    for (const a of [
+      'console=ttyS0',
+      'tsc_early_khz=2596100',
+      'tsc=reliable',
+      'cryptomgr.notests',
+      'mitigations=off',
+      '8250.nr_uarts=1',
+      'quiet',
+      'panic=-1',
+      'nokaslr',
+      'box.hostname=b1',
+    ]) {
       expect(cmd).toContain(a);
     }
   });
@@ -29,14 +40,18 @@ describe('vm-config', () => {
 
   it('restricts user networking to the proxy and published ports', () => {
     const net = netdevArg({ ...base, proxyPort: 4100, ports: [{ hostPort: 18080, guestPort: 8080 }] });
-    expect(net).toBe(
-      'user,id=net0,restrict=on,guestfwd=tcp:10.0.2.100:3128-cmd:socat -t0.01 - TCP:127.0.0.1:4100,hostfwd=tcp:127.0.0.1:18080-:8080',
-    );
+    expect(net).toBe('user,id=net0,restrict=on,guestfwd=tcp:10.0.2.100:3128-cmd:socat -t0.01 - TCP:127.0.0.1:4100,hostfwd=tcp:127.0.0.1:18080-:8080');
     expect(netdevArg(base)).toBe('user,id=net0,restrict=on');
   });
 
   it('maps volume mounts to 9p devices and a box.mounts argument', () => {
-    const cfg = { ...base, mounts: [{ hostPath: '/data/a,b', guestPath: '/mnt/a' }, { hostPath: '/data/c', guestPath: '/srv', readOnly: true }] };
+    const cfg = {
+      ...base,
+      mounts: [
+        { hostPath: '/data/a,b', guestPath: '/mnt/a' },
+        { hostPath: '/data/c', guestPath: '/srv', readOnly: true },
+      ],
+    };
     const args = qemuArgs(new BoxFolder('/tmp/x'), cfg);
     expect(args).toContain('local,id=fs0,path=/data/a,,b,security_model=none');
     expect(args).toContain('local,id=fs1,path=/data/c,security_model=none,readonly=on');

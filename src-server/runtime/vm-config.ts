@@ -130,46 +130,72 @@ export function netdevArg(config: VmConfig): string {
 const optEscape = (s: string) => s.replaceAll(',', ',,');
 
 export function qemuArgs(folder: BoxFolder, config: VmConfig, opts: { incoming?: boolean; extraCmdline?: string[] } = {}) {
-  const accel =
-    config.accel === 'tcg'
-      ? ['-accel', `tcg,tb-size=${tcgTbSizeMib()}`, '-cpu', TCG_CPU]
-      : ['-accel', config.accel, '-cpu', 'host'];
+  const accel = config.accel === 'tcg' ? ['-accel', `tcg,tb-size=${tcgTbSizeMib()}`, '-cpu', TCG_CPU] : ['-accel', config.accel, '-cpu', 'host'];
   const args = [
-    '-name', `box,process=box-qemu`,
-    '-M', 'microvm,acpi=on,memory-backend=mem',
+    '-name',
+    `box,process=box-qemu`,
+    '-M',
+    'microvm,acpi=on,memory-backend=mem',
     ...accel,
-    '-smp', String(config.vcpus),
-    '-m', `${config.memoryMib}M`,
-    '-object', `memory-backend-file,id=mem,size=${config.memoryMib}M,mem-path=${optEscape(config.ramFile ?? folder.ram)},share=${config.ramFile ? 'off' : 'on'}`,
-    '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot',
-    '-chardev', `file,id=serial0,path=${optEscape(folder.serialLog)},append=on`,
-    '-serial', 'chardev:serial0',
-    '-kernel', config.kernel,
-    '-initrd', config.initrd,
-    '-append', kernelCmdline(config, opts.extraCmdline),
-    '-qmp', `unix:${optEscape(folder.qmpSock)},server=on,wait=off`,
-    '-qmp', `unix:${optEscape(folder.qmpAuxSock)},server=on,wait=off`,
-    '-pidfile', folder.pidFile,
+    '-smp',
+    String(config.vcpus),
+    '-m',
+    `${config.memoryMib}M`,
+    '-object',
+    `memory-backend-file,id=mem,size=${config.memoryMib}M,mem-path=${optEscape(config.ramFile ?? folder.ram)},share=${config.ramFile ? 'off' : 'on'}`,
+    '-nodefaults',
+    '-no-user-config',
+    '-display',
+    'none',
+    '-no-reboot',
+    '-chardev',
+    `file,id=serial0,path=${optEscape(folder.serialLog)},append=on`,
+    '-serial',
+    'chardev:serial0',
+    '-kernel',
+    config.kernel,
+    '-initrd',
+    config.initrd,
+    '-append',
+    kernelCmdline(config, opts.extraCmdline),
+    '-qmp',
+    `unix:${optEscape(folder.qmpSock)},server=on,wait=off`,
+    '-qmp',
+    `unix:${optEscape(folder.qmpAuxSock)},server=on,wait=off`,
+    '-pidfile',
+    folder.pidFile,
     '-daemonize',
-    '-device', 'virtio-serial-device,id=vser0',
-    '-chardev', `socket,id=agent,path=${optEscape(folder.agentSock)},server=on,wait=off`,
-    '-device', 'virtserialport,chardev=agent,name=box.agent',
-    '-blockdev', `driver=file,filename=${optEscape(folder.disk)},node-name=disk0-file`,
-    '-blockdev', 'driver=qcow2,file=disk0-file,node-name=disk0',
-    '-device', 'virtio-blk-device,drive=disk0,id=blk0',
-    '-netdev', netdevArg(config),
-    '-device', 'virtio-net-device,netdev=net0',
-    '-device', 'virtio-rng-device',
+    '-device',
+    'virtio-serial-device,id=vser0',
+    '-chardev',
+    `socket,id=agent,path=${optEscape(folder.agentSock)},server=on,wait=off`,
+    '-device',
+    'virtserialport,chardev=agent,name=box.agent',
+    '-blockdev',
+    `driver=file,filename=${optEscape(folder.disk)},node-name=disk0-file`,
+    '-blockdev',
+    'driver=qcow2,file=disk0-file,node-name=disk0',
+    '-device',
+    'virtio-blk-device,drive=disk0,id=blk0',
+    '-netdev',
+    netdevArg(config),
+    '-device',
+    'virtio-net-device,netdev=net0',
+    '-device',
+    'virtio-rng-device',
     // Free page reporting: the guest hands freed memory back, QEMU punches holes in
     // `ram`, so idle RSS and the RAM file (what checkpoints copy) shrink.
-    '-device', `virtio-balloon-device,free-page-reporting=${config.freePageReporting === false ? 'off' : 'on'}`,
+    '-device',
+    `virtio-balloon-device,free-page-reporting=${config.freePageReporting === false ? 'off' : 'on'}`,
   ];
   const mounts = config.mounts ?? [];
   for (let i = 0; i < Math.max(mounts.length, config.shareSlots ?? 0); i++) {
     const m = mounts[i] ?? { hostPath: folder.emptyShare, readOnly: true };
     args.push(
-      '-fsdev', `local,id=fs${i},path=${optEscape(m.hostPath)},security_model=none${m.readOnly ? ',readonly=on' : ''}`,
-      '-device', `virtio-9p-device,fsdev=fs${i},mount_tag=vol${i}`,
+      '-fsdev',
+      `local,id=fs${i},path=${optEscape(m.hostPath)},security_model=none${m.readOnly ? ',readonly=on' : ''}`,
+      '-device',
+      `virtio-9p-device,fsdev=fs${i},mount_tag=vol${i}`,
     );
   }
   if (opts.incoming) args.push('-incoming', 'defer');

@@ -26,7 +26,6 @@ import type { VmConfig } from './vm-config.js';
 
 const execFileP = promisify(execFile);
 
-
 async function setIgnoreShared(handle: VmHandle): Promise<void> {
   await handle.qmp.execute('migrate-set-capabilities', {
     capabilities: [{ capability: 'x-ignore-shared', state: true }],

@@ -75,7 +75,10 @@ describe('box VMs (real QEMU)', () => {
     await execText(agent, 'cd /tmp && nohup python3 -m http.server 8080 >/dev/null 2>&1 &');
     let body = '';
     for (let i = 0; i < 100 && !body; i++) {
-      body = await fetch(`http://127.0.0.1:${hostPort}/`).then((x) => (x.ok ? x.text() : ''), () => '');
+      body = await fetch(`http://127.0.0.1:${hostPort}/`).then(
+        (x) => (x.ok ? x.text() : ''),
+        () => '',
+      );
       if (!body) await new Promise((res) => setTimeout(res, 200));
     }
     expect(body).toContain('Directory listing');

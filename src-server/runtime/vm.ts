@@ -7,14 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readProcStat } from './proc-stat.js';
 import { rm } from 'node:fs/promises';
-import {
-  type BoxFolder,
-  createOverlay,
-  ensureFolder,
-  livePid,
-  readState,
-  writeState,
-} from './box-folder.js';
+import { type BoxFolder, createOverlay, ensureFolder, livePid, readState, writeState } from './box-folder.js';
 import { QEMU_BINARY, qemuVersion } from './host.js';
 import { QmpClient } from './qmp.js';
 import { qemuArgs, type VmConfig } from './vm-config.js';

@@ -46,69 +46,78 @@ const freePort = async () => {
 };
 
 describe('warm pool', () => {
-  it('a create takes a warmed clone: own identity, the box proxy, published ports; it sleeps and wakes', async () => {
-    const rt = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 1 });
-    const pool = (rt as unknown as { pool: { settled(): Promise<void> } }).pool;
-    try {
+  it(
+    'a create takes a warmed clone: own identity, the box proxy, published ports; it sleeps and wakes',
+    async () => {
+      const rt = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 1 });
+      const pool = (rt as unknown as { pool: { settled(): Promise<void> } }).pool;
+      try {
+        await rt.templates.prepare(shape);
+        await pool.settled();
+        const [tpl] = await rt.templates.list();
+        expect(tpl!.warmClones).toBe(1);
+        const pooledDir = poolVms()[0]!;
+
+        const hostPort = await freePort();
+        await rt.create(cfg('w1', { proxyPort, forwards: [{ hostPort, guestPort: 8080 }] }));
+        const folder = boxFolder(dataDir, 'w1');
+        expect((await readState(folder))!.launchDir).toContain(pooledDir); // it was the pooled VM
+        expect(livePid(folder)).toBeGreaterThan(0);
+        expect(await sh(rt, 'w1', 'hostname; cat /etc/hostname')).toBe('w1\nw1\n');
+        // the guest's proxy address reaches this box's proxy (the port file)
+        expect(await sh(rt, 'w1', 'exec 3<>/dev/tcp/10.0.2.100/3128 && cat <&3')).toBe('proxy-of-w1\n');
+        // the published port reaches the guest
+        const serve =
+          "import socket;s=socket.socket();s.setsockopt(1,2,1);s.bind(('0.0.0.0',8080));s.listen(1);c,_=s.accept();c.sendall(b'from-guest');c.close()";
+        void sh(rt, 'w1', `timeout 60 python3 -c "${serve}"`).catch(() => {});
+        const got = await readPublished(hostPort);
+        expect(got).toContain('from-guest');
+
+        // a second create right away: from the pool if it refilled, else restored; both unique
+        await rt.create(cfg('w2'));
+        const ids = [await sh(rt, 'w1', 'cat /etc/machine-id'), await sh(rt, 'w2', 'cat /etc/machine-id')];
+        expect(ids[0]).not.toBe(ids[1]);
+
+        // sleep and wake: a later QEMU names the proxy port directly
+        await sh(rt, 'w1', 'echo kept > /root/f');
+        await rt.save('w1');
+        await rt.restore(cfg('w1', { proxyPort, forwards: [] }));
+        expect(await sh(rt, 'w1', 'cat /root/f; exec 3<>/dev/tcp/10.0.2.100/3128 && cat <&3')).toBe('kept\nproxy-of-w1\n');
+
+        await rt.destroy('w1');
+        await rt.destroy('w2');
+        await pool.settled();
+        // removing the template drains its pool first
+        expect(poolVms().length).toBeGreaterThan(0);
+        expect(await rt.templates.remove(tpl!.templateId)).toBe('removed');
+        expect(poolVms()).toEqual([]);
+      } finally {
+        await rt.close();
+      }
+    },
+    VM_TIMEOUT,
+  );
+
+  it(
+    'no pool VM outlives the runtime, and a new runtime clears what a killed one left',
+    async () => {
+      const rt = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 1 });
+      const pool = (rt as unknown as { pool: { settled(): Promise<void> } }).pool;
       await rt.templates.prepare(shape);
       await pool.settled();
-      const [tpl] = await rt.templates.list();
-      expect(tpl!.warmClones).toBe(1);
-      const pooledDir = poolVms()[0]!;
-
-      const hostPort = await freePort();
-      await rt.create(cfg('w1', { proxyPort, forwards: [{ hostPort, guestPort: 8080 }] }));
-      const folder = boxFolder(dataDir, 'w1');
-      expect((await readState(folder))!.launchDir).toContain(pooledDir); // it was the pooled VM
-      expect(livePid(folder)).toBeGreaterThan(0);
-      expect(await sh(rt, 'w1', 'hostname; cat /etc/hostname')).toBe('w1\nw1\n');
-      // the guest's proxy address reaches this box's proxy (the port file)
-      expect(await sh(rt, 'w1', 'exec 3<>/dev/tcp/10.0.2.100/3128 && cat <&3')).toBe('proxy-of-w1\n');
-      // the published port reaches the guest
-      const serve = "import socket;s=socket.socket();s.setsockopt(1,2,1);s.bind(('0.0.0.0',8080));s.listen(1);c,_=s.accept();c.sendall(b'from-guest');c.close()";
-      void sh(rt, 'w1', `timeout 60 python3 -c "${serve}"`).catch(() => {});
-      const got = await readPublished(hostPort);
-      expect(got).toContain('from-guest');
-
-      // a second create right away: from the pool if it refilled, else restored; both unique
-      await rt.create(cfg('w2'));
-      const ids = [await sh(rt, 'w1', 'cat /etc/machine-id'), await sh(rt, 'w2', 'cat /etc/machine-id')];
-      expect(ids[0]).not.toBe(ids[1]);
-
-      // sleep and wake: a later QEMU names the proxy port directly
-      await sh(rt, 'w1', 'echo kept > /root/f');
-      await rt.save('w1');
-      await rt.restore(cfg('w1', { proxyPort, forwards: [] }));
-      expect(await sh(rt, 'w1', 'cat /root/f; exec 3<>/dev/tcp/10.0.2.100/3128 && cat <&3')).toBe('kept\nproxy-of-w1\n');
-
-      await rt.destroy('w1');
-      await rt.destroy('w2');
-      await pool.settled();
-      // removing the template drains its pool first
-      expect(poolVms().length).toBeGreaterThan(0);
-      expect(await rt.templates.remove(tpl!.templateId)).toBe('removed');
+      const left = poolVms();
+      expect(left.length).toBe(1);
+      const pid = Number(fs.readFileSync(`${dataDir}/pool/${left[0]}/qemu.pid`, 'utf8'));
+      // a killed service: nothing closes the pool
+      const next = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 0 });
+      await (next as unknown as { poolCleared: Promise<void> }).poolCleared;
       expect(poolVms()).toEqual([]);
-    } finally {
+      expect(fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')).toBe(false);
+      await next.close();
       await rt.close();
-    }
-  }, VM_TIMEOUT);
-
-  it('no pool VM outlives the runtime, and a new runtime clears what a killed one left', async () => {
-    const rt = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 1 });
-    const pool = (rt as unknown as { pool: { settled(): Promise<void> } }).pool;
-    await rt.templates.prepare(shape);
-    await pool.settled();
-    const left = poolVms();
-    expect(left.length).toBe(1);
-    const pid = Number(fs.readFileSync(`${dataDir}/pool/${left[0]}/qemu.pid`, 'utf8'));
-    // a killed service: nothing closes the pool
-    const next = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 0 });
-    await (next as unknown as { poolCleared: Promise<void> }).poolCleared;
-    expect(poolVms()).toEqual([]);
-    expect(fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')).toBe(false);
-    await next.close();
-    await rt.close();
-  }, VM_TIMEOUT);
+    },
+    VM_TIMEOUT,
+  );
 });
 
 async function readPublished(port: number): Promise<string> {

@@ -32,7 +32,11 @@ export function secretsArea(app: AppBase, deps: { policies: Pick<PoliciesService
     };
 
     r.add({
-      method: 'get', path: '/v1/secrets', area: 'box', tag: 'secrets', summary: 'List secrets (names and dates only), by name',
+      method: 'get',
+      path: '/v1/secrets',
+      area: 'box',
+      tag: 'secrets',
+      summary: 'List secrets (names and dates only), by name',
       query: PageQuery,
       handler: ({ auth, query }) => {
         const { rows, total } = repo.list(auth.orgId, query.limit, query.offset);
@@ -40,8 +44,14 @@ export function secretsArea(app: AppBase, deps: { policies: Pick<PoliciesService
       },
     });
     r.add({
-      method: 'put', path: '/v1/secrets/:name', area: 'box', tag: 'secrets', summary: 'Create or replace a secret value',
-      params: SecretNameParams, body: PutSecretBody, response: SecretMeta,
+      method: 'put',
+      path: '/v1/secrets/:name',
+      area: 'box',
+      tag: 'secrets',
+      summary: 'Create or replace a secret value',
+      params: SecretNameParams,
+      body: PutSecretBody,
+      response: SecretMeta,
       handler: ({ auth, params, body }) => {
         const prior = repo.meta(auth.orgId, params.name);
         const at = new Date().toISOString();
@@ -50,13 +60,23 @@ export function secretsArea(app: AppBase, deps: { policies: Pick<PoliciesService
       },
     });
     r.add({
-      method: 'get', path: '/v1/secrets/:name', area: 'box', tag: 'secrets', summary: "A secret's metadata (never its value)",
-      params: SecretNameParams, response: SecretMeta,
+      method: 'get',
+      path: '/v1/secrets/:name',
+      area: 'box',
+      tag: 'secrets',
+      summary: "A secret's metadata (never its value)",
+      params: SecretNameParams,
+      response: SecretMeta,
       handler: ({ auth, params }) => mustMeta(auth.orgId, params.name),
     });
     r.add({
-      method: 'delete', path: '/v1/secrets/:name', area: 'box', tag: 'secrets', summary: 'Delete a secret',
-      params: SecretNameParams, response: SecretMeta,
+      method: 'delete',
+      path: '/v1/secrets/:name',
+      area: 'box',
+      tag: 'secrets',
+      summary: 'Delete a secret',
+      params: SecretNameParams,
+      response: SecretMeta,
       handler: ({ auth, params }) => {
         const m = mustMeta(auth.orgId, params.name);
         repo.delete(auth.orgId, params.name);
@@ -64,7 +84,10 @@ export function secretsArea(app: AppBase, deps: { policies: Pick<PoliciesService
       },
     });
     r.add({
-      method: 'get', path: '/v1/secrets/:name/policies', area: 'box', tag: 'secrets',
+      method: 'get',
+      path: '/v1/secrets/:name/policies',
+      area: 'box',
+      tag: 'secrets',
       summary: 'HTTP policies whose header rewrites refer to this secret',
       params: SecretNameParams,
       handler: ({ auth, params }) => ({ data: deps.policies.referencingSecret(auth.orgId, params.name) }),

@@ -10,7 +10,9 @@ export class SecretsRepo {
   }
 
   list(orgId: string, limit: number, offset: number): { rows: SecretMeta[]; total: number } {
-    const rows = this.db.prepare('SELECT name, created_at, updated_at FROM secrets WHERE org_id = ? ORDER BY name LIMIT ? OFFSET ?').all(orgId, limit, offset) as SecretMeta[];
+    const rows = this.db
+      .prepare('SELECT name, created_at, updated_at FROM secrets WHERE org_id = ? ORDER BY name LIMIT ? OFFSET ?')
+      .all(orgId, limit, offset) as SecretMeta[];
     const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM secrets WHERE org_id = ?').get(orgId) as { n: number };
     return { rows, total: n };
   }

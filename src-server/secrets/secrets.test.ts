@@ -37,9 +37,7 @@ describe('secrets', () => {
 
   it('the plaintext is in no response and not in the database file; the master key is 32 bytes, 0600', async () => {
     await put('CANARY', PLAIN);
-    const bodies = await Promise.all(
-      ['/v1/secrets', '/v1/secrets/CANARY', '/v1/secrets/CANARY/policies'].map(async (p) => (await svc.api(p)).text()),
-    );
+    const bodies = await Promise.all(['/v1/secrets', '/v1/secrets/CANARY', '/v1/secrets/CANARY/policies'].map(async (p) => (await svc.api(p)).text()));
     for (const b of bodies) expect(b).not.toContain(PLAIN);
     svc.ctx.db.pragma('wal_checkpoint(TRUNCATE)');
     for (const f of fs.readdirSync(svc.dataDir).filter((n) => n.startsWith('box.db'))) {
@@ -83,7 +81,14 @@ describe('secrets', () => {
 
   it('GET /v1/secrets/{name}/policies lists the policies that refer to it', async () => {
     const mk = async (name: string, header: string) =>
-      (await (await svc.api('/v1/http-policies', { method: 'POST', json: { name, document: { 'a.io': { rules: [{ request: { set: { headers: { Authorization: header } } } }] } } } })).json()).id;
+      (
+        await (
+          await svc.api('/v1/http-policies', {
+            method: 'POST',
+            json: { name, document: { 'a.io': { rules: [{ request: { set: { headers: { Authorization: header } } } }] } } },
+          })
+        ).json()
+      ).id;
     const uses = await mk('uses', 'Bearer ${secrets.API_TOKEN}');
     await mk('other', 'Bearer ${secrets.API_TOKEN_2}');
     await mk('plain', 'API_TOKEN');

@@ -8,7 +8,6 @@ import { SshCaRepo, type CaRow } from './ssh-ca-repo.js';
 /** Extensions an interactive user certificate needs (what `ssh-keygen -s` grants by default). */
 const USER_EXTENSIONS = ['permit-X11-forwarding', 'permit-agent-forwarding', 'permit-port-forwarding', 'permit-pty', 'permit-user-rc'];
 
-
 /**
  * The organization's SSH certificate authority: one ed25519 key per org, made on first
  * request and stable after. The private key is sealed with the data dir's master key;

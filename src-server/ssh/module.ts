@@ -15,13 +15,22 @@ export function sshArea(app: AppBase) {
     name: 'ssh',
     routes(r) {
       r.add({
-        method: 'get', path: '/v1/ssh/ca', area: 'box', tag: 'ssh', summary: "The organization's SSH CA public key (created on first request)",
+        method: 'get',
+        path: '/v1/ssh/ca',
+        area: 'box',
+        tag: 'ssh',
+        summary: "The organization's SSH CA public key (created on first request)",
         response: SshCaSchema,
         handler: ({ auth }) => ({ public_key: ca.publicKey(auth.orgId) }),
       });
       r.add({
-        method: 'post', path: '/v1/ssh/certificate', area: 'box', tag: 'ssh', summary: 'Sign an SSH user certificate with the organization CA',
-        body: CertificateBody, response: SshCertificate,
+        method: 'post',
+        path: '/v1/ssh/certificate',
+        area: 'box',
+        tag: 'ssh',
+        summary: 'Sign an SSH user certificate with the organization CA',
+        body: CertificateBody,
+        response: SshCertificate,
         handler: ({ auth, body }) => ca.certify(auth.orgId, body.public_key, body.principals ?? DEFAULT_PRINCIPALS, body.ttl_seconds ?? SSH_CERT_TTL.default),
       });
     },

@@ -51,7 +51,8 @@ export class TemplateService {
   async remove(id: string): Promise<Template> {
     const t = await this.get(id);
     const r = await this.port!.remove(id);
-    if (r === 'in_use') throw conflict(`Template ${id} is in use by ${t.boxes} box(es) or a checkpoint; terminate or delete them first.`, 'template_in_use', 'template_id');
+    if (r === 'in_use')
+      throw conflict(`Template ${id} is in use by ${t.boxes} box(es) or a checkpoint; terminate or delete them first.`, 'template_in_use', 'template_id');
     if (r === 'building') throw conflict(`Template ${id} is being built; delete it once it is ready.`, 'template_building', 'template_id');
     if (r === 'not_found') throw notFound(`No template ${id}.`, null, 'template_id');
     return t;

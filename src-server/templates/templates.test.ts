@@ -6,9 +6,31 @@ import { errorOf, startTestService, type TestService } from '../test-support/har
 import { FakeRuntime } from '../test-support/fake-runtime.js';
 
 const infos: TemplateInfo[] = [
-  { templateId: 'tpl_aaaa', shape: { image: 'debian', vcpus: 1, memoryMib: 512, diskGib: 4 }, state: 'ready', builtAt: '2026-01-01T00:00:00.000Z', bytes: 1000, boxes: 2 },
-  { templateId: 'tpl_bbbb', shape: { image: 'debian', vcpus: 2, memoryMib: 768, diskGib: 4 }, state: 'building', progress: { phase: 'boot', percent: 10 }, builtAt: null, bytes: 0, boxes: 0 },
-  { templateId: 'tpl_cccc', shape: { image: 'debian', vcpus: 2, memoryMib: 1024, diskGib: 8 }, state: 'stale', builtAt: '2026-01-01T00:00:00.000Z', bytes: 5, boxes: 0 },
+  {
+    templateId: 'tpl_aaaa',
+    shape: { image: 'debian', vcpus: 1, memoryMib: 512, diskGib: 4 },
+    state: 'ready',
+    builtAt: '2026-01-01T00:00:00.000Z',
+    bytes: 1000,
+    boxes: 2,
+  },
+  {
+    templateId: 'tpl_bbbb',
+    shape: { image: 'debian', vcpus: 2, memoryMib: 768, diskGib: 4 },
+    state: 'building',
+    progress: { phase: 'boot', percent: 10 },
+    builtAt: null,
+    bytes: 0,
+    boxes: 0,
+  },
+  {
+    templateId: 'tpl_cccc',
+    shape: { image: 'debian', vcpus: 2, memoryMib: 1024, diskGib: 8 },
+    state: 'stale',
+    builtAt: '2026-01-01T00:00:00.000Z',
+    bytes: 5,
+    boxes: 0,
+  },
 ];
 const removed: string[] = [];
 const port: TemplatePort = {
@@ -43,7 +65,15 @@ describe('GET /v1/templates', () => {
       ['tpl_bbbb', 'custom', 'building'],
       ['tpl_cccc', 'm', 'stale'],
     ]);
-    expect(body.data[0]).toMatchObject({ image: 'debian', vcpu_count: 1, memory_mib: 512, disk_gib: 4, bytes: 1000, boxes: 2, built_at: '2026-01-01T00:00:00.000Z' });
+    expect(body.data[0]).toMatchObject({
+      image: 'debian',
+      vcpu_count: 1,
+      memory_mib: 512,
+      disk_gib: 4,
+      bytes: 1000,
+      boxes: 2,
+      built_at: '2026-01-01T00:00:00.000Z',
+    });
     expect(body.data[1]!.progress).toEqual({ phase: 'boot', percent: 10 });
   });
 

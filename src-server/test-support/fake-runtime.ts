@@ -36,7 +36,9 @@ export class FakeRuntime implements BoxRuntime {
     }
   }
 
-  async accelerator() { return 'none'; }
+  async accelerator() {
+    return 'none';
+  }
   async create(cfg: VmConfig) {
     this.step('create', cfg.boxId);
     fs.mkdirSync(this.root(cfg.boxId), { recursive: true });
@@ -56,13 +58,34 @@ export class FakeRuntime implements BoxRuntime {
     if (this.state.get(boxId) !== 'running') throw new RuntimeError(`box ${boxId} is not running`);
     return new FakeAgent(this.root(boxId));
   }
-  async isAlive(boxId: string) { return this.state.get(boxId) === 'running'; }
-  async adopt(cfg: VmConfig) { return this.state.get(cfg.boxId) === 'running'; }
-  async save(boxId: string) { this.step('save', boxId); this.state.set(boxId, 'saved'); }
-  async restore(cfg: VmConfig) { this.step('restore', cfg.boxId); this.state.set(cfg.boxId, 'running'); }
-  async coldBoot(cfg: VmConfig) { this.step('coldBoot', cfg.boxId); this.state.set(cfg.boxId, 'running'); this.writeConsole(cfg.boxId, `[fake] ${cfg.hostname} booted again\n`); }
-  async stop(boxId: string) { this.state.set(boxId, 'stopped'); }
-  async destroy(boxId: string) { this.step('destroy', boxId); this.state.delete(boxId); fs.rmSync(this.root(boxId), { recursive: true, force: true }); fs.rmSync(this.consoleLog(boxId), { force: true }); }
+  async isAlive(boxId: string) {
+    return this.state.get(boxId) === 'running';
+  }
+  async adopt(cfg: VmConfig) {
+    return this.state.get(cfg.boxId) === 'running';
+  }
+  async save(boxId: string) {
+    this.step('save', boxId);
+    this.state.set(boxId, 'saved');
+  }
+  async restore(cfg: VmConfig) {
+    this.step('restore', cfg.boxId);
+    this.state.set(cfg.boxId, 'running');
+  }
+  async coldBoot(cfg: VmConfig) {
+    this.step('coldBoot', cfg.boxId);
+    this.state.set(cfg.boxId, 'running');
+    this.writeConsole(cfg.boxId, `[fake] ${cfg.hostname} booted again\n`);
+  }
+  async stop(boxId: string) {
+    this.state.set(boxId, 'stopped');
+  }
+  async destroy(boxId: string) {
+    this.step('destroy', boxId);
+    this.state.delete(boxId);
+    fs.rmSync(this.root(boxId), { recursive: true, force: true });
+    fs.rmSync(this.consoleLog(boxId), { force: true });
+  }
   async checkpoint(boxId: string, id: string) {
     this.step('checkpoint', boxId);
     fs.cpSync(this.root(boxId), this.cpDir(id), { recursive: true });
@@ -73,8 +96,12 @@ export class FakeRuntime implements BoxRuntime {
     fs.cpSync(this.cpDir(id), this.root(cfg.boxId), { recursive: true });
     this.state.set(cfg.boxId, 'running');
   }
-  async deleteCheckpoint(id: string) { fs.rmSync(this.cpDir(id), { recursive: true, force: true }); }
-  onUnexpectedExit(cb: LostCb) { this.lost.push(cb); }
+  async deleteCheckpoint(id: string) {
+    fs.rmSync(this.cpDir(id), { recursive: true, force: true });
+  }
+  onUnexpectedExit(cb: LostCb) {
+    this.lost.push(cb);
+  }
   /** Test hook: the VM dies on its own. */
   crash(boxId: string, kind: 'killed' | 'panic' | 'agent_lost', message = 'test crash') {
     this.state.set(boxId, 'stopped');
@@ -83,7 +110,9 @@ export class FakeRuntime implements BoxRuntime {
   /** Test hooks for metrics: CPU seconds and RSS per box (sample) and disk bytes per box. */
   readonly usage = new Map<string, { cpuSeconds: number; rssBytes: number }>();
   readonly disk = new Map<string, number>();
-  diskUsageBytes(boxId: string) { return this.disk.get(boxId) ?? 0; }
+  diskUsageBytes(boxId: string) {
+    return this.disk.get(boxId) ?? 0;
+  }
   /** Live published ports of running fake VMs, as `boxId:hostPort->guestPort`. */
   readonly forwards = new Set<string>();
   async addForward(boxId: string, hostPort: number, guestPort: number) {
@@ -102,23 +131,38 @@ export class FakeRuntime implements BoxRuntime {
 
 class FakeAgent implements GuestAgent {
   constructor(private root: string) {}
-  private p(guestPath: string) { return path.join(this.root, path.posix.normalize(guestPath)); }
+  private p(guestPath: string) {
+    return path.join(this.root, path.posix.normalize(guestPath));
+  }
 
   exec(o: Parameters<GuestAgent['exec']>[0]): GuestExec {
     const child = spawn(o.argv[0]!, o.argv.slice(1), { cwd: this.p(o.cwd ?? '/'), env: { PATH: process.env.PATH, ...o.env }, detached: true });
     let timedOut = false;
-    const t = o.timeoutMs ? setTimeout(() => { timedOut = true; process.kill(-child.pid!, 'SIGKILL'); }, o.timeoutMs) : undefined;
+    const t = o.timeoutMs
+      ? setTimeout(() => {
+          timedOut = true;
+          process.kill(-child.pid!, 'SIGKILL');
+        }, o.timeoutMs)
+      : undefined;
     return {
       stdout: child.stdout!,
       stderr: child.stderr!,
       writeStdin: (b) => new Promise((res, rej) => child.stdin!.write(b, (e) => (e ? rej(e) : res()))),
       closeStdin: () => child.stdin!.end(),
-      signal: (s) => { try { process.kill(-child.pid!, s); } catch { /* already gone */ } },
+      signal: (s) => {
+        try {
+          process.kill(-child.pid!, s);
+        } catch {
+          /* already gone */
+        }
+      },
       resize: () => {},
-      exit: new Promise((resolve) => child.on('exit', (code, sig) => {
-        clearTimeout(t);
-        resolve({ exitCode: code, signal: sig ? (({ SIGKILL: 9, SIGTERM: 15, SIGINT: 2, SIGHUP: 1 }) as Record<string, number>)[sig] ?? 1 : null, timedOut });
-      })),
+      exit: new Promise((resolve) =>
+        child.on('exit', (code, sig) => {
+          clearTimeout(t);
+          resolve({ exitCode: code, signal: sig ? (({ SIGKILL: 9, SIGTERM: 15, SIGINT: 2, SIGHUP: 1 } as Record<string, number>)[sig] ?? 1) : null, timedOut });
+        }),
+      ),
     };
   }
   async writeFile(p: string, o: { mode: number; createParents: boolean }, src: Readable) {
@@ -148,7 +192,13 @@ class FakeAgent implements GuestAgent {
     if (!fs.existsSync(dir)) throw Object.assign(new Error('missing'), { code: 'not_found' });
     return fs.readdirSync(dir).map((n) => {
       const st = fs.lstatSync(path.join(dir, n));
-      return { name: n, type: st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'file', size: st.size, modified_time: st.mtimeMs / 1000, mode: st.mode & 0o7777 } as EntryInfo;
+      return {
+        name: n,
+        type: st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'file',
+        size: st.size,
+        modified_time: st.mtimeMs / 1000,
+        mode: st.mode & 0o7777,
+      } as EntryInfo;
     });
   }
 }

@@ -55,15 +55,58 @@ const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
 
 /** A path segment as sent on the wire (already encoded, or deliberately badly encoded). */
 const segment = fc.oneof(
-  fc.constantFrom('%ZZ', '%E0%A4%A', '%ff%', '%', '%00', '%2e%2e', '%2F', '..', '.', '__proto__', 'constructor', 'x'.repeat(3000), '%C0%AF', '%F0%9F%98', '%u0041'),
+  fc.constantFrom(
+    '%ZZ',
+    '%E0%A4%A',
+    '%ff%',
+    '%',
+    '%00',
+    '%2e%2e',
+    '%2F',
+    '..',
+    '.',
+    '__proto__',
+    'constructor',
+    'x'.repeat(3000),
+    '%C0%AF',
+    '%F0%9F%98',
+    '%u0041',
+  ),
   fc.string({ maxLength: 40 }).map(enc),
   fc.string({ unit: 'binary', maxLength: 20 }).map(enc),
-  fc.constantFrom('vol_00000000-0000-0000-0000-000000000000', 'box_00000000-0000-0000-0000-000000000000', 'inbox_00000000-0000-0000-0000-000000000000', 'A_SECRET', '1', '-1', '0'),
+  fc.constantFrom(
+    'vol_00000000-0000-0000-0000-000000000000',
+    'box_00000000-0000-0000-0000-000000000000',
+    'inbox_00000000-0000-0000-0000-000000000000',
+    'A_SECRET',
+    '1',
+    '-1',
+    '0',
+  ),
 );
 
 /** A query value as sent on the wire. */
 const queryValue = fc.oneof(
-  fc.constantFrom('', '-1', '0', '1e309', 'NaN', 'true', 'null', '[]', '{}', '%ZZ', '%E0%A4%A', '0x10', '99999999999999999999', '4755', '..', '/../etc', 'x'.repeat(5000), '%00'),
+  fc.constantFrom(
+    '',
+    '-1',
+    '0',
+    '1e309',
+    'NaN',
+    'true',
+    'null',
+    '[]',
+    '{}',
+    '%ZZ',
+    '%E0%A4%A',
+    '0x10',
+    '99999999999999999999',
+    '4755',
+    '..',
+    '/../etc',
+    'x'.repeat(5000),
+    '%00',
+  ),
   fc.string({ maxLength: 30 }).map(enc),
   fc.integer().map(String),
 );
@@ -76,9 +119,7 @@ const wrongValue = fc.oneof(
 /** A JSON body text: wrong types per declared field, or hostile as a whole. */
 const bodyText = (fields: string[]) =>
   fc.oneof(
-    fields.length
-      ? fc.dictionary(fc.constantFrom(...fields, 'unknown_field'), wrongValue, { maxKeys: 4 }).map((o) => JSON.stringify(o))
-      : fc.constant('{}'),
+    fields.length ? fc.dictionary(fc.constantFrom(...fields, 'unknown_field'), wrongValue, { maxKeys: 4 }).map((o) => JSON.stringify(o)) : fc.constant('{}'),
     fc.constantFrom(
       deep(5000),
       `[${'['.repeat(20000)}${']'.repeat(20000)}]`,
@@ -104,7 +145,10 @@ export function requestsFor(op: Operation, base: string, key: string): fc.Arbitr
   const body: fc.Arbitrary<{ text?: string | Uint8Array; type?: string }> = op.rawBody
     ? fc.uint8Array({ maxLength: 2048 }).map((b) => ({ text: b }))
     : op.bodyFields
-      ? fc.record({ text: bodyText(op.bodyFields), type: fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded') })
+      ? fc.record({
+          text: bodyText(op.bodyFields),
+          type: fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded'),
+        })
       : fc.constant({});
   const auth = fc.constantFrom('key', 'key', 'key', 'key', 'none', 'bad');
   return fc.record({ segs, query, body, auth }).map(({ segs: vals, query: q, body: b, auth: a }) => {

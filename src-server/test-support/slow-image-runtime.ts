@@ -9,7 +9,12 @@ import { FakeRuntime } from './fake-runtime.js';
 export function slowImageRuntime(tracker: PreparationTracker, stepMs = 1200) {
   let built: Promise<void> | undefined;
   const build = async () => {
-    for (const [phase, percent] of [['kernel', 5], ['rootfs', 40], ['rootfs', 70], ['initrd', 90]] as const) {
+    for (const [phase, percent] of [
+      ['kernel', 5],
+      ['rootfs', 40],
+      ['rootfs', 70],
+      ['initrd', 90],
+    ] as const) {
       tracker.onImage({ phase, percent, message: `building ${phase}` });
       await new Promise((r) => setTimeout(r, stepMs));
     }

@@ -21,14 +21,25 @@ export class MetricsRepo {
   constructor(private db: Db) {}
 
   add(s: Sample): void {
-    this.db.prepare('INSERT OR REPLACE INTO box_metrics (box_id, at, cpu_used_vcpu, memory_used_bytes, disk_used_bytes) VALUES (?, ?, ?, ?, ?)').run(s.boxId, s.at, s.cpu, s.mem, s.disk);
+    this.db
+      .prepare('INSERT OR REPLACE INTO box_metrics (box_id, at, cpu_used_vcpu, memory_used_bytes, disk_used_bytes) VALUES (?, ?, ?, ?, ?)')
+      .run(s.boxId, s.at, s.cpu, s.mem, s.disk);
     const n = (v: number | null) => (v === null ? 0 : 1);
     this.db
       .prepare(
         `INSERT INTO box_metrics_5m (box_id, bucket, cpu_sum, cpu_n, mem_sum, mem_n, disk_sum, disk_n) VALUES (@box, @bucket, @cpu, @cn, @mem, @mn, @disk, @dn)
          ON CONFLICT (box_id, bucket) DO UPDATE SET cpu_sum = cpu_sum + @cpu, cpu_n = cpu_n + @cn, mem_sum = mem_sum + @mem, mem_n = mem_n + @mn, disk_sum = disk_sum + @disk, disk_n = disk_n + @dn`,
       )
-      .run({ box: s.boxId, bucket: Math.floor(s.at / ROLLUP_MS) * ROLLUP_MS, cpu: s.cpu ?? 0, cn: n(s.cpu), mem: s.mem ?? 0, mn: n(s.mem), disk: s.disk ?? 0, dn: n(s.disk) });
+      .run({
+        box: s.boxId,
+        bucket: Math.floor(s.at / ROLLUP_MS) * ROLLUP_MS,
+        cpu: s.cpu ?? 0,
+        cn: n(s.cpu),
+        mem: s.mem ?? 0,
+        mn: n(s.mem),
+        disk: s.disk ?? 0,
+        dn: n(s.disk),
+      });
   }
 
   prune(now: number): void {

@@ -27,7 +27,8 @@ beforeAll(async () => {
 });
 afterAll(() => svc.close());
 
-const series = async (range: string) => (await (await svc.api(`/v1/boxes/${boxId}/metrics?range=${range}`)).json()).data as { at: string; cpu_used_vcpu: number | null; memory_used_bytes: number }[];
+const series = async (range: string) =>
+  (await (await svc.api(`/v1/boxes/${boxId}/metrics?range=${range}`)).json()).data as { at: string; cpu_used_vcpu: number | null; memory_used_bytes: number }[];
 
 describe('metrics retention and downsampling', () => {
   it('keeps raw samples for 24 hours only', () => {
@@ -38,7 +39,12 @@ describe('metrics retention and downsampling', () => {
   });
 
   it('every range answers at most 300 evenly spaced points inside its window', async () => {
-    const expectations: [string, number, number][] = [['1h', 3600, 15], ['6h', 6 * 3600, 90], ['24h', 86400, 300], ['7d', 7 * 86400, 2400]];
+    const expectations: [string, number, number][] = [
+      ['1h', 3600, 15],
+      ['6h', 6 * 3600, 90],
+      ['24h', 86400, 300],
+      ['7d', 7 * 86400, 2400],
+    ];
     for (const [range, seconds, width] of expectations) {
       const data = await series(range);
       expect(data.length).toBeGreaterThan(0);

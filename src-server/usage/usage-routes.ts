@@ -6,13 +6,24 @@ import type { MetricsRepo } from './metrics-repo.js';
 
 export function usageRoutes(r: RouteRegistrar, metrics: MetricsRepo) {
   r.add({
-    method: 'get', path: '/v1/boxes/spend', area: 'box', tag: 'usage', query: SpendQuery, response: SpendResponse,
+    method: 'get',
+    path: '/v1/boxes/spend',
+    area: 'box',
+    tag: 'usage',
+    query: SpendQuery,
+    response: SpendResponse,
     summary: 'Box spend over a window (hour resolution), per box and per UTC day; filter by box_id or app_id',
     handler: ({ app, auth, query }) => app.services.usage.spend(auth.orgId, query),
   });
 
   r.add({
-    method: 'get', path: '/v1/boxes/:box_id/metrics', area: 'box', tag: 'usage', params: BoxIdParams, query: MetricsQuery, response: MetricsResponse,
+    method: 'get',
+    path: '/v1/boxes/:box_id/metrics',
+    area: 'box',
+    tag: 'usage',
+    params: BoxIdParams,
+    query: MetricsQuery,
+    response: MetricsResponse,
     summary: "The box's CPU, memory and disk use over 1h, 6h, 24h or 7d, at most 300 points; never wakes the box",
     handler: ({ app, auth, req, params, query }) => {
       boxFor(app, req, auth, params.box_id, 'read');
@@ -21,7 +32,12 @@ export function usageRoutes(r: RouteRegistrar, metrics: MetricsRepo) {
   });
 
   r.add({
-    method: 'get', path: '/v1/usage/tokens', area: 'box', tag: 'usage', query: TokensQuery, response: TokensResponse,
+    method: 'get',
+    path: '/v1/usage/tokens',
+    area: 'box',
+    tag: 'usage',
+    query: TokensQuery,
+    response: TokensResponse,
     summary: 'Inference tokens and their cost per model per UTC day over a window',
     handler: ({ app, auth, query }) => app.services.usage.tokens(auth.orgId, query),
   });

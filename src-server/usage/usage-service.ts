@@ -22,7 +22,10 @@ interface TokenUse {
 const TOKEN_FLUSH_MS = 1000;
 
 export class UsageService {
-  private pendingTokens = new Map<string, { orgId: string; boxId: string | null; day: string; model: string; requests: number; input: number; output: number; nanos: number }>();
+  private pendingTokens = new Map<
+    string,
+    { orgId: string; boxId: string | null; day: string; model: string; requests: number; input: number; output: number; nanos: number }
+  >();
   /** Tokens used per box since it was created (loaded on first ask, then kept current): budgets read it per request. */
   private boxUsed = new Map<string, number>();
   private flushTimer?: NodeJS.Timeout;
@@ -38,13 +41,22 @@ export class UsageService {
   recordBoxTime(box: Pick<BoxRecord, 'box_id' | 'org_id' | 'app_id' | 'vcpu_count' | 'memory_mib'>, from: number, to: number): number {
     let charged = 0;
     this.app.db.transaction(() => {
-      for (let a = from; a < to; ) {
+      for (let a = from; a < to;) {
         const hour = Math.floor(a / HOUR_MS) * HOUR_MS;
         const b = Math.min(to, hour + HOUR_MS);
         const seconds = (b - a) / 1000;
         const c = boxCost(this.rates, seconds, box.vcpu_count, box.memory_mib);
         const nanos = Math.round(c.nanos);
-        this.repo.addBoxUse({ boxId: box.box_id, orgId: box.org_id, appId: box.app_id, hour, seconds, vcpuSeconds: c.vcpuSeconds, memoryGibSeconds: c.memoryGibSeconds, nanos });
+        this.repo.addBoxUse({
+          boxId: box.box_id,
+          orgId: box.org_id,
+          appId: box.app_id,
+          hour,
+          seconds,
+          vcpuSeconds: c.vcpuSeconds,
+          memoryGibSeconds: c.memoryGibSeconds,
+          nanos,
+        });
         charged += nanos;
         a = b;
       }
@@ -114,7 +126,12 @@ export class UsageService {
       start_at: new Date(from).toISOString(),
       end_at: new Date(to).toISOString(),
       rates: this.rates,
-      totals: { box_seconds: sum('box_seconds'), vcpu_seconds: sum('vcpu_seconds'), memory_gib_seconds: sum('memory_gib_seconds'), usd_nanos: sum('usd_nanos') },
+      totals: {
+        box_seconds: sum('box_seconds'),
+        vcpu_seconds: sum('vcpu_seconds'),
+        memory_gib_seconds: sum('memory_gib_seconds'),
+        usd_nanos: sum('usd_nanos'),
+      },
       boxes,
       series: this.repo.boxDaily(orgId, from, to, filter),
     };

@@ -75,7 +75,9 @@ describe('box usage draws credits down', () => {
     const spend = await res.json();
     expect(spend.rates).toMatchObject(RATES);
     expect(spend.totals).toEqual({ box_seconds: 60, vcpu_seconds: 120, memory_gib_seconds: 60, usd_nanos: expected });
-    expect(spend.boxes).toEqual([{ box_id: box.box_id, name: 'billed', app_id: appId, box_seconds: 60, vcpu_seconds: 120, memory_gib_seconds: 60, usd_nanos: expected }]);
+    expect(spend.boxes).toEqual([
+      { box_id: box.box_id, name: 'billed', app_id: appId, box_seconds: 60, vcpu_seconds: 120, memory_gib_seconds: 60, usd_nanos: expected },
+    ]);
     expect(spend.series.reduce((n: number, d: { usd_nanos: number }) => n + d.usd_nanos, 0)).toBe(expected);
     expect(spend.series[0].day).toMatch(/^\d{4}-\d{2}-\d{2}$/);
 

@@ -1,7 +1,15 @@
 import { pipeline } from 'node:stream/promises';
 import type { RouteRegistrar } from '../app-context.js';
 import {
-  DirectoryListing, DirectoryQuery, FILE_MODE_HEADER, FileReadQuery, FileWriteQuery, FileWriteResult, PathQuery, VolumeEntry, VolumeIdParams,
+  DirectoryListing,
+  DirectoryQuery,
+  FILE_MODE_HEADER,
+  FileReadQuery,
+  FileWriteQuery,
+  FileWriteResult,
+  PathQuery,
+  VolumeEntry,
+  VolumeIdParams,
 } from '../contract/volumes.js';
 import { fileTooLarge, writeVolumeFile } from './file-write.js';
 import { streamListing } from './listing-stream.js';
@@ -11,9 +19,14 @@ import { checkWriteDepth, volumeSegments } from './volume-path.js';
 /** Browsing and file transfer on a volume without any box (spec: directories, paths; api-surface: files). */
 export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
   r.add({
-    method: 'get', path: '/v1/box-volumes/:volume_id/directories', area: 'box', tag: 'volumes',
+    method: 'get',
+    path: '/v1/box-volumes/:volume_id/directories',
+    area: 'box',
+    tag: 'volumes',
     summary: "A directory's immediate entries, sorted by name",
-    params: VolumeIdParams, query: DirectoryQuery, response: DirectoryListing,
+    params: VolumeIdParams,
+    query: DirectoryQuery,
+    response: DirectoryListing,
     handler: async ({ auth, params, query, res }) => {
       const segs = volumeSegments(query.path);
       const batches = await vols.root(auth.orgId, params.volume_id).listBatches(segs);
@@ -23,9 +36,14 @@ export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
   });
 
   r.add({
-    method: 'get', path: '/v1/box-volumes/:volume_id/paths', area: 'box', tag: 'volumes',
+    method: 'get',
+    path: '/v1/box-volumes/:volume_id/paths',
+    area: 'box',
+    tag: 'volumes',
     summary: 'What exists at a path, following symlinks',
-    params: VolumeIdParams, query: PathQuery, response: VolumeEntry,
+    params: VolumeIdParams,
+    query: PathQuery,
+    response: VolumeEntry,
     handler: ({ auth, params, query }) => {
       const segs = volumeSegments(query.path);
       return vols.root(auth.orgId, params.volume_id).lookup(segs);
@@ -33,9 +51,13 @@ export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
   });
 
   r.add({
-    method: 'get', path: '/v1/box-volumes/:volume_id/files', area: 'box', tag: 'volumes',
+    method: 'get',
+    path: '/v1/box-volumes/:volume_id/files',
+    area: 'box',
+    tag: 'volumes',
     summary: 'Stream one regular file out of the volume',
-    params: VolumeIdParams, query: FileReadQuery,
+    params: VolumeIdParams,
+    query: FileReadQuery,
     handler: async ({ auth, params, query, res }) => {
       const segs = volumeSegments(query.path);
       const { handle, stat } = await vols.root(auth.orgId, params.volume_id).openRead(segs);
@@ -56,9 +78,15 @@ export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
   });
 
   r.add({
-    method: 'put', path: '/v1/box-volumes/:volume_id/files', area: 'box', tag: 'volumes',
+    method: 'put',
+    path: '/v1/box-volumes/:volume_id/files',
+    area: 'box',
+    tag: 'volumes',
     summary: 'Stream raw bytes into one file of the volume (temp file + rename)',
-    params: VolumeIdParams, query: FileWriteQuery, response: FileWriteResult, rawBody: true,
+    params: VolumeIdParams,
+    query: FileWriteQuery,
+    response: FileWriteResult,
+    rawBody: true,
     handler: async ({ auth, params, query, req, res }) => {
       const segs = volumeSegments(query.path);
       checkWriteDepth(segs);

@@ -83,7 +83,7 @@ describe('path lookup', () => {
   it('follows symlinks; reports the target under the requested name', async () => {
     const e = await (await get('/paths?path=/dir/link')).json();
     expect(e).toMatchObject({ name: 'link', type: 'file', size: 5, mode: 0o640 });
-    expect((await (await get('/paths?path=dir')).json())).toMatchObject({ name: 'dir', type: 'directory' });
+    expect(await (await get('/paths?path=dir')).json()).toMatchObject({ name: 'dir', type: 'directory' });
   });
 
   it('dangling, missing, escaping → 404 not_found; empty → 400; `..` → 400', async () => {
@@ -103,12 +103,16 @@ describe('files', () => {
   it('PUT 5 MB then GET returns identical bytes with the mode header and Content-Length', async () => {
     const data = randomBytes(5 * 1024 * 1024);
     const put = await svc.api(`/v1/box-volumes/${vol}/files?path=${q('/up/loads/big.bin')}&mode=0600`, {
-      method: 'PUT', body: data, headers: { 'content-type': 'application/octet-stream' },
+      method: 'PUT',
+      body: data,
+      headers: { 'content-type': 'application/octet-stream' },
     });
     // `up` is a symlink leading out of the volume: the write must not follow it.
     expect(put.status).toBe(404);
     const ok = await svc.api(`/v1/box-volumes/${vol}/files?path=${q('/new/deep/big.bin')}&mode=0600`, {
-      method: 'PUT', body: data, headers: { 'content-type': 'application/octet-stream' },
+      method: 'PUT',
+      body: data,
+      headers: { 'content-type': 'application/octet-stream' },
     });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ size_bytes: data.length });

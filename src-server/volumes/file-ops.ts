@@ -41,7 +41,9 @@ export async function removePath(root: VolumeRoot, segs: string[], recursive: bo
     if (!st.isDirectory()) return void (await fs.unlink(target));
     if (recursive) await emptyDirectory(target);
     await fs.rmdir(target).catch((e: NodeJS.ErrnoException) => {
-      throw e.code === 'ENOTEMPTY' || e.code === 'EEXIST' ? conflict('The folder is not empty: delete its contents first, or ask for a recursive delete.', 'failed_precondition') : e;
+      throw e.code === 'ENOTEMPTY' || e.code === 'EEXIST'
+        ? conflict('The folder is not empty: delete its contents first, or ask for a recursive delete.', 'failed_precondition')
+        : e;
     });
   } finally {
     await dir.handle.close();
@@ -83,7 +85,13 @@ export async function movePath(root: VolumeRoot, from: string[], to: string[]) {
       await fs.lstat(a).catch(() => {
         throw missing();
       });
-      if (await fs.lstat(b).then(() => true, () => false)) throw exists();
+      if (
+        await fs.lstat(b).then(
+          () => true,
+          () => false,
+        )
+      )
+        throw exists();
       await fs.rename(a, b);
     } finally {
       await dst.handle.close();
@@ -91,5 +99,9 @@ export async function movePath(root: VolumeRoot, from: string[], to: string[]) {
   } finally {
     await src.handle.close();
   }
-  return root.lookup(to).catch(() => root.lookup(to.slice(0, -1)).then(() => ({ name: to[to.length - 1]!, type: 'symlink' as const, size: 0, modified_time: Date.now() / 1000, mode: 0o777 })));
+  return root
+    .lookup(to)
+    .catch(() =>
+      root.lookup(to.slice(0, -1)).then(() => ({ name: to[to.length - 1]!, type: 'symlink' as const, size: 0, modified_time: Date.now() / 1000, mode: 0o777 })),
+    );
 }

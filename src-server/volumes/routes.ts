@@ -6,9 +6,13 @@ import type { Volumes } from './service.js';
 /** Volume records: create (find-or-create by name), list, get, delete. */
 export function volumeRoutes(r: RouteRegistrar, vols: Volumes, createDelayMs: number) {
   r.add({
-    method: 'post', path: '/v1/box-volumes', area: 'box', tag: 'volumes',
+    method: 'post',
+    path: '/v1/box-volumes',
+    area: 'box',
+    tag: 'volumes',
     summary: 'Create a volume, or return the live one with that name',
-    body: CreateVolumeBody, response: Volume,
+    body: CreateVolumeBody,
+    response: Volume,
     handler: async ({ auth, body }) => {
       if (createDelayMs > 0) await new Promise((res) => setTimeout(res, createDelayMs)); // tests: hold the idempotency claim
       return vols.findOrCreate(auth.orgId, body.name);
@@ -16,7 +20,11 @@ export function volumeRoutes(r: RouteRegistrar, vols: Volumes, createDelayMs: nu
   });
 
   r.add({
-    method: 'get', path: '/v1/box-volumes', area: 'box', tag: 'volumes', summary: 'List live volumes, oldest first',
+    method: 'get',
+    path: '/v1/box-volumes',
+    area: 'box',
+    tag: 'volumes',
+    summary: 'List live volumes, oldest first',
     query: PageQuery,
     handler: ({ auth, query }) => {
       const { rows, total } = vols.list(auth.orgId, query.limit, query.offset);
@@ -25,8 +33,13 @@ export function volumeRoutes(r: RouteRegistrar, vols: Volumes, createDelayMs: nu
   });
 
   r.add({
-    method: 'get', path: '/v1/box-volumes/:volume_id', area: 'box', tag: 'volumes', summary: 'Get a volume (also once deleted)',
-    params: VolumeIdParams, response: Volume,
+    method: 'get',
+    path: '/v1/box-volumes/:volume_id',
+    area: 'box',
+    tag: 'volumes',
+    summary: 'Get a volume (also once deleted)',
+    params: VolumeIdParams,
+    response: Volume,
     handler: ({ auth, params }) => {
       const v = vols.get(auth.orgId, params.volume_id);
       if (!v) return vols.ready(auth.orgId, params.volume_id); // throws the 404
@@ -35,9 +48,13 @@ export function volumeRoutes(r: RouteRegistrar, vols: Volumes, createDelayMs: nu
   });
 
   r.add({
-    method: 'delete', path: '/v1/box-volumes/:volume_id', area: 'box', tag: 'volumes',
+    method: 'delete',
+    path: '/v1/box-volumes/:volume_id',
+    area: 'box',
+    tag: 'volumes',
     summary: 'Delete a volume and its files (409 while a live box mounts it)',
-    params: VolumeIdParams, response: Volume,
+    params: VolumeIdParams,
+    response: Volume,
     handler: ({ auth, params }) => vols.delete(auth.orgId, params.volume_id),
   });
 }

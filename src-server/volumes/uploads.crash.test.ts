@@ -75,7 +75,9 @@ function walk(dir: string): string[] {
 describe('kill -9 during concurrent uploads', () => {
   it(`${ROUNDS} rounds: every acknowledged file byte-identical after restart, no temp file visible`, async () => {
     let url = await startChild();
-    const volumeId = (await (await api(url, '/v1/box-volumes', { method: 'POST', body: '{"name":"crash"}', headers: { 'content-type': 'application/json' } })).json()).volume_id;
+    const volumeId = (
+      await (await api(url, '/v1/box-volumes', { method: 'POST', body: '{"name":"crash"}', headers: { 'content-type': 'application/json' } })).json()
+    ).volume_id;
     const acked = new Map<string, string>(); // name → sha256 of the acknowledged bytes
     let ackedBytes = 0;
     let lostBytes = 0;
@@ -121,7 +123,9 @@ describe('kill -9 during concurrent uploads', () => {
       expect(listed.filter((e) => e.name.startsWith('.box-upload'))).toEqual([]);
     }
     await killChild();
-    console.log(`crash test: ${ROUNDS} rounds, ${acked.size} acknowledged files (${ackedBytes} bytes acknowledged), ${cut} uploads cut off, ${lostBytes} bytes lost`);
+    console.log(
+      `crash test: ${ROUNDS} rounds, ${acked.size} acknowledged files (${ackedBytes} bytes acknowledged), ${cut} uploads cut off, ${lostBytes} bytes lost`,
+    );
     expect(lostBytes).toBe(0);
     expect(acked.size).toBeGreaterThan(0);
     expect(cut).toBeGreaterThan(0); // the kill really landed mid-upload

@@ -47,7 +47,8 @@ export function useBoxAction() {
   const qc = useQueryClient();
   return useMutation({
     // One call site for six operations that take no body: the key is one of them.
-    mutationFn: ({ id, action }: { id: string; action: BoxAction }) => call(`POST /v1/boxes/:box_id/${action}` as 'POST /v1/boxes/:box_id/pause', { params: { box_id: id } }),
+    mutationFn: ({ id, action }: { id: string; action: BoxAction }) =>
+      call(`POST /v1/boxes/:box_id/${action}` as 'POST /v1/boxes/:box_id/pause', { params: { box_id: id } }),
     onSettled: () => qc.invalidateQueries({ queryKey: ['boxes'] }),
   });
 }
@@ -55,7 +56,8 @@ export function useBoxAction() {
 export function useCheckpointBox() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, name }: { id: string; name?: string }) => call('POST /v1/boxes/:box_id/checkpoint', { params: { box_id: id }, body: name ? { name } : {} }),
+    mutationFn: ({ id, name }: { id: string; name?: string }) =>
+      call('POST /v1/boxes/:box_id/checkpoint', { params: { box_id: id }, body: name ? { name } : {} }),
     onSettled: () => qc.invalidateQueries({ queryKey: ['checkpoints'] }),
   });
 }
@@ -91,9 +93,7 @@ export const useCheckpoints = (boxId?: string) =>
 
 export type { LineageEdge };
 
-export const useLineage = () =>
-  useQuery({ queryKey: ['lineage'], queryFn: async () => (await call('GET /v1/box-lineage')).data, retry: false });
-
+export const useLineage = () => useQuery({ queryKey: ['lineage'], queryFn: async () => (await call('GET /v1/box-lineage')).data, retry: false });
 
 export const useBoxMetrics = (id: string, range: string) =>
   useQuery({
@@ -104,4 +104,3 @@ export const useBoxMetrics = (id: string, range: string) =>
   });
 
 export type { EgressLogEntry as EgressEntry } from '../../../src-server/contract/network.js';
-

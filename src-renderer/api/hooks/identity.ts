@@ -6,10 +6,13 @@ export const useWhoami = () => useQuery({ queryKey: ['whoami'], queryFn: () => c
 
 /** Polled fast while the service is still preparing (guest image), slowly after. */
 export const useStatus = (fast = false) =>
-  useQuery({ queryKey: ['status'], queryFn: () => call('GET /v1/status'), refetchInterval: (q) => (fast || q.state.data?.preparation?.ready === false ? 1500 : 15_000) });
+  useQuery({
+    queryKey: ['status'],
+    queryFn: () => call('GET /v1/status'),
+    refetchInterval: (q) => (fast || q.state.data?.preparation?.ready === false ? 1500 : 15_000),
+  });
 
-export const useOrganization = () =>
-  useQuery({ queryKey: ['organization'], queryFn: () => call('GET /v1/organization'), refetchInterval: 10_000 });
+export const useOrganization = () => useQuery({ queryKey: ['organization'], queryFn: () => call('GET /v1/organization'), refetchInterval: 10_000 });
 
 export function useSetCredits() {
   const qc = useQueryClient();

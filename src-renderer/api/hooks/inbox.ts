@@ -39,7 +39,8 @@ export const useInboxDeliveries = (inboxId: string | undefined) =>
 export function useSetInboxStatus() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, status }: { id: string; status: number }) => call('PATCH /v1/inbox/:inbox_id', { params: { inbox_id: id }, body: { respond_status: status } }),
+    mutationFn: ({ id, status }: { id: string; status: number }) =>
+      call('PATCH /v1/inbox/:inbox_id', { params: { inbox_id: id }, body: { respond_status: status } }),
     onSuccess: (inbox) => qc.setQueryData(['inbox'], inbox),
   });
 }

@@ -1,8 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { call } from '../client.js';
 
-export const useVolumes = () =>
-  useQuery({ queryKey: ['volumes'], queryFn: async () => (await call('GET /v1/box-volumes', { query: { limit: 100 } })).data });
+export const useVolumes = () => useQuery({ queryKey: ['volumes'], queryFn: async () => (await call('GET /v1/box-volumes', { query: { limit: 100 } })).data });
 
 export const useVolumeDirectory = (volumeId: string, path: string) =>
   useQuery({
@@ -13,8 +12,7 @@ export const useVolumeDirectory = (volumeId: string, path: string) =>
 export function useCreateVolume() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) =>
-      call('POST /v1/box-volumes', { body: { name }, headers: { 'Idempotency-Key': crypto.randomUUID() } }),
+    mutationFn: (name: string) => call('POST /v1/box-volumes', { body: { name }, headers: { 'Idempotency-Key': crypto.randomUUID() } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['volumes'] }),
   });
 }

@@ -26,7 +26,13 @@ export function BoxActions({ box, compact }: { box: Box; compact?: boolean }) {
           if (a.op === 'terminate') {
             return (
               <span key={a.op} title={title}>
-                <ConfirmButton disabled={!enabled || act.isPending} busy={busy(a.op)} testId="action-terminate" confirmLabel="Terminate?" onConfirm={() => act.mutate({ id: box.box_id, action: 'terminate' }, { onSuccess: () => terminated(box, compact) })}>
+                <ConfirmButton
+                  disabled={!enabled || act.isPending}
+                  busy={busy(a.op)}
+                  testId="action-terminate"
+                  confirmLabel="Terminate?"
+                  onConfirm={() => act.mutate({ id: box.box_id, action: 'terminate' }, { onSuccess: () => terminated(box, compact) })}
+                >
                   {a.label}
                 </ConfirmButton>
               </span>
@@ -34,7 +40,14 @@ export function BoxActions({ box, compact }: { box: Box; compact?: boolean }) {
           }
           return (
             <span key={a.op} title={title}>
-              <Button small variant="ghost" disabled={!enabled || act.isPending} busy={busy(a.op)} data-testid={`action-${a.op}`} onClick={() => act.mutate({ id: box.box_id, action: a.op })}>
+              <Button
+                small
+                variant="ghost"
+                disabled={!enabled || act.isPending}
+                busy={busy(a.op)}
+                data-testid={`action-${a.op}`}
+                onClick={() => act.mutate({ id: box.box_id, action: a.op })}
+              >
                 {a.label}
               </Button>
             </span>

@@ -53,7 +53,18 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
         <Info k="Ports" v={b.ingress_ports.join(', ') || '—'} mono />
         <Info k="Volumes" v={b.volume_mounts.map((m) => m.mount_path).join(', ') || '—'} mono />
         <Info k="Auto sleep" v={b.auto_sleep.automatic ? `after ${b.auto_sleep.min_seconds_before_sleep ?? '?'}s idle` : 'off'} />
-        <Info k="Policy" v={b.http_policy_id ? <a className="hover:underline" href={href(['policies', b.http_policy_id])}>{b.http_policy_id.slice(0, 11)}…</a> : 'org default'} />
+        <Info
+          k="Policy"
+          v={
+            b.http_policy_id ? (
+              <a className="hover:underline" href={href(['policies', b.http_policy_id])}>
+                {b.http_policy_id.slice(0, 11)}…
+              </a>
+            ) : (
+              'org default'
+            )
+          }
+        />
         <Info k="Wake at" v={b.wake_at ? formatTime(b.wake_at) : '—'} />
         <Info k="Checkpoint gen." v={String(b.checkpoint_generation)} mono />
         <Info k="Inference budget" v={<BudgetInfo boxId={b.box_id} editable={b.status !== 'terminated'} />} />
@@ -73,7 +84,14 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
       </dl>
       <nav className="flex gap-1 border-b border-ink-800" role="tablist">
         {TABS.map((t) => (
-          <a key={t.id} role="tab" aria-selected={tab === t.id} href={href(['boxes', boxId, t.id])} data-testid={`tab-${t.id}`} className={`-mb-px border-b-2 px-3 py-2 ${tab === t.id ? 'border-accent-400 text-ink-100' : 'border-transparent text-ink-400 hover:text-ink-100'}`}>
+          <a
+            key={t.id}
+            role="tab"
+            aria-selected={tab === t.id}
+            href={href(['boxes', boxId, t.id])}
+            data-testid={`tab-${t.id}`}
+            className={`-mb-px border-b-2 px-3 py-2 ${tab === t.id ? 'border-accent-400 text-ink-100' : 'border-transparent text-ink-400 hover:text-ink-100'}`}
+          >
             {t.label}
           </a>
         ))}

@@ -37,10 +37,21 @@ function BoxList() {
       />
       <FirstRunChecklist onCreate={() => setCreating(true)} />
       <div className="mb-3 flex flex-wrap items-center gap-2">
-        <input className="input max-w-xs" placeholder="Search by name" value={search} onChange={(e) => (setSearch(e.target.value), setOffset(0))} aria-label="Search boxes" />
+        <input
+          className="input max-w-xs"
+          placeholder="Search by name"
+          value={search}
+          onChange={(e) => (setSearch(e.target.value), setOffset(0))}
+          aria-label="Search boxes"
+        />
         <div className="flex rounded-md bg-ink-950 p-0.5 text-xs">
           {FILTERS.map((f) => (
-            <button key={f} type="button" onClick={() => (setStatus(f), setOffset(0))} className={`rounded px-2 py-1 ${status === f ? 'bg-ink-700 text-ink-100' : 'text-ink-400 hover:text-ink-100'}`}>
+            <button
+              key={f}
+              type="button"
+              onClick={() => (setStatus(f), setOffset(0))}
+              className={`rounded px-2 py-1 ${status === f ? 'bg-ink-700 text-ink-100' : 'text-ink-400 hover:text-ink-100'}`}
+            >
               {f || 'all'}
             </button>
           ))}
@@ -51,7 +62,14 @@ function BoxList() {
       ) : boxes.error ? (
         <ErrorNotice error={boxes.error} />
       ) : boxes.data.data.length === 0 ? (
-        <Empty title={search || status ? 'No box matches' : 'No boxes yet'} action={<Button variant="primary" onClick={() => setCreating(true)}>Create a box</Button>}>
+        <Empty
+          title={search || status ? 'No box matches' : 'No boxes yet'}
+          action={
+            <Button variant="primary" onClick={() => setCreating(true)}>
+              Create a box
+            </Button>
+          }
+        >
           A box is a small VM with its own disk; it can pause, sleep, checkpoint and fork.
         </Empty>
       ) : (
@@ -76,7 +94,11 @@ function BoxList() {
                     <a href={href(['boxes', b.box_id])} className="font-medium whitespace-nowrap hover:underline">
                       {b.name}
                     </a>
-                    {b.error_message && <div className="max-w-xs truncate text-xs text-rose-300" title={b.error_message}>{b.error_message}</div>}
+                    {b.error_message && (
+                      <div className="max-w-xs truncate text-xs text-rose-300" title={b.error_message}>
+                        {b.error_message}
+                      </div>
+                    )}
                   </td>
                   <td>
                     <StatusPill status={b.status} testId="box-status" />
@@ -85,9 +107,7 @@ function BoxList() {
                     {shortId(b.box_id)}
                   </td>
                   <td className="hidden font-mono text-xs xl:table-cell">{b.image}</td>
-                  <td className="min-w-36 font-mono text-xs text-ink-300">
-                    {formatResources(b)}
-                  </td>
+                  <td className="min-w-36 font-mono text-xs text-ink-300">{formatResources(b)}</td>
                   <td className="hidden xl:table-cell">{b.status === 'running' ? <LiveUsage boxId={b.box_id} /> : <span className="text-ink-600">—</span>}</td>
                   <td className="whitespace-nowrap text-ink-400">{formatAgo(b.created_at)}</td>
                   <td className="text-right">

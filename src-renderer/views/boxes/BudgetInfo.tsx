@@ -22,8 +22,23 @@ export function BudgetInfo({ boxId, editable }: { boxId: string; editable: boole
     };
     return (
       <span className="flex items-center gap-1">
-        <input className="input w-24 px-1 py-0 font-mono text-xs" placeholder="unlimited" value={draft} autoFocus onChange={(e) => setDraft(e.target.value)} onKeyDown={(e) => e.key === 'Enter' && save()} aria-label="Inference budget (tokens)" data-testid="budget-input" />
-        <button type="button" className="text-accent-300 hover:underline disabled:opacity-40" disabled={bad || set.isPending} onClick={save} data-testid="budget-save">
+        <input
+          className="input w-24 px-1 py-0 font-mono text-xs"
+          placeholder="unlimited"
+          value={draft}
+          autoFocus
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => e.key === 'Enter' && save()}
+          aria-label="Inference budget (tokens)"
+          data-testid="budget-input"
+        />
+        <button
+          type="button"
+          className="text-accent-300 hover:underline disabled:opacity-40"
+          disabled={bad || set.isPending}
+          onClick={save}
+          data-testid="budget-save"
+        >
           save
         </button>
         {set.error instanceof ApiError && <span className="text-rose-300">{set.error.message}</span>}
@@ -36,7 +51,12 @@ export function BudgetInfo({ boxId, editable }: { boxId: string; editable: boole
         {b.inference_budget_tokens === null ? `${n(b.used_tokens)} used, unlimited` : `${n(b.used_tokens)} of ${n(b.inference_budget_tokens)} tokens`}
       </span>
       {editable && (
-        <button type="button" className="text-accent-300 hover:underline" onClick={() => setDraft(b.inference_budget_tokens === null ? '' : String(b.inference_budget_tokens))} data-testid="budget-edit">
+        <button
+          type="button"
+          className="text-accent-300 hover:underline"
+          onClick={() => setDraft(b.inference_budget_tokens === null ? '' : String(b.inference_budget_tokens))}
+          data-testid="budget-edit"
+        >
           set
         </button>
       )}

@@ -19,13 +19,27 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
   const volumes = useVolumes();
   const policies = usePolicies();
   const images = useImages();
-  const [f, setF] = useState<CreateBoxInput & { ports: string; budget: string }>({ app_name: 'default', name: '', image: '', size: 's', volume_mounts: [], http_policy_id: '', ingress_ports: [], ports: '', budget: '' });
+  const [f, setF] = useState<CreateBoxInput & { ports: string; budget: string }>({
+    app_name: 'default',
+    name: '',
+    image: '',
+    size: 's',
+    volume_mounts: [],
+    http_policy_id: '',
+    ingress_ports: [],
+    ports: '',
+    budget: '',
+  });
   const set = (p: Partial<typeof f>) => setF((x) => ({ ...x, ...p }));
-  const ports = f.ports.split(/[\s,]+/).filter(Boolean).map(Number);
+  const ports = f.ports
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map(Number);
   const portsBad = ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535);
   const budgetBad = f.budget.trim() !== '' && !/^\d{1,15}$/.test(f.budget.trim());
   const err = create.error instanceof ApiError ? create.error : null;
-  const fieldErr = (name: string) => (err?.param && (err.param === name || err.param.startsWith(`${name}[`) || err.param.startsWith(`${name}.`)) ? err.message : null);
+  const fieldErr = (name: string) =>
+    err?.param && (err.param === name || err.param.startsWith(`${name}[`) || err.param.startsWith(`${name}.`)) ? err.message : null;
   const submit = () => {
     if (!f.name || portsBad || budgetBad) return;
     const { ports: _typed, budget, ...input } = f;
@@ -66,26 +80,42 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
           <input className="input" value={f.app_name} onChange={(e) => set({ app_name: e.target.value })} data-testid="box-app" />
         </Field>
         <Field label="Name" error={fieldErr('name')}>
-          <input className="input font-mono" placeholder="my-box" value={f.name} onChange={(e) => set({ name: e.target.value.toLowerCase() })} autoFocus data-autofocus data-testid="box-name" />
+          <input
+            className="input font-mono"
+            placeholder="my-box"
+            value={f.name}
+            onChange={(e) => set({ name: e.target.value.toLowerCase() })}
+            autoFocus
+            data-autofocus
+            data-testid="box-name"
+          />
         </Field>
         <Field label="Image" error={fieldErr('image')}>
           <select className="input font-mono" value={f.image} onChange={(e) => set({ image: e.target.value })} data-testid="box-image">
             <option value="">debian (default)</option>
-            {images.data?.filter((i) => i.name !== 'debian').map((i) => (
-              <option key={i.name} value={i.name}>
-                {i.name} ({i.source})
-              </option>
-            ))}
+            {images.data
+              ?.filter((i) => i.name !== 'debian')
+              .map((i) => (
+                <option key={i.name} value={i.name}>
+                  {i.name} ({i.source})
+                </option>
+              ))}
           </select>
         </Field>
         <Field label="Size" group>
           <div className="grid grid-cols-3 gap-1" role="radiogroup" aria-label="Box size">
             {(Object.keys(SIZES) as Array<keyof typeof SIZES>).map((s) => (
-              <button key={s} type="button" role="radio" aria-checked={f.size === s} onClick={() => set({ size: s })} data-testid={`size-${s}`} className={`rounded-md border px-2 py-1.5 text-left ${f.size === s ? 'border-accent-500 bg-accent-500/10' : 'border-ink-700 hover:border-ink-600'}`}>
+              <button
+                key={s}
+                type="button"
+                role="radio"
+                aria-checked={f.size === s}
+                onClick={() => set({ size: s })}
+                data-testid={`size-${s}`}
+                className={`rounded-md border px-2 py-1.5 text-left ${f.size === s ? 'border-accent-500 bg-accent-500/10' : 'border-ink-700 hover:border-ink-600'}`}
+              >
                 <div className="font-mono font-semibold uppercase">{s}</div>
-                <div className="text-[10px] text-ink-400">
-                  {formatResources(SIZES[s])}
-                </div>
+                <div className="text-[10px] text-ink-400">{formatResources(SIZES[s])}</div>
               </button>
             ))}
           </div>
@@ -104,7 +134,14 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
           <input className="input font-mono" placeholder="8080, 3000" value={f.ports} onChange={(e) => set({ ports: e.target.value })} />
         </Field>
         <Field label="Inference budget (tokens)" error={budgetBad ? 'A whole number of tokens, or empty for unlimited.' : fieldErr('inference_budget_tokens')}>
-          <input className="input font-mono" inputMode="numeric" placeholder="unlimited" value={f.budget} onChange={(e) => set({ budget: e.target.value })} data-testid="box-budget-input" />
+          <input
+            className="input font-mono"
+            inputMode="numeric"
+            placeholder="unlimited"
+            value={f.budget}
+            onChange={(e) => set({ budget: e.target.value })}
+            data-testid="box-budget-input"
+          />
         </Field>
         <div className="col-span-2">
           <Field label="Volumes" error={fieldErr('volume_mounts')} group>
@@ -131,13 +168,31 @@ function Field({ label, error, children, group }: { label: string; error?: strin
     <>
       <span className="label">{label}</span>
       {children}
-      {error && <span className="mt-1 block text-xs text-rose-300" data-testid="field-error">{error}</span>}
+      {error && (
+        <span className="mt-1 block text-xs text-rose-300" data-testid="field-error">
+          {error}
+        </span>
+      )}
     </>
   );
-  return group ? <div className="block" role="group" aria-label={label}>{body}</div> : <label className="block">{body}</label>;
+  return group ? (
+    <div className="block" role="group" aria-label={label}>
+      {body}
+    </div>
+  ) : (
+    <label className="block">{body}</label>
+  );
 }
 
-function VolumeMounts({ value, onChange, options }: { value: CreateBoxInput['volume_mounts']; onChange: (v: CreateBoxInput['volume_mounts']) => void; options: Array<{ volume_id: string; name: string }> }) {
+function VolumeMounts({
+  value,
+  onChange,
+  options,
+}: {
+  value: CreateBoxInput['volume_mounts'];
+  onChange: (v: CreateBoxInput['volume_mounts']) => void;
+  options: Array<{ volume_id: string; name: string }>;
+}) {
   return (
     <div className="space-y-1.5">
       {value.map((m, i) => (
@@ -149,13 +204,21 @@ function VolumeMounts({ value, onChange, options }: { value: CreateBoxInput['vol
               </option>
             ))}
           </select>
-          <input className="input font-mono" value={m.mount_path} onChange={(e) => onChange(value.map((x, j) => (j === i ? { ...x, mount_path: e.target.value } : x)))} />
+          <input
+            className="input font-mono"
+            value={m.mount_path}
+            onChange={(e) => onChange(value.map((x, j) => (j === i ? { ...x, mount_path: e.target.value } : x)))}
+          />
           <Button small variant="ghost" onClick={() => onChange(value.filter((_, j) => j !== i))} aria-label="Remove mount">
             ✕
           </Button>
         </div>
       ))}
-      <Button small disabled={options.length === 0} onClick={() => onChange([...value, { volume_id: options[0].volume_id, mount_path: `/mnt/${options[0].name}` }])}>
+      <Button
+        small
+        disabled={options.length === 0}
+        onClick={() => onChange([...value, { volume_id: options[0].volume_id, mount_path: `/mnt/${options[0].name}` }])}
+      >
         {options.length === 0 ? 'No volumes to mount' : 'Mount a volume'}
       </Button>
     </div>

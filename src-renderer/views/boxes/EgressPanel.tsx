@@ -56,8 +56,19 @@ export function EgressPanel({ boxId }: { boxId: string }) {
         </label>
         <label className="flex items-center gap-1">
           Host
-          <input className="input py-1 text-xs" list="egress-hosts" value={host} placeholder="any host" onChange={(e) => setHost(e.target.value)} data-testid="egress-host" />
-          <datalist id="egress-hosts">{hosts.map((h) => <option key={h} value={h} />)}</datalist>
+          <input
+            className="input py-1 text-xs"
+            list="egress-hosts"
+            value={host}
+            placeholder="any host"
+            onChange={(e) => setHost(e.target.value)}
+            data-testid="egress-host"
+          />
+          <datalist id="egress-hosts">
+            {hosts.map((h) => (
+              <option key={h} value={h} />
+            ))}
+          </datalist>
         </label>
         <span className="flex-1" />
         <span className={state === 'live' ? 'text-emerald-300' : 'text-ink-400'} data-testid="egress-state">
@@ -93,7 +104,9 @@ export function EgressPanel({ boxId }: { boxId: string }) {
                 <td className={VERDICT_CLASS[e.verdict] ?? ''}>{e.verdict}</td>
                 <td className="font-mono">{e.rule_index ?? '—'}</td>
                 <td className="font-mono">{e.status ?? '—'}</td>
-                <td className="font-mono">{formatBytes(e.bytes_out)} / {formatBytes(e.bytes_in)}</td>
+                <td className="font-mono">
+                  {formatBytes(e.bytes_out)} / {formatBytes(e.bytes_in)}
+                </td>
                 <td className="font-mono">{e.duration_ms === null ? '—' : `${e.duration_ms} ms`}</td>
               </tr>
             ))}

@@ -22,16 +22,50 @@ export function FirstRunChecklist({ onCreate }: { onCreate: () => void }) {
   if (status.isPending || boxes.isPending || gone.isPending || policies.isPending || models.isPending) return null;
   const prep = status.data?.preparation;
   const items = [
-    { id: 'image', done: prep ? prep.ready : true, label: 'Guest image ready', hint: prep && !prep.ready ? 'Building now (once per machine); the first box waits for it.' : '' },
-    { id: 'model', done: (models.data?.length ?? 0) > 0, label: 'A model to talk to', hint: <a className="text-accent-300 hover:underline" href={href(['settings', 'engines'])}>Add an engine or upstream in Settings</a> },
-    { id: 'box', done: (boxes.data?.total ?? 0) + (gone.data?.total ?? 0) > 0, label: 'A box created', hint: <button type="button" className="text-accent-300 hover:underline" onClick={onCreate}>Create one</button> },
-    { id: 'policy', done: (policies.data?.length ?? 0) > 0, label: 'An egress policy chosen', hint: <a className="text-accent-300 hover:underline" href={href(['policies'])}>Boxes reach the internet freely until you pick one</a> },
+    {
+      id: 'image',
+      done: prep ? prep.ready : true,
+      label: 'Guest image ready',
+      hint: prep && !prep.ready ? 'Building now (once per machine); the first box waits for it.' : '',
+    },
+    {
+      id: 'model',
+      done: (models.data?.length ?? 0) > 0,
+      label: 'A model to talk to',
+      hint: (
+        <a className="text-accent-300 hover:underline" href={href(['settings', 'engines'])}>
+          Add an engine or upstream in Settings
+        </a>
+      ),
+    },
+    {
+      id: 'box',
+      done: (boxes.data?.total ?? 0) + (gone.data?.total ?? 0) > 0,
+      label: 'A box created',
+      hint: (
+        <button type="button" className="text-accent-300 hover:underline" onClick={onCreate}>
+          Create one
+        </button>
+      ),
+    },
+    {
+      id: 'policy',
+      done: (policies.data?.length ?? 0) > 0,
+      label: 'An egress policy chosen',
+      hint: (
+        <a className="text-accent-300 hover:underline" href={href(['policies'])}>
+          Boxes reach the internet freely until you pick one
+        </a>
+      ),
+    },
   ];
   if (dismissed || items.every((i) => i.done)) return null;
   return (
     <section className="panel mb-4 p-4" data-testid="checklist" aria-label="Getting started">
       <div className="mb-2 flex items-center justify-between">
-        <h2 className="font-semibold">Getting started · {items.filter((i) => i.done).length} of {items.length}</h2>
+        <h2 className="font-semibold">
+          Getting started · {items.filter((i) => i.done).length} of {items.length}
+        </h2>
         <button
           type="button"
           className="text-xs text-ink-400 hover:text-ink-100"
@@ -46,7 +80,11 @@ export function FirstRunChecklist({ onCreate }: { onCreate: () => void }) {
       <ul className="grid gap-1.5 sm:grid-cols-2">
         {items.map((i) => (
           <li key={i.id} className="flex items-start gap-2" data-testid={`checklist-${i.id}`} data-done={i.done}>
-            <span className={`mt-0.5 grid h-4 w-4 shrink-0 place-items-center rounded-full border text-[10px] ${i.done ? 'border-accent-500 bg-accent-500 text-ink-950' : 'border-ink-600'}`}>{i.done ? '✓' : ''}</span>
+            <span
+              className={`mt-0.5 grid h-4 w-4 shrink-0 place-items-center rounded-full border text-[10px] ${i.done ? 'border-accent-500 bg-accent-500 text-ink-950' : 'border-ink-600'}`}
+            >
+              {i.done ? '✓' : ''}
+            </span>
             <span>
               <span className={i.done ? 'text-ink-400 line-through' : ''}>{i.label}</span>
               {!i.done && i.hint && <span className="block text-xs text-ink-400">{i.hint}</span>}

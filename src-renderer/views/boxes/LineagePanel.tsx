@@ -24,7 +24,10 @@ export function LineagePanel({ box }: { box: Box }) {
         <ErrorNotice error={boxes.error ?? cps.error} compact />
       </div>
       <div className="space-y-4">
-        <form className="panel space-y-2 p-4" onSubmit={(e) => (e.preventDefault(), checkpoint.mutate({ id: box.box_id, name: cpName || undefined }, { onSuccess: () => setCpName('') }))}>
+        <form
+          className="panel space-y-2 p-4"
+          onSubmit={(e) => (e.preventDefault(), checkpoint.mutate({ id: box.box_id, name: cpName || undefined }, { onSuccess: () => setCpName('') }))}
+        >
           <div className="label">Checkpoint this box</div>
           <input className="input" placeholder="name (optional)" value={cpName} onChange={(e) => setCpName(e.target.value)} />
           <Button type="submit" busy={checkpoint.isPending} disabled={!allows('checkpoint', box.status)} data-testid="checkpoint">
@@ -61,7 +64,9 @@ function BoxItem({ node, current }: { node: BoxNode; current: string }) {
       </div>
       {node.children.length > 0 && (
         <ul className="ml-4 border-l border-ink-700 pl-3">
-          {node.children.map((c) => (c.kind === 'box' ? <BoxItem key={c.id} node={c} current={current} /> : <CheckpointItem key={c.id} node={c} current={current} />))}
+          {node.children.map((c) =>
+            c.kind === 'box' ? <BoxItem key={c.id} node={c} current={current} /> : <CheckpointItem key={c.id} node={c} current={current} />,
+          )}
         </ul>
       )}
     </li>
@@ -89,7 +94,10 @@ function CheckpointItem({ node, current }: { node: CheckpointNode; current: stri
         )}
       </div>
       {open && (
-        <form className="ml-6 flex gap-2 py-1" onSubmit={(e) => (e.preventDefault(), restore.mutate({ checkpoint_id: c.checkpoint_id, name }, { onSuccess: (b) => navigate(['boxes', b.box_id]) }))}>
+        <form
+          className="ml-6 flex gap-2 py-1"
+          onSubmit={(e) => (e.preventDefault(), restore.mutate({ checkpoint_id: c.checkpoint_id, name }, { onSuccess: (b) => navigate(['boxes', b.box_id]) }))}
+        >
           <input className="input w-48 font-mono" placeholder="new-box-name" value={name} onChange={(e) => setName(e.target.value.toLowerCase())} autoFocus />
           <Button type="submit" small busy={restore.isPending} disabled={!name}>
             Start

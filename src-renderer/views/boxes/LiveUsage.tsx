@@ -10,7 +10,10 @@ export function LiveUsage({ boxId }: { boxId: string }) {
   const mem = last.find((p) => p.memory_used_bytes !== null)?.memory_used_bytes;
   if (m.error || (cpu === undefined && mem === undefined)) return <span className="text-ink-600">—</span>;
   const max = Math.max(...pts.map((p) => p.memory_used_bytes!), 1);
-  const line = pts.slice(-30).map((p, i, a) => `${(i / Math.max(1, a.length - 1)) * 60},${14 - (p.memory_used_bytes! / max) * 12}`).join(' ');
+  const line = pts
+    .slice(-30)
+    .map((p, i, a) => `${(i / Math.max(1, a.length - 1)) * 60},${14 - (p.memory_used_bytes! / max) * 12}`)
+    .join(' ');
   return (
     <span className="inline-flex items-center gap-2 font-mono text-xs whitespace-nowrap text-ink-300" data-testid="live-usage">
       {pts.length >= 2 && (

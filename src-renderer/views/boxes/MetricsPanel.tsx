@@ -16,7 +16,12 @@ export function MetricsPanel({ boxId }: { boxId: string }) {
     <section className="space-y-3" data-testid="metrics">
       <div className="flex gap-1 text-xs">
         {RANGES.map((r) => (
-          <button key={r} type="button" onClick={() => setRange(r)} className={`rounded px-2 py-1 ${r === range ? 'bg-ink-700' : 'text-ink-400 hover:text-ink-100'}`}>
+          <button
+            key={r}
+            type="button"
+            onClick={() => setRange(r)}
+            className={`rounded px-2 py-1 ${r === range ? 'bg-ink-700' : 'text-ink-400 hover:text-ink-100'}`}
+          >
             {r}
           </button>
         ))}

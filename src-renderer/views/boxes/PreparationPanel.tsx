@@ -40,8 +40,18 @@ export function PreparationPanel({ booting }: { booting?: boolean }) {
               {s.started_at && s.state === 'running' ? ` · running ${formatDuration(Math.round((Date.now() - Date.parse(s.started_at)) / 1000))}` : ''}
             </span>
           </div>
-          <div className="mt-1 h-1.5 overflow-hidden rounded bg-ink-800" role="progressbar" aria-valuenow={s.percent} aria-valuemin={0} aria-valuemax={100} aria-label={s.label}>
-            <div className={`h-full transition-all ${s.state === 'failed' ? 'bg-rose-500' : 'bg-accent-500'}`} style={{ width: `${Math.max(2, s.percent)}%` }} />
+          <div
+            className="mt-1 h-1.5 overflow-hidden rounded bg-ink-800"
+            role="progressbar"
+            aria-valuenow={s.percent}
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-label={s.label}
+          >
+            <div
+              className={`h-full transition-all ${s.state === 'failed' ? 'bg-rose-500' : 'bg-accent-500'}`}
+              style={{ width: `${Math.max(2, s.percent)}%` }}
+            />
           </div>
           <div className={`mt-0.5 truncate text-[11px] ${s.state === 'failed' ? 'text-rose-300' : 'text-ink-400'}`} title={s.error ?? s.message}>
             {s.error ?? s.message}

@@ -38,7 +38,13 @@ export function TerminalPanel({ box }: { box: Box }) {
   return (
     <section className="space-y-2" data-testid="terminal-panel" data-state={state}>
       <div className="flex items-center gap-2">
-        <Button variant={state === 'open' ? 'secondary' : 'primary'} small disabled={!canExec} onClick={() => setSession(openShell(box.box_id))} data-testid="terminal-connect">
+        <Button
+          variant={state === 'open' ? 'secondary' : 'primary'}
+          small
+          disabled={!canExec}
+          onClick={() => setSession(openShell(box.box_id))}
+          data-testid="terminal-connect"
+        >
           {session ? 'New shell' : 'Open shell'}
         </Button>
         {session && state !== 'closed' && (

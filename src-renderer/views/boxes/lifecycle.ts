@@ -13,4 +13,5 @@ export const ACTIONS = [
 ] as const;
 
 /** Resume on a running box answers `already_running`: offer it only where it changes something. */
-export const actionEnabled = (op: (typeof ACTIONS)[number]['op'], status: BoxStatus) => (op === 'resume' ? status !== 'running' && allows('resume', status) : allows(op, status));
+export const actionEnabled = (op: (typeof ACTIONS)[number]['op'], status: BoxStatus) =>
+  op === 'resume' ? status !== 'running' && allows('resume', status) : allows(op, status);

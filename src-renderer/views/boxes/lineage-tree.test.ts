@@ -7,10 +7,15 @@ const cp = (id: string, boxId: string) => ({ checkpoint_id: id, box_id: boxId })
 
 describe('checkpoint and fork tree', () => {
   it('roots the tree at the oldest ancestor and hangs forks under their checkpoint', () => {
-    const tree = buildLineage('c', [box('a'), box('b'), box('c')], [cp('cp1', 'a')], [
-      { box_id: 'b', parent_box_id: 'a', checkpoint_id: 'cp1' },
-      { box_id: 'c', parent_box_id: 'b', checkpoint_id: 'cpX' },
-    ]);
+    const tree = buildLineage(
+      'c',
+      [box('a'), box('b'), box('c')],
+      [cp('cp1', 'a')],
+      [
+        { box_id: 'b', parent_box_id: 'a', checkpoint_id: 'cp1' },
+        { box_id: 'c', parent_box_id: 'b', checkpoint_id: 'cpX' },
+      ],
+    );
     expect(tree.id).toBe('a');
     const cpNode = tree.children[0] as CheckpointNode;
     expect(cpNode.kind).toBe('checkpoint');
@@ -19,10 +24,15 @@ describe('checkpoint and fork tree', () => {
   });
 
   it('survives a cycle in bad data', () => {
-    const tree = buildLineage('a', [box('a'), box('b')], [], [
-      { box_id: 'a', parent_box_id: 'b', checkpoint_id: null },
-      { box_id: 'b', parent_box_id: 'a', checkpoint_id: null },
-    ]);
+    const tree = buildLineage(
+      'a',
+      [box('a'), box('b')],
+      [],
+      [
+        { box_id: 'a', parent_box_id: 'b', checkpoint_id: null },
+        { box_id: 'b', parent_box_id: 'a', checkpoint_id: null },
+      ],
+    );
     expect(['a', 'b']).toContain(tree.id);
   });
 });

@@ -44,7 +44,10 @@ export function buildLineage(boxId: string, boxes: Box[], checkpoints: Checkpoin
           checkpoint: c,
           children: edges.filter((e) => e.checkpoint_id === c.checkpoint_id && !visited.has(e.box_id)).map((e) => boxNode(e.box_id)),
         })),
-        ...kids.filter((e) => !e.checkpoint_id || !cpIds.has(e.checkpoint_id)).filter((e) => !visited.has(e.box_id)).map((e) => boxNode(e.box_id)),
+        ...kids
+          .filter((e) => !e.checkpoint_id || !cpIds.has(e.checkpoint_id))
+          .filter((e) => !visited.has(e.box_id))
+          .map((e) => boxNode(e.box_id)),
       ],
     };
   };

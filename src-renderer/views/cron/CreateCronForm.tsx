@@ -24,13 +24,21 @@ export function CreateCronForm({ boxId }: { boxId: string }) {
       data-testid="cron-create"
       onSubmit={(e) => {
         e.preventDefault();
-        create.mutate({ schedule: schedule.trim(), timezone: tz, command, cwd: cwd || undefined, timeout: timeout ? Number(timeout) : undefined }, { onSuccess: () => setCommand('') });
+        create.mutate(
+          { schedule: schedule.trim(), timezone: tz, command, cwd: cwd || undefined, timeout: timeout ? Number(timeout) : undefined },
+          { onSuccess: () => setCommand('') },
+        );
       }}
     >
       <h2 className="font-semibold">New cron job</h2>
       <div className="flex flex-wrap gap-1">
         {PRESETS.map((p) => (
-          <button key={p.schedule} type="button" onClick={() => setSchedule(p.schedule)} className={`rounded-full border px-2 py-0.5 text-[11px] ${schedule === p.schedule ? 'border-accent-500 text-accent-300' : 'border-ink-700 text-ink-400 hover:text-ink-100'}`}>
+          <button
+            key={p.schedule}
+            type="button"
+            onClick={() => setSchedule(p.schedule)}
+            className={`rounded-full border px-2 py-0.5 text-[11px] ${schedule === p.schedule ? 'border-accent-500 text-accent-300' : 'border-ink-700 text-ink-400 hover:text-ink-100'}`}
+          >
             {p.label}
           </button>
         ))}
@@ -38,7 +46,12 @@ export function CreateCronForm({ boxId }: { boxId: string }) {
       <div className="grid grid-cols-2 gap-2">
         <label>
           <span className="label">Schedule</span>
-          <input className={`input font-mono ${'error' in preview || at('schedule') ? 'input-error' : ''}`} value={schedule} onChange={(e) => setSchedule(e.target.value)} data-testid="cron-schedule" />
+          <input
+            className={`input font-mono ${'error' in preview || at('schedule') ? 'input-error' : ''}`}
+            value={schedule}
+            onChange={(e) => setSchedule(e.target.value)}
+            data-testid="cron-schedule"
+          />
         </label>
         <label>
           <span className="label">Time zone</span>
@@ -54,7 +67,10 @@ export function CreateCronForm({ boxId }: { boxId: string }) {
           <span className="text-rose-300">{preview.error}</span>
         ) : (
           <>
-            <div className="mb-1 text-ink-400">Next runs ({tz}{tz !== localZone ? `; your time ${localZone}` : ''})</div>
+            <div className="mb-1 text-ink-400">
+              Next runs ({tz}
+              {tz !== localZone ? `; your time ${localZone}` : ''})
+            </div>
             <ol className="space-y-0.5 font-mono">
               {preview.runs.map((d) => (
                 <li key={d.getTime()} data-testid="cron-next-run">
@@ -68,7 +84,13 @@ export function CreateCronForm({ boxId }: { boxId: string }) {
       </div>
       <label className="block">
         <span className="label">Command</span>
-        <input className="input font-mono" placeholder="backup.sh --quiet" value={command} onChange={(e) => setCommand(e.target.value)} data-testid="cron-command" />
+        <input
+          className="input font-mono"
+          placeholder="backup.sh --quiet"
+          value={command}
+          onChange={(e) => setCommand(e.target.value)}
+          data-testid="cron-command"
+        />
       </label>
       <div className="grid grid-cols-2 gap-2">
         <label>

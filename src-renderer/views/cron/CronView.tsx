@@ -24,7 +24,13 @@ export function CronView({ boxId }: { boxId?: string }) {
     <div data-testid="view-cron">
       <PageHeader title="Cron jobs" subtitle="Schedules kept by the service: a due job wakes a sleeping box, runs, and lets it sleep again." />
       <div className="mb-3 flex items-center gap-2">
-        <select className="input max-w-xs" value={boxId ?? ''} onChange={(e) => (setOffset(0), navigate(['cron'], { box: e.target.value || undefined }))} data-testid="cron-box" aria-label="Box">
+        <select
+          className="input max-w-xs"
+          value={boxId ?? ''}
+          onChange={(e) => (setOffset(0), navigate(['cron'], { box: e.target.value || undefined }))}
+          data-testid="cron-box"
+          aria-label="Box"
+        >
           <option value="">All boxes</option>
           {boxes.data?.data
             .filter((b) => b.status !== 'terminated')

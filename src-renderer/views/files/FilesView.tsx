@@ -27,7 +27,11 @@ export function FilesView({ boxId, path }: { boxId?: string; path: string }) {
             <ul className="space-y-1">
               {live.map((b) => (
                 <li key={b.box_id}>
-                  <a href={href(['files', b.box_id])} data-testid="files-box" className={`flex items-center justify-between rounded-md border px-3 py-2 ${b.box_id === boxId ? 'border-accent-500/60 bg-ink-800' : 'border-ink-800 hover:border-ink-600'}`}>
+                  <a
+                    href={href(['files', b.box_id])}
+                    data-testid="files-box"
+                    className={`flex items-center justify-between rounded-md border px-3 py-2 ${b.box_id === boxId ? 'border-accent-500/60 bg-ink-800' : 'border-ink-800 hover:border-ink-600'}`}
+                  >
                     <span className="truncate">{b.name}</span>
                     <StatusPill status={b.status} />
                   </a>

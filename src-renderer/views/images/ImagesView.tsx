@@ -65,7 +65,12 @@ export function ImagesView() {
                 </td>
                 <td className="text-right">
                   {i.source !== 'builtin' && (
-                    <ConfirmButton busy={del.isPending && del.variables === i.name} testId={`image-delete-${i.name}`} confirmLabel={`Delete ${i.name}?`} onConfirm={() => del.mutate(i.name)}>
+                    <ConfirmButton
+                      busy={del.isPending && del.variables === i.name}
+                      testId={`image-delete-${i.name}`}
+                      confirmLabel={`Delete ${i.name}?`}
+                      onConfirm={() => del.mutate(i.name)}
+                    >
                       Delete
                     </ConfirmButton>
                   )}

@@ -14,7 +14,13 @@ export function AttemptsPanel({ responseId }: { responseId: string }) {
         <h2 className="font-semibold">
           Delivery attempts <span className="font-mono text-xs text-ink-400">{responseId}</span>
         </h2>
-        <Button small busy={redeliver.isPending} onClick={() => redeliver.mutate(responseId)} data-testid="redeliver" disabled={!d.data || d.data.state === 'none'}>
+        <Button
+          small
+          busy={redeliver.isPending}
+          onClick={() => redeliver.mutate(responseId)}
+          data-testid="redeliver"
+          disabled={!d.data || d.data.state === 'none'}
+        >
           Redeliver
         </Button>
       </div>

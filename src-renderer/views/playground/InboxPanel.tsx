@@ -68,7 +68,12 @@ function DeliveryItem({ d }: { d: InboxDelivery }) {
   const ok = d.answered_status < 300;
   return (
     <li className="rounded-md border border-ink-700 bg-ink-900" data-testid="inbox-delivery">
-      <button type="button" className="flex w-full items-center justify-between gap-2 px-2.5 py-1.5 text-left text-xs" onClick={() => setOpen(!open)} aria-expanded={open}>
+      <button
+        type="button"
+        className="flex w-full items-center justify-between gap-2 px-2.5 py-1.5 text-left text-xs"
+        onClick={() => setOpen(!open)}
+        aria-expanded={open}
+      >
         <span className="flex min-w-0 items-center gap-2">
           <span className={`rounded px-1.5 font-mono ${ok ? 'bg-emerald-400/15 text-emerald-300' : 'bg-rose-400/15 text-rose-300'}`}>{d.answered_status}</span>
           <span className="truncate font-mono text-ink-300" data-testid="inbox-delivery-id">

@@ -79,8 +79,22 @@ export function PlaygroundView() {
             <input type="checkbox" checked={webhookOn} onChange={(e) => setWebhookOn(e.target.checked)} data-testid="webhook-on" />
             Completion webhook to the inbox
           </label>
-          {webhookOn && <input className="input font-mono" placeholder="webhook_token (optional)" value={input.webhookToken} onChange={(e) => set({ webhookToken: e.target.value })} />}
-          <Button variant="primary" className="w-full justify-center" busy={busy} disabled={!input.model || 'error' in built} onClick={() => void send()} data-testid="send">
+          {webhookOn && (
+            <input
+              className="input font-mono"
+              placeholder="webhook_token (optional)"
+              value={input.webhookToken}
+              onChange={(e) => set({ webhookToken: e.target.value })}
+            />
+          )}
+          <Button
+            variant="primary"
+            className="w-full justify-center"
+            busy={busy}
+            disabled={!input.model || 'error' in built}
+            onClick={() => void send()}
+            data-testid="send"
+          >
             Send request
           </Button>
           {'error' in built && <ErrorNotice error={new Error(built.error)} compact />}
@@ -88,7 +102,10 @@ export function PlaygroundView() {
         <div className="min-w-0 space-y-4">
           <section className="panel p-4">
             <h2 className="mb-2 font-semibold">Request</h2>
-            <pre className="max-h-72 overflow-auto rounded bg-ink-950 p-3 font-mono text-xs break-all whitespace-pre-wrap text-ink-300" data-testid="raw-request">
+            <pre
+              className="max-h-72 overflow-auto rounded bg-ink-950 p-3 font-mono text-xs break-all whitespace-pre-wrap text-ink-300"
+              data-testid="raw-request"
+            >
               {'error' in built ? built.error : `POST ${built.path}\n\n${JSON.stringify(built.body, null, 2)}`}
             </pre>
           </section>
@@ -107,7 +124,10 @@ export function PlaygroundView() {
                 {text}
               </div>
             )}
-            <pre className="max-h-96 overflow-auto rounded bg-ink-950 p-3 font-mono text-xs break-all whitespace-pre-wrap text-ink-300" data-testid="raw-response">
+            <pre
+              className="max-h-96 overflow-auto rounded bg-ink-950 p-3 font-mono text-xs break-all whitespace-pre-wrap text-ink-300"
+              data-testid="raw-response"
+            >
               {exchange ? JSON.stringify(exchange.body, null, 2) : busy ? 'Waiting for the model…' : 'Send a request to see the raw response.'}
             </pre>
           </section>

@@ -49,7 +49,8 @@ export function RequestForm({ input, set }: { input: PlaygroundInput; set: (p: P
         {onlyTest && (
           <div className="mt-2 rounded border border-amber-500/30 bg-amber-500/5 p-2 text-xs text-ink-300" data-testid="model-guide">
             <p className="mb-1">
-              Only <code>box/echo</code> is available: a built-in test model that repeats your input (structured output, token caps and webhooks all work). It is not a language model.
+              Only <code>box/echo</code> is available: a built-in test model that repeats your input (structured output, token caps and webhooks all work). It
+              is not a language model.
             </p>
             <p>
               For real answers:{' '}
@@ -76,12 +77,26 @@ export function RequestForm({ input, set }: { input: PlaygroundInput; set: (p: P
       </label>
       {input.schemaOn && (
         <div className="space-y-2">
-          {input.style !== 'messages' && <input className="input font-mono" placeholder="schema name" value={input.schemaName} onChange={(e) => set({ schemaName: e.target.value })} />}
-          <textarea className="input h-32 resize-y font-mono text-xs" value={input.schemaText} onChange={(e) => set({ schemaText: e.target.value })} data-testid="schema-text" spellCheck={false} />
+          {input.style !== 'messages' && (
+            <input className="input font-mono" placeholder="schema name" value={input.schemaName} onChange={(e) => set({ schemaName: e.target.value })} />
+          )}
+          <textarea
+            className="input h-32 resize-y font-mono text-xs"
+            value={input.schemaText}
+            onChange={(e) => set({ schemaText: e.target.value })}
+            data-testid="schema-text"
+            spellCheck={false}
+          />
         </div>
       )}
       <label className={`flex items-center gap-2 ${input.style !== 'responses' ? 'opacity-40' : ''}`}>
-        <input type="checkbox" disabled={input.style !== 'responses'} checked={input.background && input.style === 'responses'} onChange={(e) => set({ background: e.target.checked })} data-testid="background" />
+        <input
+          type="checkbox"
+          disabled={input.style !== 'responses'}
+          checked={input.background && input.style === 'responses'}
+          onChange={(e) => set({ background: e.target.checked })}
+          data-testid="background"
+        />
         Background (answers 202 queued; the webhook reports completion)
       </label>
     </div>

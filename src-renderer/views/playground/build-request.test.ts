@@ -2,8 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { buildRequest, outputText, type PlaygroundInput } from './build-request.js';
 
 const base: PlaygroundInput = {
-  style: 'responses', model: 'local/tiny', prompt: 'hi', temperature: '0', topP: '', maxTokens: '16',
-  schemaOn: false, schemaName: '', schemaText: '{}', background: false, webhookUrl: null, webhookToken: '',
+  style: 'responses',
+  model: 'local/tiny',
+  prompt: 'hi',
+  temperature: '0',
+  topP: '',
+  maxTokens: '16',
+  schemaOn: false,
+  schemaName: '',
+  schemaText: '{}',
+  background: false,
+  webhookUrl: null,
+  webhookToken: '',
 };
 
 describe('playground request builder', () => {
@@ -18,8 +28,22 @@ describe('playground request builder', () => {
   });
 
   it('adds the schema, background and webhook metadata', () => {
-    const r = buildRequest({ ...base, schemaOn: true, schemaName: 'x', schemaText: '{"type":"object"}', background: true, webhookUrl: 'http://127.0.0.1:1/h', webhookToken: 't' });
-    expect(r).toMatchObject({ body: { text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } }, background: true, metadata: { completion_webhook: 'http://127.0.0.1:1/h', webhook_token: 't' } } });
+    const r = buildRequest({
+      ...base,
+      schemaOn: true,
+      schemaName: 'x',
+      schemaText: '{"type":"object"}',
+      background: true,
+      webhookUrl: 'http://127.0.0.1:1/h',
+      webhookToken: 't',
+    });
+    expect(r).toMatchObject({
+      body: {
+        text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } },
+        background: true,
+        metadata: { completion_webhook: 'http://127.0.0.1:1/h', webhook_token: 't' },
+      },
+    });
     expect(buildRequest({ ...base, schemaOn: true, schemaText: '{' })).toHaveProperty('error');
   });
 

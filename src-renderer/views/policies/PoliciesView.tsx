@@ -18,7 +18,11 @@ export function PoliciesView({ policyId }: { policyId?: string }) {
       <PageHeader title="HTTP policies" subtitle="What boxes may reach on the network, and which secrets the proxy adds on the way out." />
       <div className="grid gap-5 lg:grid-cols-[16rem_1fr]">
         <aside className="space-y-2">
-          <a href={href(['policies', 'new'])} className="block rounded-md bg-accent-500 px-3 py-1.5 text-center font-semibold text-ink-950 hover:bg-accent-400" data-testid="policy-new">
+          <a
+            href={href(['policies', 'new'])}
+            className="block rounded-md bg-accent-500 px-3 py-1.5 text-center font-semibold text-ink-950 hover:bg-accent-400"
+            data-testid="policy-new"
+          >
             New policy
           </a>
           {policies.isPending ? (
@@ -31,7 +35,12 @@ export function PoliciesView({ policyId }: { policyId?: string }) {
             <ul className="space-y-1">
               {policies.data.map((p) => (
                 <li key={p.id}>
-                  <a href={href(['policies', p.id])} data-testid="policy-item" data-name={p.name} className={`block rounded-md border px-3 py-2 ${p.id === policyId ? 'border-accent-500/60 bg-ink-800' : 'border-ink-800 hover:border-ink-600'}`}>
+                  <a
+                    href={href(['policies', p.id])}
+                    data-testid="policy-item"
+                    data-name={p.name}
+                    className={`block rounded-md border px-3 py-2 ${p.id === policyId ? 'border-accent-500/60 bg-ink-800' : 'border-ink-800 hover:border-ink-600'}`}
+                  >
                     <div className="font-medium">{p.name}</div>
                     <div className="text-[11px] text-ink-400">
                       {Object.keys(p.document).length} hosts · {usedBy(p.id)} {usedBy(p.id) === 1 ? 'box' : 'boxes'} · updated {formatAgo(p.updated_at)}

@@ -49,7 +49,12 @@ export function PolicyBoxes({ policyId }: { policyId: string }) {
             </option>
           ))}
         </select>
-        <Button disabled={!pick} busy={attach.isPending} onClick={() => attach.mutate({ boxId: pick, policyId }, { onSuccess: () => setPick('') })} data-testid="attach-box">
+        <Button
+          disabled={!pick}
+          busy={attach.isPending}
+          onClick={() => attach.mutate({ boxId: pick, policyId }, { onSuccess: () => setPick('') })}
+          data-testid="attach-box"
+        >
           Attach
         </Button>
       </div>

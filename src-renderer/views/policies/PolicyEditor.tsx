@@ -81,10 +81,17 @@ export function PolicyEditor({ policy }: { policy: HttpPolicy | null }) {
       <label className="block">
         <span className="label">Name</span>
         <input className={`input ${nameError ? 'input-error' : ''}`} value={name} onChange={(e) => setName(e.target.value)} data-testid="policy-name" />
-        {nameError && <span className="mt-1 block text-xs text-rose-300" data-testid="name-error">{nameError}</span>}
+        {nameError && (
+          <span className="mt-1 block text-xs text-rose-300" data-testid="name-error">
+            {nameError}
+          </span>
+        )}
       </label>
       <div>
-        <span className="label">Document — host patterns → rules (first match wins; unmatched hosts are refused; https is intercepted unless a host says "tls": "passthrough"; "ports": [443, "gateway"] limits a host to those ports)</span>
+        <span className="label">
+          Document — host patterns → rules (first match wins; unmatched hosts are refused; https is intercepted unless a host says "tls": "passthrough";
+          "ports": [443, "gateway"] limits a host to those ports)
+        </span>
         <JsonEditor value={text} onChange={setText} error={docError} testId="policy-document" />
       </div>
       <ErrorNotice error={otherError ?? del.error} />
@@ -92,10 +99,18 @@ export function PolicyEditor({ policy }: { policy: HttpPolicy | null }) {
         <Button type="submit" variant="primary" busy={save.isPending} disabled={Boolean(parsed.error)} data-testid="policy-save">
           {policy ? 'Save' : 'Create policy'}
         </Button>
-        {save.isSuccess && submitted === text && <span className="text-accent-300" data-testid="policy-saved">Saved</span>}
+        {save.isSuccess && submitted === text && (
+          <span className="text-accent-300" data-testid="policy-saved">
+            Saved
+          </span>
+        )}
         <span className="flex-1" />
         {policy && (
-          <ConfirmButton busy={del.isPending} onConfirm={() => del.mutate(policy.id, { onSuccess: () => navigate(['policies']) })} confirmLabel="Delete this policy?">
+          <ConfirmButton
+            busy={del.isPending}
+            onConfirm={() => del.mutate(policy.id, { onSuccess: () => navigate(['policies']) })}
+            confirmLabel="Delete this policy?"
+          >
             Delete
           </ConfirmButton>
         )}

@@ -64,11 +64,17 @@ function SecretRow({ secret }: { secret: SecretMeta }) {
     <tr data-testid="secret-row" data-name={secret.name}>
       <td className="font-mono">{secret.name}</td>
       <td data-testid="secret-policies">
-        {policies.isPending ? '…' : used.length === 0 ? <span className="text-ink-400">none</span> : used.map((p) => (
-          <a key={p.id} href={href(['policies', p.id])} className="mr-2 text-accent-300 hover:underline">
-            {p.name}
-          </a>
-        ))}
+        {policies.isPending ? (
+          '…'
+        ) : used.length === 0 ? (
+          <span className="text-ink-400">none</span>
+        ) : (
+          used.map((p) => (
+            <a key={p.id} href={href(['policies', p.id])} className="mr-2 text-accent-300 hover:underline">
+              {p.name}
+            </a>
+          ))
+        )}
       </td>
       <td className="whitespace-nowrap text-ink-400">{formatAgo(secret.updated_at)}</td>
       <td className="text-right">
@@ -118,14 +124,29 @@ function SetSecretForm() {
         <label className="label" htmlFor="secret-name">
           Name
         </label>
-        <input id="secret-name" className={`input font-mono ${nameBad || err?.param === 'name' ? 'input-error' : ''}`} placeholder="OPENAI_API_KEY" value={name} onChange={(e) => setName(e.target.value)} data-testid="secret-name" />
+        <input
+          id="secret-name"
+          className={`input font-mono ${nameBad || err?.param === 'name' ? 'input-error' : ''}`}
+          placeholder="OPENAI_API_KEY"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          data-testid="secret-name"
+        />
         {nameBad && <p className="mt-1 text-xs text-rose-300">Letters, digits and "_", not starting with a digit.</p>}
       </div>
       <div>
         <label className="label" htmlFor="secret-value">
           Value (replaces the current one)
         </label>
-        <input id="secret-value" className={`input font-mono ${err?.param === 'value' ? 'input-error' : ''}`} type="password" autoComplete="new-password" value={value} onChange={(e) => setValue(e.target.value)} data-testid="secret-value" />
+        <input
+          id="secret-value"
+          className={`input font-mono ${err?.param === 'value' ? 'input-error' : ''}`}
+          type="password"
+          autoComplete="new-password"
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+          data-testid="secret-value"
+        />
       </div>
       <Button variant="primary" busy={set.isPending} disabled={!name || nameBad} onClick={submit} data-testid="secret-save">
         Save secret

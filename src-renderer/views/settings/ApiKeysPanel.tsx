@@ -78,7 +78,13 @@ function CreateKeyDialog({ onClose }: { onClose: () => void }) {
         ) : (
           <>
             <Button onClick={onClose}>Cancel</Button>
-            <Button variant="primary" busy={create.isPending} disabled={!name.trim()} onClick={() => create.mutate({ name: name.trim(), scope })} data-testid="create-key-submit">
+            <Button
+              variant="primary"
+              busy={create.isPending}
+              disabled={!name.trim()}
+              onClick={() => create.mutate({ name: name.trim(), scope })}
+              data-testid="create-key-submit"
+            >
               Create
             </Button>
           </>
@@ -109,7 +115,15 @@ function CreateKeyDialog({ onClose }: { onClose: () => void }) {
         >
           <label className="block">
             <span className="label">Name</span>
-            <input className="input" value={name} onChange={(e) => setName(e.target.value)} placeholder="ci-runner" data-testid="key-name" autoFocus data-autofocus />
+            <input
+              className="input"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              placeholder="ci-runner"
+              data-testid="key-name"
+              autoFocus
+              data-autofocus
+            />
           </label>
           <label className="block">
             <span className="label">Scope</span>

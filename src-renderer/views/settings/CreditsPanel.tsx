@@ -52,7 +52,13 @@ export function CreditsPanel() {
           >
             <label>
               <span className="label">Add credits (USD)</span>
-              <input className="input w-32 font-mono" inputMode="decimal" value={topUp} onChange={(e) => setTopUp(e.target.value)} data-testid="credits-add-amount" />
+              <input
+                className="input w-32 font-mono"
+                inputMode="decimal"
+                value={topUp}
+                onChange={(e) => setTopUp(e.target.value)}
+                data-testid="credits-add-amount"
+              />
             </label>
             <Button type="submit" busy={set.isPending} disabled={!(Number(topUp) > 0)} data-testid="credits-add">
               Add

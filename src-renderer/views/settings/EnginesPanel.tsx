@@ -30,7 +30,8 @@ export function EnginesPanel() {
             <li key={e.name} className="rounded-md border border-ink-700 p-2.5" data-testid="engine">
               <div className="flex items-center justify-between gap-2">
                 <div>
-                  <span className="font-mono font-semibold">{e.name}</span> <span className="text-xs text-ink-400">{e.kind === 'test' ? 'built-in test engine' : e.kind}</span>
+                  <span className="font-mono font-semibold">{e.name}</span>{' '}
+                  <span className="text-xs text-ink-400">{e.kind === 'test' ? 'built-in test engine' : e.kind}</span>
                   {e.discovered && <span className="ml-1 rounded bg-ink-950 px-1.5 text-[11px] text-accent-400">found on this machine</span>}
                   {e.base_url && <div className="font-mono text-[11px] text-ink-400">{e.base_url}</div>}
                 </div>
@@ -41,14 +42,26 @@ export function EnginesPanel() {
                     </Button>
                   )}
                   {e.kind !== 'local' && e.kind !== 'test' && (
-                    <ConfirmButton onConfirm={() => del.mutate(e.name)} busy={del.isPending && del.variables === e.name} confirmLabel={e.discovered ? 'Stop using it?' : 'Remove?'}>
+                    <ConfirmButton
+                      onConfirm={() => del.mutate(e.name)}
+                      busy={del.isPending && del.variables === e.name}
+                      confirmLabel={e.discovered ? 'Stop using it?' : 'Remove?'}
+                    >
                       {e.discovered ? 'Dismiss' : 'Remove'}
                     </ConfirmButton>
                   )}
                 </span>
               </div>
               <div className="mt-1 flex flex-wrap gap-1">
-                {own.length === 0 ? <span className="text-xs text-ink-400">no models</span> : own.map((m) => <code key={m.id} className="rounded bg-ink-950 px-1.5 py-0.5 text-[11px] text-ink-300">{m.id}</code>)}
+                {own.length === 0 ? (
+                  <span className="text-xs text-ink-400">no models</span>
+                ) : (
+                  own.map((m) => (
+                    <code key={m.id} className="rounded bg-ink-950 px-1.5 py-0.5 text-[11px] text-ink-300">
+                      {m.id}
+                    </code>
+                  ))
+                )}
               </div>
               <EngineHealth error={(e as { last_error?: EngineError | null }).last_error} tested={test.data?.name === e.name ? test.data : undefined} />
             </li>
@@ -59,7 +72,10 @@ export function EnginesPanel() {
         className="grid grid-cols-[7rem_6.5rem_1fr] gap-2"
         onSubmit={(e) => {
           e.preventDefault();
-          add.mutate({ name: f.name, kind: f.kind as 'openai' | 'anthropic', base_url: f.base_url, api_key: f.api_key || undefined }, { onSuccess: () => setF({ ...f, name: '', base_url: '', api_key: '' }) });
+          add.mutate(
+            { name: f.name, kind: f.kind as 'openai' | 'anthropic', base_url: f.base_url, api_key: f.api_key || undefined },
+            { onSuccess: () => setF({ ...f, name: '', base_url: '', api_key: '' }) },
+          );
         }}
       >
         <input className="input font-mono" placeholder="name" value={f.name} onChange={(e) => setF({ ...f, name: e.target.value })} aria-label="Engine name" />
@@ -67,8 +83,21 @@ export function EnginesPanel() {
           <option value="openai">openai</option>
           <option value="anthropic">anthropic</option>
         </select>
-        <input className="input font-mono" placeholder="https://api.example.com/v1" value={f.base_url} onChange={(e) => setF({ ...f, base_url: e.target.value })} aria-label="Base URL" />
-        <input className="input col-span-2 font-mono" type="password" placeholder="API key (stored encrypted)" value={f.api_key} onChange={(e) => setF({ ...f, api_key: e.target.value })} aria-label="API key" />
+        <input
+          className="input font-mono"
+          placeholder="https://api.example.com/v1"
+          value={f.base_url}
+          onChange={(e) => setF({ ...f, base_url: e.target.value })}
+          aria-label="Base URL"
+        />
+        <input
+          className="input col-span-2 font-mono"
+          type="password"
+          placeholder="API key (stored encrypted)"
+          value={f.api_key}
+          onChange={(e) => setF({ ...f, api_key: e.target.value })}
+          aria-label="API key"
+        />
         <Button type="submit" busy={add.isPending} disabled={!f.name || !f.base_url}>
           Add upstream
         </Button>
@@ -83,10 +112,19 @@ export function EnginesPanel() {
 
 /** Beside an upstream: why its model list failed last (or the result of "Test"). */
 function EngineHealth({ error, tested }: { error: EngineError | null | undefined; tested?: EngineTest }) {
-  if (tested?.ok) return <p className="mt-1 text-xs text-emerald-300" data-testid="engine-ok">Connected · {tested.models} model{tested.models === 1 ? '' : 's'}</p>;
+  if (tested?.ok)
+    return (
+      <p className="mt-1 text-xs text-emerald-300" data-testid="engine-ok">
+        Connected · {tested.models} model{tested.models === 1 ? '' : 's'}
+      </p>
+    );
   if (!error) return null;
   return (
-    <p className="mt-1 rounded bg-rose-500/10 px-2 py-1 text-xs text-rose-200" data-testid="engine-error" title={`${error.code} · ${new Date(error.at).toLocaleString()}`}>
+    <p
+      className="mt-1 rounded bg-rose-500/10 px-2 py-1 text-xs text-rose-200"
+      data-testid="engine-error"
+      title={`${error.code} · ${new Date(error.at).toLocaleString()}`}
+    >
       {error.message}
     </p>
   );

@@ -3,12 +3,24 @@ import type { OnQuit } from '../../../src-server/contract/service.js';
 import { api } from '../../api/client.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
 
-interface QuitPlan { action: string; running: number; message: string }
+interface QuitPlan {
+  action: string;
+  running: number;
+  message: string;
+}
 
 const CHOICES: { value: OnQuit; label: string; hint: string }[] = [
   { value: 'ask', label: 'Ask', hint: 'The desktop app asks when boxes are running (with "remember my choice"); a headless service puts them to sleep.' },
-  { value: 'stop_boxes', label: 'Put running boxes to sleep', hint: 'Memory is saved to disk; each box wakes on its next exec, file call or request. Nothing is lost.' },
-  { value: 'leave_running', label: 'Leave them running', hint: 'The VMs keep running without the service (unreachable until it starts again, then taken over).' },
+  {
+    value: 'stop_boxes',
+    label: 'Put running boxes to sleep',
+    hint: 'Memory is saved to disk; each box wakes on its next exec, file call or request. Nothing is lost.',
+  },
+  {
+    value: 'leave_running',
+    label: 'Leave them running',
+    hint: 'The VMs keep running without the service (unreachable until it starts again, then taken over).',
+  },
 ];
 
 /** What quitting the app or the service does to running boxes (setting `on_quit`), and what it would do now. */
@@ -35,7 +47,14 @@ export function QuitPanel() {
         <fieldset className="space-y-2" disabled={save.isPending}>
           {CHOICES.map((c) => (
             <label key={c.value} className="flex cursor-pointer items-start gap-2">
-              <input type="radio" name="on_quit" className="mt-1" checked={current === c.value} onChange={() => save.mutate(c.value)} data-testid={`on-quit-${c.value}`} />
+              <input
+                type="radio"
+                name="on_quit"
+                className="mt-1"
+                checked={current === c.value}
+                onChange={() => save.mutate(c.value)}
+                data-testid={`on-quit-${c.value}`}
+              />
               <span>
                 <span className="text-sm">{c.label}</span>
                 <span className="block text-xs text-ink-400">{c.hint}</span>

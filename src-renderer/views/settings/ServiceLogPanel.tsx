@@ -26,7 +26,10 @@ export function ServiceLogPanel() {
   }, [search]);
 
   useEffect(() => {
-    void api<{ file: string }>('/v1/service/log', { query: { limit: 1 } }).then((p) => setFile(p.file), () => {});
+    void api<{ file: string }>('/v1/service/log', { query: { limit: 1 } }).then(
+      (p) => setFile(p.file),
+      () => {},
+    );
   }, []);
 
   useEffect(() => {
@@ -63,7 +66,14 @@ export function ServiceLogPanel() {
               <option value="error">errors</option>
             </select>
           </label>
-          <input className="input w-40 py-1 text-xs" placeholder="search" value={search} onChange={(e) => setSearch(e.target.value)} data-testid="log-search" aria-label="Search the log" />
+          <input
+            className="input w-40 py-1 text-xs"
+            placeholder="search"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            data-testid="log-search"
+            aria-label="Search the log"
+          />
           <span data-testid="log-state" className={state === 'live' ? 'text-emerald-300' : 'text-amber-300'}>
             {state === 'live' ? '● live' : state === 'connecting' ? 'connecting…' : 'reconnecting…'}
           </span>

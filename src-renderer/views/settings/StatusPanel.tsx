@@ -28,7 +28,9 @@ export function StatusPanel() {
           {status.data.preparation?.stages.map((s) => (
             <div key={s.name} className="contents">
               <dt className="text-ink-400">{s.name === 'image' ? 'Guest image' : 'Template'}</dt>
-              <dd data-testid={`status-${s.name}`}>{s.state === 'running' ? `${s.percent}% · ${s.message}` : s.state === 'failed' ? `failed: ${s.error ?? ''}` : s.state}</dd>
+              <dd data-testid={`status-${s.name}`}>
+                {s.state === 'running' ? `${s.percent}% · ${s.message}` : s.state === 'failed' ? `failed: ${s.error ?? ''}` : s.state}
+              </dd>
             </div>
           ))}
           {Object.entries(rest).map(([k, v]) => (
@@ -52,7 +54,9 @@ export function StatusPanel() {
                 </Button>
               </>
             ) : (
-              <code className="text-ink-300" data-testid="data-dir">{String(data_dir ?? '—')}</code>
+              <code className="text-ink-300" data-testid="data-dir">
+                {String(data_dir ?? '—')}
+              </code>
             )}
           </dd>
         </dl>

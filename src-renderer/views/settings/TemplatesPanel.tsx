@@ -26,13 +26,22 @@ export function TemplatesPanel() {
             <div className="flex items-center justify-between gap-2">
               <div>
                 <span className="font-mono font-semibold">{t.image}</span>{' '}
-                {t.volume_slots && <span className="text-xs text-ink-400" title="For boxes with volume mounts (spare shared-folder slots)">with volumes · </span>}
+                {t.volume_slots && (
+                  <span className="text-xs text-ink-400" title="For boxes with volume mounts (spare shared-folder slots)">
+                    with volumes ·{' '}
+                  </span>
+                )}
                 <span className="text-xs text-ink-400">
                   size {t.size} · {t.vcpu_count} vCPU · {t.memory_mib} MiB · {t.disk_gib} GiB
                 </span>
                 <div className="font-mono text-[11px] text-ink-400">{t.template_id}</div>
               </div>
-              <ConfirmButton onConfirm={() => del.mutate(t.template_id)} busy={del.isPending && del.variables === t.template_id} disabled={t.boxes > 0 || t.state === 'building'} confirmLabel="Delete?">
+              <ConfirmButton
+                onConfirm={() => del.mutate(t.template_id)}
+                busy={del.isPending && del.variables === t.template_id}
+                disabled={t.boxes > 0 || t.state === 'building'}
+                confirmLabel="Delete?"
+              >
                 Delete
               </ConfirmButton>
             </div>
@@ -47,7 +56,9 @@ export function TemplatesPanel() {
                 </span>
               )}
               <span className="text-ink-400">{formatBytes(t.bytes)}</span>
-              <span className="text-ink-400" data-testid="template-boxes">{t.boxes} box{t.boxes === 1 ? '' : 'es'}</span>
+              <span className="text-ink-400" data-testid="template-boxes">
+                {t.boxes} box{t.boxes === 1 ? '' : 'es'}
+              </span>
               {t.warm_clones > 0 && (
                 <span className="text-ink-400" title="Clones restored and warmed ahead of need: the next create takes one in milliseconds">
                   {t.warm_clones} warm

@@ -22,7 +22,9 @@ export function SshView() {
       <PageHeader title="SSH" subtitle="Log in to boxes with short-lived certificates signed by your organization's CA, no passwords or per-box keys." />
       <section className="panel p-4" data-testid="ssh-ca">
         <h2 className="mb-1 font-semibold">Certificate authority</h2>
-        <p className="mb-2 text-ink-400">Boxes with SSH enabled trust this public key. Put it in a known_hosts or TrustedUserCAKeys file elsewhere if you want the same trust there.</p>
+        <p className="mb-2 text-ink-400">
+          Boxes with SSH enabled trust this public key. Put it in a known_hosts or TrustedUserCAKeys file elsewhere if you want the same trust there.
+        </p>
         {ca.isPending ? <Loading /> : ca.error ? <ErrorNotice error={ca.error} /> : <CopyBlock text={ca.data.public_key} testId="ssh-ca-key" />}
       </section>
       <IssueCertificate />
@@ -54,20 +56,39 @@ function IssueCertificate() {
         <label className="label" htmlFor="ssh-pubkey">
           Your public key (one line of ~/.ssh/id_ed25519.pub)
         </label>
-        <textarea id="ssh-pubkey" rows={3} className={`input font-mono text-xs ${err?.param === 'public_key' ? 'input-error' : ''}`} placeholder="ssh-ed25519 AAAA… you@host" value={key} onChange={(e) => setKey(e.target.value)} data-testid="ssh-pubkey" />
+        <textarea
+          id="ssh-pubkey"
+          rows={3}
+          className={`input font-mono text-xs ${err?.param === 'public_key' ? 'input-error' : ''}`}
+          placeholder="ssh-ed25519 AAAA… you@host"
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          data-testid="ssh-pubkey"
+        />
       </div>
       <div className="grid gap-3 sm:grid-cols-2">
         <div>
           <label className="label" htmlFor="ssh-principals">
             Log in as (users)
           </label>
-          <input id="ssh-principals" className={`input font-mono ${err?.param?.startsWith('principals') ? 'input-error' : ''}`} value={principals} onChange={(e) => setPrincipals(e.target.value)} />
+          <input
+            id="ssh-principals"
+            className={`input font-mono ${err?.param?.startsWith('principals') ? 'input-error' : ''}`}
+            value={principals}
+            onChange={(e) => setPrincipals(e.target.value)}
+          />
         </div>
         <div>
           <label className="label" htmlFor="ssh-hours">
             Valid for (hours, up to 168)
           </label>
-          <input id="ssh-hours" className={`input ${err?.param === 'ttl_seconds' ? 'input-error' : ''}`} inputMode="decimal" value={hours} onChange={(e) => setHours(e.target.value)} />
+          <input
+            id="ssh-hours"
+            className={`input ${err?.param === 'ttl_seconds' ? 'input-error' : ''}`}
+            inputMode="decimal"
+            value={hours}
+            onChange={(e) => setHours(e.target.value)}
+          />
         </div>
       </div>
       <Button variant="primary" busy={issue.isPending} disabled={!key.trim()} onClick={submit} data-testid="ssh-issue-submit">
@@ -77,7 +98,8 @@ function IssueCertificate() {
       {issue.data && (
         <div data-testid="ssh-cert">
           <p className="mb-1 text-ink-300">
-            Save it next to your key as <code>~/.ssh/id_ed25519-cert.pub</code>. Valid until {formatTime(issue.data.valid_before)} (key id <code>{issue.data.key_id}</code>).
+            Save it next to your key as <code>~/.ssh/id_ed25519-cert.pub</code>. Valid until {formatTime(issue.data.valid_before)} (key id{' '}
+            <code>{issue.data.key_id}</code>).
           </p>
           <CopyBlock text={issue.data.certificate} testId="ssh-cert-text" />
         </div>

@@ -34,7 +34,14 @@ export function VolumesView({ volumeId, path }: { volumeId?: string; path: strin
               });
             }}
           >
-            <input className={`input ${create.error ? 'input-error' : ''}`} placeholder="new-volume-name" value={name} onChange={(e) => setName(e.target.value)} data-testid="volume-name" aria-label="New volume name" />
+            <input
+              className={`input ${create.error ? 'input-error' : ''}`}
+              placeholder="new-volume-name"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              data-testid="volume-name"
+              aria-label="New volume name"
+            />
             <Button type="submit" variant="primary" busy={create.isPending} data-testid="volume-create">
               Create
             </Button>
@@ -74,7 +81,12 @@ export function VolumesView({ volumeId, path }: { volumeId?: string; path: strin
                   <h2 className="font-semibold">{selected.name}</h2>
                   <Mono>{selected.volume_id}</Mono>
                 </div>
-                <ConfirmButton busy={del.isPending} testId="volume-delete" confirmLabel="Delete it and all its files?" onConfirm={() => del.mutate(selected.volume_id, { onSuccess: () => navigate(['volumes']) })}>
+                <ConfirmButton
+                  busy={del.isPending}
+                  testId="volume-delete"
+                  confirmLabel="Delete it and all its files?"
+                  onConfirm={() => del.mutate(selected.volume_id, { onSuccess: () => navigate(['volumes']) })}
+                >
                   Delete volume
                 </ConfirmButton>
               </div>
@@ -107,7 +119,8 @@ function VolumeBrowser({ volumeId, path }: { volumeId: string; path: string }) {
       onUploaded={() => void qc.invalidateQueries({ queryKey: ['volumes', volumeId] })}
       ops={{
         mkdir: (p) => call('POST /v1/box-volumes/:volume_id/directories', { params: { volume_id: volumeId }, body: { path: p } }),
-        remove: (p, recursive) => call('DELETE /v1/box-volumes/:volume_id/paths', { params: { volume_id: volumeId }, query: { path: p, recursive: recursive ? 'true' : undefined } }),
+        remove: (p, recursive) =>
+          call('DELETE /v1/box-volumes/:volume_id/paths', { params: { volume_id: volumeId }, query: { path: p, recursive: recursive ? 'true' : undefined } }),
         rename: (from, to) => call('POST /v1/box-volumes/:volume_id/paths/move', { params: { volume_id: volumeId }, body: { from, to } }),
         changed: () => void qc.invalidateQueries({ queryKey: ['volumes', volumeId] }),
       }}

@@ -89,15 +89,8 @@ export function contentText(content: unknown, param: string, textTypes: string[]
     .join('');
 }
 
-
 /** Merges the pieces every adapter shares into a Prepared request. */
-export function prepared(
-  native: NativeRequest,
-  echo: Record<string, unknown>,
-  meta: Record<string, string> | null | undefined,
-  background = false,
-): Prepared {
+export function prepared(native: NativeRequest, echo: Record<string, unknown>, meta: Record<string, string> | null | undefined, background = false): Prepared {
   if (native.messages.length === 0) refuse('messages', 'At least one message is required.');
   return { native, echo, background, ...checkMetadata(meta) };
 }
-

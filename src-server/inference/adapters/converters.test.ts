@@ -22,8 +22,22 @@ const native: NativeRequest = {
 
 describe('pure converters', () => {
   it('the three wire styles meet in one native request', () => {
-    const viaResponses = responsesToNative({ model: 'x/m', input: [{ role: 'developer', content: 'sys' }, { role: 'user', content: [{ type: 'input_text', text: 'hi' }] }], max_output_tokens: 5 });
-    const viaChat = chatToNative({ model: 'x/m', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: [{ type: 'text', text: 'hi' }] }], max_completion_tokens: 5 });
+    const viaResponses = responsesToNative({
+      model: 'x/m',
+      input: [
+        { role: 'developer', content: 'sys' },
+        { role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+      ],
+      max_output_tokens: 5,
+    });
+    const viaChat = chatToNative({
+      model: 'x/m',
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      ],
+      max_completion_tokens: 5,
+    });
     expect(viaResponses.native.messages).toEqual(viaChat.native.messages);
     expect(viaResponses.native.maxOutputTokens).toBe(viaChat.native.maxOutputTokens);
     const viaMessages = messagesToNative({ model: 'x/m', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
@@ -41,14 +55,29 @@ describe('pure converters', () => {
     expect(toAnthropicMessages('m', native)).toEqual({
       model: 'm',
       system: 'sys',
-      messages: [{ role: 'user', content: 'a\n\nb' }, { role: 'assistant', content: 'c' }],
+      messages: [
+        { role: 'user', content: 'a\n\nb' },
+        { role: 'assistant', content: 'c' },
+      ],
       max_tokens: 10,
       temperature: 1,
       top_p: 0.9,
       output_config: { format: { type: 'json_schema', schema: { type: 'object' } } },
     });
-    expect(fromAnthropicMessage({ content: [{ type: 'text', text: 'x' }, { type: 'text', text: 'y' }], stop_reason: 'max_tokens', usage: { input_tokens: 1, output_tokens: 2, cache_read_input_tokens: 3 } }))
-      .toEqual({ text: 'xy', stop: 'max_tokens', usage: { inputTokens: 4, outputTokens: 2, cachedInputTokens: 3, cacheWriteInputTokens: 0, reasoningTokens: 0 } });
+    expect(
+      fromAnthropicMessage({
+        content: [
+          { type: 'text', text: 'x' },
+          { type: 'text', text: 'y' },
+        ],
+        stop_reason: 'max_tokens',
+        usage: { input_tokens: 1, output_tokens: 2, cache_read_input_tokens: 3 },
+      }),
+    ).toEqual({
+      text: 'xy',
+      stop: 'max_tokens',
+      usage: { inputTokens: 4, outputTokens: 2, cachedInputTokens: 3, cacheWriteInputTokens: 0, reasoningTokens: 0 },
+    });
   });
 
   it('native → OpenAI chat and back', () => {
@@ -57,7 +86,8 @@ describe('pure converters', () => {
       max_completion_tokens: 10,
       response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object' }, strict: true } },
     });
-    expect(fromOpenAiChat({ choices: [{ message: { content: 'hi' }, finish_reason: 'length' }], usage: { prompt_tokens: 3, completion_tokens: 1 } }))
-      .toMatchObject({ text: 'hi', stop: 'max_tokens', usage: { inputTokens: 3, outputTokens: 1 } });
+    expect(
+      fromOpenAiChat({ choices: [{ message: { content: 'hi' }, finish_reason: 'length' }], usage: { prompt_tokens: 3, completion_tokens: 1 } }),
+    ).toMatchObject({ text: 'hi', stop: 'max_tokens', usage: { inputTokens: 3, outputTokens: 1 } });
   });
 });

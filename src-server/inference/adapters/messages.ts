@@ -20,9 +20,7 @@ export function messagesToNative(body: MessagesBody): Prepared {
     text: contentText(m.content, `messages[${i}].content`, ['text']),
   }));
   const f = body.output_config?.format;
-  const format: NativeFormat = f
-    ? { type: 'json_schema', name: f.name ?? 'output', schema: f.schema, strict: true }
-    : { type: 'text' };
+  const format: NativeFormat = f ? { type: 'json_schema', name: f.name ?? 'output', schema: f.schema, strict: true } : { type: 'text' };
   return prepared(
     {
       model: body.model,

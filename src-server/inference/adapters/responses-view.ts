@@ -4,8 +4,7 @@ import type { StoredResponse } from '../store/responses-repo.js';
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 /** Stable id of the one output message item (the same on every GET). */
-const outputItemId = (responseId: string) =>
-  `msg_${createHash('sha256').update(responseId).digest('hex').slice(0, 40)}`;
+const outputItemId = (responseId: string) => `msg_${createHash('sha256').update(responseId).digest('hex').slice(0, 40)}`;
 
 /**
  * The Responses-shaped object for any stored request (all three styles): what

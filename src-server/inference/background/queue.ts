@@ -27,14 +27,19 @@ export class BackgroundQueue {
     if (this.stopped) return;
     const room = this.concurrency - this.active.size;
     if (room <= 0) return;
-    const ids = this.repo.queuedIds(room + this.taken.size).filter((id) => !this.taken.has(id)).slice(0, room);
+    const ids = this.repo
+      .queuedIds(room + this.taken.size)
+      .filter((id) => !this.taken.has(id))
+      .slice(0, room);
     for (const id of ids) {
       this.taken.add(id);
-      const p: Promise<void> = this.run(id).catch(() => undefined).finally(() => {
-        this.active.delete(p);
-        this.taken.delete(id);
-        this.kick();
-      });
+      const p: Promise<void> = this.run(id)
+        .catch(() => undefined)
+        .finally(() => {
+          this.active.delete(p);
+          this.taken.delete(id);
+          this.kick();
+        });
       this.active.add(p);
     }
   }

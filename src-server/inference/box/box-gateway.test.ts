@@ -22,7 +22,11 @@ beforeAll(async () => {
   svc = await startTestService({ runtime: (d) => new FakeRuntime(d) });
   const app = (await (await svc.api('/v1/apps/find', { method: 'POST', json: { name: 'gw', mint_if_missing: true } })).json()).id;
   const mk = async (name: string, budget?: number) =>
-    (await (await svc.api('/v1/boxes', { method: 'POST', json: { app_id: app, name, ...(budget === undefined ? {} : { inference_budget_tokens: budget }) } })).json()).box_id as string;
+    (
+      await (
+        await svc.api('/v1/boxes', { method: 'POST', json: { app_id: app, name, ...(budget === undefined ? {} : { inference_budget_tokens: budget }) } })
+      ).json()
+    ).box_id as string;
   boxA = await mk('gw-a', 10);
   boxB = await mk('gw-b');
 });
@@ -56,7 +60,12 @@ describe('box principal', () => {
     expect(refused.headers.get('x-should-retry')).toBe('false');
     expect(refused.headers.get('retry-after')).toBeNull();
     expect(await errorOf(refused)).toMatchObject({ type: 'rate_limit_error', code: 'inference_budget_exhausted', param: 'inference_budget_tokens' });
-    expect(await (await svc.api(`/v1/boxes/${boxA}/inference-budget`)).json()).toEqual({ box_id: boxA, inference_budget_tokens: 10, used_tokens: 16, remaining_tokens: 0 });
+    expect(await (await svc.api(`/v1/boxes/${boxA}/inference-budget`)).json()).toEqual({
+      box_id: boxA,
+      inference_budget_tokens: 10,
+      used_tokens: 16,
+      remaining_tokens: 0,
+    });
     const usage = await (await svc.api('/v1/usage/tokens')).json();
     const a = usage.boxes.find((b: { box_id: string }) => b.box_id === boxA);
     expect(a).toMatchObject({ name: 'gw-a', inference_budget_tokens: 10, requests: 2, input_tokens: 6, output_tokens: 10 });

@@ -21,7 +21,10 @@ let env: Record<string, string> = {};
 async function sh(command: string) {
   const res = await svc.api(`/v1/boxes/${boxId}/exec`, { method: 'POST', json: { command } });
   if (res.status !== 200) throw new Error(`exec: ${res.status} ${await res.text()}`);
-  const events = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as { type: string; data?: string });
+  const events = (await res.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; data?: string });
   return Buffer.concat(events.filter((e) => e.type === 'stdout').map((e) => Buffer.from(e.data!, 'base64'))).toString();
 }
 
@@ -51,26 +54,34 @@ afterAll(async () => {
 });
 
 describe('inference from inside a box', () => {
-  it('an SDK-style call from the box answers; its credential is useless from the host; usage is per box; the budget is refused', async (t) => {
-    if (!env.OPENAI_BASE_URL) t.skip('no guest-setup provider sets OPENAI_BASE_URL yet (the egress half of issue 10 is not merged)');
-    const first = await sh(PY);
-    expect(first).toMatch(/^200 /);
-    expect(first).toContain('Echo: from inside a box');
-    const boxEnv = await sh('printf "%s\\n%s\\n%s" "$OPENAI_API_KEY" "$ANTHROPIC_API_KEY" "$ANTHROPIC_BASE_URL"');
-    const [token, anthropicKey, anthropicBase] = boxEnv.split('\n');
-    expect(token).toMatch(/^bxb_/);
-    expect(anthropicKey).toBe(token);
-    expect(anthropicBase).toBeTruthy();
-    expect(boxEnv).not.toContain(svc.key);
-    // The same token straight at the gateway from the host: 401.
-    const direct = await fetch(`${svc.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'box/echo', input: 'x' }) });
-    expect(direct.status).toBe(401);
-    // 4 input + 6 output tokens per call: the third call finds the budget of 20 spent.
-    expect(await sh(PY)).toMatch(/^200 /);
-    const refused = await sh(PY);
-    expect(refused).toMatch(/^429 /);
-    expect(refused).toContain('inference_budget_exhausted');
-    const usage = await (await svc.api('/v1/usage/tokens')).json();
-    expect(usage.boxes.find((b: { box_id: string }) => b.box_id === boxId)).toMatchObject({ requests: 2, input_tokens: 8, output_tokens: 12 });
-  }, VM_TIMEOUT);
+  it(
+    'an SDK-style call from the box answers; its credential is useless from the host; usage is per box; the budget is refused',
+    async (t) => {
+      if (!env.OPENAI_BASE_URL) t.skip('no guest-setup provider sets OPENAI_BASE_URL yet (the egress half of issue 10 is not merged)');
+      const first = await sh(PY);
+      expect(first).toMatch(/^200 /);
+      expect(first).toContain('Echo: from inside a box');
+      const boxEnv = await sh('printf "%s\\n%s\\n%s" "$OPENAI_API_KEY" "$ANTHROPIC_API_KEY" "$ANTHROPIC_BASE_URL"');
+      const [token, anthropicKey, anthropicBase] = boxEnv.split('\n');
+      expect(token).toMatch(/^bxb_/);
+      expect(anthropicKey).toBe(token);
+      expect(anthropicBase).toBeTruthy();
+      expect(boxEnv).not.toContain(svc.key);
+      // The same token straight at the gateway from the host: 401.
+      const direct = await fetch(`${svc.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'box/echo', input: 'x' }),
+      });
+      expect(direct.status).toBe(401);
+      // 4 input + 6 output tokens per call: the third call finds the budget of 20 spent.
+      expect(await sh(PY)).toMatch(/^200 /);
+      const refused = await sh(PY);
+      expect(refused).toMatch(/^429 /);
+      expect(refused).toContain('inference_budget_exhausted');
+      const usage = await (await svc.api('/v1/usage/tokens')).json();
+      expect(usage.boxes.find((b: { box_id: string }) => b.box_id === boxId)).toMatchObject({ requests: 2, input_tokens: 8, output_tokens: 12 });
+    },
+    VM_TIMEOUT,
+  );
 });

@@ -33,7 +33,17 @@ export function boxPrincipalResolver(credentials: BoxCredentials, boxes: Pick<Bo
       orgId: box.org_id,
       via: 'box',
       box: { id: box.box_id },
-      key: { id: KEY_PREFIX + box.box_id, org_id: box.org_id, name: `box ${box.name}`, scope: 'user', user_id: null, prefix: 'bxb_', created_at: now, last_used_at: null, revoked_at: null },
+      key: {
+        id: KEY_PREFIX + box.box_id,
+        org_id: box.org_id,
+        name: `box ${box.name}`,
+        scope: 'user',
+        user_id: null,
+        prefix: 'bxb_',
+        created_at: now,
+        last_used_at: null,
+        revoked_at: null,
+      },
     };
   };
 }

@@ -6,7 +6,12 @@ import { BoxInferenceBudget } from '../../contract/usage.js';
 /** Reads and sets a box's inference token budget (null = unlimited). */
 export function budgetRoutes(r: RouteRegistrar) {
   r.add({
-    method: 'get', path: '/v1/boxes/:box_id/inference-budget', area: 'box', tag: 'boxes', params: BoxIdParams, response: BoxInferenceBudget,
+    method: 'get',
+    path: '/v1/boxes/:box_id/inference-budget',
+    area: 'box',
+    tag: 'boxes',
+    params: BoxIdParams,
+    response: BoxInferenceBudget,
     summary: "The box's inference token budget and the tokens it has used through the gateway",
     handler: ({ app, auth, params }) => {
       const box = readBox(app, auth, params.box_id);
@@ -16,7 +21,12 @@ export function budgetRoutes(r: RouteRegistrar) {
     },
   });
   r.add({
-    method: 'put', path: '/v1/boxes/:box_id/inference-budget', area: 'box', tag: 'boxes', params: BoxIdParams, body: BudgetBody,
+    method: 'put',
+    path: '/v1/boxes/:box_id/inference-budget',
+    area: 'box',
+    tag: 'boxes',
+    params: BoxIdParams,
+    body: BudgetBody,
     summary: "Set the box's inference token budget (input + output tokens over its life; null = unlimited)",
     handler: ({ app, req, auth, params, body }) => {
       boxFor(app, req, auth, params.box_id, 'auto_sleep');

@@ -4,25 +4,39 @@ import { notFound } from '../../http/errors.js';
 import { Reply } from '../../http/route.js';
 import type { ModelPulls } from './pulls.js';
 
-
 /** The model catalog and resumable pulls (api-surface.md, wave 2). */
 export function catalogRoutes(r: RouteRegistrar, pulls: ModelPulls) {
   r.add({
-    method: 'get', path: '/v1/local-models/catalog', area: 'common', tag: 'engines',
+    method: 'get',
+    path: '/v1/local-models/catalog',
+    area: 'common',
+    tag: 'engines',
     summary: 'Curated small instruction-tuned GGUF models the embedded engine can run',
     handler: () => ({ data: pulls.catalog }),
   });
   r.add({
-    method: 'post', path: '/v1/local-models/pull', area: 'common', tag: 'engines', body: PullBody,
+    method: 'post',
+    path: '/v1/local-models/pull',
+    area: 'common',
+    tag: 'engines',
+    body: PullBody,
     summary: 'Download a catalog model (catalog_id) or a GGUF URL; 202 with the download object; resumes after a restart',
     handler: ({ body }) => new Reply(202, pulls.begin(body)),
   });
   r.add({
-    method: 'get', path: '/v1/local-models/pulls', area: 'common', tag: 'engines',
-    summary: 'Recent model pulls, newest first', handler: () => ({ data: pulls.list() }),
+    method: 'get',
+    path: '/v1/local-models/pulls',
+    area: 'common',
+    tag: 'engines',
+    summary: 'Recent model pulls, newest first',
+    handler: () => ({ data: pulls.list() }),
   });
   r.add({
-    method: 'get', path: '/v1/local-models/pulls/:pull_id', area: 'common', tag: 'engines', params: PullParams,
+    method: 'get',
+    path: '/v1/local-models/pulls/:pull_id',
+    area: 'common',
+    tag: 'engines',
+    params: PullParams,
     summary: 'One model pull and its progress',
     handler: ({ params }) => {
       const p = pulls.get(params.pull_id);
@@ -31,7 +45,12 @@ export function catalogRoutes(r: RouteRegistrar, pulls: ModelPulls) {
     },
   });
   r.add({
-    method: 'post', path: '/v1/local-models/pulls/:pull_id/cancel', area: 'common', tag: 'engines', params: PullParams, idempotent: false,
+    method: 'post',
+    path: '/v1/local-models/pulls/:pull_id/cancel',
+    area: 'common',
+    tag: 'engines',
+    params: PullParams,
+    idempotent: false,
     summary: 'Cancel a model pull (the partial file is deleted); a finished pull is answered unchanged',
     handler: ({ params }) => pulls.cancel(params.pull_id),
   });

@@ -37,7 +37,16 @@ afterAll(async () => {
 });
 
 const entry = (over: Partial<CatalogEntry> = {}): CatalogEntry => ({
-  id: 'tiny', name: 'tiny', description: 'test', parameters: '0', quantization: 'none', size_bytes: file.length, licence: 'MIT', source_url: `${base}/tiny.gguf`, sha256: sum, ...over,
+  id: 'tiny',
+  name: 'tiny',
+  description: 'test',
+  parameters: '0',
+  quantization: 'none',
+  size_bytes: file.length,
+  licence: 'MIT',
+  source_url: `${base}/tiny.gguf`,
+  sha256: sum,
+  ...over,
 });
 const start = (dataDir?: string, catalog = [entry(), entry({ id: 'corrupt', name: 'corrupt', sha256: 'a'.repeat(64) })]) =>
   startInferenceService({ dataDir, tuning: { modelCatalog: catalog } });
@@ -67,11 +76,17 @@ describe('model catalog pulls', () => {
     expect(started.status).toBe(202);
     const { id, state, sha256 } = await started.json();
     expect({ state, sha256 }).toEqual({ state: 'downloading', sha256: sum });
-    await waitFor(() => pullOf(svc, id), (p) => p.bytes_done === 100_000).finally(() => svc.close());
+    await waitFor(
+      () => pullOf(svc, id),
+      (p) => p.bytes_done === 100_000,
+    ).finally(() => svc.close());
     hangAfter = null;
     svc = await start(dataDir);
     try {
-      const done = await waitFor(() => pullOf(svc, id), (p) => p.state !== 'downloading' && p.state !== 'verifying');
+      const done = await waitFor(
+        () => pullOf(svc, id),
+        (p) => p.state !== 'downloading' && p.state !== 'verifying',
+      );
       expect(done).toMatchObject({ state: 'completed', bytes_done: file.length, bytes_total: file.length, sha256: sum, model_id: 'local/tiny' });
       expect(ranges).toEqual([undefined, 'bytes=100000-']);
       expect(fs.readFileSync(path.join(dataDir, 'models', 'tiny.gguf')).equals(file)).toBe(true);
@@ -87,7 +102,10 @@ describe('model catalog pulls', () => {
     const svc = await start();
     try {
       const { id } = await (await svc.api('/v1/local-models/pull', { method: 'POST', json: { catalog_id: 'corrupt' } })).json();
-      const done = await waitFor(() => pullOf(svc, id), (p) => p.state === 'failed');
+      const done = await waitFor(
+        () => pullOf(svc, id),
+        (p) => p.state === 'failed',
+      );
       expect(done.error).toMatch(/checksum mismatch/);
       expect(fs.existsSync(path.join(svc.dataDir, 'models', 'corrupt.gguf'))).toBe(false);
       expect(fs.readdirSync(path.join(svc.dataDir, 'models', '.pulls'))).toEqual([]);
@@ -101,7 +119,10 @@ describe('model catalog pulls', () => {
     const svc = await start();
     try {
       const { id } = await (await svc.api('/v1/local-models/pull', { method: 'POST', json: { catalog_id: 'tiny', name: 'tiny-2' } })).json();
-      await waitFor(() => pullOf(svc, id), (p) => p.bytes_done === 50_000);
+      await waitFor(
+        () => pullOf(svc, id),
+        (p) => p.bytes_done === 50_000,
+      );
       const res = await svc.api(`/v1/local-models/pulls/${id}/cancel`, { method: 'POST' });
       expect(await res.json()).toMatchObject({ state: 'cancelled', model_id: null });
       expect(fs.readdirSync(path.join(svc.dataDir, 'models', '.pulls'))).toEqual([]);

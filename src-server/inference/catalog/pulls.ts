@@ -59,13 +59,21 @@ export class ModelPulls {
 
   begin(req: { catalog_id?: string; url?: string; name?: string | null; sha256?: string | null }): PullView {
     const entry = req.catalog_id !== undefined ? this.catalog.find((c) => c.id === req.catalog_id) : undefined;
-    if (req.catalog_id !== undefined && !entry) throw notFound(`No catalog model "${req.catalog_id}"; GET /v1/local-models/catalog lists them.`, null, 'catalog_id');
+    if (req.catalog_id !== undefined && !entry)
+      throw notFound(`No catalog model "${req.catalog_id}"; GET /v1/local-models/catalog lists them.`, null, 'catalog_id');
     const url = entry?.source_url ?? req.url!;
     const name = req.name ?? entry?.name ?? nameFromFile(decodeURIComponent(new URL(url).pathname.split('/').pop() || 'model'));
     if (!MODEL_NAME.test(name)) throw invalid(`Cannot name a model "${name}": use 1-128 letters, digits, ".", "_" or "-".`, 'name');
     if (this.files.has(name)) throw conflict(`A local model named "${name}" already exists.`, 'already_exists', 'name');
     if (this.repo.unfinished().some((r) => r.name === name)) throw conflict(`A pull of "${name}" is already running.`, 'already_running', 'name');
-    const row = { id: `pull_${randomUUID().replaceAll('-', '')}`, catalog_id: entry?.id ?? null, url, name, sha256: req.sha256 ?? entry?.sha256 ?? null, created_at: Date.now() };
+    const row = {
+      id: `pull_${randomUUID().replaceAll('-', '')}`,
+      catalog_id: entry?.id ?? null,
+      url,
+      name,
+      sha256: req.sha256 ?? entry?.sha256 ?? null,
+      created_at: Date.now(),
+    };
     this.repo.create(row);
     const created = this.repo.get(row.id)!;
     this.launch(created);

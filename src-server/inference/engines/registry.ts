@@ -115,7 +115,15 @@ export class EngineRegistry {
     const echo: EngineInfo = { name: ECHO_ENGINE, kind: 'test', base_url: null, has_api_key: false, created_at: null, updated_at: null };
     const found = [...this.discovered.values()]
       .filter((d) => !this.upstreams.has(d.found.name))
-      .map(({ found: f }): EngineInfo => ({ name: f.name, kind: 'openai', base_url: f.baseUrl, has_api_key: false, created_at: null, updated_at: null, discovered: true }));
+      .map(({ found: f }): EngineInfo => ({
+        name: f.name,
+        kind: 'openai',
+        base_url: f.baseUrl,
+        has_api_key: false,
+        created_at: null,
+        updated_at: null,
+        discovered: true,
+      }));
     const withError = (e: EngineInfo): EngineInfo => ({ ...e, last_error: this.lastErrors.get(e.name) ?? null });
     return [local, ...[...this.upstreams.values()].map(({ row }) => withError(upstreamInfo(row))), ...found.map(withError), echo];
   }

@@ -8,9 +8,14 @@ import { INFERENCE_BODY_LIMIT } from './limits.js';
 /** POST /v1/chat/completions (alpha in the spec). */
 export function chatRoutes(r: RouteRegistrar, svc: InferenceService) {
   r.add({
-    method: 'post', path: '/v1/chat/completions', area: 'inference', tag: 'inference', auth: 'any',
+    method: 'post',
+    path: '/v1/chat/completions',
+    area: 'inference',
+    tag: 'inference',
+    auth: 'any',
     summary: 'Create a chat completion (stored; readable through GET /v1/responses/{id})',
-    body: ChatBody, bodyLimitBytes: INFERENCE_BODY_LIMIT,
+    body: ChatBody,
+    bodyLimitBytes: INFERENCE_BODY_LIMIT,
     handler: async ({ body, auth, res }) => chatCompletionObject(await svc.runSync('chat', chatToNative(body), auth, clientGone(res))),
   });
 }

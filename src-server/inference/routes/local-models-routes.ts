@@ -17,12 +17,18 @@ export function localModelsRoutes(r: RouteRegistrar, local: LlamaEngine, downloa
     created_at: new Date(f.createdAt).toISOString(),
   });
   r.add({
-    method: 'get', path: '/v1/engines/local/models', area: 'common', tag: 'engines',
+    method: 'get',
+    path: '/v1/engines/local/models',
+    area: 'common',
+    tag: 'engines',
     summary: 'GGUF models of the embedded engine',
     handler: () => ({ data: local.files.list().map(view) }),
   });
   r.add({
-    method: 'post', path: '/v1/engines/local/models', area: 'common', tag: 'engines',
+    method: 'post',
+    path: '/v1/engines/local/models',
+    area: 'common',
+    tag: 'engines',
     summary: 'Add a GGUF model: {path} links or copies a file; {url} starts a download job',
     body: AddLocalModelBody,
     handler: async ({ body }) => {
@@ -31,7 +37,10 @@ export function localModelsRoutes(r: RouteRegistrar, local: LlamaEngine, downloa
     },
   });
   r.add({
-    method: 'delete', path: '/v1/engines/local/models/:model', area: 'common', tag: 'engines',
+    method: 'delete',
+    path: '/v1/engines/local/models/:model',
+    area: 'common',
+    tag: 'engines',
     summary: 'Remove a local model file',
     params: LocalModelParams,
     handler: ({ params }) => {
@@ -41,11 +50,18 @@ export function localModelsRoutes(r: RouteRegistrar, local: LlamaEngine, downloa
     },
   });
   r.add({
-    method: 'get', path: '/v1/engines/local/downloads', area: 'common', tag: 'engines',
-    summary: 'Recent model downloads', handler: () => ({ data: downloads.list() }),
+    method: 'get',
+    path: '/v1/engines/local/downloads',
+    area: 'common',
+    tag: 'engines',
+    summary: 'Recent model downloads',
+    handler: () => ({ data: downloads.list() }),
   });
   r.add({
-    method: 'get', path: '/v1/engines/local/downloads/:download_id', area: 'common', tag: 'engines',
+    method: 'get',
+    path: '/v1/engines/local/downloads/:download_id',
+    area: 'common',
+    tag: 'engines',
     summary: 'A model download job and its progress',
     params: DownloadParams,
     handler: ({ params }) => {

@@ -19,14 +19,25 @@ const BATCH_ROUTES: [Method, string][] = [
 /** POST /v1/messages (alpha in the spec); message batches answer 501. */
 export function messagesRoutes(r: RouteRegistrar, svc: InferenceService) {
   r.add({
-    method: 'post', path: '/v1/messages', area: 'inference', tag: 'inference', auth: 'any',
+    method: 'post',
+    path: '/v1/messages',
+    area: 'inference',
+    tag: 'inference',
+    auth: 'any',
     summary: 'Create a message (stored; readable through GET /v1/responses/{id})',
-    body: MessagesBody, bodyLimitBytes: INFERENCE_BODY_LIMIT,
+    body: MessagesBody,
+    bodyLimitBytes: INFERENCE_BODY_LIMIT,
     handler: async ({ body, auth, res }) => messageObject(await svc.runSync('messages', messagesToNative(body), auth, clientGone(res))),
   });
   for (const [method, path] of BATCH_ROUTES) {
     r.add({
-      method, path, area: 'inference', tag: 'inference', auth: 'any', idempotent: false, rawBody: method !== 'get',
+      method,
+      path,
+      area: 'inference',
+      tag: 'inference',
+      auth: 'any',
+      idempotent: false,
+      rawBody: method !== 'get',
       summary: 'Not supported (501)',
       handler: () => {
         throw notImplemented('Message batches are not supported by this service.');

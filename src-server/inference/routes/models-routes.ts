@@ -25,7 +25,11 @@ const SplitModelParams = z.object({ engine: z.string().min(1).max(64), model: z.
  */
 export function modelsRoutes(r: RouteRegistrar, engines: EngineRegistry) {
   r.add({
-    method: 'get', path: '/v1/models', area: 'inference', tag: 'inference', auth: 'any',
+    method: 'get',
+    path: '/v1/models',
+    area: 'inference',
+    tag: 'inference',
+    auth: 'any',
     summary: 'List the models of every engine, named <engine>/<model>',
     handler: async (): Promise<ModelList> => {
       const data = (await engines.listModels()).map(entry);
@@ -38,12 +42,22 @@ export function modelsRoutes(r: RouteRegistrar, engines: EngineRegistry) {
     return entry(m);
   };
   r.add({
-    method: 'get', path: '/v1/models/:model_id', area: 'inference', tag: 'inference', auth: 'any', params: ModelIdParams,
+    method: 'get',
+    path: '/v1/models/:model_id',
+    area: 'inference',
+    tag: 'inference',
+    auth: 'any',
+    params: ModelIdParams,
     summary: 'One model by id (<engine>/<model>, the slash sent as %2F)',
     handler: ({ params }) => one(params.model_id),
   });
   r.add({
-    method: 'get', path: '/v1/models/:engine/:model', area: 'inference', tag: 'inference', auth: 'any', params: SplitModelParams,
+    method: 'get',
+    path: '/v1/models/:engine/:model',
+    area: 'inference',
+    tag: 'inference',
+    auth: 'any',
+    params: SplitModelParams,
     summary: 'One model by id, the slash sent unencoded',
     handler: ({ params }) => one(`${params.engine}/${params.model}`),
   });

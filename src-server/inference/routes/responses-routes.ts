@@ -11,9 +11,14 @@ import { INFERENCE_BODY_LIMIT } from './limits.js';
 /** POST /v1/responses, GET /v1/responses/{id} (any style's id), and the unsupported operations. */
 export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
   r.add({
-    method: 'post', path: '/v1/responses', area: 'inference', tag: 'inference', auth: 'any',
+    method: 'post',
+    path: '/v1/responses',
+    area: 'inference',
+    tag: 'inference',
+    auth: 'any',
     summary: 'Create a response (Responses API); background requests answer 202 with status queued',
-    body: ResponsesBody, bodyLimitBytes: INFERENCE_BODY_LIMIT,
+    body: ResponsesBody,
+    bodyLimitBytes: INFERENCE_BODY_LIMIT,
     handler: async ({ body, auth, res }) => {
       const p = responsesToNative(body);
       if (p.background) return new Reply(202, responseObject(svc.enqueue('responses', p, auth)));
@@ -21,7 +26,11 @@ export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
     },
   });
   r.add({
-    method: 'get', path: '/v1/responses/:response_id', area: 'inference', tag: 'inference', auth: 'any',
+    method: 'get',
+    path: '/v1/responses/:response_id',
+    area: 'inference',
+    tag: 'inference',
+    auth: 'any',
     summary: 'Read a stored response (also chat completion and message ids), Responses-shaped',
     params: ResponseIdParams,
     handler: ({ params, auth }) => {
@@ -34,11 +43,23 @@ export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
     throw notImplemented(`${what} is not supported by this service.`);
   };
   r.add({
-    method: 'delete', path: '/v1/responses/:response_id', area: 'inference', tag: 'inference', auth: 'any', idempotent: false,
-    summary: 'Not supported (501)', handler: unsupported('Deleting a response'),
+    method: 'delete',
+    path: '/v1/responses/:response_id',
+    area: 'inference',
+    tag: 'inference',
+    auth: 'any',
+    idempotent: false,
+    summary: 'Not supported (501)',
+    handler: unsupported('Deleting a response'),
   });
   r.add({
-    method: 'post', path: '/v1/responses/:response_id/cancel', area: 'inference', tag: 'inference', auth: 'any', idempotent: false,
-    summary: 'Not supported (501)', handler: unsupported('Cancelling a response'),
+    method: 'post',
+    path: '/v1/responses/:response_id/cancel',
+    area: 'inference',
+    tag: 'inference',
+    auth: 'any',
+    idempotent: false,
+    summary: 'Not supported (501)',
+    handler: unsupported('Cancelling a response'),
   });
 }

@@ -70,12 +70,25 @@ export class ResponsesRepo {
   /** Inserts the whole record (a finished synchronous request arrives complete). */
   insert(r: StoredResponse): void {
     this.stmt(
-        `INSERT INTO inference_responses (id, org_id, key_id, style, model, status, background, request, echo, metadata, result, error, created_at, started_at, completed_at)
+      `INSERT INTO inference_responses (id, org_id, key_id, style, model, status, background, request, echo, metadata, result, error, created_at, started_at, completed_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(r.id, r.orgId, r.keyId, r.style, r.native.model, r.status, r.background ? 1 : 0, JSON.stringify(r.native),
-        JSON.stringify(r.echo), JSON.stringify(r.metadata), r.result ? JSON.stringify(r.result) : null,
-        r.error ? JSON.stringify(r.error) : null, r.createdAt, r.startedAt, r.completedAt);
+    ).run(
+      r.id,
+      r.orgId,
+      r.keyId,
+      r.style,
+      r.native.model,
+      r.status,
+      r.background ? 1 : 0,
+      JSON.stringify(r.native),
+      JSON.stringify(r.echo),
+      JSON.stringify(r.metadata),
+      r.result ? JSON.stringify(r.result) : null,
+      r.error ? JSON.stringify(r.error) : null,
+      r.createdAt,
+      r.startedAt,
+      r.completedAt,
+    );
   }
 
   get(id: string): StoredResponse | undefined {
@@ -85,13 +98,17 @@ export class ResponsesRepo {
 
   /** queued → in_progress; false when another worker already took it. */
   markStarted(id: string, at: number): boolean {
-    return this.stmt(`UPDATE inference_responses SET status = 'in_progress', started_at = ? WHERE id = ? AND status = 'queued'`)
-      .run(at, id).changes === 1;
+    return this.stmt(`UPDATE inference_responses SET status = 'in_progress', started_at = ? WHERE id = ? AND status = 'queued'`).run(at, id).changes === 1;
   }
 
   finish(id: string, status: 'completed' | 'incomplete' | 'failed', result: NativeResult | null, error: StoredError | null, at: number): void {
-    this.stmt('UPDATE inference_responses SET status = ?, result = ?, error = ?, completed_at = ? WHERE id = ?')
-      .run(status, result ? JSON.stringify(result) : null, error ? JSON.stringify(error) : null, at, id);
+    this.stmt('UPDATE inference_responses SET status = ?, result = ?, error = ?, completed_at = ? WHERE id = ?').run(
+      status,
+      result ? JSON.stringify(result) : null,
+      error ? JSON.stringify(error) : null,
+      at,
+      id,
+    );
   }
 
   /**
@@ -100,15 +117,15 @@ export class ResponsesRepo {
    */
   recoverAfterRestart(at: number): void {
     this.stmt(`UPDATE inference_responses SET status = 'queued' WHERE status = 'in_progress' AND background = 1`).run();
-    this.stmt(`UPDATE inference_responses SET status = 'failed', error = ?, completed_at = ? WHERE status IN ('queued', 'in_progress') AND background = 0`)
-      .run(JSON.stringify({ code: 'interrupted', message: 'The service restarted while this request was running.' }), at);
+    this.stmt(`UPDATE inference_responses SET status = 'failed', error = ?, completed_at = ? WHERE status IN ('queued', 'in_progress') AND background = 0`).run(
+      JSON.stringify({ code: 'interrupted', message: 'The service restarted while this request was running.' }),
+      at,
+    );
   }
 
   queuedIds(limit: number): string[] {
-    return (
-      this.db
-        .prepare(`SELECT id FROM inference_responses WHERE status = 'queued' ORDER BY created_at LIMIT ?`)
-        .all(limit) as { id: string }[]
-    ).map((r) => r.id);
+    return (this.db.prepare(`SELECT id FROM inference_responses WHERE status = 'queued' ORDER BY created_at LIMIT ?`).all(limit) as { id: string }[]).map(
+      (r) => r.id,
+    );
   }
 }

@@ -50,15 +50,21 @@ export async function startFakeUpstream(kind: 'openai' | 'anthropic', opts: { ap
       if (state.failWith) return send(state.failWith, { error: { type: 'api_error', message: `fake failure ${state.failWith}` } });
       const path = (req.url ?? '').split('?')[0];
       if (req.method === 'GET' && path === (kind === 'openai' ? '/v1/models' : '/v1/models')) {
-        return send(200, kind === 'openai'
-          ? { object: 'list', data: [{ id: 'fake-gpt', object: 'model', created: 1700000000, owned_by: 'fake' }] }
-          : { data: [{ id: 'fake-claude', type: 'model', display_name: 'Fake Claude', created_at: '2024-01-01T00:00:00Z' }], has_more: false });
+        return send(
+          200,
+          kind === 'openai'
+            ? { object: 'list', data: [{ id: 'fake-gpt', object: 'model', created: 1700000000, owned_by: 'fake' }] }
+            : { data: [{ id: 'fake-claude', type: 'model', display_name: 'Fake Claude', created_at: '2024-01-01T00:00:00Z' }], has_more: false },
+        );
       }
       if (kind === 'openai' && req.method === 'POST' && path === '/v1/chat/completions') {
         const last = [...body.messages].reverse().find((m: any) => m.role === 'user');
         const r = reply(last?.content ?? '', body.max_completion_tokens ?? body.max_tokens, state.jsonReplies, !!body.response_format?.json_schema);
         return send(200, {
-          id: 'chatcmpl-fake', object: 'chat.completion', created: 1700000000, model: body.model,
+          id: 'chatcmpl-fake',
+          object: 'chat.completion',
+          created: 1700000000,
+          model: body.model,
           choices: [{ index: 0, message: { role: 'assistant', content: r.text }, finish_reason: r.cut ? 'length' : 'stop' }],
           usage: { prompt_tokens: 7, completion_tokens: r.tokens, total_tokens: 7 + r.tokens, prompt_tokens_details: { cached_tokens: 2 } },
         });
@@ -67,8 +73,13 @@ export async function startFakeUpstream(kind: 'openai' | 'anthropic', opts: { ap
         const last = [...body.messages].reverse().find((m: any) => m.role === 'user');
         const r = reply(last?.content ?? '', body.max_tokens, state.jsonReplies, !!body.output_config?.format);
         return send(200, {
-          id: 'msg_fake', type: 'message', role: 'assistant', model: body.model,
-          content: [{ type: 'text', text: r.text }], stop_reason: r.cut ? 'max_tokens' : 'end_turn', stop_sequence: null,
+          id: 'msg_fake',
+          type: 'message',
+          role: 'assistant',
+          model: body.model,
+          content: [{ type: 'text', text: r.text }],
+          stop_reason: r.cut ? 'max_tokens' : 'end_turn',
+          stop_sequence: null,
           usage: { input_tokens: 4, output_tokens: r.tokens, cache_read_input_tokens: 3, cache_creation_input_tokens: 1 },
         });
       }
@@ -78,6 +89,10 @@ export async function startFakeUpstream(kind: 'openai' | 'anthropic', opts: { ap
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   state.url = kind === 'openai' ? `http://127.0.0.1:${port}/v1` : `http://127.0.0.1:${port}`;
-  state.close = () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); });
+  state.close = () =>
+    new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return state;
 }

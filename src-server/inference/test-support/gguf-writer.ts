@@ -24,25 +24,80 @@ class Buf {
     this.parts.push(b);
     this.size += b.length;
   }
-  u32(v: number) { const b = Buffer.alloc(4); b.writeUInt32LE(v); this.push(b); }
-  i32(v: number) { const b = Buffer.alloc(4); b.writeInt32LE(v); this.push(b); }
-  u64(v: number) { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); this.push(b); }
-  f32(v: number) { const b = Buffer.alloc(4); b.writeFloatLE(v); this.push(b); }
-  str(s: string) { const b = Buffer.from(s, 'utf8'); this.u64(b.length); this.push(b); }
-  pad() { const n = (ALIGN - (this.size % ALIGN)) % ALIGN; if (n) this.push(Buffer.alloc(n)); }
-  concat() { return Buffer.concat(this.parts); }
+  u32(v: number) {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(v);
+    this.push(b);
+  }
+  i32(v: number) {
+    const b = Buffer.alloc(4);
+    b.writeInt32LE(v);
+    this.push(b);
+  }
+  u64(v: number) {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(v));
+    this.push(b);
+  }
+  f32(v: number) {
+    const b = Buffer.alloc(4);
+    b.writeFloatLE(v);
+    this.push(b);
+  }
+  str(s: string) {
+    const b = Buffer.from(s, 'utf8');
+    this.u64(b.length);
+    this.push(b);
+  }
+  pad() {
+    const n = (ALIGN - (this.size % ALIGN)) % ALIGN;
+    if (n) this.push(Buffer.alloc(n));
+  }
+  concat() {
+    return Buffer.concat(this.parts);
+  }
 }
 
 function writeValue(out: Buf, value: MetaValue) {
   switch (value.t) {
-    case 'u32': out.u32(TYPE.u32); out.u32(value.v); break;
-    case 'i32': out.u32(TYPE.i32); out.i32(value.v); break;
-    case 'f32': out.u32(TYPE.f32); out.f32(value.v); break;
-    case 'bool': out.u32(TYPE.bool); out.push(Buffer.from([value.v ? 1 : 0])); break;
-    case 'str': out.u32(TYPE.str); out.str(value.v); break;
-    case 'arr-str': out.u32(TYPE.arr); out.u32(TYPE.str); out.u64(value.v.length); value.v.forEach((s) => out.str(s)); break;
-    case 'arr-f32': out.u32(TYPE.arr); out.u32(TYPE.f32); out.u64(value.v.length); value.v.forEach((f) => out.f32(f)); break;
-    case 'arr-i32': out.u32(TYPE.arr); out.u32(TYPE.i32); out.u64(value.v.length); value.v.forEach((i) => out.i32(i)); break;
+    case 'u32':
+      out.u32(TYPE.u32);
+      out.u32(value.v);
+      break;
+    case 'i32':
+      out.u32(TYPE.i32);
+      out.i32(value.v);
+      break;
+    case 'f32':
+      out.u32(TYPE.f32);
+      out.f32(value.v);
+      break;
+    case 'bool':
+      out.u32(TYPE.bool);
+      out.push(Buffer.from([value.v ? 1 : 0]));
+      break;
+    case 'str':
+      out.u32(TYPE.str);
+      out.str(value.v);
+      break;
+    case 'arr-str':
+      out.u32(TYPE.arr);
+      out.u32(TYPE.str);
+      out.u64(value.v.length);
+      value.v.forEach((s) => out.str(s));
+      break;
+    case 'arr-f32':
+      out.u32(TYPE.arr);
+      out.u32(TYPE.f32);
+      out.u64(value.v.length);
+      value.v.forEach((f) => out.f32(f));
+      break;
+    case 'arr-i32':
+      out.u32(TYPE.arr);
+      out.u32(TYPE.i32);
+      out.u64(value.v.length);
+      value.v.forEach((i) => out.i32(i));
+      break;
   }
 }
 
@@ -64,7 +119,7 @@ export function encodeGguf(meta: Record<string, MetaValue>, tensors: Tensor[]): 
     t.dims.forEach((d) => head.u64(d));
     head.u32(GGML_F32);
     head.u64(offset);
-    offset += Math.ceil((t.data.byteLength) / ALIGN) * ALIGN;
+    offset += Math.ceil(t.data.byteLength / ALIGN) * ALIGN;
   }
   head.pad();
   for (const t of tensors) {

@@ -29,7 +29,11 @@ export async function startReceiver(behave: (n: number) => number | 'hang') {
     url,
     received,
     behave: (fn: (n: number) => number | 'hang') => (behave = fn),
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 

@@ -92,10 +92,7 @@ function buildTinyModel(): Buffer {
       { name: `${p}ffn_down.weight`, dims: [N_FF, N_EMBD], data: noise(N_FF * N_EMBD) },
     );
   }
-  tensors.push(
-    { name: 'output_norm.weight', dims: [N_EMBD], data: ones(N_EMBD) },
-    { name: 'output.weight', dims: [N_EMBD, nVocab], data: out },
-  );
+  tensors.push({ name: 'output_norm.weight', dims: [N_EMBD], data: ones(N_EMBD) }, { name: 'output.weight', dims: [N_EMBD, nVocab], data: out });
 
   const u32 = (v: number): MetaValue => ({ t: 'u32', v });
   const meta: Record<string, MetaValue> = {

@@ -66,10 +66,9 @@ export class DeliveriesRepo {
   /** `waiting` until the response finishes, or `pending` (due at `at`) when it already has. */
   create(d: { responseId: string; orgId: string; url: string; token: string | null; state: 'waiting' | 'pending'; roundLimit: number }, at: number) {
     this.stmt(
-        `INSERT INTO webhook_deliveries (response_id, org_id, url, token_sealed, state, rounds_done, round_limit, next_at, created_at, updated_at)
+      `INSERT INTO webhook_deliveries (response_id, org_id, url, token_sealed, state, rounds_done, round_limit, next_at, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
-      )
-      .run(d.responseId, d.orgId, d.url, d.token === null ? null : this.box.seal(d.token), d.state, d.roundLimit, at, at, at);
+    ).run(d.responseId, d.orgId, d.url, d.token === null ? null : this.box.seal(d.token), d.state, d.roundLimit, at, at, at);
   }
 
   get(responseId: string): Delivery | undefined {
@@ -79,13 +78,18 @@ export class DeliveriesRepo {
 
   /** waiting → pending (finished with a webhook-worthy status) or skipped. */
   activate(responseId: string, send: boolean, at: number): boolean {
-    return this.stmt(`UPDATE webhook_deliveries SET state = ?, next_at = ?, updated_at = ? WHERE response_id = ? AND state = 'waiting'`)
-      .run(send ? 'pending' : 'skipped', at, at, responseId).changes === 1;
+    return (
+      this.stmt(`UPDATE webhook_deliveries SET state = ?, next_at = ?, updated_at = ? WHERE response_id = ? AND state = 'waiting'`).run(
+        send ? 'pending' : 'skipped',
+        at,
+        at,
+        responseId,
+      ).changes === 1
+    );
   }
 
   due(now: number, limit = 100): Delivery[] {
-    const rows = this.stmt(`SELECT * FROM webhook_deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at LIMIT ?`)
-      .all(now, limit) as Row[];
+    const rows = this.stmt(`SELECT * FROM webhook_deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at LIMIT ?`).all(now, limit) as Row[];
     return rows.map((r) => this.from(r));
   }
 
@@ -95,24 +99,40 @@ export class DeliveriesRepo {
   }
 
   recordAttempt(responseId: string, a: AttemptRow): void {
-    this.stmt('INSERT INTO webhook_attempts (response_id, round, attempt, at, status_code, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(responseId, a.round, a.attempt, a.at, a.status_code, a.latency_ms, a.error);
+    this.stmt('INSERT INTO webhook_attempts (response_id, round, attempt, at, status_code, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      responseId,
+      a.round,
+      a.attempt,
+      a.at,
+      a.status_code,
+      a.latency_ms,
+      a.error,
+    );
   }
 
   /** Closes a round: delivered, failed for good, or pending again at `nextAt`. */
   finishRound(responseId: string, state: 'delivered' | 'failed' | 'pending', nextAt: number, at: number): void {
-    this.stmt('UPDATE webhook_deliveries SET state = ?, rounds_done = rounds_done + 1, next_at = ?, updated_at = ? WHERE response_id = ?')
-      .run(state, nextAt, at, responseId);
+    this.stmt('UPDATE webhook_deliveries SET state = ?, rounds_done = rounds_done + 1, next_at = ?, updated_at = ? WHERE response_id = ?').run(
+      state,
+      nextAt,
+      at,
+      responseId,
+    );
   }
 
   /** Starts a fresh series of up to `rounds` rounds now. */
   redeliver(responseId: string, rounds: number, at: number): void {
-    this.stmt(`UPDATE webhook_deliveries SET state = 'pending', round_limit = rounds_done + ?, next_at = ?, updated_at = ? WHERE response_id = ?`)
-      .run(rounds, at, at, responseId);
+    this.stmt(`UPDATE webhook_deliveries SET state = 'pending', round_limit = rounds_done + ?, next_at = ?, updated_at = ? WHERE response_id = ?`).run(
+      rounds,
+      at,
+      at,
+      responseId,
+    );
   }
 
   attempts(responseId: string): AttemptRow[] {
-    return this.stmt('SELECT round, attempt, at, status_code, latency_ms, error FROM webhook_attempts WHERE response_id = ? ORDER BY id')
-      .all(responseId) as AttemptRow[];
+    return this.stmt('SELECT round, attempt, at, status_code, latency_ms, error FROM webhook_attempts WHERE response_id = ? ORDER BY id').all(
+      responseId,
+    ) as AttemptRow[];
   }
 }

@@ -15,15 +15,17 @@ export function webhookRoutes(
     return stored;
   };
   r.add({
-    method: 'get', path: '/v1/responses/:response_id/deliveries', area: 'inference', tag: 'inference', auth: 'any',
+    method: 'get',
+    path: '/v1/responses/:response_id/deliveries',
+    area: 'inference',
+    tag: 'inference',
+    auth: 'any',
     summary: 'Every completion-webhook attempt for a response',
     params: ResponseIdParams,
     handler: ({ params, auth }): DeliveryList => {
       ownResponse(params.response_id, auth.orgId);
       const d = deps.deliveries.get(params.response_id);
-      const data = d
-        ? deps.deliveries.attempts(d.responseId).map((a) => ({ ...a, at: new Date(a.at).toISOString() }))
-        : [];
+      const data = d ? deps.deliveries.attempts(d.responseId).map((a) => ({ ...a, at: new Date(a.at).toISOString() })) : [];
       return {
         object: 'list',
         data,
@@ -35,7 +37,11 @@ export function webhookRoutes(
     },
   });
   r.add({
-    method: 'post', path: '/v1/responses/:response_id/deliveries/redeliver', area: 'inference', tag: 'inference', auth: 'any',
+    method: 'post',
+    path: '/v1/responses/:response_id/deliveries/redeliver',
+    area: 'inference',
+    tag: 'inference',
+    auth: 'any',
     summary: 'Send the completion webhook again now (a fresh series of rounds)',
     params: ResponseIdParams,
     handler: ({ params, auth }) => {
@@ -43,14 +49,19 @@ export function webhookRoutes(
       const d = deps.deliveries.get(params.response_id);
       if (!d) throw conflict('This response has no valid metadata.completion_webhook.', 'no_webhook');
       if (d.state === 'waiting') throw conflict('This response has not finished yet; its webhook is sent when it does.', 'not_finished');
-      if (d.state === 'skipped') throw conflict('This response failed; completion webhooks are sent for completed and incomplete responses only.', 'failed_precondition');
+      if (d.state === 'skipped')
+        throw conflict('This response failed; completion webhooks are sent for completed and incomplete responses only.', 'failed_precondition');
       deps.deliveries.redeliver(d.responseId, deps.rounds, Date.now());
       deps.changed();
       return { response_id: d.responseId, state: 'pending' };
     },
   });
   r.add({
-    method: 'get', path: '/v1/webhook-secret', area: 'inference', tag: 'inference', auth: 'org',
+    method: 'get',
+    path: '/v1/webhook-secret',
+    area: 'inference',
+    tag: 'inference',
+    auth: 'org',
     summary: 'The secret that signs completion webhooks (Standard Webhooks, whsec_...)',
     handler: ({ app, auth }) => ({ webhook_secret: app.repos.orgs.get(auth.orgId)!.webhook_secret }),
   });

@@ -34,7 +34,18 @@ export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMes
   }
   const d = decideConnect(policy, host, port, gatewayPort);
   const started = performance.now();
-  const entry = { at: nowIso(), method: 'CONNECT', host, port, path: null, scheme: 'tunnel' as const, verdict: d.verdict, policy_id: d.policyId, rule_index: d.ruleIndex, duration_ms: null };
+  const entry = {
+    at: nowIso(),
+    method: 'CONNECT',
+    host,
+    port,
+    path: null,
+    scheme: 'tunnel' as const,
+    verdict: d.verdict,
+    policy_id: d.policyId,
+    rule_index: d.ruleIndex,
+    duration_ms: null,
+  };
   const refuse = (status: number, body: string) => {
     const n = rawReply(client, status, body);
     deps.log.add(boxId, { ...entry, status, bytes_out: 0, bytes_in: n, duration_ms: Math.round(performance.now() - started) });

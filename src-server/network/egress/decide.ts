@@ -54,7 +54,18 @@ export function decideConnect(policy: PolicyRef | null, host: string, port?: num
   if (i >= 0) return { ...base, verdict: 'allow', ruleIndex: i, message: `rule ${i} of ${key} may allow requests to this host` };
   const first = rules[0]!;
   if (!first.match && first.respond) {
-    return { ...base, verdict: 'respond', ruleIndex: 0, respond: { ...first.respond }, message: `Answered by ${named(policy)}: rule 0 of ${key} answers locally.` };
+    return {
+      ...base,
+      verdict: 'respond',
+      ruleIndex: 0,
+      respond: { ...first.respond },
+      message: `Answered by ${named(policy)}: rule 0 of ${key} answers locally.`,
+    };
   }
-  return { ...base, verdict: 'deny', ruleIndex: null, message: `Refused by ${named(policy)}: every rule of host entry ${key} answers locally, and an https request's method and path are not visible to the proxy.` };
+  return {
+    ...base,
+    verdict: 'deny',
+    ruleIndex: null,
+    message: `Refused by ${named(policy)}: every rule of host entry ${key} answers locally, and an https request's method and path are not visible to the proxy.`,
+  };
 }

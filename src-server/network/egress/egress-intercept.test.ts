@@ -47,7 +47,29 @@ const BIG = 32 * 1024 * 1024;
 
 function selfSigned(cn: string) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'egress-icpt-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', `/CN=${cn}`, '-addext', `subjectAltName=DNS:${cn}`, '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${cn}`,
+      '-addext',
+      `subjectAltName=DNS:${cn}`,
+      '-keyout',
+      `${dir}/key.pem`,
+      '-out',
+      `${dir}/cert.pem`,
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: fs.readFileSync(`${dir}/key.pem`, 'utf8'), cert: fs.readFileSync(`${dir}/cert.pem`, 'utf8') };
 }
 const listen = (s: net.Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as net.AddressInfo).port)));
@@ -66,7 +88,7 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, bytes });
       if (req.url === '/big') {
-      return sendBulk(res, Buffer.alloc(1024 * 1024, 7), BIG);
+        return sendBulk(res, Buffer.alloc(1024 * 1024, 7), BIG);
       }
       res.end(`upstream saw ${req.method} ${req.url} key=${req.headers['x-api-key'] ?? '-'} bytes=${bytes}`);
     });
@@ -76,8 +98,20 @@ beforeAll(async () => {
   goodPort = await listen(good);
   bad = https.createServer(selfSigned('evil.example.test'), (_req, res) => res.end('should never be seen'));
   badPort = await listen(bad);
-  const resolve: ProxyDeps['resolve'] = (host, port) => ({ host: '127.0.0.1', port: host.startsWith('evil') ? badPort : port === 443 ? goodPort : port, internal: true });
-  proxy = new BoxProxy({ policyFor: () => policy, secretFor: (_b, n) => (n === 'API_KEY' ? SECRET : undefined), log: repo, resolve, tlsCa: goodCert, ca, agents: upstreamAgents() });
+  const resolve: ProxyDeps['resolve'] = (host, port) => ({
+    host: '127.0.0.1',
+    port: host.startsWith('evil') ? badPort : port === 443 ? goodPort : port,
+    internal: true,
+  });
+  proxy = new BoxProxy({
+    policyFor: () => policy,
+    secretFor: (_b, n) => (n === 'API_KEY' ? SECRET : undefined),
+    log: repo,
+    resolve,
+    tlsCa: goodCert,
+    ca,
+    agents: upstreamAgents(),
+  });
   proxy.boxId = BOX;
   proxyPort = await proxy.listen();
 });
@@ -135,7 +169,11 @@ function request(t: tls.TLSSocket, host: string, method: string, p: string, body
 
 describe('egress TLS interception', () => {
   it('GET allowed with a secret injected on the host, two requests on one kept-alive connection, each logged with method and path', async () => {
-    use({ 'api.example.test': { rules: [{ match: { method: 'GET', path: { prefix: '/v1/' } }, request: { set: { headers: { 'X-Api-Key': '${secrets.API_KEY}' } } } }] } });
+    use({
+      'api.example.test': {
+        rules: [{ match: { method: 'GET', path: { prefix: '/v1/' } }, request: { set: { headers: { 'X-Api-Key': '${secrets.API_KEY}' } } } }],
+      },
+    });
     const { tls: t } = await tunnel('api.example.test');
     const peer = t!.getPeerCertificate();
     expect(peer.issuer.CN).toMatch(/Box Desktop egress CA/);
@@ -173,7 +211,9 @@ describe('egress TLS interception', () => {
     const r = await request(t!, 'evil.example.test', 'GET', '/');
     expect(r.status).toBe(502);
     expect(r.headers['x-box-egress']).toBe('upstream-untrusted');
-    expect(r.text).toMatch(/refused evil\.example\.test: its TLS certificate failed verification \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)/);
+    expect(r.text).toMatch(
+      /refused evil\.example\.test: its TLS certificate failed verification \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)/,
+    );
     expect(r.text).not.toContain('should never be seen');
     t!.destroy();
   });
@@ -219,17 +259,23 @@ describe('egress TLS interception', () => {
     const down = await new Promise<{ bytes: number; sha: string }>((resolve, reject) => {
       const h = createHash('sha256');
       let bytes = 0;
-      https.request({ host: 'api.example.test', path: '/big', agent: agentOver(t!) }, (res) => {
-        res.on('data', (c: Buffer) => ((bytes += c.length), h.update(c)));
-        res.on('end', () => resolve({ bytes, sha: h.digest('hex') }));
-      }).on('error', reject).end();
+      https
+        .request({ host: 'api.example.test', path: '/big', agent: agentOver(t!) }, (res) => {
+          res.on('data', (c: Buffer) => ((bytes += c.length), h.update(c)));
+          res.on('end', () => resolve({ bytes, sha: h.digest('hex') }));
+        })
+        .on('error', reject)
+        .end();
     });
     expect(down.bytes).toBe(BIG);
     expect(down.sha).toBe(createHash('sha256').update(Buffer.alloc(BIG, 7)).digest('hex'));
     t!.destroy();
     await new Promise((r) => setTimeout(r, 50));
     const rows = repo.page(BOX, 2, 0).rows;
-    expect(rows.map((r) => [r.method, r.bytes_out, r.bytes_in])).toEqual([['GET', 0, BIG], ['PUT', BIG, up.text.length]]);
+    expect(rows.map((r) => [r.method, r.bytes_out, r.bytes_in])).toEqual([
+      ['GET', 0, BIG],
+      ['PUT', BIG, up.text.length],
+    ]);
   });
 
   it('tls: "passthrough" relays the bytes untouched: the client sees the upstream\'s own certificate', async () => {

@@ -57,10 +57,9 @@ export class EgressRepo {
   add(boxId: string, e: EgressLogEntry): number {
     const id = Number(
       this.sql(
-          `INSERT INTO egress_log (box_id, at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms)
+        `INSERT INTO egress_log (box_id, at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(boxId, e.at, e.method, e.host, e.port, e.path, e.verdict, e.policy_id, e.rule_index, e.status, e.bytes_out, e.bytes_in, e.scheme, e.duration_ms)
+      ).run(boxId, e.at, e.method, e.host, e.port, e.path, e.verdict, e.policy_id, e.rule_index, e.status, e.bytes_out, e.bytes_in, e.scheme, e.duration_ms)
         .lastInsertRowid,
     );
     this.maybePrune(boxId);
@@ -69,8 +68,13 @@ export class EgressRepo {
   }
 
   finish(id: number, fields: { status?: number | null; bytes_out: number; bytes_in: number; duration_ms?: number }) {
-    this.sql('UPDATE egress_log SET status = COALESCE(?, status), bytes_out = ?, bytes_in = ?, duration_ms = COALESCE(?, duration_ms) WHERE id = ?')
-      .run(fields.status ?? null, fields.bytes_out, fields.bytes_in, fields.duration_ms ?? null, id);
+    this.sql('UPDATE egress_log SET status = COALESCE(?, status), bytes_out = ?, bytes_in = ?, duration_ms = COALESCE(?, duration_ms) WHERE id = ?').run(
+      fields.status ?? null,
+      fields.bytes_out,
+      fields.bytes_in,
+      fields.duration_ms ?? null,
+      id,
+    );
     const row = this.sql(`SELECT box_id, ${COLS} FROM egress_log WHERE id = ?`).get(id) as (EgressLogEntry & { box_id: string }) | undefined;
     if (row) {
       const { box_id, ...e } = row;
@@ -79,7 +83,12 @@ export class EgressRepo {
   }
 
   /** Newest first, optionally only one verdict and/or one host. */
-  page(boxId: string, limit: number, offset: number, f: { verdict?: string; host?: string } = {}): { rows: (EgressLogEntry & { id: number })[]; total: number } {
+  page(
+    boxId: string,
+    limit: number,
+    offset: number,
+    f: { verdict?: string; host?: string } = {},
+  ): { rows: (EgressLogEntry & { id: number })[]; total: number } {
     this.flush();
     const where = `box_id = ?${f.verdict ? ' AND verdict = ?' : ''}${f.host ? ' AND host = ?' : ''}`;
     const args = [boxId, ...(f.verdict ? [f.verdict] : []), ...(f.host ? [f.host.toLowerCase()] : [])];
@@ -99,10 +108,9 @@ export class EgressRepo {
     }
     this.sincePrune.set(boxId, 0);
     this.sql(
-        `DELETE FROM egress_log WHERE box_id = ? AND id <= (
+      `DELETE FROM egress_log WHERE box_id = ? AND id <= (
            SELECT id FROM egress_log WHERE box_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
-      )
-      .run(boxId, boxId, this.keep);
+    ).run(boxId, boxId, this.keep);
   }
 
   deleteBox(boxId: string) {

@@ -47,7 +47,27 @@ const resolve: ProxyDeps['resolve'] = (host, port) => {
 
 function selfSigned(cn: string) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'egress-tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${cn}`, '-addext', `subjectAltName=DNS:${cn}`, '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${cn}`,
+      '-addext',
+      `subjectAltName=DNS:${cn}`,
+      '-keyout',
+      `${dir}/key.pem`,
+      '-out',
+      `${dir}/cert.pem`,
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: fs.readFileSync(`${dir}/key.pem`, 'utf8'), cert: fs.readFileSync(`${dir}/cert.pem`, 'utf8') };
 }
 
@@ -135,7 +155,17 @@ describe('egress proxy: plain HTTP', () => {
     expect(r.text).toContain('upstream saw GET /v1/x?q=1');
     expect(seen[0]!.headers.host).toBe('api.example.test');
     const { rows } = repo.page(BOX, 10, 0);
-    expect(rows[0]).toMatchObject({ method: 'GET', host: 'api.example.test', port: 80, path: '/v1/x', verdict: 'allow', policy_id: null, rule_index: null, status: 200, bytes_out: 0 });
+    expect(rows[0]).toMatchObject({
+      method: 'GET',
+      host: 'api.example.test',
+      port: 80,
+      path: '/v1/x',
+      verdict: 'allow',
+      policy_id: null,
+      rule_index: null,
+      status: 200,
+      bytes_out: 0,
+    });
     expect(rows[0]!.bytes_in).toBe('upstream saw GET /v1/x?q=1'.length);
   });
 
@@ -148,7 +178,10 @@ describe('egress proxy: plain HTTP', () => {
     expect(denied.text).toContain('hp_11111111-2222-4333-8444-555555555555');
     expect(seen.map((s) => s.url)).toEqual(['/ok']);
     const { rows } = repo.page(BOX, 10, 0);
-    expect(rows.map((r) => [r.host, r.verdict, r.status])).toEqual([['other.example.test', 'deny', 403], ['api.example.test', 'allow', 200]]);
+    expect(rows.map((r) => [r.host, r.verdict, r.status])).toEqual([
+      ['other.example.test', 'deny', 403],
+      ['api.example.test', 'allow', 200],
+    ]);
   });
 
   it('*.domain matches exactly one level of subdomain', async () => {
@@ -162,26 +195,31 @@ describe('egress proxy: plain HTTP', () => {
   it('method and path rules; a respond rule answers locally without reaching the upstream', async () => {
     use({
       'api.example.test': {
-        rules: [
-          { match: { path: { prefix: '/admin' } }, respond: { status: 418, body: 'no admin from boxes' } },
-          { match: { method: 'GET' } },
-        ],
+        rules: [{ match: { path: { prefix: '/admin' } }, respond: { status: 418, body: 'no admin from boxes' } }, { match: { method: 'GET' } }],
       },
     });
     const r = await get('http://api.example.test/admin/users');
     expect(r.status).toBe(418);
     expect(r.text.endsWith('no admin from boxes')).toBe(true);
-    expect((await raw('POST http://api.example.test/x HTTP/1.1\r\nHost: api.example.test\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi')).status).toBe(403);
+    expect((await raw('POST http://api.example.test/x HTTP/1.1\r\nHost: api.example.test\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi')).status).toBe(
+      403,
+    );
     expect((await get('http://api.example.test/x')).status).toBe(200);
     expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['GET /x']);
     const rows = repo.page(BOX, 10, 0).rows.reverse();
-    expect(rows.map((x) => [x.verdict, x.rule_index, x.status])).toEqual([['respond', 0, 418], ['deny', null, 403], ['allow', 1, 200]]);
+    expect(rows.map((x) => [x.verdict, x.rule_index, x.status])).toEqual([
+      ['respond', 0, 418],
+      ['deny', null, 403],
+      ['allow', 1, 200],
+    ]);
   });
 
   it('injects a header from a secret on the host: the upstream gets it, the box never sent it', async () => {
     use({ 'api.example.test': { rules: [{ request: { set: { headers: { Authorization: 'Bearer ${secrets.API_TOKEN}' } } } }] } });
     // An explicit port keeps plain HTTP (the default port would go on over HTTPS: next test).
-    const r = await raw(`POST http://api.example.test:80/v1/chat HTTP/1.1\r\nHost: api.example.test\r\nAuthorization: Bearer from-the-box\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello`);
+    const r = await raw(
+      `POST http://api.example.test:80/v1/chat HTTP/1.1\r\nHost: api.example.test\r\nAuthorization: Bearer from-the-box\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello`,
+    );
     expect(r.status).toBe(200);
     expect(seen[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
     expect(seen[0]!.body).toBe('hello');
@@ -259,7 +297,17 @@ describe('egress proxy: CONNECT', () => {
     expect(r.status).toBe(200);
     expect(r.echoed).toBe('ping through the tunnel');
     await new Promise((res) => setTimeout(res, 50));
-    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ method: 'CONNECT', host: 'secure.example.test', port: 443, path: null, verdict: 'allow', rule_index: 0, status: 200, bytes_out: 23, bytes_in: 23 });
+    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({
+      method: 'CONNECT',
+      host: 'secure.example.test',
+      port: 443,
+      path: null,
+      verdict: 'allow',
+      rule_index: 0,
+      status: 200,
+      bytes_out: 23,
+      bytes_in: 23,
+    });
   });
 
   it('refuses a host the policy does not list, with a 403 naming the policy', async () => {
@@ -280,8 +328,37 @@ describe('egress proxy: CONNECT', () => {
 
 describe('egress log', () => {
   it('pages newest first and keeps only the last N entries of a box', async () => {
-    for (let i = 0; i < 25; i++) repo.add(BOX, { at: new Date().toISOString(), method: 'GET', host: `h${i}.test`, port: 80, path: '/', verdict: 'allow', policy_id: null, rule_index: null, status: 200, bytes_out: 0, bytes_in: 0, scheme: 'http', duration_ms: 1 });
-    repo.add('box_other', { at: new Date().toISOString(), method: 'GET', host: 'x', port: 80, path: '/', verdict: 'deny', policy_id: null, rule_index: null, status: 403, bytes_out: 0, bytes_in: 0, scheme: 'http', duration_ms: 1 });
+    for (let i = 0; i < 25; i++)
+      repo.add(BOX, {
+        at: new Date().toISOString(),
+        method: 'GET',
+        host: `h${i}.test`,
+        port: 80,
+        path: '/',
+        verdict: 'allow',
+        policy_id: null,
+        rule_index: null,
+        status: 200,
+        bytes_out: 0,
+        bytes_in: 0,
+        scheme: 'http',
+        duration_ms: 1,
+      });
+    repo.add('box_other', {
+      at: new Date().toISOString(),
+      method: 'GET',
+      host: 'x',
+      port: 80,
+      path: '/',
+      verdict: 'deny',
+      policy_id: null,
+      rule_index: null,
+      status: 403,
+      bytes_out: 0,
+      bytes_in: 0,
+      scheme: 'http',
+      duration_ms: 1,
+    });
     const first = repo.page(BOX, 5, 0);
     expect(first.total).toBeLessThanOrEqual(22);
     expect(first.total).toBeGreaterThanOrEqual(20);

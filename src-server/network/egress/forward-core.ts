@@ -32,8 +32,19 @@ export function logFor(deps: ProxyDeps, boxId: string, method: string, t: Forwar
       if (s.done) return;
       s.done = true;
       (deps.log.record ?? deps.log.add).call(deps.log, boxId, {
-        at: nowIso(), method, host: t.host, port: t.port, path, scheme: t.scheme, verdict: d.verdict, policy_id: d.policyId, rule_index: d.ruleIndex,
-        status, bytes_out: s.bytesOut, bytes_in: s.bytesIn, duration_ms: Math.round(performance.now() - started),
+        at: nowIso(),
+        method,
+        host: t.host,
+        port: t.port,
+        path,
+        scheme: t.scheme,
+        verdict: d.verdict,
+        policy_id: d.policyId,
+        rule_index: d.ruleIndex,
+        status,
+        bytes_out: s.bytesOut,
+        bytes_in: s.bytesIn,
+        duration_ms: Math.round(performance.now() - started),
       });
     },
   });
@@ -69,7 +80,13 @@ export function injectHeaders(deps: ProxyDeps, boxId: string, d: EgressDecision,
  */
 export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t: ForwardTarget) {
   const method = req.method ?? 'GET';
-  const d = decideRequest(deps.policyFor(boxId), { host: t.host, port: t.port, gatewayPort: deps.gateway?.port(), method, path: t.pathAndQuery.split('?')[0]! });
+  const d = decideRequest(deps.policyFor(boxId), {
+    host: t.host,
+    port: t.port,
+    gatewayPort: deps.gateway?.port(),
+    method,
+    path: t.pathAndQuery.split('?')[0]!,
+  });
   const log = logFor(deps, boxId, method, t, d);
   const h2 = req.httpVersionMajor === 2;
   const local = (status: number, body: string, why: string = d.verdict) => {
@@ -108,7 +125,7 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
     method,
     path: t.pathAndQuery,
     headers,
-    agent: secure ? deps.agents?.https ?? false : deps.agents?.http ?? false,
+    agent: secure ? (deps.agents?.https ?? false) : (deps.agents?.http ?? false),
     timeout: deps.idleTimeoutMs ?? DEFAULT_IDLE_MS,
     ...(secure ? upstreamTls(deps, t.host) : {}),
   });

@@ -15,7 +15,13 @@ import { upstreamTls, upstreamTlsProblem } from './upstream-tls.js';
 export function forwardUpgrade(deps: ProxyDeps, boxId: string, req: http.IncomingMessage, client: Duplex, head: Buffer, t: ForwardTarget) {
   client.on('error', () => {});
   const method = req.method ?? 'GET';
-  const d = decideRequest(deps.policyFor(boxId), { host: t.host, port: t.port, gatewayPort: deps.gateway?.port(), method, path: t.pathAndQuery.split('?')[0]! });
+  const d = decideRequest(deps.policyFor(boxId), {
+    host: t.host,
+    port: t.port,
+    gatewayPort: deps.gateway?.port(),
+    method,
+    path: t.pathAndQuery.split('?')[0]!,
+  });
   const log = logFor(deps, boxId, method, t, d);
   const local = (status: number, body: string) => {
     log.bytesIn = rawReply(client, status, body);
@@ -36,7 +42,11 @@ export function forwardUpgrade(deps: ProxyDeps, boxId: string, req: http.Incomin
   }
   const secure = t.scheme === 'https';
   const up = (secure ? https : http).request({
-    ...opts, method, path: t.pathAndQuery, headers, agent: false,
+    ...opts,
+    method,
+    path: t.pathAndQuery,
+    headers,
+    agent: false,
     ...(secure ? upstreamTls(deps, t.host) : {}),
   });
   up.on('upgrade', (ur, upSock, upHead) => {

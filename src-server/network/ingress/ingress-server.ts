@@ -76,7 +76,12 @@ export class Ingress {
     } catch (e) {
       return page(res, 503, `Box ${route.box.name} is not running`, (e as Error).message);
     }
-    const headers = { ...endToEnd(req.headers), 'x-forwarded-for': req.socket.remoteAddress ?? '', 'x-forwarded-host': req.headers.host ?? '', 'x-forwarded-proto': 'http' };
+    const headers = {
+      ...endToEnd(req.headers),
+      'x-forwarded-for': req.socket.remoteAddress ?? '',
+      'x-forwarded-host': req.headers.host ?? '',
+      'x-forwarded-proto': 'http',
+    };
     const bodiless = req.method === 'GET' || req.method === 'HEAD';
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.forward(req, res, route.listener.host_port, headers);

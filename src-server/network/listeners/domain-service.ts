@@ -23,12 +23,26 @@ export class DomainService {
 
   add(box: BoxRecord, body: CreateDomainBody): BoxDomain {
     const taken = this.repo.domain(body.domain);
-    if (taken) throw conflict(taken.box_id === box.box_id ? `${body.domain} already routes to this box.` : `${body.domain} already routes to another box.`, 'already_exists', 'domain');
+    if (taken)
+      throw conflict(
+        taken.box_id === box.box_id ? `${body.domain} already routes to this box.` : `${body.domain} already routes to another box.`,
+        'already_exists',
+        'domain',
+      );
     if (this.repo.domains(box.box_id).length >= MAX_DOMAINS_PER_BOX) throw invalid(`A box has at most ${MAX_DOMAINS_PER_BOX} custom domains.`, 'domain');
     if (body.guest_port !== undefined && this.repo.get(box.box_id, body.guest_port)?.protocol !== 'http') {
-      throw invalid(`Box ${box.box_id} has no http listener on guest port ${body.guest_port}; publish it first (POST /v1/boxes/${box.box_id}/listeners).`, 'guest_port');
+      throw invalid(
+        `Box ${box.box_id} has no http listener on guest port ${body.guest_port}; publish it first (POST /v1/boxes/${box.box_id}/listeners).`,
+        'guest_port',
+      );
     }
-    const row: DomainRow = { domain: body.domain, box_id: box.box_id, org_id: box.org_id, guest_port: body.guest_port ?? null, created_at: new Date().toISOString() };
+    const row: DomainRow = {
+      domain: body.domain,
+      box_id: box.box_id,
+      org_id: box.org_id,
+      guest_port: body.guest_port ?? null,
+      created_at: new Date().toISOString(),
+    };
     this.repo.insertDomain(row);
     return this.view(row);
   }

@@ -71,14 +71,28 @@ export class ListenerService {
     const key = `${box.box_id}:${l.guest_port}`;
     const route_status = box.status === 'running' && !this.pending.has(key) ? 'active' : 'inactive';
     if (l.protocol === 'tcp') {
-      return { guest_port: l.guest_port, protocol: 'tcp', route_status, public_url: `tcp://127.0.0.1:${l.host_port}`, public_host: '127.0.0.1', public_port: l.host_port, alias_url: null, created_at: l.created_at };
+      return {
+        guest_port: l.guest_port,
+        protocol: 'tcp',
+        route_status,
+        public_url: `tcp://127.0.0.1:${l.host_port}`,
+        public_host: '127.0.0.1',
+        public_port: l.host_port,
+        alias_url: null,
+        created_at: l.created_at,
+      };
     }
     const primary = this.primaryHttp(box.box_id)?.guest_port === l.guest_port;
     const alias = `${primary ? '' : `${l.guest_port}.`}${box.name}${INGRESS_SUFFIX}`;
     return {
-      guest_port: l.guest_port, protocol: 'http', route_status,
-      public_url: `http://127.0.0.1:${l.host_port}/`, public_host: '127.0.0.1', public_port: l.host_port,
-      alias_url: `http://${alias}:${this.ingressPort()}/`, created_at: l.created_at,
+      guest_port: l.guest_port,
+      protocol: 'http',
+      route_status,
+      public_url: `http://127.0.0.1:${l.host_port}/`,
+      public_host: '127.0.0.1',
+      public_port: l.host_port,
+      alias_url: `http://${alias}:${this.ingressPort()}/`,
+      created_at: l.created_at,
     };
   }
 
@@ -87,13 +101,21 @@ export class ListenerService {
   }
 
   async create(box: BoxRecord, body: CreateListenerBody): Promise<Listener> {
-    if (this.repo.get(box.box_id, body.guest_port)) throw conflict(`Guest port ${body.guest_port} of box ${box.box_id} is already published.`, 'already_exists', 'guest_port');
+    if (this.repo.get(box.box_id, body.guest_port))
+      throw conflict(`Guest port ${body.guest_port} of box ${box.box_id} is already published.`, 'already_exists', 'guest_port');
     if (this.repo.list(box.box_id).length >= MAX_LISTENERS_PER_BOX) throw invalid(`A box publishes at most ${MAX_LISTENERS_PER_BOX} ports.`, 'guest_port');
     const hostPort = await freeLoopbackPort(this.repo.hostPorts());
     const boxes = this.boxes;
     return boxes.withLock(box.box_id, async () => {
-      if (this.repo.get(box.box_id, body.guest_port)) throw conflict(`Guest port ${body.guest_port} of box ${box.box_id} is already published.`, 'already_exists', 'guest_port');
-      const row: ListenerRow = { box_id: box.box_id, guest_port: body.guest_port, protocol: body.protocol, host_port: hostPort, created_at: new Date().toISOString() };
+      if (this.repo.get(box.box_id, body.guest_port))
+        throw conflict(`Guest port ${body.guest_port} of box ${box.box_id} is already published.`, 'already_exists', 'guest_port');
+      const row: ListenerRow = {
+        box_id: box.box_id,
+        guest_port: body.guest_port,
+        protocol: body.protocol,
+        host_port: hostPort,
+        created_at: new Date().toISOString(),
+      };
       this.repo.insert(row);
       const cur = boxes.repo.get(box.box_id)!;
       if (cur.status === 'running') {

@@ -37,7 +37,9 @@ export class ListenersRepo {
   }
 
   insert(r: ListenerRow) {
-    this.db.prepare('INSERT INTO listeners (box_id, guest_port, protocol, host_port, created_at) VALUES (@box_id, @guest_port, @protocol, @host_port, @created_at)').run(r);
+    this.db
+      .prepare('INSERT INTO listeners (box_id, guest_port, protocol, host_port, created_at) VALUES (@box_id, @guest_port, @protocol, @host_port, @created_at)')
+      .run(r);
   }
 
   delete(boxId: string, guestPort: number) {
@@ -45,7 +47,9 @@ export class ListenersRepo {
   }
 
   domains(boxId: string): DomainRow[] {
-    return this.db.prepare('SELECT domain, box_id, org_id, guest_port, created_at FROM box_domains WHERE box_id = ? ORDER BY created_at, domain').all(boxId) as DomainRow[];
+    return this.db
+      .prepare('SELECT domain, box_id, org_id, guest_port, created_at FROM box_domains WHERE box_id = ? ORDER BY created_at, domain')
+      .all(boxId) as DomainRow[];
   }
 
   domain(domain: string): DomainRow | undefined {
@@ -53,7 +57,9 @@ export class ListenersRepo {
   }
 
   insertDomain(r: DomainRow) {
-    this.db.prepare('INSERT INTO box_domains (domain, box_id, org_id, guest_port, created_at) VALUES (@domain, @box_id, @org_id, @guest_port, @created_at)').run(r);
+    this.db
+      .prepare('INSERT INTO box_domains (domain, box_id, org_id, guest_port, created_at) VALUES (@domain, @box_id, @org_id, @guest_port, @created_at)')
+      .run(r);
   }
 
   deleteDomain(domain: string) {

@@ -11,12 +11,19 @@ import type { EgressService } from '../egress/egress-service.js';
  */
 export function egressCaRoutes(r: RouteRegistrar, egress: EgressService) {
   r.add({
-    method: 'get', path: '/v1/egress/ca', area: 'box', tag: 'networking',
+    method: 'get',
+    path: '/v1/egress/ca',
+    area: 'box',
+    tag: 'networking',
     summary: "The egress proxy's certificate authority (PEM) that every box trusts, with its SHA-256 fingerprint",
     handler: () => egress.ca.info,
   });
   r.add({
-    method: 'post', path: '/v1/egress/ca/rotate', area: 'box', tag: 'networking', idempotent: false,
+    method: 'post',
+    path: '/v1/egress/ca/rotate',
+    area: 'box',
+    tag: 'networking',
+    idempotent: false,
     summary: 'Replace the egress CA with a new key and certificate; running boxes trust it before this answers (the old one too, for a grace period)',
     handler: () => egress.rotateCa(),
   });

@@ -77,7 +77,11 @@ export class EgressCa {
     if (row) {
       const pkcs8 = cipher().open(row.key_sealed, AAD);
       const key = await webcrypto.subtle.importKey('pkcs8', pkcs8, ALG, false, ['sign']);
-      ca.ca = { info: { certificate: row.cert_pem, fingerprint_sha256: row.fingerprint_sha256, created_at: row.created_at }, cert: new x509.X509Certificate(row.cert_pem), key };
+      ca.ca = {
+        info: { certificate: row.cert_pem, fingerprint_sha256: row.fingerprint_sha256, created_at: row.created_at },
+        cert: new x509.X509Certificate(row.cert_pem),
+        key,
+      };
     } else {
       ca.ca = await ca.create();
     }
@@ -101,7 +105,10 @@ export class EgressCa {
    */
   trusted(now = Date.now()): { certificate: string; fingerprint_sha256: string }[] {
     const old = this.retired.filter((r) => r.until > now && r.fingerprint_sha256 !== this.ca.info.fingerprint_sha256);
-    return [{ certificate: this.ca.info.certificate, fingerprint_sha256: this.ca.info.fingerprint_sha256 }, ...old.map(({ certificate, fingerprint_sha256 }) => ({ certificate, fingerprint_sha256 }))];
+    return [
+      { certificate: this.ca.info.certificate, fingerprint_sha256: this.ca.info.fingerprint_sha256 },
+      ...old.map(({ certificate, fingerprint_sha256 }) => ({ certificate, fingerprint_sha256 })),
+    ];
   }
 
   /** When the next replaced CA leaves `trusted()` (epoch ms), if one is still in its grace period. */
@@ -144,7 +151,11 @@ export class EgressCa {
       ],
     });
     const certificate = cert.toString('pem') + '\n';
-    const fingerprint_sha256 = createHash('sha256').update(Buffer.from(cert.rawData)).digest('hex').replace(/..(?!$)/g, '$&:').toUpperCase();
+    const fingerprint_sha256 = createHash('sha256')
+      .update(Buffer.from(cert.rawData))
+      .digest('hex')
+      .replace(/..(?!$)/g, '$&:')
+      .toUpperCase();
     const created_at = new Date(now).toISOString();
     const sealed = this.cipher().seal(Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)), AAD);
     this.repo.put({ cert_pem: certificate, key_sealed: sealed, fingerprint_sha256, created_at });

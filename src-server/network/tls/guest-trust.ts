@@ -30,7 +30,12 @@ export function guestTrust(trusted: () => TrustedCa[]): () => GuestSetup {
       cached = {
         key,
         setup: {
-          env: { SSL_CERT_FILE: GUEST_BUNDLE_PATH, REQUESTS_CA_BUNDLE: GUEST_BUNDLE_PATH, CURL_CA_BUNDLE: GUEST_BUNDLE_PATH, NODE_EXTRA_CA_CERTS: GUEST_CA_PATH },
+          env: {
+            SSL_CERT_FILE: GUEST_BUNDLE_PATH,
+            REQUESTS_CA_BUNDLE: GUEST_BUNDLE_PATH,
+            CURL_CA_BUNDLE: GUEST_BUNDLE_PATH,
+            NODE_EXTRA_CA_CERTS: GUEST_CA_PATH,
+          },
           files: [
             { path: GUEST_CA_PATH, content: cas.map((c) => c.certificate).join(''), mode: 0o644 },
             { path: GUEST_BUNDLE_PATH, content: Buffer.from(`${tls.rootCertificates.join('\n')}\n${ours}`), mode: 0o644 },

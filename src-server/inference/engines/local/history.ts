@@ -8,11 +8,7 @@ import type { NativeMessage } from '../../native.js';
  */
 export function toChatHistory(messages: NativeMessage[]): ChatHistoryItem[] {
   const history: ChatHistoryItem[] = messages.map((m) =>
-    m.role === 'system'
-      ? { type: 'system', text: m.text }
-      : m.role === 'user'
-        ? { type: 'user', text: m.text }
-        : { type: 'model', response: [m.text] },
+    m.role === 'system' ? { type: 'system', text: m.text } : m.role === 'user' ? { type: 'user', text: m.text } : { type: 'model', response: [m.text] },
   );
   if (history[history.length - 1]?.type !== 'model') history.push({ type: 'model', response: [] });
   return history;

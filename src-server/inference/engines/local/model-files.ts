@@ -73,7 +73,13 @@ export class ModelFiles {
 }
 
 export function nameFromFile(file: string): string {
-  return path.basename(file).replace(/\.gguf$/i, '').replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 128) || 'model';
+  return (
+    path
+      .basename(file)
+      .replace(/\.gguf$/i, '')
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 128) || 'model'
+  );
 }
 
 /** GGUF files start with the magic bytes "GGUF". */

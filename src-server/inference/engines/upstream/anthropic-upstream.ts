@@ -40,7 +40,10 @@ export function fromAnthropicMessage(body: unknown): NativeResult {
   const read = m.usage?.cache_read_input_tokens ?? 0;
   const write = m.usage?.cache_creation_input_tokens ?? 0;
   return {
-    text: (m.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '').join(''),
+    text: (m.content ?? [])
+      .filter((c) => c.type === 'text')
+      .map((c) => c.text ?? '')
+      .join(''),
     stop: m.stop_reason === 'max_tokens' ? 'max_tokens' : 'end',
     usage: {
       inputTokens: (m.usage?.input_tokens ?? 0) + read + write,

@@ -78,7 +78,11 @@ function exchange(url: string, method: string, headers: Record<string, string>, 
  * One JSON call to an upstream. Network failures and 5xx become 503 (momentarily
  * unavailable); the upstream's own words are kept in the message, never its raw body.
  */
-export async function upstreamJson(engine: string, url: string, init: { method?: string; headers: Record<string, string>; body?: unknown; timeoutMs: number; signal?: AbortSignal }): Promise<unknown> {
+export async function upstreamJson(
+  engine: string,
+  url: string,
+  init: { method?: string; headers: Record<string, string>; body?: unknown; timeoutMs: number; signal?: AbortSignal },
+): Promise<unknown> {
   const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (payload !== undefined) {

@@ -86,9 +86,7 @@ export class OpenAiUpstream implements Engine {
     const body = (await upstreamJson(this.name, this.url('/models'), { headers: this.headers(), timeoutMs: 5000 })) as {
       data?: { id?: string; created?: number }[];
     };
-    return (body.data ?? [])
-      .filter((m) => typeof m.id === 'string')
-      .map((m) => ({ id: `${this.name}/${m.id}`, created: m.created ?? 0, displayName: m.id! }));
+    return (body.data ?? []).filter((m) => typeof m.id === 'string').map((m) => ({ id: `${this.name}/${m.id}`, created: m.created ?? 0, displayName: m.id! }));
   }
 
   status() {

@@ -6,7 +6,8 @@ const PROBE_TIMEOUT_MS = 5000;
 
 /** Why an upstream did not answer a model list, in words a user can act on. */
 interface ProbeFailure {
-  code: 'upstream_refused' | 'upstream_not_found' | 'upstream_timeout' | 'upstream_tls' | 'upstream_unauthorized' | 'upstream_not_compatible' | 'upstream_error';
+  code:
+    'upstream_refused' | 'upstream_not_found' | 'upstream_timeout' | 'upstream_tls' | 'upstream_unauthorized' | 'upstream_not_compatible' | 'upstream_error';
   message: string;
   /** The field to fix: the key for 401/403, the base URL otherwise. */
   param: 'api_key' | 'base_url';
@@ -22,7 +23,12 @@ const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_C
  * a short timeout, and names what went wrong: nothing listening, unknown host, no answer,
  * TLS, a refused key, or an answer that is not an OpenAI/Anthropic model list.
  */
-export async function probeUpstream(kind: 'openai' | 'anthropic', baseUrl: string, apiKey: string | null | undefined, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProbeResult> {
+export async function probeUpstream(
+  kind: 'openai' | 'anthropic',
+  baseUrl: string,
+  apiKey: string | null | undefined,
+  timeoutMs = PROBE_TIMEOUT_MS,
+): Promise<ProbeResult> {
   const base = baseUrl.replace(/\/+$/, '');
   const url = new URL(kind === 'openai' ? `${base}/models` : `${base}/v1/models?limit=1000`);
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -35,10 +41,17 @@ export async function probeUpstream(kind: 'openai' | 'anthropic', baseUrl: strin
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { timeout?: boolean };
     const code = err.code ?? '';
-    if (err.timeout) return fail('upstream_timeout', `No answer from ${where} within ${timeoutMs / 1000} s. Is the server up, and reachable from this machine?`);
-    if (code === 'ECONNREFUSED') return fail('upstream_refused', `Nothing is listening at ${where} (connection refused). Is the server running, and is the port right?`);
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return fail('upstream_not_found', `The host name "${url.hostname}" does not resolve. Check the base URL.`);
-    if (TLS_CODES.test(code)) return fail('upstream_tls', `TLS with ${where} failed (${code}: ${err.message}). Check that the URL should be https, and that its certificate is valid for this host.`);
+    if (err.timeout)
+      return fail('upstream_timeout', `No answer from ${where} within ${timeoutMs / 1000} s. Is the server up, and reachable from this machine?`);
+    if (code === 'ECONNREFUSED')
+      return fail('upstream_refused', `Nothing is listening at ${where} (connection refused). Is the server running, and is the port right?`);
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+      return fail('upstream_not_found', `The host name "${url.hostname}" does not resolve. Check the base URL.`);
+    if (TLS_CODES.test(code))
+      return fail(
+        'upstream_tls',
+        `TLS with ${where} failed (${code}: ${err.message}). Check that the URL should be https, and that its certificate is valid for this host.`,
+      );
     return fail('upstream_error', `Could not reach ${where}: ${code || err.message}.`);
   }
   const said = upstreamWords(res.text);
@@ -46,8 +59,15 @@ export async function probeUpstream(kind: 'openai' | 'anthropic', baseUrl: strin
     const what = apiKey ? 'refused the API key' : 'needs an API key';
     return { ok: false, error: { code: 'upstream_unauthorized', param: 'api_key', message: `${where} ${what} (${res.status}${said ? `: ${said}` : ''}).` } };
   }
-  const hint = kind === 'openai' ? 'OpenAI-compatible base URLs usually end in /v1 (e.g. https://api.openai.com/v1).' : 'Anthropic base URLs are the bare host (e.g. https://api.anthropic.com), without /v1.';
-  if (res.status === 404) return fail('upstream_not_compatible', `GET ${url.pathname} answered 404: this is not an ${kind === 'openai' ? 'OpenAI' : 'Anthropic'}-compatible API at this base URL. ${hint}`);
+  const hint =
+    kind === 'openai'
+      ? 'OpenAI-compatible base URLs usually end in /v1 (e.g. https://api.openai.com/v1).'
+      : 'Anthropic base URLs are the bare host (e.g. https://api.anthropic.com), without /v1.';
+  if (res.status === 404)
+    return fail(
+      'upstream_not_compatible',
+      `GET ${url.pathname} answered 404: this is not an ${kind === 'openai' ? 'OpenAI' : 'Anthropic'}-compatible API at this base URL. ${hint}`,
+    );
   if (res.status < 200 || res.status >= 300) return fail('upstream_error', `GET ${url.pathname} answered ${res.status}${said ? `: ${said}` : ''}.`);
   let body: unknown;
   try {
