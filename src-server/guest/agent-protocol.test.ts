@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { AgentClient } from './agent-client.js';
 import { Fields, FrameDecoder, M, T, encodeFields, encodeFrame, type Frame } from './protocol.js';
 import { AGENT_BIN, buildAgent, collect, type RunningAgent, startAgent } from './test-agent-harness.js';
@@ -42,6 +42,8 @@ const alive = () => agent.proc.exitCode === null && agent.proc.signalCode === nu
 describe('protocol robustness', () => {
   it('answers malformed frames with errors and keeps serving', async () => {
     const c = await raw();
+    // the agent serves one connection at a time: a failure here must not hold it for the next tests
+    onTestFinished(() => void c.sock.destroy());
     c.sock.write(encodeFrame(M.HELLO, 0, 1));
     expect((await c.next((f) => f.stream === 1)).type).toBe(M.HELLO_REPLY);
     // well framed but bad content: per-stream errors, the session continues
