@@ -5,8 +5,9 @@
 // p95 of small GETs, request throughput at concurrency 8, bulk download throughput, and the
 // p50 of a request on a new connection (TCP + CONNECT + TLS handshake + GET: a curl run).
 // The upstream and the proxy each run in their own process; this process is the client.
+import { selfSignedCert } from '../src-server/test-support/self-signed.js';
 import { sendBulk } from '../src-server/test-support/send-bulk.js';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -173,40 +174,16 @@ if (role) setInterval(() => process.ppid === 1 && process.exit(0), 1000).unref()
 if (role) process.on('SIGTERM', () => process.exit(0));
 
 if (role === 'upstream') {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-egress-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${HOST}`,
-      '-addext',
-      `subjectAltName=DNS:${HOST}`,
-      '-keyout',
-      `${dir}/key.pem`,
-      '-out',
-      `${dir}/cert.pem`,
-    ],
-    { stdio: 'ignore' },
-  );
-  const cert = fs.readFileSync(`${dir}/cert.pem`, 'utf8');
+  const { key, cert, certFile } = selfSignedCert(HOST);
   const chunk = Buffer.alloc(1 << 20, 0x62);
   const small = Buffer.from('{"ok":true,"object":"bench"}');
-  const s = https.createServer({ key: fs.readFileSync(`${dir}/key.pem`), cert, keepAliveTimeout: 60_000 }, (req, res) => {
+  const s = https.createServer({ key, cert, keepAliveTimeout: 60_000 }, (req, res) => {
     if (req.url === '/bulk') {
       return sendBulk(res, chunk, BULK);
     }
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': small.length }).end(small);
   });
-  s.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: (s.address() as net.AddressInfo).port, cert, caFile: `${dir}/cert.pem` })));
+  s.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: (s.address() as net.AddressInfo).port, cert, caFile: certFile })));
 } else if (role === 'proxy') {
   const [{ openDatabase }, { openFastConnection }, { CryptoBox }, { EgressCa }, { BoxProxy }, { EgressRepo }, { upstreamAgents, upstreamRoots }] =
     await Promise.all([

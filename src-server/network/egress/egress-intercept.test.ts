@@ -5,7 +5,6 @@
  * CONNECT + TLS exactly as curl or Python in a box do.
  */
 import { sendBulk } from '../../test-support/send-bulk.js';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
@@ -16,6 +15,7 @@ import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
+import { selfSignedCert } from '../../test-support/self-signed.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { PolicyDocument } from '../../contract/policies.js';
@@ -45,33 +45,10 @@ let badPort: number;
 let seen: { method: string; url: string; headers: http.IncomingHttpHeaders; bytes: number }[] = [];
 const BIG = 32 * 1024 * 1024;
 
-function selfSigned(cn: string) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'egress-icpt-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${cn}`,
-      '-addext',
-      `subjectAltName=DNS:${cn}`,
-      '-keyout',
-      `${dir}/key.pem`,
-      '-out',
-      `${dir}/cert.pem`,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { key: fs.readFileSync(`${dir}/key.pem`, 'utf8'), cert: fs.readFileSync(`${dir}/cert.pem`, 'utf8') };
-}
+const selfSigned = (cn: string) => {
+  const { key, cert } = selfSignedCert(cn);
+  return { key, cert };
+};
 const listen = (s: net.Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as net.AddressInfo).port)));
 const use = (document: PolicyDocument) => (policy = { id: 'hp_11111111-2222-4333-8444-555555555555', name: 'icpt', document });
 

@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { selfSignedCert } from '../../test-support/self-signed.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PolicyDocument } from '../../contract/policies.js';
 import { openDatabase, type Db } from '../../db/connection.js';
@@ -45,31 +45,10 @@ const resolve: ProxyDeps['resolve'] = (host, port) => {
   return { host: '127.0.0.1', port: tls ? tlsPort : port === 443 ? echoPort : upPort, internal: true };
 };
 
-function selfSigned(cn: string) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'egress-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${cn}`,
-      '-addext',
-      `subjectAltName=DNS:${cn}`,
-      '-keyout',
-      `${dir}/key.pem`,
-      '-out',
-      `${dir}/cert.pem`,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { key: fs.readFileSync(`${dir}/key.pem`, 'utf8'), cert: fs.readFileSync(`${dir}/cert.pem`, 'utf8') };
-}
+const selfSigned = (cn: string) => {
+  const { key, cert } = selfSignedCert(cn, 'rsa');
+  return { key, cert };
+};
 
 beforeAll(async () => {
   upstream = http.createServer((req, res) => {
