@@ -1,12 +1,26 @@
-import type { Area } from '../app-context.js';
+import type { AppBase, Area } from '../app-context.js';
 import { buildOpenApi } from '../http/openapi.js';
+import { AppsService } from './apps-service.js';
 import { appsRoutes } from './apps-routes.js';
+import { AuditLog } from './audit-log.js';
 import { API_VERSION, identityRoutes } from './identity-routes.js';
+import { KeysService } from './keys-service.js';
+import { OrganizationService } from './organization-service.js';
+import { SignInService } from './sign-in-service.js';
 import { loginLinkRoutes } from './sign-in-routes.js';
 
 /** Identity, keys, organization, apps, audit log and the OpenAPI document. */
-export function coreArea(): Area {
-  return {
+export function coreArea(app: AppBase) {
+  const { repos } = app;
+  const audit = new AuditLog(repos.audit);
+  const services = {
+    audit,
+    keys: new KeysService(repos.keys, audit),
+    organization: new OrganizationService(app.db, repos.orgs, audit),
+    apps: new AppsService(repos.apps),
+    signIn: new SignInService(repos.keys, repos.sessions),
+  };
+  const area: Area = {
     name: 'core',
     routes(r) {
       identityRoutes(r);
@@ -24,4 +38,5 @@ export function coreArea(): Area {
       });
     },
   };
+  return { ...services, area };
 }

@@ -63,6 +63,6 @@ export function webhookRoutes(
     tag: 'inference',
     auth: 'org',
     summary: 'The secret that signs completion webhooks (Standard Webhooks, whsec_...)',
-    handler: ({ app, auth }) => ({ webhook_secret: app.repos.orgs.get(auth.orgId)!.webhook_secret }),
+    handler: ({ app, auth }) => ({ webhook_secret: app.services.organization.get(auth.orgId).webhook_secret }),
   });
 }
