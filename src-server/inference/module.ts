@@ -14,6 +14,7 @@ import { catalogRoutes } from './catalog/catalog-routes.js';
 import { ModelPulls } from './catalog/pulls.js';
 import { PullsRepo } from './catalog/pulls-repo.js';
 import { EngineDiscovery, type DiscoveryOptions } from './engines/discovery.js';
+import { EnginesService } from './engines/engines-service.js';
 import { ModelDownloads } from './engines/local/downloads.js';
 import { LlamaEngine, type LlamaTuning } from './engines/local/llama-engine.js';
 import { ModelFiles } from './engines/local/model-files.js';
@@ -145,7 +146,7 @@ export function inferenceArea(app: AppBase, deps: InferenceDeps) {
         rounds: inference.maxRounds,
         changed: () => inference.dispatcher.kick(),
       });
-      enginesRoutes(r, inference.engines, inference.enginesRepo, inference.discovery);
+      enginesRoutes(r, new EnginesService(inference.engines, inference.enginesRepo, inference.discovery));
       localModelsRoutes(r, inference.local, inference.downloads);
       catalogRoutes(r, inference.pulls);
       budgetRoutes(r);
