@@ -30,7 +30,7 @@ import type { ExecService } from './boxes/exec-service.js';
 import type { FilesService } from './boxes/files-service.js';
 import type { CronRunner } from './cron/cron-runner.js';
 import type { CronService } from './cron/cron-service.js';
-import type { InboxStore } from './inbox/inbox-store.js';
+import type { InboxService } from './inbox/inbox-service.js';
 import { HmacBoxCredentials, type BoxCredentials } from './inference/box/box-credentials.js';
 import type { InferenceArea } from './inference/module.js';
 import type { EgressService } from './network/egress/egress-service.js';
@@ -156,7 +156,7 @@ export interface Services {
   ingress: { readonly port: number };
   cron: CronService;
   cronRunner: CronRunner;
-  inbox: InboxStore;
+  inbox: InboxService;
   usage: UsageService;
   metricsSampler: MetricsSampler;
   inference: InferenceArea;
