@@ -8,7 +8,7 @@ import type { VolumesService } from '../volumes/service.js';
 import type { BoxRecord, BoxesRepo } from './boxes-repo.js';
 
 /** What a box creation is checked against: other areas' services, and this area's names. */
-export interface CreateChecks {
+interface CreateChecks {
   apps: Pick<AppsService, 'exists'>;
   images: () => string[];
   repo: Pick<BoxesRepo, 'nameTaken'>;

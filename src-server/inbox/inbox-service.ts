@@ -1,4 +1,4 @@
-import type { InboxDelivery } from '../contract/inbox.js';
+import type { Inbox, InboxDelivery } from '../contract/inbox.js';
 import { notFound } from '../core/errors.js';
 import { toDelivery, type DeliveryRow, type InboxRecord, type InboxRepo } from './inbox-repo.js';
 
@@ -19,8 +19,21 @@ export const MAX_KEPT_BYTES_PER_ORG = 32 * 1024 * 1024;
 export class InboxService {
   constructor(
     private repo: InboxRepo,
+    /** Where senders post to an inbox (known once the service listens). */
+    private hookUrl: (inboxId: string) => string,
     private maxKeptBytesPerOrg = MAX_KEPT_BYTES_PER_ORG,
   ) {}
+
+  /** An inbox as the API shows it. */
+  view(rec: InboxRecord): Inbox {
+    return {
+      inbox_id: rec.inbox_id,
+      url: this.hookUrl(rec.inbox_id),
+      respond_status: rec.respond_status,
+      created_at: rec.created_at,
+      delivery_count: this.repo.deliveryCount(rec.inbox_id),
+    };
+  }
 
   /** A new inbox; the organization's oldest goes when it already has MAX_INBOXES_PER_ORG. */
   create(orgId: string, respondStatus: number): InboxRecord {
@@ -54,10 +67,6 @@ export class InboxService {
     const rec = this.own(orgId, inboxId);
     this.repo.setStatus(rec.inbox_id, status);
     return { ...rec, respond_status: status };
-  }
-
-  deliveryCount(inboxId: string): number {
-    return this.repo.deliveryCount(inboxId);
   }
 
   /** Stores one delivery (durably: it is on disk before the sender gets its answer), then trims. */

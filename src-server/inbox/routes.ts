@@ -1,25 +1,17 @@
 import type { Request } from 'express';
-import type { AppBase, RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../app-context.js';
 import { page } from '../contract/common.js';
 import { ApiError } from '../http/errors.js';
 import { Reply } from '../http/route.js';
-import { CreateInboxBody, InboxIdParams, ListDeliveriesQuery, PatchInboxBody, type Inbox } from '../contract/inbox.js';
-import type { InboxRecord } from './inbox-repo.js';
+import { CreateInboxBody, InboxIdParams, ListDeliveriesQuery, PatchInboxBody } from '../contract/inbox.js';
 import { type InboxService, MAX_KEPT_BODY_BYTES } from './inbox-service.js';
 
 /** Hook requests read at once (each keeps up to MAX_KEPT_BODY_BYTES in memory while it is read). */
 const MAX_HOOKS_IN_FLIGHT = 16;
 
-export function inboxRoutes(r: RouteRegistrar, inboxes: InboxService, ctx: () => AppBase) {
+export function inboxRoutes(r: RouteRegistrar, inboxes: InboxService) {
   let inFlight = 0;
-  const hookUrl = (id: string) => `${ctx().baseUrl()}/v1/inbox/hooks/${id}`;
-  const view = (rec: InboxRecord): Inbox => ({
-    inbox_id: rec.inbox_id,
-    url: hookUrl(rec.inbox_id),
-    respond_status: rec.respond_status,
-    created_at: rec.created_at,
-    delivery_count: inboxes.deliveryCount(rec.inbox_id),
-  });
+  const view = inboxes.view.bind(inboxes);
 
   r.add({
     method: 'post',

@@ -33,6 +33,7 @@ import { ResponsesRepo } from './store/responses-repo.js';
 import { openFastConnection } from '../db/fast-connection.js';
 import { DeliveriesRepo } from './webhooks/deliveries-repo.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { WebhookDeliveriesService } from './webhooks/deliveries-service.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { scheduleFrom } from './webhooks/schedule.js';
 
@@ -137,15 +138,18 @@ export function inferenceArea(app: AppBase, deps: InferenceDeps) {
       chatRoutes(r, inference.service);
       messagesRoutes(r, inference.service);
       modelsRoutes(r, inference.engines);
-      webhookRoutes(r, {
-        getResponse: (id) => {
-          inference.service.writer.settle(id); // the delivery log below reads the database
-          return inference.service.get(id);
-        },
-        deliveries: inference.deliveries,
-        rounds: inference.maxRounds,
-        changed: () => inference.dispatcher.kick(),
-      });
+      webhookRoutes(
+        r,
+        new WebhookDeliveriesService({
+          getResponse: (id) => {
+            inference.service.writer.settle(id); // the delivery log below reads the database
+            return inference.service.get(id);
+          },
+          deliveries: inference.deliveries,
+          rounds: inference.maxRounds,
+          changed: () => inference.dispatcher.kick(),
+        }),
+      );
       enginesRoutes(r, new EnginesService(inference.engines, inference.enginesRepo, inference.discovery));
       localModelsRoutes(r, inference.local, inference.downloads);
       catalogRoutes(r, inference.pulls);

@@ -1,5 +1,6 @@
 import type { AppBase, Area } from '../app-context.js';
 import type { BoxService } from '../boxes/box-service.js';
+import { BoxMetricsService } from './box-metrics.js';
 import { MetricsRepo } from './metrics-repo.js';
 import { MetricsSampler } from './sampler.js';
 import { usageRoutes } from './usage-routes.js';
@@ -18,7 +19,7 @@ export function usageArea(app: AppBase, deps: { boxes: BoxService }) {
   const metricsSampler = new MetricsSampler(app, deps.boxes, usage, metrics, Number(app.config.tuning.metricsEveryMs ?? DEFAULT_EVERY_MS));
   const area: Area = {
     name: 'usage',
-    routes: (r) => usageRoutes(r, metrics),
+    routes: (r) => usageRoutes(r, new BoxMetricsService(metrics)),
     start: () => metricsSampler.start(),
     stop() {
       metricsSampler.stop();
