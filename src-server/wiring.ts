@@ -71,9 +71,9 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
   const network = await networkArea(base, { boxes: boxes.boxes, secrets: secrets.secrets, policies: policies.policies });
   const cron = cronArea(base, { boxes: boxes.boxes, execs: boxes.execs });
   const inbox = inboxArea(base);
-  const usage = usageArea(base, { boxes: boxes.boxes });
+  const usage = usageArea(base, { boxes: boxes.boxes, organization: core.organization });
   const boxCredentials = HmacBoxCredentials.forDataDir(base.config.dataDir);
-  const inference = inferenceArea(base, { usage: usage.usage, boxes: boxes.boxes, credentials: boxCredentials });
+  const inference = inferenceArea(base, { usage: usage.usage, boxes: boxes.boxes, credentials: boxCredentials, organization: core.organization });
   const logs = logsArea({ log: base.serviceLog, runtime });
   const quit = quitArea(base, { boxes: boxes.boxes });
 

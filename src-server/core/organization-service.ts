@@ -16,6 +16,11 @@ export class OrganizationService {
     return this.orgs.get(orgId)!;
   }
 
+  /** Draws usage from the organization's credits (usage/: box time and tokens). */
+  charge(orgId: string, nanos: number): void {
+    this.orgs.charge(orgId, nanos);
+  }
+
   /** Renames and/or sets credits, with its audit entry, in one transaction. */
   update(auth: Principal, patch: { name?: string; credits_usd_nanos?: number }): void {
     this.db.transaction(() => {

@@ -15,6 +15,7 @@ import { ModelPulls } from './catalog/pulls.js';
 import { PullsRepo } from './catalog/pulls-repo.js';
 import { EngineDiscovery, type DiscoveryOptions } from './engines/discovery.js';
 import { EnginesService } from './engines/engines-service.js';
+import type { OrganizationService } from '../core/organization-service.js';
 import { ModelDownloads } from './engines/local/downloads.js';
 import { LlamaEngine, type LlamaTuning } from './engines/local/llama-engine.js';
 import { ModelFiles } from './engines/local/model-files.js';
@@ -68,6 +69,8 @@ interface InferenceDeps {
   usage: UsageService;
   boxes: BoxService;
   credentials: BoxCredentials;
+  /** Each organization's webhook signing secret. */
+  organization: Pick<OrganizationService, 'get'>;
 }
 
 function build(app: AppBase, deps: InferenceDeps): InferenceArea {
@@ -85,7 +88,7 @@ function build(app: AppBase, deps: InferenceDeps): InferenceArea {
     schedule,
     (id, orgId) => {
       const stored = responses.get(id);
-      const org = app.repos.orgs.get(orgId);
+      const org = deps.organization.get(orgId);
       return stored && org ? { body: JSON.stringify(responseObject(stored)), secret: org.webhook_secret } : null;
     },
     app.log,
