@@ -59,6 +59,20 @@ export default tseslint.config(
     },
   },
   {
+    // Routes are declared in route files only, so the two rules above see every handler.
+    files: ['src-server/**/*.ts'],
+    ignores: ['**/*.test.ts', 'src-server/**/*-routes.ts', 'src-server/**/routes.ts', 'src-server/**/routes/**/*.ts', 'src-server/test-support/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='add'] > ObjectExpression > Property[key.name='handler']",
+          message: 'Declare routes in the area\'s `*-routes.ts` file (docs/architecture.md, "Adding an endpoint"), not here.',
+        },
+      ],
+    },
+  },
+  {
     // Files stay small (issue 13: no file over 300 lines in src-server/), counted raw.
     files: ['src-server/**/*.ts'],
     ignores: [
