@@ -59,6 +59,7 @@ export class BoxService {
       mounts: box.volume_mounts.map((m, i) => ({ tag: `vol${i}`, hostPath: this.deps.volumes.hostPath(box.org_id, m.volume_id), guestPath: m.mount_path })),
       forwards: this.hooks.network.forwardsFor(box.box_id),
       proxyPort: this.hooks.network.proxyPortFor(box.box_id),
+      files: this.guestSetup.files(box),
     };
   }
 
@@ -103,7 +104,7 @@ export class BoxService {
     };
     this.repo.insert(rec);
     return this.withLock(rec.box_id, () =>
-      this.boot(rec, () => this.runtime.create({ ...this.vmConfig(rec), files: this.guestSetup.files(rec) }), undefined, 'create'),
+      this.boot(rec, () => this.runtime.create(this.vmConfig(rec)), undefined, 'create'),
     );
   }
 

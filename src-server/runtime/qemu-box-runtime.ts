@@ -20,9 +20,10 @@ import { MachineSource } from './machine-source.js';
 import { diskUsageBytes, sampleVm } from './metrics.js';
 import { collectCheckpointGarbage, collectLayers, deleteCheckpointDir, dirSizeBytes } from './layers.js';
 import { applyIdentity, cloneTemplateFolder } from './template-clone.js';
-import { checkpointFolder, checkpointVm, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
+import { canCheckpointInPlace, checkpointFolder, checkpointInPlace, checkpointVm, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
-import { WarmPool, warmPoolSize, writeGuestFiles } from './warm-pool.js';
+import { WarmPool, warmPoolSize } from './warm-pool.js';
+import { writeGuestFiles } from './guest-files.js';
 
 export interface QemuRuntimeOptions {
   onImageProgress?: (p: ImageProgress) => void;
@@ -106,7 +107,7 @@ export class QemuBoxRuntime implements BoxRuntime {
         await this.poolCleared;
         // a pooled clone's 9p slots export nothing: boxes with volumes restore their own
         const pooled = own.mounts.length ? undefined : await this.pool.take(tpl, { folder, ...own });
-        if (pooled) this.handles.set(cfg.boxId, pooled.handle);
+        if (pooled) this.handles.set(cfg.boxId, pooled);
         else {
           await cloneTemplateFolder(tpl, folder, own);
           this.handles.set(cfg.boxId, await restoreVm(folder));
@@ -117,13 +118,20 @@ export class QemuBoxRuntime implements BoxRuntime {
         const agent = this.conns.client(cfg.boxId)!;
         await applyIdentity(agent, cfg.hostname);
         // the guest-setup files (a warmed clone holds the install-wide ones already)
-        await writeGuestFiles(agent, cfg.files ?? [], pooled?.files);
+        await writeGuestFiles(agent, folder, cfg.files ?? []);
         return { filesWritten: true as const, from: pooled ? 'warm_pool' : 'template' };
       }
     }
     this.handles.set(cfg.boxId, await launchVm(folder, config));
     await this.connect(cfg.boxId, folder, 'boot');
     return { from: 'boot' };
+  }
+
+  /** cfg.files, those changed since the saved state's (guest-files.ts); a caller that passed none writes its own. */
+  private async syncFiles(cfg: BoxVmConfig, folder: BoxFolder): Promise<{ filesWritten?: true }> {
+    if (!cfg.files) return {};
+    await writeGuestFiles(this.conns.client(cfg.boxId)!, folder, cfg.files);
+    return { filesWritten: true };
   }
 
   private async connect(boxId: string, folder: BoxFolder, kind: ConnectKind) {
@@ -185,7 +193,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     await this.refreshNetwork(folder, cfg);
     this.handles.set(cfg.boxId, await restoreVm(folder));
     await this.connect(cfg.boxId, folder, 'restore');
-    return { from: 'saved_state' };
+    return { from: 'saved_state', ...(await this.syncFiles(cfg, folder)) };
   }
 
   /** Published ports and the proxy may have changed since the save: user-net options, not guest devices. */
@@ -234,10 +242,15 @@ export class QemuBoxRuntime implements BoxRuntime {
       onSaved?.();
       return { sizeBytes: dirSizeBytes(dir) };
     }
-    // The one checkpoint-a-running-VM path (vm-snapshot.ts checkpointVm: save, checkpoint
-    // the saved folder, restore); the agent connection drops with the old QEMU.
     const h = await this.handle(boxId);
     const agent = this.conns.client(boxId);
+    // A template clone keeps running in its QEMU (vm-snapshot.ts checkpointInPlace).
+    if (canCheckpointInPlace(h)) {
+      await checkpointInPlace(h, dir, { agent, onSaved });
+      return { sizeBytes: dirSizeBytes(dir) };
+    }
+    // Otherwise: save, checkpoint the saved folder, restore (checkpointVm); the agent
+    // connection drops with the old QEMU.
     this.conns.stopping.add(boxId);
     try {
       await checkpointVm(h, dir, { agent, onSaved });
@@ -262,7 +275,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     await this.connect(cfg.boxId, folder, 'clone');
     // a fork is a new box: its own hostname and machine-id (RNG and clock: waitForAgent)
     await applyIdentity(this.conns.client(cfg.boxId)!, cfg.hostname);
-    return { from: 'checkpoint' };
+    return { from: 'checkpoint', ...(await this.syncFiles(cfg, folder)) };
   }
 
   /** Memory and device state go; the frozen disk layer stays while a box or checkpoint builds on it. */
