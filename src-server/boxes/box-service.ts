@@ -103,9 +103,7 @@ export class BoxService {
       last_start: null,
     };
     this.repo.insert(rec);
-    return this.withLock(rec.box_id, () =>
-      this.boot(rec, () => this.runtime.create(this.vmConfig(rec)), undefined, 'create'),
-    );
+    return this.withLock(rec.box_id, () => this.boot(rec, () => this.runtime.create(this.vmConfig(rec)), undefined, 'create'));
   }
 
   private checkMounts(orgId: string, body: CreateBoxBody) {

@@ -118,10 +118,11 @@ export async function saveAndStop(handle: VmHandle, opts: SnapshotOptions = {}):
 }
 
 /**
- * Host-side network settings a restore or clone may change: they are user-net options,
- * not guest devices, so the saved device state still fits.
+ * Settings a restore or clone may change: user-net options (published ports, the proxy),
+ * not guest devices, so the saved device state still fits; and the hostname a later cold
+ * boot passes to the kernel (a fork's own; a restored guest gets it through the agent).
  */
-export type NetworkOverrides = Partial<Pick<VmConfig, 'ports' | 'proxyPort'>>;
+export type NetworkOverrides = Partial<Pick<VmConfig, 'ports' | 'proxyPort' | 'hostname'>>;
 
 /**
  * Starts QEMU with -incoming defer on the saved ram + devices.bin, using the machine
