@@ -17,7 +17,7 @@ export class CloneSource {
   readonly pool: WarmPool;
   readonly port: TemplatePort;
   /** Pool VMs a killed service left behind are gone (no take or fill before). */
-  private cleared: Promise<void>;
+  readonly cleared: Promise<void>;
 
   constructor(
     dataDir: string,

@@ -110,7 +110,7 @@ describe('warm pool', () => {
       const pid = Number(fs.readFileSync(`${dataDir}/pool/${left[0]}/qemu.pid`, 'utf8'));
       // a killed service: nothing closes the pool
       const next = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 0 });
-      await (next as unknown as { poolCleared: Promise<void> }).poolCleared;
+      await (next as unknown as { clones: { cleared: Promise<void> } }).clones.cleared;
       expect(poolVms()).toEqual([]);
       expect(fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')).toBe(false);
       await next.close();
