@@ -68,6 +68,7 @@ export class BoxService {
       mounts: box.volume_mounts.map((m, i) => ({ tag: `vol${i}`, hostPath: this.deps.volumes.hostPath(box.org_id, m.volume_id), guestPath: m.mount_path })),
       forwards: this.hooks.network.forwardsFor(box.box_id),
       proxyPort: this.hooks.network.proxyPortFor(box.box_id),
+      files: this.guestSetup.files(box),
     };
   }
 
@@ -75,9 +76,7 @@ export class BoxService {
     checkCreate({ ...this.deps, images: () => this.hooks.images.names() }, auth, body);
     const rec = newBoxRecord(auth, body);
     this.repo.insert(rec);
-    return this.withLock(rec.box_id, () =>
-      this.boot(rec, () => this.runtime.create({ ...this.vmConfig(rec), files: this.guestSetup.files(rec) }), undefined, 'create'),
-    );
+    return this.withLock(rec.box_id, () => this.boot(rec, () => this.runtime.create(this.vmConfig(rec)), undefined, 'create'));
   }
 
   /** Starts a VM for the box and records the outcome: running, or failed with the reason. */

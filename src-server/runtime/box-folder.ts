@@ -89,6 +89,8 @@ export interface BoxState {
   launchDir?: string;
   /** The proxy port file the running QEMU reads (warm-pool clones); removed with the box. */
   portFile?: string;
+  /** Guest-setup files last written into this VM: path → sha256 (guest-files.ts). */
+  guestFiles?: Record<string, string>;
 }
 
 export async function ensureFolder(folder: BoxFolder): Promise<void> {

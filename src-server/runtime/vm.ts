@@ -69,6 +69,7 @@ export async function launchVm(folder: BoxFolder, config: VmConfig): Promise<VmH
   const prev = await readState(folder);
   await writeState(folder, {
     ...prev,
+    guestFiles: undefined, // the disk alone: files written since the last sync may be gone
     config,
     bootCount: (prev?.bootCount ?? 0) + 1,
     launchedAt: new Date().toISOString(),
