@@ -132,7 +132,7 @@ export async function createOverlay(path: string, backing: string, backingFormat
   await execFileP('qemu-img', args);
 }
 
-export function readPid(folder: BoxFolder): number | undefined {
+function readPid(folder: BoxFolder): number | undefined {
   try {
     const pid = Number(readFileSync(folder.pidFile, 'utf8').trim());
     return pid > 0 ? pid : undefined;

@@ -14,7 +14,7 @@ import type { GuestFile } from '../boxes/runtime-port.js';
 import type { AgentClient } from '../guest/agent-client.js';
 import { type BoxFolder, readState, writeState } from './box-folder.js';
 
-export const fileDigest = (f: GuestFile) => createHash('sha256').update(f.content).digest('hex');
+const fileDigest = (f: GuestFile) => createHash('sha256').update(f.content).digest('hex');
 
 /** Writes the files whose content differs from what the folder's VM was last given (no syncs: they are written again when they change). */
 export async function writeGuestFiles(agent: AgentClient, folder: BoxFolder, files: GuestFile[]): Promise<void> {

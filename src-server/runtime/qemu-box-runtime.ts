@@ -26,7 +26,7 @@ import { warmPoolSize } from './warm-pool.js';
 import { CloneSource } from './clone-source.js';
 import { writeGuestFiles } from './guest-files.js';
 
-export interface QemuRuntimeOptions {
+interface QemuRuntimeOptions {
   onImageProgress?: (p: ImageProgress) => void;
   /** Clone boxes from warm templates (default: unless BOX_TEMPLATES=0). */
   templates?: boolean;

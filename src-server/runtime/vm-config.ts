@@ -12,7 +12,7 @@ export interface PortForward {
 }
 
 /** A host directory shared into the guest over virtio-9p, mounted by the initramfs. */
-export interface ShareMount {
+interface ShareMount {
   hostPath: string;
   /** Absolute guest path without spaces, commas or colons. */
   guestPath: string;
@@ -62,7 +62,7 @@ export interface VmConfig {
   freePageReporting?: boolean;
 }
 
-export const PROXY_GUEST_ADDR = '10.0.2.100:3128';
+const PROXY_GUEST_ADDR = '10.0.2.100:3128';
 /** The most volume mounts a box has (contract: volume_mounts max 8); microvm has 24 virtio-mmio slots. */
 export const SHARE_SLOTS = 8;
 
@@ -74,7 +74,7 @@ export const SHARE_SLOTS = 8;
  * LAPIC timer may stop in C3, there is no HPET on microvm to broadcast, so the kernel
  * never leaves periodic mode (idle QEMU ~45 ms/s of CPU instead of ~7).
  */
-export const TCG_CPU = 'Nehalem-v1,+arat';
+const TCG_CPU = 'Nehalem-v1,+arat';
 
 /**
  * TCG translation-cache size (MiB); BOX_TCG_TB_SIZE overrides it. When the cache is full
@@ -86,7 +86,7 @@ export const TCG_CPU = 'Nehalem-v1,+arat';
  * 128 (16 boxes, bench:runtime --only many); 64 MiB keeps one flush (the restore's) in
  * those measurements and caps a busy box's cost at 1/16 of QEMU's own default (1 GiB).
  */
-export function tcgTbSizeMib(): number {
+function tcgTbSizeMib(): number {
   const v = Number(process.env.BOX_TCG_TB_SIZE);
   return Number.isInteger(v) && v > 0 ? v : 64;
 }

@@ -86,11 +86,11 @@ async function waitForFile(path: string, timeoutMs: number): Promise<void> {
   }
 }
 
-export interface SaveResult {
+interface SaveResult {
   ms: number;
 }
 
-export interface SnapshotOptions {
+interface SnapshotOptions {
   /** Connected agent: needed when the VM has shared folders (unmounted before saving). */
   agent?: AgentClient;
   /** checkpointVm: the checkpoint is complete (before the VM is restored). */
@@ -122,7 +122,7 @@ export async function saveAndStop(handle: VmHandle, opts: SnapshotOptions = {}):
  * not guest devices, so the saved device state still fits; and the hostname a later cold
  * boot passes to the kernel (a fork's own; a restored guest gets it through the agent).
  */
-export type NetworkOverrides = Partial<Pick<VmConfig, 'ports' | 'proxyPort' | 'hostname'>>;
+type NetworkOverrides = Partial<Pick<VmConfig, 'ports' | 'proxyPort' | 'hostname'>>;
 
 /**
  * Starts QEMU with -incoming defer on the saved ram + devices.bin, using the machine
@@ -158,7 +158,7 @@ export async function restoreVm(folder: BoxFolder, network: NetworkOverrides = {
 }
 
 /** Copies a mostly-empty file keeping its holes (RAM files are sparse). */
-export async function copySparse(src: string, dst: string): Promise<void> {
+async function copySparse(src: string, dst: string): Promise<void> {
   await rm(dst, { force: true });
   await execFileP('cp', ['--sparse=always', '--reflink=auto', src, dst]);
 }
@@ -173,7 +173,7 @@ async function linkOrCopy(src: string, dst: string): Promise<void> {
   await link(src, dst).catch(() => copyFile(src, dst));
 }
 
-export interface CheckpointMeta {
+interface CheckpointMeta {
   config: VmConfig;
   createdAt: string;
   source: string;
@@ -228,7 +228,7 @@ export async function checkpointVm(handle: VmHandle, dir: string, opts: Snapshot
 }
 
 /** Overlays up to this many allocated bytes are copied by checkpointInPlace (beyond: checkpointVm). */
-export const IN_PLACE_DISK_LIMIT = 256 * 1024 ** 2;
+const IN_PLACE_DISK_LIMIT = 256 * 1024 ** 2;
 
 /** Whether checkpointInPlace can take this VM: a template clone (its RAM is the template's file, share=off) with a small overlay. */
 export function canCheckpointInPlace(handle: VmHandle): boolean {

@@ -132,19 +132,6 @@ export async function quitVm(handle: VmHandle, timeoutMs = 5000): Promise<void> 
   await removeRuntimeFiles(handle.folder);
 }
 
-/** Hard reset of the guest (same kernel, initrd and disk); the guest's unsynced writes are lost. */
-export async function reboot(handle: VmHandle): Promise<void> {
-  await handle.qmp.execute('system_reset');
-}
-
-/** Fast in-process pause: the VM stops using CPU, the process and its memory stay. */
-export async function qmpStop(handle: VmHandle): Promise<void> {
-  await handle.qmp.execute('stop');
-}
-export async function qmpCont(handle: VmHandle): Promise<void> {
-  await handle.qmp.execute('cont');
-}
-
 /** Publishes a guest TCP port on the host at run time (not kept across restarts; use config.ports). */
 export async function addHostForward(handle: VmHandle, hostPort: number, guestPort: number, hostAddress = '127.0.0.1') {
   const out = await handle.qmp.execute<string>('human-monitor-command', {

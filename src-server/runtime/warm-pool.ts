@@ -38,7 +38,7 @@ interface Pooled {
 }
 
 /** What makes a taken clone this box's: its folder, hostname, published ports and proxy. */
-export interface PoolClaim {
+interface PoolClaim {
   folder: BoxFolder;
   hostname: string;
   ports: PortForward[];
