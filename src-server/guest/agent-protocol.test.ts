@@ -21,7 +21,10 @@ afterAll(async () => {
 /** A raw connection for sending bytes the client would never send. */
 async function raw() {
   const sock = net.createConnection(agent.sock);
-  await new Promise((r) => sock.once('connect', r));
+  await new Promise((resolve, reject) => {
+    sock.once('connect', resolve);
+    sock.once('error', reject);
+  });
   const dec = new FrameDecoder();
   const frames: Frame[] = [];
   sock.on('data', (c: Buffer) => frames.push(...dec.push(c)));

@@ -31,6 +31,14 @@ export async function startAgent(extraArgs: string[] = []): Promise<RunningAgent
   let err = '';
   proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   const connect = () => AgentClient.connect(sock, { timeoutMs: 5000 });
+  // Ready once it answers a HELLO: a test's first raw connect to a socket the agent has
+  // not created yet failed with ENOENT on a loaded machine (the agent-protocol flake).
+  (
+    await connect().catch((e: Error) => {
+      proc.kill('SIGKILL');
+      throw new Error(`the test agent did not start: ${e.message} ${err}`);
+    })
+  ).close();
   return {
     proc,
     dir,
