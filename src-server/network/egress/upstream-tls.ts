@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
+import { UpstreamSessions } from './upstream-h2.js';
 
 /** OpenSSL verification failures (and Node's host name check): the upstream is not who it claims, or not provably. */
 const VERIFY_CODES = new Set([
@@ -45,9 +46,13 @@ export function upstreamRoots(file = process.env.BOX_EGRESS_CA_FILE): string[] |
   return [...tls.rootCertificates, extra];
 }
 
-/** Keep-alive upstream pools shared by a service's proxies (a warm request reuses its connection). */
+/**
+ * Keep-alive upstream pools shared by a service's proxies (a warm request reuses its
+ * connection), and the HTTP/2 sessions (one per box and origin) for origins that offer h2.
+ */
 export function upstreamAgents() {
   return {
+    h2: new UpstreamSessions(),
     http: new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000, noDelay: true }),
     https: new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000, noDelay: true }),
   };
