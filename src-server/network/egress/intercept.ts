@@ -1,9 +1,21 @@
 import type http from 'node:http';
 import http2 from 'node:http2';
+import crypto from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { forwardTo, type ForwardTarget } from './forward-core.js';
 import { rawReply, type ProxyDeps } from './proxy-deps.js';
 import { forwardUpgrade } from './upgrade.js';
+import { AES128_FIRST_CIPHERS } from './upstream-tls.js';
+
+/**
+ * The box's leg: AES-128-GCM first by the server's order (upstream-tls.ts says why), except
+ * for a client that lists ChaCha20 first (one without AES instructions), which gets ChaCha20.
+ */
+const BOX_LEG_CIPHERS = {
+  ciphers: AES128_FIRST_CIPHERS,
+  honorCipherOrder: true,
+  secureOptions: crypto.constants.SSL_OP_PRIORITIZE_CHACHA,
+};
 
 type Leaf = Awaited<ReturnType<NonNullable<ProxyDeps['ca']>['contextFor']>>;
 
@@ -29,8 +41,9 @@ function serverFor(deps: ProxyDeps, boxId: string, host: string, port: number, l
     return hit.server;
   }
   const target = (pathAndQuery: string | undefined): ForwardTarget => ({ scheme: 'https', host, port, pathAndQuery: pathAndQuery || '/' });
-  const server = http2.createSecureServer({ allowHTTP1: true, key: leaf.key, cert: leaf.cert, SNICallback: (_n, cb) => cb(null, leaf.context) }, (req, res) =>
-    forwardTo(deps, boxId, req, res, target(req.url)),
+  const server = http2.createSecureServer(
+    { allowHTTP1: true, key: leaf.key, cert: leaf.cert, SNICallback: (_n, cb) => cb(null, leaf.context), ...BOX_LEG_CIPHERS },
+    (req, res) => forwardTo(deps, boxId, req, res, target(req.url)),
   );
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, h: Buffer) => forwardUpgrade(deps, boxId, req, socket, h, target(req.url)));
   server.on('sessionError', (_e, session: http2.ServerHttp2Session) => session.destroy());
