@@ -89,6 +89,20 @@ function get(agent: https.Agent, p: string, ca?: string, port = 443): Promise<nu
   });
 }
 
+/** The TLS suites in use: what the client's connection negotiated, and what the upstream's side of its connection did. */
+function ciphers(agent: https.Agent, ca?: string, port = 443): Promise<{ client_leg: string; upstream_leg: string }> {
+  return new Promise((resolve, reject) => {
+    https
+      .get({ host: ca ? '127.0.0.1' : HOST, servername: HOST, port, path: '/cipher', agent, headers: { host: HOST }, ...(ca ? { ca } : {}) }, (res) => {
+        const client_leg = (res.socket as tls.TLSSocket).getCipher().standardName;
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ client_leg, upstream_leg: body }));
+      })
+      .on('error', reject);
+  });
+}
+
 async function main() {
   const loadAtStart = Math.round(os.loadavg()[0]! * 100) / 100;
   const up = await child('upstream');
@@ -166,6 +180,7 @@ async function main() {
     }
     result[name] = { p50_ms: pct(lat, 50), p95_ms: pct(lat, 95), rps_c8: done / 3, bulk_mb_s: bytes / 1e6 / s, new_conn_p50_ms: pct(coldLat, 50) };
   }
+  const suites = { direct: await ciphers(direct, String(up.info.cert), upPort), via_proxy: await ciphers(via) };
   const r = (a: number, b: number) => Math.round((a / b) * 100) / 100;
   const f = (x: number) => Math.round(x * 100) / 100;
   const d = result.direct!;
@@ -182,6 +197,7 @@ async function main() {
         throughput_ratio_bulk: r(p.bulk_mb_s, d.bulk_mb_s),
         cpu_us_per_request_c8: cpu,
         cpu_ms_per_mb_bulk: cpuMb,
+        tls_suites: suites,
         load_average_1m: { start: loadAtStart, end: Math.round(os.loadavg()[0]! * 100) / 100 },
         upstream: process.env.BENCH_UPSTREAM === 'h2' ? 'offers h2 and http/1.1 (ALPN)' : 'HTTP/1.1 only',
         goals: { added_latency_p50_ms: '< 2', throughput_ratio: '>= 0.8' },
@@ -205,6 +221,7 @@ if (role === 'upstream') {
   const chunk = Buffer.alloc(1 << 20, 0x62);
   const small = Buffer.from('{"ok":true,"object":"bench"}');
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (req.url === '/cipher') return void res.end((req.socket as tls.TLSSocket).getCipher().standardName);
     if (req.url === '/bulk') {
       return sendBulk(res, chunk, BULK);
     }

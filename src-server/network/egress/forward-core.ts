@@ -166,14 +166,7 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
     up.on('timeout', () => up.destroy(new Error('the upstream did not answer in time')));
     up.on('error', fail);
   };
-  const sessions = secure ? deps.agents?.h2 : undefined;
-  if (!sessions) return viaH1();
-  // HTTPS origins that choose h2 in ALPN get the request as a stream of the box's session to them.
-  req.pause();
-  sessions.get(`${boxId} ${t.host} ${port}`, { ...opts, ...upstreamTls(deps, t.host) }, (e, session) => {
-    if (res.destroyed || res.writableEnded) return;
-    if (e) return fail(e);
-    if (!session) return viaH1();
+  const viaH2 = (session: http2.ClientHttp2Session) => {
     const noBody = h2 ? (req as Http2ServerRequest).stream.endAfterHeaders : !req.headers['transfer-encoding'] && !Number(req.headers['content-length'] ?? 0);
     const up = requestH2(session, method, t.pathAndQuery, headers, noBody);
     cancel = () => up.close(http2.constants.NGHTTP2_CANCEL);
@@ -182,5 +175,18 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
     up.setTimeout(timeout, () => up.destroy(new Error('the upstream did not answer in time')));
     up.on('response', (rh) => relay(Number(rh[':status']) || 502, rh as http.IncomingHttpHeaders, up));
     up.on('error', fail);
+  };
+  // HTTPS origins that choose h2 in ALPN get the request as a stream of the box's session to them.
+  const sessions = secure ? deps.agents?.h2 : undefined;
+  const key = `${boxId} ${t.host} ${port}`;
+  const known = sessions?.known(key);
+  if (!sessions || known === null) return viaH1();
+  if (known) return viaH2(known);
+  req.pause();
+  sessions.get(key, { ...opts, ...upstreamTls(deps, t.host) }, (e, session) => {
+    if (res.destroyed || res.writableEnded) return;
+    if (e) return fail(e);
+    if (session) viaH2(session);
+    else viaH1();
   });
 }

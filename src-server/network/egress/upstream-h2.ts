@@ -35,9 +35,9 @@ export class UpstreamSessions {
    * the verified TLS options (roots, servername, rejectUnauthorized, the loopback guard).
    */
   get(key: string, connect: tls.ConnectionOptions & { host: string; port: number; lookup?: net.LookupFunction }, cb: Waiter): void {
+    const known = this.known(key);
+    if (known !== undefined) return cb(null, known);
     const e = this.entries.get(key);
-    if (e?.kind === 'h2' && !e.session.closed && !e.session.destroyed) return cb(null, e.session);
-    if (e?.kind === 'h1' && e.until > Date.now()) return cb(null, null);
     if (e?.kind === 'pending') return void e.waiters.push(cb);
     const waiters: Waiter[] = [cb];
     this.entries.set(key, { kind: 'pending', waiters });
@@ -76,6 +76,14 @@ export class UpstreamSessions {
       this.entries.set(key, { kind: 'h2', session });
       settle(null, session);
     });
+  }
+
+  /** What `get` would answer at once: the live session, null for an HTTP/1.1 origin, undefined when a connection is needed first. */
+  known(key: string): http2.ClientHttp2Session | null | undefined {
+    const e = this.entries.get(key);
+    if (e?.kind === 'h2' && !e.session.closed && !e.session.destroyed) return e.session;
+    if (e?.kind === 'h1' && e.until > Date.now()) return null;
+    return undefined;
   }
 
   /** Closes the sessions whose key starts with `prefix` (a box's proxy closing: `boxId + ' '`). */
