@@ -44,6 +44,7 @@ interface Seen {
 }
 let seen: Seen[] = [];
 let h2Sessions = 0;
+let h1Connections = 0;
 let dataDir: string;
 let db: Db;
 let repo: EgressRepo;
@@ -90,6 +91,7 @@ beforeAll(async () => {
   h2o.on('session', () => h2Sessions++);
   // Chooses by the client's cipher order (nginx's default), so the proxy's own offer shows.
   const h1o = https.createServer({ key: h1c.key, cert: h1c.cert, honorCipherOrder: false }, handler(H1_HOST));
+  h1o.on('secureConnection', () => h1Connections++);
   const evil = http2.createSecureServer({ ...selfSignedCert(EVIL), allowHTTP1: true }, (_q, r) => r.end('should never be seen'));
   servers.push(h2o, h1o, evil);
   const ports: Record<string, number> = { [H2_HOST]: await listen(h2o), [H1_HOST]: await listen(h1o), [EVIL]: await listen(evil) };
@@ -121,6 +123,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await proxy.close();
   for (const s of servers) s.close();
+  // Entries of requests cut off by the close are queued for the next batch: write them before closing the database.
+  await new Promise((r) => setTimeout(r, 100));
+  repo.flush();
   db.close();
 });
 
@@ -204,6 +209,14 @@ describe('HTTP/2 to origins that offer it', () => {
     const rows = logged();
     expect(rows.find((r) => r[0] === 'PUT')!.slice(7)).toEqual([body.length, results[0]!.text.length]);
     expect(rows.find((r) => r[2] === '/big')!.slice(6)).toEqual([200, 0, BIG]);
+  });
+
+  it('an origin that does not choose h2 is asked once, then served by the HTTP/1.1 keep-alive pool', async () => {
+    await request(H1_HOST, 'GET', '/first');
+    const before = h1Connections;
+    for (let i = 0; i < 4; i++) expect((await request(H1_HOST, 'GET', `/again/${i}`)).status).toBe(200);
+    expect(h1Connections - before).toBe(0);
+    expect(seen.every((s) => s.version === '1.1')).toBe(true);
   });
 
   it('HTTP/2 on both legs: a client that offers h2 to the proxy, an origin that offers h2 upstream', async () => {

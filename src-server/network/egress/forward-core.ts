@@ -168,7 +168,13 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
   };
   const viaH2 = (session: http2.ClientHttp2Session) => {
     const noBody = h2 ? (req as Http2ServerRequest).stream.endAfterHeaders : !req.headers['transfer-encoding'] && !Number(req.headers['content-length'] ?? 0);
-    const up = requestH2(session, method, t.pathAndQuery, headers, noBody);
+    let up: http2.ClientHttp2Stream;
+    try {
+      up = requestH2(session, method, t.pathAndQuery, headers, noBody);
+    } catch (e) {
+      // A header HTTP/2 refuses, or a session closing under us: an answer, never a thrown error in the proxy.
+      return fail(e as Error);
+    }
     cancel = () => up.close(http2.constants.NGHTTP2_CANCEL);
     if (noBody) req.resume();
     else sendBody(up);
