@@ -23,6 +23,7 @@ import { CryptoBox } from '../../util/crypto-box.js';
 import { EgressCa } from '../tls/egress-ca.js';
 import { BoxProxy } from './box-proxy.js';
 import { EgressRepo } from './egress-log-repo.js';
+import type { ProxyDeps } from './proxy-deps.js';
 import { upstreamAgents } from './upstream-tls.js';
 
 const BOX = 'box_00000000-0000-4000-8000-0000000000bb';
@@ -51,6 +52,7 @@ let repo: EgressRepo;
 let ca: EgressCa;
 let proxy: BoxProxy;
 let proxyPort: number;
+let deps: ProxyDeps;
 const servers: net.Server[] = [];
 
 const listen = (s: net.Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as net.AddressInfo).port)));
@@ -95,27 +97,29 @@ beforeAll(async () => {
   const evil = http2.createSecureServer({ ...selfSignedCert(EVIL), allowHTTP1: true }, (_q, r) => r.end('should never be seen'));
   servers.push(h2o, h1o, evil);
   const ports: Record<string, number> = { [H2_HOST]: await listen(h2o), [H1_HOST]: await listen(h1o), [EVIL]: await listen(evil) };
-  proxy = new BoxProxy({
-    policyFor: () => ({
-      id: 'hp_22222222-2222-4333-8444-555555555555',
-      name: 'h2',
-      document: {
-        '*.example.test': {
-          rules: [
-            { match: { method: 'POST', path: { prefix: '/local' } }, respond: { status: 418, body: 'answered by the proxy' } },
-            { match: { method: 'DELETE' }, respond: { status: 403, body: 'no' } },
-            { request: { set: { headers: { 'X-Api-Key': '${secrets.API_KEY}' } } } },
-          ],
+  proxy = new BoxProxy(
+    (deps = {
+      policyFor: () => ({
+        id: 'hp_22222222-2222-4333-8444-555555555555',
+        name: 'h2',
+        document: {
+          '*.example.test': {
+            rules: [
+              { match: { method: 'POST', path: { prefix: '/local' } }, respond: { status: 418, body: 'answered by the proxy' } },
+              { match: { method: 'DELETE' }, respond: { status: 403, body: 'no' } },
+              { request: { set: { headers: { 'X-Api-Key': '${secrets.API_KEY}' } } } },
+            ],
+          },
         },
-      },
+      }),
+      secretFor: (_b, n) => (n === 'API_KEY' ? SECRET : undefined),
+      log: repo,
+      resolve: (host) => ({ host: '127.0.0.1', port: ports[host]!, internal: true }),
+      tlsCa: [h2c.cert, h1c.cert].join('\n'),
+      ca,
+      agents: upstreamAgents(),
     }),
-    secretFor: (_b, n) => (n === 'API_KEY' ? SECRET : undefined),
-    log: repo,
-    resolve: (host) => ({ host: '127.0.0.1', port: ports[host]!, internal: true }),
-    tlsCa: [h2c.cert, h1c.cert].join('\n'),
-    ca,
-    agents: upstreamAgents(),
-  });
+  );
   proxy.boxId = BOX;
   proxyPort = await proxy.listen();
 });
@@ -263,5 +267,22 @@ describe('cipher order of an intercepted request', () => {
     chacha.destroy();
     await request(H1_HOST, 'GET', '/cipher');
     expect(seen[0]!.cipher).toBe('TLS_AES_128_GCM_SHA256');
+  });
+
+  it('for boxes whose CPU lacks AES (TCG), the box leg prefers ChaCha20 even when the client lists AES first', async () => {
+    deps.boxLegChaCha = true;
+    try {
+      const t = await tunnel(H2_HOST, { ciphers: 'TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256' });
+      expect(t.getCipher().standardName).toBe('TLS_CHACHA20_POLY1305_SHA256');
+      t.destroy();
+      // The request still goes through, and the upstream leg keeps its own (AES) offer.
+      expect((await request(H1_HOST, 'GET', '/chacha')).status).toBe(200);
+      expect(seen[0]!.cipher).toBe('TLS_AES_128_GCM_SHA256');
+    } finally {
+      deps.boxLegChaCha = false;
+    }
+    const back = await tunnel(H2_HOST);
+    expect(back.getCipher().standardName).toBe('TLS_AES_128_GCM_SHA256');
+    back.destroy();
   });
 });
