@@ -235,8 +235,11 @@ if (role === 'upstream') {
   // request than its HTTP/1.1 one, which on shared cores counts against the proxy's ratio.
   const s =
     process.env.BENCH_UPSTREAM === 'h2'
-      ? http2.createSecureServer({ key, cert, allowHTTP1: true }, handler as unknown as (q: http2.Http2ServerRequest, r: http2.Http2ServerResponse) => void)
-      : https.createServer({ key, cert, keepAliveTimeout: 60_000 }, handler);
+      ? http2.createSecureServer(
+          { key, cert, allowHTTP1: true, noDelay: true },
+          handler as unknown as (q: http2.Http2ServerRequest, r: http2.Http2ServerResponse) => void,
+        )
+      : https.createServer({ key, cert, keepAliveTimeout: 60_000, noDelay: true }, handler);
   s.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: (s.address() as net.AddressInfo).port, cert, caFile: certFile })));
 } else if (role === 'proxy') {
   const [{ openDatabase }, { openFastConnection }, { CryptoBox }, { EgressCa }, { BoxProxy }, { EgressRepo }, { upstreamAgents, upstreamRoots }] =

@@ -45,7 +45,6 @@ export class UpstreamSessions {
       for (const w of waiters.splice(0)) w(err, s);
     };
     const socket = tls.connect({ ...connect, ALPNProtocols: ['h2', 'http/1.1'] });
-    socket.setNoDelay(true);
     socket.setTimeout(CONNECT_TIMEOUT_MS, () => socket.destroy(new Error('the upstream did not answer in time')));
     socket.once('error', (err) => {
       if (this.entries.get(key)?.kind === 'pending') this.entries.delete(key);
@@ -53,6 +52,9 @@ export class UpstreamSessions {
     });
     socket.once('secureConnect', () => {
       socket.setTimeout(0);
+      // Streams share this connection: without it Nagle holds a stream's small frame until
+      // the peer ACKs the previous one (a delayed ACK: tens of ms).
+      socket.setNoDelay(true);
       if (socket.alpnProtocol !== 'h2') {
         socket.destroy();
         this.entries.set(key, { kind: 'h1', until: Date.now() + H1_REMEMBER_MS });
