@@ -69,6 +69,11 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
   const templates = templatesArea(base, { templates: runtime.templates });
   const images = imagesArea(base, { boxes: boxes.boxes, templates: templates.templates });
   const network = await networkArea(base, { boxes: boxes.boxes, secrets: secrets.secrets, policies: policies.policies });
+  // TLS suites of the box leg follow the boxes' CPU (no AES instructions under TCG).
+  void runtime.accelerator().then(
+    (a) => network.egress.setBoxAccelerator(a),
+    () => {},
+  );
   const cron = cronArea(base, { boxes: boxes.boxes, execs: boxes.execs });
   const inbox = inboxArea(base);
   const usage = usageArea(base, { boxes: boxes.boxes, organization: core.organization });

@@ -62,6 +62,7 @@ export class BoxProxy {
 
   close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
+    if (this.boxId) this.deps.agents?.h2?.close(`${this.boxId} `);
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }

@@ -47,6 +47,15 @@ export class EgressService {
     };
   }
 
+  /**
+   * The accelerator that runs the boxes: under TCG their CPU model (runtime/vm-config.ts,
+   * Nehalem) has no AES instructions, so the box leg of intercepted TLS prefers ChaCha20
+   * (proxy-deps.ts, boxLegChaCha); with KVM/HVF (`-cpu host`) AES-128-GCM stays first.
+   */
+  setBoxAccelerator(accel: string) {
+    this.deps.boxLegChaCha = accel === 'tcg';
+  }
+
   /** The box's policy, read per request; a policy that vanished refuses everything (fail closed). */
   private policyFor(boxId: string): PolicyRef | null {
     const box = this.dep.boxes.get(boxId);

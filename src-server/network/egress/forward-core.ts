@@ -1,11 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import http2, { type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import type { Readable, Writable } from 'node:stream';
 import { endToEnd } from '../hop-headers.js';
 import { expandSecretRefs, secretRefs } from '../../contract/policies.js';
 import { decideRequest, type EgressDecision } from './decide.js';
 import { DEFAULT_IDLE_MS, nowIso, type ProxyDeps } from './proxy-deps.js';
 import { connectOptions, defaultResolver, HostLocalError } from './upstream.js';
+import { requestH2 } from './upstream-h2.js';
 import { upstreamTls, upstreamTlsProblem } from './upstream-tls.js';
 
 type Req = http.IncomingMessage | Http2ServerRequest;
@@ -120,36 +122,77 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
   } catch (e) {
     return local(403, `${(e as Error).message}\n`);
   }
-  const up = (secure ? https : http).request({
-    ...opts,
-    method,
-    path: t.pathAndQuery,
-    headers,
-    agent: secure ? (deps.agents?.https ?? false) : (deps.agents?.http ?? false),
-    timeout: deps.idleTimeoutMs ?? DEFAULT_IDLE_MS,
-    ...(secure ? upstreamTls(deps, t.host) : {}),
-  });
-  req.on('data', (c: Buffer) => (log.bytesOut += c.length));
-  (req as http.IncomingMessage).pipe(up);
-  up.on('response', (ur) => {
-    const h = endToEnd(ur.headers);
-    if (h2) (res as Http2ServerResponse).writeHead(ur.statusCode ?? 502, h);
-    else (res as http.ServerResponse).writeHead(ur.statusCode ?? 502, ur.statusMessage, h);
-    ur.on('data', (c: Buffer) => (log.bytesIn += c.length));
-    ur.pipe(res as http.ServerResponse);
-    ur.on('error', () => res.destroy());
-  });
-  up.on('timeout', () => up.destroy(new Error('the upstream did not answer in time')));
-  up.on('error', (e) => {
+  const fail = (e: Error) => {
     if (res.headersSent) return void res.destroy();
     if (e instanceof HostLocalError) return local(403, `${e.message}\n`);
     const tlsWhy = secure ? upstreamTlsProblem(e, t.host) : undefined;
     if (tlsWhy) return local(502, tlsWhy, 'upstream-untrusted');
     return local(/in time/.test(e.message) ? 504 : 502, `${t.host}:${port} could not be reached: ${e.message}\n`, 'upstream-unreachable');
-  });
+  };
+  /** Relays the upstream's answer (status, end-to-end headers, streamed body) to the box. */
+  const relay = (status: number, headers: http.IncomingHttpHeaders, body: Readable, reason?: string) => {
+    const h = endToEnd(headers);
+    for (const k of Object.keys(h)) if (k.startsWith(':')) delete h[k];
+    if (h2) (res as Http2ServerResponse).writeHead(status, h);
+    else (res as http.ServerResponse).writeHead(status, reason ?? http.STATUS_CODES[status] ?? '', h);
+    body.on('data', (c: Buffer) => (log.bytesIn += c.length));
+    body.pipe(res as http.ServerResponse);
+    body.on('error', () => res.destroy());
+  };
+  let cancel: (() => void) | undefined;
   res.on('finish', () => log.write(res.statusCode));
   res.on('close', () => {
-    if (!res.writableFinished) up.destroy();
+    if (!res.writableFinished) cancel?.();
     log.write(res.headersSent ? res.statusCode : null);
+  });
+  const timeout = deps.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+  const sendBody = (up: Writable) => {
+    req.on('data', (c: Buffer) => (log.bytesOut += c.length));
+    (req as http.IncomingMessage).pipe(up);
+  };
+  const viaH1 = () => {
+    const up = (secure ? https : http).request({
+      ...opts,
+      method,
+      path: t.pathAndQuery,
+      headers,
+      agent: secure ? (deps.agents?.https ?? false) : (deps.agents?.http ?? false),
+      timeout,
+      ...(secure ? upstreamTls(deps, t.host) : {}),
+    });
+    cancel = () => up.destroy();
+    sendBody(up);
+    up.on('response', (ur) => relay(ur.statusCode ?? 502, ur.headers, ur, ur.statusMessage));
+    up.on('timeout', () => up.destroy(new Error('the upstream did not answer in time')));
+    up.on('error', fail);
+  };
+  const viaH2 = (session: http2.ClientHttp2Session) => {
+    const noBody = h2 ? (req as Http2ServerRequest).stream.endAfterHeaders : !req.headers['transfer-encoding'] && !Number(req.headers['content-length'] ?? 0);
+    let up: http2.ClientHttp2Stream;
+    try {
+      up = requestH2(session, method, t.pathAndQuery, headers, noBody);
+    } catch (e) {
+      // A header HTTP/2 refuses, or a session closing under us: an answer, never a thrown error in the proxy.
+      return fail(e as Error);
+    }
+    cancel = () => up.close(http2.constants.NGHTTP2_CANCEL);
+    if (noBody) req.resume();
+    else sendBody(up);
+    up.setTimeout(timeout, () => up.destroy(new Error('the upstream did not answer in time')));
+    up.on('response', (rh) => relay(Number(rh[':status']) || 502, rh as http.IncomingHttpHeaders, up));
+    up.on('error', fail);
+  };
+  // HTTPS origins that choose h2 in ALPN get the request as a stream of the box's session to them.
+  const sessions = secure ? deps.agents?.h2 : undefined;
+  const key = `${boxId} ${t.host} ${port}`;
+  const known = sessions?.known(key);
+  if (!sessions || known === null) return viaH1();
+  if (known) return viaH2(known);
+  req.pause();
+  sessions.get(key, { ...opts, ...upstreamTls(deps, t.host) }, (e, session) => {
+    if (res.destroyed || res.writableEnded) return;
+    if (e) return fail(e);
+    if (session) viaH2(session);
+    else viaH1();
   });
 }

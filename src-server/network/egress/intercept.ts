@@ -1,15 +1,28 @@
 import type http from 'node:http';
 import http2 from 'node:http2';
+import crypto from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { forwardTo, type ForwardTarget } from './forward-core.js';
 import { rawReply, type ProxyDeps } from './proxy-deps.js';
 import { forwardUpgrade } from './upgrade.js';
+import { AES128_FIRST_CIPHERS, CHACHA20_FIRST_CIPHERS } from './upstream-tls.js';
+
+/**
+ * The box's leg, by the server's order: AES-128-GCM first (upstream-tls.ts says why), except
+ * for a client that lists ChaCha20 first (one without AES instructions), which gets ChaCha20;
+ * ChaCha20 first for everyone when the deps say the boxes' CPUs lack AES (`boxLegChaCha`).
+ */
+const boxLegCiphers = (chacha: boolean) => ({
+  ciphers: chacha ? CHACHA20_FIRST_CIPHERS : AES128_FIRST_CIPHERS,
+  honorCipherOrder: true,
+  secureOptions: crypto.constants.SSL_OP_PRIORITIZE_CHACHA,
+});
 
 type Leaf = Awaited<ReturnType<NonNullable<ProxyDeps['ca']>['contextFor']>>;
 
 /** Interception servers kept per proxy deps (least recently used dropped beyond this). */
 const MAX_SERVERS = 512;
-const servers = new WeakMap<ProxyDeps, Map<string, { leaf: Leaf; server: http2.Http2SecureServer }>>();
+const servers = new WeakMap<ProxyDeps, Map<string, { leaf: Leaf; chacha: boolean; server: http2.Http2SecureServer }>>();
 
 /**
  * The TLS + HTTP server for tunnels of one box to one host:port, made once and reused by
@@ -23,19 +36,21 @@ function serverFor(deps: ProxyDeps, boxId: string, host: string, port: number, l
   if (!byTarget) servers.set(deps, (byTarget = new Map()));
   const key = `${boxId} ${host} ${port}`;
   const hit = byTarget.get(key);
-  if (hit && hit.leaf === leaf) {
+  const chacha = !!deps.boxLegChaCha;
+  if (hit && hit.leaf === leaf && hit.chacha === chacha) {
     byTarget.delete(key);
     byTarget.set(key, hit);
     return hit.server;
   }
   const target = (pathAndQuery: string | undefined): ForwardTarget => ({ scheme: 'https', host, port, pathAndQuery: pathAndQuery || '/' });
-  const server = http2.createSecureServer({ allowHTTP1: true, key: leaf.key, cert: leaf.cert, SNICallback: (_n, cb) => cb(null, leaf.context) }, (req, res) =>
-    forwardTo(deps, boxId, req, res, target(req.url)),
+  const server = http2.createSecureServer(
+    { allowHTTP1: true, key: leaf.key, cert: leaf.cert, SNICallback: (_n, cb) => cb(null, leaf.context), ...boxLegCiphers(chacha) },
+    (req, res) => forwardTo(deps, boxId, req, res, target(req.url)),
   );
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, h: Buffer) => forwardUpgrade(deps, boxId, req, socket, h, target(req.url)));
   server.on('sessionError', (_e, session: http2.ServerHttp2Session) => session.destroy());
   server.on('tlsClientError', (_e, socket: Duplex) => socket.destroy());
-  byTarget.set(key, { leaf, server });
+  byTarget.set(key, { leaf, chacha, server });
   if (byTarget.size > MAX_SERVERS) byTarget.delete(byTarget.keys().next().value!);
   return server;
 }
