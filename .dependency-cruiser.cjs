@@ -42,15 +42,16 @@ module.exports = {
       name: 'routes-do-not-reach-the-runtime',
       severity: 'error',
       comment: 'Route handlers go through their area service; only the runtime port (boxes/runtime-port.ts) and services touch runtime/.',
-      from: { path: '-routes\\.ts$|/routes\\.ts$' },
+      from: { path: '-routes\\.ts$|/routes\\.ts$|/routes/' },
       to: { path: '^src-server/runtime/' },
     },
     {
       name: 'routes-do-not-import-repositories',
       severity: 'error',
-      comment: 'Route handlers go through their area service, never a repository module (row types are data and may be imported as types).',
-      from: { path: '-routes\\.ts$|/routes\\.ts$' },
-      to: { path: '-repo\\.ts$', dependencyTypesNot: ['type-only'] },
+      comment:
+        'Route handlers go through their area service, never a repository module: not even its type, so a repository cannot be handed to a routes function either. Every area, core included; no exemptions (eslint adds: no `.repo`, `.repos` or `.db` in a route file).',
+      from: { path: '-routes\\.ts$|/routes\\.ts$|/routes/' },
+      to: { path: '-repo\\.ts$' },
     },
     {
       name: 'domain-does-not-import-http',

@@ -44,6 +44,41 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', onlyContract] },
   },
   {
+    // Route handlers go through their area's service: the handler's `app` (RouteApp) has no
+    // database nor repositories, and this stops reaching one through a service's field.
+    files: ['src-server/**/*-routes.ts', 'src-server/**/routes.ts', 'src-server/**/routes/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'MemberExpression[property.name=/^(repo|repos|db)$/]',
+          message: 'Route files go through their area service, never a repository or the database (docs/architecture.md, "Adding an endpoint").',
+        },
+      ],
+    },
+  },
+  {
+    // Routes are declared in route files only, so the two rules above see every handler.
+    files: ['src-server/**/*.ts'],
+    ignores: ['**/*.test.ts', 'src-server/**/*-routes.ts', 'src-server/**/routes.ts', 'src-server/**/routes/**/*.ts', 'src-server/test-support/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='add'] > ObjectExpression > Property[key.name='handler']",
+          message: 'Declare routes in the area\'s `*-routes.ts` file (docs/architecture.md, "Adding an endpoint"), not here.',
+        },
+      ],
+    },
+  },
+  {
+    // Files stay small (issue 13: no file over 300 lines in src-server/), counted raw.
+    files: ['src-server/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }] },
+  },
+  {
     files: ['**/*.{js,mjs,cjs}'],
     languageOptions: { globals: { ...globals.node } },
   },

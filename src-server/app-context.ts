@@ -46,10 +46,17 @@ export interface AppBase {
   baseUrl(): string;
 }
 
-/** What route handlers see: the base plus every service, all built (see wiring.ts). */
+/** The base plus every service, all built (see wiring.ts). */
 export interface AppContext extends AppBase {
   services: Services;
 }
+
+/**
+ * What route handlers see (`RouteCtx.app`): every service, but neither the database nor a
+ * repository, so a handler cannot bypass its area's service (docs/architecture.md, "Adding
+ * an endpoint"). The HTTP pipeline itself (authentication, idempotency) uses `AppContext`.
+ */
+export type RouteApp = Omit<AppContext, 'db' | 'repos'>;
 
 /**
  * An area of the service as the wiring sees it once its services are built: its routes,

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cliLine, publishEndpoint } from './endpoint-file.js';
-import { LOGIN_LINK_TTL_MS } from './core/sign-in-routes.js';
+import { LOGIN_LINK_TTL_MS } from './core/sign-in-service.js';
 import { describeOnQuit } from './quit/quit-plan.js';
 import { startService } from './service.js';
 

@@ -102,7 +102,7 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
     routes: apps.registry.specs,
     loginUrl: () => {
       const uiKey = repos.keys.list(org.id).find((k) => k.name === UI_KEY_NAME)!;
-      return `${baseUrl}/ui/login?token=${repos.sessions.mint(uiKey.id, 'link', 10 * 60 * 1000)}`;
+      return `${baseUrl}/ui/login?token=${ctx.services.signIn.loginLink(uiKey.id).token}`;
     },
     close: async () => {
       for (const a of [...areas].reverse()) await a.stop?.();

@@ -2,7 +2,12 @@ import type { AppBase, AppContext, Area } from './app-context.js';
 import { BoxesRepo } from './boxes/boxes-repo.js';
 import { boxesArea } from './boxes/module.js';
 import type { BoxRuntime } from './boxes/runtime-port.js';
+import type { AppsService } from './core/apps-service.js';
+import type { AuditLog } from './core/audit-log.js';
+import type { KeysService } from './core/keys-service.js';
 import { coreArea } from './core/module.js';
+import type { OrganizationService } from './core/organization-service.js';
+import type { SignInService } from './core/sign-in-service.js';
 import { cronArea } from './cron/module.js';
 import { imagesArea } from './images/module.js';
 import type { ImagesService } from './images/images-service.js';
@@ -25,7 +30,7 @@ import type { ExecService } from './boxes/exec-service.js';
 import type { FilesService } from './boxes/files-service.js';
 import type { CronRunner } from './cron/cron-runner.js';
 import type { CronService } from './cron/cron-service.js';
-import type { InboxStore } from './inbox/inbox-store.js';
+import type { InboxService } from './inbox/inbox-service.js';
 import { HmacBoxCredentials, type BoxCredentials } from './inference/box/box-credentials.js';
 import type { InferenceArea } from './inference/module.js';
 import type { EgressService } from './network/egress/egress-service.js';
@@ -54,25 +59,30 @@ import type { Volumes } from './volumes/service.js';
  *     start order; stop runs in reverse).
  */
 export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: AppContext; areas: Area[] }> {
-  const core = coreArea();
+  const core = coreArea(base);
   const volumes = volumesArea(base);
   const boxesRepo = new BoxesRepo(base.db);
   const policies = policiesArea(base, { boxesRepo });
   const secrets = secretsArea(base, { policies: policies.policies });
   const ssh = sshArea(base);
-  const boxes = boxesArea(base, runtime, { repo: boxesRepo, volumes: volumes.volumes, policies: policies.policies });
+  const boxes = boxesArea(base, runtime, { repo: boxesRepo, volumes: volumes.volumes, policies: policies.policies, apps: core.apps });
   const templates = templatesArea(base, { templates: runtime.templates });
   const images = imagesArea(base, { boxes: boxes.boxes, templates: templates.templates });
   const network = await networkArea(base, { boxes: boxes.boxes, secrets: secrets.secrets, policies: policies.policies });
   const cron = cronArea(base, { boxes: boxes.boxes, execs: boxes.execs });
   const inbox = inboxArea(base);
-  const usage = usageArea(base, { boxes: boxes.boxes });
+  const usage = usageArea(base, { boxes: boxes.boxes, organization: core.organization });
   const boxCredentials = HmacBoxCredentials.forDataDir(base.config.dataDir);
-  const inference = inferenceArea(base, { usage: usage.usage, boxes: boxes.boxes, credentials: boxCredentials });
+  const inference = inferenceArea(base, { usage: usage.usage, boxes: boxes.boxes, credentials: boxCredentials, organization: core.organization });
   const logs = logsArea({ log: base.serviceLog, runtime });
   const quit = quitArea(base, { boxes: boxes.boxes });
 
   const services: Services = {
+    audit: core.audit,
+    keys: core.keys,
+    organization: core.organization,
+    apps: core.apps,
+    signIn: core.signIn,
     volumes: volumes.volumes,
     policies: policies.policies,
     secrets: secrets.secrets,
@@ -99,7 +109,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
   };
   const app: AppContext = Object.assign(base, { services });
   const areas = [
-    core,
+    core.area,
     volumes.area,
     policies.area,
     secrets.area,
@@ -120,6 +130,13 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
 
 /** Every service, as route handlers (`ctx.app.services`) and tests see them; all present. */
 export interface Services {
+  /** The organization's audit log (core/). */
+  audit: AuditLog;
+  keys: KeysService;
+  organization: OrganizationService;
+  apps: AppsService;
+  /** Web UI sign-in: login links and sessions. */
+  signIn: SignInService;
   volumes: Volumes;
   policies: Policies;
   secrets: SecretsService;
@@ -139,7 +156,7 @@ export interface Services {
   ingress: { readonly port: number };
   cron: CronService;
   cronRunner: CronRunner;
-  inbox: InboxStore;
+  inbox: InboxService;
   usage: UsageService;
   metricsSampler: MetricsSampler;
   inference: InferenceArea;

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { AppContext } from '../app-context.js';
+import type { RouteApp } from '../app-context.js';
 import { OVERRIDE_HEADER, overrideReason } from '../contract/boxes.js';
 import type { Principal } from '../core/principal.js';
 import { invalid, notFound } from '../core/errors.js';
@@ -9,7 +9,7 @@ import { authorize, type AccessOp } from './transitions.js';
 const noBox = (boxId: string) => notFound(`No box ${boxId} in this organization.`, null, 'box_id');
 
 /** A box of the caller's organization, terminated ones included (kept a day): 404 otherwise. Reading needs no authorization. */
-export function readBox(app: AppContext, auth: Principal, boxId: string): BoxRecord {
+export function readBox(app: RouteApp, auth: Principal, boxId: string): BoxRecord {
   const box = app.services.boxes.repo.get(boxId);
   if (!box || box.org_id !== auth.orgId) throw noBox(boxId);
   return box;
@@ -19,7 +19,7 @@ export function readBox(app: AppContext, auth: Principal, boxId: string): BoxRec
  * For route handlers: loads a box of the caller's organization (404 otherwise, and for a
  * terminated box unless `op` is 'read'), runs `authorize`, and audits an operator override.
  */
-export function boxFor(app: AppContext, req: Request, auth: Principal, boxId: string, op: AccessOp): BoxRecord {
+export function boxFor(app: RouteApp, req: Request, auth: Principal, boxId: string, op: AccessOp): BoxRecord {
   const box = app.services.boxes.repo.get(boxId);
   if (!box || box.org_id !== auth.orgId || box.status === 'terminated') throw noBox(boxId);
   const header = req.headers[OVERRIDE_HEADER.toLowerCase()];
@@ -27,14 +27,7 @@ export function boxFor(app: AppContext, req: Request, auth: Principal, boxId: st
     const parsed = overrideReason.safeParse(header);
     if (!parsed.success) throw invalid(`Invalid ${OVERRIDE_HEADER}: ${parsed.error.issues[0]!.message}`, OVERRIDE_HEADER);
     const reason = parsed.data;
-    app.repos.audit.add({
-      org_id: auth.orgId,
-      key_id: auth.key.id,
-      action: `box.override.${op}`,
-      target: boxId,
-      reason,
-      details: { method: req.method, path: req.path },
-    });
+    app.services.audit.record(auth, `box.override.${op}`, boxId, { method: req.method, path: req.path }, reason);
   }
   return box;
 }

@@ -1,8 +1,9 @@
 import type { AppBase } from '../app-context.js';
-import { SIZES, type Box, type BoxStatus, type CreateBoxBody } from '../contract/boxes.js';
-import { newId } from '../contract/common.js';
+import type { Box, BoxStatus, CreateBoxBody } from '../contract/boxes.js';
+import type { AppsService } from '../core/apps-service.js';
 import type { Principal } from '../core/principal.js';
-import { conflict, Failed, invalid, notFound, Unavailable } from '../core/errors.js';
+import { Failed, Unavailable } from '../core/errors.js';
+import { checkCreate, newBoxRecord } from './box-create.js';
 import { BoxesRepo, type BoxRecord } from './boxes-repo.js';
 import { toBox } from './box-view.js';
 import type { BoxRuntime, StartResult, VmConfig } from './runtime-port.js';
@@ -15,6 +16,14 @@ import { KeyedLock } from './box-lock.js';
 
 /** A terminated box stays readable (status `terminated`) this long, then it is purged. */
 const TERMINATED_KEPT_MS = 24 * 3600 * 1000;
+
+/** What the box lifecycle uses of other areas. */
+export interface BoxServiceDeps {
+  repo: BoxesRepo;
+  volumes: VolumesService;
+  policies: Pick<PoliciesService, 'get'>;
+  apps: Pick<AppsService, 'exists'>;
+}
 
 /**
  * Box lifecycle: turns each operation into runtime calls and status changes. Operations on
@@ -31,7 +40,7 @@ export class BoxService {
   constructor(
     private app: AppBase,
     readonly runtime: BoxRuntime,
-    private deps: { repo: BoxesRepo; volumes: VolumesService; policies: Pick<PoliciesService, 'get'> },
+    private deps: BoxServiceDeps,
   ) {
     this.repo = deps.repo;
     runtime.onUnexpectedExit((boxId, reason) => this.onVmLost(boxId, reason));
@@ -59,62 +68,15 @@ export class BoxService {
       mounts: box.volume_mounts.map((m, i) => ({ tag: `vol${i}`, hostPath: this.deps.volumes.hostPath(box.org_id, m.volume_id), guestPath: m.mount_path })),
       forwards: this.hooks.network.forwardsFor(box.box_id),
       proxyPort: this.hooks.network.proxyPortFor(box.box_id),
+      files: this.guestSetup.files(box),
     };
   }
 
   async create(auth: Principal, body: CreateBoxBody): Promise<Box> {
-    if (!this.app.repos.apps.exists(auth.orgId, body.app_id))
-      throw notFound(`No app ${body.app_id} in this organization; create it with POST /v1/apps/find.`, null, 'app_id');
-    const images = this.hooks.images.names();
-    if (!images.includes(body.image)) throw invalid(`Unknown image "${body.image}"; available: ${images.join(', ')}.`, 'image');
-    if (this.repo.nameTaken(auth.orgId, body.name)) throw conflict(`A box named "${body.name}" already exists.`, 'already_exists', 'name');
-    this.checkMounts(auth.orgId, body);
-    if (body.http_policy_id && !this.deps.policies.get(auth.orgId, body.http_policy_id)) {
-      throw notFound(`No HTTP policy ${body.http_policy_id}.`, null, 'http_policy_id');
-    }
-    const size = SIZES[body.size];
-    const now = new Date().toISOString();
-    const rec: BoxRecord = {
-      box_id: newId('box'),
-      org_id: auth.orgId,
-      name: body.name,
-      app_id: body.app_id,
-      image: body.image,
-      status: 'creating',
-      error_message: null,
-      visibility: body.visibility,
-      created_by_key_id: auth.key.id,
-      vcpu_count: size.vcpu_count,
-      memory_mib: body.memory_mib ?? size.memory_mib,
-      disk_gib: body.disk_gib ?? size.disk_gib,
-      ingress_ports: [...new Set(body.ingress_ports)],
-      volume_mounts: body.volume_mounts,
-      http_policy_id: body.http_policy_id ?? null,
-      auto_sleep: { automatic: body.auto_sleep?.automatic ?? false, min_seconds_before_sleep: body.auto_sleep?.min_seconds_before_sleep ?? null },
-      inference_budget_tokens: body.inference_budget_tokens ?? null,
-      wake_at: null,
-      checkpoint_generation: 0,
-      last_checkpointed_at: null,
-      last_activity_at: now,
-      created_at: now,
-      started_at: null,
-      updated_at: now,
-      last_start: null,
-    };
+    checkCreate({ ...this.deps, images: () => this.hooks.images.names() }, auth, body);
+    const rec = newBoxRecord(auth, body);
     this.repo.insert(rec);
-    return this.withLock(rec.box_id, () =>
-      this.boot(rec, () => this.runtime.create({ ...this.vmConfig(rec), files: this.guestSetup.files(rec) }), undefined, 'create'),
-    );
-  }
-
-  private checkMounts(orgId: string, body: CreateBoxBody) {
-    const seen = new Set<string>();
-    body.volume_mounts.forEach((m, i) => {
-      if (this.deps.volumes.get(orgId, m.volume_id)?.status !== 'ready')
-        throw notFound(`No volume ${m.volume_id}.`, 'not_found', `volume_mounts[${i}].volume_id`);
-      if (seen.has(m.mount_path)) throw invalid(`Mount path ${m.mount_path} is used twice.`, `volume_mounts[${i}].mount_path`);
-      seen.add(m.mount_path);
-    });
+    return this.withLock(rec.box_id, () => this.boot(rec, () => this.runtime.create(this.vmConfig(rec)), undefined, 'create'));
   }
 
   /** Starts a VM for the box and records the outcome: running, or failed with the reason. */

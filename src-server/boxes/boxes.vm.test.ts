@@ -161,7 +161,12 @@ describe('a real box', () => {
     'checkpoint → a new box with the same memory; fork of a running box diverges from it',
     async () => {
       await sh(boxId, 'echo v1 > /dev/shm/version; echo disk1 > /root/disk.txt');
+      const qemuPid = () => fs.readFileSync(`${svc.dataDir}/boxes/${boxId}/qemu.pid`, 'utf8').trim();
+      const pidBefore = qemuPid();
       const cp = await post(`/v1/boxes/${boxId}/checkpoint`, { name: 'v1' });
+      // a template clone is checkpointed in place: same QEMU process, its volume mounted again
+      expect(qemuPid()).toBe(pidBefore);
+      expect(await sh(boxId, 'cat /mnt/shared/hello.txt')).toBe('from the host\n');
       expect(cp.status).toBe('ready');
       expect(cp.size_bytes).toBeGreaterThan(0);
       await sh(boxId, 'echo v2 > /dev/shm/version; echo disk2 > /root/disk.txt');
@@ -171,6 +176,7 @@ describe('a real box', () => {
       expect(await sh(boxId, 'cat /dev/shm/version /root/disk.txt')).toBe('v2\ndisk2\n');
       const fork = await post(`/v1/boxes/${boxId}/fork`, { name: 'vm1-fork' });
       const kid = fork.boxes[0].box_id;
+      expect(qemuPid()).toBe(pidBefore);
       await sh(kid, 'echo child > /dev/shm/version');
       expect(await sh(boxId, 'cat /dev/shm/version')).toBe('v2\n');
       expect(await sh(kid, 'cat /dev/shm/version')).toBe('child\n');

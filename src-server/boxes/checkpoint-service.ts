@@ -3,6 +3,7 @@ import type { Box, Checkpoint } from '../contract/boxes.js';
 import { newId } from '../contract/common.js';
 import type { Principal } from '../core/principal.js';
 import { conflict, Failed, notFound } from '../core/errors.js';
+import { assertNameFree, freshLife } from './box-create.js';
 import type { BoxService } from './box-service.js';
 import type { BoxRecord } from './boxes-repo.js';
 
@@ -85,24 +86,8 @@ export class CheckpointService {
     if (cp.status !== 'ready') throw conflict(`Checkpoint ${cp.checkpoint_id} is ${cp.status}, not ready.`, 'failed_precondition', 'checkpoint_id');
     const src = this.boxes.repo.get(cp.box_id);
     if (!src) throw notFound(`The box checkpoint ${cp.checkpoint_id} was taken from no longer exists.`, null, 'checkpoint_id');
-    if (this.boxes.repo.nameTaken(auth.orgId, name)) throw conflict(`A box named "${name}" already exists.`, 'already_exists', 'name');
-    const now = new Date().toISOString();
-    const rec: BoxRecord = {
-      ...src,
-      box_id: newId('box'),
-      name,
-      status: 'creating',
-      error_message: null,
-      created_by_key_id: auth.key.id,
-      wake_at: null,
-      checkpoint_generation: 0,
-      last_checkpointed_at: null,
-      last_activity_at: now,
-      created_at: now,
-      started_at: null,
-      updated_at: now,
-      last_start: null,
-    };
+    assertNameFree(this.boxes.repo, auth.orgId, name);
+    const rec: BoxRecord = { ...src, ...freshLife(auth), name };
     this.boxes.repo.insert(rec);
     this.boxes.repo.recordFork(rec.box_id, parent, cp.checkpoint_id);
     return this.boxes.withLock(rec.box_id, () =>
@@ -118,7 +103,7 @@ export class CheckpointService {
   /** Checkpoint + from_checkpoint in one call; a paused or sleeping source stays as it is. */
   async fork(auth: Principal, box: BoxRecord, name: string, count: number): Promise<{ checkpoint_id: string; boxes: Box[] }> {
     const names = count === 1 ? [name] : Array.from({ length: count }, (_, i) => `${name}-${i + 1}`);
-    for (const n of names) if (this.boxes.repo.nameTaken(auth.orgId, n)) throw conflict(`A box named "${n}" already exists.`, 'already_exists', 'name');
+    for (const n of names) assertNameFree(this.boxes.repo, auth.orgId, n);
     // The children start as soon as the checkpoint's files are complete, while a running
     // source is still being resumed (under its lock): the two restores overlap.
     let saved!: (cp: CheckpointRow) => void;

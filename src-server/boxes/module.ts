@@ -1,15 +1,12 @@
 import type { AppBase, Area } from '../app-context.js';
-import type { PoliciesService } from '../policies/service.js';
-import type { VolumesService } from '../volumes/service.js';
 import { boxRoutes } from './box-routes.js';
-import { BoxService } from './box-service.js';
+import { BoxService, type BoxServiceDeps } from './box-service.js';
 import { checkpointRoutes } from './checkpoint-routes.js';
 import { CheckpointService } from './checkpoint-service.js';
 import { execRoutes } from './exec-routes.js';
 import { ExecService } from './exec-service.js';
 import { filesRoutes } from './files-routes.js';
 import { FilesService } from './files-service.js';
-import type { BoxesRepo } from './boxes-repo.js';
 import type { BoxRuntime } from './runtime-port.js';
 import { BoxScheduler } from './scheduler.js';
 
@@ -18,7 +15,7 @@ import { BoxScheduler } from './scheduler.js';
  * in the app, a fake one in fast route tests. Areas built later (network, cron) plug into
  * `boxes.hooks` and `boxes.guestSetup`.
  */
-export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: { repo: BoxesRepo; volumes: VolumesService; policies: Pick<PoliciesService, 'get'> }) {
+export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDeps) {
   const boxes = new BoxService(app, runtime, deps);
   const checkpoints = new CheckpointService(app, boxes);
   const execs = new ExecService(app, boxes);

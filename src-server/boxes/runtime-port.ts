@@ -12,8 +12,9 @@ export interface BoxRuntime {
   readonly name: string;
   accelerator(): Promise<string>;
   /**
-   * Starts a new box. A runtime that answers `{ filesWritten: true }` has put cfg.files in
-   * place itself (a warm clone may hold them already); otherwise the caller writes them.
+   * Starts a new box. A start (create, restore, cloneFromCheckpoint, coldBoot) that answers
+   * `{ filesWritten: true }` has put cfg.files in place itself (a warm clone or a restored
+   * one may hold them already); otherwise the caller writes them.
    */
   create(cfg: VmConfig, onProgress?: (p: Progress) => void): Promise<void | StartResult>;
   agent(boxId: string): Promise<GuestAgent>;

@@ -1,6 +1,5 @@
 import type { RouteRegistrar } from '../app-context.js';
 import { App, AppSummary, FindAppBody } from '../contract/identity.js';
-import { notFound } from '../http/errors.js';
 
 export function appsRoutes(r: RouteRegistrar) {
   r.add({
@@ -12,10 +11,7 @@ export function appsRoutes(r: RouteRegistrar) {
     body: FindAppBody,
     response: App,
     handler: ({ auth, app, body }) => {
-      const found = app.repos.apps.byName(auth.orgId, body.name);
-      if (found) return found;
-      if (!body.mint_if_missing) throw notFound(`No app named "${body.name}"; pass mint_if_missing: true to create it.`, null, 'name');
-      return app.repos.apps.mint(auth.orgId, body.name);
+      return app.services.apps.find(auth.orgId, body.name, body.mint_if_missing);
     },
   });
 
@@ -27,7 +23,7 @@ export function appsRoutes(r: RouteRegistrar) {
     summary: 'List apps with box counts and resources',
     handler: ({ auth, app }) => {
       const diskUsed = app.services.diskUsage;
-      const data: AppSummary[] = app.repos.apps.totals(auth.orgId).map((t) => ({ ...t, disk_used_bytes: diskUsed(t.app_id) }));
+      const data: AppSummary[] = app.services.apps.totals(auth.orgId).map((t) => ({ ...t, disk_used_bytes: diskUsed(t.app_id) }));
       return { data };
     },
   });

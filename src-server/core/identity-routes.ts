@@ -1,19 +1,7 @@
 import { z } from 'zod';
-import type { AppContext, RouteRegistrar } from '../app-context.js';
+import type { RouteApp, RouteRegistrar } from '../app-context.js';
 import { idSchema, PageQuery, page } from '../contract/common.js';
-import { ApiKey, AuditEntry, CreateApiKeyBody, Organization, PatchOrganizationBody, Whoami } from '../contract/identity.js';
-import type { ApiKeyRow } from '../db/keys-repo.js';
-import { conflict, notFound } from '../http/errors.js';
-
-const publicKey = (k: ApiKeyRow): ApiKey => ({
-  id: k.id,
-  name: k.name,
-  scope: k.scope,
-  user_id: k.user_id,
-  prefix: k.prefix,
-  created_at: k.created_at,
-  last_used_at: k.last_used_at,
-});
+import { AuditEntry, CreateApiKeyBody, Organization, PatchOrganizationBody, Whoami } from '../contract/identity.js';
 
 export function identityRoutes(r: RouteRegistrar) {
   r.add({
@@ -27,7 +15,7 @@ export function identityRoutes(r: RouteRegistrar) {
     response: Whoami,
     handler: ({ auth, app }) => ({
       org_id: auth.orgId,
-      org_name: app.repos.orgs.get(auth.orgId)!.name,
+      org_name: app.services.organization.get(auth.orgId).name,
       key_id: auth.key.id,
       key_scope: auth.key.scope,
       user_id: auth.key.user_id,
@@ -40,7 +28,7 @@ export function identityRoutes(r: RouteRegistrar) {
     area: 'box',
     tag: 'identity',
     summary: 'List API keys',
-    handler: ({ auth, app }) => ({ data: app.repos.keys.list(auth.orgId).map(publicKey) }),
+    handler: ({ auth, app }) => ({ data: app.services.keys.list(auth.orgId) }),
   });
 
   r.add({
@@ -50,11 +38,7 @@ export function identityRoutes(r: RouteRegistrar) {
     tag: 'identity',
     summary: 'Create an API key (the secret is shown once)',
     body: CreateApiKeyBody,
-    handler: ({ auth, app, body }) => {
-      const { row, secret } = app.repos.keys.create(auth.orgId, body.name, body.scope);
-      app.repos.audit.add({ org_id: auth.orgId, key_id: auth.key.id, action: 'api_key.create', target: row.id, reason: null, details: { scope: row.scope } });
-      return { ...publicKey(row), secret };
-    },
+    handler: ({ auth, app, body }) => app.services.keys.create(auth, body),
   });
 
   r.add({
@@ -64,21 +48,12 @@ export function identityRoutes(r: RouteRegistrar) {
     tag: 'identity',
     summary: 'Revoke an API key',
     params: z.object({ key_id: idSchema('apiKey', 'key_id') }),
-    handler: ({ auth, app, params }) => {
-      const key = app.repos.keys.get(params.key_id);
-      if (!key || key.org_id !== auth.orgId || key.revoked_at) throw notFound(`No API key ${params.key_id}.`, null, 'key_id');
-      if (key.scope === 'organization' && app.repos.keys.countLiveOrgKeys(auth.orgId) <= 1) {
-        throw conflict('This is the last organization-scoped key; create another before revoking it.');
-      }
-      app.repos.keys.revoke(key.id);
-      app.repos.audit.add({ org_id: auth.orgId, key_id: auth.key.id, action: 'api_key.revoke', target: key.id, reason: null, details: null });
-      return publicKey({ ...key, revoked_at: new Date().toISOString() });
-    },
+    handler: ({ auth, app, params }) => app.services.keys.revoke(auth, params.key_id),
   });
 
-  const orgBody = (orgId: string, app: AppContext): Organization => {
+  const orgBody = (orgId: string, app: RouteApp): Organization => {
     app.services.usage.flushTokens(); // credits include usage still batched in memory
-    const o = app.repos.orgs.get(orgId)!;
+    const o = app.services.organization.get(orgId);
     return { org_id: o.id, name: o.name, credits_usd_nanos: o.credits_usd_nanos, billing_url: `${app.baseUrl()}/#/settings/billing` };
   };
 
@@ -103,11 +78,7 @@ export function identityRoutes(r: RouteRegistrar) {
     body: PatchOrganizationBody,
     response: Organization,
     handler: ({ auth, app, body }) => {
-      app.db.transaction(() => {
-        if (body.credits_usd_nanos !== undefined) app.repos.orgs.setCredits(auth.orgId, body.credits_usd_nanos);
-        if (body.name !== undefined) app.repos.orgs.rename(auth.orgId, body.name);
-        app.repos.audit.add({ org_id: auth.orgId, key_id: auth.key.id, action: 'organization.update', target: auth.orgId, reason: null, details: body });
-      })();
+      app.services.organization.update(auth, body);
       return orgBody(auth.orgId, app);
     },
   });
@@ -120,7 +91,7 @@ export function identityRoutes(r: RouteRegistrar) {
     summary: 'The organization audit log, newest first',
     query: PageQuery,
     handler: ({ auth, app, query }) => {
-      const { rows, total } = app.repos.audit.page(auth.orgId, query.limit, query.offset);
+      const { rows, total } = app.services.audit.page(auth.orgId, query.limit, query.offset);
       return page(
         rows.map((e) => AuditEntry.parse(e)),
         query,

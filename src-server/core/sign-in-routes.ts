@@ -1,13 +1,9 @@
 import express, { type Express } from 'express';
 import { z } from 'zod';
-import type { AppContext, RouteRegistrar } from '../app-context.js';
+import type { RouteApp, RouteRegistrar } from '../app-context.js';
 import { LoginLink } from '../contract/identity.js';
 import { SESSION_COOKIE } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
-
-const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
-/** A one-time login link is good for this long (printed with the link). */
-export const LOGIN_LINK_TTL_MS = 10 * 60 * 1000;
 
 const SignInBody = z.object({ api_key: z.string().trim().min(1, 'api_key: paste an API key (it starts with bxk_).') });
 
@@ -19,35 +15,34 @@ const SignInBody = z.object({ api_key: z.string().trim().min(1, 'api_key: paste 
  * - `POST /ui/session {api_key}` signs in with a key (same-origin only: localGuard).
  * - `DELETE /ui/session` signs out.
  */
-export function mountSignIn(app: Express, ctx: AppContext) {
-  const setSession = (res: express.Response, keyId: string) => {
-    const session = ctx.repos.sessions.mint(keyId, 'session', SESSION_TTL_MS);
-    res.cookie(SESSION_COOKIE, session, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: SESSION_TTL_MS });
+export function mountSignIn(app: Express, ctx: RouteApp) {
+  const signIn = ctx.services.signIn;
+  const setSession = (res: express.Response, session: string) => {
+    res.cookie(SESSION_COOKIE, session, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: signIn.sessionTtlMs });
   };
   app.get('/ui/login', (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
-    const keyId = ctx.repos.sessions.redeem(token, 'link');
-    if (!keyId) {
+    const session = signIn.redeemLink(token);
+    if (!session) {
       if (ctx.config.webUiDir) return res.redirect(302, '/#/signin?reason=link');
       res.status(401).type('text/plain').send('This sign-in link was already used or is older than 10 minutes. Run `npx box login-link` for a new one.');
       return;
     }
-    setSession(res, keyId);
+    setSession(res, session);
     res.redirect(302, '/');
   });
   app.post('/ui/session', express.json({ limit: '4kb' }), (req, res, next) => {
     const parsed = SignInBody.safeParse(req.body ?? {});
     if (!parsed.success) return next(new ApiError(400, 'invalid_request_error', parsed.error.issues[0]!.message, { param: 'api_key' }));
-    const key = ctx.repos.keys.findBySecret(parsed.data.api_key);
-    if (!key || key.revoked_at)
+    const session = signIn.withKey(parsed.data.api_key);
+    if (!session)
       return next(
         new ApiError(401, 'authentication_error', 'This API key is not valid here (revoked, mistyped, or from another data directory).', {
           param: 'api_key',
           code: 'invalid_api_key',
         }),
       );
-    ctx.repos.keys.touch(key.id);
-    setSession(res, key.id);
+    setSession(res, session);
     res.status(204).end();
   });
   app.delete('/ui/session', (_req, res) => {
@@ -69,8 +64,8 @@ export function loginLinkRoutes(r: RouteRegistrar) {
     summary: 'A one-time web UI sign-in link for the calling key (valid 10 minutes, single use)',
     response: LoginLink,
     handler: ({ auth, app }) => {
-      const token = app.repos.sessions.mint(auth.key.id, 'link', LOGIN_LINK_TTL_MS);
-      return { url: `${app.baseUrl()}/ui/login?token=${token}`, expires_at: new Date(Date.now() + LOGIN_LINK_TTL_MS).toISOString() };
+      const { token, expiresAt } = app.services.signIn.loginLink(auth.key.id);
+      return { url: `${app.baseUrl()}/ui/login?token=${token}`, expires_at: expiresAt.toISOString() };
     },
   });
 }

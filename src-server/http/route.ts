@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { AppContext } from '../app-context.js';
+import type { AppContext, RouteApp } from '../app-context.js';
 import type { Principal } from '../core/principal.js';
 import type { ResponseKind } from '../contract/routes.js';
 import { authenticate } from './auth.js';
@@ -24,7 +24,8 @@ interface RouteCtx<B, Q, P> {
   query: Q;
   params: P;
   auth: Principal;
-  app: AppContext;
+  /** Services and configuration only: no database, no repository (app-context.ts). */
+  app: RouteApp;
 }
 
 /** A reply with a status other than 200, or extra headers. */

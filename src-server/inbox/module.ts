@@ -1,5 +1,6 @@
 import type { AppBase, Area } from '../app-context.js';
-import { InboxStore, MAX_KEPT_BYTES_PER_ORG } from './inbox-store.js';
+import { InboxRepo } from './inbox-repo.js';
+import { InboxService, MAX_KEPT_BYTES_PER_ORG } from './inbox-service.js';
 import { inboxRoutes } from './routes.js';
 
 /**
@@ -7,7 +8,11 @@ import { inboxRoutes } from './routes.js';
  * lists; kept in SQLite. Tuning: `inboxMaxBytesPerOrg` (bytes kept per organization).
  */
 export function inboxArea(app: AppBase) {
-  const inbox = new InboxStore(app.db, Number(app.config.tuning.inboxMaxBytesPerOrg ?? MAX_KEPT_BYTES_PER_ORG));
-  const area: Area = { name: 'inbox', routes: (r) => inboxRoutes(r, inbox, () => app) };
+  const inbox = new InboxService(
+    new InboxRepo(app.db),
+    (id) => `${app.baseUrl()}/v1/inbox/hooks/${id}`,
+    Number(app.config.tuning.inboxMaxBytesPerOrg ?? MAX_KEPT_BYTES_PER_ORG),
+  );
+  const area: Area = { name: 'inbox', routes: (r) => inboxRoutes(r, inbox) };
   return { inbox, area };
 }

@@ -1,31 +1,17 @@
 import type { Request } from 'express';
-import type { AppBase, RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../app-context.js';
 import { page } from '../contract/common.js';
-import { ApiError, notFound } from '../http/errors.js';
+import { ApiError } from '../http/errors.js';
 import { Reply } from '../http/route.js';
-import { CreateInboxBody, InboxIdParams, ListDeliveriesQuery, PatchInboxBody, type Inbox } from '../contract/inbox.js';
-import { type InboxRecord, InboxStore, MAX_KEPT_BODY_BYTES } from './inbox-store.js';
-
-type Rec = InboxRecord;
+import { CreateInboxBody, InboxIdParams, ListDeliveriesQuery, PatchInboxBody } from '../contract/inbox.js';
+import { type InboxService, MAX_KEPT_BODY_BYTES } from './inbox-service.js';
 
 /** Hook requests read at once (each keeps up to MAX_KEPT_BODY_BYTES in memory while it is read). */
 const MAX_HOOKS_IN_FLIGHT = 16;
 
-export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => AppBase) {
+export function inboxRoutes(r: RouteRegistrar, inboxes: InboxService) {
   let inFlight = 0;
-  const hookUrl = (id: string) => `${ctx().baseUrl()}/v1/inbox/hooks/${id}`;
-  const view = (rec: Rec): Inbox => ({
-    inbox_id: rec.inbox_id,
-    url: hookUrl(rec.inbox_id),
-    respond_status: rec.respond_status,
-    created_at: rec.created_at,
-    delivery_count: store.deliveryCount(rec.inbox_id),
-  });
-  const own = (orgId: string, id: string) => {
-    const rec = store.get(id);
-    if (!rec || rec.orgId !== orgId) throw notFound(`No inbox ${id}.`, 'inbox_not_found', 'inbox_id');
-    return rec;
-  };
+  const view = inboxes.view.bind(inboxes);
 
   r.add({
     method: 'post',
@@ -34,7 +20,7 @@ export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => App
     tag: 'inbox',
     summary: 'Create a webhook inbox (kept across restarts, bounded)',
     body: CreateInboxBody,
-    handler: ({ auth, body }) => view(store.create(auth.orgId, body.respond_status)),
+    handler: ({ auth, body }) => view(inboxes.create(auth.orgId, body.respond_status)),
   });
 
   r.add({
@@ -43,7 +29,7 @@ export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => App
     area: 'box',
     tag: 'inbox',
     summary: 'List webhook inboxes',
-    handler: ({ auth }) => ({ data: store.listFor(auth.orgId).map(view) }),
+    handler: ({ auth }) => ({ data: inboxes.listFor(auth.orgId).map(view) }),
   });
 
   r.add({
@@ -54,11 +40,7 @@ export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => App
     summary: 'Set the status an inbox answers with',
     params: InboxIdParams,
     body: PatchInboxBody,
-    handler: ({ auth, params, body }) => {
-      const rec = own(auth.orgId, params.inbox_id);
-      store.setStatus(rec.inbox_id, body.respond_status);
-      return view({ ...rec, respond_status: body.respond_status });
-    },
+    handler: ({ auth, params, body }) => view(inboxes.setStatus(auth.orgId, params.inbox_id, body.respond_status)),
   });
 
   r.add({
@@ -69,8 +51,7 @@ export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => App
     summary: 'Deliveries received by the inboxes, newest first',
     query: ListDeliveriesQuery,
     handler: ({ auth, query }) => {
-      if (query.inbox_id) own(auth.orgId, query.inbox_id);
-      const { rows, total } = store.deliveries(auth.orgId, query.inbox_id, query.limit, query.offset);
+      const { rows, total } = inboxes.deliveries(auth.orgId, query.inbox_id, query.limit, query.offset);
       return page(rows, query, total);
     },
   });
@@ -85,8 +66,7 @@ export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => App
     summary: 'Receive a webhook: records headers and body, answers the inbox status',
     params: InboxIdParams,
     handler: async ({ req, params }) => {
-      const rec = store.get(params.inbox_id);
-      if (!rec) throw notFound(`No inbox ${params.inbox_id}.`, 'inbox_not_found', 'inbox_id');
+      const rec = inboxes.get(params.inbox_id);
       if (inFlight >= MAX_HOOKS_IN_FLIGHT) {
         throw new ApiError(429, 'rate_limit_error', `Too many webhook deliveries in flight (limit ${MAX_HOOKS_IN_FLIGHT}); retry after the delay.`, {
           code: 'rate_limited',
@@ -96,7 +76,7 @@ export function inboxRoutes(r: RouteRegistrar, store: InboxStore, ctx: () => App
       inFlight++;
       try {
         const { kept, total } = await readCapped(req, MAX_KEPT_BODY_BYTES);
-        const d = store.record(rec, {
+        const d = inboxes.record(rec, {
           method: req.method,
           headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)])),
           body: kept,

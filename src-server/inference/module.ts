@@ -14,6 +14,8 @@ import { catalogRoutes } from './catalog/catalog-routes.js';
 import { ModelPulls } from './catalog/pulls.js';
 import { PullsRepo } from './catalog/pulls-repo.js';
 import { EngineDiscovery, type DiscoveryOptions } from './engines/discovery.js';
+import { EnginesService } from './engines/engines-service.js';
+import type { OrganizationService } from '../core/organization-service.js';
 import { ModelDownloads } from './engines/local/downloads.js';
 import { LlamaEngine, type LlamaTuning } from './engines/local/llama-engine.js';
 import { ModelFiles } from './engines/local/model-files.js';
@@ -32,6 +34,7 @@ import { ResponsesRepo } from './store/responses-repo.js';
 import { openFastConnection } from '../db/fast-connection.js';
 import { DeliveriesRepo } from './webhooks/deliveries-repo.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { WebhookDeliveriesService } from './webhooks/deliveries-service.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { scheduleFrom } from './webhooks/schedule.js';
 
@@ -66,6 +69,8 @@ interface InferenceDeps {
   usage: UsageService;
   boxes: BoxService;
   credentials: BoxCredentials;
+  /** Each organization's webhook signing secret. */
+  organization: Pick<OrganizationService, 'get'>;
 }
 
 function build(app: AppBase, deps: InferenceDeps): InferenceArea {
@@ -83,7 +88,7 @@ function build(app: AppBase, deps: InferenceDeps): InferenceArea {
     schedule,
     (id, orgId) => {
       const stored = responses.get(id);
-      const org = app.repos.orgs.get(orgId);
+      const org = deps.organization.get(orgId);
       return stored && org ? { body: JSON.stringify(responseObject(stored)), secret: org.webhook_secret } : null;
     },
     app.log,
@@ -136,16 +141,19 @@ export function inferenceArea(app: AppBase, deps: InferenceDeps) {
       chatRoutes(r, inference.service);
       messagesRoutes(r, inference.service);
       modelsRoutes(r, inference.engines);
-      webhookRoutes(r, {
-        getResponse: (id) => {
-          inference.service.writer.settle(id); // the delivery log below reads the database
-          return inference.service.get(id);
-        },
-        deliveries: inference.deliveries,
-        rounds: inference.maxRounds,
-        changed: () => inference.dispatcher.kick(),
-      });
-      enginesRoutes(r, inference.engines, inference.enginesRepo, inference.discovery);
+      webhookRoutes(
+        r,
+        new WebhookDeliveriesService({
+          getResponse: (id) => {
+            inference.service.writer.settle(id); // the delivery log below reads the database
+            return inference.service.get(id);
+          },
+          deliveries: inference.deliveries,
+          rounds: inference.maxRounds,
+          changed: () => inference.dispatcher.kick(),
+        }),
+      );
+      enginesRoutes(r, new EnginesService(inference.engines, inference.enginesRepo, inference.discovery));
       localModelsRoutes(r, inference.local, inference.downloads);
       catalogRoutes(r, inference.pulls);
       budgetRoutes(r);

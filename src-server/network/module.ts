@@ -6,6 +6,7 @@ import type { SecretsService } from '../secrets/module.js';
 import { openFastConnection } from '../db/fast-connection.js';
 import { EgressRepo, DEFAULT_EGRESS_LOG_KEEP } from './egress/egress-log-repo.js';
 import { EgressService } from './egress/egress-service.js';
+import { EgressLogService } from './egress-log-service.js';
 import { Ingress } from './ingress/ingress-server.js';
 import { DomainService } from './listeners/domain-service.js';
 import { ListenerService } from './listeners/listener-service.js';
@@ -29,7 +30,8 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
   const { boxes } = deps;
   // The log and the ports on the NORMAL-sync connection: no fsync on the proxy's path (egress-log-repo.ts).
   const egressDb = openFastConnection(app.config.dataDir);
-  const egress = new EgressService(app, new EgressRepo(egressDb, Number(t.egressLogKeep ?? DEFAULT_EGRESS_LOG_KEEP)), {
+  const egressRepo = new EgressRepo(egressDb, Number(t.egressLogKeep ?? DEFAULT_EGRESS_LOG_KEEP));
+  const egress = new EgressService(app, egressRepo, {
     boxes: boxes.repo,
     secrets: deps.secrets,
     policies: deps.policies,
@@ -68,7 +70,7 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
   const area: Area = {
     name: 'network',
     routes(r) {
-      networkRoutes(r, { listeners, domains, egress });
+      networkRoutes(r, { listeners, domains, egressLog: new EgressLogService(egressRepo) });
       egressCaRoutes(r, egress);
     },
     async start() {

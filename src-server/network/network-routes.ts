@@ -3,13 +3,12 @@ import { boxFor } from '../boxes/box-access.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { page } from '../contract/common.js';
 import { CreateDomainBody, CreateListenerBody, DeleteDomainBody, DomainParams, EgressLogQuery, ListenerParams } from '../contract/network.js';
-import { streamEgressLog } from './egress/egress-log-stream.js';
-import type { EgressService } from './egress/egress-service.js';
+import type { EgressLogService } from './egress-log-service.js';
 import type { DomainService } from './listeners/domain-service.js';
 import type { ListenerService } from './listeners/listener-service.js';
 
 /** Published ports, custom domains and the egress log. Publishing and domains stay with a private box's creator (no override). */
-export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService; domains: DomainService; egress: EgressService }) {
+export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService; domains: DomainService; egressLog: EgressLogService }) {
   r.add({
     method: 'get',
     path: '/v1/boxes/:box_id/listeners',
@@ -95,8 +94,8 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     handler: ({ app, auth, req, res, params, query }) => {
       boxFor(app, req, auth, params.box_id, 'read');
       const filter = { verdict: query.verdict, host: query.host };
-      if (query.stream === '1') return void streamEgressLog(res, s.egress.repo, params.box_id, query.limit, filter);
-      const { rows, total } = s.egress.repo.page(params.box_id, query.limit, query.offset, filter);
+      if (query.stream === '1') return void s.egressLog.stream(res, params.box_id, query.limit, filter);
+      const { rows, total } = s.egressLog.page(params.box_id, query.limit, query.offset, filter);
       return page(rows, query, total);
     },
   });

@@ -18,7 +18,7 @@ export interface AccelResult {
   reason: string;
 }
 
-export interface DetectOptions {
+interface DetectOptions {
   dataDir?: string;
   /** Guest kernel and initrd to probe with; found in the image cache when omitted. */
   kernel?: string;

@@ -14,7 +14,7 @@ import { AGENT_BUILD_PATH, RESOURCES_DIR } from './guest-image.js';
 const execFileP = promisify(execFile);
 export const AGENT_SOURCE_DIR = join(RESOURCES_DIR, 'guest', 'agent');
 const RAMDELTA_SOURCE_DIR = join(RESOURCES_DIR, 'guest', 'ramdelta');
-export const RAMDELTA_PATH = join(RESOURCES_DIR, 'guest', 'build', 'box-ramdelta');
+const RAMDELTA_PATH = join(RESOURCES_DIR, 'guest', 'build', 'box-ramdelta');
 
 /** Runs make (it rebuilds only what changed) and returns the binary; throws when the toolchain is missing. */
 export function buildAgentSync(opts: { quiet?: boolean } = {}): string {

@@ -8,7 +8,7 @@ import { PROTO_VERSION } from '../guest/protocol.js';
 import { type BoxFolder, readState } from './box-folder.js';
 import { mountShares } from './shares.js';
 
-export interface WaitForAgentOptions {
+interface WaitForAgentOptions {
   timeoutMs?: number;
   /**
    * After a restore or clone: set the guest clock (it is behind by the time it was
@@ -40,6 +40,3 @@ export async function waitForAgent(folder: BoxFolder, opts: WaitForAgentOptions 
   }
   return client;
 }
-
-/** Kept importable from here for code written before it moved (exec-text.ts breaks the agent-wait/shares cycle). */
-export { execText } from './exec-text.js';

@@ -89,6 +89,8 @@ export interface BoxState {
   launchDir?: string;
   /** The proxy port file the running QEMU reads (warm-pool clones); removed with the box. */
   portFile?: string;
+  /** Guest-setup files last written into this VM: path → sha256 (guest-files.ts). */
+  guestFiles?: Record<string, string>;
 }
 
 export async function ensureFolder(folder: BoxFolder): Promise<void> {
@@ -130,7 +132,7 @@ export async function createOverlay(path: string, backing: string, backingFormat
   await execFileP('qemu-img', args);
 }
 
-export function readPid(folder: BoxFolder): number | undefined {
+function readPid(folder: BoxFolder): number | undefined {
   try {
     const pid = Number(readFileSync(folder.pidFile, 'utf8').trim());
     return pid > 0 ? pid : undefined;

@@ -24,7 +24,7 @@ import { withFileLock } from './file-lock.js';
 
 const execFileP = promisify(execFile);
 
-export type ImagePhase = 'check' | 'kernel' | 'rootfs' | 'initrd' | 'done';
+type ImagePhase = 'check' | 'kernel' | 'rootfs' | 'initrd' | 'done';
 export interface ImageProgress {
   phase: ImagePhase;
   /** Overall percent, 0–100. */
@@ -49,7 +49,7 @@ export interface GuestImage {
   cached: boolean;
 }
 
-export interface EnsureGuestImageOptions {
+interface EnsureGuestImageOptions {
   dataDir: string;
   onProgress?: (p: ImageProgress) => void;
   /** Agent binary to put into the initrd; defaults as described at guestAgentBinary(). */

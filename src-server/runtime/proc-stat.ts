@@ -1,7 +1,7 @@
 /** The one reader of /proc/<pid>/stat (fields after the command name, see proc(5)). */
 import { readFileSync } from 'node:fs';
 
-export interface ProcStat {
+interface ProcStat {
   /** R, S, D, Z... */
   state: string;
   cpuSeconds: number;

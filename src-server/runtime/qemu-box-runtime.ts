@@ -14,23 +14,28 @@ import { join } from 'node:path';
 import type { BoxRuntime, GuestAgent, ImageResolver, Progress, TemplatePort, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
 import { RuntimeError } from '../boxes/runtime-port.js';
 import { AgentConnections, type ConnectKind } from './agent-connections.js';
-import { boxFolder, isAlive, livePid, readState, writeState, type BoxFolder } from './box-folder.js';
+import { boxFolder, isAlive, livePid, readState, type BoxFolder } from './box-folder.js';
 import type { GuestImage, ImageProgress } from './guest-image.js';
 import { MachineSource } from './machine-source.js';
 import { diskUsageBytes, sampleVm } from './metrics.js';
 import { collectCheckpointGarbage, collectLayers, deleteCheckpointDir, dirSizeBytes } from './layers.js';
-import { applyIdentity, cloneTemplateFolder } from './template-clone.js';
-import { checkpointFolder, checkpointVm, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
+import { applyIdentity } from './template-clone.js';
+import { canCheckpointInPlace, checkpointFolder, checkpointInPlace, checkpointVm, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
-import { WarmPool, warmPoolSize, writeGuestFiles } from './warm-pool.js';
+import { warmPoolSize } from './warm-pool.js';
+import { CloneSource } from './clone-source.js';
+import { writeGuestFiles } from './guest-files.js';
 
-export interface QemuRuntimeOptions {
+interface QemuRuntimeOptions {
   onImageProgress?: (p: ImageProgress) => void;
   /** Clone boxes from warm templates (default: unless BOX_TEMPLATES=0). */
   templates?: boolean;
   /** Warmed clones kept ready per template in use (default: BOX_WARM_POOL, else 1). */
   warmPool?: number;
 }
+
+/** Published ports and the proxy may have changed since a save: user-net options, not guest devices. */
+const networkOf = (cfg: BoxVmConfig) => ({ ports: cfg.forwards.map((f) => ({ hostPort: f.hostPort, guestPort: f.guestPort })), proxyPort: cfg.proxyPort });
 
 export class QemuBoxRuntime implements BoxRuntime {
   readonly name = 'qemu';
@@ -43,9 +48,8 @@ export class QemuBoxRuntime implements BoxRuntime {
     kill: (boxId) => void killVm(this.folder(boxId)).catch(() => {}),
   });
   private machines: MachineSource;
-  private useTemplates: boolean;
-  private pool: WarmPool;
-  private poolCleared: Promise<void>;
+  /** Undefined with templates off (BOX_TEMPLATES=0): every box cold-boots. */
+  private clones?: CloneSource;
   readonly templates: TemplatePort;
 
   constructor(
@@ -53,22 +57,13 @@ export class QemuBoxRuntime implements BoxRuntime {
     opts: QemuRuntimeOptions = {},
   ) {
     this.machines = new MachineSource(dataDir, opts.onImageProgress);
-    this.useTemplates = opts.templates ?? process.env.BOX_TEMPLATES !== '0';
+    const useTemplates = opts.templates ?? process.env.BOX_TEMPLATES !== '0';
+    if (useTemplates) this.clones = new CloneSource(dataDir, this.machines, opts.warmPool ?? warmPoolSize());
     const store = this.machines.store;
-    this.pool = new WarmPool(dataDir, this.useTemplates ? (opts.warmPool ?? warmPoolSize()) : 0);
-    this.poolCleared = this.pool.clearLeftovers().catch(() => {});
-    store.onRemove = (id) => this.pool.drain(id);
-    this.templates = {
-      list: async () => {
-        const warm = this.pool.readyCounts();
-        return (await store.list()).map((t) => ({ ...t, warmClones: warm.get(t.templateId) ?? 0 }));
-      },
+    this.templates = this.clones?.port ?? {
+      list: () => store.list(),
       remove: (id) => store.remove(id),
-      prepare: async (shape) => {
-        const tpl = await this.machines.template(shape);
-        await this.poolCleared;
-        this.pool.fill(tpl);
-      },
+      prepare: async (shape) => void (await this.machines.template(shape)),
     };
   }
 
@@ -97,33 +92,26 @@ export class QemuBoxRuntime implements BoxRuntime {
     if (cfg.image !== 'debian' && !(await this.machines.resolveImage?.(cfg.image))) throw new RuntimeError(`unknown image "${cfg.image}"`);
     const folder = this.folder(cfg.boxId);
     const config = await this.machines.vmConfig(cfg);
-    if (this.useTemplates) {
-      // A template that cannot be built leaves the box to a cold boot (the failure is listed in GET /v1/templates).
-      const shape = { image: cfg.image, vcpus: cfg.vcpus, memoryMib: cfg.memoryMib, diskGib: cfg.diskGib, ...(cfg.mounts.length ? { volumeSlots: true } : {}) };
-      const tpl = await this.machines.template(shape, onProgress).catch(() => undefined);
-      if (tpl) {
-        const own = { hostname: cfg.hostname, ports: config.ports ?? [], proxyPort: config.proxyPort, mounts: config.mounts ?? [] };
-        await this.poolCleared;
-        // a pooled clone's 9p slots export nothing: boxes with volumes restore their own
-        const pooled = own.mounts.length ? undefined : await this.pool.take(tpl, { folder, ...own });
-        if (pooled) this.handles.set(cfg.boxId, pooled.handle);
-        else {
-          await cloneTemplateFolder(tpl, folder, own);
-          this.handles.set(cfg.boxId, await restoreVm(folder));
-        }
-        this.pool.rememberFiles(cfg.files ?? []);
-        this.pool.fillSoon(tpl);
-        await this.connect(cfg.boxId, folder, 'clone');
-        const agent = this.conns.client(cfg.boxId)!;
-        await applyIdentity(agent, cfg.hostname);
-        // the guest-setup files (a warmed clone holds the install-wide ones already)
-        await writeGuestFiles(agent, cfg.files ?? [], pooled?.files);
-        return { filesWritten: true as const, from: pooled ? 'warm_pool' : 'template' };
-      }
+    const clone = await this.clones?.start(cfg, config, folder, onProgress);
+    if (clone) {
+      this.handles.set(cfg.boxId, clone.handle);
+      await this.connect(cfg.boxId, folder, 'clone');
+      const agent = this.conns.client(cfg.boxId)!;
+      await applyIdentity(agent, cfg.hostname);
+      // the guest-setup files (a warmed clone holds the install-wide ones already)
+      await writeGuestFiles(agent, folder, cfg.files ?? []);
+      return { filesWritten: true as const, from: clone.from };
     }
     this.handles.set(cfg.boxId, await launchVm(folder, config));
     await this.connect(cfg.boxId, folder, 'boot');
     return { from: 'boot' };
+  }
+
+  /** cfg.files, those changed since the saved state's (guest-files.ts); a caller that passed none writes its own. */
+  private async syncFiles(cfg: BoxVmConfig, folder: BoxFolder): Promise<{ filesWritten?: true }> {
+    if (!cfg.files) return {};
+    await writeGuestFiles(this.conns.client(cfg.boxId)!, folder, cfg.files);
+    return { filesWritten: true };
   }
 
   private async connect(boxId: string, folder: BoxFolder, kind: ConnectKind) {
@@ -182,18 +170,9 @@ export class QemuBoxRuntime implements BoxRuntime {
   /** Restores with the saved machine shape; published ports and proxy may have changed. */
   async restore(cfg: BoxVmConfig) {
     const folder = this.folder(cfg.boxId);
-    await this.refreshNetwork(folder, cfg);
-    this.handles.set(cfg.boxId, await restoreVm(folder));
+    this.handles.set(cfg.boxId, await restoreVm(folder, networkOf(cfg)));
     await this.connect(cfg.boxId, folder, 'restore');
-    return { from: 'saved_state' };
-  }
-
-  /** Published ports and the proxy may have changed since the save: user-net options, not guest devices. */
-  private async refreshNetwork(folder: BoxFolder, cfg: BoxVmConfig, hostname?: string) {
-    const state = await readState(folder);
-    if (!state) throw new RuntimeError(`box ${cfg.boxId} has no saved state`);
-    const ports = cfg.forwards.map((f) => ({ hostPort: f.hostPort, guestPort: f.guestPort }));
-    await writeState(folder, { ...state, config: { ...state.config, ports, proxyPort: cfg.proxyPort, ...(hostname ? { hostname } : {}) } });
+    return { from: 'saved_state', ...(await this.syncFiles(cfg, folder)) };
   }
 
   async coldBoot(cfg: BoxVmConfig) {
@@ -234,10 +213,15 @@ export class QemuBoxRuntime implements BoxRuntime {
       onSaved?.();
       return { sizeBytes: dirSizeBytes(dir) };
     }
-    // The one checkpoint-a-running-VM path (vm-snapshot.ts checkpointVm: save, checkpoint
-    // the saved folder, restore); the agent connection drops with the old QEMU.
     const h = await this.handle(boxId);
     const agent = this.conns.client(boxId);
+    // A template clone keeps running in its QEMU (vm-snapshot.ts checkpointInPlace).
+    if (canCheckpointInPlace(h)) {
+      await checkpointInPlace(h, dir, { agent, onSaved });
+      return { sizeBytes: dirSizeBytes(dir) };
+    }
+    // Otherwise: save, checkpoint the saved folder, restore (checkpointVm); the agent
+    // connection drops with the old QEMU.
     this.conns.stopping.add(boxId);
     try {
       await checkpointVm(h, dir, { agent, onSaved });
@@ -257,12 +241,11 @@ export class QemuBoxRuntime implements BoxRuntime {
     if (!existsSync(join(dir, 'meta.json'))) throw new RuntimeError(`checkpoint ${checkpointId} has no files`);
     const folder = this.folder(cfg.boxId);
     await cloneFolder(dir, folder);
-    await this.refreshNetwork(folder, cfg, cfg.hostname);
-    this.handles.set(cfg.boxId, await restoreVm(folder));
+    this.handles.set(cfg.boxId, await restoreVm(folder, { ...networkOf(cfg), hostname: cfg.hostname }));
     await this.connect(cfg.boxId, folder, 'clone');
     // a fork is a new box: its own hostname and machine-id (RNG and clock: waitForAgent)
     await applyIdentity(this.conns.client(cfg.boxId)!, cfg.hostname);
-    return { from: 'checkpoint' };
+    return { from: 'checkpoint', ...(await this.syncFiles(cfg, folder)) };
   }
 
   /** Memory and device state go; the frozen disk layer stays while a box or checkpoint builds on it. */
@@ -299,7 +282,7 @@ export class QemuBoxRuntime implements BoxRuntime {
   /** Disconnects from every VM; the VMs keep running for the next service start to adopt. */
   async close() {
     await this.machines.store.abortBuilds();
-    await this.pool.close();
+    await this.clones?.close();
     this.conns.closeAll();
     for (const h of this.handles.values()) h.qmp.close();
     this.handles.clear();

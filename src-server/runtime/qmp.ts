@@ -5,13 +5,13 @@
 import { EventEmitter } from 'node:events';
 import { connect, type Socket } from 'node:net';
 
-export interface QmpEvent {
+interface QmpEvent {
   event: string;
   data?: Record<string, unknown>;
   timestamp?: { seconds: number; microseconds: number };
 }
 
-export class QmpError extends Error {
+class QmpError extends Error {
   constructor(
     readonly command: string,
     readonly errorClass: string,

@@ -35,7 +35,7 @@ describe('vm-config', () => {
   it('turns guest ASLR off under TCG only (translated code is keyed by virtual address)', () => {
     expect(kernelCmdline(base).split(' ')).toContain('norandmaps');
     expect(kernelCmdline({ ...base, accel: 'kvm' }).split(' ')).not.toContain('norandmaps');
-    expect(qemuArgs(new BoxFolder('/tmp/x'), base)).toContain('tcg,tb-size=16');
+    expect(qemuArgs(new BoxFolder('/tmp/x'), base)).toContain('tcg,tb-size=64');
   });
 
   it('restricts user networking to the proxy and published ports', () => {

@@ -12,7 +12,7 @@ export interface PortForward {
 }
 
 /** A host directory shared into the guest over virtio-9p, mounted by the initramfs. */
-export interface ShareMount {
+interface ShareMount {
   hostPath: string;
   /** Absolute guest path without spaces, commas or colons. */
   guestPath: string;
@@ -62,7 +62,7 @@ export interface VmConfig {
   freePageReporting?: boolean;
 }
 
-export const PROXY_GUEST_ADDR = '10.0.2.100:3128';
+const PROXY_GUEST_ADDR = '10.0.2.100:3128';
 /** The most volume mounts a box has (contract: volume_mounts max 8); microvm has 24 virtio-mmio slots. */
 export const SHARE_SLOTS = 8;
 
@@ -74,12 +74,21 @@ export const SHARE_SLOTS = 8;
  * LAPIC timer may stop in C3, there is no HPET on microvm to broadcast, so the kernel
  * never leaves periodic mode (idle QEMU ~45 ms/s of CPU instead of ~7).
  */
-export const TCG_CPU = 'Nehalem-v1,+arat';
+const TCG_CPU = 'Nehalem-v1,+arat';
 
-/** TCG translation-cache size (MiB); BOX_TCG_TB_SIZE overrides it for experiments. */
-export function tcgTbSizeMib(): number {
+/**
+ * TCG translation-cache size (MiB); BOX_TCG_TB_SIZE overrides it. When the cache is full
+ * QEMU throws *all* translated code away (`info jit`: "TB flush count"), and the Debian
+ * kernel plus a shell's userland need ~20 MiB of it: at 16 MiB a restored clone flushed 3
+ * times before its first API exec and once more during it, so that exec cost 110-140 ms of
+ * QEMU CPU instead of 10-20 (and a create answered in 240-350 ms instead of 55-70).
+ * Only the pages a VM has filled are resident: idle PSS per box moved 36.1 → 37.2 MiB at
+ * 128 (16 boxes, bench:runtime --only many); 64 MiB keeps one flush (the restore's) in
+ * those measurements and caps a busy box's cost at 1/16 of QEMU's own default (1 GiB).
+ */
+function tcgTbSizeMib(): number {
   const v = Number(process.env.BOX_TCG_TB_SIZE);
-  return Number.isInteger(v) && v > 0 ? v : 16;
+  return Number.isInteger(v) && v > 0 ? v : 64;
 }
 
 export function kernelCmdline(config: VmConfig, extra: string[] = []): string {

@@ -12,13 +12,13 @@
  * A checkpoint directory holds `ram`, `devices.bin`, `disk.qcow2` (frozen) and meta.json.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { copyFile, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { BoxFolder, createOverlay, ensureFolder, hasSavedState, livePid, readState, writeState } from './box-folder.js';
+import { BoxFolder, type BoxState, createOverlay, ensureFolder, hasSavedState, livePid, readState, writeState } from './box-folder.js';
 import type { AgentClient } from '../guest/agent-client.js';
-import { unmountShares } from './shares.js';
+import { mountShares, unmountShares } from './shares.js';
 import { shellQuote } from '../util/shell-quote.js';
 import { ensureRamDelta } from './agent-build.js';
 import { type VmHandle, quitVm, startQemu } from './vm.js';
@@ -50,10 +50,15 @@ async function waitMigration(handle: VmHandle, timeoutMs: number): Promise<void>
  * On failure the guest runs again and no partial file is left.
  */
 async function saveDevices(handle: VmHandle, path: string): Promise<void> {
+  await handle.qmp.execute('stop');
+  await migrateStopped(handle, path);
+}
+
+/** saveDevices of a VM already stopped; on failure it runs again. */
+async function migrateStopped(handle: VmHandle, path: string): Promise<void> {
   const tmp = `${path}.tmp`;
   const template = handle.config.ramFile;
   const filter = template ? await ensureRamDelta() : undefined;
-  await handle.qmp.execute('stop');
   try {
     await setIgnoreShared(handle);
     await handle.qmp.execute('migrate-set-parameters', { 'max-bandwidth': 8 * 1024 ** 3 });
@@ -81,11 +86,11 @@ async function waitForFile(path: string, timeoutMs: number): Promise<void> {
   }
 }
 
-export interface SaveResult {
+interface SaveResult {
   ms: number;
 }
 
-export interface SnapshotOptions {
+interface SnapshotOptions {
   /** Connected agent: needed when the VM has shared folders (unmounted before saving). */
   agent?: AgentClient;
   /** checkpointVm: the checkpoint is complete (before the VM is restored). */
@@ -113,10 +118,11 @@ export async function saveAndStop(handle: VmHandle, opts: SnapshotOptions = {}):
 }
 
 /**
- * Host-side network settings a restore or clone may change: they are user-net options,
- * not guest devices, so the saved device state still fits.
+ * Settings a restore or clone may change: user-net options (published ports, the proxy),
+ * not guest devices, so the saved device state still fits; and the hostname a later cold
+ * boot passes to the kernel (a fork's own; a restored guest gets it through the agent).
  */
-export type NetworkOverrides = Partial<Pick<VmConfig, 'ports' | 'proxyPort'>>;
+type NetworkOverrides = Partial<Pick<VmConfig, 'ports' | 'proxyPort' | 'hostname'>>;
 
 /**
  * Starts QEMU with -incoming defer on the saved ram + devices.bin, using the machine
@@ -152,7 +158,7 @@ export async function restoreVm(folder: BoxFolder, network: NetworkOverrides = {
 }
 
 /** Copies a mostly-empty file keeping its holes (RAM files are sparse). */
-export async function copySparse(src: string, dst: string): Promise<void> {
+async function copySparse(src: string, dst: string): Promise<void> {
   await rm(dst, { force: true });
   await execFileP('cp', ['--sparse=always', '--reflink=auto', src, dst]);
 }
@@ -167,14 +173,16 @@ async function linkOrCopy(src: string, dst: string): Promise<void> {
   await link(src, dst).catch(() => copyFile(src, dst));
 }
 
-export interface CheckpointMeta {
+interface CheckpointMeta {
   config: VmConfig;
   createdAt: string;
   source: string;
+  /** The source's guest-setup files at the checkpoint (BoxState.guestFiles). */
+  guestFiles?: Record<string, string>;
 }
 
-async function writeMeta(dir: string, config: VmConfig, source: string): Promise<void> {
-  const meta: CheckpointMeta = { config, createdAt: new Date().toISOString(), source };
+async function writeMeta(dir: string, state: BoxState, source: string): Promise<void> {
+  const meta: CheckpointMeta = { config: state.config, createdAt: new Date().toISOString(), source, guestFiles: state.guestFiles };
   await writeFile(join(dir, 'meta.json'), JSON.stringify(meta, null, 2));
 }
 
@@ -195,7 +203,7 @@ export async function checkpointFolder(folder: BoxFolder, dir: string): Promise<
   await linkOrCopy(folder.devices, join(dir, 'devices.bin'));
   await rename(folder.disk, join(dir, 'disk.qcow2'));
   await createOverlay(folder.disk, join(dir, 'disk.qcow2'), 'qcow2');
-  await writeMeta(dir, state.config, folder.dir);
+  await writeMeta(dir, state, folder.dir);
 }
 
 /**
@@ -219,6 +227,50 @@ export async function checkpointVm(handle: VmHandle, dir: string, opts: Snapshot
   return { pausedMs: performance.now() - t0 };
 }
 
+/** Overlays up to this many allocated bytes are copied by checkpointInPlace (beyond: checkpointVm). */
+const IN_PLACE_DISK_LIMIT = 256 * 1024 ** 2;
+
+/** Whether checkpointInPlace can take this VM: a template clone (its RAM is the template's file, share=off) with a small overlay. */
+export function canCheckpointInPlace(handle: VmHandle): boolean {
+  if (!handle.config.ramFile || existsSync(handle.folder.ram)) return false;
+  try {
+    return statSync(handle.folder.disk).blocks * 512 <= IN_PLACE_DISK_LIMIT;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checkpoint of a running template clone without ending its QEMU: stop, the delta save
+ * into the checkpoint, a copy of the overlay (once the migration completes QEMU has
+ * flushed and released its images, so the file is a clean qcow2), then `cont` (QEMU takes
+ * its images back). The source keeps its process, its agent connection and its
+ * translated code: under TCG a restarted QEMU spends ~100 ms of CPU translating again on
+ * the next exec. The copy costs what the box wrote to its disk (canCheckpointInPlace
+ * bounds it); the checkpoint's disk.qcow2 is a leaf over the same template layer.
+ */
+export async function checkpointInPlace(handle: VmHandle, dir: string, opts: SnapshotOptions = {}): Promise<{ pausedMs: number }> {
+  await prepareShares(handle, opts);
+  const t0 = performance.now();
+  await mkdir(dir, { recursive: true });
+  await handle.qmp.execute('stop');
+  try {
+    await migrateStopped(handle, join(dir, 'devices.bin'));
+    try {
+      await copySparse(handle.folder.disk, join(dir, 'disk.qcow2'));
+      await writeMeta(dir, (await readState(handle.folder)) ?? { config: handle.config, bootCount: 0 }, handle.folder.dir);
+    } catch (e) {
+      await rm(dir, { recursive: true, force: true });
+      throw e;
+    }
+  } finally {
+    await handle.qmp.execute('cont').catch(() => {});
+    if (handle.config.mounts?.length && opts.agent) await mountShares(opts.agent, handle.config);
+  }
+  opts.onSaved?.();
+  return { pausedMs: performance.now() - t0 };
+}
+
 /**
  * Makes `dst` a restorable box folder from a checkpoint dir: sparse copy of ram, device
  * state, and a new overlay over the frozen disk. Restore it with restoreVm(dst). The
@@ -234,5 +286,5 @@ export async function cloneFolder(checkpointDir: string, dst: BoxFolder, network
   await linkOrCopy(join(checkpointDir, 'devices.bin'), dst.devices);
   await createOverlay(dst.disk, join(checkpointDir, 'disk.qcow2'), 'qcow2');
   const config = { ...meta.config, ports: [], ...network };
-  await writeState(dst, { config, bootCount: 0, clonedFrom: resolve(checkpointDir) });
+  await writeState(dst, { config, bootCount: 0, clonedFrom: resolve(checkpointDir), guestFiles: meta.guestFiles });
 }

@@ -69,6 +69,7 @@ export async function launchVm(folder: BoxFolder, config: VmConfig): Promise<VmH
   const prev = await readState(folder);
   await writeState(folder, {
     ...prev,
+    guestFiles: undefined, // the disk alone: files written since the last sync may be gone
     config,
     bootCount: (prev?.bootCount ?? 0) + 1,
     launchedAt: new Date().toISOString(),
@@ -129,19 +130,6 @@ export async function quitVm(handle: VmHandle, timeoutMs = 5000): Promise<void> 
   if (!(await waitForExit(handle.pid, timeoutMs))) process.kill(handle.pid, 'SIGKILL');
   await waitForExit(handle.pid, 2000);
   await removeRuntimeFiles(handle.folder);
-}
-
-/** Hard reset of the guest (same kernel, initrd and disk); the guest's unsynced writes are lost. */
-export async function reboot(handle: VmHandle): Promise<void> {
-  await handle.qmp.execute('system_reset');
-}
-
-/** Fast in-process pause: the VM stops using CPU, the process and its memory stay. */
-export async function qmpStop(handle: VmHandle): Promise<void> {
-  await handle.qmp.execute('stop');
-}
-export async function qmpCont(handle: VmHandle): Promise<void> {
-  await handle.qmp.execute('cont');
 }
 
 /** Publishes a guest TCP port on the host at run time (not kept across restarts; use config.ports). */

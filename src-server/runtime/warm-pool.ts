@@ -15,14 +15,14 @@
  * killed service left behind. They build on a current template only: a template that
  * is removed or goes stale drains its pool first (TemplateStore.onRemove).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { GuestFile } from '../boxes/runtime-port.js';
-import type { AgentClient } from '../guest/agent-client.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { waitForAgent } from './agent-wait.js';
 import { execText } from './exec-text.js';
+import { writeGuestFiles } from './guest-files.js';
 import { BoxFolder, livePid, readState, writeState } from './box-folder.js';
 import { applyIdentity, cloneTemplateFolder } from './template-clone.js';
 import type { Ready } from './templates.js';
@@ -35,22 +35,10 @@ interface Pooled {
   handle: VmHandle;
   templateId: string;
   portFile: string;
-  /** Guest files written during the warm-up: path → sha256 of the content. */
-  files: Map<string, string>;
-}
-
-export const fileDigest = (f: GuestFile) => createHash('sha256').update(f.content).digest('hex');
-
-/** Writes guest files that are written again on every start (no syncs). */
-export async function writeGuestFiles(agent: AgentClient, files: GuestFile[], skip: Map<string, string> = new Map()): Promise<void> {
-  for (const f of files) {
-    if (skip.get(f.path) === fileDigest(f)) continue;
-    await agent.writeFile(f.path, { mode: f.mode, createParents: true, durable: false }, Buffer.from(f.content));
-  }
 }
 
 /** What makes a taken clone this box's: its folder, hostname, published ports and proxy. */
-export interface PoolClaim {
+interface PoolClaim {
   folder: BoxFolder;
   hostname: string;
   ports: PortForward[];
@@ -105,7 +93,7 @@ export class WarmPool {
    * Hands a ready clone of `tpl` to the box: its folder becomes `claim.folder` (which must
    * not exist). Undefined when none is ready; the caller restores one itself.
    */
-  async take(tpl: Ready, claim: PoolClaim): Promise<{ handle: VmHandle; files: Map<string, string> } | undefined> {
+  async take(tpl: Ready, claim: PoolClaim): Promise<VmHandle | undefined> {
     const i = this.ready.findIndex((p) => p.templateId === tpl.templateId);
     if (i < 0 || existsSync(claim.folder.dir) || !existsSync(tpl.folder.ram)) return undefined;
     const [p] = this.ready.splice(i, 1);
@@ -119,7 +107,7 @@ export class WarmPool {
       await writeState(claim.folder, { ...state, launchDir: p!.folder.dir, portFile: p!.portFile, config });
       const handle: VmHandle = { ...p!.handle, folder: claim.folder, config };
       for (const f of claim.ports) await addHostForward(handle, f.hostPort, f.guestPort, f.hostAddress);
-      return { handle, files: p!.files };
+      return handle;
     } catch (e) {
       await killVm(existsSync(claim.folder.dir) ? claim.folder : p!.folder).catch(() => {});
       await rm(p!.portFile, { force: true });
@@ -177,13 +165,12 @@ export class WarmPool {
     const state = (await readState(folder))!;
     await writeState(folder, { ...state, config: { ...state.config, proxyPortFile: portFile } });
     const handle = await restoreVm(folder);
-    const files = this.files;
     try {
       // what every create runs first (clock, RNG, identity files, a process start): translated now
       const agent = await waitForAgent(folder, { afterRestore: true });
       try {
         await applyIdentity(agent, 'box');
-        await writeGuestFiles(agent, files);
+        await writeGuestFiles(agent, folder, this.files);
         await execText(agent, ['/bin/true']);
         await execText(agent, 'true');
         // commit the warm-up's writes now: a journal commit (with its disk flush) due later
@@ -197,7 +184,7 @@ export class WarmPool {
       await rm(folder.dir, { recursive: true, force: true });
       throw e;
     }
-    return { folder, handle, templateId: tpl.templateId, portFile, files: new Map(files.map((f) => [f.path, fileDigest(f)])) };
+    return { folder, handle, templateId: tpl.templateId, portFile };
   }
 
   private async end(p: Pooled): Promise<void> {

@@ -50,7 +50,7 @@ describe('warm pool', () => {
     'a create takes a warmed clone: own identity, the box proxy, published ports; it sleeps and wakes',
     async () => {
       const rt = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 1 });
-      const pool = (rt as unknown as { pool: { settled(): Promise<void> } }).pool;
+      const pool = (rt as unknown as { clones: { pool: { settled(): Promise<void> } } }).clones.pool;
       try {
         await rt.templates.prepare(shape);
         await pool.settled();
@@ -102,7 +102,7 @@ describe('warm pool', () => {
     'no pool VM outlives the runtime, and a new runtime clears what a killed one left',
     async () => {
       const rt = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 1 });
-      const pool = (rt as unknown as { pool: { settled(): Promise<void> } }).pool;
+      const pool = (rt as unknown as { clones: { pool: { settled(): Promise<void> } } }).clones.pool;
       await rt.templates.prepare(shape);
       await pool.settled();
       const left = poolVms();
@@ -110,7 +110,7 @@ describe('warm pool', () => {
       const pid = Number(fs.readFileSync(`${dataDir}/pool/${left[0]}/qemu.pid`, 'utf8'));
       // a killed service: nothing closes the pool
       const next = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 0 });
-      await (next as unknown as { poolCleared: Promise<void> }).poolCleared;
+      await (next as unknown as { clones: { cleared: Promise<void> } }).clones.cleared;
       expect(poolVms()).toEqual([]);
       expect(fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')).toBe(false);
       await next.close();

@@ -1,5 +1,7 @@
 import type { AppBase, Area } from '../app-context.js';
 import type { BoxService } from '../boxes/box-service.js';
+import type { OrganizationService } from '../core/organization-service.js';
+import { BoxMetricsService } from './box-metrics.js';
 import { MetricsRepo } from './metrics-repo.js';
 import { MetricsSampler } from './sampler.js';
 import { usageRoutes } from './usage-routes.js';
@@ -12,13 +14,13 @@ const DEFAULT_EVERY_MS = 10_000;
  * `usage.recordTokens` is for inference, `recordBoxTime` for box time; tests call
  * `metricsSampler.tick(now)` directly. Tuning: `metricsEveryMs`.
  */
-export function usageArea(app: AppBase, deps: { boxes: BoxService }) {
+export function usageArea(app: AppBase, deps: { boxes: BoxService; organization: Pick<OrganizationService, 'charge'> }) {
   const metrics = new MetricsRepo(app.db);
-  const usage = new UsageService(app);
+  const usage = new UsageService(app, deps.organization);
   const metricsSampler = new MetricsSampler(app, deps.boxes, usage, metrics, Number(app.config.tuning.metricsEveryMs ?? DEFAULT_EVERY_MS));
   const area: Area = {
     name: 'usage',
-    routes: (r) => usageRoutes(r, metrics),
+    routes: (r) => usageRoutes(r, new BoxMetricsService(metrics)),
     start: () => metricsSampler.start(),
     stop() {
       metricsSampler.stop();

@@ -2,9 +2,9 @@ import type { RouteRegistrar } from '../app-context.js';
 import { boxFor } from '../boxes/box-access.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { MetricsQuery, MetricsResponse, SpendQuery, SpendResponse, TokensQuery, TokensResponse } from '../contract/usage.js';
-import type { MetricsRepo } from './metrics-repo.js';
+import type { BoxMetricsService } from './box-metrics.js';
 
-export function usageRoutes(r: RouteRegistrar, metrics: MetricsRepo) {
+export function usageRoutes(r: RouteRegistrar, metrics: BoxMetricsService) {
   r.add({
     method: 'get',
     path: '/v1/boxes/spend',
@@ -27,7 +27,7 @@ export function usageRoutes(r: RouteRegistrar, metrics: MetricsRepo) {
     summary: "The box's CPU, memory and disk use over 1h, 6h, 24h or 7d, at most 300 points; never wakes the box",
     handler: ({ app, auth, req, params, query }) => {
       boxFor(app, req, auth, params.box_id, 'read');
-      return { range: query.range, data: metrics.series(params.box_id, query.range, Date.now()) };
+      return { range: query.range, data: metrics.series(params.box_id, query.range) };
     },
   });
 

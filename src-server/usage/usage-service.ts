@@ -1,4 +1,5 @@
 import type { AppBase } from '../app-context.js';
+import type { OrganizationService } from '../core/organization-service.js';
 import type { BoxRecord } from '../boxes/boxes-repo.js';
 import type { Rates, SpendQuery, SpendResponse, TokensQuery, TokensResponse } from '../contract/usage.js';
 import { invalid } from '../core/errors.js';
@@ -32,7 +33,11 @@ export class UsageService {
   readonly repo: UsageRepo;
   readonly rates: Rates;
 
-  constructor(private app: AppBase) {
+  constructor(
+    private app: AppBase,
+    /** Credits are the core area's: usage draws them down through its service. */
+    private orgs: Pick<OrganizationService, 'charge'>,
+  ) {
     this.repo = new UsageRepo(app.db);
     this.rates = ratesFrom(app.config.tuning);
   }
@@ -60,7 +65,7 @@ export class UsageService {
         charged += nanos;
         a = b;
       }
-      this.app.repos.orgs.charge(box.org_id, charged);
+      this.orgs.charge(box.org_id, charged);
     })();
     return charged;
   }
@@ -101,7 +106,7 @@ export class UsageService {
       for (const p of batch) {
         this.repo.addTokens(p.orgId, p.day, p.model, p.input, p.output, p.nanos, p.requests);
         if (p.boxId) this.repo.addBoxTokens(p.boxId, p.orgId, p.day, p.model, p.input, p.output, p.nanos, p.requests);
-        this.app.repos.orgs.charge(p.orgId, p.nanos);
+        this.orgs.charge(p.orgId, p.nanos);
       }
     })();
   }

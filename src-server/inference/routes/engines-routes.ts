@@ -1,16 +1,13 @@
 import type { RouteRegistrar } from '../../app-context.js';
 import { DiscoveryBody, EngineParams, EngineTest, UpsertEngineBody, type EngineInfo } from '../../contract/inference.js';
-import { ApiError, notFound } from '../../http/errors.js';
-import type { EngineDiscovery } from '../engines/discovery.js';
-import { probeUpstream } from '../engines/upstream/probe.js';
-import { upstreamInfo, type EngineRegistry } from '../engines/registry.js';
-import type { EnginesRepo } from '../store/engines-repo.js';
+import type { EnginesService } from '../engines/engines-service.js';
 
 /**
  * Upstream engines: any OpenAI- or Anthropic-compatible base URL with its key (sealed at
  * rest); engines found on loopback ports (discovery), which DELETE dismisses.
  */
-export function enginesRoutes(r: RouteRegistrar, engines: EngineRegistry, repo: EnginesRepo, discovery: EngineDiscovery) {
+export function enginesRoutes(r: RouteRegistrar, s: EnginesService) {
+  const { registry: engines, discovery } = s;
   r.add({
     method: 'get',
     path: '/v1/engines',
@@ -60,25 +57,7 @@ export function enginesRoutes(r: RouteRegistrar, engines: EngineRegistry, repo: 
     tag: 'engines',
     summary: 'Add or replace an upstream engine (api_key omitted keeps the stored key)',
     body: UpsertEngineBody,
-    handler: async ({ body }) => {
-      // Test the connection first (issue 15): a broken upstream is refused with the reason, not stored to fail silently later.
-      if (body.verify !== false) {
-        const apiKey = body.api_key === undefined ? repo.get(body.name)?.apiKey : body.api_key;
-        const probe = await probeUpstream(body.kind, body.base_url, apiKey);
-        if (!probe.ok) {
-          throw new ApiError(
-            400,
-            'invalid_request_error',
-            `Upstream "${body.name}" did not answer its model list: ${probe.error.message} Nothing was saved (send "verify": false to save it untested).`,
-            { param: probe.error.param, code: probe.error.code },
-          );
-        }
-      }
-      repo.upsert({ name: body.name, kind: body.kind, baseUrl: body.base_url, apiKey: body.api_key }, Date.now());
-      engines.reload();
-      engines.noteError(body.name, null);
-      return { ...upstreamInfo(repo.get(body.name)!), last_error: null };
-    },
+    handler: ({ body }) => s.upsert(body),
   });
   r.add({
     method: 'post',
@@ -90,14 +69,7 @@ export function enginesRoutes(r: RouteRegistrar, engines: EngineRegistry, repo: 
     idempotent: false,
     summary:
       "Test a configured upstream now: fetch its model list (5 s) and name what went wrong (refused, unknown host, timeout, TLS, key, not OpenAI/Anthropic-shaped); the result shows as the engine's last_error",
-    handler: async ({ params }): Promise<EngineTest> => {
-      const row = repo.get(params.name);
-      if (!row) throw notFound(`No configured upstream named "${params.name}".`, null, 'name');
-      const probe = await probeUpstream(row.kind, row.baseUrl, row.apiKey);
-      const error = probe.ok ? null : { code: probe.error.code, message: probe.error.message };
-      engines.noteError(row.name, error);
-      return { name: row.name, ok: probe.ok, models: probe.ok ? probe.models : 0, error: error && { ...error, at: new Date().toISOString() } };
-    },
+    handler: ({ params }) => s.test(params.name),
   });
   r.add({
     method: 'delete',
@@ -106,15 +78,6 @@ export function enginesRoutes(r: RouteRegistrar, engines: EngineRegistry, repo: 
     tag: 'engines',
     summary: 'Remove an upstream engine, or dismiss a discovered one',
     params: EngineParams,
-    handler: ({ params }) => {
-      const row = repo.get(params.name);
-      if (row && repo.delete(params.name)) {
-        engines.reload();
-        return upstreamInfo(row);
-      }
-      const found = engines.info().find((e) => e.name === params.name && e.discovered);
-      if (found && discovery.dismiss(params.name)) return found;
-      throw notFound(`No engine named "${params.name}".`, null, 'name');
-    },
+    handler: ({ params }) => s.remove(params.name),
   });
 }

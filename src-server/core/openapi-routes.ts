@@ -1,0 +1,17 @@
+import type { RouteRegistrar } from '../app-context.js';
+import { buildOpenApi } from '../http/openapi.js';
+import { API_VERSION } from './identity-routes.js';
+
+/** `GET /v1/openapi.json`: every route of the service (built on the first request, when all areas are mounted). */
+export function openApiRoutes(r: RouteRegistrar) {
+  let doc: unknown;
+  r.add({
+    method: 'get',
+    path: '/v1/openapi.json',
+    area: 'common',
+    tag: 'meta',
+    auth: 'none',
+    summary: 'This OpenAPI document',
+    handler: () => (doc ??= buildOpenApi((r as unknown as { specs: never[] }).specs, API_VERSION)),
+  });
+}

@@ -1,0 +1,72 @@
+/**
+ * Where a new box's VM comes from while templates are on: a warmed clone from the warm
+ * pool (warm-pool.ts) or a fresh restore of the template (template-clone.ts), and the
+ * TemplatePort (list, remove, prepare) the box domain sees. A template that cannot be
+ * built answers undefined: the box cold-boots (the failure is listed in GET /v1/templates).
+ */
+import type { Progress, TemplatePort, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
+import type { BoxFolder } from './box-folder.js';
+import type { MachineSource } from './machine-source.js';
+import { cloneTemplateFolder } from './template-clone.js';
+import type { VmConfig } from './vm-config.js';
+import { restoreVm } from './vm-snapshot.js';
+import type { VmHandle } from './vm.js';
+import { WarmPool } from './warm-pool.js';
+
+export class CloneSource {
+  readonly pool: WarmPool;
+  readonly port: TemplatePort;
+  /** Pool VMs a killed service left behind are gone (no take or fill before). */
+  readonly cleared: Promise<void>;
+
+  constructor(
+    dataDir: string,
+    private machines: MachineSource,
+    poolSize: number,
+  ) {
+    const store = machines.store;
+    this.pool = new WarmPool(dataDir, poolSize);
+    this.cleared = this.pool.clearLeftovers().catch(() => {});
+    store.onRemove = (id) => this.pool.drain(id);
+    this.port = {
+      list: async () => {
+        const warm = this.pool.readyCounts();
+        return (await store.list()).map((t) => ({ ...t, warmClones: warm.get(t.templateId) ?? 0 }));
+      },
+      remove: (id) => store.remove(id),
+      prepare: async (shape) => {
+        const tpl = await machines.template(shape);
+        await this.cleared;
+        this.pool.fill(tpl);
+      },
+    };
+  }
+
+  /** A running clone in `folder` for the box (identity and files still to apply), or undefined: cold-boot it. */
+  async start(
+    cfg: BoxVmConfig,
+    config: VmConfig,
+    folder: BoxFolder,
+    onProgress?: (p: Progress) => void,
+  ): Promise<{ handle: VmHandle; from: string } | undefined> {
+    const shape = { image: cfg.image, vcpus: cfg.vcpus, memoryMib: cfg.memoryMib, diskGib: cfg.diskGib, ...(cfg.mounts.length ? { volumeSlots: true } : {}) };
+    const tpl = await this.machines.template(shape, onProgress).catch(() => undefined);
+    if (!tpl) return undefined;
+    const own = { hostname: cfg.hostname, ports: config.ports ?? [], proxyPort: config.proxyPort, mounts: config.mounts ?? [] };
+    await this.cleared;
+    // a pooled clone's 9p slots export nothing: boxes with volumes restore their own
+    const pooled = own.mounts.length ? undefined : await this.pool.take(tpl, { folder, ...own });
+    let handle = pooled;
+    if (!handle) {
+      await cloneTemplateFolder(tpl, folder, own);
+      handle = await restoreVm(folder);
+    }
+    this.pool.rememberFiles(cfg.files ?? []);
+    this.pool.fillSoon(tpl);
+    return { handle, from: pooled ? 'warm_pool' : 'template' };
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

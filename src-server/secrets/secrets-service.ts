@@ -1,0 +1,51 @@
+import type { SecretMeta } from '../contract/secrets.js';
+import { notFound } from '../core/errors.js';
+import type { CryptoBox } from '../util/crypto-box.js';
+import type { SecretsRepo } from './secrets-repo.js';
+
+/** A secret's value is bound to its organization and name (AEAD associated data). */
+const aad = (orgId: string, name: string) => `${orgId}\0${name}`;
+
+/**
+ * Organization secrets, encrypted at rest. The API only ever shows their metadata; the
+ * plaintext is for host-side use only (the egress proxy's header rewrites), never a box.
+ */
+export class SecretsService {
+  constructor(
+    private repo: SecretsRepo,
+    /** Opened on first use (it reads or creates the data directory's key). */
+    private cipher: () => CryptoBox,
+  ) {}
+
+  /** The plaintext, for host-side use only. */
+  resolve(orgId: string, name: string): string | undefined {
+    const blob = this.repo.sealed(orgId, name);
+    return blob && this.cipher().openString(blob, aad(orgId, name));
+  }
+
+  list(orgId: string, limit: number, offset: number) {
+    return this.repo.list(orgId, limit, offset);
+  }
+
+  /** A secret's metadata; 404 naming `name` when there is none. */
+  meta(orgId: string, name: string): SecretMeta {
+    const m = this.repo.meta(orgId, name);
+    if (!m) throw notFound(`No secret named ${name}.`, null, 'name');
+    return m;
+  }
+
+  /** Creates or replaces a secret's value; its creation date stays. */
+  put(orgId: string, name: string, value: string): SecretMeta {
+    const prior = this.repo.meta(orgId, name);
+    const at = new Date().toISOString();
+    this.repo.upsert(orgId, name, this.cipher().seal(value, aad(orgId, name)), at);
+    return { name, created_at: prior?.created_at ?? at, updated_at: at };
+  }
+
+  /** Deletes a secret; answers its metadata (404 when there is none). */
+  delete(orgId: string, name: string): SecretMeta {
+    const m = this.meta(orgId, name);
+    this.repo.delete(orgId, name);
+    return m;
+  }
+}
