@@ -191,8 +191,13 @@ async function main() {
   } finally {
     up.proc.kill();
     slow.proc.kill();
-    gw.proc.kill();
     proxy.proc.kill();
+    // The gateway's data dir goes once the gateway has exited (it was a temp dir of its own).
+    const running = gw.proc.exitCode === null && gw.proc.signalCode === null;
+    const gone = running ? new Promise((r) => gw.proc.once('exit', r)) : Promise.resolve();
+    gw.proc.kill();
+    await gone;
+    if (gw.info.dataDir) fs.rmSync(gw.info.dataDir, { recursive: true, force: true });
   }
 }
 
