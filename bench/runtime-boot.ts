@@ -15,7 +15,8 @@ import { ensureGuestImage } from '../src-server/runtime/guest-image.js';
 import { QEMU_BINARY } from '../src-server/runtime/host.js';
 import { testConfig, testImageCache } from '../src-server/runtime/test-support.js';
 import { killVm, launchVm } from '../src-server/runtime/vm.js';
-import { checkpointFolder, cloneFolder, restoreVm, saveAndStop } from '../src-server/runtime/vm-snapshot.js';
+import { checkpointFolder, cloneFolder } from '../src-server/runtime/checkpoints.js';
+import { restoreVm, saveAndStop } from '../src-server/runtime/vm-snapshot.js';
 import { qemuArgs } from '../src-server/runtime/vm-config.js';
 
 const argv = process.argv.slice(2);

@@ -29,8 +29,7 @@ export async function waitForAgent(folder: BoxFolder, opts: WaitForAgentOptions 
   }
   if (opts.afterRestore) {
     try {
-      await client.syncTime();
-      await client.reseed();
+      await Promise.all([client.syncTime(), client.reseed()]); // pipelined: one guest wake-up
       const state = await readState(folder);
       if (state) await mountShares(client, state.config);
     } catch (e) {

@@ -19,14 +19,11 @@ const fileDigest = (f: GuestFile) => createHash('sha256').update(f.content).dige
 /** Writes the files whose content differs from what the folder's VM was last given (no syncs: they are written again when they change). */
 export async function writeGuestFiles(agent: AgentClient, folder: BoxFolder, files: GuestFile[]): Promise<void> {
   const had = (await readState(folder))?.guestFiles ?? {};
-  const written: Record<string, string> = {};
-  for (const f of files) {
-    const digest = fileDigest(f);
-    if (had[f.path] === digest) continue;
-    await agent.writeFile(f.path, { mode: f.mode, createParents: true, durable: false }, Buffer.from(f.content));
-    written[f.path] = digest;
-  }
-  if (!Object.keys(written).length) return;
+  const changed = files.filter((f) => had[f.path] !== fileDigest(f));
+  if (!changed.length) return;
+  // pipelined (the agent multiplexes file streams); each write is all-or-nothing (rename)
+  await Promise.all(changed.map((f) => agent.writeFile(f.path, { mode: f.mode, createParents: true, durable: false }, Buffer.from(f.content))));
+  const written = Object.fromEntries(changed.map((f) => [f.path, fileDigest(f)]));
   const state = await readState(folder);
   if (state) await writeState(folder, { ...state, guestFiles: { ...state.guestFiles, ...written } });
 }

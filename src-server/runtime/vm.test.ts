@@ -13,7 +13,8 @@ import { boxFolder, hasSavedState, isAlive, probeQmp, readState } from './box-fo
 import type { GuestImage } from './guest-image.js';
 import { testConfig, testDataDir, testImage } from './test-support.js';
 import { attachVm, killVm, launchVm, type VmHandle } from './vm.js';
-import { checkpointVm, cloneFolder, restoreVm, saveAndStop } from './vm-snapshot.js';
+import { checkpointVm, cloneFolder } from './checkpoints.js';
+import { restoreVm, saveAndStop } from './vm-snapshot.js';
 
 async function freePort(): Promise<number> {
   const s = createServer();
