@@ -6,8 +6,12 @@
 // request is reported beside the client's and upstream's: a figure that, unlike wall-clock
 // ratios, barely moves with the load other sessions put on the machine.
 // BENCH_GATEWAY_PROF=<dir> runs the gateway process under `--cpu-prof` (profile in <dir>).
+// A third path goes through a bare pass-through proxy (plain node:http, keep-alive agent, no
+// auth, no parsing) in its own process: the floor any gateway in between pays on this
+// machine for the extra hop, measured in the same run as the gateway.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,9 +23,12 @@ const SLOW_UPSTREAM_MS = 20;
 const WARMUP_MS = 4000;
 const role = process.argv.find((a) => a.startsWith('--role='))?.slice(7);
 
-function child(r: string): Promise<{ proc: ChildProcess; info: { url: string; dataDir?: string } }> {
+function child(r: string, env: Record<string, string> = {}): Promise<{ proc: ChildProcess; info: { url: string; dataDir?: string } }> {
   const prof = r === 'gateway' && process.env.BENCH_GATEWAY_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROF}`] : [];
-  const proc = spawn(process.execPath, [...process.execArgv, ...prof, fileURLToPath(import.meta.url), `--role=${r}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [...process.execArgv, ...prof, fileURLToPath(import.meta.url), `--role=${r}`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   return new Promise((resolve, reject) => {
     let buf = '';
     proc.stdout!.on('data', (c) => {
@@ -82,19 +89,23 @@ async function throughput(call: () => Promise<unknown>, concurrency: number, ms:
 interface Pair {
   direct: () => Promise<unknown>;
   viaGw: () => Promise<unknown>;
+  viaProxy: () => Promise<unknown>;
+  proxyPid?: number;
   upstreamPid?: number;
   gatewayPid?: number;
 }
 
-async function measure({ direct, viaGw, upstreamPid, gatewayPid }: Pair, n: number, seconds: number) {
+async function measure({ direct, viaGw, viaProxy, upstreamPid, gatewayPid, proxyPid }: Pair, n: number, seconds: number) {
   // Warm-up to steady state: the gateway is a long-running service with far more code than
   // the fake upstream (express, zod, SQLite), and V8 takes thousands of requests to optimize
   // it all; measuring its first seconds would mostly measure the JIT compiler.
-  for (let i = 0; i < Math.min(300, n); i++) await Promise.all([direct(), viaGw()]);
+  for (let i = 0; i < Math.min(300, n); i++) await Promise.all([direct(), viaGw(), viaProxy()]);
   await throughput(direct, 16, WARMUP_MS);
   await throughput(viaGw, 16, WARMUP_MS);
+  await throughput(viaProxy, 16, WARMUP_MS / 2);
   const d: number[] = [];
   const g: number[] = [];
+  const x: number[] = [];
   for (let i = 0; i < n; i++) {
     let t = performance.now();
     await direct();
@@ -102,10 +113,14 @@ async function measure({ direct, viaGw, upstreamPid, gatewayPid }: Pair, n: numb
     t = performance.now();
     await viaGw();
     g.push(performance.now() - t);
+    t = performance.now();
+    await viaProxy();
+    x.push(performance.now() - t);
   }
   const ms = seconds * 1000;
   const dRun = await withCpu({ client: undefined, upstream: upstreamPid }, () => throughput(direct, 16, ms), ms);
   const gRun = await withCpu({ client: undefined, gateway: gatewayPid, upstream: upstreamPid }, () => throughput(viaGw, 16, ms), ms);
+  const xRun = await withCpu({ client: undefined, proxy: proxyPid, upstream: upstreamPid }, () => throughput(viaProxy, 16, ms), ms);
   const tDirect = dRun.rps;
   const tGw = gRun.rps;
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -120,6 +135,14 @@ async function measure({ direct, viaGw, upstreamPid, gatewayPid }: Pair, n: numb
       ratio_p95: r3(pct(g, 95) / pct(d, 95)),
     },
     throughput_rps_c16: { direct: Math.round(tDirect), gateway: Math.round(tGw), ratio: r3(tGw / tDirect) },
+    // The floor of any hop in between: a bare node:http pass-through proxy, same run.
+    bare_proxy: {
+      latency_p50_ms: r3(pct(x, 50)),
+      overhead_p50: r3(pct(x, 50) - pct(d, 50)),
+      throughput_ratio: r3(xRun.rps / tDirect),
+      cpu_ms_per_request: xRun.cpu_ms_per_request.proxy,
+      gateway_overhead_p50_beyond_proxy: r3(pct(g, 50) - pct(x, 50)),
+    },
     // The gateway is a server and a client in one: its CPU per request against the direct
     // exchange's (client + upstream) is the load-independent form of its overhead.
     cpu_ms_per_request_c16: {
@@ -135,6 +158,7 @@ async function main() {
   const up = await child('upstream');
   const slow = await child('upstream-slow');
   const gw = await child('gateway');
+  const proxy = await child('proxy', { BENCH_UP: up.info.url, BENCH_SLOW: slow.info.url });
   const auth = { authorization: `Bearer ${KEY}` };
   try {
     await post(`${gw.info.url}/v1/engines`, { name: 'up', kind: 'openai', base_url: up.info.url }, auth);
@@ -143,6 +167,8 @@ async function main() {
     const pair = (u: { info: { url: string }; proc: ChildProcess }, name: string): Pair => ({
       direct: () => post(`${u.info.url}/chat/completions`, { model: 'm', ...body }),
       viaGw: () => post(`${gw.info.url}/v1/chat/completions`, { model: `${name}/m`, ...body }, auth),
+      viaProxy: () => post(`${proxy.info.url}/${name}/chat/completions`, { model: 'm', ...body }),
+      proxyPid: proxy.proc.pid,
       upstreamPid: u.proc.pid,
       gatewayPid: gw.proc.pid,
     });
@@ -165,7 +191,13 @@ async function main() {
   } finally {
     up.proc.kill();
     slow.proc.kill();
+    proxy.proc.kill();
+    // The gateway's data dir goes once the gateway has exited (it was a temp dir of its own).
+    const running = gw.proc.exitCode === null && gw.proc.signalCode === null;
+    const gone = running ? new Promise((r) => gw.proc.once('exit', r)) : Promise.resolve();
     gw.proc.kill();
+    await gone;
+    if (gw.info.dataDir) fs.rmSync(gw.info.dataDir, { recursive: true, force: true });
   }
 }
 
@@ -200,12 +232,41 @@ if (role === 'upstream' || role === 'upstream-slow') {
   const up = await startFakeUpstream('openai', { record: false });
   if (role === 'upstream-slow') up.delayMs = SLOW_UPSTREAM_MS;
   console.log(JSON.stringify({ url: up.url }));
+} else if (role === 'proxy') {
+  // `/<up|slow>/<path>` → that upstream's `<path>`, bytes passed through as they come.
+  const targets: Record<string, URL> = { up: new URL(process.env.BENCH_UP!), slow: new URL(process.env.BENCH_SLOW!) };
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const server = http.createServer((req, res) => {
+    const [, name, ...rest] = req.url!.split('/');
+    const t = targets[name!]!;
+    const headers = { 'content-type': 'application/json', 'content-length': req.headers['content-length'] ?? '0' };
+    const out = http.request(
+      { hostname: t.hostname, port: t.port, path: `${t.pathname.replace(/\/$/, '')}/${rest.join('/')}`, method: req.method, headers, agent },
+      (up) => {
+        const len = up.headers['content-length'];
+        res.writeHead(up.statusCode!, len ? { 'content-type': 'application/json', 'content-length': len } : { 'content-type': 'application/json' });
+        up.pipe(res);
+      },
+    );
+    req.pipe(out);
+  });
+  server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}` })));
 } else if (role === 'gateway') {
   const { startService } = await import('../src-server/service.js');
+  const { FakeRuntime } = await import('../src-server/test-support/fake-runtime.js');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-inf-'));
   const quiet = { info() {}, warn() {}, error: console.error };
-  // no template VM booting in the background while the gateway is measured
-  const svc = await startService({ dataDir, apiKey: KEY, log: quiet, maxConcurrentPerOrg: 1000, tuning: { prepareTemplates: false } });
+  // No box runtime: with the QEMU one, the service starts building the guest image
+  // (debootstrap, minutes of CPU in child processes that outlive this one) at start, which
+  // runs beside the measurement; and no template VM booting in the background either.
+  const svc = await startService({
+    dataDir,
+    apiKey: KEY,
+    log: quiet,
+    maxConcurrentPerOrg: 1000,
+    runtime: (d) => new FakeRuntime(d),
+    tuning: { prepareTemplates: false },
+  });
   // A plain exit on SIGTERM, so `--cpu-prof` (BENCH_GATEWAY_PROF) gets to write its profile.
   process.on('SIGTERM', () => process.exit(0));
   console.log(JSON.stringify({ url: svc.url, dataDir }));

@@ -1,21 +1,23 @@
 import express, { type Express } from 'express';
 import fs from 'node:fs';
+import type { RequestListener } from 'node:http';
 import path from 'node:path';
 import type { AppContext, Area as ServiceArea } from './app-context.js';
 import { mountSignIn } from './core/sign-in-routes.js';
 import { errorMiddleware } from './http/error-handler.js';
 import { localGuard } from './http/guard.js';
+import { plainFront } from './http/plain-front.js';
 import { RouteRegistry } from './http/registry.js';
 import type { Area } from './http/route.js';
 
 interface BuiltApps {
   registry: RouteRegistry;
-  /** Serves every area (and the web UI); inferenceApp is set when inference has its own port. */
-  main: Express;
-  inference?: Express;
+  /** Serves every area (and the web UI); `inference` is set when inference has its own port. */
+  main: RequestListener;
+  inference?: RequestListener;
 }
 
-/** Builds the Express apps (no listen): routes of every area, the guard, errors, web UI. */
+/** Builds the request listeners (no listen): routes of every area, the guard, errors, web UI. */
 export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitInference?: boolean } = {}): BuiltApps {
   const registry = new RouteRegistry();
   for (const a of areas) a.routes(registry);
@@ -24,13 +26,15 @@ export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitIn
   mountWebUi(main, ctx);
   registry.mount(main, ctx, mainAreas);
   main.use(errorMiddleware(ctx));
-  let inference: Express | undefined;
+  let inference: RequestListener | undefined;
   if (opts.splitInference) {
-    inference = baseApp();
-    registry.mount(inference, ctx, ['inference', 'common']);
-    inference.use(errorMiddleware(ctx));
+    const app = baseApp();
+    registry.mount(app, ctx, ['inference', 'common']);
+    app.use(errorMiddleware(ctx));
+    inference = plainFront(registry.specs, ctx, ['inference', 'common'], app);
   }
-  return { registry, main, inference };
+  // `plain` routes (the inference endpoints) skip Express: http/plain-front.ts.
+  return { registry, main: plainFront(registry.specs, ctx, mainAreas, main), inference };
 }
 
 function baseApp(): Express {

@@ -13,7 +13,25 @@ interface OrgRow {
 const STARTING_CREDITS_NANOS = 100_000_000_000;
 
 export class OrgsRepo {
+  /**
+   * Whether an organization is out of credits, asked on every request (http/limits.ts):
+   * kept in memory, and every write to credits goes through this repository, which drops
+   * the organization's entry (so the next request reads the database again).
+   */
+  private exhausted = new Map<string, boolean>();
+
   constructor(private db: Db) {}
+
+  /** True when the organization exists and has no credits left. */
+  outOfCredits(id: string): boolean {
+    let v = this.exhausted.get(id);
+    if (v === undefined) {
+      const row = this.db.prepare('SELECT credits_usd_nanos FROM orgs WHERE id = ?').get(id) as { credits_usd_nanos: number } | undefined;
+      v = row !== undefined && row.credits_usd_nanos <= 0;
+      this.exhausted.set(id, v);
+    }
+    return v;
+  }
 
   get(id: string): OrgRow | undefined {
     return this.db.prepare('SELECT * FROM orgs WHERE id = ?').get(id) as OrgRow | undefined;
@@ -47,12 +65,14 @@ export class OrgsRepo {
   }
 
   setCredits(id: string, nanos: number): void {
+    this.exhausted.delete(id);
     this.db.prepare('UPDATE orgs SET credits_usd_nanos = ? WHERE id = ?').run(nanos, id);
   }
 
   /** Draws usage down; credits never go below zero. */
   charge(id: string, nanos: number): void {
     if (nanos <= 0) return;
+    this.exhausted.delete(id);
     this.db.prepare('UPDATE orgs SET credits_usd_nanos = MAX(0, credits_usd_nanos - ?) WHERE id = ?').run(Math.round(nanos), id);
   }
 }

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { IncomingMessage as Request } from 'node:http';
 import type { Principal } from '../core/principal.js';
 import type { Repos } from '../db/repos.js';
 import { ApiError } from './errors.js';

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { IncomingMessage as Request } from 'node:http';
 import { ApiError, tooLarge } from './errors.js';
 
 /**

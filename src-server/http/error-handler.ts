@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppContext } from '../app-context.js';
 import { DomainError, type DomainErrorKind } from '../core/errors.js';
@@ -71,13 +72,41 @@ export function wireErrorBody(path: string, body: unknown): unknown {
   return path.startsWith('/v1/messages') && body && typeof body === 'object' ? { type: 'error', ...body } : body;
 }
 
+/** The path of a request, without its query (Express's `req.path`, for plain node:http requests too). */
+export const pathOf = (req: IncomingMessage): string => {
+  const url = (req as Partial<Request>).originalUrl ?? req.url ?? '/';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+};
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Writes a JSON answer with node:http's own API (both pipelines answer through here). The
+ * body as one string: node then sends headers and body in a single write. `null` for 204.
+ */
+export function writeJson(res: ServerResponse, status: number, headers: Record<string, string>, body: string | Buffer | null, type = JSON_TYPE): void {
+  res.statusCode = status;
+  for (const k in headers) res.setHeader(k, headers[k]!);
+  if (body === null) {
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Type', type === 'application/json' ? JSON_TYPE : type);
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  res.end(body);
+}
+
+/** Answers anything thrown with the envelope (or drops a connection whose answer already began). */
+export function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, app: Pick<AppContext, 'log'>): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const r = errorBody(err, app);
+  writeJson(res, r.status, r.headers, JSON.stringify(wireErrorBody(pathOf(req), r.body)));
+}
+
 export function errorMiddleware(app: Pick<AppContext, 'log'>) {
-  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    const r = errorBody(err, app);
-    res.status(r.status).set(r.headers).json(wireErrorBody(req.path, r.body));
-  };
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(req, res, err, app);
 }

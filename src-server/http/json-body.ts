@@ -29,32 +29,49 @@ export function parseJsonBody(text: string): unknown {
   } catch (e) {
     throw badRequest(`The request body is not valid JSON: ${(e as Error).message}`, null, 'invalid_json');
   }
-  checkShape(value);
+  if (typeof value === 'object' && value !== null) checkShape(value);
   return value;
 }
 
+/** One value still to visit; its path is rebuilt from the parent links only when refused. */
+interface Visit {
+  v: unknown;
+  depth: number;
+  parent: Visit | null;
+  key: PropertyKey;
+}
+
+const pathOf = (at: Visit): PropertyKey[] => {
+  const path: PropertyKey[] = [];
+  for (let n: Visit | null = at; n && n.parent; n = n.parent) path.push(n.key);
+  return path.reverse();
+};
+
 function checkShape(root: unknown): void {
-  const stack: { v: unknown; path: PropertyKey[] }[] = [{ v: root, path: [] }];
+  // Parent links instead of a path array per value: no allocation beyond one small object
+  // per object or array (scalars are checked inline), on the inference hot path too.
+  const stack: Visit[] = [{ v: root, depth: 0, parent: null, key: '' }];
   while (stack.length) {
-    const { v, path } = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (path.length >= MAX_JSON_DEPTH) {
-      throw badRequest(
-        `Invalid ${fieldName(path.slice(0, 1))}: JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted.`,
-        fieldName(path.slice(0, 1)),
-        'json_too_deep',
-      );
+    const at = stack.pop()!;
+    const v = at.v as object;
+    if (at.depth >= MAX_JSON_DEPTH) {
+      const top = pathOf(at).slice(0, 1);
+      throw badRequest(`Invalid ${fieldName(top)}: JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted.`, fieldName(top), 'json_too_deep');
     }
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
+      for (let i = v.length - 1; i >= 0; i--) {
+        const c: unknown = v[i];
+        if (typeof c === 'object' && c !== null) stack.push({ v: c, depth: at.depth + 1, parent: at, key: i });
+      }
       continue;
     }
     for (const k of Object.keys(v)) {
       if (k === PROTO) {
-        const at = fieldName([...path, k]);
-        throw badRequest(`Invalid ${at}: the key "${k}" is not accepted anywhere in a request body.`, at, 'forbidden_key');
+        const f = fieldName([...pathOf(at), k]);
+        throw badRequest(`Invalid ${f}: the key "${k}" is not accepted anywhere in a request body.`, f, 'forbidden_key');
       }
-      stack.push({ v: (v as Record<string, unknown>)[k], path: [...path, k] });
+      const c = (v as Record<string, unknown>)[k];
+      if (typeof c === 'object' && c !== null) stack.push({ v: c, depth: at.depth + 1, parent: at, key: k });
     }
   }
 }

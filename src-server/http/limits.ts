@@ -38,8 +38,7 @@ export class Billing {
   ) {}
 
   check(orgId: string): void {
-    const org = this.orgs.get(orgId);
-    if (org && org.credits_usd_nanos <= 0) {
+    if (this.orgs.outOfCredits(orgId)) {
       throw new ApiError(402, 'billing_error', 'Your organization has no credits left; add credits to continue.', {
         code: 'credits_exhausted',
         extra: { billing_url: this.billingUrl() },

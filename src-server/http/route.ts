@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { AppContext, RouteApp } from '../app-context.js';
@@ -6,7 +7,7 @@ import type { Principal } from '../core/principal.js';
 import type { ResponseKind } from '../contract/routes.js';
 import { authenticate } from './auth.js';
 import { ApiError, forbidden } from './errors.js';
-import { errorBody, wireErrorBody } from './error-handler.js';
+import { errorBody, pathOf, wireErrorBody, writeJson } from './error-handler.js';
 import { readJsonBody } from './body.js';
 import { parseJsonBody } from './json-body.js';
 import { drainHash, hashWhileStreaming } from './stream-hash.js';
@@ -62,6 +63,13 @@ export interface RouteSpec<B = any, Q = any, P = any> {
   idempotent?: boolean;
   /** The handler reads the request stream itself (file uploads); no JSON parsing. */
   rawBody?: boolean;
+  /**
+   * Served by node:http directly, ahead of Express (http/plain-front.ts), when the path is
+   * literal and the request has no query string: the handler's `req`/`res` are then plain
+   * node:http objects, so it must use only their API (no Express additions). The inference
+   * endpoints, whose per-request overhead is a product goal (issue 10).
+   */
+  plain?: boolean;
   bodyLimitBytes?: number;
   /** Return a value (sent as JSON 200), a Reply, or undefined after writing `res` yourself. */
   handler: (ctx: RouteCtx<B, Q, P>) => unknown | Promise<unknown>;
@@ -76,7 +84,7 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
   // Streamed uploads too (their body is hashed as it streams); keyless routes have no key to scope by.
   const idempotent = spec.idempotent ?? (MUTATING.includes(spec.method) && authMode !== 'none');
 
-  return async (req: Request, res: Response) => {
+  return async (req: PipelineRequest, res: ServerResponse) => {
     // Inference routes also accept a box's egress proxy (the box principal; never org-scoped).
     const viaBox = spec.area === 'inference' && authMode !== 'none' ? app.services.inference.boxPrincipal(req) : undefined;
     const auth = authMode === 'none' ? (undefined as unknown as Principal) : (viaBox ?? authenticate(req, app.repos));
@@ -110,7 +118,10 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
   };
 }
 
-const requestLine = (req: Request) => `${req.method} ${req.originalUrl}\n`;
+/** What the pipeline reads of a request: node:http's, plus Express's additions when Express routed it. */
+type PipelineRequest = IncomingMessage & Partial<Pick<Request, 'originalUrl' | 'params' | 'query'>>;
+
+const requestLine = (req: PipelineRequest) => `${req.method} ${req.originalUrl ?? req.url}\n`;
 
 /**
  * Idempotency for a streamed body: the key is claimed before the body is known, and the
@@ -118,7 +129,7 @@ const requestLine = (req: Request) => `${req.method} ${req.originalUrl}\n`;
  * A key already used: its body is read and hashed, then replayed or refused (409). A body
  * the handler did not read to the end (refused early) cannot be compared later: unsettled.
  */
-async function rawIdempotent(spec: RouteSpec, app: AppContext, req: Request, res: Response, auth: Principal, key: string) {
+async function rawIdempotent(spec: RouteSpec, app: AppContext, req: PipelineRequest, res: ServerResponse, auth: Principal, key: string) {
   const keyId = auth.key.id;
   const pending = `pending:${crypto.randomUUID()}`;
   if (!app.repos.idempotency.claim(keyId, key, pending)) {
@@ -141,7 +152,7 @@ async function rawIdempotent(spec: RouteSpec, app: AppContext, req: Request, res
   }
 }
 
-function idempotencyKey(req: Request): string | undefined {
+function idempotencyKey(req: IncomingMessage): string | undefined {
   const v = req.headers[IDEMPOTENCY_HEADER];
   if (typeof v !== 'string' || v.trim() === '') return undefined; // blank keys are ignored
   // Node hands header values over as latin1 (one char per wire byte): that length is the byte count.
@@ -152,7 +163,7 @@ function idempotencyKey(req: Request): string | undefined {
 }
 
 function replayOrRefuse(
-  res: Response,
+  res: ServerResponse,
   prior: { request_hash: string; state: string; status: number | null; content_type: string | null; body: Buffer | null },
   reqHash: string,
 ) {
@@ -168,26 +179,24 @@ function replayOrRefuse(
       headers: { 'Retry-After': '1' },
     });
   }
-  res
-    .status(prior.status!)
-    .set('Idempotent-Replayed', 'true')
-    .type(prior.content_type ?? 'application/json')
-    .send(prior.body);
+  writeJson(res, prior.status!, { 'Idempotent-Replayed': 'true' }, prior.body ?? Buffer.alloc(0), prior.content_type ?? 'application/json');
 }
 
-async function execute(spec: RouteSpec, app: AppContext, req: Request, res: Response, auth: Principal, raw: Buffer, capture = false) {
+async function execute(spec: RouteSpec, app: AppContext, req: PipelineRequest, res: ServerResponse, auth: Principal, raw: Buffer, capture = false) {
   let status = 200;
   let payload: unknown;
   let headers: Record<string, string> = {};
   try {
-    const params = spec.params ? parseOr400(spec.params, req.params) : req.params;
-    const query = spec.query ? parseOr400(spec.query, req.query) : req.query;
+    // A plain node:http request (http/plain-front.ts) has a literal path and no query string.
+    const params = spec.params ? parseOr400(spec.params, req.params ?? {}) : (req.params ?? {});
+    const query = spec.query ? parseOr400(spec.query, req.query ?? {}) : (req.query ?? {});
     let body: unknown = undefined;
     if (!spec.rawBody) {
       const json = raw.length ? parseJsonBody(raw.toString('utf8')) : undefined;
       body = spec.body ? parseOr400(spec.body, json ?? (spec.method === 'get' || spec.method === 'delete' ? undefined : {})) : json;
     }
-    const out = await spec.handler({ req, res, body, query, params, auth, app });
+    // Express's objects, or node:http's for `plain` routes (whose handlers use only that API).
+    const out = await spec.handler({ req: req as Request, res: res as Response, body, query, params, auth, app });
     if (out === undefined && res.headersSent) return undefined;
     if (out instanceof Reply) ({ status, body: payload, headers } = out);
     else payload = out ?? {};
@@ -206,12 +215,10 @@ async function execute(spec: RouteSpec, app: AppContext, req: Request, res: Resp
     if (res.headersSent) throw err;
     const e = errorBody(err, app);
     status = e.status;
-    payload = wireErrorBody(req.path, e.body);
+    payload = wireErrorBody(pathOf(req), e.body);
     headers = e.headers;
   }
-  const buf = status === 204 ? Buffer.alloc(0) : Buffer.from(JSON.stringify(payload));
-  res.status(status).set(headers);
-  if (status === 204) res.end();
-  else res.type('application/json').send(buf);
-  return capture ? { status, body: buf } : undefined;
+  const text = status === 204 ? null : JSON.stringify(payload);
+  writeJson(res, status, headers, text);
+  return capture ? { status, body: text === null ? Buffer.alloc(0) : Buffer.from(text) } : undefined;
 }

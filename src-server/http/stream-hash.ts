@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Request } from 'express';
+import type { IncomingMessage as Request } from 'node:http';
 
 interface StreamHash {
   /** True once the whole body went through the hash (the request ended). */

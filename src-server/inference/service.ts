@@ -49,6 +49,8 @@ export class InferenceService {
   readonly usageListeners: ((e: UsageEvent) => void)[] = [];
   /** Finished synchronous requests are stored just after their answer leaves (store/write-behind.ts). */
   readonly writer: ResponseWriteBehind;
+  /** Synchronous requests between their check and their answer (the writer batches while any are). */
+  private running = 0;
 
   constructor(
     private app: AppBase,
@@ -61,7 +63,12 @@ export class InferenceService {
     private fast: { db: Db; responses: ResponsesRepo; deliveries: DeliveriesRepo },
     private budgets: BudgetDeps,
   ) {
-    this.writer = new ResponseWriteBehind(fast, () => hooks.webhooksChanged(), app.log);
+    this.writer = new ResponseWriteBehind(
+      fast,
+      () => hooks.webhooksChanged(),
+      app.log,
+      () => this.running === 0,
+    );
   }
 
   get(id: string): StoredResponse | undefined {
@@ -82,7 +89,13 @@ export class InferenceService {
   async runSync(style: WireStyle, p: Prepared, auth: Principal, signal?: AbortSignal): Promise<StoredResponse> {
     this.check(style, p, auth);
     const createdAt = Date.now();
-    const result = await this.execute(p.native, signal);
+    let result: NativeResult;
+    this.running++;
+    try {
+      result = await this.execute(p.native, signal);
+    } finally {
+      this.running--;
+    }
     const stored = this.record(style, p, auth, createdAt);
     stored.status = result.stop === 'max_tokens' ? 'incomplete' : 'completed';
     stored.result = result;

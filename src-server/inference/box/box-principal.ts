@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { IncomingMessage as Request } from 'node:http';
 import type { BoxService } from '../../boxes/box-service.js';
 import type { Principal } from '../../core/principal.js';
 import { Unauthenticated } from '../../core/errors.js';

@@ -10,6 +10,7 @@ export function chatRoutes(r: RouteRegistrar, svc: InferenceService) {
   r.add({
     method: 'post',
     path: '/v1/chat/completions',
+    plain: true, // served ahead of Express (http/plain-front.ts): the handler uses node:http's API only
     area: 'inference',
     tag: 'inference',
     auth: 'any',

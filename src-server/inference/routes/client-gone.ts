@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse as Response } from 'node:http';
 
 /** Aborts when the client disconnects before the answer was sent (engines cancel their upstream call). */
 export function clientGone(res: Response): AbortSignal {

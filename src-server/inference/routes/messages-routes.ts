@@ -21,6 +21,7 @@ export function messagesRoutes(r: RouteRegistrar, svc: InferenceService) {
   r.add({
     method: 'post',
     path: '/v1/messages',
+    plain: true, // served ahead of Express (http/plain-front.ts): the handler uses node:http's API only
     area: 'inference',
     tag: 'inference',
     auth: 'any',

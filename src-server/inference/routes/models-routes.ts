@@ -27,6 +27,7 @@ export function modelsRoutes(r: RouteRegistrar, engines: EngineRegistry) {
   r.add({
     method: 'get',
     path: '/v1/models',
+    plain: true, // served ahead of Express (http/plain-front.ts): the handler uses node:http's API only
     area: 'inference',
     tag: 'inference',
     auth: 'any',

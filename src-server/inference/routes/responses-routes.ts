@@ -13,6 +13,7 @@ export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
   r.add({
     method: 'post',
     path: '/v1/responses',
+    plain: true, // served ahead of Express (http/plain-front.ts): the handler uses node:http's API only
     area: 'inference',
     tag: 'inference',
     auth: 'any',

@@ -43,4 +43,16 @@ describe('write-behind store of finished requests', () => {
     const found = await Promise.all(ids.map(async (id) => (await again.api(`/v1/responses/${id}`)).status));
     expect(found).toEqual(ids.map(() => 200));
   });
+
+  it('a lone request (nothing else in flight) is written right after its answer, not 20 ms later', async () => {
+    const svc = await startInferenceService();
+    services.push(svc);
+    const writer = svc.ctx.services.inference.service.writer;
+    const res = await create(svc, { model: 'box/echo', input: 'alone' });
+    const { id } = await res.json();
+    // By the time the client has read the answer, the writer's setImmediate has run.
+    await new Promise((r) => setImmediate(r));
+    expect(writer.get(id)).toBeUndefined();
+    expect(svc.ctx.services.inference.service.responses.get(id)?.id).toBe(id);
+  });
 });

@@ -20,20 +20,27 @@ const MAX_PENDING = 256;
  * stored COPY of answers the clients already received (never a request a caller still
  * waits on, never box or user data, never a queued background request: those are stored
  * with FULL sync before their 202); a normal stop flushes.
+ * When nothing else is in flight (`idle` says so), the batch would hold one request and its
+ * timer would fire in the middle of the next one (with a ~20 ms upstream, just as its answer
+ * comes back): then it is written right after this answer leaves (setImmediate) instead.
  */
 export class ResponseWriteBehind {
   private pending = new Map<string, { stored: StoredResponse; delivery: Delivery | null }>();
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
 
   constructor(
     private fast: { db: Db; responses: ResponsesRepo; deliveries: DeliveriesRepo },
     private webhooksChanged: () => void,
     private log: Logger,
+    /** True when no other request is being answered now. */
+    private idle: () => boolean = () => false,
   ) {}
 
   add(stored: StoredResponse, delivery: Delivery | null): void {
     this.pending.set(stored.id, { stored, delivery });
     if (this.pending.size >= MAX_PENDING) this.flush();
+    else if (this.timer === undefined && this.idle()) this.immediate ??= setImmediate(() => this.flush());
     else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }
 
@@ -48,7 +55,9 @@ export class ResponseWriteBehind {
 
   flush(): void {
     clearTimeout(this.timer);
+    clearImmediate(this.immediate);
     this.timer = undefined;
+    this.immediate = undefined;
     if (!this.pending.size) return;
     const batch = [...this.pending.values()];
     let webhooks = false;
