@@ -5,10 +5,11 @@ export type { CatalogEntry };
 /**
  * The curated catalog of small instruction-tuned GGUF models (issue 10), each runnable by
  * the embedded engine on a laptop CPU. `sha256` is the file's checksum, verified after every
- * pull; where it is null we could not obtain the publisher's checksum while writing this list
- * (no network here) and the pull reports the checksum it computed instead of verifying one;
- * fill them in from the source's LFS pointer before release. Tests inject their own catalog
- * (tuning `modelCatalog`).
+ * pull. These entries leave it null (this list was written without network access): every
+ * source is a Hugging Face `resolve` URL of an LFS file, whose sha256 the pull reads from
+ * the publisher's `X-Linked-Etag` before downloading (pulls.ts, publishedSha256) and
+ * verifies. A pinned value here would also guard against a changed upstream file. Tests
+ * inject their own catalog (tuning `modelCatalog`).
  */
 
 export const DEFAULT_CATALOG: CatalogEntry[] = [

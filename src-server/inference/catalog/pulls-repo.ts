@@ -7,7 +7,7 @@ export interface PullRow {
   catalog_id: string | null;
   url: string;
   name: string;
-  /** Expected checksum (catalog or caller); after completion, the verified one. */
+  /** Expected checksum (catalog, caller or publisher); after completion, the verified one. */
   sha256: string | null;
   state: PullState;
   bytes_done: number;
@@ -45,6 +45,11 @@ export class PullsRepo {
 
   progress(id: string, done: number, total: number | null): void {
     this.db.prepare('UPDATE model_pulls SET bytes_done = ?, bytes_total = ?, updated_at = ? WHERE id = ?').run(done, total, Date.now(), id);
+  }
+
+  /** Records the checksum the publisher advertises when the pull has none; false if it had one. */
+  expect(id: string, sha256: string): boolean {
+    return this.db.prepare('UPDATE model_pulls SET sha256 = ?, updated_at = ? WHERE id = ? AND sha256 IS NULL').run(sha256, Date.now(), id).changes > 0;
   }
 
   /** Moves to `state` unless the pull already ended (a cancel wins over a late finish). */

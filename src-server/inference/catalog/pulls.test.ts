@@ -20,6 +20,19 @@ let base: string;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
+    // a publisher advertising checksums the way Hugging Face does (X-Linked-Etag on HEAD)
+    const advertised = req.url?.startsWith('/lfs/')
+      ? `"${sum}"`
+      : req.url?.startsWith('/lfs-bad/')
+        ? `"${'b'.repeat(64)}"`
+        : req.url?.startsWith('/git/')
+          ? `"${'c'.repeat(40)}"`
+          : undefined;
+    if (req.method === 'HEAD') {
+      res.writeHead(advertised ? 302 : 200, advertised ? { 'x-linked-etag': advertised, location: req.url! } : {});
+      res.end();
+      return;
+    }
     ranges.push(req.headers.range);
     const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
     const from = m ? Number(m[1]) : 0;
@@ -109,6 +122,33 @@ describe('model catalog pulls', () => {
       expect(done.error).toMatch(/checksum mismatch/);
       expect(fs.existsSync(path.join(svc.dataDir, 'models', 'corrupt.gguf'))).toBe(false);
       expect(fs.readdirSync(path.join(svc.dataDir, 'models', '.pulls'))).toEqual([]);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('a catalog entry without a checksum is verified against the one its publisher advertises', async () => {
+    hangAfter = null;
+    const catalog = [
+      entry({ id: 'lfs', name: 'lfs', sha256: null, source_url: `${base}/lfs/m.gguf` }),
+      entry({ id: 'lfs-bad', name: 'lfs-bad', sha256: null, source_url: `${base}/lfs-bad/m.gguf` }),
+      entry({ id: 'git', name: 'git', sha256: null, source_url: `${base}/git/m.gguf` }),
+    ];
+    const svc = await start(undefined, catalog);
+    try {
+      const ended = async (catalog_id: string) => {
+        const { id } = await (await svc.api('/v1/local-models/pull', { method: 'POST', json: { catalog_id } })).json();
+        return waitFor(
+          () => pullOf(svc, id),
+          (p) => p.state === 'completed' || p.state === 'failed',
+        );
+      };
+      expect(await ended('lfs')).toMatchObject({ state: 'completed', sha256: sum });
+      const bad = await ended('lfs-bad');
+      expect(bad.state).toBe('failed');
+      expect(bad.error).toMatch(/checksum mismatch: expected sha256 b{64}/);
+      // a 40-hex etag is a git blob id, not a checksum of the content: computed and reported
+      expect(await ended('git')).toMatchObject({ state: 'completed', sha256: sum });
     } finally {
       await svc.close();
     }

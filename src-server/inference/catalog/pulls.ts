@@ -33,8 +33,8 @@ type PullView = ReturnType<typeof pullView>;
  * Catalog (or URL) model pulls into `<models>/.pulls/<id>.part`. Survives restarts: on
  * start every unfinished pull resumes from the bytes on disk with an HTTP Range request
  * (a server that ignores Range answers 200 and the pull starts over). When the bytes are
- * in, the whole file is hashed; a catalog or caller checksum must match, else the pull
- * fails and the file is deleted. Cancel aborts and deletes the partial file.
+ * in, the whole file is hashed; a catalog, caller or publisher (publishedSha256) checksum
+ * must match, else the pull fails and the file is deleted. Cancel aborts and deletes the partial file.
  */
 export class ModelPulls {
   private running = new Map<string, AbortController>();
@@ -114,11 +114,16 @@ export class ModelPulls {
     void this.run(r, ctl.signal).finally(() => this.running.delete(r.id));
   }
 
-  private async run(r: PullRow, signal: AbortSignal): Promise<void> {
+  private async run(pull: PullRow, signal: AbortSignal): Promise<void> {
+    let r = pull;
     fs.mkdirSync(this.dir, { recursive: true });
     const part = this.partOf(r.id);
     try {
       let have = fs.existsSync(part) ? fs.statSync(part).size : 0;
+      if (!r.sha256) {
+        const published = await publishedSha256(r.url, signal);
+        if (published && this.repo.expect(r.id, published)) r = { ...r, sha256: published };
+      }
       const res = await fetch(r.url, { signal, headers: have > 0 ? { range: `bytes=${have}-` } : {} });
       if (res.status === 416 && have > 0) {
         // Everything is already on disk.
@@ -166,6 +171,23 @@ export class ModelPulls {
       this.repo.set(r.id, 'failed', { error: message });
       this.log.warn(`inference: model pull ${r.id} failed: ${message}`);
     }
+  }
+}
+
+/**
+ * The checksum the publisher advertises for the file, if any: Hugging Face answers a
+ * `resolve` URL of a large (LFS/Xet) file with a redirect carrying `X-Linked-Etag: "<sha256>"`
+ * (small files carry a 40-hex git sha1 there, which is not a content checksum and is
+ * ignored). A catalog entry without a sha256 is then still verified against its
+ * publisher; a server that advertises nothing leaves the pull computing and reporting it.
+ */
+async function publishedSha256(url: string, signal: AbortSignal): Promise<string | undefined> {
+  try {
+    const res = await fetch(url, { method: 'HEAD', redirect: 'manual', signal });
+    const tag = (res.headers.get('x-linked-etag') ?? '').replace(/^W\//, '').replaceAll('"', '').toLowerCase();
+    return /^[0-9a-f]{64}$/.test(tag) ? tag : undefined;
+  } catch {
+    return undefined; // no HEAD, no checksum: the download itself reports a real failure
   }
 }
 
