@@ -22,11 +22,10 @@ import type { PolicyDocument } from '../../contract/policies.js';
 import { openDatabase, type Db } from '../../db/connection.js';
 import { CryptoBox } from '../../util/crypto-box.js';
 import { EgressCa } from '../tls/egress-ca.js';
-import { BoxProxy } from './box-proxy.js';
 import type { PolicyRef } from './decide.js';
 import { EgressRepo } from './egress-log-repo.js';
 import type { ProxyDeps } from './proxy-deps.js';
-import { upstreamAgents } from './upstream-tls.js';
+import { listen, startTestEgress, type TestEgress } from './test-egress.js';
 
 const BOX = 'box_00000000-0000-4000-8000-0000000000aa';
 const SECRET = 'sk-live-intercepted-secret-never-in-the-box';
@@ -34,7 +33,7 @@ let dataDir: string;
 let db: Db;
 let repo: EgressRepo;
 let ca: EgressCa;
-let proxy: BoxProxy;
+let egress: TestEgress;
 let proxyPort: number;
 let policy: PolicyRef | null = null;
 let good: https.Server;
@@ -49,14 +48,9 @@ const selfSigned = (cn: string) => {
   const { key, cert } = selfSignedCert(cn);
   return { key, cert };
 };
-const listen = (s: net.Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as net.AddressInfo).port)));
 const use = (document: PolicyDocument) => (policy = { id: 'hp_11111111-2222-4333-8444-555555555555', name: 'icpt', document });
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'egress-icpt-data-'));
-  db = openDatabase(dataDir);
-  repo = new EgressRepo(db, 500);
-  ca = await EgressCa.open(db, () => CryptoBox.forDataDir(dataDir));
   const kc = selfSigned('api.example.test');
   goodCert = kc.cert;
   good = https.createServer(kc, (req, res) => {
@@ -80,26 +74,20 @@ beforeAll(async () => {
     port: host.startsWith('evil') ? badPort : port === 443 ? goodPort : port,
     internal: true,
   });
-  proxy = new BoxProxy({
+  egress = await startTestEgress('icpt', BOX, {
     policyFor: () => policy,
     secretFor: (_b, n) => (n === 'API_KEY' ? SECRET : undefined),
-    log: repo,
     resolve,
     tlsCa: goodCert,
-    ca,
-    agents: upstreamAgents(),
   });
-  proxy.boxId = BOX;
-  proxyPort = await proxy.listen();
+  ({ dataDir, db, repo, ca, port: proxyPort } = egress);
 });
 
 afterAll(async () => {
-  await proxy.close();
-  await new Promise((r) => setTimeout(r, 100));
+  await egress.close();
   good.closeAllConnections();
   good.close();
   bad.close();
-  db.close();
 });
 
 beforeEach(() => {

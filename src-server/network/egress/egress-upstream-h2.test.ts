@@ -7,24 +7,19 @@
  */
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import fs from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
 import type net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../db/connection.js';
+import type { Db } from '../../db/connection.js';
 import { selfSignedCert } from '../../test-support/self-signed.js';
 import { sendBulk } from '../../test-support/send-bulk.js';
-import { CryptoBox } from '../../util/crypto-box.js';
 import { EgressCa } from '../tls/egress-ca.js';
-import { BoxProxy } from './box-proxy.js';
 import { EgressRepo } from './egress-log-repo.js';
 import type { ProxyDeps } from './proxy-deps.js';
-import { upstreamAgents } from './upstream-tls.js';
+import { listen, startTestEgress, type TestEgress } from './test-egress.js';
 
 const BOX = 'box_00000000-0000-4000-8000-0000000000bb';
 const SECRET = 'sk-live-h2-upstream-secret-never-in-the-box';
@@ -46,16 +41,13 @@ interface Seen {
 let seen: Seen[] = [];
 let h2Sessions = 0;
 let h1Connections = 0;
-let dataDir: string;
 let db: Db;
 let repo: EgressRepo;
 let ca: EgressCa;
-let proxy: BoxProxy;
+let egress: TestEgress;
 let proxyPort: number;
 let deps: ProxyDeps;
 const servers: net.Server[] = [];
-
-const listen = (s: net.Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as net.AddressInfo).port)));
 
 /** What both origins answer: the request as they saw it (HTTP version, Host/:authority, injected key, body size). */
 function handler(host: string) {
@@ -83,10 +75,6 @@ function handler(host: string) {
 }
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'egress-h2-data-'));
-  db = openDatabase(dataDir);
-  repo = new EgressRepo(db, 500);
-  ca = await EgressCa.open(db, () => CryptoBox.forDataDir(dataDir));
   const h2c = selfSignedCert(H2_HOST);
   const h1c = selfSignedCert(H1_HOST);
   const h2o = http2.createSecureServer({ key: h2c.key, cert: h2c.cert, allowHTTP1: true }, handler(H2_HOST));
@@ -97,40 +85,30 @@ beforeAll(async () => {
   const evil = http2.createSecureServer({ ...selfSignedCert(EVIL), allowHTTP1: true }, (_q, r) => r.end('should never be seen'));
   servers.push(h2o, h1o, evil);
   const ports: Record<string, number> = { [H2_HOST]: await listen(h2o), [H1_HOST]: await listen(h1o), [EVIL]: await listen(evil) };
-  proxy = new BoxProxy(
-    (deps = {
-      policyFor: () => ({
-        id: 'hp_22222222-2222-4333-8444-555555555555',
-        name: 'h2',
-        document: {
-          '*.example.test': {
-            rules: [
-              { match: { method: 'POST', path: { prefix: '/local' } }, respond: { status: 418, body: 'answered by the proxy' } },
-              { match: { method: 'DELETE' }, respond: { status: 403, body: 'no' } },
-              { request: { set: { headers: { 'X-Api-Key': '${secrets.API_KEY}' } } } },
-            ],
-          },
+  egress = await startTestEgress('h2', BOX, {
+    policyFor: () => ({
+      id: 'hp_22222222-2222-4333-8444-555555555555',
+      name: 'h2',
+      document: {
+        '*.example.test': {
+          rules: [
+            { match: { method: 'POST', path: { prefix: '/local' } }, respond: { status: 418, body: 'answered by the proxy' } },
+            { match: { method: 'DELETE' }, respond: { status: 403, body: 'no' } },
+            { request: { set: { headers: { 'X-Api-Key': '${secrets.API_KEY}' } } } },
+          ],
         },
-      }),
-      secretFor: (_b, n) => (n === 'API_KEY' ? SECRET : undefined),
-      log: repo,
-      resolve: (host) => ({ host: '127.0.0.1', port: ports[host]!, internal: true }),
-      tlsCa: [h2c.cert, h1c.cert].join('\n'),
-      ca,
-      agents: upstreamAgents(),
+      },
     }),
-  );
-  proxy.boxId = BOX;
-  proxyPort = await proxy.listen();
+    secretFor: (_b, n) => (n === 'API_KEY' ? SECRET : undefined),
+    resolve: (host) => ({ host: '127.0.0.1', port: ports[host]!, internal: true }),
+    tlsCa: [h2c.cert, h1c.cert].join('\n'),
+  });
+  ({ db, repo, ca, deps, port: proxyPort } = egress);
 });
 
 afterAll(async () => {
-  await proxy.close();
+  await egress.close();
   for (const s of servers) s.close();
-  // Entries of requests cut off by the close are queued for the next batch: write them before closing the database.
-  await new Promise((r) => setTimeout(r, 100));
-  repo.flush();
-  db.close();
 });
 
 beforeEach(() => {
