@@ -45,13 +45,18 @@ export class UsageService {
   /** Bills a box for running over [from, to) at its size, split by UTC hour; returns the nanos charged. */
   recordBoxTime(box: Pick<BoxRecord, 'box_id' | 'org_id' | 'app_id' | 'vcpu_count' | 'memory_mib'>, from: number, to: number): number {
     let charged = 0;
+    // Each hour's share is the rounded running total minus what is already charged, so the
+    // shares add up to the whole span's cost rounded once (rounding each share alone
+    // over-charged a nano whenever two partial hours both ended on a half).
+    let exact = 0;
     this.app.db.transaction(() => {
       for (let a = from; a < to;) {
         const hour = Math.floor(a / HOUR_MS) * HOUR_MS;
         const b = Math.min(to, hour + HOUR_MS);
         const seconds = (b - a) / 1000;
         const c = boxCost(this.rates, seconds, box.vcpu_count, box.memory_mib);
-        const nanos = Math.round(c.nanos);
+        exact += c.nanos;
+        const nanos = Math.round(exact) - charged;
         this.repo.addBoxUse({
           boxId: box.box_id,
           orgId: box.org_id,

@@ -175,3 +175,18 @@ describe('OpenAPI', () => {
     expect(JSON.stringify(doc.paths['/v1/boxes/{box_id}/metrics'])).toContain('7d');
   });
 });
+
+describe('billing arithmetic', () => {
+  it('a span over hour boundaries is charged its whole cost rounded once', async () => {
+    // 1050 nanos a second (1 vCPU, 512 MiB): here the first and last partial hours (1.99 s and
+    // 3598.01 s) each cost a whole number and a half, so rounding each hour's share alone
+    // charged 1 nano too many. That was the flake of "a gap longer than three intervals":
+    // it failed whenever the controlled clock's milliseconds fell on 10 mod 20.
+    const box = await create('rounded');
+    const record = { box_id: box.box_id, org_id: orgId, app_id: appId, vcpu_count: 1, memory_mib: 512 };
+    const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 10 * 3_600_000;
+    const charged = svc.ctx.services.usage.recordBoxTime(record, hour - 1990, hour + 3 * 3_600_000 - 1990);
+    expect(charged).toBe(3 * 3600 * 1050);
+    await post(`/v1/boxes/${box.box_id}/terminate`);
+  });
+});
