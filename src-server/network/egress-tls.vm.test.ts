@@ -12,6 +12,7 @@ import https from 'node:https';
 import type net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCert } from '../test-support/self-signed.js';
 import { WebSocketServer } from 'ws';
 import { startTestService, type TestService } from '../test-support/harness.js';
 import { GUEST_CA_PATH } from './tls/guest-trust.js';
@@ -48,7 +49,7 @@ async function exec(command: string) {
   return { stdout: text('stdout'), stderr: text('stderr'), code: events.find((e) => e.type === 'exit')?.return_code };
 }
 
-/** A test root CA and a leaf for host.box.internal it signs (openssl, as an operator would make them). */
+/** A test root CA and a leaf for host.box.internal it signs (openssl, as an operator would make them), and a self-signed rogue for the same name. */
 function testPki(dir: string) {
   const run = (...a: string[]) => execFileSync('openssl', a, { cwd: dir, stdio: 'ignore' });
   run(
@@ -73,27 +74,9 @@ function testPki(dir: string) {
   run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=host.box.internal', '-keyout', 'leaf.key', '-out', 'leaf.csr');
   fs.writeFileSync(path.join(dir, 'ext.cnf'), 'subjectAltName=DNS:host.box.internal\n');
   run('x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'ext.cnf', '-out', 'leaf.pem');
-  run(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=host.box.internal',
-    '-addext',
-    'subjectAltName=DNS:host.box.internal',
-    '-keyout',
-    'rogue.key',
-    '-out',
-    'rogue.pem',
-  );
   const r = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8');
-  return { caFile: path.join(dir, 'ca.pem'), leaf: { key: r('leaf.key'), cert: r('leaf.pem') }, rogue: { key: r('rogue.key'), cert: r('rogue.pem') } };
+  const { key, cert } = selfSignedCert('host.box.internal'); // the rogue upstream: trusted by no one
+  return { caFile: path.join(dir, 'ca.pem'), leaf: { key: r('leaf.key'), cert: r('leaf.pem') }, rogue: { key, cert } };
 }
 
 const listen = (s: net.Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as net.AddressInfo).port)));
