@@ -16,35 +16,37 @@ export function execRoutes(r: RouteRegistrar) {
     params: BoxIdParams,
     body: ExecBody,
     idempotent: false, // streams; repeat-safety comes from the body's idempotency_key (re-attach)
+    plain: true, // served ahead of Express (http/plain-front.ts): the handler uses node:http's API only
     summary: 'Run a command; answers an NDJSON event stream (started, stdout/stderr, heartbeat, exit)',
     handler: async ({ app, auth, req, res, params, body }) => {
       const box = boxFor(app, req, auth, params.box_id, 'exec');
       const session = await app.services.execs.start(box, body);
-      res.status(200).set({ 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store', 'X-Box-Exec-Id': session.id });
-      res.flushHeaders();
-      const write = (e: ExecEvent) => res.write(`${JSON.stringify(e)}\n`);
+      // The headers leave with the first line ("started", replayed at once by attach) and the last line
+      // with the end of the stream: two writes for a short command, not four.
+      res.writeHead(200, { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store', 'X-Box-Exec-Id': session.id });
+      const line = (e: ExecEvent) => `${JSON.stringify(e)}\n`;
       if (body.background) {
-        write({ type: 'started', exec_id: session.id });
-        res.end();
+        res.end(line({ type: 'started', exec_id: session.id }));
         return;
       }
       await new Promise<void>((resolve) => {
-        const beat = setInterval(() => write({ type: 'heartbeat' }), HEARTBEAT_MS);
-        const detach = session.attach((e) => {
-          write(e);
-          if (e.type === 'exit') finish();
-        });
-        function finish() {
-          clearInterval(beat);
-          detach();
-          res.end();
-          resolve();
-        }
-        res.on('close', () => {
+        const beat = setInterval(() => res.write(line({ type: 'heartbeat' })), HEARTBEAT_MS);
+        let detach = () => {};
+        let ended = false;
+        const stop = () => {
           clearInterval(beat);
           detach();
           resolve();
+        };
+        // attach replays what happened so far: an exec that already ended (a re-attach by
+        // idempotency_key) gives its exit here, before attach returns
+        detach = session.attach((e) => {
+          if (e.type !== 'exit') return void res.write(line(e));
+          ended = true;
+          res.end(line(e));
+          stop();
         });
+        if (!ended) res.on('close', stop);
       });
     },
   });

@@ -31,7 +31,11 @@ export class ExecService {
       const prior = this.repo.idByIdempotencyKey(box.box_id, body.idempotency_key);
       if (prior) return this.session(box.box_id, prior);
     }
-    const running = await this.boxes.ensureRunning(box, 'exec');
+    // Both callers (the route, the cron runner) read `box` just before, in this same turn: a
+    // running box needs no second and third read (ensureRunning), only its activity noted.
+    let running = box;
+    if (box.status === 'running') this.boxes.touch(box.box_id);
+    else running = await this.boxes.ensureRunning(box, 'exec');
     const agent = await this.boxes.runtime.agent(running.box_id);
     const argv = typeof body.command === 'string' ? ['/bin/sh', '-c', body.command] : body.command;
     const defaults = this.boxes.guestSetup.defaults(running);

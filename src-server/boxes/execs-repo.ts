@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { ExecInfo } from '../contract/exec.js';
 import type { Db } from '../db/connection.js';
 import { openFastConnection } from '../db/fast-connection.js';
@@ -29,15 +30,23 @@ export const toExecInfo = (r: ExecRow): ExecInfo => ({
 /**
  * The `execs` table (boxes area). Writes go through the NORMAL-sync connection
  * (db/fast-connection.ts): no fsync on the exec hot path; reads use the main connection.
+ * The two writes every exec makes are prepared once: that connection has no statement
+ * cache, and compiling them on each exec was ~0.15 ms of the service's CPU per exec.
  */
 export class ExecsRepo {
   private records: Db;
+  private insert: Statement;
+  private update: Statement;
 
   constructor(
     private db: Db,
     dataDir: string,
   ) {
     this.records = openFastConnection(dataDir);
+    this.insert = this.records.prepare(
+      "INSERT INTO execs (id, box_id, org_id, command, tty, status, idempotency_key, started_at) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)",
+    );
+    this.update = this.records.prepare('UPDATE execs SET status = ?, return_code = ?, finished_at = ?, stdout_tail = ?, stderr_tail = ? WHERE id = ?');
   }
 
   close(): void {
@@ -54,15 +63,11 @@ export class ExecsRepo {
   }
 
   insertRunning(r: { id: string; boxId: string; orgId: string; command: unknown; tty: boolean; idempotencyKey: string | null; startedAt: string }): void {
-    this.records
-      .prepare("INSERT INTO execs (id, box_id, org_id, command, tty, status, idempotency_key, started_at) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)")
-      .run(r.id, r.boxId, r.orgId, JSON.stringify(r.command), r.tty ? 1 : 0, r.idempotencyKey, r.startedAt);
+    this.insert.run(r.id, r.boxId, r.orgId, JSON.stringify(r.command), r.tty ? 1 : 0, r.idempotencyKey, r.startedAt);
   }
 
   finish(id: string, r: { status: string; returnCode: number | null; finishedAt: string | null; stdoutTail: Buffer; stderrTail: Buffer }): void {
-    this.records
-      .prepare('UPDATE execs SET status = ?, return_code = ?, finished_at = ?, stdout_tail = ?, stderr_tail = ? WHERE id = ?')
-      .run(r.status, r.returnCode, r.finishedAt, r.stdoutTail, r.stderrTail, id);
+    this.update.run(r.status, r.returnCode, r.finishedAt, r.stdoutTail, r.stderrTail, id);
   }
 
   get(boxId: string, execId: string): ExecRow | undefined {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentClient } from './agent-client.js';
 import { AgentError } from './agent-errors.js';
+import { AgentExec, type StreamConn } from './agent-exec.js';
+import { CH, M } from './protocol.js';
 import { buildAgent, collect, type RunningAgent, startAgent } from './test-agent-harness.js';
 
 let agent: RunningAgent;
@@ -142,6 +144,34 @@ describe('exec', () => {
     const out = await collect(ex.stdout);
     expect(out.length).toBe(3000000);
     expect((await err).toString()).toBe('done\n');
+  });
+});
+
+describe('stdin EOF', () => {
+  // The frames an exec sends, without an agent.
+  const recorder = () => {
+    const sent: Array<[number, number]> = [];
+    const conn: StreamConn = { sendControl: (type, flags) => void sent.push([type, flags]), sendData: async () => {}, release: () => {} };
+    return { sent, conn };
+  };
+
+  it('is sent for an exec with a stdin pipe or a tty, and not for one reading /dev/null', async () => {
+    for (const [shape, expected] of [
+      [{ tty: false, stdin: true }, [[M.EOF, CH.IN]]],
+      [{ tty: true, stdin: false }, [[M.EOF, CH.IN]]],
+      [{ tty: false, stdin: false }, []],
+    ] as const) {
+      const { sent, conn } = recorder();
+      const ex = new AgentExec(conn, 7, shape);
+      await ex.closeStdin();
+      await ex.closeStdin(); // once only
+      expect(sent).toEqual(expected);
+    }
+  });
+
+  it('is not needed: a command without stdin reads end-of-file at once', async () => {
+    const r = await run(['/bin/sh', '-c', 'cat; echo after'], { stdin: false });
+    expect(r).toMatchObject({ stdout: 'after\n', exitCode: 0 });
   });
 });
 

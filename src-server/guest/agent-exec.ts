@@ -187,10 +187,15 @@ export class AgentExec extends EventEmitter {
     return p;
   }
 
-  /** EOF after everything written so far (tty mode: sends ^D). */
+  /**
+   * EOF after everything written so far (tty mode: sends ^D). An exec started without
+   * stdin reads /dev/null in the guest: there is nothing to close, and no frame is sent
+   * (an EOF there would cost a guest wake-up on every such exec).
+   */
   closeStdin(): Promise<void> {
     if (this.stdinClosed) return Promise.resolve();
     this.stdinClosed = true;
+    if (!this.opts.stdin && !this.opts.tty) return Promise.resolve();
     return this.stdinChain.then(() => {
       if (!this.done) this.conn.sendControl(M.EOF, CH.IN, this.id);
     });

@@ -1,10 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
 import { plainFront } from './plain-front.js';
 
-// The inference endpoints are served by node:http ahead of Express (plain-front.ts). Here the
+// The inference endpoints and exec are served by node:http ahead of Express (plain-front.ts). Here the
 // front runs on its own server whose Express fallback only counts: every answer below comes
 // from the front itself, through the guard, pipeline and error rendering Express's routes share.
 let svc: TestService;
@@ -13,13 +14,13 @@ let port: number;
 let fellThrough: string[] = [];
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ runtime: (d) => new FakeRuntime(d) });
   const fallback: http.RequestListener = (req, res) => {
     fellThrough.push(`${req.method} ${req.url}`);
     req.resume();
     req.on('end', () => res.writeHead(418, { 'content-length': '0' }).end());
   };
-  server = http.createServer(plainFront([...svc.routes], svc.ctx, ['inference', 'common'], fallback));
+  server = http.createServer(plainFront([...svc.routes], svc.ctx, ['box', 'inference', 'common'], fallback));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as AddressInfo).port;
 });
@@ -33,6 +34,7 @@ interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: any;
+  text: string;
 }
 
 /** A raw request (fetch cannot set Host), authenticated unless `key` is null. */
@@ -47,7 +49,8 @@ function send(method: string, path: string, body?: unknown, headers: Record<stri
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined });
+        const json = text && !res.headers['content-type']?.startsWith('application/x-ndjson');
+        resolve({ status: res.statusCode!, headers: res.headers, body: json ? JSON.parse(text) : undefined, text });
       });
     });
     req.on('error', reject);
@@ -140,5 +143,90 @@ describe('the node:http front of the inference endpoints', () => {
     await send('HEAD', '/v1/models');
     await send('GET', '/v1/boxes');
     expect(fellThrough).toEqual(['POST /v1/chat/completions?beta=true', 'POST /v1/responses/', 'HEAD /v1/models', 'GET /v1/boxes']);
+  });
+});
+
+describe('the node:http front of POST /v1/boxes/:box_id/exec', () => {
+  let boxId: string;
+  beforeAll(async () => {
+    // set up through the real service (this server's Express fallback only counts)
+    const appId = (await (await svc.api('/v1/apps/find', { method: 'POST', json: { name: 'front', mint_if_missing: true } })).json()).id;
+    boxId = (await (await svc.api('/v1/boxes', { method: 'POST', json: { app_id: appId, name: 'front' } })).json()).box_id;
+  });
+  const events = (a: Answer) =>
+    a.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; data?: string; status?: string; exec_id?: string });
+  const stdout = (a: Answer) =>
+    events(a)
+      .filter((e) => e.type === 'stdout')
+      .map((e) => Buffer.from(e.data!, 'base64').toString())
+      .join('');
+
+  it('streams a command (started, output, exit) with the same headers, itself', async () => {
+    fellThrough = [];
+    const a = await send('POST', `/v1/boxes/${boxId}/exec`, { command: 'echo front' });
+    expect(a.status).toBe(200);
+    expect(a.headers['content-type']).toBe('application/x-ndjson');
+    expect(a.headers['cache-control']).toBe('no-store');
+    const ev = events(a);
+    expect(ev[0]).toEqual({ type: 'started', exec_id: a.headers['x-box-exec-id'] });
+    expect(stdout(a)).toBe('front\n');
+    expect(ev.at(-1)).toMatchObject({ type: 'exit', status: 'succeeded', return_code: 0 });
+    const bg = await send('POST', `/v1/boxes/${boxId}/exec`, { command: 'true', background: true });
+    expect(events(bg)).toEqual([{ type: 'started', exec_id: bg.headers['x-box-exec-id'] }]);
+    expect(fellThrough).toEqual([]);
+  });
+
+  it('replays an exec that already ended to a repeat of its idempotency_key', async () => {
+    const body = { command: 'echo once', idempotency_key: `front-${Date.now()}` };
+    const first = await send('POST', `/v1/boxes/${boxId}/exec`, body);
+    const again = await send('POST', `/v1/boxes/${boxId}/exec`, body);
+    expect(again.status).toBe(200);
+    expect(again.headers['x-box-exec-id']).toBe(first.headers['x-box-exec-id']);
+    expect(stdout(again)).toBe('once\n');
+    expect(events(again).at(-1)).toMatchObject({ type: 'exit', status: 'succeeded' });
+  });
+
+  it('answers a bad body, an unknown box and a malformed box id in the envelope naming the field', async () => {
+    fellThrough = [];
+    const a = await send('POST', `/v1/boxes/${boxId}/exec`, { command: 42 });
+    expect(a.status).toBe(400);
+    expect(envelope(a)).toMatchObject({ type: 'invalid_request_error', param: 'command' });
+    const b = await send('POST', `/v1/boxes/${boxId}/exec`, { command: 'true', colour: 'red' });
+    expect(b.status).toBe(400);
+    expect(envelope(b).param).toBe('colour');
+    const c = await send('POST', '/v1/boxes/box_00000000-0000-0000-0000-000000000000/exec', { command: 'true' });
+    expect(c.status).toBe(404);
+    expect(envelope(c)).toMatchObject({ type: 'not_found_error', param: 'box_id' });
+    const d = await send('POST', '/v1/boxes/not-a-box/exec', { command: 'true' });
+    expect(d.status).toBe(400);
+    expect(envelope(d).param).toBe('box_id');
+    const e = await send('POST', `/v1/boxes/${boxId}/exec`, '{"command":');
+    expect(envelope(e).code).toBe('invalid_json');
+    expect(fellThrough).toEqual([]);
+  });
+
+  it('refuses a missing key, a cross-origin request and a rebinding Host before running anything', async () => {
+    fellThrough = [];
+    const a = await send('POST', `/v1/boxes/${boxId}/exec`, { command: 'touch /tmp/never' }, {}, null);
+    expect(a.status).toBe(401);
+    expect(envelope(a)).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    const b = await send('POST', `/v1/boxes/${boxId}/exec`, { command: 'true' }, { origin: 'http://evil.example' });
+    expect(envelope(b)).toMatchObject({ type: 'permission_error', code: 'cross_origin_refused' });
+    const c = await send('POST', `/v1/boxes/${boxId}/exec`, { command: 'true' }, { 'sec-fetch-site': 'same-site' });
+    expect(envelope(c).code).toBe('cross_origin_refused');
+    const d = await send('POST', `/v1/boxes/${boxId}/exec`, { command: 'true' }, { host: `rebind.attacker.example:${port}` }, null);
+    expect(envelope(d)).toMatchObject({ type: 'permission_error', code: 'host_not_allowed' });
+    expect(fellThrough).toEqual([]);
+  });
+
+  it('leaves other shapes of the path to Express: query, trailing slash, casing, malformed escape, other methods', async () => {
+    fellThrough = [];
+    const paths = [`/v1/boxes/${boxId}/exec?x=1`, `/v1/boxes/${boxId}/exec/`, `/v1/boxes/${boxId}/EXEC`, '/v1/boxes/box_%E0%A4%A/exec', '/v1/boxes//exec'];
+    for (const p of paths) await send('POST', p, { command: 'true' });
+    await send('GET', `/v1/boxes/${boxId}/exec`);
+    expect(fellThrough).toEqual([...paths.map((p) => `POST ${p}`), `GET /v1/boxes/${boxId}/exec`]);
   });
 });

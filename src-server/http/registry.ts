@@ -93,7 +93,8 @@ function decodes(seg: string): boolean {
   }
 }
 
-function specificity(path: string): number {
+/** Mount order: literal segments count, earlier ones more (http/plain-front.ts follows it too). */
+export function specificity(path: string): number {
   return path.split('/').reduce((n, seg, i) => n + (seg.startsWith(':') ? 0 : 1000 >> i), 0);
 }
 

@@ -64,10 +64,12 @@ export interface RouteSpec<B = any, Q = any, P = any> {
   /** The handler reads the request stream itself (file uploads); no JSON parsing. */
   rawBody?: boolean;
   /**
-   * Served by node:http directly, ahead of Express (http/plain-front.ts), when the path is
-   * literal and the request has no query string: the handler's `req`/`res` are then plain
-   * node:http objects, so it must use only their API (no Express additions). The inference
-   * endpoints, whose per-request overhead is a product goal (issue 10).
+   * Served by node:http directly, ahead of Express (http/plain-front.ts), when the request
+   * has no query string and its path fits exactly (literal segments as written, parameters
+   * non-empty and decodable): the handler's `req`/`res` are then plain node:http objects
+   * (with `req.params` set), so it must use only their API (no Express additions). The
+   * inference endpoints (issue 10) and exec (issue 9), whose per-request overhead is a
+   * product goal.
    */
   plain?: boolean;
   bodyLimitBytes?: number;

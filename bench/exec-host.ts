@@ -1,0 +1,219 @@
+/**
+ * `npx tsx bench/exec-host.ts [--execs 100] [--prof out.cpuprofile] [--strace]`: what the
+ * HOST spends per `POST /v1/boxes/:id/exec` of `true`, with figures host load barely moves:
+ *   - the service process's CPU per exec (process.cpuUsage; the client runs in another
+ *     process, a plain node:http keep-alive loop, so none of its work is counted),
+ *   - QEMU's CPU per exec (what the guest works),
+ *   - with --strace: the service's system calls per exec (strace -c -f on this process),
+ *   - with --prof: a V8 CPU profile of the service during the loop, and its top self times.
+ * Wall p50 is printed with the 1-minute load beside it; compare it only in a quiet window.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { boxFolder, livePid } from '../src-server/runtime/box-folder.js';
+import { startService } from '../src-server/service.js';
+import { execLoopScript, med, qemuCpuMs, r1 } from './runtime-support.js';
+import diagnostics from 'node:diagnostics_channel';
+import { AgentClient } from '../src-server/guest/agent-client.js';
+import { AgentExec } from '../src-server/guest/agent-exec.js';
+import { M } from '../src-server/guest/protocol.js';
+import Database from 'better-sqlite3';
+
+const argv = process.argv.slice(2);
+const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+const EXECS = Number(opt('--execs') ?? 100);
+const PROF = opt('--prof');
+const r2 = (x: number) => Math.round(x * 100) / 100;
+
+process.env.BOX_IMAGE_CACHE ??= join(tmpdir(), 'box-image-cache');
+const dataDir = await mkdtemp(join(tmpdir(), 'bxh-'));
+const key = `bxk_bench_${randomBytes(8).toString('hex')}`;
+const svc = await startService({ dataDir, apiKey: key, log: { info() {}, warn() {}, error: console.error } });
+const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+const post = async (path: string, body: unknown) => {
+  const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return res;
+};
+const appId = ((await (await post('/v1/apps/find', { name: 'bench', mint_if_missing: true })).json()) as { id: string }).id;
+const box = (await (await post('/v1/boxes', { app_id: appId, name: 'exec-host' })).json()) as { box_id: string };
+const qemu = livePid(boxFolder(dataDir, box.box_id))!;
+
+/** The client: another process, node:http with one kept-alive connection, printing each exec's ms. */
+const CLIENT = `
+const http = require('node:http');
+const [url, key, boxId, n, command] = process.argv.slice(2);
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const body = JSON.stringify({ command });
+const one = () => new Promise((resolve, reject) => {
+  const t = performance.now();
+  const req = http.request(url + '/v1/boxes/' + boxId + '/exec', { method: 'POST', agent,
+    headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (c) => (text += c));
+    res.on('end', () => {
+      const exit = text.trim().split('\\n').map((l) => JSON.parse(l)).find((e) => e.type === 'exit');
+      if (!exit || exit.status !== 'succeeded') return reject(new Error(text.slice(0, 300)));
+      const out = text.trim().split('\\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'stdout').map((e) => Buffer.from(e.data, 'base64').toString()).join('');
+      resolve([performance.now() - t, out]);
+    });
+  });
+  req.on('error', reject);
+  req.end(body);
+});
+(async () => {
+  const ms = [];
+  let out = '';
+  for (let i = 0; i < Number(n); i++) { const [t, o] = await one(); ms.push(t); out = o; }
+  process.stdout.write(JSON.stringify({ ms, out }));
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+const clientFile = join(dataDir, 'client.cjs');
+await writeFile(clientFile, CLIENT);
+function client(n: number, command = 'true'): Promise<{ ms: number[]; out: string }> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, [clientFile, svc.url, key, box.box_id, String(n), command], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    c.stdout.on('data', (d: Buffer) => (text += d));
+    c.on('exit', (code) => (code === 0 ? resolve(JSON.parse(text)) : reject(new Error(`client exited ${code}`))));
+  });
+}
+
+// Where each exec's wall time goes, from the service's side: request start → EXEC frame
+// written (host, before the guest can start) → EXIT frame read (guest and transport) →
+// response finished (host, after). Only the first and last are the host's critical path.
+const marks = { pre: [] as number[], guest: [] as number[], post: [] as number[], other: 0 };
+let marking = false;
+// one request at a time (the client's loop): the EXEC sent while it is open is its exec
+let open: { req: number; stream?: number; exec?: number; exit?: number } | undefined;
+diagnostics.subscribe('http.server.request.start', () => {
+  if (marking) open = { req: performance.now() };
+});
+diagnostics.subscribe('http.server.response.finish', () => {
+  if (open?.exit !== undefined) marks.post.push(performance.now() - open.exit);
+  open = undefined;
+});
+const sendControl = AgentClient.prototype.sendControl;
+AgentClient.prototype.sendControl = function (this: AgentClient, type, flags, stream, payload) {
+  if (type === M.EXEC && open && open.exec === undefined) {
+    open.exec = performance.now();
+    open.stream = stream;
+    marks.pre.push(open.exec - open.req);
+  } else if (type === M.EXEC && marking) marks.other++;
+  return sendControl.call(this, type, flags, stream, payload);
+};
+const onFrame = AgentExec.prototype.onFrame;
+AgentExec.prototype.onFrame = function (this: AgentExec, f) {
+  if (f.type === M.EXIT && open?.stream === f.stream) {
+    open.exit = performance.now();
+    marks.guest.push(open.exit - open.exec!);
+  }
+  return onFrame.call(this, f);
+};
+await client(10); // warm: translation cache, JIT, statements
+// --sql: counts the SQLite statements the service runs per exec, by text.
+const sql = new Map<string, number>();
+if (argv.includes('--sql')) {
+  const probe = new Database(':memory:');
+  const proto = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, (...a: unknown[]) => unknown>;
+  probe.close();
+  for (const m of ['run', 'get', 'all', 'iterate']) {
+    const orig = proto[m]!;
+    proto[m] = function (this: { source: string }, ...a: unknown[]) {
+      sql.set(`${m} ${this.source.replace(/\s+/g, ' ').slice(0, 110)}`, (sql.get(`${m} ${this.source.replace(/\s+/g, ' ').slice(0, 110)}`) ?? 0) + 1);
+      return orig.apply(this, a);
+    };
+  }
+}
+const strace = argv.includes('--strace')
+  ? spawn(
+      'strace',
+      [...(process.env.STRACE_ARGS ?? '-c').split(' '), '-f', '-q', '-p', String(process.pid), '-o', process.env.STRACE_OUT ?? join(dataDir, 'strace.txt')],
+      { stdio: 'ignore' },
+    )
+  : undefined;
+if (strace) await new Promise((r) => setTimeout(r, 500));
+let session: Session | undefined;
+if (PROF) {
+  session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+}
+const load = loadavg()[0]!;
+marking = true;
+const cpu0 = process.cpuUsage();
+const q0 = qemuCpuMs(qemu);
+const { ms } = await client(EXECS);
+marking = false;
+const sqlCounts = Object.fromEntries([...sql.entries()].map(([k, v]) => [k, r2(v / EXECS)]));
+const cpu = process.cpuUsage(cpu0);
+const qemuMs = qemuCpuMs(qemu) - q0;
+if (session) {
+  const { profile } = await session.post('Profiler.stop');
+  await writeFile(PROF!, JSON.stringify(profile));
+  session.disconnect();
+}
+if (strace) {
+  strace.kill('SIGINT');
+  await new Promise((r) => strace.once('exit', r));
+}
+// baseline: the same command in a loop in the guest
+const LOOP = 50;
+const q1 = qemuCpuMs(qemu);
+const loop = await client(1, execLoopScript('/bin/sh -c true', LOOP));
+const guestQemuMs = (qemuCpuMs(qemu) - q1) / LOOP;
+const guestMs = Number(loop.out.trim()) / 1e6;
+
+const out: Record<string, unknown> = {
+  execs: EXECS,
+  'load (1 min)': r2(load),
+  'API wall p50, ms': r2(med(ms)),
+  'in-guest loop per run, ms': r2(guestMs),
+  'API p50 / in-guest': r2(med(ms) / guestMs),
+  'service CPU per exec, ms (user + system)': [r2((cpu.user + cpu.system) / 1000 / EXECS), r2(cpu.user / 1000 / EXECS), r2(cpu.system / 1000 / EXECS)],
+  'wall p50s, ms: request → EXEC sent (host) / EXEC → EXIT read (guest) / EXIT → response end (host)': [
+    r2(med(marks.pre)),
+    r2(med(marks.guest)),
+    r2(med(marks.post)),
+  ],
+  'other execs the service ran meanwhile': marks.other,
+  'QEMU CPU per exec, ms: API / in-guest loop': [r2(qemuMs / EXECS), r2(guestQemuMs)],
+};
+if (sql.size) out['SQL statements per exec'] = sqlCounts;
+if (strace) {
+  const text = await readFile(process.env.STRACE_OUT ?? join(dataDir, 'strace.txt'), 'utf8');
+  const calls: Record<string, number> = {};
+  for (const m of text.matchAll(/^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$/gm)) calls[m[2]!] = r2(Number(m[1]) / EXECS);
+  out['service syscalls per exec'] = calls;
+  if (argv.includes('--strace-table')) console.log(text.slice(0, 20000));
+}
+if (PROF) {
+  const prof = JSON.parse(await readFile(PROF, 'utf8')) as {
+    nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  prof.samples.forEach((id, i) => {
+    const f = byId.get(id)!.callFrame;
+    const k = `${f.functionName || '(anon)'} ${f.url.replace(/^.*\/(node_modules|src-server)\//, '$1/')}:${f.lineNumber + 1}`;
+    self.set(k, (self.get(k) ?? 0) + (prof.timeDeltas[i] ?? 0));
+  });
+  out['top self time per exec, µs'] = Object.fromEntries(
+    [...self.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 40)
+      .map(([k, v]) => [k, r1(v / EXECS)]),
+  );
+}
+console.log(JSON.stringify(out, null, 2));
+await svc.close();
+await rm(dataDir, { recursive: true, force: true });
