@@ -4,12 +4,13 @@
  *   - the service process's CPU per exec (process.cpuUsage; the client runs in another
  *     process, a plain node:http keep-alive loop, so none of its work is counted),
  *   - QEMU's CPU per exec (what the guest works),
- *   - with --strace: the service's system calls per exec (strace -c -f on this process),
+ *   - with --strace: the service's system calls per exec (strace -c on this process's threads),
  *   - with --prof: a V8 CPU profile of the service during the loop, and its top self times.
  * Wall p50 is printed with the 1-minute load beside it; compare it only in a quiet window.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -133,7 +134,7 @@ if (argv.includes('--sql')) {
 const strace = argv.includes('--strace')
   ? spawn(
       'strace',
-      [...(process.env.STRACE_ARGS ?? '-c').split(' '), '-f', '-q', '-p', String(process.pid), '-o', process.env.STRACE_OUT ?? join(dataDir, 'strace.txt')],
+      [...(process.env.STRACE_ARGS ?? '-c').split(' '), '-q', ...readdirSync('/proc/self/task').flatMap((tid) => ['-p', tid]), '-o', process.env.STRACE_OUT ?? join(dataDir, 'strace.txt')],
       { stdio: 'ignore' },
     )
   : undefined;

@@ -102,6 +102,16 @@ int exec_known(uint32_t stream); /* attached or detached: the id is in use */
 void exec_reaped(pid_t pid, int status);
 int exec_poll(struct pollfd *pfd, int max, int64_t *timeout_ms);
 void exec_pump(struct pollfd *pfd, int n);
+/*
+ * Monotonic ms until which the output queue is held back, 0 = not held: an attached exec's
+ * output ended before its process was reaped, and that process is normally exiting (its
+ * files close before its parent hears of it). Waiting for the SIGCHLD lets the EOFs and
+ * the EXIT leave in one write, one virtio transfer and one host wake-up instead of two or
+ * three: under TCG each is a visible share of a short exec. At most EXIT_HOLD_MS, once per
+ * exec; any reap ends it. Frames and their order are unchanged: only when they are written.
+ */
+extern int64_t exec_hold_until;
+#define EXIT_HOLD_MS 3
 
 /* ---- exec_detach.c ---- */
 void exec_policy(const struct frame *hello);  /* grace_ms / orphans_kill of a HELLO */

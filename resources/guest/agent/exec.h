@@ -22,6 +22,7 @@ struct ex {
 	size_t held_len[2];
 	size_t rec_at[2];   /* bytes put back from the output queue in this reclaim pass */
 	int eof_sent[2];
+	int held_exit;      /* output ended before the reap: the queue waited for it once */
 	int pidx[2];        /* poll slot of out[i] this iteration, -1 if none */
 	int in_fd;          /* stdin pipe write end (tty: dup of master), -1 if none */
 	int in_eof;         /* 1: host sent EOF, 2: EOF delivered */

@@ -96,8 +96,11 @@ void ex_drop(struct ex *e)
 		ex_free(e);
 }
 
+int64_t exec_hold_until;
+
 void exec_reaped(pid_t pid, int status)
 {
+	exec_hold_until = 0; /* its EXIT (or another's) can now join what waits */
 	for (struct ex *e = ex_list; e; e = e->next)
 		if (e->pid == pid && !e->exited) {
 			e->exited = 1;
@@ -282,6 +285,10 @@ static void pump_out(struct ex *e, int i, int ready)
 	if (e->out[i] < 0 && !e->held_len[i] && !e->eof_sent[i]) {
 		send_simple(M_EOF, (uint8_t)(i + 1), e->id);
 		e->eof_sent[i] = 1;
+		if (!e->exited && !e->held_exit) {
+			e->held_exit = 1;
+			exec_hold_until = now_ms() + EXIT_HOLD_MS;
+		}
 	}
 }
 

@@ -231,7 +231,10 @@ static void loop(int sfd)
 	struct pollfd pfd[MAX_POLL];
 	for (;;) {
 		int n = 0, conn_idx = -1, lst_idx = -1;
-		int64_t timeout = -1;
+		int64_t timeout = -1, now = now_ms();
+		int holding = exec_hold_until > now; /* agent.h: output waits for an exit */
+		if (!holding)
+			exec_hold_until = 0;
 		pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		if (tr_mode == TR_VPORT && conn_fd < 0 && (conn_fd = open_vport()) < 0)
 			timeout = 100;
@@ -241,7 +244,7 @@ static void loop(int sfd)
 		}
 		if (conn_fd >= 0 && (up || tr_mode != TR_VPORT)) {
 			conn_idx = n;
-			short ev = (out_len < IN_STALL ? POLLIN : 0) | (out_len ? POLLOUT : 0);
+			short ev = (out_len < IN_STALL ? POLLIN : 0) | (out_len && !holding ? POLLOUT : 0);
 			pfd[n++] = (struct pollfd){.fd = conn_fd, .events = ev};
 		} else if (conn_fd >= 0) {
 			timeout = 20; /* virtio port without a host end: poll says HUP at once */
@@ -250,6 +253,8 @@ static void loop(int sfd)
 		n += exec_poll(pfd + n, MAX_POLL - n, &timeout);
 		if (files_pending() && out_len < OUT_HIGH)
 			timeout = 0;
+		if (holding && (timeout < 0 || timeout > exec_hold_until - now))
+			timeout = exec_hold_until - now;
 		if (poll(pfd, (nfds_t)n, (int)timeout) < 0 && errno != EINTR) {
 			perror("box-agent: poll");
 			sleep(1);
@@ -278,7 +283,7 @@ static void loop(int sfd)
 		}
 		exec_pump(pfd + first_exec, n - first_exec);
 		files_pump();
-		if (up && conn_fd >= 0 && out_len && out_flush(conn_fd) < 0)
+		if (up && conn_fd >= 0 && out_len && exec_hold_until <= now_ms() && out_flush(conn_fd) < 0)
 			session_end();
 		if (!up && out_len)
 			out_reset();
