@@ -134,7 +134,13 @@ if (argv.includes('--sql')) {
 const strace = argv.includes('--strace')
   ? spawn(
       'strace',
-      [...(process.env.STRACE_ARGS ?? '-c').split(' '), '-q', ...readdirSync('/proc/self/task').flatMap((tid) => ['-p', tid]), '-o', process.env.STRACE_OUT ?? join(dataDir, 'strace.txt')],
+      [
+        ...(process.env.STRACE_ARGS ?? '-c').split(' '),
+        '-q',
+        ...readdirSync('/proc/self/task').flatMap((tid) => ['-p', tid]),
+        '-o',
+        process.env.STRACE_OUT ?? join(dataDir, 'strace.txt'),
+      ],
       { stdio: 'ignore' },
     )
   : undefined;

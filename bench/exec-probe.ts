@@ -3,6 +3,7 @@
  * runtime layer (no HTTP): one VM, then p50s of
  *   - agent ping (transport only),
  *   - agent exec of argv ["true"] and ["/bin/sh", "-c", "true"] (spawn + process start),
+ *   - agent exec of ["/nonexistent"]: the agent's spawn alone (vfork, failed execve, error),
  *   - the same commands timed in a loop inside the guest (what the guest itself costs).
  * Used to decide the exec hot path (BENCHMARKS.md, "exec latency"); `--tb` overrides
  * TCG's translation-cache size (MiB) for the experiment.
@@ -63,10 +64,12 @@ try {
       await timeIt('ping', () => agent.ping()),
       await timeIt('exec ["true"]', () => run(['true'])),
       await timeIt('exec ["/bin/sh","-c","true"]', () => run(['/bin/sh', '-c', 'true'])),
+      await timeIt('exec ["/nonexistent"] (spawn only)', () => execText(agent, ['/nonexistent']).catch(() => undefined)),
     ]),
     in_guest_loop: {
       '/bin/true': await inGuest('/bin/true'),
       '/bin/sh -c true': await inGuest('/bin/sh -c true'),
+      '/nonexistent (fork, failed exec)': await inGuest('/nonexistent 2>/dev/null'),
     },
   });
   await run(['/bin/sh', '-c', 'echo 2 > /proc/sys/kernel/randomize_va_space']);
