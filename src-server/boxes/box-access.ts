@@ -3,7 +3,6 @@ import type { RouteApp } from '../app-context.js';
 import { OVERRIDE_HEADER, overrideReason } from '../contract/boxes.js';
 import type { Principal } from '../core/principal.js';
 import { invalid, notFound } from '../core/errors.js';
-import { pathOf } from '../http/error-handler.js';
 import type { BoxRecord } from './boxes-repo.js';
 import { authorize, type AccessOp } from './transitions.js';
 
@@ -21,7 +20,7 @@ export function readBox(app: RouteApp, auth: Principal, boxId: string): BoxRecor
  * terminated box unless `op` is 'read'), runs `authorize`, and audits an operator override.
  * `req` may be Express's or node:http's (routes served by http/plain-front.ts).
  */
-export function boxFor(app: RouteApp, req: IncomingMessage, auth: Principal, boxId: string, op: AccessOp): BoxRecord {
+export function boxFor(app: RouteApp, req: IncomingMessage & { originalUrl?: string }, auth: Principal, boxId: string, op: AccessOp): BoxRecord {
   const box = app.services.boxes.repo.get(boxId);
   if (!box || box.org_id !== auth.orgId || box.status === 'terminated') throw noBox(boxId);
   const header = req.headers[OVERRIDE_HEADER.toLowerCase()];
@@ -29,7 +28,7 @@ export function boxFor(app: RouteApp, req: IncomingMessage, auth: Principal, box
     const parsed = overrideReason.safeParse(header);
     if (!parsed.success) throw invalid(`Invalid ${OVERRIDE_HEADER}: ${parsed.error.issues[0]!.message}`, OVERRIDE_HEADER);
     const reason = parsed.data;
-    app.services.audit.record(auth, `box.override.${op}`, boxId, { method: req.method, path: pathOf(req) }, reason);
+    app.services.audit.record(auth, `box.override.${op}`, boxId, { method: req.method, path: (req.originalUrl ?? req.url ?? '').split('?')[0] }, reason);
   }
   return box;
 }
