@@ -133,10 +133,12 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
       e.fail(this.closedErr);
       return e;
     }
+    // The frame leaves first, so the guest starts the process while the handles (four
+    // streams) are built: nothing of the answer can arrive before this turn ends.
     const id = this.nextId++;
+    this.sendControl(M.EXEC, 0, id, payload);
     const ex = new AgentExec(this, id, shapeOf(opts));
     this.handlers.set(id, ex);
-    this.sendControl(M.EXEC, 0, id, payload);
     return ex;
   }
 
