@@ -117,7 +117,6 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
     return { applied: fl.int(T.APPLIED) === 1, driftMs: Number(ns - (fl.bigint(T.PREV_NS) ?? ns)) / 1e6 };
   }
 
-  /** Mix fresh host randomness into the guest RNG (clones share RNG state). */
   /** Mixes host randomness into the guest RNG; `hostname` also sets the guest's (a clone's identity). */
   async reseed(bytes: Buffer = randomBytes(64), hostname?: string): Promise<{ credited: boolean }> {
     const fields: Parameters<typeof encodeFields>[0] = [[T.BYTES, bytes]];
@@ -133,8 +132,7 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
       e.fail(this.closedErr);
       return e;
     }
-    // The frame leaves first, so the guest starts the process while the handles (four
-    // streams) are built: nothing of the answer can arrive before this turn ends.
+    // sent first: the guest starts while the handles are built (no answer lands this turn)
     const id = this.nextId++;
     this.sendControl(M.EXEC, 0, id, payload);
     const ex = new AgentExec(this, id, shapeOf(opts));
