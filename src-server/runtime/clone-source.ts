@@ -38,8 +38,8 @@ export class CloneSource {
     store.onRemove = async (id) => void (await Promise.all([this.pool.drain(id), this.spares.drain(id)]));
     this.port = {
       list: async () => {
-        const warm = this.pool.readyCounts();
-        return (await store.list()).map((t) => ({ ...t, warmClones: warm.get(t.templateId) ?? 0 }));
+        const [warm, spare] = [this.pool.readyCounts(), this.spares.readyCounts()];
+        return (await store.list()).map((t) => ({ ...t, warmClones: warm.get(t.templateId) ?? 0, restoreSpares: spare.get(t.templateId) ?? 0 }));
       },
       remove: (id) => store.remove(id),
       prepare: async (shape) => {

@@ -38,7 +38,7 @@ interface Spare {
 }
 
 /** What restoreVm records of a taken spare (state.json). */
-export interface TakenSpare {
+interface TakenSpare {
   handle: VmHandle;
   launchDir: string;
   portFile: string;
@@ -51,7 +51,7 @@ export function restoreSpareCount(): number {
 }
 
 /** The backing file a qcow2 image names in its header (undefined: none, or not qcow2). */
-export async function qcow2Backing(path: string): Promise<string | undefined> {
+async function qcow2Backing(path: string): Promise<string | undefined> {
   const fh = await open(path, 'r');
   try {
     const head = Buffer.alloc(20);

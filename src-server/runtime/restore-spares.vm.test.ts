@@ -81,6 +81,7 @@ describe('restore spares', () => {
         expect(await bySpare('s1')).toBe(false); // the first restore of the template starts its own
         await sh(rt, 's1', 'echo on-disk > /root/d; echo in-memory > /dev/shm/m; echo "<1>console-before" > /dev/kmsg; sync');
         await spareReady(rt);
+        expect((await rt.templates.list()).map((t) => t.restoreSpares)).toEqual([1]); // GET /v1/templates restore_spares
         const spareDir = fs.readdirSync(`${dataDir}/spares`)[0]!;
 
         await rt.save('s1');
