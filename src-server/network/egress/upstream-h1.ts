@@ -1,5 +1,5 @@
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import type { Readable } from 'node:stream';
 import type tls from 'node:tls';
 import { ChunkedDecoder, framingOf, parseHead, reusable, type Framing, type H1Head } from './h1-body.js';
@@ -67,14 +67,14 @@ export class UpstreamPool {
 }
 
 /** What the caller does with the answer; `data` returning false pauses the upstream until `resume`. */
-export interface H1Hooks {
+interface H1Hooks {
   response(head: H1Head): void;
   data(chunk: Buffer): boolean;
   end(): void;
   error(e: Error): void;
 }
 
-export interface H1Request {
+interface H1Request {
   method: string;
   path: string;
   headers: http.OutgoingHttpHeaders;
