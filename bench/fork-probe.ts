@@ -15,6 +15,7 @@ import { boxFolder, readState } from '../src-server/runtime/box-folder.js';
 import { cloneFolder } from '../src-server/runtime/checkpoints.js';
 import { applyIdentity } from '../src-server/runtime/template-clone.js';
 import { restoreVm } from '../src-server/runtime/vm-snapshot.js';
+import type { RestoreSpares } from '../src-server/runtime/restore-spares.js';
 
 const argv = process.argv.slice(2);
 const runs = Number(argv[argv.indexOf('--runs') + 1]) || 5;
@@ -34,6 +35,9 @@ for (let i = 0; i < 5; i++) await execText(client('src'), ['/bin/true']);
 for (let i = 0; i < runs; i++) {
   await execText(client('src'), ['/bin/sh', '-c', `echo ${i} > /tmp/run; head -c 4000000 /dev/urandom > /tmp/junk${i}`]);
   let t = now();
+  await (rt as unknown as { clones: { spares: RestoreSpares } }).clones.spares.settled();
+  await new Promise((r) => setTimeout(r, 200));
+  t = now();
   await rt.checkpoint('src', `cp${i}`, true);
   rec('source checkpoint (in place)', now() - t);
   t = now();
@@ -45,7 +49,7 @@ for (let i = 0; i < runs; i++) {
     await cloneFolder(join(dataDir, 'checkpoints', `cp${i}`), folder);
     rec('child: folder', now() - t);
     let u = now();
-    internals.handles.set(id, await restoreVm(folder, { hostname: id }));
+    internals.handles.set(id, await restoreVm(folder, { hostname: id }, (rt as unknown as { clones: { spares: RestoreSpares } }).clones.spares));
     rec('child: restoreVm', now() - u);
     u = now();
     await internals.conns.connect(id, folder, 'clone', (c: AgentClient) => applyIdentity(c, id));

@@ -19,13 +19,13 @@
  * Spares never outlive the service: close() ends them, a start clears leftovers.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
 import { appendFile, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BoxFolder, type BoxState, readState, writeState } from './box-folder.js';
 import { cloneTemplateFolder } from './template-clone.js';
 import type { Ready } from './templates.js';
 import { qemuArgs, type VmConfig } from './vm-config.js';
+import { TemplateStock } from './template-stock.js';
 import { addHostForward, killVm, startQemu, type VmHandle } from './vm.js';
 
 interface Spare {
@@ -74,63 +74,24 @@ function spareArgs(folder: BoxFolder, config: VmConfig, portFile: string): strin
   return qemuArgs(folder, norm, { incoming: true }).join('\0');
 }
 
-export class RestoreSpares {
-  private ready: Spare[] = [];
-  private filling = new Map<string, Promise<void>>();
-  private closed = false;
-
+export class RestoreSpares extends TemplateStock<Spare> {
   constructor(
     private dataDir: string,
-    readonly size: number,
-  ) {}
-
-  private get root() {
-    return join(this.dataDir, 'spares');
+    size: number,
+  ) {
+    super(join(dataDir, 'spares'), size);
   }
 
   /** Ends spares a killed service left behind (never handed to a box). */
-  async clearLeftovers(): Promise<void> {
-    for (const id of existsSync(this.root) ? readdirSync(this.root) : []) {
-      const folder = new BoxFolder(join(this.root, id));
-      await killVm(folder).catch(() => {});
-      await rm(folder.dir, { recursive: true, force: true });
-    }
+  clearLeftovers(): Promise<void> {
+    return this.clearFolders();
   }
 
-  /** Spares ready, per template id. */
-  readyCounts(): Map<string, number> {
-    const m = new Map<string, number>();
-    for (const s of this.ready) m.set(s.tpl.templateId, (m.get(s.tpl.templateId) ?? 0) + 1);
-    return m;
-  }
-
-  /** Resolves when the starts in flight are done (tests, benchmarks). */
-  async settled(): Promise<void> {
-    await Promise.all([...this.filling.values()]);
-  }
-
-  /** fill() a moment later, off the path of the restore that used one. */
   fillSoon(tpl: Ready, delayMs = 100): void {
-    if (this.closed || !this.size) return;
-    setTimeout(() => this.fill(tpl), delayMs).unref();
+    super.fillSoon(tpl, delayMs);
   }
 
-  /** Tops the spares up for `tpl` in the background. */
-  fill(tpl: Ready): void {
-    if (this.closed || !this.size || this.filling.has(tpl.templateId)) return;
-    const run = (async () => {
-      while (!this.closed && this.ready.filter((s) => s.tpl.templateId === tpl.templateId).length < this.size) {
-        const s = await this.startOne(tpl);
-        if (this.closed) await this.end(s);
-        else this.ready.push(s);
-      }
-    })()
-      .catch(() => {}) // without spares, restores start their own QEMU
-      .finally(() => this.filling.delete(tpl.templateId));
-    this.filling.set(tpl.templateId, run);
-  }
-
-  private async startOne(tpl: Ready): Promise<Spare> {
+  protected async startOne(tpl: Ready): Promise<Spare> {
     const id = `s${randomBytes(6).toString('hex')}`;
     const folder = new BoxFolder(join(this.root, id));
     const portFile = join(this.dataDir, 'vmnet', `${id}.proxy-port`);
@@ -156,17 +117,17 @@ export class RestoreSpares {
   async take(folder: BoxFolder, state: BoxState): Promise<TakenSpare | undefined> {
     const config = state.config;
     if (!config.ramFile || config.mounts?.length || !this.ready.length) return undefined;
-    const i = this.ready.findIndex(
-      (s) => s.tpl.folder.ram === config.ramFile && spareArgs(s.folder, config, s.portFile) === spareArgs(s.folder, s.handle.config, s.portFile),
-    );
-    if (i < 0) return undefined;
-    if ((await qcow2Backing(folder.disk).catch(() => undefined)) !== this.ready[i]!.backing) return undefined;
-    const [s] = this.ready.splice(i, 1);
-    this.fillSoon(s!.tpl);
+    const fits = (s: Spare) =>
+      s.tpl.folder.ram === config.ramFile && spareArgs(s.folder, config, s.portFile) === spareArgs(s.folder, s.handle.config, s.portFile);
+    const candidate = this.ready.find(fits);
+    if (!candidate || (await qcow2Backing(folder.disk).catch(() => undefined)) !== candidate.backing) return undefined;
+    const s = this.takeWhere((x) => x === candidate);
+    if (!s) return undefined;
+    this.fillSoon(s.tpl);
     try {
-      return await this.adopt(s!, folder, config);
+      return await this.adopt(s, folder, config);
     } catch {
-      await this.end(s!);
+      await this.end(s);
       return undefined;
     }
   }
@@ -191,24 +152,9 @@ export class RestoreSpares {
     return { handle, launchDir: s.folder.dir, portFile: s.portFile };
   }
 
-  private async end(s: Spare): Promise<void> {
+  protected async end(s: Spare): Promise<void> {
     await killVm(s.handle).catch(() => {});
     await rm(s.folder.dir, { recursive: true, force: true });
     await rm(s.portFile, { force: true });
-  }
-
-  /** Ends the spares of a template (before it is removed). */
-  async drain(templateId: string): Promise<void> {
-    await this.filling.get(templateId);
-    const gone = this.ready.filter((s) => s.tpl.templateId === templateId);
-    this.ready = this.ready.filter((s) => s.tpl.templateId !== templateId);
-    await Promise.all(gone.map((s) => this.end(s)));
-  }
-
-  /** Service shutdown: no spare outlives it. */
-  async close(): Promise<void> {
-    this.closed = true;
-    await Promise.all([...this.filling.values()]);
-    await Promise.all(this.ready.splice(0).map((s) => this.end(s)));
   }
 }

@@ -6,36 +6,18 @@
  * the box's (and a new runtime adopts it); a box with shared folders restores its own QEMU.
  */
 import fs from 'node:fs';
-import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TemplateShape, VmConfig } from '../boxes/runtime-port.js';
-import type { AgentClient } from '../guest/agent-client.js';
-import { execText } from './exec-text.js';
 import { boxFolder, livePid, readState } from './box-folder.js';
 import { QemuBoxRuntime } from './qemu-box-runtime.js';
 import type { RestoreSpares } from './restore-spares.js';
-import { testImageCache } from './test-support.js';
+import { freePort, readPublished, shIn, vmTestFixture } from './test-support.js';
 
 const VM_TIMEOUT = 600_000;
 const shape: TemplateShape = { image: 'debian', vcpus: 1, memoryMib: 256, diskGib: 2 };
-let dataDir: string;
-let proxy: net.Server;
-let proxyPort: number;
+const fx = vmTestFixture('/tmp/bxspare-', 'proxy-of-s1\n');
 
-beforeAll(async () => {
-  testImageCache();
-  dataDir = fs.mkdtempSync('/tmp/bxspare-');
-  proxy = net.createServer((s) => s.end('proxy-of-s1\n'));
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-  proxyPort = (proxy.address() as net.AddressInfo).port;
-});
-afterAll(async () => {
-  proxy.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-}, VM_TIMEOUT);
-
-const client = (rt: QemuBoxRuntime, id: string) => (rt as unknown as { conns: { client(id: string): AgentClient } }).conns.client(id);
-const sh = async (rt: QemuBoxRuntime, id: string, cmd: string) => (await execText(client(rt, id), ['/bin/bash', '-c', cmd])).stdout;
+const sh = shIn;
 const cfg = (boxId: string, over: Partial<VmConfig> = {}): VmConfig => ({ boxId, hostname: boxId, ...shape, mounts: [], forwards: [], ...over });
 const spares = (rt: QemuBoxRuntime) => (rt as unknown as { clones: { spares: RestoreSpares } }).clones.spares;
 /** The spare is ready (started in the background after a create or a take). */
@@ -44,51 +26,29 @@ async function spareReady(rt: QemuBoxRuntime) {
   await spares(rt).settled();
   expect([...spares(rt).readyCounts().values()]).toEqual([1]);
 }
-const bySpare = async (id: string) => (await readState(boxFolder(dataDir, id)))?.launchDir?.includes('/spares/') ?? false;
+const bySpare = async (id: string) => (await readState(boxFolder(fx.dataDir, id)))?.launchDir?.includes('/spares/') ?? false;
 const allocated = (disk: string) => fs.statSync(disk).blocks;
-async function readPublished(port: number): Promise<string> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const text = await new Promise<string>((resolve) => {
-      const c = net.connect(port, '127.0.0.1');
-      let buf = '';
-      c.on('data', (d) => (buf += d));
-      c.on('close', () => resolve(buf));
-      c.on('error', () => resolve(''));
-      c.setTimeout(3000, () => c.destroy());
-    });
-    if (text || Date.now() > deadline) return text;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-const freePort = async () => {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-};
 
 describe('restore spares', () => {
   it(
     'a resume and a fork load into a spare QEMU: own disk, memory, proxy, ports and console; a new runtime adopts them',
     async () => {
-      const rt = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 0, restoreSpares: 1 });
+      const rt = new QemuBoxRuntime(fx.dataDir, { templates: true, warmPool: 0, restoreSpares: 1 });
       const hostPort = await freePort();
-      const s1 = cfg('s1', { forwards: [{ hostPort, guestPort: 8080 }], proxyPort });
+      const s1 = cfg('s1', { forwards: [{ hostPort, guestPort: 8080 }], proxyPort: fx.proxy.port });
       try {
         await rt.create(s1);
         expect(await bySpare('s1')).toBe(false); // the first restore of the template starts its own
         await sh(rt, 's1', 'echo on-disk > /root/d; echo in-memory > /dev/shm/m; echo "<1>console-before" > /dev/kmsg; sync');
         await spareReady(rt);
         expect((await rt.templates.list()).map((t) => t.restoreSpares)).toEqual([1]); // GET /v1/templates restore_spares
-        const spareDir = fs.readdirSync(`${dataDir}/spares`)[0]!;
+        const spareDir = fs.readdirSync(`${fx.dataDir}/spares`)[0]!;
 
         await rt.save('s1');
         await rt.restore(s1);
         expect(await bySpare('s1')).toBe(true);
-        expect(fs.existsSync(`${dataDir}/spares/${spareDir}`)).toBe(false); // moved into the box's folder
-        const folder = boxFolder(dataDir, 's1');
+        expect(fs.existsSync(`${fx.dataDir}/spares/${spareDir}`)).toBe(false); // moved into the box's folder
+        const folder = boxFolder(fx.dataDir, 's1');
         expect(livePid(folder)).toBeGreaterThan(0);
         expect(await rt.isAlive('s1')).toBe(true);
         expect(await sh(rt, 's1', 'cat /root/d /dev/shm/m; hostname')).toBe('on-disk\nin-memory\ns1\n');
@@ -120,12 +80,12 @@ describe('restore spares', () => {
         await rt.close();
       }
       // a new runtime (a service restart) adopts both: the command line names the spare's folder
-      const rt2 = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 0, restoreSpares: 0 });
+      const rt2 = new QemuBoxRuntime(fx.dataDir, { templates: true, warmPool: 0, restoreSpares: 0 });
       try {
         expect(await rt2.adopt(s1)).toBe(true);
         expect(await rt2.adopt(cfg('s2'))).toBe(true);
         expect(await sh(rt2, 's2', 'cat /dev/shm/m')).toBe('in-memory\n');
-        expect(fs.readdirSync(`${dataDir}/spares`)).toEqual([]); // rt.close() ended the unused spare
+        expect(fs.readdirSync(`${fx.dataDir}/spares`)).toEqual([]); // rt.close() ended the unused spare
       } finally {
         for (const id of ['s1', 's2']) await rt2.destroy(id).catch(() => {});
         await rt2.close();
@@ -137,7 +97,7 @@ describe('restore spares', () => {
   it(
     'a box with a shared folder restores its own QEMU',
     async () => {
-      const rt = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 0, restoreSpares: 1 });
+      const rt = new QemuBoxRuntime(fx.dataDir, { templates: true, warmPool: 0, restoreSpares: 1 });
       const share = fs.mkdtempSync('/tmp/bxspare-share-');
       fs.writeFileSync(`${share}/f`, 'shared\n');
       const v1 = cfg('v1', { mounts: [{ tag: 'v', hostPath: share, guestPath: '/mnt/v' }] });
