@@ -29,15 +29,23 @@ const PROFILE = process.env.BENCH_PROFILE;
 
 function child(r: string, extra: string[] = []): Promise<{ proc: ChildProcess; info: Record<string, string | number> }> {
   const prof = PROFILE && r === 'proxy' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
+  // BENCH_PROXY_FLAGS: extra Node flags for the proxy process (e.g. --trace-gc), to study it.
+  if (r === 'proxy' && process.env.BENCH_PROXY_FLAGS) prof.push(...process.env.BENCH_PROXY_FLAGS.split(' '));
   const proc = spawn(process.execPath, [...prof, ...process.execArgv, fileURLToPath(import.meta.url), `--role=${r}`, ...extra], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
     let buf = '';
+    let started = false;
     proc.stdout!.on('data', (c) => {
+      // After its first JSON line, what a child prints (e.g. --trace-gc) goes to stderr.
+      if (started) return void process.stderr.write(c);
       buf += c;
       const line = buf.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ proc, info: JSON.parse(line) });
+      if (line) {
+        started = true;
+        resolve({ proc, info: JSON.parse(line) });
+      }
     });
     proc.on('exit', (code) => reject(new Error(`${r} exited with ${code}`)));
   });

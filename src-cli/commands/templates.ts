@@ -14,7 +14,7 @@ const group: Group = {
       const { data } = await ctx.client.call('GET /v1/templates');
       if (ctx.json) return json(data);
       table(
-        ['template id', 'image', 'size', 'cpu/mem/disk', 'state', 'built', 'bytes', 'boxes', 'warm'],
+        ['template id', 'image', 'size', 'cpu/mem/disk', 'state', 'built', 'bytes', 'boxes', 'warm', 'spare'],
         data.map((t) => [
           t.template_id,
           t.volume_slots ? `${t.image} +volumes` : t.image,
@@ -25,6 +25,7 @@ const group: Group = {
           bytes(t.bytes),
           t.boxes,
           t.warm_clones ?? 0,
+          t.restore_spares ?? 0,
         ]),
       );
       for (const t of data.filter((x) => x.error)) process.stderr.write(`${t.template_id}: ${t.error}\n`);

@@ -81,6 +81,8 @@ export interface TemplateInfo {
   boxes: number;
   /** Restored, warmed clones waiting for a create (the warm pool). */
   warmClones?: number;
+  /** QEMUs started ahead for restores of its boxes (restore spares). */
+  restoreSpares?: number;
 }
 
 export interface TemplatePort {

@@ -23,6 +23,8 @@ export const Template = z.object({
   boxes: z.number().int(),
   /** Clones restored and warmed ahead of need: the next creates take them (BOX_WARM_POOL). */
   warm_clones: z.number().int(),
+  /** QEMUs started ahead (incoming) that take the next resume, fork or pool-empty create of its boxes (BOX_RESTORE_SPARES). */
+  restore_spares: z.number().int(),
 });
 export type Template = z.infer<typeof Template>;
 

@@ -42,10 +42,11 @@ export class AgentConnections {
     return this.agents.get(boxId);
   }
 
-  async connect(boxId: string, folder: BoxFolder, kind: ConnectKind): Promise<AgentClient> {
+  /** identity: a clone's, applied with the clock (waitForAgent). */
+  async connect(boxId: string, folder: BoxFolder, kind: ConnectKind, identity?: (client: AgentClient) => Promise<unknown>): Promise<AgentClient> {
     let client: AgentClient;
     try {
-      client = await waitForAgent(folder, { timeoutMs: AGENT_BOOT_TIMEOUT_MS, afterRestore: kind === 'restore' || kind === 'clone' });
+      client = await waitForAgent(folder, { timeoutMs: AGENT_BOOT_TIMEOUT_MS, afterRestore: kind === 'restore' || kind === 'clone', identity });
     } catch (e) {
       throw new RuntimeError(`the guest agent did not answer: ${(e as Error).message}${panicNote(folder)}`);
     }

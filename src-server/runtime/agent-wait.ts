@@ -16,6 +16,12 @@ interface WaitForAgentOptions {
    * (they are unmounted for the save).
    */
   afterRestore?: boolean;
+  /**
+   * A clone's own identity (template-clone.ts applyIdentity), sent with the clock in one
+   * batch instead of the plain reseed: its reseed covers the RNG, and a guest whose code
+   * is not translated yet (TCG) serves the batch in one wake-up instead of two round trips.
+   */
+  identity?: (client: AgentClient) => Promise<unknown>;
 }
 
 export async function waitForAgent(folder: BoxFolder, opts: WaitForAgentOptions = {}): Promise<AgentClient> {
@@ -29,7 +35,7 @@ export async function waitForAgent(folder: BoxFolder, opts: WaitForAgentOptions 
   }
   if (opts.afterRestore) {
     try {
-      await Promise.all([client.syncTime(), client.reseed()]); // pipelined: one guest wake-up
+      await Promise.all([client.syncTime(), opts.identity ? opts.identity(client) : client.reseed()]); // pipelined: one guest wake-up
       const state = await readState(folder);
       if (state) await mountShares(client, state.config);
     } catch (e) {

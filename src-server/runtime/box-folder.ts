@@ -70,12 +70,17 @@ export function boxFolder(dataDir: string, boxId: string): BoxFolder {
 }
 
 /** What the runtime knows about a box's VM: the launch config, so restores match it. */
+/** compose: device state + the pages read from QEMU's memory; migration: QEMU's stream (+ box-ramdelta filter). */
+export type SaveMethod = 'compose' | 'migration';
+
 export interface BoxState {
   config: VmConfig;
   /** Incremented on every cold boot (not on restore). */
   bootCount: number;
   launchedAt?: string;
   savedAt?: string;
+  /** How the last save was written (vm-snapshot.ts migrateStopped). */
+  savedWith?: SaveMethod;
   restoredAt?: string;
   qemuVersion?: string;
   /** Set when the folder was cloned from a checkpoint or a template. */

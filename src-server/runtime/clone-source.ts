@@ -11,10 +11,13 @@ import { cloneTemplateFolder } from './template-clone.js';
 import type { VmConfig } from './vm-config.js';
 import { restoreVm } from './vm-snapshot.js';
 import type { VmHandle } from './vm.js';
+import { RestoreSpares } from './restore-spares.js';
 import { WarmPool } from './warm-pool.js';
 
 export class CloneSource {
   readonly pool: WarmPool;
+  /** QEMUs started ahead for restores of boxes built on a template (restore-spares.ts). */
+  readonly spares: RestoreSpares;
   readonly port: TemplatePort;
   /** Pool VMs a killed service left behind are gone (no take or fill before). */
   readonly cleared: Promise<void>;
@@ -23,21 +26,27 @@ export class CloneSource {
     dataDir: string,
     private machines: MachineSource,
     poolSize: number,
+    spareCount: number,
   ) {
     const store = machines.store;
     this.pool = new WarmPool(dataDir, poolSize);
-    this.cleared = this.pool.clearLeftovers().catch(() => {});
-    store.onRemove = (id) => this.pool.drain(id);
+    this.spares = new RestoreSpares(dataDir, spareCount);
+    this.cleared = Promise.all([this.pool.clearLeftovers(), this.spares.clearLeftovers()]).then(
+      () => {},
+      () => {},
+    );
+    store.onRemove = async (id) => void (await Promise.all([this.pool.drain(id), this.spares.drain(id)]));
     this.port = {
       list: async () => {
-        const warm = this.pool.readyCounts();
-        return (await store.list()).map((t) => ({ ...t, warmClones: warm.get(t.templateId) ?? 0 }));
+        const [warm, spare] = [this.pool.readyCounts(), this.spares.readyCounts()];
+        return (await store.list()).map((t) => ({ ...t, warmClones: warm.get(t.templateId) ?? 0, restoreSpares: spare.get(t.templateId) ?? 0 }));
       },
       remove: (id) => store.remove(id),
       prepare: async (shape) => {
         const tpl = await machines.template(shape);
         await this.cleared;
         this.pool.fill(tpl);
+        this.spares.fill(tpl);
       },
     };
   }
@@ -59,14 +68,15 @@ export class CloneSource {
     let handle = pooled;
     if (!handle) {
       await cloneTemplateFolder(tpl, folder, own);
-      handle = await restoreVm(folder);
+      handle = await restoreVm(folder, {}, this.spares);
     }
     this.pool.rememberFiles(cfg.files ?? []);
     this.pool.fillSoon(tpl);
+    this.spares.fillSoon(tpl);
     return { handle, from: pooled ? 'warm_pool' : 'template' };
   }
 
-  close(): Promise<void> {
-    return this.pool.close();
+  async close(): Promise<void> {
+    await Promise.all([this.pool.close(), this.spares.close()]);
   }
 }

@@ -8,6 +8,7 @@
  * is ready (warm-pool.ts).
  * Checkpoints live in <dataDir>/checkpoints/<id>/ so they outlive their box.
  */
+import type { AgentClient } from '../guest/agent-client.js';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import { applyIdentity } from './template-clone.js';
 import { canCheckpointInPlace, checkpointFolder, checkpointInPlace, checkpointVm, cloneFolder } from './checkpoints.js';
 import { restoreVm, saveAndStop } from './vm-snapshot.js';
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
+import { restoreSpareCount } from './restore-spares.js';
 import { warmPoolSize } from './warm-pool.js';
 import { CloneSource } from './clone-source.js';
 import { writeGuestFiles } from './guest-files.js';
@@ -33,6 +35,8 @@ interface QemuRuntimeOptions {
   templates?: boolean;
   /** Warmed clones kept ready per template in use (default: BOX_WARM_POOL, else 1). */
   warmPool?: number;
+  /** QEMUs started ahead per template in use for restores (default: BOX_RESTORE_SPARES, else 1). */
+  restoreSpares?: number;
 }
 
 /** Published ports and the proxy may have changed since a save: user-net options, not guest devices. */
@@ -59,7 +63,7 @@ export class QemuBoxRuntime implements BoxRuntime {
   ) {
     this.machines = new MachineSource(dataDir, opts.onImageProgress);
     const useTemplates = opts.templates ?? process.env.BOX_TEMPLATES !== '0';
-    if (useTemplates) this.clones = new CloneSource(dataDir, this.machines, opts.warmPool ?? warmPoolSize());
+    if (useTemplates) this.clones = new CloneSource(dataDir, this.machines, opts.warmPool ?? warmPoolSize(), opts.restoreSpares ?? restoreSpareCount());
     const store = this.machines.store;
     this.templates = this.clones?.port ?? {
       list: () => store.list(),
@@ -96,9 +100,8 @@ export class QemuBoxRuntime implements BoxRuntime {
     const clone = await this.clones?.start(cfg, config, folder, onProgress);
     if (clone) {
       this.handles.set(cfg.boxId, clone.handle);
-      await this.connect(cfg.boxId, folder, 'clone');
+      await this.connect(cfg.boxId, folder, 'clone', (c) => applyIdentity(c, cfg.hostname));
       const agent = this.conns.client(cfg.boxId)!;
-      await applyIdentity(agent, cfg.hostname);
       // the guest-setup files (a warmed clone holds the install-wide ones already)
       await writeGuestFiles(agent, folder, cfg.files ?? []);
       return { filesWritten: true as const, from: clone.from };
@@ -115,8 +118,8 @@ export class QemuBoxRuntime implements BoxRuntime {
     return { filesWritten: true };
   }
 
-  private async connect(boxId: string, folder: BoxFolder, kind: ConnectKind) {
-    await this.conns.connect(boxId, folder, kind);
+  private async connect(boxId: string, folder: BoxFolder, kind: ConnectKind, identity?: (c: AgentClient) => Promise<unknown>) {
+    await this.conns.connect(boxId, folder, kind, identity);
   }
 
   async agent(boxId: string): Promise<GuestAgent> {
@@ -171,7 +174,7 @@ export class QemuBoxRuntime implements BoxRuntime {
   /** Restores with the saved machine shape; published ports and proxy may have changed. */
   async restore(cfg: BoxVmConfig) {
     const folder = this.folder(cfg.boxId);
-    this.handles.set(cfg.boxId, await restoreVm(folder, networkOf(cfg)));
+    this.handles.set(cfg.boxId, await restoreVm(folder, networkOf(cfg), this.clones?.spares));
     await this.connect(cfg.boxId, folder, 'restore');
     return { from: 'saved_state', ...(await this.syncFiles(cfg, folder)) };
   }
@@ -242,10 +245,9 @@ export class QemuBoxRuntime implements BoxRuntime {
     if (!existsSync(join(dir, 'meta.json'))) throw new RuntimeError(`checkpoint ${checkpointId} has no files`);
     const folder = this.folder(cfg.boxId);
     await cloneFolder(dir, folder);
-    this.handles.set(cfg.boxId, await restoreVm(folder, { ...networkOf(cfg), hostname: cfg.hostname }));
-    await this.connect(cfg.boxId, folder, 'clone');
-    // a fork is a new box: its own hostname and machine-id (RNG and clock: waitForAgent)
-    await applyIdentity(this.conns.client(cfg.boxId)!, cfg.hostname);
+    this.handles.set(cfg.boxId, await restoreVm(folder, { ...networkOf(cfg), hostname: cfg.hostname }, this.clones?.spares));
+    // a fork is a new box: its own hostname, machine-id and RNG state (with the clock: waitForAgent)
+    await this.connect(cfg.boxId, folder, 'clone', (c) => applyIdentity(c, cfg.hostname));
     return { from: 'checkpoint', ...(await this.syncFiles(cfg, folder)) };
   }
 

@@ -11,15 +11,21 @@
  * it once the VM runs again, so a stale pair can never be restored.
  * Checkpoints (of a saved folder, of a running VM, in place) are in checkpoints.ts.
  */
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { BoxFolder, hasSavedState, readState, writeState } from './box-folder.js';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { BoxFolder, type BoxState, type SaveMethod, hasSavedState, readState, writeState } from './box-folder.js';
+import type { RestoreSpares } from './restore-spares.js';
 import type { AgentClient } from '../guest/agent-client.js';
 import { unmountShares } from './shares.js';
 import { shellQuote } from '../util/shell-quote.js';
 import { ensureRamDelta } from './agent-build.js';
 import { type VmHandle, quitVm, startQemu } from './vm.js';
 import type { VmConfig } from './vm-config.js';
+
+const execFileP = promisify(execFile);
 
 async function setIgnoreShared(handle: VmHandle): Promise<void> {
   await handle.qmp.execute('migrate-set-capabilities', {
@@ -44,16 +50,20 @@ async function waitMigration(handle: VmHandle, timeoutMs: number): Promise<void>
  * Stops the guest and writes its device state to `path` (RAM stays in the ram file).
  * On failure the guest runs again and no partial file is left.
  */
-async function saveDevices(handle: VmHandle, path: string): Promise<void> {
+async function saveDevices(handle: VmHandle, path: string): Promise<SaveMethod> {
   await handle.qmp.execute('stop');
-  await migrateStopped(handle, path);
+  return migrateStopped(handle, path);
 }
 
 /** saveDevices of a VM already stopped; on failure it runs again. */
-export async function migrateStopped(handle: VmHandle, path: string): Promise<void> {
+export async function migrateStopped(handle: VmHandle, path: string): Promise<SaveMethod> {
   const tmp = `${path}.tmp`;
   const template = handle.config.ramFile;
   const filter = template ? await ensureRamDelta() : undefined;
+  if (filter && template && (await composeSaved(handle, filter, template, tmp))) {
+    await rename(tmp, path);
+    return 'compose';
+  }
   try {
     await setIgnoreShared(handle);
     await handle.qmp.execute('migrate-set-parameters', { 'max-bandwidth': 8 * 1024 ** 3 });
@@ -63,11 +73,40 @@ export async function migrateStopped(handle: VmHandle, path: string): Promise<vo
     // the filter renames its output into place once it has written the whole stream
     if (filter) await waitForFile(tmp, 30_000);
     await rename(tmp, path);
+    return 'migration';
   } catch (e) {
     await rm(tmp, { force: true });
     await rm(`${tmp}.part`, { force: true });
     await handle.qmp.execute('cont').catch(() => {});
     throw e;
+  }
+}
+
+/**
+ * The fast save of a stopped template clone: QEMU writes its device state alone
+ * (xen-save-devices-state: no RAM, tens of KiB) and box-ramdelta compose reads the pages
+ * the box wrote straight from QEMU's memory, so nothing walks the other ~500 MiB of the
+ * mapping (a migration reads all of it and sends every non-zero page through a pipe:
+ * 120-140 ms per save, and the first save of a clone faults in every template page).
+ * The result is the same stream the migration + filter path writes (box-ramdelta's
+ * header). False when this process may not read QEMU's memory (ptrace rules, e.g. Yama
+ * scope 1 for a QEMU the service did not start) or the template's stream is gone: the
+ * caller migrates instead.
+ */
+async function composeSaved(handle: VmHandle, filter: string, template: string, tmp: string): Promise<boolean> {
+  if (process.env.BOX_SAVE_COMPOSE === '0') return false;
+  const templateStream = join(dirname(template), 'devices.bin');
+  if (!existsSync(templateStream)) return false;
+  const devices = `${tmp}.devices`;
+  try {
+    await handle.qmp.execute('xen-save-devices-state', { filename: devices, live: false });
+    await execFileP(filter, ['compose', template, 'mem', templateStream, devices, String(handle.pid), tmp]);
+    return true;
+  } catch {
+    await rm(tmp, { force: true });
+    return false;
+  } finally {
+    await rm(devices, { force: true });
   }
 }
 
@@ -105,10 +144,10 @@ export async function prepareShares(handle: VmHandle, opts: SnapshotOptions): Pr
 export async function saveAndStop(handle: VmHandle, opts: SnapshotOptions = {}): Promise<SaveResult> {
   await prepareShares(handle, opts);
   const t0 = performance.now();
-  await saveDevices(handle, handle.folder.devices);
+  const savedWith = await saveDevices(handle, handle.folder.devices);
   await quitVm(handle);
   const state = await readState(handle.folder);
-  if (state) await writeState(handle.folder, { ...state, savedAt: new Date().toISOString() });
+  if (state) await writeState(handle.folder, { ...state, savedAt: new Date().toISOString(), savedWith });
   return { ms: performance.now() - t0 };
 }
 
@@ -121,13 +160,19 @@ export type NetworkOverrides = Partial<Pick<VmConfig, 'ports' | 'proxyPort' | 'h
 
 /**
  * Starts QEMU with -incoming defer on the saved ram + devices.bin, using the machine
- * shape from state.json, and resolves once the guest runs again.
+ * shape from state.json, and resolves once the guest runs again. With `spares`, a QEMU
+ * already started for the box's template takes the load when one fits (restore-spares.ts).
  */
-export async function restoreVm(folder: BoxFolder, network: NetworkOverrides = {}): Promise<VmHandle> {
+export async function restoreVm(folder: BoxFolder, network: NetworkOverrides = {}, spares?: RestoreSpares): Promise<VmHandle> {
   const saved = await readState(folder);
   if (!saved || !hasSavedState(folder)) throw new Error(`nothing to restore in ${folder.dir}`);
-  const state = { ...saved, config: { ...saved.config, ...network } };
-  const handle = await startQemu(folder, state.config, { incoming: true });
+  const state: BoxState = { ...saved, config: { ...saved.config, ...network } };
+  const spare = await spares?.take(folder, state);
+  const handle = spare?.handle ?? (await startQemu(folder, state.config, { incoming: true }));
+  // a spare's command line names its own folder; its port file carries the proxy port
+  if (spare && saved.portFile && saved.portFile !== spare.portFile) await rm(saved.portFile, { force: true });
+  const placed: Partial<BoxState> = spare ? { launchDir: spare.launchDir, portFile: spare.portFile } : { launchDir: undefined };
+  await writeState(folder, { ...state, ...placed });
   try {
     await setIgnoreShared(handle);
     await handle.qmp.execute('migrate-incoming', { uri: `exec:cat ${shellQuote(folder.devices)}` });
@@ -148,6 +193,6 @@ export async function restoreVm(folder: BoxFolder, network: NetworkOverrides = {
     throw e;
   }
   await rm(folder.devices, { force: true });
-  await writeState(folder, { ...state, restoredAt: new Date().toISOString() });
+  await writeState(folder, { ...state, ...placed, restoredAt: new Date().toISOString() });
   return handle;
 }

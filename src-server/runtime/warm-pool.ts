@@ -28,12 +28,13 @@ import { applyIdentity, cloneTemplateFolder } from './template-clone.js';
 import type { Ready } from './templates.js';
 import type { PortForward } from './vm-config.js';
 import { restoreVm } from './vm-snapshot.js';
+import { TemplateStock } from './template-stock.js';
 import { addHostForward, killVm, type VmHandle } from './vm.js';
 
 interface Pooled {
   folder: BoxFolder;
   handle: VmHandle;
-  templateId: string;
+  tpl: Ready;
   portFile: string;
 }
 
@@ -51,20 +52,15 @@ export function warmPoolSize(): number {
   return Number.isInteger(v) && v >= 0 ? Math.min(v, 8) : 1;
 }
 
-export class WarmPool {
-  private ready: Pooled[] = [];
+export class WarmPool extends TemplateStock<Pooled> {
   /** The files of the latest create: the same for every box of this install (e.g. the egress CA). */
   private files: GuestFile[] = [];
-  private filling = new Map<string, Promise<void>>();
-  private closed = false;
 
   constructor(
     private dataDir: string,
-    readonly size: number,
-  ) {}
-
-  private get root() {
-    return join(this.dataDir, 'pool');
+    size: number,
+  ) {
+    super(join(dataDir, 'pool'), size);
   }
 
   /**
@@ -72,11 +68,7 @@ export class WarmPool {
    * proxy port files no box names any more.
    */
   async clearLeftovers(): Promise<void> {
-    for (const id of existsSync(this.root) ? readdirSync(this.root) : []) {
-      const folder = new BoxFolder(join(this.root, id));
-      await killVm(folder).catch(() => {});
-      await rm(folder.dir, { recursive: true, force: true });
-    }
+    await this.clearFolders();
     const vmnet = join(this.dataDir, 'vmnet');
     if (!existsSync(vmnet)) return;
     const used = new Set<string>();
@@ -94,37 +86,25 @@ export class WarmPool {
    * not exist). Undefined when none is ready; the caller restores one itself.
    */
   async take(tpl: Ready, claim: PoolClaim): Promise<VmHandle | undefined> {
-    const i = this.ready.findIndex((p) => p.templateId === tpl.templateId);
-    if (i < 0 || existsSync(claim.folder.dir) || !existsSync(tpl.folder.ram)) return undefined;
-    const [p] = this.ready.splice(i, 1);
+    if (existsSync(claim.folder.dir) || !existsSync(tpl.folder.ram)) return undefined;
+    const p = this.takeWhere((x) => x.tpl.templateId === tpl.templateId);
+    if (!p) return undefined;
     try {
-      if (claim.proxyPort) await writeFile(p!.portFile, String(claim.proxyPort));
+      if (claim.proxyPort) await writeFile(p.portFile, String(claim.proxyPort));
       await mkdir(dirname(claim.folder.dir), { recursive: true });
-      await rename(p!.folder.dir, claim.folder.dir);
+      await rename(p.folder.dir, claim.folder.dir);
       const state = (await readState(claim.folder))!;
       // later QEMU starts (restore after a sleep) name the proxy port directly
       const config = { ...state.config, hostname: claim.hostname, ports: claim.ports, proxyPort: claim.proxyPort, proxyPortFile: undefined };
-      await writeState(claim.folder, { ...state, launchDir: p!.folder.dir, portFile: p!.portFile, config });
-      const handle: VmHandle = { ...p!.handle, folder: claim.folder, config };
+      await writeState(claim.folder, { ...state, launchDir: p.folder.dir, portFile: p.portFile, config });
+      const handle: VmHandle = { ...p.handle, folder: claim.folder, config };
       for (const f of claim.ports) await addHostForward(handle, f.hostPort, f.guestPort, f.hostAddress);
       return handle;
     } catch (e) {
-      await killVm(existsSync(claim.folder.dir) ? claim.folder : p!.folder).catch(() => {});
-      await rm(p!.portFile, { force: true });
+      await killVm(existsSync(claim.folder.dir) ? claim.folder : p.folder).catch(() => {});
+      await rm(p.portFile, { force: true });
       throw e;
     }
-  }
-
-  /** Warmed clones ready, per template id. */
-  readyCounts(): Map<string, number> {
-    const m = new Map<string, number>();
-    for (const p of this.ready) m.set(p.templateId, (m.get(p.templateId) ?? 0) + 1);
-    return m;
-  }
-
-  /** Resolves when the fills in flight are done (tests, benchmarks). */
-  async settled(): Promise<void> {
-    await Promise.all([...this.filling.values()]);
   }
 
   /** Guest files the next warm-ups write ahead (the latest create's). */
@@ -137,26 +117,10 @@ export class WarmPool {
    * which the box just created (and a burst of creates) should not share.
    */
   fillSoon(tpl: Ready, delayMs = 750): void {
-    if (this.closed || !this.size) return;
-    setTimeout(() => this.fill(tpl), delayMs).unref();
+    super.fillSoon(tpl, delayMs);
   }
 
-  /** Tops the pool up for `tpl` in the background (one restore at a time per template). */
-  fill(tpl: Ready): void {
-    if (this.closed || !this.size || this.filling.has(tpl.templateId)) return;
-    const run = (async () => {
-      while (!this.closed && this.ready.filter((p) => p.templateId === tpl.templateId).length < this.size) {
-        const p = await this.warmOne(tpl);
-        if (this.closed) await this.end(p);
-        else this.ready.push(p);
-      }
-    })()
-      .catch(() => {}) // a pool that cannot fill leaves creates to restore themselves
-      .finally(() => this.filling.delete(tpl.templateId));
-    this.filling.set(tpl.templateId, run);
-  }
-
-  private async warmOne(tpl: Ready): Promise<Pooled> {
+  protected async startOne(tpl: Ready): Promise<Pooled> {
     const id = `p${randomBytes(6).toString('hex')}`;
     const folder = new BoxFolder(join(this.root, id));
     const portFile = join(this.dataDir, 'vmnet', `${id}.proxy-port`);
@@ -184,27 +148,12 @@ export class WarmPool {
       await rm(folder.dir, { recursive: true, force: true });
       throw e;
     }
-    return { folder, handle, templateId: tpl.templateId, portFile };
+    return { folder, handle, tpl, portFile };
   }
 
-  private async end(p: Pooled): Promise<void> {
+  protected async end(p: Pooled): Promise<void> {
     await killVm(p.handle).catch(() => {});
     await rm(p.folder.dir, { recursive: true, force: true });
     await rm(p.portFile, { force: true });
-  }
-
-  /** Ends the pooled clones of a template (before it is removed). */
-  async drain(templateId: string): Promise<void> {
-    await this.filling.get(templateId);
-    const gone = this.ready.filter((p) => p.templateId === templateId);
-    this.ready = this.ready.filter((p) => p.templateId !== templateId);
-    await Promise.all(gone.map((p) => this.end(p)));
-  }
-
-  /** Service shutdown: no pool VM outlives it. */
-  async close(): Promise<void> {
-    this.closed = true;
-    await Promise.all([...this.filling.values()]);
-    await Promise.all(this.ready.splice(0).map((p) => this.end(p)));
   }
 }

@@ -5,51 +5,25 @@
  * any other; no pool VM outlives the runtime, and removing the template drains its pool.
  */
 import fs from 'node:fs';
-import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TemplateShape, VmConfig } from '../boxes/runtime-port.js';
-import type { AgentClient } from '../guest/agent-client.js';
-import { execText } from './exec-text.js';
 import { boxFolder, livePid, readState } from './box-folder.js';
 import { QemuBoxRuntime } from './qemu-box-runtime.js';
-import { testImageCache } from './test-support.js';
+import { freePort, readPublished, shIn, vmTestFixture } from './test-support.js';
 
 const VM_TIMEOUT = 600_000;
 const shape: TemplateShape = { image: 'debian', vcpus: 1, memoryMib: 256, diskGib: 2 };
-let dataDir: string;
-let proxy: net.Server;
-let proxyPort: number;
+const fx = vmTestFixture('/tmp/bxpool-', 'proxy-of-w1\n');
 
-beforeAll(async () => {
-  testImageCache();
-  dataDir = fs.mkdtempSync('/tmp/bxpool-');
-  // stands in for the box's egress proxy: answers who it is and closes
-  proxy = net.createServer((s) => s.end('proxy-of-w1\n'));
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-  proxyPort = (proxy.address() as net.AddressInfo).port;
-});
-afterAll(async () => {
-  proxy.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-}, VM_TIMEOUT);
-
-const client = (rt: QemuBoxRuntime, id: string) => (rt as unknown as { conns: { client(id: string): AgentClient } }).conns.client(id);
-const sh = async (rt: QemuBoxRuntime, id: string, cmd: string) => (await execText(client(rt, id), ['/bin/bash', '-c', cmd])).stdout;
+const sh = shIn;
 const cfg = (boxId: string, over: Partial<VmConfig> = {}): VmConfig => ({ boxId, hostname: boxId, ...shape, mounts: [], forwards: [], ...over });
-const poolVms = () => (fs.existsSync(`${dataDir}/pool`) ? fs.readdirSync(`${dataDir}/pool`) : []);
-const freePort = async () => {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-};
+const poolVms = () => (fs.existsSync(`${fx.dataDir}/pool`) ? fs.readdirSync(`${fx.dataDir}/pool`) : []);
 
 describe('warm pool', () => {
   it(
     'a create takes a warmed clone: own identity, the box proxy, published ports; it sleeps and wakes',
     async () => {
-      const rt = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 1 });
+      const rt = new QemuBoxRuntime(fx.dataDir, { templates: true, warmPool: 1 });
       const pool = (rt as unknown as { clones: { pool: { settled(): Promise<void> } } }).clones.pool;
       try {
         await rt.templates.prepare(shape);
@@ -59,8 +33,8 @@ describe('warm pool', () => {
         const pooledDir = poolVms()[0]!;
 
         const hostPort = await freePort();
-        await rt.create(cfg('w1', { proxyPort, forwards: [{ hostPort, guestPort: 8080 }] }));
-        const folder = boxFolder(dataDir, 'w1');
+        await rt.create(cfg('w1', { proxyPort: fx.proxy.port, forwards: [{ hostPort, guestPort: 8080 }] }));
+        const folder = boxFolder(fx.dataDir, 'w1');
         expect((await readState(folder))!.launchDir).toContain(pooledDir); // it was the pooled VM
         expect(livePid(folder)).toBeGreaterThan(0);
         expect(await sh(rt, 'w1', 'hostname; cat /etc/hostname')).toBe('w1\nw1\n');
@@ -81,7 +55,7 @@ describe('warm pool', () => {
         // sleep and wake: a later QEMU names the proxy port directly
         await sh(rt, 'w1', 'echo kept > /root/f');
         await rt.save('w1');
-        await rt.restore(cfg('w1', { proxyPort, forwards: [] }));
+        await rt.restore(cfg('w1', { proxyPort: fx.proxy.port, forwards: [] }));
         expect(await sh(rt, 'w1', 'cat /root/f; exec 3<>/dev/tcp/10.0.2.100/3128 && cat <&3')).toBe('kept\nproxy-of-w1\n');
 
         await rt.destroy('w1');
@@ -101,15 +75,15 @@ describe('warm pool', () => {
   it(
     'no pool VM outlives the runtime, and a new runtime clears what a killed one left',
     async () => {
-      const rt = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 1 });
+      const rt = new QemuBoxRuntime(fx.dataDir, { templates: true, warmPool: 1 });
       const pool = (rt as unknown as { clones: { pool: { settled(): Promise<void> } } }).clones.pool;
       await rt.templates.prepare(shape);
       await pool.settled();
       const left = poolVms();
       expect(left.length).toBe(1);
-      const pid = Number(fs.readFileSync(`${dataDir}/pool/${left[0]}/qemu.pid`, 'utf8'));
+      const pid = Number(fs.readFileSync(`${fx.dataDir}/pool/${left[0]}/qemu.pid`, 'utf8'));
       // a killed service: nothing closes the pool
-      const next = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 0 });
+      const next = new QemuBoxRuntime(fx.dataDir, { templates: true, warmPool: 0 });
       await (next as unknown as { clones: { cleared: Promise<void> } }).clones.cleared;
       expect(poolVms()).toEqual([]);
       expect(fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')).toBe(false);
@@ -119,19 +93,3 @@ describe('warm pool', () => {
     VM_TIMEOUT,
   );
 });
-
-async function readPublished(port: number): Promise<string> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const text = await new Promise<string>((resolve) => {
-      const s = net.connect(port, '127.0.0.1');
-      let buf = '';
-      s.on('data', (d) => (buf += d));
-      s.on('close', () => resolve(buf));
-      s.on('error', () => resolve(''));
-      s.setTimeout(3000, () => s.destroy());
-    });
-    if (text || Date.now() > deadline) return text;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}

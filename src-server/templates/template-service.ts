@@ -27,6 +27,7 @@ function toTemplate(t: TemplateInfo): Template {
     bytes: t.bytes,
     boxes: t.boxes,
     warm_clones: t.warmClones ?? 0,
+    restore_spares: t.restoreSpares ?? 0,
   };
 }
 

@@ -13,6 +13,15 @@
  *   box-ramdelta filter TEMPLATE_RAM BLOCK_ID OUT < stream
  *       (writes OUT.part and renames it to OUT once the whole stream is written: the
  *       caller, which cannot see this process's exit status through QEMU, waits for OUT)
+ *   box-ramdelta compose TEMPLATE_RAM BLOCK_ID TEMPLATE_STREAM DEVICES PID OUT
+ *       (the same result without QEMU sending its RAM, for a VM that is stopped: the
+ *       pages come from the running QEMU's own mapping, and only the ones the box wrote
+ *       are read. /proc/PID/pagemap tells them apart: a page the guest wrote is a private
+ *       anonymous copy, every other page of the mapping is still the template file's.
+ *       The stream is the template's saved one (its configuration and the RAM set-up) with
+ *       a RAM section of those pages, and the VM's device state (DEVICES, written by QMP
+ *       xen-save-devices-state) instead of the template's. Exit status 3: PID's memory
+ *       cannot be read here (ptrace rules), the caller saves with a migration instead.)
  *   box-ramdelta apply  TEMPLATE_RAM BLOCK_ID STREAM IMAGE   (tests: the block's memory
  *       as a restore would build it: TEMPLATE_RAM's content plus the stream's pages;
  *       prints the device-state tail's offset and length)
@@ -32,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define PAGE 4096u
@@ -58,6 +68,11 @@ static uint64_t emitted_pages;
 static int ignore_shared;
 static uint64_t pos;               /* bytes read so far (apply mode reports the tail) */
 static uint64_t kept, dropped;
+
+static const char *compose_devices; /* compose mode: the VM's device state file */
+static int compose_pid;
+static const char *tpl_path;
+static char last_out[256];         /* the block of the last record written */
 
 static char *part_path;            /* filter mode: the output until it is complete */
 static const char *out_path;
@@ -174,7 +189,7 @@ static int template_page_is_zero(uint64_t off) {
 
 /* One section part of RAM records, up to and including its EOS. */
 static void ram_records(void) {
-  static char block[256], last_out[256];
+  static char block[256];
   static uint8_t page[PAGE];
   for (;;) {
     uint64_t v = get64();
@@ -223,6 +238,99 @@ static void ram_records(void) {
   }
 }
 
+/* compose: one record of the target block; the block id goes out unless it is the last one's. */
+static void put_record(uint64_t off, uint32_t flags, const uint8_t *page) {
+  if (!strcmp(target, last_out)) {
+    put64(off | flags | F_CONTINUE);
+  } else {
+    put64(off | flags);
+    put8((uint8_t)strlen(target));
+    put(target, strlen(target));
+    strcpy(last_out, target);
+  }
+  if (flags & F_ZERO) put8(0);
+  else put(page, PAGE);
+}
+
+/*
+ * compose: a RAM section with the pages of the target block the VM wrote, read from its
+ * QEMU's mapping of the template file (every mapping of that file in /proc/PID/maps, at
+ * its file offset, which is the offset in the block). A page is the VM's own when
+ * pagemap says it is present and not a file page (a private copy) or swapped out.
+ */
+static void dirty_section(uint32_t ram_id, int with_footer) {
+  char path[64], line[4096];
+  struct stat st;
+  if (stat(tpl_path, &st) < 0) die("cannot stat the template RAM file");
+  snprintf(path, sizeof path, "/proc/%d/mem", compose_pid);
+  int mem = open(path, O_RDONLY | O_CLOEXEC);
+  if (mem < 0) {
+    fprintf(stderr, "box-ramdelta: cannot read the memory of process %d: %s\n", compose_pid, strerror(errno));
+    if (part_path) unlink(part_path);
+    exit(3);
+  }
+  snprintf(path, sizeof path, "/proc/%d/pagemap", compose_pid);
+  int pagemap = open(path, O_RDONLY | O_CLOEXEC);
+  snprintf(path, sizeof path, "/proc/%d/maps", compose_pid);
+  FILE *maps = fopen(path, "r");
+  if (pagemap < 0 || !maps) die("cannot read the VM's page map");
+  put8(S_PART);
+  put32(ram_id);
+  static uint64_t entries[512];
+  static uint8_t buf[512 * PAGE];
+  int mapped = 0;
+  while (fgets(line, sizeof line, maps)) {
+    unsigned long long start, end, offset, inode;
+    unsigned maj, min;
+    char perms[8];
+    int n = 0;
+    if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &offset, &maj, &min, &inode, &n) < 7) continue;
+    char *name = line + n;
+    name[strcspn(name, "\n")] = 0;
+    /* the same file: its inode, and its name or device (a path through a symlink differs) */
+    if (inode != st.st_ino || (strcmp(name, tpl_path) && makedev(maj, min) != st.st_dev)) continue;
+    mapped = 1;
+    for (uint64_t va = start; va < end;) {
+      uint64_t count = (end - va) / PAGE < 512 ? (end - va) / PAGE : 512;
+      if (pread(pagemap, entries, count * 8, (off_t)(va / PAGE * 8)) != (ssize_t)(count * 8)) die("cannot read the page map");
+      for (uint64_t i = 0; i < count;) {
+        uint64_t e = entries[i];
+        int own = ((e >> 63) & 1 && !((e >> 61) & 1)) || ((e >> 62) & 1);
+        if (!own) { i++; continue; }
+        uint64_t j = i;
+        while (j < count && ((((entries[j] >> 63) & 1) && !((entries[j] >> 61) & 1)) || ((entries[j] >> 62) & 1))) j++;
+        ssize_t want = (ssize_t)((j - i) * PAGE);
+        if (pread(mem, buf, (size_t)want, (off_t)(va + i * PAGE)) != want) die("cannot read the VM's memory");
+        for (uint64_t k = i; k < j; k++) {
+          const uint8_t *page = buf + (k - i) * PAGE;
+          uint64_t off = offset + (va - start) + k * PAGE;
+          static const uint8_t zero[PAGE];
+          if (off + PAGE <= tpl_size && !memcmp(page, tpl + off, PAGE)) { dropped++; continue; }
+          kept++;
+          put_record(off, memcmp(page, zero, PAGE) ? F_PAGE : F_ZERO, page);
+        }
+        i = j;
+      }
+      va += count * PAGE;
+    }
+  }
+  fclose(maps);
+  close(pagemap);
+  close(mem);
+  if (!mapped) die("the process does not map the template RAM file");
+  put64(F_EOS);
+  if (with_footer) { put8(S_FOOTER); put32(ram_id); }
+}
+
+/* compose: the VM's device sections (DEVICES without its header) end the stream. */
+static void device_state(void) {
+  FILE *dev = fopen(compose_devices, "rb");
+  if (!dev) die("cannot open the device state");
+  in = dev;
+  if (get32() != 0x5145564d || get32() != 3) die("the device state is not a QEMU stream");
+  pass_rest();
+}
+
 static void footer(void) {
   if (peek() == S_FOOTER) { put8(get8()); put32(get32()); }
 }
@@ -251,7 +359,9 @@ static void run(void) {
       uint64_t eos = get64();
       put64(eos);
       if (!(eos & F_EOS)) { pass_rest(); return; }
+      int had_footer = peek() == S_FOOTER;
       footer();
+      if (compose_devices) dirty_section(ram_id, had_footer);
       continue;
     }
     if (type == S_PART || type == S_END) {
@@ -263,6 +373,7 @@ static void run(void) {
       footer();
       continue;
     }
+    if (compose_devices) { device_state(); return; }
     pass_rest(); /* device state (SECTION_FULL ...) and the end: unchanged */
     return;
   }
@@ -287,6 +398,16 @@ int main(int argc, char **argv) {
     out_path = argv[4];
     if (asprintf(&part_path, "%s.part", out_path) < 0) die("out of memory");
     if (!(out = fopen(part_path, "wb"))) die("cannot create the output");
+  } else if (argc == 8 && !strcmp(argv[1], "compose")) {
+    map_template(argv[2]);
+    tpl_path = argv[2];
+    target = argv[3];
+    if (!(in = fopen(argv[4], "rb"))) die("cannot open the template's stream");
+    compose_devices = argv[5];
+    compose_pid = atoi(argv[6]);
+    out_path = argv[7];
+    if (asprintf(&part_path, "%s.part", out_path) < 0) die("out of memory");
+    if (!(out = fopen(part_path, "wb"))) die("cannot create the output");
   } else if (argc == 6 && !strcmp(argv[1], "apply")) {
     map_template(argv[2]);
     target = argv[3];
@@ -299,6 +420,7 @@ int main(int argc, char **argv) {
     }
   } else {
     fprintf(stderr, "usage: box-ramdelta filter TEMPLATE_RAM BLOCK_ID OUT < stream\n"
+                    "       box-ramdelta compose TEMPLATE_RAM BLOCK_ID TEMPLATE_STREAM DEVICES PID OUT\n"
                     "       box-ramdelta apply TEMPLATE_RAM BLOCK_ID STREAM IMAGE\n");
     return 2;
   }

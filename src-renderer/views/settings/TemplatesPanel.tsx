@@ -64,6 +64,11 @@ export function TemplatesPanel() {
                   {t.warm_clones} warm
                 </span>
               )}
+              {t.restore_spares > 0 && (
+                <span className="text-ink-400" title="QEMUs started ahead: the next resume, fork or create of its boxes skips starting one">
+                  {t.restore_spares} spare
+                </span>
+              )}
               {t.built_at && <span className="text-ink-400">built {formatAgo(t.built_at)}</span>}
             </div>
             {t.error && <div className="mt-1 text-xs text-red-400">{t.error}</div>}

@@ -62,7 +62,10 @@ export class BoxProxy {
 
   close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
-    if (this.boxId) this.deps.agents?.h2?.close(`${this.boxId} `);
+    if (this.boxId) {
+      this.deps.agents?.h2?.close(`${this.boxId} `);
+      this.deps.agents?.h1.close(`${this.boxId} `);
+    }
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }

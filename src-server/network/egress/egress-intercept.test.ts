@@ -197,8 +197,23 @@ describe('egress TLS interception', () => {
       s.end();
     });
     expect(text).toBe(`upstream saw GET /h2?y=2 key=${SECRET} bytes=0`);
+    // A body of unknown length (HTTP/2 needs none) goes on to the HTTP/1.1 origin chunked.
+    const posted = await new Promise<string>((resolve, reject) => {
+      const s = session.request({ ':method': 'POST', ':path': '/up' });
+      let out = '';
+      s.on('data', (c) => (out += c));
+      s.on('end', () => resolve(out));
+      s.on('error', reject);
+      s.write(Buffer.alloc(70_000, 1));
+      setTimeout(() => s.end(Buffer.alloc(5, 2)), 20);
+    });
+    expect(posted).toBe(`upstream saw POST /up key=${SECRET} bytes=70005`);
+    expect(seen.at(-1)!.headers['transfer-encoding']).toBe('chunked');
     session.close();
-    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ method: 'GET', path: '/h2', scheme: 'https', status: 200 });
+    expect(repo.page(BOX, 2, 0).rows.map((r) => [r.method, r.path, r.status, r.bytes_out])).toEqual([
+      ['POST', '/up', 200, 70005],
+      ['GET', '/h2', 200, 0],
+    ]);
   });
 
   it('relays a WebSocket upgrade, with the secret header injected on the host', async () => {

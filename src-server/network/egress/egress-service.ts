@@ -178,8 +178,7 @@ export class EgressService {
     await Promise.all([...this.byBox.values()].map((b) => b.proxy.close()).concat(this.spares.map((p) => p.close())));
     this.byBox.clear();
     this.spares = [];
-    this.deps.agents?.http.destroy();
-    this.deps.agents?.https.destroy();
+    this.deps.agents?.h1.close();
     this.repo.flush();
   }
 }

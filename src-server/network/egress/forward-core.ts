@@ -1,12 +1,14 @@
 import http from 'node:http';
-import https from 'node:https';
 import http2, { type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
-import type { Readable, Writable } from 'node:stream';
+import net from 'node:net';
+import type { Readable } from 'node:stream';
+import tls from 'node:tls';
 import { endToEnd } from '../hop-headers.js';
 import { expandSecretRefs, secretRefs } from '../../contract/policies.js';
 import { decideRequest, type EgressDecision } from './decide.js';
 import { DEFAULT_IDLE_MS, nowIso, type ProxyDeps } from './proxy-deps.js';
 import { connectOptions, defaultResolver, HostLocalError } from './upstream.js';
+import { exchangeH1 } from './upstream-h1.js';
 import { requestH2 } from './upstream-h2.js';
 import { upstreamTls, upstreamTlsProblem } from './upstream-tls.js';
 
@@ -129,15 +131,12 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
     if (tlsWhy) return local(502, tlsWhy, 'upstream-untrusted');
     return local(/in time/.test(e.message) ? 504 : 502, `${t.host}:${port} could not be reached: ${e.message}\n`, 'upstream-unreachable');
   };
-  /** Relays the upstream's answer (status, end-to-end headers, streamed body) to the box. */
-  const relay = (status: number, headers: http.IncomingHttpHeaders, body: Readable, reason?: string) => {
+  /** Sends the upstream's status and end-to-end headers to the box. */
+  const answer = (status: number, headers: http.IncomingHttpHeaders, reason?: string) => {
     const h = endToEnd(headers);
     for (const k of Object.keys(h)) if (k.startsWith(':')) delete h[k];
     if (h2) (res as Http2ServerResponse).writeHead(status, h);
-    else (res as http.ServerResponse).writeHead(status, reason ?? http.STATUS_CODES[status] ?? '', h);
-    body.on('data', (c: Buffer) => (log.bytesIn += c.length));
-    body.pipe(res as http.ServerResponse);
-    body.on('error', () => res.destroy());
+    else (res as http.ServerResponse).writeHead(status, reason || http.STATUS_CODES[status] || '', h);
   };
   let cancel: (() => void) | undefined;
   res.on('finish', () => log.write(res.statusCode));
@@ -146,28 +145,39 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
     log.write(res.headersSent ? res.statusCode : null);
   });
   const timeout = deps.idleTimeoutMs ?? DEFAULT_IDLE_MS;
-  const sendBody = (up: Writable) => {
-    req.on('data', (c: Buffer) => (log.bytesOut += c.length));
-    (req as http.IncomingMessage).pipe(up);
+  /** A body follows the box's request: announced by its length, or (unknown length) chunked upstream. */
+  const bodyKind = (): 'none' | 'length' | 'chunked' => {
+    if (h2 ? (req as Http2ServerRequest).stream.endAfterHeaders : !req.headers['transfer-encoding'] && !Number(req.headers['content-length'] ?? 0))
+      return 'none';
+    return req.headers['content-length'] !== undefined && !req.headers['transfer-encoding'] ? 'length' : 'chunked';
   };
+  // HTTP/1.1 upstream: the proxy's own client (upstream-h1.ts), body bytes relayed as read.
   const viaH1 = () => {
-    const up = (secure ? https : http).request({
-      ...opts,
-      method,
-      path: t.pathAndQuery,
-      headers,
-      agent: secure ? (deps.agents?.https ?? false) : (deps.agents?.http ?? false),
-      timeout,
-      ...(secure ? upstreamTls(deps, t.host) : {}),
-    });
-    cancel = () => up.destroy();
-    sendBody(up);
-    up.on('response', (ur) => relay(ur.statusCode ?? 502, ur.headers, ur, ur.statusMessage));
-    up.on('timeout', () => up.destroy(new Error('the upstream did not answer in time')));
-    up.on('error', fail);
+    const pool = deps.agents?.h1;
+    if (!pool) headers.connection = 'close';
+    const body = bodyKind();
+    if (body === 'chunked') delete headers['content-length'];
+    const connect = () => (secure ? tls.connect({ ...opts, ...upstreamTls(deps, t.host) }) : net.connect(opts)).setNoDelay(true);
+    const x = exchangeH1(
+      pool,
+      `${boxId} ${scheme} ${t.host} ${port}`,
+      connect,
+      { method, path: t.pathAndQuery, headers, body, source: req as Readable, sent: (n) => (log.bytesOut += n), timeoutMs: timeout },
+      {
+        response: (h) => answer(h.status, h.headers, h.reason),
+        data: (c) => {
+          log.bytesIn += c.length;
+          return (res as http.ServerResponse).write(c);
+        },
+        end: () => res.end(),
+        error: fail,
+      },
+    );
+    cancel = x.cancel;
+    res.on('drain', x.resume);
   };
   const viaH2 = (session: http2.ClientHttp2Session) => {
-    const noBody = h2 ? (req as Http2ServerRequest).stream.endAfterHeaders : !req.headers['transfer-encoding'] && !Number(req.headers['content-length'] ?? 0);
+    const noBody = bodyKind() === 'none';
     let up: http2.ClientHttp2Stream;
     try {
       up = requestH2(session, method, t.pathAndQuery, headers, noBody);
@@ -177,9 +187,17 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
     }
     cancel = () => up.close(http2.constants.NGHTTP2_CANCEL);
     if (noBody) req.resume();
-    else sendBody(up);
+    else {
+      req.on('data', (c: Buffer) => (log.bytesOut += c.length));
+      (req as Readable).pipe(up);
+    }
     up.setTimeout(timeout, () => up.destroy(new Error('the upstream did not answer in time')));
-    up.on('response', (rh) => relay(Number(rh[':status']) || 502, rh as http.IncomingHttpHeaders, up));
+    up.on('response', (rh) => {
+      answer(Number(rh[':status']) || 502, rh as http.IncomingHttpHeaders);
+      up.on('data', (c: Buffer) => (log.bytesIn += c.length));
+      up.pipe(res as http.ServerResponse);
+      up.on('error', () => res.destroy());
+    });
     up.on('error', fail);
   };
   // HTTPS origins that choose h2 in ALPN get the request as a stream of the box's session to them.

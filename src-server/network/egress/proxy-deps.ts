@@ -1,11 +1,10 @@
 import type { GatewayAuth } from './gateway-auth.js';
-import type http from 'node:http';
 import { STATUS_CODES } from 'node:http';
-import type https from 'node:https';
 import type tls from 'node:tls';
 import type { EgressLogEntry } from '../../contract/network.js';
 import type { PolicyRef } from './decide.js';
 import type { TargetResolver } from './upstream.js';
+import type { UpstreamPool } from './upstream-h1.js';
 import type { UpstreamSessions } from './upstream-h2.js';
 
 /** What the proxy needs from the rest of the service; tests pass stand-ins. */
@@ -25,10 +24,11 @@ export interface ProxyDeps {
   /** Extra CA certificates trusted for upstream TLS (tests, corporate roots); the system roots otherwise. */
   tlsCa?: string | Buffer;
   /**
-   * Keep-alive upstream pools (default: a fresh connection per request); with `h2`, HTTPS
-   * origins that choose h2 in ALPN get a session per box and origin instead (upstream-h2.ts).
+   * Kept-alive HTTP/1.1 upstream connections (default: a fresh connection per request); with
+   * `h2`, HTTPS origins that choose h2 in ALPN get a session per box and origin instead
+   * (upstream-h2.ts).
    */
-  agents?: { http: http.Agent; https: https.Agent; h2?: UpstreamSessions };
+  agents?: { h1: UpstreamPool; h2?: UpstreamSessions };
   /**
    * The install's egress CA: when present, https to hosts an attached policy governs is
    * intercepted (see contract/policies.ts, TLS_MODES); absent, CONNECT is host-level only.

@@ -23,7 +23,7 @@ type Entry = { kind: 'h2'; session: http2.ClientHttp2Session } | { kind: 'h1'; u
  * choose `h2` in ALPN: every request of that box to that origin is a stream on one verified
  * TLS connection, which costs the proxy far less per request than an HTTP/1.1 exchange per
  * pooled socket. An origin that answers ALPN with `http/1.1` (or nothing) is remembered for
- * a while and served by the HTTP/1.1 keep-alive agent instead.
+ * a while and served by the HTTP/1.1 keep-alive pool (upstream-h1.ts) instead.
  */
 export class UpstreamSessions {
   private entries = new Map<string, Entry>();

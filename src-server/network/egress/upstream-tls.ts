@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
+import { UpstreamPool } from './upstream-h1.js';
 import { UpstreamSessions } from './upstream-h2.js';
 
 /** OpenSSL verification failures (and Node's host name check): the upstream is not who it claims, or not provably. */
@@ -47,15 +46,12 @@ export function upstreamRoots(file = process.env.BOX_EGRESS_CA_FILE): string[] |
 }
 
 /**
- * Keep-alive upstream pools shared by a service's proxies (a warm request reuses its
- * connection), and the HTTP/2 sessions (one per box and origin) for origins that offer h2.
+ * Kept-alive HTTP/1.1 upstream connections shared by a service's proxies (a warm request
+ * reuses its connection), and the HTTP/2 sessions (one per box and origin) for origins that
+ * offer h2.
  */
 export function upstreamAgents() {
-  return {
-    h2: new UpstreamSessions(),
-    http: new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000, noDelay: true }),
-    https: new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000, noDelay: true }),
-  };
+  return { h1: new UpstreamPool(), h2: new UpstreamSessions() };
 }
 
 /**

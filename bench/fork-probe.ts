@@ -1,0 +1,77 @@
+/**
+ * `npx tsx bench/fork-probe.ts [--runs 5]`: where a fork's time goes, on the runtime layer
+ * (no HTTP): the source's in-place checkpoint (stop, save, disk copy, cont), the child's
+ * folder, its restore, its agent connection and identity, its first exec.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import os, { tmpdir } from 'node:os';
+import type { TemplateShape, VmConfig } from '../src-server/boxes/runtime-port.js';
+import type { AgentClient } from '../src-server/guest/agent-client.js';
+import { execText } from '../src-server/runtime/exec-text.js';
+import { QemuBoxRuntime } from '../src-server/runtime/qemu-box-runtime.js';
+import { testImageCache } from '../src-server/runtime/test-support.js';
+import { boxFolder, readState } from '../src-server/runtime/box-folder.js';
+import { cloneFolder } from '../src-server/runtime/checkpoints.js';
+import { applyIdentity } from '../src-server/runtime/template-clone.js';
+import { restoreVm } from '../src-server/runtime/vm-snapshot.js';
+import type { RestoreSpares } from '../src-server/runtime/restore-spares.js';
+
+const argv = process.argv.slice(2);
+const runs = Number(argv[argv.indexOf('--runs') + 1]) || 5;
+const shape: TemplateShape = { image: 'debian', vcpus: 1, memoryMib: 512, diskGib: 2 };
+testImageCache();
+const dataDir = mkdtempSync(join(tmpdir(), 'bxfork-'));
+const rt = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 0 });
+const cfg = (boxId: string): VmConfig => ({ boxId, hostname: boxId, ...shape, mounts: [], forwards: [], files: [] });
+const client = (id: string) => (rt as unknown as { conns: { client(id: string): AgentClient } }).conns.client(id);
+const rows: Record<string, number[]> = {};
+const rec = (k: string, v: number) => (rows[k] ??= []).push(v);
+const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const now = () => performance.now();
+
+await rt.create(cfg('src'));
+for (let i = 0; i < 5; i++) await execText(client('src'), ['/bin/true']);
+for (let i = 0; i < runs; i++) {
+  await execText(client('src'), ['/bin/sh', '-c', `echo ${i} > /tmp/run; head -c 4000000 /dev/urandom > /tmp/junk${i}`]);
+  let t = now();
+  await (rt as unknown as { clones: { spares: RestoreSpares } }).clones.spares.settled();
+  await new Promise((r) => setTimeout(r, 200));
+  t = now();
+  await rt.checkpoint('src', `cp${i}`, true);
+  rec('source checkpoint (in place)', now() - t);
+  t = now();
+  if (argv.includes('--phases')) {
+    // cloneFromCheckpoint's steps, timed one by one
+    const id = `f${i}`;
+    const folder = boxFolder(dataDir, id);
+    const internals = rt as unknown as { handles: Map<string, unknown>; conns: { connect(id: string, f: unknown, k: string, i: unknown): Promise<void> } };
+    await cloneFolder(join(dataDir, 'checkpoints', `cp${i}`), folder);
+    rec('child: folder', now() - t);
+    let u = now();
+    internals.handles.set(id, await restoreVm(folder, { hostname: id }, (rt as unknown as { clones: { spares: RestoreSpares } }).clones.spares));
+    rec('child: restoreVm', now() - u);
+    u = now();
+    await internals.conns.connect(id, folder, 'clone', (c: AgentClient) => applyIdentity(c, id));
+    rec('child: agent connect with identity', now() - u);
+  } else await rt.cloneFromCheckpoint(`cp${i}`, cfg(`f${i}`));
+  rec('child clone+restore+identity', now() - t);
+  if ((await readState(boxFolder(dataDir, `f${i}`)))?.launchDir?.includes('/spares/')) rec('children restored by a spare QEMU', 1);
+  t = now();
+  const out = (await execText(client(`f${i}`), ['/bin/cat', '/tmp/run'])).stdout;
+  rec('child first exec', now() - t);
+  if (out.trim() !== String(i)) throw new Error(`child saw ${out}`);
+  await rt.destroy(`f${i}`);
+  await rt.deleteCheckpoint(`cp${i}`);
+}
+await rt.destroy('src');
+await rt.close();
+rmSync(dataDir, { recursive: true, force: true });
+const out: Record<string, string> = {};
+for (const [k, v] of Object.entries(rows))
+  out[k] = k.startsWith('children') ? `${v.length} of ${runs}` : `${med(v).toFixed(1)} ms (${v.map((x) => x.toFixed(0)).join(' ')})`;
+out.load = os
+  .loadavg()
+  .map((x) => x.toFixed(2))
+  .join(' ');
+console.log(JSON.stringify(out, null, 2));
