@@ -17,7 +17,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { boxFolder, livePid } from '../src-server/runtime/box-folder.js';
 import { startService } from '../src-server/service.js';
-import { execLoopScript, med, qemuCpuMs, r1 } from './runtime-support.js';
+import { execLoopScript, med, qemuCpuMs, qemuPids, r1 } from './runtime-support.js';
 import diagnostics from 'node:diagnostics_channel';
 import { AgentClient } from '../src-server/guest/agent-client.js';
 import { AgentExec } from '../src-server/guest/agent-exec.js';
@@ -223,4 +223,6 @@ if (PROF) {
 }
 console.log(JSON.stringify(out, null, 2));
 await svc.close();
+// boxes outlive a closed service (on purpose); the warm pool's clones included: end ours
+for (const pid of qemuPids(dataDir)) process.kill(pid, 'SIGKILL');
 await rm(dataDir, { recursive: true, force: true });
