@@ -33,11 +33,10 @@ const now = () => performance.now();
 await rt.create(cfg('src'));
 for (let i = 0; i < 5; i++) await execText(client('src'), ['/bin/true']);
 for (let i = 0; i < runs; i++) {
-  await execText(client('src'), ['/bin/sh', '-c', `echo ${i} > /tmp/run; head -c 4000000 /dev/urandom > /tmp/junk${i}`]);
-  let t = now();
+  await execText(client('src'), ['/bin/sh', '-c', `echo ${i} > /tmp/run; head -c 4000000 /dev/urandom > /tmp/junk`]);
   await (rt as unknown as { clones: { spares: RestoreSpares } }).clones.spares.settled();
   await new Promise((r) => setTimeout(r, 200));
-  t = now();
+  let t = now();
   await rt.checkpoint('src', `cp${i}`, true);
   rec('source checkpoint (in place)', now() - t);
   t = now();
