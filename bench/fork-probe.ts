@@ -10,7 +10,7 @@ import type { TemplateShape, VmConfig } from '../src-server/boxes/runtime-port.j
 import type { AgentClient } from '../src-server/guest/agent-client.js';
 import { execText } from '../src-server/runtime/exec-text.js';
 import { QemuBoxRuntime } from '../src-server/runtime/qemu-box-runtime.js';
-import { testImageCache } from '../src-server/runtime/test-support.js';
+import { agentOf, testImageCache } from '../src-server/runtime/test-support.js';
 import { boxFolder, readState } from '../src-server/runtime/box-folder.js';
 import { cloneFolder } from '../src-server/runtime/checkpoints.js';
 import { applyIdentity } from '../src-server/runtime/template-clone.js';
@@ -24,7 +24,7 @@ testImageCache();
 const dataDir = mkdtempSync(join(tmpdir(), 'bxfork-'));
 const rt = new QemuBoxRuntime(dataDir, { templates: true, warmPool: 0 });
 const cfg = (boxId: string): VmConfig => ({ boxId, hostname: boxId, ...shape, mounts: [], forwards: [], files: [] });
-const client = (id: string) => (rt as unknown as { conns: { client(id: string): AgentClient } }).conns.client(id);
+const client = (id: string) => agentOf(rt, id);
 const rows: Record<string, number[]> = {};
 const rec = (k: string, v: number) => (rows[k] ??= []).push(v);
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

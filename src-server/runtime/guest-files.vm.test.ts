@@ -8,11 +8,10 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuestFile, TemplateShape, VmConfig } from '../boxes/runtime-port.js';
-import type { AgentClient } from '../guest/agent-client.js';
 import { boxFolder, readState } from './box-folder.js';
 import { execText } from './exec-text.js';
 import { QemuBoxRuntime } from './qemu-box-runtime.js';
-import { testImageCache } from './test-support.js';
+import { agentOf, testImageCache } from './test-support.js';
 
 const VM_TIMEOUT = 600_000;
 const shape: TemplateShape = { image: 'debian', vcpus: 1, memoryMib: 256, diskGib: 2 };
@@ -32,7 +31,7 @@ afterAll(async () => {
 
 const file = (content: string): GuestFile[] => [{ path: '/etc/box-setup/test.conf', content, mode: 0o644 }];
 const cfg = (boxId: string, files: GuestFile[]): VmConfig => ({ boxId, hostname: boxId, ...shape, mounts: [], forwards: [], files });
-const client = (id: string) => (rt as unknown as { conns: { client(id: string): AgentClient } }).conns.client(id);
+const client = (id: string) => agentOf(rt, id);
 const sh = async (id: string, cmd: string) => (await execText(client(id), ['/bin/sh', '-c', cmd])).stdout;
 
 describe('guest-setup files', () => {

@@ -13,7 +13,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TemplateShape } from '../boxes/runtime-port.js';
-import type { AgentClient } from '../guest/agent-client.js';
 import { ensureRamDelta } from './agent-build.js';
 import { waitForAgent } from './agent-wait.js';
 import { execText } from './exec-text.js';
@@ -23,7 +22,7 @@ import { QemuBoxRuntime } from './qemu-box-runtime.js';
 import { cloneTemplateFolder } from './template-clone.js';
 import { restoreVm } from './vm-snapshot.js';
 import { killVm, quitVm } from './vm.js';
-import { testImageCache } from './test-support.js';
+import { agentOf, testImageCache } from './test-support.js';
 
 const VM_TIMEOUT = 600_000;
 const shape: TemplateShape = { image: 'debian', vcpus: 1, memoryMib: 256, diskGib: 2 };
@@ -40,7 +39,7 @@ afterAll(async () => {
 
 const pssKiB = (pid: number) => Number(/^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))![1]);
 /** The runtime's own agent connection (the port's GuestAgent has no text helper). */
-const client = (rt: QemuBoxRuntime, id: string) => (rt as unknown as { conns: { client(id: string): AgentClient } }).conns.client(id);
+const client = agentOf;
 const RANDOM_FILE = 'head -c 3000000 /dev/urandom > /dev/shm/r && sha256sum /dev/shm/r';
 
 describe('template clone saved state', () => {

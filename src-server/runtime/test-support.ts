@@ -77,7 +77,7 @@ export async function readPublished(port: number): Promise<string> {
 }
 
 /** Stands in for a box's egress proxy on loopback: answers `text` and closes. */
-export async function stubProxy(text: string): Promise<{ port: number; close(): void }> {
+async function stubProxy(text: string): Promise<{ port: number; close(): void }> {
   const server = net.createServer((s) => s.end(text));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { port: (server.address() as net.AddressInfo).port, close: () => server.close() };
