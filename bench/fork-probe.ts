@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import os, { tmpdir } from 'node:os';
 import type { TemplateShape, VmConfig } from '../src-server/boxes/runtime-port.js';
-import type { AgentClient } from '../src-server/guest/agent-client.js';
+import { AgentClient } from '../src-server/guest/agent-client.js';
+import { randomBytes } from 'node:crypto';
 import { execText } from '../src-server/runtime/exec-text.js';
 import { QemuBoxRuntime } from '../src-server/runtime/qemu-box-runtime.js';
 import { agentOf, testImageCache } from '../src-server/runtime/test-support.js';
@@ -51,8 +52,25 @@ for (let i = 0; i < runs; i++) {
     internals.handles.set(id, await restoreVm(folder, { hostname: id }, (rt as unknown as { clones: { spares: RestoreSpares } }).clones.spares));
     rec('child: restoreVm', now() - u);
     u = now();
-    await internals.conns.connect(id, folder, 'clone', (c: AgentClient) => applyIdentity(c, id));
-    rec('child: agent connect with identity', now() - u);
+    if (argv.includes('--split')) {
+      const c = await AgentClient.connect(folder.agentSock, { timeoutMs: 60_000, helloRetryMs: 200 });
+      rec('child: HELLO', now() - u);
+      u = now();
+      await Promise.all([c.syncTime(), c.reseed(randomBytes(64), id)]);
+      rec('child: clock + reseed with hostname', now() - u);
+      u = now();
+      const opts = { mode: 0o644, createParents: false, durable: false };
+      await c.writeFile('/etc/hostname', opts, Buffer.from(`${id}\n`));
+      rec('child: write /etc/hostname', now() - u);
+      u = now();
+      await c.writeFile('/etc/machine-id', opts, Buffer.from(`${randomBytes(16).toString('hex')}\n`));
+      rec('child: write /etc/machine-id', now() - u);
+      c.close();
+      await internals.conns.connect(id, folder, 'clone');
+    } else {
+      await internals.conns.connect(id, folder, 'clone', (c: AgentClient) => applyIdentity(c, id));
+      rec('child: agent connect with identity', now() - u);
+    }
   } else await rt.cloneFromCheckpoint(`cp${i}`, cfg(`f${i}`));
   rec('child clone+restore+identity', now() - t);
   if ((await readState(boxFolder(dataDir, `f${i}`)))?.launchDir?.includes('/spares/')) rec('children restored by a spare QEMU', 1);
