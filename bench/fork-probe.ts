@@ -66,7 +66,7 @@ for (let i = 0; i < runs; i++) {
       await c.writeFile('/etc/machine-id', opts, Buffer.from(`${randomBytes(16).toString('hex')}\n`));
       rec('child: write /etc/machine-id', now() - u);
       c.close();
-      await internals.conns.connect(id, folder, 'clone');
+      await internals.conns.connect(id, folder, 'clone', undefined);
     } else {
       await internals.conns.connect(id, folder, 'clone', (c: AgentClient) => applyIdentity(c, id));
       rec('child: agent connect with identity', now() - u);
