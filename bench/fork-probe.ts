@@ -59,7 +59,7 @@ for (let i = 0; i < runs; i++) {
       await Promise.all([c.syncTime(), c.reseed(randomBytes(64), id)]);
       rec('child: clock + reseed with hostname', now() - u);
       u = now();
-      const opts = { mode: 0o644, createParents: false, durable: false };
+      const opts = { mode: 0o644, createParents: false, durable: false, inPlace: !argv.includes('--replace') };
       await c.writeFile('/etc/hostname', opts, Buffer.from(`${id}\n`));
       rec('child: write /etc/hostname', now() - u);
       u = now();

@@ -73,6 +73,21 @@ describe('files', () => {
     expect(statSync(path).mode & 0o7777).toBe(0o644);
   });
 
+  it('an in-place write truncates and writes the file itself; the default replaces it with a new one', async () => {
+    const path = join(root, 'machine-id');
+    writeFileSync(path, 'the template machine id, longer than the new one\n');
+    const inode = statSync(path).ino;
+    await client.writeFile(path, { durable: false, inPlace: true, mode: 0o444 }, Buffer.from('new-id\n'));
+    expect(readFileSync(path, 'utf8')).toBe('new-id\n');
+    expect(statSync(path).ino).toBe(inode); // the same file: no temp file renamed over it
+    expect(statSync(path).mode & 0o777).toBe(0o444);
+    expect(readdirSync(root).filter((n) => n.startsWith('.box-upload'))).toEqual([]);
+    await client.writeFile(join(root, 'created-in-place'), { inPlace: true }, Buffer.from('x'));
+    expect(readFileSync(join(root, 'created-in-place'), 'utf8')).toBe('x');
+    await client.writeFile(path, { durable: false }, Buffer.from('replaced\n'));
+    expect(statSync(path).ino).not.toBe(inode);
+  });
+
   it('a non-durable write replaces the file without syncing; a durable one syncs file and directory', async () => {
     const syncsDuring = async (fn: () => Promise<unknown>) => {
       const out = join(agent.dir, `strace-${Date.now()}.txt`);

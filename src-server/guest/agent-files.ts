@@ -38,6 +38,14 @@ export interface WriteFileOptions {
    * for files the host writes again on every start (identity, trust, guest set-up).
    */
   durable?: boolean;
+  /**
+   * The file is truncated and written where it is instead of a temp file renamed over it
+   * (agents before it ignore this): far less guest kernel work, which is what the first
+   * writes after a restore cost under TCG (a fork's identity: ~55 ms for the first file).
+   * Readers may see it empty or partial meanwhile, and a failed upload leaves it so: for
+   * small files nothing in the guest reads while they are written.
+   */
+  inPlace?: boolean;
 }
 
 export type FileSource = Readable | Buffer | AsyncIterable<Uint8Array | string>;
@@ -113,6 +121,7 @@ export async function writeFile(ch: Channel, path: string, opts: WriteFileOption
     [T.MODE, opts.mode ?? 0o644],
     [T.PARENTS, opts.createParents ?? true],
     ...(opts.durable === false ? [[T.DURABLE, false] as [number, boolean]] : []),
+    ...(opts.inPlace ? [[T.IN_PLACE, true] as [number, boolean]] : []),
   ]);
   ch.sendControl(M.FILE_WRITE, 0, id, fields);
   try {

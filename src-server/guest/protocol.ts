@@ -83,6 +83,7 @@ export const T = {
   DISCARDING: 54,
   HOSTNAME: 55,
   DURABLE: 56,
+  IN_PLACE: 57,
 } as const;
 
 /** Channel numbers carried in the flags byte of DATA, EOF and WINDOW frames. */

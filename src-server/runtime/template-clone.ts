@@ -40,7 +40,7 @@ export async function applyIdentity(agent: AgentClient, hostname: string): Promi
     // boots with the template's (the kernel hostname comes from the command line then).
     // Pipelined: the agent serves the three in one wake-up of a guest whose code is not
     // translated yet (TCG), instead of three round trips.
-    const opts = { mode: 0o644, createParents: false, durable: false };
+    const opts = { mode: 0o644, createParents: false, durable: false, inPlace: true };
     await Promise.all([
       agent.reseed(randomBytes(64), hostname),
       agent.writeFile('/etc/hostname', opts, Buffer.from(`${hostname}\n`)),

@@ -177,7 +177,12 @@ static struct fs *fs_new(uint32_t id, int writing, int fd, char *path)
 	return s;
 }
 
-static int start_write(uint32_t id, char *path, mode_t mode, int parents, int durable)
+/* in_place: open the file itself with O_TRUNC instead of a temp file renamed over it:
+ * no new inode, no rename, no old inode to free (far less kernel work, which a VM restored
+ * under TCG has not translated yet), but a reader may see the file empty or partly written
+ * meanwhile and a failed upload leaves it so. For small files only the host reads back
+ * (a box's identity). */
+static int start_write(uint32_t id, char *path, mode_t mode, int parents, int durable, int in_place)
 {
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
@@ -187,6 +192,19 @@ static int start_write(uint32_t id, char *path, mode_t mode, int parents, int du
 	if (r < 0) {
 		send_errno(id, -r, dir);
 		return free(dcopy), 0;
+	}
+	if (in_place) {
+		free(dcopy);
+		int pfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, mode);
+		if (pfd < 0)
+			return send_errno(id, errno, path), 0;
+		fchmod(pfd, mode);
+		struct fs *ps = fs_new(id, 1, pfd, path);
+		ps->durable = durable;
+		fb_begin(M_OK, 0, id);
+		fb_int(T_WINDOW, FWRITE_WINDOW);
+		fb_end();
+		return 1;
 	}
 	size_t tl = strlen(dir) + 32;
 	char *tmp = malloc(tl);
@@ -254,7 +272,8 @@ void files_request(const struct frame *f)
 			send_simple(M_OK, 0, f->stream);
 	} else if (f->type == M_FILE_WRITE) {
 		kept = start_write(f->stream, path, (mode_t)tlv_int(f, T_MODE, 0644) & 07777,
-				   tlv_int(f, T_PARENTS, 1) != 0, tlv_int(f, T_DURABLE, 1) != 0);
+				   tlv_int(f, T_PARENTS, 1) != 0, tlv_int(f, T_DURABLE, 1) != 0,
+				   tlv_int(f, T_IN_PLACE, 0) != 0);
 	} else {
 		kept = start_read(f->stream, path, tlv_int(f, T_WINDOW, 0));
 	}
@@ -321,7 +340,7 @@ static void upload_done(struct fs *s)
 		return fs_free(s);
 	}
 	s->fd = -1;
-	if (rename(s->tmp, s->path) < 0) {
+	if (s->tmp && rename(s->tmp, s->path) < 0) {
 		send_errno(s->id, errno, s->path);
 		return fs_free(s);
 	}
