@@ -193,26 +193,20 @@ static int start_write(uint32_t id, char *path, mode_t mode, int parents, int du
 		send_errno(id, -r, dir);
 		return free(dcopy), 0;
 	}
+	char *tmp = NULL;
+	int fd;
 	if (in_place) {
-		free(dcopy);
-		int pfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, mode);
-		if (pfd < 0)
-			return send_errno(id, errno, path), 0;
-		fchmod(pfd, mode);
-		struct fs *ps = fs_new(id, 1, pfd, path);
-		ps->durable = durable;
-		fb_begin(M_OK, 0, id);
-		fb_int(T_WINDOW, FWRITE_WINDOW);
-		fb_end();
-		return 1;
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, mode);
+	} else {
+		size_t tl = strlen(dir) + 32;
+		tmp = malloc(tl);
+		snprintf(tmp, tl, "%s/.box-upload-XXXXXX", strcmp(dir, "/") ? dir : "");
+		fd = mkostemp(tmp, O_CLOEXEC);
 	}
-	size_t tl = strlen(dir) + 32;
-	char *tmp = malloc(tl);
-	snprintf(tmp, tl, "%s/.box-upload-XXXXXX", strcmp(dir, "/") ? dir : "");
+	int e = errno;
 	free(dcopy);
-	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		send_errno(id, errno, path);
+		send_errno(id, e, path);
 		return free(tmp), 0;
 	}
 	fchmod(fd, mode);
