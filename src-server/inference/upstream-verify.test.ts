@@ -105,6 +105,8 @@ describe('a stored upstream that breaks', () => {
       (await (await svc.api('/v1/engines')).json()).data as { name: string; last_error: { code: string; message: string; at: string } | null }[]
     ).find((e) => e.name === 'later')!;
     expect(later.last_error).toMatchObject({ message: expect.stringContaining('unreachable') });
+    // in the same words as "Test" gives (the UI shows whichever came last)
+    expect(later.last_error!.message).toContain(`Nothing is listening at ${new URL(refusedUrl).host} (connection refused)`);
     const test = await (await svc.api('/v1/engines/later/test', { method: 'POST', json: {} })).json();
     expect(test).toMatchObject({
       name: 'later',

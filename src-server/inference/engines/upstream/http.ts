@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { DomainError, Failed, Invalid, LimitExceeded, NotFound, Unavailable } from '../../../core/errors.js';
+import { connectFailure } from './probe.js';
 
 const agents = {
   'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),
@@ -93,8 +94,8 @@ export async function upstreamJson(
   try {
     res = await exchange(url, init.method ?? (payload === undefined ? 'GET' : 'POST'), headers, payload, init.timeoutMs, init.signal);
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    throw new Unavailable(`Upstream engine "${engine}" is unreachable: ${err.code ?? err.message}`, { code: 'upstream_unavailable' });
+    const why = connectFailure(e as NodeJS.ErrnoException, new URL(url), init.timeoutMs).message;
+    throw new Unavailable(`Upstream engine "${engine}" is unreachable: ${why}`, { code: 'upstream_unavailable' });
   }
   let body: unknown;
   try {

@@ -18,6 +18,31 @@ type ProbeResult = { ok: true; models: number } | { ok: false; error: ProbeFailu
 const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO|HOSTNAME_MISMATCH)/;
 
 /**
+ * Why a connection to `url` failed, in words a user can act on: the same wording for
+ * "Test", adding an upstream, and a model list or request that fails later.
+ */
+export function connectFailure(
+  err: NodeJS.ErrnoException & { timeout?: boolean },
+  url: URL,
+  timeoutMs: number,
+): { code: ProbeFailure['code']; message: string } {
+  const where = url.host;
+  const code = err.code ?? '';
+  if (err.timeout)
+    return { code: 'upstream_timeout', message: `No answer from ${where} within ${timeoutMs / 1000} s. Is the server up, and reachable from this machine?` };
+  if (code === 'ECONNREFUSED')
+    return { code: 'upstream_refused', message: `Nothing is listening at ${where} (connection refused). Is the server running, and is the port right?` };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return { code: 'upstream_not_found', message: `The host name "${url.hostname}" does not resolve. Check the base URL.` };
+  if (TLS_CODES.test(code))
+    return {
+      code: 'upstream_tls',
+      message: `TLS with ${where} failed (${code}: ${err.message}). Check that the URL should be https, and that its certificate is valid for this host.`,
+    };
+  return { code: 'upstream_error', message: `Could not reach ${where}: ${code || err.message}.` };
+}
+
+/**
  * Tests an upstream the way the gateway will use it: its model list (`GET <base>/models`
  * for OpenAI-compatible servers, `GET <base>/v1/models` for Anthropic) with the key, within
  * a short timeout, and names what went wrong: nothing listening, unknown host, no answer,
@@ -39,20 +64,8 @@ export async function probeUpstream(
   try {
     res = await get(url, headers, timeoutMs);
   } catch (e) {
-    const err = e as NodeJS.ErrnoException & { timeout?: boolean };
-    const code = err.code ?? '';
-    if (err.timeout)
-      return fail('upstream_timeout', `No answer from ${where} within ${timeoutMs / 1000} s. Is the server up, and reachable from this machine?`);
-    if (code === 'ECONNREFUSED')
-      return fail('upstream_refused', `Nothing is listening at ${where} (connection refused). Is the server running, and is the port right?`);
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-      return fail('upstream_not_found', `The host name "${url.hostname}" does not resolve. Check the base URL.`);
-    if (TLS_CODES.test(code))
-      return fail(
-        'upstream_tls',
-        `TLS with ${where} failed (${code}: ${err.message}). Check that the URL should be https, and that its certificate is valid for this host.`,
-      );
-    return fail('upstream_error', `Could not reach ${where}: ${code || err.message}.`);
+    const { code, message } = connectFailure(e as NodeJS.ErrnoException & { timeout?: boolean }, url, timeoutMs);
+    return fail(code, message);
   }
   const said = upstreamWords(res.text);
   if (res.status === 401 || res.status === 403) {
