@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import type { OnQuit } from '../../../src-server/contract/service.js';
 import { api } from '../../api/client.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
@@ -35,8 +36,11 @@ export function QuitPanel() {
       return qc.invalidateQueries({ queryKey: ['quit-plan'] });
     },
   });
-  // The choice shows at once (the radio must not wait for the round trip), then the stored one.
-  const current = save.isPending ? save.variables : settings.data?.on_quit;
+  // The choice shows at once, then the stored one. It is React state set in the click's own
+  // handler: the mutation's pending state reaches the component a tick later (react-query
+  // batches its notifications), after React has already put the controlled radio back.
+  const [choosing, setChoosing] = useState<OnQuit | null>(null);
+  const current = choosing ?? settings.data?.on_quit;
   return (
     <section className="panel p-4" id="quit" data-testid="quit-panel">
       <h2 className="mb-1 font-semibold">When quitting</h2>
@@ -52,7 +56,10 @@ export function QuitPanel() {
                 name="on_quit"
                 className="mt-1"
                 checked={current === c.value}
-                onChange={() => save.mutate(c.value)}
+                onChange={() => {
+                  setChoosing(c.value);
+                  save.mutate(c.value, { onSettled: () => setChoosing(null) });
+                }}
                 data-testid={`on-quit-${c.value}`}
               />
               <span>
