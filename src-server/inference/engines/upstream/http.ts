@@ -69,10 +69,27 @@ function exchange(url: string, method: string, headers: Record<string, string>, 
     if (signal?.aborted) onAbort();
     req.on('error', (e) => {
       clearTimeout(timer);
-      reject(e);
+      reject(Object.assign(e, { stale: req.reusedSocket && !answered && STALE_CODES.has((e as NodeJS.ErrnoException).code ?? '') }));
     });
+    let answered = false;
+    req.on('response', () => (answered = true));
     req.end(body);
   });
+}
+
+/**
+ * A kept-alive connection the upstream closed just as we reused it fails before any answer
+ * (the race Node's http documentation describes): the upstream never read the request, so
+ * it is sent again once on a new connection.
+ */
+const STALE_CODES = new Set(['ECONNRESET', 'EPIPE']);
+async function exchangeRetryingStale(...args: Parameters<typeof exchange>): ReturnType<typeof exchange> {
+  try {
+    return await exchange(...args);
+  } catch (e) {
+    if (!(e as { stale?: boolean }).stale) throw e;
+    return exchange(...args);
+  }
 }
 
 /**
@@ -92,7 +109,7 @@ export async function upstreamJson(
   }
   let res: { status: number; retryAfter: string | null; text: string };
   try {
-    res = await exchange(url, init.method ?? (payload === undefined ? 'GET' : 'POST'), headers, payload, init.timeoutMs, init.signal);
+    res = await exchangeRetryingStale(url, init.method ?? (payload === undefined ? 'GET' : 'POST'), headers, payload, init.timeoutMs, init.signal);
   } catch (e) {
     const why = connectFailure(e as NodeJS.ErrnoException, new URL(url), init.timeoutMs).message;
     throw new Unavailable(`Upstream engine "${engine}" is unreachable: ${why}`, { code: 'upstream_unavailable' });
