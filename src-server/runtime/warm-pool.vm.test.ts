@@ -60,6 +60,8 @@ describe('warm pool', () => {
 
         await rt.destroy('w1');
         await rt.destroy('w2');
+        // the refill starts 750 ms after the last create (fillSoon): wait for it, then for it to finish
+        for (let i = 0; i < 100 && !poolVms().length; i++) await new Promise((r) => setTimeout(r, 50));
         await pool.settled();
         // removing the template drains its pool first
         expect(poolVms().length).toBeGreaterThan(0);
