@@ -130,6 +130,8 @@ int files_pending(void);                /* a read stream can produce now */
 void files_pump(void);
 void files_reset_all(void);
 int mkdir_p(const char *path, mode_t mode);
+void do_stat(uint32_t id, char *path, int follow);
+void do_list(uint32_t id, const char *path);
 
 /* ---- passwd.c ---- */
 struct user_info {
