@@ -11,7 +11,10 @@ test('settings: create an API key that really works, see the accelerator and cre
   await page.getByTestId('view-settings').waitFor();
   const settings = new SettingsPage(page);
 
-  const before = await settings.keyRows().count();
+  // Count what the service holds, then wait for the list to show all of it: counting rows
+  // before the list has loaded would give 0.
+  const before = ((await (await svc().api('/v1/api-keys')).json()) as { data: unknown[] }).data.length;
+  await expect(settings.keyRows()).toHaveCount(before);
   const secret = await settings.createKey('e2e-created');
   expect(secret.length).toBeGreaterThan(20);
   await expect(settings.keyRows()).toHaveCount(before + 1);
