@@ -17,7 +17,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { boxFolder, livePid } from '../src-server/runtime/box-folder.js';
 import { startService } from '../src-server/service.js';
-import { execLoopScript, med, qemuCpuMs, qemuPids, r1 } from './runtime-support.js';
+import { execFromClient, execLoopScript, med, minorFaults, qemuCpuMs, qemuPids, r1 } from './runtime-support.js';
 import diagnostics from 'node:diagnostics_channel';
 import { AgentClient } from '../src-server/guest/agent-client.js';
 import { AgentExec } from '../src-server/guest/agent-exec.js';
@@ -44,46 +44,7 @@ const appId = ((await (await post('/v1/apps/find', { name: 'bench', mint_if_miss
 const box = (await (await post('/v1/boxes', { app_id: appId, name: 'exec-host' })).json()) as { box_id: string };
 const qemu = livePid(boxFolder(dataDir, box.box_id))!;
 
-/** The client: another process, node:http with one kept-alive connection, printing each exec's ms. */
-const CLIENT = `
-const http = require('node:http');
-const [url, key, boxId, n, command] = process.argv.slice(2);
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-const body = JSON.stringify({ command });
-const one = () => new Promise((resolve, reject) => {
-  const t = performance.now();
-  const req = http.request(url + '/v1/boxes/' + boxId + '/exec', { method: 'POST', agent,
-    headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-    let text = '';
-    res.setEncoding('utf8');
-    res.on('data', (c) => (text += c));
-    res.on('end', () => {
-      const exit = text.trim().split('\\n').map((l) => JSON.parse(l)).find((e) => e.type === 'exit');
-      if (!exit || exit.status !== 'succeeded') return reject(new Error(text.slice(0, 300)));
-      const out = text.trim().split('\\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'stdout').map((e) => Buffer.from(e.data, 'base64').toString()).join('');
-      resolve([performance.now() - t, out]);
-    });
-  });
-  req.on('error', reject);
-  req.end(body);
-});
-(async () => {
-  const ms = [];
-  let out = '';
-  for (let i = 0; i < Number(n); i++) { const [t, o] = await one(); ms.push(t); out = o; }
-  process.stdout.write(JSON.stringify({ ms, out }));
-})().catch((e) => { console.error(e); process.exit(1); });
-`;
-const clientFile = join(dataDir, 'client.cjs');
-await writeFile(clientFile, CLIENT);
-function client(n: number, command = 'true'): Promise<{ ms: number[]; out: string }> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [clientFile, svc.url, key, box.box_id, String(n), command], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let text = '';
-    c.stdout.on('data', (d: Buffer) => (text += d));
-    c.on('exit', (code) => (code === 0 ? resolve(JSON.parse(text)) : reject(new Error(`client exited ${code}`))));
-  });
-}
+const client = (n: number, command = 'true') => execFromClient(dataDir, svc.url, key, box.box_id, n, command);
 
 // Where each exec's wall time goes, from the service's side: request start → EXEC frame
 // written (host, before the guest can start) → EXIT frame read (guest and transport) →
@@ -157,7 +118,9 @@ const load = loadavg()[0]!;
 marking = true;
 const cpu0 = process.cpuUsage();
 const q0 = qemuCpuMs(qemu);
+const f0 = minorFaults(qemu);
 const { ms } = await client(EXECS);
+const faults = (minorFaults(qemu) - f0) / EXECS;
 marking = false;
 const sqlCounts = Object.fromEntries([...sql.entries()].map(([k, v]) => [k, r2(v / EXECS)]));
 const cpu = process.cpuUsage(cpu0);
@@ -174,9 +137,11 @@ if (strace) {
 // baseline: the same command in a loop in the guest
 const LOOP = 50;
 const q1 = qemuCpuMs(qemu);
+const f1 = minorFaults(qemu);
 const loop = await client(1, execLoopScript('/bin/sh -c true', LOOP));
 const guestQemuMs = (qemuCpuMs(qemu) - q1) / LOOP;
 const guestMs = Number(loop.out.trim()) / 1e6;
+const guestFaults = (minorFaults(qemu) - f1) / LOOP;
 
 const out: Record<string, unknown> = {
   execs: EXECS,
@@ -192,6 +157,7 @@ const out: Record<string, unknown> = {
   ],
   'other execs the service ran meanwhile': marks.other,
   'QEMU CPU per exec, ms: API / in-guest loop': [r2(qemuMs / EXECS), r2(guestQemuMs)],
+  'QEMU minor page faults per exec: API / in-guest loop': [r1(faults), r1(guestFaults)],
 };
 if (sql.size) out['SQL statements per exec'] = sqlCounts;
 if (strace) {
@@ -222,6 +188,8 @@ if (PROF) {
   );
 }
 console.log(JSON.stringify(out, null, 2));
+if (process.env.AGENT_TIMING) console.log((await client(1, 'cat /tmp/agent-timing')).out);
+if (process.env.EXTRA_CMD) console.log((await client(1, process.env.EXTRA_CMD)).out);
 await svc.close();
 // boxes outlive a closed service (on purpose); the warm pool's clones included: end ours
 for (const pid of qemuPids(dataDir)) process.kill(pid, 'SIGKILL');

@@ -1,7 +1,8 @@
 /** Helpers of bench/runtime.ts: statistics, the bare-boot baseline, QEMU memory. */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { AgentClient } from '../src-server/guest/agent-client.js';
 import { boxFolder, createOverlay } from '../src-server/runtime/box-folder.js';
 import { QEMU_BINARY, hostTscKhz } from '../src-server/runtime/host.js';
@@ -81,7 +82,68 @@ export function sumPssMiB(pids: number[]): number {
 }
 
 /** User + system CPU time of a process (all threads), ms (clock ticks of 10 ms). */
+/** A process's minor page faults so far (all threads): for QEMU, host faults on guest RAM among them. */
+export function minorFaults(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[7]);
+}
+
 export function qemuCpuMs(pid: number): number {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+}
+
+/** The exec client of execFromClient: node:http, one kept-alive connection, each exec's ms. */
+const EXEC_CLIENT = `
+const http = require('node:http');
+const [url, key, boxId, n, command] = process.argv.slice(2);
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const body = JSON.stringify({ command });
+const one = () => new Promise((resolve, reject) => {
+  const t = performance.now();
+  const req = http.request(url + '/v1/boxes/' + boxId + '/exec', { method: 'POST', agent,
+    headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (c) => (text += c));
+    res.on('end', () => {
+      const exit = text.trim().split('\\n').map((l) => JSON.parse(l)).find((e) => e.type === 'exit');
+      if (!exit || exit.status !== 'succeeded') return reject(new Error(text.slice(0, 300)));
+      const out = text.trim().split('\\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'stdout').map((e) => Buffer.from(e.data, 'base64').toString()).join('');
+      resolve([performance.now() - t, out]);
+    });
+  });
+  req.on('error', reject);
+  req.end(body);
+});
+(async () => {
+  await one(); // opens the kept-alive connection: not timed
+  const ms = [];
+  let out = '';
+  for (let i = 0; i < Number(n); i++) { const [t, o] = await one(); ms.push(t); out = o; }
+  process.stdout.write(JSON.stringify({ ms, out }));
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+
+/**
+ * Runs `n` execs of `command` in a box through the API from another process, as a script
+ * or an SDK would: node:http with one kept-alive connection, opened by one untimed exec
+ * first. (A fetch in the bench's own process would run the client's work on the service's
+ * event loop, between its own.) Answers each exec's ms and the last exec's stdout.
+ */
+export async function execFromClient(
+  dir: string,
+  url: string,
+  key: string,
+  boxId: string,
+  n: number,
+  command = 'true',
+): Promise<{ ms: number[]; out: string }> {
+  const file = join(dir, 'exec-client.cjs');
+  if (!existsSync(file)) writeFileSync(file, EXEC_CLIENT);
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, [file, url, key, boxId, String(n), command], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    c.stdout.on('data', (d: Buffer) => (text += d));
+    c.on('exit', (code) => (code === 0 ? resolve(JSON.parse(text) as { ms: number[]; out: string }) : reject(new Error(`exec client exited ${code}`))));
+  });
 }

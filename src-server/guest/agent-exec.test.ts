@@ -147,6 +147,35 @@ describe('exec', () => {
   });
 });
 
+describe('started report of a command without stdin (agent.h, STARTED_HOLD_MS)', () => {
+  /** When 'started' and the exit were seen, and whether a later event-loop turn ran between them. */
+  async function timeline(argv: string) {
+    const ex = client.exec({ argv });
+    let startedAt = 0;
+    let turnBetween = false;
+    ex.on('started', () => {
+      startedAt = performance.now();
+      setImmediate(() => (turnBetween = true));
+    });
+    await Promise.all([collect(ex.stdout), collect(ex.stderr), ex.exit]);
+    return { startedAt, exitAt: performance.now(), turnBetween };
+  }
+
+  it('leaves with the exit of a short command: one read, one turn', async () => {
+    for (let i = 0; i < 3; i++) await timeline('true'); // warm
+    const runs = [];
+    for (let i = 0; i < 5; i++) runs.push(await timeline('true'));
+    // held, the frames arrive in one piece; unheld, the host reads 'started' a process start before the exit
+    expect(runs.filter((r) => r.startedAt > 0 && !r.turnBetween).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('is not held until the end of a longer command', async () => {
+    const r = await timeline('sleep 0.4');
+    expect(r.startedAt).toBeGreaterThan(0);
+    expect(r.exitAt - r.startedAt).toBeGreaterThan(250);
+  });
+});
+
 describe('stdin EOF', () => {
   // The frames an exec sends, without an agent.
   const recorder = () => {

@@ -109,9 +109,13 @@ void exec_pump(struct pollfd *pfd, int n);
  * the EXIT leave in one write, one virtio transfer and one host wake-up instead of two or
  * three: under TCG each is a visible share of a short exec. At most EXIT_HOLD_MS, once per
  * exec; any reap ends it. Frames and their order are unchanged: only when they are written.
+ * A command started without stdin or a terminal holds its EXEC_STARTED the same way, up to
+ * STARTED_HOLD_MS, and only if no hold is running: a short command's STARTED, output, EOFs
+ * and EXIT then leave together (the host's stream says "started" without waiting for it).
  */
 extern int64_t exec_hold_until;
 #define EXIT_HOLD_MS 3
+#define STARTED_HOLD_MS 10
 
 /* ---- exec_detach.c ---- */
 void exec_policy(const struct frame *hello);  /* grace_ms / orphans_kill of a HELLO */

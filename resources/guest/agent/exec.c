@@ -252,6 +252,8 @@ void exec_start(const struct frame *f)
 	fb_int(T_PID, pid);
 	fb_int(T_WINDOW, e->in_fd >= 0 ? STDIN_WINDOW : 0);
 	fb_end();
+	if (!s.tty && !s.want_stdin && !exec_hold_until)
+		exec_hold_until = now_ms() + STARTED_HOLD_MS; /* agent.h */
 	spec_free(&s);
 }
 

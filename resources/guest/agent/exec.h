@@ -23,6 +23,7 @@ struct ex {
 	size_t rec_at[2];   /* bytes put back from the output queue in this reclaim pass */
 	int eof_sent[2];
 	int held_exit;      /* output ended before the reap: the queue waited for it once */
+	int yielded;        /* output ended before the reap: the agent gave the CPU up once */
 	int pidx[2];        /* poll slot of out[i] this iteration, -1 if none */
 	int in_fd;          /* stdin pipe write end (tty: dup of master), -1 if none */
 	int in_eof;         /* 1: host sent EOF, 2: EOF delivered */

@@ -4,6 +4,7 @@
  * credit it had, then the pipe fills and the process blocks (exec_detach.c). */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,6 +345,18 @@ void exec_pump(struct pollfd *pfd, int n)
 				pump_out(e, i, ready);
 			else
 				pump_held(e, i, ready);
+		}
+		if (e->attached && !e->exited && e->eof_sent[0] && e->eof_sent[1] && !e->yielded) {
+			/*
+			 * Its output closed: the process is normally exiting, but the close woke the
+			 * agent before its exit reached the parent. Giving the CPU up once lets it
+			 * finish, so its EXIT goes out in this turn, not after another poll and wake-up.
+			 */
+			e->yielded = 1;
+			int st;
+			sched_yield();
+			if (waitpid(e->pid, &st, WNOHANG) == e->pid)
+				exec_reaped(e->pid, st);
 		}
 		if (e->attached && e->exited && e->eof_sent[0] && e->eof_sent[1]) {
 			send_exit(e);

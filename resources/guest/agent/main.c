@@ -232,7 +232,8 @@ static void loop(int sfd)
 	for (;;) {
 		int n = 0, conn_idx = -1, lst_idx = -1;
 		int64_t timeout = -1, now = now_ms();
-		int holding = exec_hold_until > now; /* agent.h: output waits for an exit */
+		/* agent.h: output waits for an exit, unless a full queue must leave */
+		int holding = exec_hold_until > now && out_len < OUT_HIGH;
 		if (!holding)
 			exec_hold_until = 0;
 		pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
@@ -283,7 +284,8 @@ static void loop(int sfd)
 		}
 		exec_pump(pfd + first_exec, n - first_exec);
 		files_pump();
-		if (up && conn_fd >= 0 && out_len && exec_hold_until <= now_ms() && out_flush(conn_fd) < 0)
+		if (up && conn_fd >= 0 && out_len && (exec_hold_until <= now_ms() || out_len >= OUT_HIGH) &&
+		    out_flush(conn_fd) < 0)
 			session_end();
 		if (!up && out_len)
 			out_reset();

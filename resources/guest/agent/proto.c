@@ -61,10 +61,13 @@ void out_reset(void)
 
 int out_flush(int fd)
 {
+	static int plain_fd = -1; /* the virtio port is no socket: write(), without a failed send() first */
 	while (ob_head < ob_end) {
-		ssize_t n = send(fd, ob + ob_head, ob_end - ob_head, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && errno == ENOTSOCK)
+		ssize_t n = fd == plain_fd ? -1 : send(fd, ob + ob_head, ob_end - ob_head, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (fd == plain_fd || (n < 0 && errno == ENOTSOCK)) {
+			plain_fd = fd;
 			n = write(fd, ob + ob_head, ob_end - ob_head);
+		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
