@@ -24,6 +24,7 @@ test('playground: a Responses request to a loopback upstream; failed webhook att
   await pg.send({ style: 'responses', model: 'fake/fake-gpt', prompt: 'ping from the playground' });
   await expect(pg.outputText()).toHaveText('echo: ping from the playground');
   await expect(pg.rawRequest()).toContainText('"completion_webhook": "http://127.0.0.1:');
+  await expect(pg.rawResponse()).toContainText('"id": "resp_');
   const responseId = JSON.parse(await pg.rawResponse().innerText()).id as string;
   expect(responseId).toMatch(/^resp_/);
   expect(upstream.requests.at(-1)?.body.messages.at(-1).content).toBe('ping from the playground');
