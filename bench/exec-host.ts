@@ -49,10 +49,22 @@ const client = (n: number, command = 'true') => execFromClient(dataDir, svc.url,
 // Where each exec's wall time goes, from the service's side: request start → EXEC frame
 // written (host, before the guest can start) → EXIT frame read (guest and transport) →
 // response finished (host, after). Only the first and last are the host's critical path.
-const marks = { pre: [] as number[], guest: [] as number[], post: [] as number[], other: 0 };
+const marks = { pre: [] as number[], guest: [] as number[], post: [] as number[], toEnd: [] as number[], toStart: [] as number[], other: 0 };
 let marking = false;
 // one request at a time (the client's loop): the EXEC sent while it is open is its exec
 let open: { req: number; stream?: number; exec?: number; exit?: number } | undefined;
+const { ServerResponse } = await import('node:http');
+const end = ServerResponse.prototype.end;
+ServerResponse.prototype.end = function (this: InstanceType<typeof ServerResponse>, ...a: unknown[]) {
+  if (open?.exit !== undefined) marks.toEnd.push(performance.now() - open.exit);
+  return (end as (...x: unknown[]) => InstanceType<typeof ServerResponse>).apply(this, a);
+} as typeof end;
+const { ExecService } = await import('../src-server/boxes/exec-service.js');
+const start = ExecService.prototype.start;
+ExecService.prototype.start = function (this: InstanceType<typeof ExecService>, ...a: Parameters<typeof start>) {
+  if (open) marks.toStart.push(performance.now() - open.req);
+  return start.apply(this, a);
+};
 diagnostics.subscribe('http.server.request.start', () => {
   if (marking) open = { req: performance.now() };
 });
@@ -155,6 +167,7 @@ const out: Record<string, unknown> = {
     r2(med(marks.guest)),
     r2(med(marks.post)),
   ],
+  'wall p50s, ms: request → ExecService.start / EXIT → res.end() called': [r2(med(marks.toStart)), r2(med(marks.toEnd))],
   'other execs the service ran meanwhile': marks.other,
   'QEMU CPU per exec, ms: API / in-guest loop': [r2(qemuMs / EXECS), r2(guestQemuMs)],
   'QEMU minor page faults per exec: API / in-guest loop': [r1(faults), r1(guestFaults)],
@@ -188,8 +201,6 @@ if (PROF) {
   );
 }
 console.log(JSON.stringify(out, null, 2));
-if (process.env.AGENT_TIMING) console.log((await client(1, 'cat /tmp/agent-timing')).out);
-if (process.env.EXTRA_CMD) console.log((await client(1, process.env.EXTRA_CMD)).out);
 await svc.close();
 // boxes outlive a closed service (on purpose); the warm pool's clones included: end ours
 for (const pid of qemuPids(dataDir)) process.kill(pid, 'SIGKILL');
