@@ -1,8 +1,9 @@
 /**
  * The one place that builds the guest agent (static, with the host's gcc and make): the
  * runtime, the image CLI, the test helpers and `box image build` all call these. It also
- * builds the host-side box-ramdelta filter (resources/guest/ramdelta) that keeps a
- * template clone's saved state down to the pages the box changed.
+ * builds the host-side helpers (resources/guest/ramdelta): the box-ramdelta filter that
+ * keeps a template clone's saved state down to the pages the box changed, and the
+ * box-qemu-launch wrapper QEMU starts through.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -15,6 +16,7 @@ const execFileP = promisify(execFile);
 export const AGENT_SOURCE_DIR = join(RESOURCES_DIR, 'guest', 'agent');
 const RAMDELTA_SOURCE_DIR = join(RESOURCES_DIR, 'guest', 'ramdelta');
 const RAMDELTA_PATH = join(RESOURCES_DIR, 'guest', 'build', 'box-ramdelta');
+const LAUNCH_PATH = join(RESOURCES_DIR, 'guest', 'build', 'box-qemu-launch');
 
 /** Runs make (it rebuilds only what changed) and returns the binary; throws when the toolchain is missing. */
 export function buildAgentSync(opts: { quiet?: boolean } = {}): string {
@@ -37,17 +39,32 @@ export async function ensureAgentBinary(): Promise<void> {
   await ensureRamDelta();
 }
 
-let ramDelta: Promise<string | undefined> | undefined;
+let hostHelpers: Promise<void> | undefined;
+/** Makes the host-side helpers (resources/guest/ramdelta) once per process; make rebuilds only what changed. */
+const makeHostHelpers = () =>
+  (hostHelpers ??= execFileP('make', ['-s', '-C', RAMDELTA_SOURCE_DIR]).then(
+    () => undefined,
+    () => undefined, // no toolchain: whatever is already built is used
+  ));
+
 /**
- * The box-ramdelta filter, made once per process (make rebuilds only what changed).
- * Undefined when it cannot be built or BOX_RAMDELTA=0 (for comparisons): clones then save
- * their whole RAM (correct, slower, and a resumed clone no longer shares the template's pages).
+ * The box-ramdelta filter. Undefined when it cannot be built or BOX_RAMDELTA=0 (for
+ * comparisons): clones then save their whole RAM (correct, slower, and a resumed clone no
+ * longer shares the template's pages).
  */
-export function ensureRamDelta(): Promise<string | undefined> {
-  if (process.env.BOX_RAMDELTA === '0') return Promise.resolve(undefined);
-  ramDelta ??= execFileP('make', ['-s', '-C', RAMDELTA_SOURCE_DIR]).then(
-    () => RAMDELTA_PATH,
-    () => (existsSync(RAMDELTA_PATH) ? RAMDELTA_PATH : undefined),
-  );
-  return ramDelta;
+export async function ensureRamDelta(): Promise<string | undefined> {
+  if (process.env.BOX_RAMDELTA === '0') return undefined;
+  await makeHostHelpers();
+  return existsSync(RAMDELTA_PATH) ? RAMDELTA_PATH : undefined;
+}
+
+/**
+ * box-qemu-launch (launch.c: QEMU without transparent huge pages, ~4 MiB less private
+ * memory per idle box). Undefined when it cannot be built or BOX_QEMU_THP=1 (for
+ * comparisons): QEMU is then started directly.
+ */
+export async function qemuLauncher(): Promise<string | undefined> {
+  if (process.env.BOX_QEMU_THP === '1') return undefined;
+  await makeHostHelpers();
+  return existsSync(LAUNCH_PATH) ? LAUNCH_PATH : undefined;
 }

@@ -66,6 +66,10 @@ describe('box VMs (real QEMU)', () => {
     );
     agent = await waitForAgent(parent(), { timeoutMs: 60_000 });
     expect(agent.info?.init).toBe(true);
+    // started through box-qemu-launch: no transparent huge pages (kernels since 5.0 say so in status)
+    if (/^THP_enabled:/m.test(readFileSync('/proc/self/status', 'utf8'))) {
+      expect(readFileSync(`/proc/${vm.pid}/status`, 'utf8')).toMatch(/^THP_enabled:\s+0$/m);
+    }
 
     const r = await execText(agent, 'cat /mnt/share/hello.txt; echo; curl -s http://10.0.2.100:3128/; echo; df -k / | tail -1');
     const [shared, viaProxy, df] = r.stdout.trim().split('\n');

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readProcStat } from './proc-stat.js';
 import { rm } from 'node:fs/promises';
 import { type BoxFolder, createOverlay, ensureFolder, livePid, readState, writeState } from './box-folder.js';
+import { qemuLauncher } from './agent-build.js';
 import { QEMU_BINARY, qemuVersion } from './host.js';
 import { QmpClient } from './qmp.js';
 import { qemuArgs, type VmConfig } from './vm-config.js';
@@ -23,8 +24,11 @@ export interface VmHandle {
 
 /** Runs QEMU with -daemonize: resolves when the daemon is initialised (parent exited 0). */
 async function spawnDaemon(args: string[]): Promise<void> {
+  const launcher = await qemuLauncher();
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(QEMU_BINARY, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = launcher
+      ? spawn(launcher, [QEMU_BINARY, ...args], { detached: true, stdio: ['ignore', 'ignore', 'pipe'] })
+      : spawn(QEMU_BINARY, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (d: string) => (stderr += d));
