@@ -41,53 +41,40 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
-#define PAGE 4096u
-#define F_ZERO 0x02u
-#define F_MEM_SIZE 0x04u
-#define F_PAGE 0x08u
-#define F_EOS 0x10u
-#define F_CONTINUE 0x20u
-#define S_START 0x01
-#define S_PART 0x02
-#define S_END 0x03
-#define S_FULL 0x04
-#define S_SUBSECTION 0x05
-#define S_CONFIGURATION 0x07
-#define S_FOOTER 0x7e
+#include "ramdelta.h"
 
-static FILE *in, *out;
+FILE *in, *out;
 static int apply_fd = -1;          /* apply mode: the image being written */
-static const uint8_t *tpl;         /* template RAM, mapped read-only */
-static uint64_t tpl_size;
-static const char *target;         /* RAM block backed by the template ("mem") */
+const uint8_t *tpl;                /* template RAM, mapped read-only */
+uint64_t tpl_size;
+const char *target;                /* RAM block backed by the template ("mem") */
 static uint8_t *emitted;           /* pages of the target block already sent once */
 static uint64_t emitted_pages;
 static int ignore_shared;
 static uint64_t pos;               /* bytes read so far (apply mode reports the tail) */
-static uint64_t kept, dropped;
+uint64_t kept, dropped;
+char last_out[256];
 
-static const char *compose_devices; /* compose mode: the VM's device state file */
-static int compose_pid;
-static const char *tpl_path;
-static char last_out[256];         /* the block of the last record written */
+const char *compose_devices;       /* compose mode: the VM's device state file */
+int compose_pid;
+const char *tpl_path;
 
-static char *part_path;            /* filter mode: the output until it is complete */
+char *part_path;                   /* filter and compose: the output until it is complete */
 static const char *out_path;
 
-static void die(const char *what) {
+void die(const char *what) {
   if (part_path) unlink(part_path);
   fprintf(stderr, "box-ramdelta: %s%s%s\n", what, errno ? ": " : "", errno ? strerror(errno) : "");
   exit(1);
 }
 
-static void get(void *buf, size_t n) {
+void get(void *buf, size_t n) {
   if (n && fread(buf, 1, n, in) != n) die("truncated stream");
   pos += n;
 }
-static void put(const void *buf, size_t n) {
+void put(const void *buf, size_t n) {
   if (out && n && fwrite(buf, 1, n, out) != n) die("write failed");
 }
 static int peek(void) {
@@ -95,12 +82,12 @@ static int peek(void) {
   if (c != EOF) ungetc(c, in);
   return c;
 }
-static uint8_t get8(void) { uint8_t b; get(&b, 1); return b; }
-static uint32_t get32(void) { uint8_t b[4]; get(b, 4); return (uint32_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]; }
-static uint64_t get64(void) { return (uint64_t)get32() << 32 | get32(); }
-static void put8(uint8_t v) { put(&v, 1); }
-static void put32(uint32_t v) { uint8_t b[4] = { v >> 24, v >> 16, v >> 8, v }; put(b, 4); }
-static void put64(uint64_t v) { put32(v >> 32); put32((uint32_t)v); }
+uint8_t get8(void) { uint8_t b; get(&b, 1); return b; }
+uint32_t get32(void) { uint8_t b[4]; get(b, 4); return (uint32_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]; }
+uint64_t get64(void) { return (uint64_t)get32() << 32 | get32(); }
+void put8(uint8_t v) { put(&v, 1); }
+void put32(uint32_t v) { uint8_t b[4] = { v >> 24, v >> 16, v >> 8, v }; put(b, 4); }
+void put64(uint64_t v) { put32(v >> 32); put32((uint32_t)v); }
 /* A length-prefixed id (one byte of length): read, copied out, NUL-terminated in buf. */
 static void copy_id(char buf[256]) {
   uint8_t n = get8();
@@ -111,7 +98,7 @@ static void copy_id(char buf[256]) {
 }
 
 /* Copies the rest of the input unchanged: the output stays a loadable stream. */
-static void pass_rest(void) {
+void pass_rest(void) {
   static uint8_t buf[1 << 16];
   size_t n;
   if (apply_fd >= 0) {
@@ -236,99 +223,6 @@ static void ram_records(void) {
     if (flags & F_ZERO) put8(fill);
     else put(page, PAGE);
   }
-}
-
-/* compose: one record of the target block; the block id goes out unless it is the last one's. */
-static void put_record(uint64_t off, uint32_t flags, const uint8_t *page) {
-  if (!strcmp(target, last_out)) {
-    put64(off | flags | F_CONTINUE);
-  } else {
-    put64(off | flags);
-    put8((uint8_t)strlen(target));
-    put(target, strlen(target));
-    strcpy(last_out, target);
-  }
-  if (flags & F_ZERO) put8(0);
-  else put(page, PAGE);
-}
-
-/*
- * compose: a RAM section with the pages of the target block the VM wrote, read from its
- * QEMU's mapping of the template file (every mapping of that file in /proc/PID/maps, at
- * its file offset, which is the offset in the block). A page is the VM's own when
- * pagemap says it is present and not a file page (a private copy) or swapped out.
- */
-static void dirty_section(uint32_t ram_id, int with_footer) {
-  char path[64], line[4096];
-  struct stat st;
-  if (stat(tpl_path, &st) < 0) die("cannot stat the template RAM file");
-  snprintf(path, sizeof path, "/proc/%d/mem", compose_pid);
-  int mem = open(path, O_RDONLY | O_CLOEXEC);
-  if (mem < 0) {
-    fprintf(stderr, "box-ramdelta: cannot read the memory of process %d: %s\n", compose_pid, strerror(errno));
-    if (part_path) unlink(part_path);
-    exit(3);
-  }
-  snprintf(path, sizeof path, "/proc/%d/pagemap", compose_pid);
-  int pagemap = open(path, O_RDONLY | O_CLOEXEC);
-  snprintf(path, sizeof path, "/proc/%d/maps", compose_pid);
-  FILE *maps = fopen(path, "r");
-  if (pagemap < 0 || !maps) die("cannot read the VM's page map");
-  put8(S_PART);
-  put32(ram_id);
-  static uint64_t entries[512];
-  static uint8_t buf[512 * PAGE];
-  int mapped = 0;
-  while (fgets(line, sizeof line, maps)) {
-    unsigned long long start, end, offset, inode;
-    unsigned maj, min;
-    char perms[8];
-    int n = 0;
-    if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &offset, &maj, &min, &inode, &n) < 7) continue;
-    char *name = line + n;
-    name[strcspn(name, "\n")] = 0;
-    /* the same file: its inode, and its name or device (a path through a symlink differs) */
-    if (inode != st.st_ino || (strcmp(name, tpl_path) && makedev(maj, min) != st.st_dev)) continue;
-    mapped = 1;
-    for (uint64_t va = start; va < end;) {
-      uint64_t count = (end - va) / PAGE < 512 ? (end - va) / PAGE : 512;
-      if (pread(pagemap, entries, count * 8, (off_t)(va / PAGE * 8)) != (ssize_t)(count * 8)) die("cannot read the page map");
-      for (uint64_t i = 0; i < count;) {
-        uint64_t e = entries[i];
-        int own = ((e >> 63) & 1 && !((e >> 61) & 1)) || ((e >> 62) & 1);
-        if (!own) { i++; continue; }
-        uint64_t j = i;
-        while (j < count && ((((entries[j] >> 63) & 1) && !((entries[j] >> 61) & 1)) || ((entries[j] >> 62) & 1))) j++;
-        ssize_t want = (ssize_t)((j - i) * PAGE);
-        if (pread(mem, buf, (size_t)want, (off_t)(va + i * PAGE)) != want) die("cannot read the VM's memory");
-        for (uint64_t k = i; k < j; k++) {
-          const uint8_t *page = buf + (k - i) * PAGE;
-          uint64_t off = offset + (va - start) + k * PAGE;
-          static const uint8_t zero[PAGE];
-          if (off + PAGE <= tpl_size && !memcmp(page, tpl + off, PAGE)) { dropped++; continue; }
-          kept++;
-          put_record(off, memcmp(page, zero, PAGE) ? F_PAGE : F_ZERO, page);
-        }
-        i = j;
-      }
-      va += count * PAGE;
-    }
-  }
-  fclose(maps);
-  close(pagemap);
-  close(mem);
-  if (!mapped) die("the process does not map the template RAM file");
-  put64(F_EOS);
-  if (with_footer) { put8(S_FOOTER); put32(ram_id); }
-}
-
-/* compose: the VM's device sections (DEVICES without its header) end the stream. */
-static void device_state(void) {
-  FILE *dev = fopen(compose_devices, "rb");
-  if (!dev) die("cannot open the device state");
-  in = dev;
-  if (get32() != 0x5145564d || get32() != 3) die("the device state is not a QEMU stream");
-  pass_rest();
 }
 
 static void footer(void) {
