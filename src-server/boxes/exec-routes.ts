@@ -5,6 +5,7 @@ import { conflict, tooLarge } from '../http/errors.js';
 import { boxFor } from './box-access.js';
 
 const HEARTBEAT_MS = 10_000;
+const START_HOLD_MS = 10;
 const STDIN_CHUNK_LIMIT = 8 * 1024 * 1024;
 
 export function execRoutes(r: RouteRegistrar) {
@@ -21,8 +22,10 @@ export function execRoutes(r: RouteRegistrar) {
     handler: async ({ app, auth, req, res, params, body }) => {
       const box = boxFor(app, req, auth, params.box_id, 'exec');
       const session = await app.services.execs.start(box, body);
-      // The headers leave with the first line ("started", replayed at once by attach) and the last line
-      // with the end of the stream: two writes for a short command, not four.
+      // The headers leave with the first line and the last line with the end of the stream.
+      // "started" (replayed at once by attach) waits up to START_HOLD_MS for what follows
+      // it: a short command is answered in one write (one wake-up of the client), a longer
+      // one says "started" after START_HOLD_MS at the latest.
       res.writeHead(200, { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store', 'X-Box-Exec-Id': session.id });
       const line = (e: ExecEvent) => `${JSON.stringify(e)}\n`;
       if (body.background) {
@@ -33,17 +36,30 @@ export function execRoutes(r: RouteRegistrar) {
         const beat = setInterval(() => res.write(line({ type: 'heartbeat' })), HEARTBEAT_MS);
         let detach = () => {};
         let ended = false;
+        let held = '';
+        const hold = setTimeout(() => {
+          res.write(held);
+          held = '';
+        }, START_HOLD_MS);
+        const out = (text: string) => {
+          const all = held + text;
+          held = '';
+          clearTimeout(hold);
+          return all;
+        };
         const stop = () => {
           clearInterval(beat);
+          clearTimeout(hold);
           detach();
           resolve();
         };
         // attach replays what happened so far: an exec that already ended (a re-attach by
         // idempotency_key) gives its exit here, before attach returns
         detach = session.attach((e) => {
-          if (e.type !== 'exit') return void res.write(line(e));
+          if (e.type === 'started') return void (held += line(e));
+          if (e.type !== 'exit') return void res.write(out(line(e)));
           ended = true;
-          res.end(line(e));
+          res.end(out(line(e)));
           stop();
         });
         if (!ended) res.on('close', stop);

@@ -35,6 +35,8 @@ interface Answer {
   headers: http.IncomingHttpHeaders;
   body: any;
   text: string;
+  /** ms after the request each socket read of the answer came (the head's read included) */
+  reads: number[];
 }
 
 /** A raw request (fetch cannot set Host), authenticated unless `key` is null. */
@@ -44,15 +46,18 @@ function send(method: string, path: string, body?: unknown, headers: Record<stri
     const h: Record<string, string> = { host: `127.0.0.1:${port}`, ...headers };
     if (key) h.authorization = `Bearer ${key}`;
     if (payload !== undefined) h['content-type'] ??= 'application/json';
+    const t0 = performance.now();
+    const reads: number[] = [];
     const req = http.request({ host: '127.0.0.1', port, method, path, headers: h, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         const json = text && !res.headers['content-type']?.startsWith('application/x-ndjson');
-        resolve({ status: res.statusCode!, headers: res.headers, body: json ? JSON.parse(text) : undefined, text });
+        resolve({ status: res.statusCode!, headers: res.headers, body: json ? JSON.parse(text) : undefined, text, reads });
       });
     });
+    req.on('socket', (sock) => sock.on('data', () => reads.push(performance.now() - t0)));
     req.on('error', reject);
     req.end(payload);
   });
@@ -177,6 +182,17 @@ describe('the node:http front of POST /v1/boxes/:box_id/exec', () => {
     const bg = await send('POST', `/v1/boxes/${boxId}/exec`, { command: 'true', background: true });
     expect(events(bg)).toEqual([{ type: 'started', exec_id: bg.headers['x-box-exec-id'] }]);
     expect(fellThrough).toEqual([]);
+  });
+
+  it('answers a short command in one write, and says "started" of a longer one before its end', async () => {
+    const one = [];
+    for (let i = 0; i < 5; i++) one.push((await send('POST', `/v1/boxes/${boxId}/exec`, { command: 'sleep 0.003' })).reads.length);
+    // "started" waits (START_HOLD_MS) for the exit that follows a few ms later: one read, not two
+    expect(one.filter((n) => n === 1).length).toBeGreaterThanOrEqual(1);
+    const long = await send('POST', `/v1/boxes/${boxId}/exec`, { command: 'sleep 0.4' });
+    expect(events(long).map((e) => e.type)).toEqual(['started', 'exit']);
+    expect(long.reads.length).toBeGreaterThanOrEqual(2);
+    expect(long.reads.at(-1)! - long.reads[0]!).toBeGreaterThan(250);
   });
 
   it('replays an exec that already ended to a repeat of its idempotency_key', async () => {
