@@ -17,7 +17,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { boxFolder, livePid } from '../src-server/runtime/box-folder.js';
 import { startService } from '../src-server/service.js';
-import { execFromClient, execLoopScript, med, minorFaults, qemuCpuMs, qemuPids, r1 } from './runtime-support.js';
+import { execClient, execLoopScript, med, minorFaults, qemuCpuMs, qemuPids, r1 } from './runtime-support.js';
 import diagnostics from 'node:diagnostics_channel';
 import { AgentClient } from '../src-server/guest/agent-client.js';
 import { AgentExec } from '../src-server/guest/agent-exec.js';
@@ -44,7 +44,8 @@ const appId = ((await (await post('/v1/apps/find', { name: 'bench', mint_if_miss
 const box = (await (await post('/v1/boxes', { app_id: appId, name: 'exec-host' })).json()) as { box_id: string };
 const qemu = livePid(boxFolder(dataDir, box.box_id))!;
 
-const client = (n: number, command = 'true') => execFromClient(dataDir, svc.url, key, box.box_id, n, command);
+const execs = execClient(dataDir, svc.url, key, box.box_id);
+const client = (n: number, command = 'true') => execs.run(n, command);
 
 // Where each exec's wall time goes, from the service's side: request start → EXEC frame
 // written (host, before the guest can start) → EXIT frame read (guest and transport) →
@@ -201,6 +202,7 @@ if (PROF) {
   );
 }
 console.log(JSON.stringify(out, null, 2));
+execs.close();
 await svc.close();
 // boxes outlive a closed service (on purpose); the warm pool's clones included: end ours
 for (const pid of qemuPids(dataDir)) process.kill(pid, 'SIGKILL');

@@ -92,13 +92,13 @@ export function qemuCpuMs(pid: number): number {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
 }
 
-/** The exec client of execFromClient: node:http, one kept-alive connection, each exec's ms. */
+/** The exec client of execClient: node:http, one kept-alive connection; reads `n<TAB>command` lines, answers a JSON line each. */
 const EXEC_CLIENT = `
 const http = require('node:http');
-const [url, key, boxId, n, command] = process.argv.slice(2);
+const readline = require('node:readline');
+const [url, key, boxId] = process.argv.slice(2);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-const body = JSON.stringify({ command });
-const one = () => new Promise((resolve, reject) => {
+const one = (body) => new Promise((resolve, reject) => {
   const t = performance.now();
   const req = http.request(url + '/v1/boxes/' + boxId + '/exec', { method: 'POST', agent,
     headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
@@ -116,34 +116,47 @@ const one = () => new Promise((resolve, reject) => {
   req.end(body);
 });
 (async () => {
-  await one(); // opens the kept-alive connection: not timed
-  const ms = [];
-  let out = '';
-  for (let i = 0; i < Number(n); i++) { const [t, o] = await one(); ms.push(t); out = o; }
-  process.stdout.write(JSON.stringify({ ms, out }));
+  for await (const line of readline.createInterface({ input: process.stdin })) {
+    const [n, command] = line.split('\\t');
+    const body = JSON.stringify({ command });
+    const ms = [];
+    let out = '';
+    for (let i = 0; i < Number(n); i++) { const [t, o] = await one(body); ms.push(t); out = o; }
+    process.stdout.write(JSON.stringify({ ms, out }) + '\\n');
+  }
 })().catch((e) => { console.error(e); process.exit(1); });
 `;
 
 /**
- * Runs `n` execs of `command` in a box through the API from another process, as a script
- * or an SDK would: node:http with one kept-alive connection, opened by one untimed exec
- * first. (A fetch in the bench's own process would run the client's work on the service's
- * event loop, between its own.) Answers each exec's ms and the last exec's stdout.
+ * An exec client in another process, as a script or an SDK would call the API: node:http
+ * with one kept-alive connection, kept warm between batches (a fetch in the bench's own
+ * process would run the client's work on the service's event loop, between its own; a
+ * fresh process per batch would time its own JIT warm-up). `run(n)` answers each exec's ms
+ * and the last exec's stdout. The first batch should be an untimed warm-up.
  */
-export async function execFromClient(
-  dir: string,
-  url: string,
-  key: string,
-  boxId: string,
-  n: number,
-  command = 'true',
-): Promise<{ ms: number[]; out: string }> {
+export function execClient(dir: string, url: string, key: string, boxId: string) {
   const file = join(dir, 'exec-client.cjs');
   if (!existsSync(file)) writeFileSync(file, EXEC_CLIENT);
-  return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [file, url, key, boxId, String(n), command], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let text = '';
-    c.stdout.on('data', (d: Buffer) => (text += d));
-    c.on('exit', (code) => (code === 0 ? resolve(JSON.parse(text) as { ms: number[]; out: string }) : reject(new Error(`exec client exited ${code}`))));
+  const c = spawn(process.execPath, [file, url, key, boxId], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let text = '';
+  let waiting: ((v: { ms: number[]; out: string }) => void) | undefined;
+  let failed: ((e: Error) => void) | undefined;
+  c.stdout.on('data', (d: Buffer) => {
+    text += d;
+    const nl = text.indexOf('\n');
+    if (nl < 0) return;
+    const line = text.slice(0, nl);
+    text = text.slice(nl + 1);
+    waiting?.(JSON.parse(line) as { ms: number[]; out: string });
   });
+  c.on('exit', (code) => failed?.(new Error(`exec client exited ${code}`)));
+  return {
+    run: (n: number, command = 'true') =>
+      new Promise<{ ms: number[]; out: string }>((resolve, reject) => {
+        waiting = resolve;
+        failed = reject;
+        c.stdin.write(`${n}\t${command.replace(/[\t\n]/g, ' ')}\n`);
+      }),
+    close: () => c.stdin.end(),
+  };
 }
