@@ -25,7 +25,7 @@ import { EgressCa } from '../tls/egress-ca.js';
 import type { PolicyRef } from './decide.js';
 import { EgressRepo } from './egress-log-repo.js';
 import type { ProxyDeps } from './proxy-deps.js';
-import { listen, startTestEgress, type TestEgress } from './test-egress.js';
+import { h2Text, listen, startTestEgress, type TestEgress } from './test-egress.js';
 
 const BOX = 'box_00000000-0000-4000-8000-0000000000aa';
 const SECRET = 'sk-live-intercepted-secret-never-in-the-box';
@@ -188,22 +188,10 @@ describe('egress TLS interception', () => {
     const { tls: t } = await tunnel('api.example.test', ['h2', 'http/1.1']);
     expect(t!.alpnProtocol).toBe('h2');
     const session = http2.connect('https://api.example.test', { createConnection: () => t! });
-    const text = await new Promise<string>((resolve, reject) => {
-      const s = session.request({ ':method': 'GET', ':path': '/h2?y=2' });
-      let out = '';
-      s.on('data', (c) => (out += c));
-      s.on('end', () => resolve(out));
-      s.on('error', reject);
-      s.end();
-    });
+    const text = await h2Text(session, { ':method': 'GET', ':path': '/h2?y=2' }, (s) => s.end());
     expect(text).toBe(`upstream saw GET /h2?y=2 key=${SECRET} bytes=0`);
     // A body of unknown length (HTTP/2 needs none) goes on to the HTTP/1.1 origin chunked.
-    const posted = await new Promise<string>((resolve, reject) => {
-      const s = session.request({ ':method': 'POST', ':path': '/up' });
-      let out = '';
-      s.on('data', (c) => (out += c));
-      s.on('end', () => resolve(out));
-      s.on('error', reject);
+    const posted = await h2Text(session, { ':method': 'POST', ':path': '/up' }, (s) => {
       s.write(Buffer.alloc(70_000, 1));
       setTimeout(() => s.end(Buffer.alloc(5, 2)), 20);
     });

@@ -19,7 +19,7 @@ import { sendBulk } from '../../test-support/send-bulk.js';
 import { EgressCa } from '../tls/egress-ca.js';
 import { EgressRepo } from './egress-log-repo.js';
 import type { ProxyDeps } from './proxy-deps.js';
-import { listen, startTestEgress, type TestEgress } from './test-egress.js';
+import { h2Text, listen, startTestEgress, type TestEgress } from './test-egress.js';
 
 const BOX = 'box_00000000-0000-4000-8000-0000000000bb';
 const SECRET = 'sk-live-h2-upstream-secret-never-in-the-box';
@@ -205,14 +205,7 @@ describe('HTTP/2 to origins that offer it', () => {
     const t = await tunnel(H2_HOST, { ALPNProtocols: ['h2'] });
     expect(t.alpnProtocol).toBe('h2');
     const session = http2.connect(`https://${H2_HOST}`, { createConnection: () => t });
-    const text = await new Promise<string>((resolve, reject) => {
-      const s = session.request({ ':method': 'POST', ':path': '/echo' });
-      let out = '';
-      s.on('data', (c) => (out += c));
-      s.on('end', () => resolve(out));
-      s.on('error', reject);
-      s.end('twelve bytes');
-    });
+    const text = await h2Text(session, { ':method': 'POST', ':path': '/echo' }, (s) => s.end('twelve bytes'));
     session.close();
     expect(text).toBe(`${H2_HOST} saw POST /echo key=${SECRET} bytes=12`);
     expect(seen[0]).toMatchObject({ version: '2.0', bytes: 12 });

@@ -3,6 +3,7 @@
  * egress log and a real EgressCa, a BoxProxy listening on loopback for one box with the
  * test's policy, resolver and upstream roots, and a close that drains the log first.
  */
+import type http2 from 'node:http2';
 import fs from 'node:fs';
 import type net from 'node:net';
 import os from 'node:os';
@@ -14,6 +15,17 @@ import { BoxProxy } from './box-proxy.js';
 import { EgressRepo } from './egress-log-repo.js';
 import type { ProxyDeps } from './proxy-deps.js';
 import { upstreamAgents } from './upstream-tls.js';
+
+/** One HTTP/2 request on `session`: `send` writes its body and ends it; answers the response body as text. */
+export const h2Text = (session: http2.ClientHttp2Session, headers: http2.OutgoingHttpHeaders, send: (s: http2.ClientHttp2Stream) => void) =>
+  new Promise<string>((resolve, reject) => {
+    const s = session.request(headers);
+    let out = '';
+    s.on('data', (c) => (out += c));
+    s.on('end', () => resolve(out));
+    s.on('error', reject);
+    send(s);
+  });
 
 export const listen = (s: net.Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as net.AddressInfo).port)));
 
