@@ -13,3 +13,19 @@ export function sendBulk(res: http.ServerResponse, chunk: Buffer, total: number)
   };
   pump();
 }
+
+/** Answers 200 with `body` (e.g. random bytes, so that a misplaced piece shows in its hash), in `piece`-sized writes honouring backpressure. */
+export function sendBody(res: http.ServerResponse, body: Buffer, piece = 64 * 1024): void {
+  res.writeHead(200, { 'content-length': body.length });
+  let at = 0;
+  const pump = () => {
+    while (at < body.length) {
+      const end = Math.min(body.length, at + piece);
+      const ok = res.write(body.subarray(at, end));
+      at = end;
+      if (!ok) return void res.once('drain', pump);
+    }
+    res.end();
+  };
+  pump();
+}

@@ -4,8 +4,8 @@
  * as the extra roots (what BOX_EGRESS_CA_FILE does in the service), and clients speaking
  * CONNECT + TLS exactly as curl or Python in a box do.
  */
-import { sendBulk } from '../../test-support/send-bulk.js';
-import { createHash } from 'node:crypto';
+import { sendBody } from '../../test-support/send-bulk.js';
+import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -43,6 +43,8 @@ let bad: https.Server;
 let badPort: number;
 let seen: { method: string; url: string; headers: http.IncomingHttpHeaders; bytes: number }[] = [];
 const BIG = 32 * 1024 * 1024;
+/** Random, so that a piece of the download relayed twice or out of place changes its hash. */
+const BIG_BODY = randomBytes(BIG);
 
 const selfSigned = (cn: string) => {
   const { key, cert } = selfSignedCert(cn);
@@ -59,7 +61,7 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, bytes });
       if (req.url === '/big') {
-        return sendBulk(res, Buffer.alloc(1024 * 1024, 7), BIG);
+        return sendBody(res, BIG_BODY);
       }
       res.end(`upstream saw ${req.method} ${req.url} key=${req.headers['x-api-key'] ?? '-'} bytes=${bytes}`);
     });
@@ -236,7 +238,7 @@ describe('egress TLS interception', () => {
         .end();
     });
     expect(down.bytes).toBe(BIG);
-    expect(down.sha).toBe(createHash('sha256').update(Buffer.alloc(BIG, 7)).digest('hex'));
+    expect(down.sha).toBe(createHash('sha256').update(BIG_BODY).digest('hex'));
     t!.destroy();
     await new Promise((r) => setTimeout(r, 50));
     const rows = repo.page(BOX, 2, 0).rows;

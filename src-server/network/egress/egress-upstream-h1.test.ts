@@ -6,10 +6,11 @@
  * HTTP server is the origin (it also checks how the proxy frames what it sends).
  */
 import fc from 'fast-check';
+import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PolicyDocument } from '../../contract/policies.js';
-import { sendBulk } from '../../test-support/send-bulk.js';
+import { sendBody, sendBulk } from '../../test-support/send-bulk.js';
 import { ChunkedDecoder } from './h1-body.js';
 import { listen, startTestEgress, type TestEgress } from './test-egress.js';
 
@@ -21,6 +22,9 @@ let connections = 0;
 let egress: TestEgress;
 let document: PolicyDocument = {};
 const secrets: Record<string, string> = { K: 'sk-h1-secret' };
+/** Random bodies by name: a piece relayed twice, late or out of place changes the hash the box sees. */
+const RANDOM = Object.fromEntries(['a', 'b', 'c'].map((k, i) => [k, randomBytes(3_000_000 + i * 77_777)]));
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 beforeAll(async () => {
   origin = http.createServer((req, res) => {
@@ -46,6 +50,19 @@ beforeAll(async () => {
       if (u.pathname === '/close') {
         res.writeHead(200, { connection: 'close' });
         return res.end(Buffer.alloc(n, 5));
+      }
+      const rnd = RANDOM[u.searchParams.get('r') ?? ''];
+      if (u.pathname === '/random' && rnd) return sendBody(res, rnd, 1 + ((rnd.length * 31) % 50_000));
+      if (u.pathname === '/random-chunked' && rnd) {
+        res.writeHead(200); // no length: chunked, in uneven pieces
+        let at = 0;
+        const step = () => {
+          if (at >= rnd.length) return res.end();
+          const k = Math.min(rnd.length - at, 1 + ((at * 7919) % 70_000));
+          res.write(rnd.subarray(at, (at += k)));
+          setImmediate(step);
+        };
+        return step();
       }
       if (u.pathname === '/echo') return res.end(`${req.headers['transfer-encoding'] ?? 'length'} ${bytes}`);
       res.writeHead(200, { 'content-length': 1000 }).end(req.method === 'HEAD' ? undefined : Buffer.alloc(1000));
@@ -155,6 +172,35 @@ describe('HTTP/1.1 upstream client of the proxy', () => {
     const r = await call('GET', '/length?n=5');
     expect(r.status).toBe(502);
     expect(connections).toBe(0);
+  });
+
+  it('relays concurrent downloads byte for byte, to fast and slow readers, by length and chunked', async () => {
+    /** Downloads `path` on its own connection; `slow` pauses the box's side after each piece (the proxy's reads back up). */
+    const fetchHash = (path: string, slow: boolean) =>
+      new Promise<{ status: number; bytes: number; sha: string }>((resolve, reject) => {
+        const h = createHash('sha256');
+        let bytes = 0;
+        http
+          .get({ host: '127.0.0.1', port: egress.port, path: `http://${HOST}:8080${path}`, headers: { host: `${HOST}:8080` }, agent: false }, (res) => {
+            res.on('data', (c: Buffer) => {
+              bytes += c.length;
+              h.update(c);
+              if (slow && bytes % 5 === 0) {
+                res.pause();
+                setTimeout(() => res.resume(), 1);
+              }
+            });
+            res.on('end', () => resolve({ status: res.statusCode!, bytes, sha: h.digest('hex') }));
+          })
+          .on('error', reject);
+      });
+    const runs = await Promise.all([
+      fetchHash('/random?r=a', false),
+      fetchHash('/random?r=b', true),
+      fetchHash('/random-chunked?r=c', false),
+      fetchHash('/random-chunked?r=a', true),
+    ]);
+    expect(runs).toEqual(['a', 'b', 'c', 'a'].map((k) => ({ status: 200, bytes: RANDOM[k]!.length, sha: sha(RANDOM[k]!) })));
   });
 
   it('the chunked decoder yields the same bytes however the input is split', () => {

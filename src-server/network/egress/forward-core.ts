@@ -1,14 +1,13 @@
 import http from 'node:http';
 import http2, { type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
-import net from 'node:net';
 import type { Readable } from 'node:stream';
-import tls from 'node:tls';
 import { endToEnd } from '../hop-headers.js';
 import { expandSecretRefs, secretRefs } from '../../contract/policies.js';
 import { decideRequest, type EgressDecision } from './decide.js';
 import { DEFAULT_IDLE_MS, nowIso, type ProxyDeps } from './proxy-deps.js';
 import { connectOptions, defaultResolver, HostLocalError } from './upstream.js';
 import { exchangeH1 } from './upstream-h1.js';
+import { connectShared, keepCopy } from './read-slab.js';
 import { requestH2 } from './upstream-h2.js';
 import { upstreamTls, upstreamTlsProblem } from './upstream-tls.js';
 
@@ -157,7 +156,7 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
     if (!pool) headers.connection = 'close';
     const body = bodyKind();
     if (body === 'chunked') delete headers['content-length'];
-    const connect = () => (secure ? tls.connect({ ...opts, ...upstreamTls(deps, t.host) }) : net.connect(opts)).setNoDelay(true);
+    const connect = () => connectShared(secure ? { ...opts, ...upstreamTls(deps, t.host) } : opts, secure).setNoDelay(true);
     const x = exchangeH1(
       pool,
       `${boxId} ${scheme} ${t.host} ${port}`,
@@ -167,7 +166,8 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
         response: (h) => answer(h.status, h.headers, h.reason),
         data: (c) => {
           log.bytesIn += c.length;
-          return (res as http.ServerResponse).write(c);
+          const k = keepCopy(c);
+          return (res as http.ServerResponse).write(k.buf, k.done);
         },
         end: () => res.end(),
         error: fail,

@@ -66,7 +66,11 @@ export class UpstreamPool {
   }
 }
 
-/** What the caller does with the answer; `data` returning false pauses the upstream until `resume`. */
+/**
+ * What the caller does with the answer; `data` returning false pauses the upstream until
+ * `resume`. A connection made by `connectShared` (read-slab.ts) hands `data` a view of its
+ * shared read buffer: valid during the call only, copied (`keepCopy`) by what keeps it.
+ */
 interface H1Hooks {
   response(head: H1Head): void;
   data(chunk: Buffer): boolean;

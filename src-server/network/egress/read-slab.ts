@@ -1,0 +1,75 @@
+import net from 'node:net';
+import tls from 'node:tls';
+
+/**
+ * Upstream bytes without a new ArrayBuffer per read. Node gives every socket read (a TLS
+ * socket: every 16 KiB record) its own backing store, counted by V8 as external memory; a
+ * download through the proxy allocated ~300 MB/s of them, and V8 answered that "external
+ * memory pressure" with major GCs over and over (~17 % of the proxy's CPU in `perf`). Here
+ * upstream sockets read into one shared buffer (`onread`), their `data` listeners see a
+ * volatile view of it, and what must outlive the event is copied into reused slabs.
+ */
+
+/** Where every upstream socket reads: a view of it is valid only during its `data` event. */
+const SHARED = Buffer.allocUnsafeSlow(64 * 1024);
+
+/** A socket reading into the shared buffer: `data` listeners get views they must copy to keep. */
+export function connectShared(opts: net.NetConnectOpts | tls.ConnectionOptions, secure: boolean): net.Socket {
+  const onread = {
+    buffer: SHARED,
+    callback: (n: number) => {
+      s.emit('data', SHARED.subarray(0, n));
+      return true;
+    },
+  };
+  // tls.connect takes `onread` like net.connect (Node ≥ 15), though @types/node does not say so.
+  const s: net.Socket = secure
+    ? tls.connect({ ...(opts as tls.ConnectionOptions), onread } as tls.ConnectionOptions)
+    : net.connect({ ...(opts as net.NetConnectOpts), onread });
+  return s;
+}
+
+const SLAB = 1 << 20;
+/** Slabs kept for reuse once all their pieces were written. */
+const MAX_FREE = 8;
+
+interface Slab {
+  buf: Buffer;
+  used: number;
+  refs: number;
+}
+const free: Slab[] = [];
+let cur: Slab | undefined;
+
+const release = (s: Slab) => {
+  if (--s.refs === 0 && s !== cur && free.length < MAX_FREE) free.push(s);
+};
+
+/**
+ * A copy of `c` that stays valid until `done` is called (after the write that carried it
+ * completed). Pieces come from 1 MiB slabs that are reused once every piece cut from them
+ * is done; a piece whose `done` never comes only keeps its slab out of reuse (the GC takes it).
+ */
+export function keepCopy(c: Buffer): { buf: Buffer; done: () => void } {
+  if (c.length > SLAB / 4) return { buf: Buffer.from(c), done: () => {} };
+  if (!cur || cur.used + c.length > SLAB) {
+    const old = cur;
+    cur = free.pop() ?? { buf: Buffer.allocUnsafeSlow(SLAB), used: 0, refs: 0 };
+    cur.used = 0;
+    if (old && old.refs === 0 && free.length < MAX_FREE) free.push(old);
+  }
+  const slab = cur;
+  const buf = slab.buf.subarray(slab.used, slab.used + c.length);
+  c.copy(buf);
+  slab.used += c.length;
+  slab.refs++;
+  let once = false;
+  return {
+    buf,
+    done: () => {
+      if (once) return;
+      once = true;
+      release(slab);
+    },
+  };
+}
