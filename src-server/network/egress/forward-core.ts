@@ -7,7 +7,7 @@ import { decideRequest, type EgressDecision } from './decide.js';
 import { DEFAULT_IDLE_MS, nowIso, type ProxyDeps } from './proxy-deps.js';
 import { connectOptions, defaultResolver, HostLocalError } from './upstream.js';
 import { exchangeH1 } from './upstream-h1.js';
-import { connectShared, keepCopy } from './read-slab.js';
+import { connectShared, slabWriter } from './read-slab.js';
 import { requestH2 } from './upstream-h2.js';
 import { upstreamTls, upstreamTlsProblem } from './upstream-tls.js';
 
@@ -156,6 +156,7 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
     if (!pool) headers.connection = 'close';
     const body = bodyKind();
     if (body === 'chunked') delete headers['content-length'];
+    const out = slabWriter(res as http.ServerResponse);
     const connect = () => connectShared(secure ? { ...opts, ...upstreamTls(deps, t.host) } : opts, secure).setNoDelay(true);
     const x = exchangeH1(
       pool,
@@ -166,10 +167,12 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
         response: (h) => answer(h.status, h.headers, h.reason),
         data: (c) => {
           log.bytesIn += c.length;
-          const k = keepCopy(c);
-          return (res as http.ServerResponse).write(k.buf, k.done);
+          return out.write(c);
         },
-        end: () => res.end(),
+        end: () => {
+          out.flush();
+          res.end();
+        },
         error: fail,
       },
     );

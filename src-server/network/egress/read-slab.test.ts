@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { keepCopy } from './read-slab.js';
+import { keepCopy, slabWriter } from './read-slab.js';
 
 describe('keepCopy', () => {
   it('keeps every piece intact while it is not done, across several slabs', () => {
@@ -48,5 +48,61 @@ describe('keepCopy', () => {
     expect(k.buf.equals(big)).toBe(true);
     expect(k.buf.buffer).not.toBe(big.buffer);
     expect(k.buf.byteLength).toBe(k.buf.buffer.byteLength);
+  });
+});
+
+describe('slabWriter', () => {
+  /** A writable that records what it was given (copies, taken when written) and completes writes later. */
+  const sink = (needDrain = false) => {
+    const writes: Buffer[] = [];
+    const pending: (() => void)[] = [];
+    return {
+      writes,
+      complete: () => pending.splice(0).forEach((cb) => cb()),
+      out: {
+        writableNeedDrain: needDrain,
+        write(b: Buffer, cb: () => void) {
+          writes.push(Buffer.from(b));
+          pending.push(cb);
+          return !needDrain;
+        },
+      },
+    };
+  };
+
+  it('joins the pieces of one turn of the event loop into one write, copied from the volatile buffer', async () => {
+    const s = sink();
+    const w = slabWriter(s.out);
+    const volatile = Buffer.alloc(16 * 1024);
+    const sent: Buffer[] = [];
+    for (let i = 0; i < 4; i++) {
+      const piece = randomBytes(16 * 1024 - i);
+      piece.copy(volatile);
+      sent.push(piece);
+      expect(w.write(volatile.subarray(0, piece.length))).toBe(true);
+      volatile.fill(0);
+    }
+    expect(s.writes).toEqual([]); // nothing yet: written when the loop turns
+    await new Promise((r) => setImmediate(r));
+    expect(s.writes.length).toBe(1);
+    expect(s.writes[0]!.equals(Buffer.concat(sent))).toBe(true);
+    s.complete();
+  });
+
+  it('flush writes at once (before the answer ends); a later piece starts a new write', () => {
+    const s = sink();
+    const w = slabWriter(s.out);
+    w.write(Buffer.from('head-'));
+    w.flush();
+    w.write(Buffer.from('tail'));
+    w.flush();
+    w.flush();
+    expect(s.writes.map((b) => b.toString())).toEqual(['head-', 'tail']);
+    s.complete();
+  });
+
+  it('answers false while the writable waits for its drain', () => {
+    const s = sink(true);
+    expect(slabWriter(s.out).write(Buffer.from('x'))).toBe(false);
   });
 });
