@@ -16,11 +16,15 @@ type LostCb = Parameters<BoxRuntime['onUnexpectedExit']>[0];
 type LostKind = 'killed' | 'panic' | 'agent_lost';
 /**
  * What the new agent connection of a box finds (PROTOCOL.md, "Detached execs"):
- * boot — a fresh guest, tracked execs are gone; restore (its own saved memory) and adopt
- * (a VM that outlived the service) — tracked execs are attached again; clone — a copy of
- * another box's memory, whose detached execs belong to that box and are killed.
+ * boot — a fresh guest, tracked execs are gone; resume and restore (its own saved memory)
+ * and adopt (a VM that outlived the service) — tracked execs are attached again; clone — a
+ * copy of another box's memory, whose detached execs belong to that box and are killed.
+ * After resume, restore and clone the guest clock is set; restore and clone also reseed
+ * the guest RNG: resume is the box's own saved state running for the first time (its RNG
+ * state is its own and was never used past the save, like a laptop waking up), restore
+ * one that may have run before (vm-snapshot.ts `restoreRanBefore`).
  */
-export type ConnectKind = 'boot' | 'restore' | 'adopt' | 'clone';
+export type ConnectKind = 'boot' | 'resume' | 'restore' | 'adopt' | 'clone';
 const AGENT_BOOT_TIMEOUT_MS = 180_000;
 
 export class AgentConnections {
@@ -46,7 +50,12 @@ export class AgentConnections {
   async connect(boxId: string, folder: BoxFolder, kind: ConnectKind, identity?: (client: AgentClient) => Promise<unknown>): Promise<AgentClient> {
     let client: AgentClient;
     try {
-      client = await waitForAgent(folder, { timeoutMs: AGENT_BOOT_TIMEOUT_MS, afterRestore: kind === 'restore' || kind === 'clone', identity });
+      client = await waitForAgent(folder, {
+        timeoutMs: AGENT_BOOT_TIMEOUT_MS,
+        afterRestore: kind === 'resume' || kind === 'restore' || kind === 'clone',
+        reseed: kind !== 'resume',
+        identity,
+      });
     } catch (e) {
       throw new RuntimeError(`the guest agent did not answer: ${(e as Error).message}${panicNote(folder)}`);
     }

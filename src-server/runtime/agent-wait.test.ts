@@ -1,4 +1,8 @@
-/** The host refuses an agent that speaks another protocol version, with a message that says what to do. */
+/**
+ * The host refuses an agent that speaks another protocol version, with a message that says
+ * what to do; after a restore it sets the clock, and reseeds the RNG unless told the state
+ * is the box's own running for the first time.
+ */
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -11,14 +15,21 @@ import { waitForAgent } from './agent-wait.js';
 let server: net.Server | undefined;
 afterEach(() => server?.close());
 
-/** A stand-in agent answering HELLO with the given protocol version. */
+/** Message types the stand-in agent received, in order. */
+let seen: number[] = [];
+
+/** A stand-in agent answering HELLO with the given protocol version, and TIME_SET / RESEED with OK. */
 async function fakeAgent(proto: number) {
+  server?.close();
+  seen = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'box-proto-'));
   const folder = new BoxFolder(dir);
   server = net.createServer((sock) => {
     const dec = new FrameDecoder();
     sock.on('data', (d) => {
       for (const f of dec.push(d)) {
+        seen.push(f.type);
+        if (f.type === M.TIME_SET || f.type === M.RESEED) sock.write(encodeFrame(M.OK, 0, f.stream, encodeFields([[T.APPLIED, 1]])));
         if (f.type !== M.HELLO) continue;
         const fields = encodeFields([
           [T.VERSION, `0.0.${proto}-test`],
@@ -48,5 +59,14 @@ describe('agent protocol version on connect', () => {
     const err = await waitForAgent(await fakeAgent(PROTO_VERSION + 1), { timeoutMs: 5000 }).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toMatch(new RegExp(`speaks protocol ${PROTO_VERSION + 1} .*needs ${PROTO_VERSION}.*rebuild the image`));
+  });
+});
+
+describe('after a restore', () => {
+  it("sets the clock and reseeds the RNG; a first run of the box's own saved state (resume) is not reseeded", async () => {
+    (await waitForAgent(await fakeAgent(PROTO_VERSION), { timeoutMs: 5000, afterRestore: true })).close();
+    expect(seen.filter((t) => t !== M.HELLO).sort()).toEqual([M.TIME_SET, M.RESEED].sort());
+    (await waitForAgent(await fakeAgent(PROTO_VERSION), { timeoutMs: 5000, afterRestore: true, reseed: false })).close();
+    expect(seen.filter((t) => t !== M.HELLO)).toEqual([M.TIME_SET]);
   });
 });

@@ -69,10 +69,10 @@ export function boxFolder(dataDir: string, boxId: string): BoxFolder {
   return new BoxFolder(join(dataDir, 'boxes', boxId));
 }
 
-/** What the runtime knows about a box's VM: the launch config, so restores match it. */
 /** compose: device state + the pages read from QEMU's memory; migration: QEMU's stream (+ box-ramdelta filter). */
 export type SaveMethod = 'compose' | 'migration';
 
+/** What the runtime knows about a box's VM: the launch config, so restores match it. */
 export interface BoxState {
   config: VmConfig;
   /** Incremented on every cold boot (not on restore). */
@@ -82,6 +82,12 @@ export interface BoxState {
   /** How the last save was written (vm-snapshot.ts migrateStopped). */
   savedWith?: SaveMethod;
   restoredAt?: string;
+  /**
+   * A restore of the saved state began (written before the guest runs, cleared by the next
+   * save): found set at a restore, the same state may have run before (the service died
+   * mid-restore), so that restore reseeds the guest RNG.
+   */
+  restoreStartedAt?: string;
   qemuVersion?: string;
   /** Set when the folder was cloned from a checkpoint or a template. */
   clonedFrom?: string;

@@ -22,7 +22,7 @@ import { diskUsageBytes, sampleVm } from './metrics.js';
 import { collectCheckpointGarbage, collectLayers, deleteCheckpointDir, dirSizeBytes } from './layers.js';
 import { applyIdentity } from './template-clone.js';
 import { canCheckpointInPlace, checkpointFolder, checkpointInPlace, checkpointVm, cloneFolder } from './checkpoints.js';
-import { restoreVm, saveAndStop } from './vm-snapshot.js';
+import { restoreRanBefore, restoreVm, saveAndStop } from './vm-snapshot.js';
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
 import { restoreSpareCount } from './restore-spares.js';
 import { warmPoolSize } from './warm-pool.js';
@@ -174,8 +174,9 @@ export class QemuBoxRuntime implements BoxRuntime {
   /** Restores with the saved machine shape; published ports and proxy may have changed. */
   async restore(cfg: BoxVmConfig) {
     const folder = this.folder(cfg.boxId);
+    const kind = (await restoreRanBefore(folder)) ? 'restore' : 'resume';
     this.handles.set(cfg.boxId, await restoreVm(folder, networkOf(cfg), this.clones?.spares));
-    await this.connect(cfg.boxId, folder, 'restore');
+    await this.connect(cfg.boxId, folder, kind);
     return { from: 'saved_state', ...(await this.syncFiles(cfg, folder)) };
   }
 
@@ -234,7 +235,7 @@ export class QemuBoxRuntime implements BoxRuntime {
       this.conns.stopping.delete(boxId);
       if (livePid(folder)) {
         this.handles.set(boxId, h);
-        await this.connect(boxId, folder, 'restore');
+        await this.connect(boxId, folder, 'resume'); // its own state, just saved: clones of the checkpoint reseed
       } else this.handles.delete(boxId);
     }
     return { sizeBytes: dirSizeBytes(dir) };

@@ -147,8 +147,13 @@ export async function saveAndStop(handle: VmHandle, opts: SnapshotOptions = {}):
   const savedWith = await saveDevices(handle, handle.folder.devices);
   await quitVm(handle);
   const state = await readState(handle.folder);
-  if (state) await writeState(handle.folder, { ...state, savedAt: new Date().toISOString(), savedWith });
+  if (state) await writeState(handle.folder, { ...state, savedAt: new Date().toISOString(), savedWith, restoreStartedAt: undefined });
   return { ms: performance.now() - t0 };
+}
+
+/** Whether the saved state in `folder` may have run before: a restore of it began and no save followed. */
+export async function restoreRanBefore(folder: BoxFolder): Promise<boolean> {
+  return !!(await readState(folder))?.restoreStartedAt;
 }
 
 /**
@@ -172,7 +177,7 @@ export async function restoreVm(folder: BoxFolder, network: NetworkOverrides = {
   // a spare's command line names its own folder; its port file carries the proxy port
   if (spare && saved.portFile && saved.portFile !== spare.portFile) await rm(saved.portFile, { force: true });
   const placed: Partial<BoxState> = spare ? { launchDir: spare.launchDir, portFile: spare.portFile } : { launchDir: undefined };
-  await writeState(folder, { ...state, ...placed });
+  await writeState(folder, { ...state, ...placed, restoreStartedAt: new Date().toISOString() });
   try {
     await setIgnoreShared(handle);
     await handle.qmp.execute('migrate-incoming', { uri: `exec:cat ${shellQuote(folder.devices)}` });
@@ -193,6 +198,6 @@ export async function restoreVm(folder: BoxFolder, network: NetworkOverrides = {
     throw e;
   }
   await rm(folder.devices, { force: true });
-  await writeState(folder, { ...state, ...placed, restoredAt: new Date().toISOString() });
+  await writeState(folder, { ...state, ...placed, restoreStartedAt: new Date().toISOString(), restoredAt: new Date().toISOString() });
   return handle;
 }

@@ -14,7 +14,7 @@ import type { GuestImage } from './guest-image.js';
 import { testConfig, testDataDir, testImage } from './test-support.js';
 import { attachVm, killVm, launchVm, type VmHandle } from './vm.js';
 import { checkpointVm, cloneFolder } from './checkpoints.js';
-import { restoreVm, saveAndStop } from './vm-snapshot.js';
+import { restoreRanBefore, restoreVm, saveAndStop } from './vm-snapshot.js';
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -101,10 +101,13 @@ describe('box VMs (real QEMU)', () => {
     expect(hasSavedState(parent())).toBe(true);
     expect(statSync(parent().devices).size).toBeLessThan(1024 * 1024); // device state only, RAM stays in `ram`
     expect(saved.ms).toBeLessThan(5000);
+    expect(await restoreRanBefore(parent())).toBe(false); // a fresh save has never run: resumed without a reseed
     agent!.close();
 
     vm = await restoreVm(parent());
-    agent = await waitForAgent(parent(), { timeoutMs: 30_000, afterRestore: true });
+    // marked before the guest ran: were this restore cut short, the next one of the same state reseeds
+    expect(await restoreRanBefore(parent())).toBe(true);
+    agent = await waitForAgent(parent(), { timeoutMs: 30_000, afterRestore: true, reseed: false });
     const after = await execText(agent, `cat /dev/shm/marker; kill -0 ${pid} && echo alive; date +%s; cat /mnt/share/hello.txt`);
     const [marker, alive, guestNow, shared] = after.stdout.trim().split('\n');
     expect(shared).toBe('from-host'); // share mounted again
@@ -126,7 +129,11 @@ describe('box VMs (real QEMU)', () => {
   it('checkpoints live and clones; the clone diverges from the parent', async () => {
     await execText(agent!, 'echo at-checkpoint > /dev/shm/marker; echo at-checkpoint > /root/disk-marker; sync');
     const cpDir = parent().checkpoint('c1');
-    const { pausedMs } = await checkpointVm(vm!, cpDir, { agent: agent! });
+    // the marker of the restore before is cleared by this save: the state saved now never ran
+    let markerAtSave: unknown = 'unread';
+    const onSaved = () => (markerAtSave = JSON.parse(readFileSync(parent().stateFile, 'utf8')).restoreStartedAt);
+    const { pausedMs } = await checkpointVm(vm!, cpDir, { agent: agent!, onSaved });
+    expect(markerAtSave).toBeUndefined();
     expect(pausedMs).toBeLessThan(10_000);
     agent!.close();
     agent = await waitForAgent(parent(), { timeoutMs: 30_000, afterRestore: true });
