@@ -45,6 +45,8 @@ let seen: { method: string; url: string; headers: http.IncomingHttpHeaders; byte
 const BIG = 32 * 1024 * 1024;
 /** Random, so that a piece of the download relayed twice or out of place changes its hash. */
 const BIG_BODY = randomBytes(BIG);
+/** The upstream connection that last served /big: how much of it the upstream has sent. */
+let bigSocket: net.Socket | undefined;
 
 const selfSigned = (cn: string) => {
   const { key, cert } = selfSignedCert(cn);
@@ -61,6 +63,7 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, bytes });
       if (req.url === '/big') {
+        bigSocket = res.socket!;
         return sendBody(res, BIG_BODY);
       }
       res.end(`upstream saw ${req.method} ${req.url} key=${req.headers['x-api-key'] ?? '-'} bytes=${bytes}`);
@@ -204,6 +207,29 @@ describe('egress TLS interception', () => {
       ['POST', '/up', 200, 70005],
       ['GET', '/h2', 200, 0],
     ]);
+  });
+
+  it('holds the upstream back while an HTTP/2 client reads nothing, then relays the whole body', async () => {
+    use({ 'api.example.test': { rules: [] } });
+    const { tls: t } = await tunnel('api.example.test', ['h2', 'http/1.1']);
+    const session = http2.connect('https://api.example.test', { createConnection: () => t! });
+    const s = session.request({ ':method': 'GET', ':path': '/big' });
+    const h = createHash('sha256');
+    let bytes = 0;
+    s.once('data', (c: Buffer) => {
+      bytes += c.length;
+      h.update(c);
+      s.pause();
+    });
+    await new Promise((r) => setTimeout(r, 800));
+    // The proxy stopped reading the upstream: kernel buffers and one window hold a few MB, not 32.
+    expect(bigSocket!.bytesWritten).toBeLessThan(BIG / 2);
+    s.on('data', (c: Buffer) => ((bytes += c.length), h.update(c)));
+    s.resume();
+    await once(s, 'end');
+    session.close();
+    expect(bytes).toBe(BIG);
+    expect(h.digest('hex')).toBe(createHash('sha256').update(BIG_BODY).digest('hex'));
   });
 
   it('relays a WebSocket upgrade, with the secret header injected on the host', async () => {

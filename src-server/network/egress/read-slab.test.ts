@@ -52,19 +52,21 @@ describe('keepCopy', () => {
 });
 
 describe('slabWriter', () => {
-  /** A writable that records what it was given (copies, taken when written) and completes writes later. */
-  const sink = (needDrain = false) => {
+  /** A writable that records what it was given (copies, taken when written), completes writes later, and answers `full` to each write. */
+  const sink = (full = false) => {
     const writes: Buffer[] = [];
     const pending: (() => void)[] = [];
+    let drain = () => {};
     return {
       writes,
       complete: () => pending.splice(0).forEach((cb) => cb()),
+      drain: () => drain(),
       out: {
-        writableNeedDrain: needDrain,
+        on: (_e: 'drain', cb: () => void) => (drain = cb),
         write(b: Buffer, cb: () => void) {
           writes.push(Buffer.from(b));
           pending.push(cb);
-          return !needDrain;
+          return !full;
         },
       },
     };
@@ -101,8 +103,14 @@ describe('slabWriter', () => {
     s.complete();
   });
 
-  it('answers false while the writable waits for its drain', () => {
+  it('answers false from a write the writable refused until its drain', () => {
     const s = sink(true);
-    expect(slabWriter(s.out).write(Buffer.from('x'))).toBe(false);
+    const w = slabWriter(s.out);
+    expect(w.write(Buffer.from('x'))).toBe(true); // not written yet
+    w.flush(); // written: the writable is full
+    expect(w.write(Buffer.from('y'))).toBe(false);
+    s.drain();
+    expect(w.write(Buffer.from('z'))).toBe(true);
+    s.complete();
   });
 });

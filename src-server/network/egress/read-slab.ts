@@ -77,10 +77,10 @@ export function keepCopy(c: Buffer): { buf: Buffer; done: () => void } {
   };
 }
 
-/** The part of a writable (an HTTP response) `slabWriter` uses. */
+/** The part of a writable (an HTTP/1.1 or HTTP/2 response) `slabWriter` uses. */
 interface Out {
   write(b: Buffer, cb: (e?: Error | null) => void): boolean;
-  readonly writableNeedDrain: boolean;
+  on(event: 'drain', cb: () => void): unknown;
 }
 
 /** Bytes written at most once per turn of the event loop, and at least this often. */
@@ -90,20 +90,26 @@ const JOIN_MAX = 256 * 1024;
  * Writes copies of volatile pieces to `out`: the pieces that follow each other in a slab
  * (those of one read burst) go as one write, at the latest when the event loop turns
  * (`setImmediate`: no added wait for a stream of events), or on `flush` (call it before
- * ending `out`). `write` answers false when `out` wants its 'drain' first.
+ * ending `out`). `write` answers false from the moment a write of `out` did until its
+ * 'drain' (an HTTP/2 response has no `writableNeedDrain` to ask).
  */
 export function slabWriter(out: Out) {
   let pend: { buf: Buffer; dones: (() => void)[] } | undefined;
   let timer: NodeJS.Immediate | undefined;
+  let blocked = false;
+  out.on('drain', () => (blocked = false));
   const flush = () => {
     if (timer) clearImmediate(timer);
     timer = undefined;
     if (!pend) return;
     const { buf, dones } = pend;
     pend = undefined;
-    out.write(buf, () => {
-      for (const d of dones) d();
-    });
+    if (
+      !out.write(buf, () => {
+        for (const d of dones) d();
+      })
+    )
+      blocked = true;
   };
   return {
     write(c: Buffer): boolean {
@@ -117,7 +123,7 @@ export function slabWriter(out: Out) {
         pend = { buf: k.buf, dones: [k.done] };
         timer = setImmediate(flush);
       }
-      return !out.writableNeedDrain;
+      return !blocked;
     },
     flush,
   };
