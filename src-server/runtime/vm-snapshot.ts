@@ -177,7 +177,8 @@ export async function restoreVm(folder: BoxFolder, network: NetworkOverrides = {
   // a spare's command line names its own folder; its port file carries the proxy port
   if (spare && saved.portFile && saved.portFile !== spare.portFile) await rm(saved.portFile, { force: true });
   const placed: Partial<BoxState> = spare ? { launchDir: spare.launchDir, portFile: spare.portFile } : { launchDir: undefined };
-  await writeState(folder, { ...state, ...placed, restoreStartedAt: new Date().toISOString() });
+  const restoreStartedAt = new Date().toISOString();
+  await writeState(folder, { ...state, ...placed, restoreStartedAt });
   try {
     await setIgnoreShared(handle);
     await handle.qmp.execute('migrate-incoming', { uri: `exec:cat ${shellQuote(folder.devices)}` });
@@ -198,6 +199,6 @@ export async function restoreVm(folder: BoxFolder, network: NetworkOverrides = {
     throw e;
   }
   await rm(folder.devices, { force: true });
-  await writeState(folder, { ...state, ...placed, restoreStartedAt: new Date().toISOString(), restoredAt: new Date().toISOString() });
+  await writeState(folder, { ...state, ...placed, restoreStartedAt, restoredAt: new Date().toISOString() });
   return handle;
 }

@@ -2,11 +2,11 @@ import net from 'node:net';
 import tls from 'node:tls';
 
 /**
- * Upstream bytes without a new ArrayBuffer per read, written on in few large writes. Node gives every socket read (a TLS
- * socket: every 16 KiB record) its own backing store, counted by V8 as external memory; a
- * download through the proxy allocated ~300 MB/s of them, and V8 answered that "external
- * memory pressure" with major GCs over and over (~17 % of the proxy's CPU in `perf`). Here
- * upstream sockets read into one shared buffer (`onread`), their `data` listeners see a
+ * Upstream bytes without a new ArrayBuffer per read, written on in few large writes. Node
+ * gives every socket read (a TLS socket: every 16 KiB record) its own backing store,
+ * counted by V8 as external memory; a download through the proxy allocated ~300 MB/s of
+ * them, and V8 answered that "external memory pressure" with major GCs over and over
+ * (~17 % of the proxy's CPU in `perf`). Here upstream sockets read into one shared buffer (`onread`), their `data` listeners see a
  * volatile view of it, and what must outlive the event is copied into reused slabs
  * (`keepCopy`). `slabWriter` also joins the pieces that arrive in one turn of the event
  * loop (one TCP read holds up to four 16 KiB TLS records) into one write: a download's
