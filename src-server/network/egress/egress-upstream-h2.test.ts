@@ -1,8 +1,9 @@
 /**
- * The intercepting proxy's upstream side, without a VM: an origin that offers h2 in ALPN gets
- * each request as a stream of one HTTP/2 session per box and origin, with the same headers,
- * secret injection, refusals and log entries as an HTTP/1.1-only origin; and both legs of an
- * intercepted request prefer AES-128-GCM. Real EgressCa, loopback origins with their own
+ * The intercepting proxy's upstream side, without a VM: the upstream leg speaks what the box's
+ * leg speaks. An HTTP/2 request to an origin that offers h2 in ALPN goes as a stream of one
+ * HTTP/2 session per box and origin, with the same headers, secret injection, refusals and
+ * log entries as over HTTP/1.1; an HTTP/1.1 request goes over HTTP/1.1 whatever the origin
+ * offers. Both legs of an intercepted request prefer AES-128-GCM. Real EgressCa, loopback origins with their own
  * self-signed certificates given as the extra roots (what BOX_EGRESS_CA_FILE does).
  */
 import { createHash } from 'node:crypto';
@@ -149,6 +150,33 @@ async function request(host: string, method: string, p: string, body?: Buffer | 
   });
 }
 
+/** One HTTP/2 request over its own tunnel (the box's client offers only h2). */
+async function requestH2(host: string, method: string, p: string, body?: Buffer | string) {
+  const t = await tunnel(host, { ALPNProtocols: ['h2'] });
+  expect(t.alpnProtocol).toBe('h2');
+  const session = http2.connect(`https://${host}`, { createConnection: () => t });
+  return new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders; sha: string }>((resolve, reject) => {
+    const s = session.request({ ':method': method, ':path': p, 'x-api-key': 'box-supplied-junk' });
+    let head: http2.IncomingHttpHeaders = {};
+    const chunks: Buffer[] = [];
+    const h = createHash('sha256');
+    s.on('response', (rh) => (head = rh));
+    s.on('data', (c: Buffer) => (chunks.push(c), h.update(c)));
+    s.on('end', () => {
+      session.close();
+      const all = Buffer.concat(chunks);
+      resolve({
+        status: Number(head[':status']),
+        text: all.length < 4096 ? all.toString() : '',
+        headers: head as http.IncomingHttpHeaders,
+        sha: h.digest('hex'),
+      });
+    });
+    s.on('error', reject);
+    s.end(body);
+  });
+}
+
 const logged = () => {
   repo.flush();
   return repo
@@ -159,7 +187,7 @@ const logged = () => {
 
 describe('HTTP/2 to origins that offer it', () => {
   it('a request over h2 carries the same headers and injected secret, and logs the same entry, as over HTTP/1.1', async () => {
-    const a = await request(H2_HOST, 'GET', '/v1/models?x=1');
+    const a = await requestH2(H2_HOST, 'GET', '/v1/models?x=1');
     const b = await request(H1_HOST, 'GET', '/v1/models?x=1');
     expect([a.status, a.text, a.headers['x-origin']]).toEqual([200, `${H2_HOST} saw GET /v1/models?x=1 key=${SECRET} bytes=0`, H2_HOST]);
     expect([b.status, b.text]).toEqual([200, `${H1_HOST} saw GET /v1/models?x=1 key=${SECRET} bytes=0`]);
@@ -178,9 +206,9 @@ describe('HTTP/2 to origins that offer it', () => {
     const before = h2Sessions;
     const body = Buffer.alloc(3 * 1024 * 1024 + 7, 5);
     const results = await Promise.all([
-      request(H2_HOST, 'PUT', '/upload', body),
-      request(H2_HOST, 'GET', '/big'),
-      ...Array.from({ length: 6 }, (_, i) => request(H2_HOST, 'GET', `/small/${i}`)),
+      requestH2(H2_HOST, 'PUT', '/upload', body),
+      requestH2(H2_HOST, 'GET', '/big'),
+      ...Array.from({ length: 6 }, (_, i) => requestH2(H2_HOST, 'GET', `/small/${i}`)),
     ]);
     expect(results[0]!.text).toBe(`${H2_HOST} saw PUT /upload key=${SECRET} bytes=${body.length}`);
     expect(results[1]!.sha).toBe(createHash('sha256').update(Buffer.alloc(BIG, 9)).digest('hex'));
@@ -199,6 +227,14 @@ describe('HTTP/2 to origins that offer it', () => {
     for (let i = 0; i < 4; i++) expect((await request(H1_HOST, 'GET', `/again/${i}`)).status).toBe(200);
     expect(h1Connections - before).toBe(0);
     expect(seen.every((s) => s.version === '1.1')).toBe(true);
+  });
+
+  it('an HTTP/1.1 request goes upstream over HTTP/1.1 even to an origin that offers h2 (the cheaper path)', async () => {
+    const before = h2Sessions;
+    const r = await request(H2_HOST, 'GET', '/from-h1');
+    expect([r.status, r.text]).toEqual([200, `${H2_HOST} saw GET /from-h1 key=${SECRET} bytes=0`]);
+    expect(seen.map((x) => x.version)).toEqual(['1.1']);
+    expect(h2Sessions).toBe(before);
   });
 
   it('HTTP/2 on both legs: a client that offers h2 to the proxy, an origin that offers h2 upstream', async () => {
@@ -220,7 +256,7 @@ describe('HTTP/2 to origins that offer it', () => {
   });
 
   it('an h2 origin whose certificate fails verification is refused, never passed through', async () => {
-    const r = await request(EVIL, 'GET', '/');
+    const r = await requestH2(EVIL, 'GET', '/');
     expect(r.status).toBe(502);
     expect(r.headers['x-box-egress']).toBe('upstream-untrusted');
     expect(r.text).toMatch(/refused evil-h2\.example\.test: its TLS certificate failed verification/);

@@ -20,10 +20,12 @@ type Entry = { kind: 'h2'; session: http2.ClientHttp2Session } | { kind: 'h1'; u
 
 /**
  * HTTP/2 sessions to HTTPS origins, one per box and target (host:port), for origins that
- * choose `h2` in ALPN: every request of that box to that origin is a stream on one verified
- * TLS connection, which costs the proxy far less per request than an HTTP/1.1 exchange per
- * pooled socket. An origin that answers ALPN with `http/1.1` (or nothing) is remembered for
- * a while and served by the HTTP/1.1 keep-alive pool (upstream-h1.ts) instead.
+ * choose `h2` in ALPN: every HTTP/2 request of that box to that origin (forward-core.ts: the
+ * upstream leg speaks what the box's leg speaks; gRPC needs HTTP/2 end to end) is a stream
+ * on one verified TLS connection. An origin that answers ALPN with `http/1.1` (or nothing)
+ * is remembered for a while and served by the HTTP/1.1 keep-alive pool (upstream-h1.ts)
+ * instead. HTTP/1.1 requests always take that pool: since the proxy's own HTTP/1.1 client
+ * and its slab reads, it costs less per request and per byte than Node's HTTP/2 client.
  */
 export class UpstreamSessions {
   private entries = new Map<string, Entry>();
