@@ -5,6 +5,8 @@
 // p95 of small GETs, request throughput at concurrency 8, bulk download throughput, and the
 // p50 of a request on a new connection (TCP + CONNECT + TLS handshake + GET: a curl run).
 // The upstream and the proxy each run in their own process; this process is the client.
+// BENCH_UPSTREAM=h2: the upstream also offers h2; BENCH_CLIENT=h2 (with it): the client
+// speaks HTTP/2 on both paths, as curl does.
 import { selfSignedCert } from '../src-server/test-support/self-signed.js';
 import { sendBulk } from '../src-server/test-support/send-bulk.js';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -111,6 +113,53 @@ function ciphers(agent: https.Agent, ca?: string, port = 443): Promise<{ client_
   });
 }
 
+/**
+ * BENCH_CLIENT=h2 (with BENCH_UPSTREAM=h2): the client speaks HTTP/2 on both paths, as curl
+ * does by default: one session per path (concurrent requests are its streams), windows as
+ * large as the proxy's own upstream sessions use, a new session per request for `cold`.
+ */
+const H2_CLIENT = process.env.BENCH_CLIENT === 'h2';
+
+async function h2Session(connect: () => Promise<tls.TLSSocket>): Promise<http2.ClientHttp2Session> {
+  const t = await connect();
+  const session = http2.connect(`https://${HOST}`, { createConnection: () => t, settings: { initialWindowSize: 4 << 20 } });
+  await new Promise((r) => session.once('connect', r));
+  session.setLocalWindowSize(16 << 20);
+  return session;
+}
+
+/** TLS with ALPN h2: straight to the upstream, or inside a CONNECT tunnel through the proxy. */
+function h2Tls(ca: string, o: { port: number } | { proxyPort: number }): Promise<tls.TLSSocket> {
+  const open = (socket?: Duplex) =>
+    new Promise<tls.TLSSocket>((resolve, reject) => {
+      const t = tls.connect({
+        ...(socket ? { socket } : { host: '127.0.0.1', port: (o as { port: number }).port }),
+        servername: HOST,
+        ca,
+        ALPNProtocols: ['h2'],
+      });
+      t.once('secureConnect', () => resolve(t)).once('error', reject);
+    });
+  if ('port' in o) return open();
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: o.proxyPort, method: 'CONNECT', path: `${HOST}:443` });
+    req.on('connect', (res, socket) => (res.statusCode === 200 ? open(socket).then(resolve, reject) : reject(new Error(`CONNECT answered ${res.statusCode}`))));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function h2Get(session: http2.ClientHttp2Session, p: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const st = session.request({ ':path': p });
+    let n = 0;
+    st.on('data', (c: Buffer) => (n += c.length));
+    st.on('end', () => resolve(n));
+    st.on('error', reject);
+    st.end();
+  });
+}
+
 async function main() {
   const loadAtStart = Math.round(os.loadavg()[0]! * 100) / 100;
   const up = await child('upstream');
@@ -131,6 +180,24 @@ async function main() {
     direct: (p: string) => get(directCold, p, String(up.info.cert), upPort),
     proxy: (p: string) => get(viaCold, p),
   };
+  if (H2_CLIENT) {
+    if (process.env.BENCH_UPSTREAM !== 'h2') throw new Error('BENCH_CLIENT=h2 needs BENCH_UPSTREAM=h2 (the direct path speaks HTTP/2 to the upstream)');
+    const to = { direct: { port: upPort }, proxy: { proxyPort: Number(px.info.port) } };
+    const ca = { direct: String(up.info.cert), proxy: String(px.info.ca) };
+    const sessions: Partial<Record<'direct' | 'proxy', Promise<http2.ClientHttp2Session>>> = {};
+    for (const k of ['direct', 'proxy'] as const) {
+      paths[k] = async (p) => h2Get(await (sessions[k] ??= h2Session(() => h2Tls(ca[k], to[k]))), p);
+      cold[k] = async (p) => {
+        const session = await h2Session(() => h2Tls(ca[k], to[k]));
+        try {
+          return await h2Get(session, p);
+        } finally {
+          session.destroy();
+        }
+      };
+    }
+    process.on('exit', () => Object.values(sessions).forEach((s) => void s?.then((x) => x.destroy())));
+  }
   const result: Record<string, Record<string, number>> = {};
   /** CPU µs per request at concurrency 8, per process: what bounds throughput on 2 shared cores. */
   const cpu: Record<string, Record<string, number>> = {};
@@ -208,6 +275,7 @@ async function main() {
         tls_suites: suites,
         load_average_1m: { start: loadAtStart, end: Math.round(os.loadavg()[0]! * 100) / 100 },
         upstream: process.env.BENCH_UPSTREAM === 'h2' ? 'offers h2 and http/1.1 (ALPN)' : 'HTTP/1.1 only',
+        client: H2_CLIENT ? 'HTTP/2, one session per path' : 'HTTP/1.1, keep-alive pool',
         goals: { added_latency_p50_ms: '< 2', throughput_ratio: '>= 0.8' },
       },
       null,
