@@ -6,9 +6,9 @@ import tls from 'node:tls';
  * gives every socket read (a TLS socket: every 16 KiB record) its own backing store,
  * counted by V8 as external memory; a download through the proxy allocated ~300 MB/s of
  * them, and V8 answered that "external memory pressure" with major GCs over and over
- * (~17 % of the proxy's CPU in `perf`). Here upstream sockets read into one shared buffer (`onread`), their `data` listeners see a
- * volatile view of it, and what must outlive the event is copied into reused slabs
- * (`keepCopy`). `slabWriter` also joins the pieces that arrive in one turn of the event
+ * (~17 % of the proxy's CPU in `perf`). Here upstream sockets read into one shared buffer
+ * (`onread`), their `data` listeners see a volatile view of it, and what must outlive the
+ * event is copied into reused slabs (`keepCopy`). `slabWriter` also joins the pieces that arrive in one turn of the event
  * loop (one TCP read holds up to four 16 KiB TLS records) into one write: a download's
  * proxy CPU went 3.5 → 2.3 ms/MB with the slabs, → 1.8 with the joined writes.
  */
@@ -44,8 +44,9 @@ interface Slab {
 const free: Slab[] = [];
 let cur: Slab | undefined;
 
-const release = (s: Slab) => {
-  if (--s.refs === 0 && s !== cur && free.length < MAX_FREE) free.push(s);
+/** Back to the free list: a slab no longer cut from whose pieces are all done. */
+const retire = (s: Slab) => {
+  if (s.refs === 0 && s !== cur && free.length < MAX_FREE) free.push(s);
 };
 
 /**
@@ -59,7 +60,7 @@ export function keepCopy(c: Buffer): { buf: Buffer; done: () => void } {
     const old = cur;
     cur = free.pop() ?? { buf: Buffer.allocUnsafeSlow(SLAB), used: 0, refs: 0 };
     cur.used = 0;
-    if (old && old.refs === 0 && free.length < MAX_FREE) free.push(old);
+    if (old) retire(old);
   }
   const slab = cur;
   const buf = slab.buf.subarray(slab.used, slab.used + c.length);
@@ -72,7 +73,8 @@ export function keepCopy(c: Buffer): { buf: Buffer; done: () => void } {
     done: () => {
       if (once) return;
       once = true;
-      release(slab);
+      slab.refs--;
+      retire(slab);
     },
   };
 }
