@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { buildState } from './build-fresh.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const args = new Set(process.argv.slice(2));
@@ -112,7 +113,7 @@ if (problems.length) {
 if (check) process.exit(0);
 
 // 5. UI build, then the app
-if (!fs.existsSync(path.join(root, 'out/renderer/index.html'))) {
+if (buildState(root, 'renderer')) {
   say('building the UI (electron-vite build, about 10 s)');
   if (run('npm', ['run', 'build', '--silent']) !== 0) process.exit(1);
 }

@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { buildState } from './build-fresh.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
@@ -20,7 +21,11 @@ function electronBinary() {
 }
 
 const hasDisplay = process.platform === 'darwin' || process.platform === 'win32' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
-const build = () => {
+/** Builds out/ when it is missing or older than its sources (a pull or an edit since). */
+const buildIfNeeded = (which) => {
+  const state = buildState(root, which);
+  if (!state) return;
+  if (state === 'stale') console.log('The sources changed since the last build: rebuilding (electron-vite build).');
   const r = spawnSync(bin('electron-vite'), ['build'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 };
@@ -36,10 +41,10 @@ spawnSync(process.execPath, [path.join(root, 'scripts/setup.mjs'), '--check'], {
 
 const electron = electronBinary();
 if (electron && hasDisplay && process.env.BOX_HEADLESS !== '1') {
-  if (!fs.existsSync(path.join(root, 'out/main/index.js'))) build();
+  buildIfNeeded('desktop');
   run(electron, [root]);
 } else {
-  if (!fs.existsSync(path.join(root, 'out/renderer/index.html'))) build();
+  buildIfNeeded('renderer');
   console.log(
     electron
       ? 'No display found: starting the headless service with the web UI.'
