@@ -19,6 +19,7 @@ import { createInterface } from 'node:readline';
 import { boxFolder, livePid } from '../src-server/runtime/box-folder.js';
 import { QmpClient } from '../src-server/runtime/qmp.js';
 import { startService } from '../src-server/service.js';
+import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { execClient, execLoopScript, r1 } from './runtime-support.js';
 
 const argv = process.argv.slice(2);
@@ -45,14 +46,7 @@ const box = ((await (await post('/v1/boxes', { app_id: appId, name: 'guest-trace
 const folder = boxFolder(dataDir, box);
 const qemu = livePid(folder)!;
 /** stdout of a shell command run in the box (NDJSON exec stream). */
-const sh = async (command: string) =>
-  (await (await post(`/v1/boxes/${box}/exec`, { command })).text())
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { type: string; data?: string })
-    .filter((e) => e.type === 'stdout')
-    .map((e) => Buffer.from(e.data!, 'base64').toString())
-    .join('');
+const sh = async (command: string) => readExecStream(await (await post(`/v1/boxes/${box}/exec`, { command })).text()).stdout;
 const api = execClient(dataDir, svc.url, key, box);
 const loop = (n: number) => sh(execLoopScript('/bin/sh -c true', n));
 

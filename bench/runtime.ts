@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { boxFolder, livePid } from '../src-server/runtime/box-folder.js';
 import { startService } from '../src-server/service.js';
+import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { bareBoot, execClient, execLoopScript, med, pct, qemuCpuMs, qemuPids, r1, r3, sumPssMiB } from './runtime-support.js';
 
 const argv = process.argv.slice(2);
@@ -43,16 +44,9 @@ const json = async (path: string, body?: unknown): Promise<any> => (await api(pa
 /** Runs a command through the exec NDJSON stream; answers its stdout, throws unless it succeeded. */
 async function exec(id: string, command: string): Promise<string> {
   const text = await (await api(`/v1/boxes/${id}/exec`, { json: { command } })).text();
-  const events = text
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { type: string; data?: string; status?: string });
-  const exit = events.find((e) => e.type === 'exit');
+  const { exit, stdout } = readExecStream(text);
   if (exit?.status !== 'succeeded') throw new Error(`exec ${command}: ${text.slice(0, 300)}`);
-  return events
-    .filter((e) => e.type === 'stdout')
-    .map((e) => Buffer.from(e.data!, 'base64').toString())
-    .join('');
+  return stdout;
 }
 const terminate = (id: string) => json(`/v1/boxes/${id}/terminate`, {});
 

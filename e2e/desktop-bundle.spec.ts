@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { expect, test } from './support/fixtures.js';
 
 /**
@@ -69,15 +70,9 @@ const client = (origin: string, key: string) => async (p: string, json?: unknown
 
 /** A shell command's stdout through the exec stream; it must succeed. */
 async function run(api: ReturnType<typeof client>, boxId: string, command: string) {
-  const events = (await (await api(`/v1/boxes/${boxId}/exec`, { command })).text())
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { type: string; data?: string; status?: string });
-  expect(events.find((e) => e.type === 'exit')?.status).toBe('succeeded');
-  return events
-    .filter((e) => e.type === 'stdout')
-    .map((e) => Buffer.from(e.data!, 'base64').toString())
-    .join('');
+  const { exit, stdout } = readExecStream(await (await api(`/v1/boxes/${boxId}/exec`, { command })).text());
+  expect(exit?.status).toBe('succeeded');
+  return stdout;
 }
 
 test.setTimeout(600_000);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { inZone, nextRuns } from '../src-renderer/views/cron/next-runs.js';
+import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { AppPage } from './pages/app-page.js';
 import { VolumesPage } from './pages/volumes-page.js';
 import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
@@ -39,13 +40,7 @@ test('files: browse a box, drop a file into /tmp, see its mode, download it back
 
   // The bytes really are in the box: checked from inside it.
   const ev = await (await svc().api(`/v1/boxes/${id}/exec`, { method: 'POST', json: { command: 'sha256sum /tmp/dropped.bin' } })).text();
-  const out = ev
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { type: string; data?: string })
-    .filter((e) => e.type === 'stdout')
-    .map((e) => Buffer.from(e.data!, 'base64').toString())
-    .join('');
+  const out = readExecStream(ev).stdout;
   const { createHash } = await import('node:crypto');
   expect(out.split(' ')[0]).toBe(createHash('sha256').update(bytes).digest('hex'));
 
