@@ -11,8 +11,8 @@ import { expect, test } from './support/fixtures.js';
  * cannot run on the CI machines, and a bundle can fail where the sources under tsx work
  * (an external import hoisted above the code it needs; paths computed from the bundle's
  * own location). The app must start its in-process service, open its window on the
- * sign-in link, run a real box, quit through its quit dialog with the box put to sleep, and
- * find it asleep on the next start.
+ * sign-in link, run a real box, answer IPC from its own page only, quit through its quit
+ * dialog with the box put to sleep, and find it asleep on the next start.
  */
 const BUNDLE = path.resolve('out/main/index.js');
 const STUB = path.resolve('e2e/support/electron-stub/register.mjs');
@@ -77,7 +77,7 @@ async function run(api: ReturnType<typeof client>, boxId: string, command: strin
 
 test.setTimeout(600_000);
 
-test('desktop bundle: starts its service, opens the sign-in link, runs a box, quits with it asleep, wakes it on the next start', async ({ page }) => {
+test('desktop bundle: service, sign-in window, a real box, IPC for its own page only, quit with the box asleep, awake on the next start', async ({ page }) => {
   expect(fs.existsSync(BUNDLE), 'out/main/index.js: run `npm run build` first').toBe(true);
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'box-desktop-'));
   const app = launch(home);
@@ -105,6 +105,20 @@ test('desktop bundle: starts its service, opens the sign-in link, runs a box, qu
     const box = (await (await api('/v1/boxes', { app_id: appId, name: 'from-desktop' })).json()) as { box_id: string; status: string };
     expect(box.status).toBe('running');
     expect(await run(api, box.box_id, 'hostname; echo desktop-$((6*7)) | tee /root/mark')).toBe('from-desktop\ndesktop-42\n');
+
+    // The window's IPC bridge: answers the app's own page only.
+    const ipc = async (pageUrl: string, channel: string, args: unknown = null) => {
+      const before = app.lines.length;
+      app.child.stdin!.write(`ipc ${pageUrl} ${channel} ${JSON.stringify(args)}\n`);
+      await expect.poll(() => app.lines.slice(before).find((l) => l.event === 'ipc-result')).toBeTruthy();
+      return app.lines.slice(before).find((l) => l.event === 'ipc-result')!.envelope as { ok: boolean; result?: unknown; error?: { message: string } };
+    };
+    const origin = new URL(url).origin;
+    expect(await ipc(`${origin}/ui/boxes`, 'service:state')).toEqual({ ok: true, result: { running: true, url: origin, dataDir: path.join(home, 'data') } });
+    expect(await ipc(`${origin}/ui/settings`, 'clipboard:copy-api-key')).toEqual({ ok: true, result: true });
+    expect(app.lines.find((l) => l.event === 'clipboard')?.text).toBe(key);
+    expect(await ipc('http://evil.example/', 'service:state')).toEqual({ ok: false, error: { message: 'IPC refused: the caller is not the app window.' } });
+    expect(await ipc(`${origin}/ui/boxes`, 'fs:read')).toEqual({ ok: false, error: { message: 'Unknown IPC channel fs:read' } });
 
     // Quit as the menu does: one box runs, so the app asks; the stand-in answers "sleep".
     app.child.stdin!.write('quit\n');

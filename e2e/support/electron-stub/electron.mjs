@@ -1,8 +1,9 @@
 // A stand-in for Electron's main-process API, so that the desktop app's bundle
 // (out/main/index.js) runs under plain Node in e2e/desktop-bundle.spec.ts: Electron itself
 // cannot run on the CI machines (no display, no binary download). What the app does with
-// it is printed as JSON lines on stdout; a line `quit` on stdin quits as the menu would;
-// dialogs answer with BOX_STUB_DIALOG_RESPONSE (the button index).
+// it is printed as JSON lines on stdout. Lines on stdin act as the user or the page would:
+// `quit` quits as the menu does; `ipc <page url> <channel> <args JSON>` invokes the IPC
+// handler as a page at that URL would. Dialogs answer with BOX_STUB_DIALOG_RESPONSE.
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
 
@@ -67,7 +68,13 @@ export class Tray {
 }
 
 export const nativeImage = { createFromBitmap: () => ({}) };
-export const ipcMain = { handle: (channel) => say('ipc', { channel }) };
+const ipcHandlers = new Map();
+export const ipcMain = {
+  handle(channel, fn) {
+    ipcHandlers.set(channel, fn);
+    say('ipc', { channel });
+  },
+};
 export const dialog = {
   async showMessageBox(a, b) {
     const o = b ?? a;
@@ -77,9 +84,18 @@ export const dialog = {
   showErrorBox: (title, message) => say('error', { title, message }),
 };
 export const shell = { openExternal: async () => {}, openPath: async () => '' };
-export const clipboard = { writeText() {} };
+export const clipboard = { writeText: (text) => say('clipboard', { text }) };
 
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (text) => {
-  if (text.split('\n').includes('quit')) app.quit();
+  for (const line of text.split('\n')) {
+    if (line === 'quit') app.quit();
+    const ipc = /^ipc (\S+) (\S+) (.*)$/.exec(line);
+    if (!ipc) continue;
+    const [, url, channel, args] = ipc;
+    const event = { senderFrame: { url }, sender: {} };
+    void ipcHandlers
+      .get('box-desktop:invoke')?.(event, channel, JSON.parse(args))
+      .then((envelope) => say('ipc-result', { channel, envelope }));
+  }
 });
