@@ -10,9 +10,9 @@
 import { createWriteStream, lstatSync, mkdirSync, readdirSync, readlinkSync } from 'node:fs';
 import { chmod, lchown, link, lutimes, mkdir, rm, symlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip, createZstdDecompress } from 'node:zlib';
+import zlib from 'node:zlib';
 import { extract } from 'tar-stream';
 
 interface ApplyOptions {
@@ -69,7 +69,11 @@ function resolveInRoot(root: string, comps: string[], hops = 0): string {
 }
 
 /** Decompresses gzip or zstd layers by their magic bytes; plain tar passes through. */
-export async function openLayer(src: Readable): Promise<Readable> {
+/** zstd in this Node (22.15 and later): looked up, not imported by name, since a named
+ * import made every `box image` command fail to load on older Nodes (engines allows 20.19). */
+const zstdHere = () => (zlib as { createZstdDecompress?: () => Transform }).createZstdDecompress ?? null;
+
+export async function openLayer(src: Readable, zstd: (() => Transform) | null = zstdHere()): Promise<Readable> {
   const first: Buffer = await new Promise((res, rej) => {
     const onReadable = () => {
       const b = src.read(4) as Buffer | null;
@@ -83,8 +87,12 @@ export async function openLayer(src: Readable): Promise<Readable> {
     src.once('end', () => res(Buffer.alloc(0)));
     src.once('error', rej);
   });
-  if (first[0] === 0x1f && first[1] === 0x8b) return src.pipe(createGunzip());
-  if (first.readUInt32LE(0) === 0xfd2fb528) return src.pipe(createZstdDecompress());
+  if (first[0] === 0x1f && first[1] === 0x8b) return src.pipe(zlib.createGunzip());
+  if (first.readUInt32LE(0) === 0xfd2fb528) {
+    if (!zstd)
+      throw new Error(`this layer is zstd-compressed, which needs Node 22.15 or later (this is Node ${process.versions.node}); gzip and plain layers work`);
+    return src.pipe(zstd());
+  }
   return src;
 }
 
