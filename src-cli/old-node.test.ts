@@ -35,7 +35,7 @@ afterAll(async () => {
 it.skipIf(!olderNode)(
   `runs on ${olderNode ?? 'an older Node (none on PATH)'}: API commands and the local image commands`,
   async () => {
-    const env = { ...process.env, BOX_URL: svc.url, BOX_API_KEY: svc.key, BOX_DATA_DIR: tmp };
+    const env = { ...process.env, BOX_URL: svc.url, BOX_API_KEY: svc.key, BOX_DATA_DIR: tmp, BOX_IMAGE_CACHE: '' }; // the cache under tmp, not npm test's shared one
     // asynchronous: the service answering it runs in this process
     const box = (...args: string[]) =>
       new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
