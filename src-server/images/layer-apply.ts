@@ -68,11 +68,11 @@ function resolveInRoot(root: string, comps: string[], hops = 0): string {
   return cur;
 }
 
-/** Decompresses gzip or zstd layers by their magic bytes; plain tar passes through. */
 /** zstd in this Node (22.15 and later): looked up, not imported by name, since a named
  * import made every `box image` command fail to load on older Nodes (engines allows 20.19). */
 const zstdHere = () => (zlib as { createZstdDecompress?: () => Transform }).createZstdDecompress ?? null;
 
+/** Decompresses gzip or zstd layers by their magic bytes; plain tar passes through. */
 export async function openLayer(src: Readable, zstd: (() => Transform) | null = zstdHere()): Promise<Readable> {
   const first: Buffer = await new Promise((res, rej) => {
     const onReadable = () => {
