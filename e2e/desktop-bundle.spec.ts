@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import vm from 'node:vm';
 import os from 'node:os';
 import path from 'node:path';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
@@ -16,6 +17,7 @@ import { expect, test } from './support/fixtures.js';
  */
 const BUNDLE = path.resolve('out/main/index.js');
 const STUB = path.resolve('e2e/support/electron-stub/register.mjs');
+const PRELOAD = path.resolve('out/preload/index.cjs');
 
 type Line = { event: string; [k: string]: unknown };
 
@@ -144,4 +146,32 @@ test('desktop bundle: service, sign-in window, a real box, IPC for its own page 
     spawnSync('pkill', ['-9', '-f', home]);
     fs.rmSync(home, { recursive: true, force: true });
   }
+});
+
+test('desktop preload as built: a script a sandboxed renderer can run, needing only electron, exposing boxDesktop', async () => {
+  // A sandboxed preload is a plain script: no ES module syntax, and `require` gives only a
+  // few modules (electron among them); the window is created with sandbox: true.
+  const required: string[] = [];
+  const exposed: Record<string, { invoke(c: string, a?: unknown): Promise<unknown>; platform: string }> = {};
+  const sent: unknown[][] = [];
+  const electron = {
+    contextBridge: { exposeInMainWorld: (name: string, api: never) => (exposed[name] = api) },
+    ipcRenderer: { invoke: async (...a: unknown[]) => (sent.push(a), { ok: true, result: 'pong' }) },
+  };
+  const require = (m: string) => {
+    required.push(m);
+    if (m !== 'electron') throw new Error(`a sandboxed preload cannot require ${m}`);
+    return electron;
+  };
+  vm.runInNewContext(
+    fs.readFileSync(PRELOAD, 'utf8'),
+    { require, process: { platform: 'linux' }, module: { exports: {} }, exports: {} },
+    { filename: PRELOAD },
+  );
+  expect(required).toEqual(['electron']);
+  expect(Object.keys(exposed)).toEqual(['boxDesktop']);
+  // its promises are the sandbox's: adopted into this realm's before expect looks at them
+  await expect(Promise.resolve(exposed.boxDesktop!.invoke('service:state'))).resolves.toBe('pong');
+  expect(sent).toEqual([['box-desktop:invoke', 'service:state', undefined]]);
+  await expect(Promise.resolve(exposed.boxDesktop!.invoke('fs:read'))).rejects.toThrow('Unknown desktop channel fs:read');
 });
