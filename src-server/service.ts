@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { AppBase, AppContext, Logger, ServiceConfig } from './app-context.js';
 import { createApp } from './app.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { makeRepos } from './db/repos.js';
 import { IDEMPOTENCY_RETENTION_MS } from './db/idempotency-repo.js';
@@ -55,6 +56,17 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
     // On by default under vitest, so every route test checks every answer for free.
     checkResponses: opts.checkResponses ?? Boolean(process.env.VITEST),
   };
+  // One service per data dir (data-dir-lock.ts); released by close, or taken over after a crash.
+  const lock = lockDataDir(config.dataDir);
+  try {
+    return await startLocked(opts, config, lock);
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
+
+async function startLocked(opts: StartOptions, config: ServiceConfig, lock: ReturnType<typeof lockDataDir>): Promise<ServiceHandle> {
   const db = openDatabase(config.dataDir);
   // Every area logs through it: a ring for GET /v1/service/log, <data dir>/logs/service.log, and opts.log (the console).
   const log = new ServiceLog(config.dataDir, opts.log ?? console);
@@ -86,6 +98,7 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
   const apps = createApp(ctx, areas, { splitInference: split });
   const server = await listen(http.createServer(apps.main), config.port, config.host);
   baseUrl = `http://${config.host}:${(server.address() as AddressInfo).port}`;
+  lock.setUrl(baseUrl);
   let inferenceUrl = baseUrl;
   let infServer: http.Server | undefined;
   if (split && apps.inference) {
@@ -108,6 +121,7 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
       for (const a of [...areas].reverse()) await a.stop?.();
       await Promise.all([server, infServer].filter(Boolean).map((s) => closeServer(s!)));
       db.close();
+      lock.release();
     },
   };
 }
@@ -128,7 +142,13 @@ function seedKeys(db: Db, repos: ReturnType<typeof makeRepos>, orgId: string, da
 
 function listen(server: http.Server, port: number, host: string): Promise<http.Server> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new Error(`Port ${port} on ${host} is in use by another program or service: choose another one (--port, --inference-port).`, { cause: e })
+          : e,
+      ),
+    );
     server.listen(port, host, () => resolve(server));
   });
 }
