@@ -8,6 +8,8 @@ import type { KeysService } from './core/keys-service.js';
 import { coreArea } from './core/module.js';
 import type { OrganizationService } from './core/organization-service.js';
 import type { SignInService } from './core/sign-in-service.js';
+import { codeArea } from './code/module.js';
+import type { CodeService } from './code/code-service.js';
 import { cronArea } from './cron/module.js';
 import { imagesArea } from './images/module.js';
 import type { ImagesService } from './images/images-service.js';
@@ -81,6 +83,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
   const inference = inferenceArea(base, { usage: usage.usage, boxes: boxes.boxes, credentials: boxCredentials, organization: core.organization });
   const logs = logsArea({ log: base.serviceLog, runtime });
   const quit = quitArea(base, { boxes: boxes.boxes });
+  const code = codeArea(base, { boxes: boxes.boxes });
 
   const services: Services = {
     audit: core.audit,
@@ -111,6 +114,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     boxCredentials,
     consoles: logs.consoles,
     quit: quit.quit,
+    code: code.code,
   };
   const app: AppContext = Object.assign(base, { services });
   const areas = [
@@ -129,6 +133,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     usage.area,
     logs.area,
     quit.area,
+    code.area,
   ];
   return { app, areas };
 }
@@ -171,4 +176,6 @@ export interface Services {
   consoles: ConsoleService;
   /** Service settings and what quitting does to running boxes (quit/; src-main and headless.ts use it). */
   quit: QuitService;
+  /** The code interpreter of boxes (code/). */
+  code: CodeService;
 }

@@ -50,6 +50,21 @@ export interface BoxRuntime {
   readonly templates?: TemplatePort;
   /** Where boxes of images other than the built-in one get their root disk (images area). */
   setImageResolver?(resolve: ImageResolver): void;
+  /** A step every template's guest runs before it is saved (areas built after boxes, e.g. code/). */
+  addTemplateWarmup?(w: TemplateWarmup): void;
+}
+
+/**
+ * Work done once in a template's guest so every clone starts with it done (the code
+ * interpreter's started kernel). A failing step leaves the template as it would be without it.
+ */
+export interface TemplateWarmup {
+  /** Goes into the template id: a changed step makes new templates. */
+  key: string;
+  run(guest: {
+    sh(script: string, timeoutMs: number): Promise<{ exitCode: number | null; stdout: string; stderr: string }>;
+    writeFile(path: string, content: Buffer): Promise<void>;
+  }): Promise<void>;
 }
 
 /** The root disk of a named image, or undefined when the name is unknown. */

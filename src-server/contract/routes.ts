@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import * as B from './boxes.js';
 import { listOf, PageQuery, pageOf } from './common.js';
 import * as C from './cron.js';
+import * as Code from './code.js';
 import { CancelBody, ExecBody, ExecCancelled, ExecInfo, ExecResized, ExecResult, ResizeBody, StdinAccepted, StdinQuery } from './exec.js';
 import { GetFileQuery, ListDirQuery, PutFileQuery } from './files.js';
 import * as Id from './identity.js';
@@ -63,6 +64,12 @@ export const ROUTES = {
   'POST /v1/boxes/from_checkpoint': { body: B.FromCheckpointBody, response: Box },
   'POST /v1/boxes/:box_id/fork': { body: B.ForkBody, response: B.ForkResult },
   'GET /v1/box-lineage': { response: listOf(B.LineageEdge) },
+  // code interpreter (issue 25)
+  'POST /v1/boxes/:box_id/code/contexts': { body: Code.CreateContextBody, response: Code.CodeContext },
+  'GET /v1/boxes/:box_id/code/contexts': { response: listOf(Code.CodeContext) },
+  'DELETE /v1/boxes/:box_id/code/contexts/:context_id': { response: Code.ContextDeleted },
+  'POST /v1/boxes/:box_id/code/contexts/:context_id/restart': { response: Code.CodeContext },
+  'POST /v1/boxes/:box_id/code/run': { body: Code.RunCodeBody, query: Code.RunCodeQuery, response: Code.CodeExecution, kind: 'ndjson' },
   // exec
   'POST /v1/boxes/:box_id/exec': { body: ExecBody, kind: 'ndjson' },
   'GET /v1/boxes/:box_id/exec': { response: listOf(ExecInfo) },

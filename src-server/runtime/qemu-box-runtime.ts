@@ -12,7 +12,7 @@ import type { AgentClient } from '../guest/agent-client.js';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BoxRuntime, GuestAgent, ImageResolver, Progress, TemplatePort, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
+import type { BoxRuntime, GuestAgent, ImageResolver, Progress, TemplatePort, TemplateWarmup, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
 import { RuntimeError } from '../boxes/runtime-port.js';
 import { AgentConnections, type ConnectKind } from './agent-connections.js';
 import { boxFolder, isAlive, livePid, readState, type BoxFolder } from './box-folder.js';
@@ -74,6 +74,10 @@ export class QemuBoxRuntime implements BoxRuntime {
 
   accelerator() {
     return this.machines.accelerator();
+  }
+
+  addTemplateWarmup(w: TemplateWarmup) {
+    this.machines.store.warmups.push(w);
   }
 
   /** The default guest image, built once and cached (progress goes to onImageProgress). */
