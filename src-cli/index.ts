@@ -8,6 +8,7 @@ import { loadConfig } from './config.js';
 import { CliError } from './errors.js';
 import { apps } from './commands/apps.js';
 import { boxes } from './commands/boxes.js';
+import { code as codeCmd } from './commands/code.js';
 import { cp } from './commands/cp.js';
 import { cron } from './commands/cron.js';
 import { egress } from './commands/egress.js';
@@ -32,6 +33,7 @@ const commands: Group = {
   apps,
   boxes,
   exec,
+  code: codeCmd,
   cp,
   volumes,
   policies,
