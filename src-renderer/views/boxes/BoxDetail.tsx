@@ -6,6 +6,7 @@ import { Empty, ErrorNotice, Loading } from '../../ui/states.js';
 import { Mono, StatusPill } from '../../ui/StatusPill.js';
 import { BoxActions } from './BoxActions.js';
 import { BudgetInfo } from './BudgetInfo.js';
+import { CodePanel } from './CodePanel.js';
 import { ConsolePanel } from './ConsolePanel.js';
 import { EgressPanel } from './EgressPanel.js';
 import { LineagePanel } from './LineagePanel.js';
@@ -14,6 +15,7 @@ import { TerminalPanel } from './TerminalPanel.js';
 
 const TABS = [
   { id: 'terminal', label: 'Terminal' },
+  { id: 'code', label: 'Code' },
   { id: 'console', label: 'Console' },
   { id: 'metrics', label: 'Metrics' },
   { id: 'checkpoints', label: 'Checkpoints & forks' },
@@ -98,6 +100,8 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
       </nav>
       {b.status === 'terminated' && tab === 'terminal' ? (
         <Empty title="This box is terminated">Its checkpoints, if any, can still start new boxes.</Empty>
+      ) : tab === 'code' ? (
+        <CodePanel box={b} />
       ) : tab === 'console' ? (
         <ConsolePanel boxId={boxId} />
       ) : tab === 'metrics' ? (
