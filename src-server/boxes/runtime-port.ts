@@ -11,6 +11,8 @@ import type { Readable } from 'node:stream';
 export interface BoxRuntime {
   readonly name: string;
   accelerator(): Promise<string>;
+  /** Why that accelerator, once accelerator() resolved (for the service log). */
+  acceleratorReason?(): string | undefined;
   /**
    * Starts a new box. A start (create, restore, cloneFromCheckpoint, coldBoot) that answers
    * `{ filesWritten: true }` has put cfg.files in place itself (a warm clone or a restored

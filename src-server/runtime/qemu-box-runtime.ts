@@ -76,9 +76,8 @@ export class QemuBoxRuntime implements BoxRuntime {
     };
   }
 
-  accelerator() {
-    return this.machines.accelerator();
-  }
+  accelerator = () => this.machines.accelerator();
+  acceleratorReason = () => this.machines.accelReason;
 
   /** The default guest image, built once and cached (progress goes to onImageProgress). */
   image(): Promise<GuestImage> {
