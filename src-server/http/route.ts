@@ -85,6 +85,8 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
   const authMode = spec.auth ?? (spec.area === 'inference' ? 'any' : 'org');
   // Streamed uploads too (their body is hashed as it streams); keyless routes have no key to scope by.
   const idempotent = spec.idempotent ?? (MUTATING.includes(spec.method) && authMode !== 'none');
+  // exec, console, egress log and SSE answers may last hours: their own pool (http/limits.ts)
+  const stream = spec.responseKind === 'ndjson' || spec.responseKind === 'sse';
 
   return async (req: PipelineRequest, res: ServerResponse) => {
     // Inference routes also accept a box's egress proxy (the box principal; never org-scoped).
@@ -94,7 +96,7 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
       throw forbidden('This operation needs an organization-scoped API key.');
     }
     if (auth && !spec.billingExempt) app.billing.check(auth.orgId);
-    const release = auth ? app.limiter.acquire(auth.orgId) : () => {};
+    const release = auth ? app.limiter.acquire(auth.orgId, stream ? 'stream' : 'short') : () => {};
     res.on('close', release);
     try {
       const key = idempotent ? idempotencyKey(req) : undefined;
