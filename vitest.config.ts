@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['src-server/**/*.test.ts', 'scripts/**/*.test.ts', 'src-cli/**/*.test.ts', 'src-renderer/**/*.test.ts', 'src-main/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 600_000,
+    // Fails the run on any QEMU a test left running (issue 28); counts only this run's.
+    globalSetup: ['src-server/test-support/qemu-leak-check.ts'],
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],

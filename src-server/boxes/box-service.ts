@@ -5,6 +5,7 @@ import type { Principal } from '../core/principal.js';
 import { Failed, Unavailable } from '../core/errors.js';
 import { checkCreate, newBoxRecord } from './box-create.js';
 import { BoxesRepo, type BoxRecord } from './boxes-repo.js';
+import { reconcileBoxes } from './reconcile.js';
 import { toBox } from './box-view.js';
 import type { BoxRuntime, StartResult, VmConfig } from './runtime-port.js';
 import { GuestSetupRegistry, writeGuestFiles } from './guest-setup.js';
@@ -241,26 +242,8 @@ export class BoxService {
     this.repo.setStatus(boxId, to, { error_message: reason.message });
   }
 
-  /** On service start: derive each box's state from what is really running. */
-  async reconcile(): Promise<void> {
-    for (const box of this.repo.live()) {
-      try {
-        if (box.status === 'running') {
-          if (!(await this.runtime.adopt(this.vmConfig(box)))) {
-            this.repo.setStatus(box.box_id, 'interrupted_restorable', {
-              error_message: 'The VM stopped while the service was down; it restarts from its disk on the next operation.',
-            });
-          }
-        } else if (box.status === 'creating') {
-          await this.runtime.stop(box.box_id).catch(() => {});
-          this.repo.setStatus(box.box_id, 'failed', { error_message: 'The service stopped while this box was being created.' });
-        } else if (box.status === 'terminating') {
-          await this.runtime.destroy(box.box_id).catch(() => {});
-          this.repo.setStatus(box.box_id, 'terminated');
-        }
-      } catch (e) {
-        this.app.log.error(`reconcile ${box.box_id}`, e);
-      }
-    }
+  /** On service start: derive each box's state from what is really running (reconcile.ts). */
+  reconcile(): Promise<void> {
+    return reconcileBoxes(this.app.log, this.repo, this.runtime, (b) => this.vmConfig(b));
   }
 }

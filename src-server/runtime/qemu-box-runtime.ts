@@ -24,6 +24,7 @@ import { applyIdentity } from './template-clone.js';
 import { canCheckpointInPlace, checkpointFolder, checkpointInPlace, checkpointVm, cloneFolder } from './checkpoints.js';
 import { restoreRanBefore, restoreVm, saveAndStop } from './vm-snapshot.js';
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
+import { adoptVm, endVm } from './vm-adopt.js';
 import { restoreSpareCount } from './restore-spares.js';
 import { warmPoolSize } from './warm-pool.js';
 import { CloneSource } from './clone-source.js';
@@ -41,6 +42,9 @@ interface QemuRuntimeOptions {
 
 /** Published ports and the proxy may have changed since a save: user-net options, not guest devices. */
 const networkOf = (cfg: BoxVmConfig) => ({ ports: cfg.forwards.map((f) => ({ hostPort: f.hostPort, guestPort: f.guestPort })), proxyPort: cfg.proxyPort });
+
+/** How long an adopted VM's agent has to answer before the box restarts from its disk instead. */
+const ADOPT_AGENT_TIMEOUT_MS = 20_000;
 
 export class QemuBoxRuntime implements BoxRuntime {
   readonly name = 'qemu';
@@ -72,9 +76,8 @@ export class QemuBoxRuntime implements BoxRuntime {
     };
   }
 
-  accelerator() {
-    return this.machines.accelerator();
-  }
+  accelerator = () => this.machines.accelerator();
+  acceleratorReason = () => this.machines.accelReason;
 
   addTemplateWarmup(w: TemplateWarmup) {
     this.machines.store.warmups.push(w);
@@ -134,17 +137,19 @@ export class QemuBoxRuntime implements BoxRuntime {
     return isAlive(this.folder(boxId));
   }
 
-  async adopt(cfg: BoxVmConfig) {
+  /** Takes over a VM that outlived the service only if it runs and its agent answers (vm-adopt.ts). */
+  async adopt(cfg: BoxVmConfig, agentTimeoutMs = ADOPT_AGENT_TIMEOUT_MS) {
     const folder = this.folder(cfg.boxId);
-    if (!livePid(folder)) return false;
-    try {
-      this.handles.set(cfg.boxId, await attachVm(folder));
-      await this.connect(cfg.boxId, folder, 'adopt');
-      return true;
-    } catch {
-      await killVm(folder).catch(() => {});
-      return false;
+    const r = await adoptVm(folder, (resumed, ms) => this.conns.connect(cfg.boxId, folder, resumed ? 'restore' : 'adopt', undefined, ms), agentTimeoutMs);
+    if (r.adopted) this.handles.set(cfg.boxId, r.handle);
+    else {
+      if (this.conns.client(cfg.boxId)) {
+        this.conns.quiesce(cfg.boxId); // a connection that then failed: its end is no loss
+        this.conns.stopping.delete(cfg.boxId);
+      }
+      await endVm(folder);
     }
+    return { adopted: r.adopted, note: r.note };
   }
 
   private async quiesce(boxId: string) {

@@ -62,7 +62,8 @@ export class FakeRuntime implements BoxRuntime {
     return this.state.get(boxId) === 'running';
   }
   async adopt(cfg: VmConfig) {
-    return this.state.get(cfg.boxId) === 'running';
+    const adopted = this.state.get(cfg.boxId) === 'running';
+    return { adopted, note: adopted ? 'running' : 'no VM' };
   }
   async save(boxId: string) {
     this.step('save', boxId);
