@@ -53,7 +53,10 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
           className="flex w-full items-center justify-between rounded-md border border-ink-800 px-2 py-1 hover:border-ink-600 hover:text-ink-100"
         >
           <span className="hidden lg:inline">Command palette</span>
-          <kbd className="font-mono" data-testid="palette-hint">
+          <span className="mx-auto lg:hidden" aria-label="Command palette">
+            ⌘
+          </span>
+          <kbd className="hidden font-mono lg:inline" data-testid="palette-hint">
             {KEY_HINT.mod}K
           </kbd>
         </button>

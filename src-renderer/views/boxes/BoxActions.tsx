@@ -80,7 +80,15 @@ function ActionButtons({ box, inMenu, onDone }: { box: Box; inMenu?: boolean; on
 
 function BoxActionsMenu({ box }: { box: Box }) {
   const [open, setOpen] = useState(false);
+  const [at, setAt] = useState<React.CSSProperties>({});
   const ref = useRef<HTMLDivElement>(null);
+  // Fixed, beside the button: the table's scroll container would clip an absolute menu.
+  const toggle = (e: React.MouseEvent<HTMLButtonElement>) => {
+    const r = e.currentTarget.getBoundingClientRect();
+    const below = window.innerHeight - r.bottom > 260;
+    setAt({ position: 'fixed', right: window.innerWidth - r.right, ...(below ? { top: r.bottom + 4 } : { bottom: window.innerHeight - r.top + 4 }) });
+    setOpen(!open);
+  };
   useEffect(() => {
     if (!open) return;
     const away = (e: MouseEvent) => ref.current && !ref.current.contains(e.target as Node) && setOpen(false);
@@ -94,11 +102,11 @@ function BoxActionsMenu({ box }: { box: Box }) {
   }, [open]);
   return (
     <div className="relative inline-block text-left" ref={ref}>
-      <Button small variant="ghost" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)} data-testid="row-actions">
+      <Button small variant="ghost" aria-haspopup="menu" aria-expanded={open} onClick={toggle} data-testid="row-actions">
         Actions ▾
       </Button>
       {open && (
-        <div role="menu" className="panel absolute right-0 z-30 mt-1 w-52 p-1 shadow-lg shadow-black/30" data-testid="row-actions-menu">
+        <div role="menu" style={at} className="panel z-30 w-52 p-1 shadow-lg shadow-black/30" data-testid="row-actions-menu">
           <a className="block rounded px-2 py-1 text-xs hover:bg-ink-800" href={href(['boxes', box.box_id])} role="menuitem">
             Open
           </a>
