@@ -13,6 +13,7 @@ import { imagesArea } from './images/module.js';
 import type { ImagesService } from './images/images-service.js';
 import { inboxArea } from './inbox/module.js';
 import { logsArea } from './logs/module.js';
+import { mcpArea } from './mcp/module.js';
 import type { ConsoleService } from './logs/console-service.js';
 import { quitArea, type QuitService } from './quit/module.js';
 import { inferenceArea } from './inference/module.js';
@@ -81,6 +82,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
   const inference = inferenceArea(base, { usage: usage.usage, boxes: boxes.boxes, credentials: boxCredentials, organization: core.organization });
   const logs = logsArea({ log: base.serviceLog, runtime });
   const quit = quitArea(base, { boxes: boxes.boxes });
+  const mcp = mcpArea(base);
 
   const services: Services = {
     audit: core.audit,
@@ -129,6 +131,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     usage.area,
     logs.area,
     quit.area,
+    mcp.area,
   ];
   return { app, areas };
 }
