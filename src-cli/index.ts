@@ -17,6 +17,7 @@ import { exec } from './commands/exec.js';
 import { image } from './commands/image.js';
 import { keys } from './commands/keys.js';
 import { logs } from './commands/logs.js';
+import { mcp } from './commands/mcp.js';
 import { loginLink, openapi, status, whoami } from './commands/misc.js';
 import { models } from './commands/models.js';
 import { policies } from './commands/policies.js';
@@ -47,6 +48,7 @@ const commands: Group = {
   models,
   engines,
   logs,
+  mcp,
   settings,
   openapi,
 };

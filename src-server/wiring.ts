@@ -15,6 +15,7 @@ import { imagesArea } from './images/module.js';
 import type { ImagesService } from './images/images-service.js';
 import { inboxArea } from './inbox/module.js';
 import { logsArea } from './logs/module.js';
+import { mcpArea } from './mcp/module.js';
 import type { ConsoleService } from './logs/console-service.js';
 import { quitArea, type QuitService } from './quit/module.js';
 import { inferenceArea } from './inference/module.js';
@@ -84,6 +85,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
   const logs = logsArea({ log: base.serviceLog, runtime });
   const quit = quitArea(base, { boxes: boxes.boxes });
   const code = codeArea(base, { boxes: boxes.boxes });
+  const mcp = mcpArea(base);
 
   const services: Services = {
     audit: core.audit,
@@ -134,6 +136,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     logs.area,
     quit.area,
     code.area,
+    mcp.area,
   ];
   return { app, areas };
 }

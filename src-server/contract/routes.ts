@@ -203,6 +203,10 @@ export const ROUTES = {
   'GET /v1/local-models/pulls': { response: listOf(Inf.ModelPull) },
   'GET /v1/local-models/pulls/:pull_id': { response: Inf.ModelPull },
   'POST /v1/local-models/pulls/:pull_id/cancel': { response: Inf.ModelPull },
+  // MCP over streamable HTTP (issue 26): JSON-RPC in, JSON or a server-sent stream out
+  'POST /mcp': { kind: 'sse' },
+  'GET /mcp': { kind: 'sse' },
+  'DELETE /mcp': { kind: 'sse' },
 } as const satisfies Record<string, RouteContract>;
 
 /** The contract entry of a route, by its method and Express path. */
