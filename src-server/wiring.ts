@@ -9,6 +9,7 @@ import { coreArea } from './core/module.js';
 import type { OrganizationService } from './core/organization-service.js';
 import type { SignInService } from './core/sign-in-service.js';
 import { cronArea } from './cron/module.js';
+import { e2bArea } from './e2b/module.js';
 import { imagesArea } from './images/module.js';
 import type { ImagesService } from './images/images-service.js';
 import { inboxArea } from './inbox/module.js';
@@ -81,6 +82,19 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
   const inference = inferenceArea(base, { usage: usage.usage, boxes: boxes.boxes, credentials: boxCredentials, organization: core.organization });
   const logs = logsArea({ log: base.serviceLog, runtime });
   const quit = quitArea(base, { boxes: boxes.boxes });
+  const e2b = e2bArea(base, {
+    boxes: {
+      get: (id) => boxes.boxes.repo.get(id),
+      create: (a, b) => boxes.boxes.create(a, b),
+      pause: (b) => boxes.boxes.pause(b),
+      resume: (b) => boxes.boxes.resume(b),
+      terminate: (b) => boxes.boxes.terminate(b),
+    },
+    checkpoints: boxes.checkpoints,
+    execs: boxes.execs,
+    files: boxes.files,
+    apps: core.apps,
+  });
 
   const services: Services = {
     audit: core.audit,
@@ -129,6 +143,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     usage.area,
     logs.area,
     quit.area,
+    e2b.area,
   ];
   return { app, areas };
 }
