@@ -77,7 +77,7 @@ export class SandboxService {
     const name = `e2b-${crypto.randomBytes(4).toString('hex')}`;
     const app = this.deps.apps.find(auth.orgId, E2B_APP, true);
     let box: Box;
-    if (template.startsWith('checkpoint_')) {
+    if (template.startsWith('boxcp_')) {
       const cp = this.deps.checkpoints.get(auth.orgId, template);
       box = await this.deps.checkpoints.fromCheckpoint(auth, cp, name);
     } else {

@@ -57,7 +57,7 @@ export class SnapshotService {
   }
 
   async delete(orgId: string, id: string): Promise<void> {
-    if (!id.startsWith('checkpoint_')) throw notFound(`Snapshot ${id} not found`, 'not_found', 'templateID');
+    if (!id.startsWith('boxcp_')) throw notFound(`Snapshot ${id} not found`, 'not_found', 'templateID');
     await this.checkpoints.delete(this.checkpoints.get(orgId, id));
   }
 }

@@ -2,6 +2,7 @@ import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import type { ExecPort } from '../ports.js';
 import { guestShell } from './guest-shell.js';
 import { resolvePath, targetOf, type Target } from './target.js';
+import { watchDir } from './watch.js';
 
 /** envd's EntryInfo (filesystem.proto) as the service answers it. */
 interface Entry {
@@ -94,6 +95,7 @@ export class EnvdFilesystem {
       makeDir: (req: { path: string }, ctx: HandlerContext) => this.one(targetOf(ctx), 'makeDir', [path(req.path, ctx)]),
       move: (req: { source: string; destination: string }, ctx: HandlerContext) =>
         this.one(targetOf(ctx), 'move', [path(req.source, ctx), path(req.destination, ctx)]),
+      watchDir: watchDir(this.execs),
       remove: async (req: { path: string }, ctx: HandlerContext) => {
         await this.run(targetOf(ctx), 'remove', [path(req.path, ctx)]);
         return {};
