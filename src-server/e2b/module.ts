@@ -5,8 +5,7 @@ import { e2bApiRoutes } from './api-routes.js';
 import { EnvdFilesHttp } from './envd/files-http.js';
 import { EnvdFilesystem } from './envd/filesystem.js';
 import { EnvdProcesses } from './envd/processes.js';
-import { e2bJupyterRoutes } from './jupyter-routes.js';
-import type { AppsPort, BoxesPort, CheckpointsPort, ExecPort, FilesPort, ForkPort } from './ports.js';
+import type { AppsPort, BoxesPort, CheckpointsPort, CodePort, ExecPort, FilesPort, ForkPort } from './ports.js';
 import { SandboxService } from './sandbox-service.js';
 import { e2bSandboxRoutes } from './sandbox-routes.js';
 import { SandboxesRepo } from './sandboxes-repo.js';
@@ -21,7 +20,10 @@ const SWEEP_MS = 1000;
  * table (E2B's shapes, not Box's), so the area mounts them itself (`mount`), behind the
  * same local guard as every route.
  */
-export function e2bArea(app: AppBase, deps: { boxes: BoxesPort; checkpoints: CheckpointsPort & ForkPort; execs: ExecPort; files: FilesPort; apps: AppsPort }) {
+export function e2bArea(
+  app: AppBase,
+  deps: { boxes: BoxesPort; checkpoints: CheckpointsPort & ForkPort; execs: ExecPort; files: FilesPort; apps: AppsPort; code: CodePort },
+) {
   const repo = new SandboxesRepo(app.db);
   const sandboxes = new SandboxService(repo, { boxes: deps.boxes, checkpoints: deps.checkpoints, apps: deps.apps, log: app.log });
   const snapshots = new SnapshotService(sandboxes, deps.checkpoints);
@@ -35,10 +37,7 @@ export function e2bArea(app: AppBase, deps: { boxes: BoxesPort; checkpoints: Che
     routes() {},
     mount(express: Express) {
       express.use('/e2b/api', e2bApiRoutes({ sandboxes, snapshots, authenticate: (req: Request) => authenticate(req, app.repos) }));
-      express.use(
-        '/e2b/sandbox',
-        e2bSandboxRoutes({ sandboxes, processes, filesystem, filesHttp, jupyter: e2bJupyterRoutes(), log: (...a) => app.log.error(...a) }),
-      );
+      express.use('/e2b/sandbox', e2bSandboxRoutes({ sandboxes, processes, filesystem, filesHttp, code: deps.code, log: (...a) => app.log.error(...a) }));
     },
     start() {
       timer = setInterval(() => {

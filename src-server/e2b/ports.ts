@@ -46,3 +46,28 @@ export interface AppsPort {
 export interface ForkPort {
   fork(auth: Principal, box: BoxRecord, name: string, count: number): Promise<{ checkpoint_id: string; boxes: Box[] }>;
 }
+
+/** The code interpreter's service (issue 25; docs: /work code API), as the E2B area uses it. */
+type CodeLanguage = 'python' | 'javascript' | 'bash';
+export interface CodeContextView {
+  id: string;
+  language: CodeLanguage;
+  cwd: string;
+}
+export type CodeResultView = Record<string, unknown> & { is_main_result: boolean };
+type CodeEventView =
+  | { type: 'stdout' | 'stderr'; data: string }
+  | { type: 'result'; result: CodeResultView }
+  | { type: 'error'; error: { name: string; value: string; traceback: string } }
+  | { type: 'end'; execution: unknown };
+export interface CodePort {
+  createContext(box: BoxRecord, body: { language?: CodeLanguage; cwd?: string; env?: Record<string, string> }): Promise<CodeContextView>;
+  listContexts(box: BoxRecord): Promise<CodeContextView[]>;
+  deleteContext(box: BoxRecord, contextId: string): Promise<unknown>;
+  restartContext(box: BoxRecord, contextId: string): Promise<CodeContextView>;
+  run(
+    box: BoxRecord,
+    body: { code: string; language?: CodeLanguage; context_id?: string; env?: Record<string, string> },
+    onEvent: (e: CodeEventView) => void,
+  ): Promise<{ execution_count: number | null; error: unknown }>;
+}

@@ -8,6 +8,8 @@ import type { EnvdFilesHttp } from './envd/files-http.js';
 import type { EnvdFilesystem } from './envd/filesystem.js';
 import type { EnvdProcesses } from './envd/processes.js';
 import { basicUser, TARGET, type Target } from './envd/target.js';
+import { e2bJupyterRoutes } from './jupyter-routes.js';
+import type { CodePort } from './ports.js';
 import type { SandboxService } from './sandbox-service.js';
 import { e2bError } from './wire-errors.js';
 
@@ -37,7 +39,7 @@ export function e2bSandboxRoutes(deps: {
   processes: EnvdProcesses;
   filesystem: EnvdFilesystem;
   filesHttp: EnvdFilesHttp;
-  jupyter: Router;
+  code: CodePort;
   log: (...a: unknown[]) => void;
 }): Router {
   const targets = new WeakMap<IncomingMessage, Target>();
@@ -55,6 +57,7 @@ export function e2bSandboxRoutes(deps: {
     targets.set(req, { row, box, user: basicUser(req.headers.authorization) });
     next();
   });
+  const jupyter = e2bJupyterRoutes(deps.code, (req) => targets.get(req)!.box);
   const envd = express.Router();
   envd.get('/health', (_req, res) => void res.status(204).end());
   const wrap = (h: (t: Target, req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) => {
@@ -88,7 +91,7 @@ export function e2bSandboxRoutes(deps: {
   r.use((req: Request, res: Response, next: NextFunction) => {
     const port = Number(req.headers['e2b-sandbox-port'] ?? ENVD_PORT);
     if (port === ENVD_PORT) return envd(req, res, next);
-    if (port === JUPYTER_PORT) return deps.jupyter(req, res, next);
+    if (port === JUPYTER_PORT) return jupyter(req, res, next);
     next(
       new HttpError(
         502,
