@@ -24,7 +24,7 @@ import { applyIdentity } from './template-clone.js';
 import { canCheckpointInPlace, checkpointFolder, checkpointInPlace, checkpointVm, cloneFolder } from './checkpoints.js';
 import { restoreRanBefore, restoreVm, saveAndStop } from './vm-snapshot.js';
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
-import { adoptVm, endVm } from './vm-adopt.js';
+import { ADOPT_AGENT_TIMEOUT_MS, adoptVm, endVm } from './vm-adopt.js';
 import { restoreSpareCount } from './restore-spares.js';
 import { warmPoolSize } from './warm-pool.js';
 import { CloneSource } from './clone-source.js';
@@ -42,9 +42,6 @@ interface QemuRuntimeOptions {
 
 /** Published ports and the proxy may have changed since a save: user-net options, not guest devices. */
 const networkOf = (cfg: BoxVmConfig) => ({ ports: cfg.forwards.map((f) => ({ hostPort: f.hostPort, guestPort: f.guestPort })), proxyPort: cfg.proxyPort });
-
-/** How long an adopted VM's agent has to answer before the box restarts from its disk instead. */
-const ADOPT_AGENT_TIMEOUT_MS = 20_000;
 
 export class QemuBoxRuntime implements BoxRuntime {
   readonly name = 'qemu';

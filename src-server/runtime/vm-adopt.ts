@@ -20,6 +20,9 @@ const QMP_TIMEOUT_MS = 5000;
 
 type AdoptResult = { adopted: true; handle: VmHandle; note: string } | { adopted: false; note: string };
 
+/** How long an adopted VM's agent has to answer before the box restarts from its disk instead. */
+export const ADOPT_AGENT_TIMEOUT_MS = 20_000;
+
 /**
  * `connect` attaches the agent (`resumed`: the VM was continued, so its clock is behind and
  * tracked execs are attached like after a restore) within `agentTimeoutMs`.
