@@ -49,8 +49,8 @@ export function RequestForm({ input, set }: { input: PlaygroundInput; set: (p: P
         {onlyTest && (
           <div className="mt-2 rounded border border-amber-500/30 bg-amber-500/5 p-2 text-xs text-ink-300" data-testid="model-guide">
             <p className="mb-1">
-              Only <code>box/echo</code> is available: a built-in test model that repeats your input (structured output, token caps and webhooks all work). It
-              is not a language model.
+              Only <code>box/echo</code> is available: a built-in test model that repeats your input (structured output, token caps, streaming, webhooks and
+              tool calls all work: offered tools, it calls the first one, then answers with the tool result). It is not a language model.
             </p>
             <p>
               For real answers:{' '}
