@@ -89,6 +89,24 @@ export function RequestForm({ input, set }: { input: PlaygroundInput; set: (p: P
           />
         </div>
       )}
+      <label className="flex items-center gap-2">
+        <input type="checkbox" checked={input.stream ?? false} onChange={(e) => set({ stream: e.target.checked })} data-testid="stream-on" />
+        Stream the answer as it arrives
+      </label>
+      <label className="flex items-center gap-2">
+        <input type="checkbox" checked={input.toolsOn ?? false} onChange={(e) => set({ toolsOn: e.target.checked })} data-testid="tools-on" />
+        Offer tools (function calling)
+      </label>
+      {input.toolsOn && (
+        <textarea
+          className="input h-32 resize-y font-mono text-xs"
+          value={input.toolsText}
+          onChange={(e) => set({ toolsText: e.target.value })}
+          data-testid="tools-text"
+          spellCheck={false}
+          aria-label="tools, a JSON array of {name, description, parameters}"
+        />
+      )}
       <label className={`flex items-center gap-2 ${input.style !== 'responses' ? 'opacity-40' : ''}`}>
         <input
           type="checkbox"
