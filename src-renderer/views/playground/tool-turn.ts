@@ -4,7 +4,7 @@
  */
 import type { Style } from './build-request.js';
 
-export interface ToolSpec {
+interface ToolSpec {
   name: string;
   description?: string;
   parameters: Record<string, unknown>;
