@@ -75,6 +75,7 @@ export async function measureStreaming(upUrl: string, gwUrl: string, auth: Recor
   const lg = () => streamOnce(viaGw, { model: `${engine}/m`, ...long }, auth);
   const rates: Record<string, { direct: number; gateway: number; ratio: number }> = {};
   for (const c of [1, 16]) {
+    await tokensPerSecond(ld, c, 500);
     await tokensPerSecond(lg, c, 1500);
     const td = await tokensPerSecond(ld, c, 4000);
     const tg = await tokensPerSecond(lg, c, 4000);
@@ -118,12 +119,8 @@ export async function measureEmbeddedVsBare(gwUrl: string, auth: Record<string, 
     max_completion_tokens: 256,
     response_format: { type: 'json_schema', json_schema: { name: 's', schema } },
   };
-  const runs = 5;
-  await postJson(`${gwUrl}/v1/chat/completions`, body, auth);
-  let tokens = 0;
-  let t0 = performance.now();
-  for (let i = 0; i < runs; i++) tokens += (await postJson(`${gwUrl}/v1/chat/completions`, body, auth)).usage.completion_tokens;
-  const viaGateway = tokens / ((performance.now() - t0) / 1000);
+  const runs = 8;
+  const viaGw = async () => (await postJson(`${gwUrl}/v1/chat/completions`, body, auth)).usage.completion_tokens as number;
 
   // node-llama-cpp alone: one process-local model, the same context settings as the engine's for a tiny model.
   const { getLlama, LlamaChat, LlamaLogLevel } = await import('node-llama-cpp');
@@ -147,10 +144,21 @@ export async function measureEmbeddedVsBare(gwUrl: string, auth: Record<string, 
     return n;
   };
   await once();
-  tokens = 0;
-  t0 = performance.now();
-  for (let i = 0; i < runs; i++) tokens += await once();
-  const bare = tokens / ((performance.now() - t0) / 1000);
+  await viaGw();
+  // Interleaved, so both see the same machine load.
+  const sum = { gw: { tokens: 0, ms: 0 }, bare: { tokens: 0, ms: 0 } };
+  for (let i = 0; i < runs; i++) {
+    for (const [k, fn] of [
+      ['gw', viaGw],
+      ['bare', once],
+    ] as const) {
+      const t0 = performance.now();
+      sum[k].tokens += await fn();
+      sum[k].ms += performance.now() - t0;
+    }
+  }
   await llama.dispose();
+  const viaGateway = sum.gw.tokens / (sum.gw.ms / 1000);
+  const bare = sum.bare.tokens / (sum.bare.ms / 1000);
   return { gateway_tokens_per_s: Math.round(viaGateway), node_llama_cpp_tokens_per_s: Math.round(bare), ratio: r3(viaGateway / bare) };
 }

@@ -123,7 +123,7 @@ describe('embedded engine: tools and streaming', () => {
     });
     const result = await run(agent, 'weather?');
     expect(result.finalOutput).toBe(TINY_REPLY);
-  });
+  }, 240_000); // ~20 tiny-model generations: seconds on a quiet machine, much more on a loaded one
 
   it('a prompt longer than the context is a 400 with both token counts, never truncated', async () => {
     const long = 'word '.repeat(3000);

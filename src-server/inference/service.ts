@@ -34,7 +34,7 @@ interface UsageEvent {
 }
 
 /** A streamed request: `started` once checked (its id is known), then the engine's deltas. */
-export interface StreamHooks {
+interface StreamHooks {
   started(r: StoredResponse): void;
   onDelta: DeltaSink;
 }

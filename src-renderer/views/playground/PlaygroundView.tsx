@@ -7,6 +7,9 @@ import { AttemptsPanel } from './AttemptsPanel.js';
 import { buildRequest, outputText, type PlaygroundInput } from './build-request.js';
 import { InboxPanel } from './InboxPanel.js';
 import { RequestForm } from './RequestForm.js';
+import { readStream } from './stream-read.js';
+import { followUp, toolCallsOf } from './tool-turn.js';
+import { ToolTurnPanel } from './ToolTurnPanel.js';
 
 interface Exchange {
   status: number;
@@ -27,6 +30,19 @@ const INITIAL: PlaygroundInput = {
   background: false,
   webhookUrl: null,
   webhookToken: '',
+  stream: false,
+  toolsOn: false,
+  toolsText: JSON.stringify(
+    [
+      {
+        name: 'get_weather',
+        description: 'The weather in a city',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    ],
+    null,
+    2,
+  ),
 };
 
 export function PlaygroundView() {
@@ -35,6 +51,10 @@ export function PlaygroundView() {
   const [busy, setBusy] = useState(false);
   const [exchange, setExchange] = useState<Exchange | null>(null);
   const [sendError, setSendError] = useState<unknown>(null);
+  /** What was sent last (a tool follow-up continues it), and the text of a stream as it arrives. */
+  const [sent, setSent] = useState<{ path: string; body: Record<string, any> } | null>(null);
+  const [streamed, setStreamed] = useState<string | null>(null);
+  const [followed, setFollowed] = useState(false);
   const inbox = useInbox();
   const set = (p: Partial<PlaygroundInput>) => setInput((i) => ({ ...i, ...p }));
   const built = buildRequest({ ...input, webhookUrl: webhookOn ? (inbox.data?.url ?? null) : null });
@@ -52,14 +72,23 @@ export function PlaygroundView() {
     return () => clearInterval(t);
   }, [queued, responseId]);
 
-  const send = async () => {
-    if ('error' in built) return;
+  const send = async (req: { path: string; body: Record<string, any> } | { error: string } = built) => {
+    if ('error' in req) return;
     setBusy(true);
     setSendError(null);
+    setSent(req);
+    setStreamed(null);
     const t0 = performance.now();
     try {
-      const res = await apiFetch(built.path, { method: 'POST', json: built.body });
-      setExchange({ status: res.status, body: await res.json(), ms: Math.round(performance.now() - t0) });
+      const res = await apiFetch(req.path, { method: 'POST', json: req.body });
+      if (req.body.stream && res.body) {
+        setExchange(null);
+        setStreamed('');
+        const body = await readStream(input.style, res.body, (t) => setStreamed((s) => (s ?? '') + t));
+        setExchange({ status: res.status, body, ms: Math.round(performance.now() - t0) });
+      } else {
+        setExchange({ status: res.status, body: await res.json(), ms: Math.round(performance.now() - t0) });
+      }
     } catch (e) {
       setExchange(e instanceof ApiError ? { status: e.status, body: e.body, ms: Math.round(performance.now() - t0) } : null);
       setSendError(e);
@@ -68,7 +97,13 @@ export function PlaygroundView() {
     }
   };
 
-  const text = exchange && exchange.status < 300 ? outputText(input.style, exchange.body) : null;
+  const text = streamed !== null && (busy || !exchange) ? streamed : exchange && exchange.status < 300 ? outputText(input.style, exchange.body) : null;
+  const calls = exchange && exchange.status < 300 && !busy ? toolCallsOf(input.style, exchange.body) : [];
+  const sendResults = (results: Record<string, string>) => {
+    if (!sent || !exchange) return;
+    setFollowed(true);
+    void send({ path: sent.path, body: followUp(input.style, sent.body, exchange.body as Record<string, any>, results) });
+  };
   return (
     <div data-testid="view-playground">
       <PageHeader title="Inference playground" subtitle="Try the three API styles against any model, and watch completion webhooks arrive." />
@@ -92,7 +127,10 @@ export function PlaygroundView() {
             className="w-full justify-center"
             busy={busy}
             disabled={!input.model || 'error' in built}
-            onClick={() => void send()}
+            onClick={() => {
+              setFollowed(false);
+              void send(built);
+            }}
             data-testid="send"
           >
             Send request
@@ -106,7 +144,11 @@ export function PlaygroundView() {
               className="max-h-72 overflow-auto rounded bg-ink-950 p-3 font-mono text-xs break-all whitespace-pre-wrap text-ink-300"
               data-testid="raw-request"
             >
-              {'error' in built ? built.error : `POST ${built.path}\n\n${JSON.stringify(built.body, null, 2)}`}
+              {followed && sent
+                ? `POST ${sent.path}  (tool results follow-up)\n\n${JSON.stringify(sent.body, null, 2)}`
+                : 'error' in built
+                  ? built.error
+                  : `POST ${built.path}\n\n${JSON.stringify(built.body, null, 2)}`}
             </pre>
           </section>
           <section className="panel p-4">
@@ -120,15 +162,26 @@ export function PlaygroundView() {
             </div>
             {sendError !== null && <ErrorNotice error={sendError} />}
             {text !== null && (
-              <div className="mb-2 rounded border border-accent-500/30 bg-accent-500/5 p-3 whitespace-pre-wrap" data-testid="output-text">
+              <div
+                className="mb-2 rounded border border-accent-500/30 bg-accent-500/5 p-3 whitespace-pre-wrap"
+                data-testid="output-text"
+                data-streaming={busy && streamed !== null ? 'true' : 'false'}
+              >
                 {text}
               </div>
             )}
+            {calls.length > 0 && <ToolTurnPanel key={(exchange?.body as { id?: string }).id} calls={calls} busy={busy} onSend={sendResults} />}
             <pre
               className="max-h-96 overflow-auto rounded bg-ink-950 p-3 font-mono text-xs break-all whitespace-pre-wrap text-ink-300"
               data-testid="raw-response"
             >
-              {exchange ? JSON.stringify(exchange.body, null, 2) : busy ? 'Waiting for the model…' : 'Send a request to see the raw response.'}
+              {exchange
+                ? JSON.stringify(exchange.body, null, 2)
+                : busy
+                  ? streamed !== null
+                    ? 'Streaming…'
+                    : 'Waiting for the model…'
+                  : 'Send a request to see the raw response.'}
             </pre>
           </section>
           {responseId && webhookOn && <AttemptsPanel responseId={responseId} />}

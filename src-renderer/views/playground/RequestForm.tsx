@@ -49,8 +49,8 @@ export function RequestForm({ input, set }: { input: PlaygroundInput; set: (p: P
         {onlyTest && (
           <div className="mt-2 rounded border border-amber-500/30 bg-amber-500/5 p-2 text-xs text-ink-300" data-testid="model-guide">
             <p className="mb-1">
-              Only <code>box/echo</code> is available: a built-in test model that repeats your input (structured output, token caps and webhooks all work). It
-              is not a language model.
+              Only <code>box/echo</code> is available: a built-in test model that repeats your input (structured output, token caps, streaming, webhooks and
+              tool calls all work: offered tools, it calls the first one, then answers with the tool result). It is not a language model.
             </p>
             <p>
               For real answers:{' '}
@@ -88,6 +88,24 @@ export function RequestForm({ input, set }: { input: PlaygroundInput; set: (p: P
             spellCheck={false}
           />
         </div>
+      )}
+      <label className="flex items-center gap-2">
+        <input type="checkbox" checked={input.stream ?? false} onChange={(e) => set({ stream: e.target.checked })} data-testid="stream-on" />
+        Stream the answer as it arrives
+      </label>
+      <label className="flex items-center gap-2">
+        <input type="checkbox" checked={input.toolsOn ?? false} onChange={(e) => set({ toolsOn: e.target.checked })} data-testid="tools-on" />
+        Offer tools (function calling)
+      </label>
+      {input.toolsOn && (
+        <textarea
+          className="input h-32 resize-y font-mono text-xs"
+          value={input.toolsText}
+          onChange={(e) => set({ toolsText: e.target.value })}
+          data-testid="tools-text"
+          spellCheck={false}
+          aria-label="tools, a JSON array of {name, description, parameters}"
+        />
       )}
       <label className={`flex items-center gap-2 ${input.style !== 'responses' ? 'opacity-40' : ''}`}>
         <input

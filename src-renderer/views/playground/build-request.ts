@@ -1,3 +1,5 @@
+import { parseTools, toolsFor } from './tool-turn.js';
+
 /**
  * Builds the wire request of each inference style from one set of playground inputs.
  * Pure, so what the page sends is exactly what it shows as the raw request.
@@ -17,6 +19,10 @@ export interface PlaygroundInput {
   background: boolean;
   webhookUrl: string | null;
   webhookToken: string;
+  /** Beyond the spec (issue 24): stream the answer; offer function tools (a JSON array of {name, description, parameters}). */
+  stream?: boolean;
+  toolsOn?: boolean;
+  toolsText?: string;
 }
 
 const STYLE_PATHS: Record<Style, string> = {
@@ -28,6 +34,12 @@ const STYLE_PATHS: Record<Style, string> = {
 const num = (s: string) => (s.trim() === '' ? undefined : Number(s));
 
 export function buildRequest(i: PlaygroundInput): { path: string; body: Record<string, unknown> } | { error: string } {
+  let tools: unknown[] | undefined;
+  if (i.toolsOn) {
+    const parsed = parseTools(i.toolsText ?? '[]');
+    if ('error' in parsed) return parsed;
+    tools = toolsFor(i.style, parsed);
+  }
   let schema: unknown;
   if (i.schemaOn) {
     try {
@@ -39,7 +51,15 @@ export function buildRequest(i: PlaygroundInput): { path: string; body: Record<s
   const metadata: Record<string, string> = {};
   if (i.webhookUrl) metadata.completion_webhook = i.webhookUrl;
   if (i.webhookUrl && i.webhookToken) metadata.webhook_token = i.webhookToken;
-  const common = { model: i.model, temperature: num(i.temperature), top_p: num(i.topP), ...(Object.keys(metadata).length ? { metadata } : {}) };
+  const streamed = i.stream && !(i.style === 'responses' && i.background);
+  const common = {
+    model: i.model,
+    temperature: num(i.temperature),
+    top_p: num(i.topP),
+    ...(Object.keys(metadata).length ? { metadata } : {}),
+    ...(streamed ? { stream: true } : {}),
+    ...(tools ? { tools } : {}),
+  };
   const messages = [{ role: 'user', content: i.prompt }];
   let body: Record<string, unknown>;
   if (i.style === 'responses') {

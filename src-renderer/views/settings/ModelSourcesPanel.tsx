@@ -40,7 +40,8 @@ export function ModelSourcesPanel() {
     <section className="panel p-4" id="models" data-testid="model-sources">
       <h2 className="mb-1 font-semibold">Get a model</h2>
       <p className="mb-3 text-xs text-ink-400">
-        <code>box/echo</code> is a built-in test model: it repeats your input and is not a language model. For real answers, use one of these three ways.
+        <code>box/echo</code> is a built-in test model: it repeats your input (offered tools, it calls the first one, then answers with the tool result) and is
+        not a language model. For real answers, use one of these three ways.
       </p>
       <h3 className="mb-1 text-sm font-medium">1. Download a small model</h3>
       {catalog.isPending ? <Loading /> : <ErrorNotice error={catalog.error ?? pulls.error} compact />}

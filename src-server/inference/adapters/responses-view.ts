@@ -22,7 +22,7 @@ function toolsView(n: StoredResponse['native']) {
 }
 
 /** The output items: the assistant message (when it said something, or called nothing), then one function_call per call. */
-export function outputItems(r: StoredResponse) {
+function outputItems(r: StoredResponse) {
   const result = r.result!;
   const calls = result.toolCalls ?? [];
   const items: unknown[] = [];

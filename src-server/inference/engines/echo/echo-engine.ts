@@ -6,7 +6,8 @@ import { schemaInstance } from './schema-instance.js';
 export const ECHO_ENGINE = 'box';
 const ECHO_MODEL = 'echo';
 const ECHO_MODEL_ID = `${ECHO_ENGINE}/${ECHO_MODEL}`;
-const ECHO_DISPLAY_NAME = 'Echo: built-in test model (repeats your input; not a language model)';
+const ECHO_DISPLAY_NAME =
+  'Echo: built-in test model (repeats your input; offered tools, it calls the first one, then answers with the tool result; not a language model)';
 /** Fixed creation time so the model list is deterministic. */
 const CREATED = 1_767_225_600; // 2026-01-01T00:00:00Z
 
