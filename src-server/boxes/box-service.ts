@@ -186,6 +186,9 @@ export class BoxService {
       if (cur.status === 'running') {
         await this.runtime.stop(cur.box_id);
         this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null });
+      } else if (cur.status === 'failed') {
+        await this.runtime.stop(cur.box_id).catch(() => {}); // whatever is left of its VM
+        this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null });
       } else if (cur.status === 'paused' || cur.status === 'sleeping') {
         this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null }); // saved memory is dropped
       }
