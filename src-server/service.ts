@@ -112,6 +112,8 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
     infServer = await listen(http.createServer(apps.inference), config.inferencePort!, config.host);
     inferenceUrl = `http://${config.host}:${(infServer.address() as AddressInfo).port}`;
   }
+  // the first line of logs/service.log, so the file is there from the start
+  log.info(`service starting on ${baseUrl} (data dir ${config.dataDir}, pid ${process.pid})`);
   for (const a of areas) await a.start?.();
 
   return {

@@ -44,6 +44,7 @@ export class BoxService {
     private deps: BoxServiceDeps,
   ) {
     this.repo = deps.repo;
+    this.repo.onStatus = (b, from, reason) => app.log.info(`box ${b.box_id} (${b.name}): ${from} -> ${b.status}${reason ? `: ${reason}` : ''}`);
     runtime.onUnexpectedExit((boxId, reason) => this.onVmLost(boxId, reason));
   }
 
