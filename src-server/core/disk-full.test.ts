@@ -54,7 +54,8 @@ function fill() {
 it.runIf(process.platform === 'linux')('a full disk: 507 naming the disk for writes, deletes still work, a low-disk warning in the status', async () => {
   expect(mounted, 'mounting a tmpfs needs root').toBe(true);
   const status0 = await (await svc.api('/v1/status')).json();
-  expect(status0.disk).toMatchObject({ path: path.join(mnt, 'data'), low: false });
+  expect(status0.disk).toMatchObject({ low: false, total_bytes: 48 * 1024 * 1024 });
+  expect(status0.data_dir).toBe(path.join(mnt, 'data'));
   const vols: string[] = [];
   for (const name of ['a', 'b', 'c']) vols.push((await (await svc.api('/v1/box-volumes', { method: 'POST', json: { name } })).json()).volume_id);
   expect((await svc.api(`/v1/box-volumes/${vols[0]}/files?path=x.bin`, { method: 'PUT', body: Buffer.alloc(64 * 1024, 7) })).status).toBeLessThan(300);
@@ -63,14 +64,14 @@ it.runIf(process.platform === 'linux')('a full disk: 507 naming the disk for wri
   expect(fs.statfsSync(mnt).bavail).toBe(0);
   const status = await (await svc.api('/v1/status')).json();
   expect(status.disk.low).toBe(true);
-  expect(status.disk.warning).toContain(path.join(mnt, 'data'));
+  expect(status.disk.warning).toContain("The disk of the service's data dir is almost full: 0 MiB free");
 
   // writes: a file, a database row
   const put = await svc.api(`/v1/box-volumes/${vols[1]}/files?path=y.bin`, { method: 'PUT', body: Buffer.alloc(256 * 1024, 7) });
   expect(put.status).toBe(507);
   const err = await errorOf(put);
   expect(err.code).toBe('insufficient_storage');
-  expect(err.message).toContain(`data dir (${path.join(mnt, 'data')})`);
+  expect(err.message).toContain("No space left on the disk of the service's data dir");
   const create = await svc.api('/v1/box-volumes', { method: 'POST', json: { name: 'd' } });
   expect([201, 200, 507]).toContain(create.status); // the reserve is free now: a small row may fit
 

@@ -52,9 +52,9 @@ export class DiskSpace {
       else this.log.info(`disk space back: ${fmt(free)} free on the disk of the data dir ${this.dataDir}`);
     }
     const warning = low
-      ? `The disk of the data dir (${this.dataDir}) is almost full: ${fmt(free)} free of ${fmt(total)}. Delete boxes, checkpoints, volumes or images to make room.`
+      ? `The disk of the service's data dir is almost full: ${fmt(free)} free of ${fmt(total)}. Delete boxes, checkpoints, volumes or images to make room.`
       : undefined;
-    return { path: this.dataDir, free_bytes: free, total_bytes: total, low, ...(warning ? { warning } : {}) };
+    return { free_bytes: free, total_bytes: total, low, ...(warning ? { warning } : {}) };
   }
 
   /** At start and every minute: the warning in the log, the reserve re-made when there is room. */
@@ -96,6 +96,6 @@ export class DiskSpace {
     } catch {
       /* unmeasurable: say 0 */
     }
-    return `No space left on the disk of the data dir (${this.dataDir}): ${fmt(free)} free; this write needs more. Free at least ${fmt(64 * MiB)} (delete boxes, checkpoints, volumes, files or images: deletes work on a full disk), then retry.`;
+    return `No space left on the disk of the service's data dir (GET /v1/status: data_dir): ${fmt(free)} free; this write needs more. Free at least ${fmt(64 * MiB)} (delete boxes, checkpoints, volumes, files or images: deletes work on a full disk), then retry.`;
   }
 }
