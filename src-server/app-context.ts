@@ -5,6 +5,7 @@ import type { Repos } from './db/repos.js';
 import type { Billing, ConcurrencyLimiter } from './http/limits.js';
 import type { RouteSpec } from './http/route.js';
 import type { ServiceLog } from './logs/service-log.js';
+import type { DiskSpace } from './core/disk-space.js';
 
 export interface ServiceConfig {
   dataDir: string;
@@ -43,6 +44,8 @@ export interface AppBase {
   log: Logger;
   /** The same log as `log`, with its ring and file (GET /v1/service/log reads it). */
   serviceLog: ServiceLog;
+  /** The data dir's disk: free space, low-disk warning, 507 wording, the reserve (core/disk-space.ts). */
+  diskSpace: DiskSpace;
   /** Each area may add fields to GET /v1/status (accelerator, engines...). */
   statusProviders: Array<() => Record<string, unknown>>;
   /** The base URL the service is reachable at (known after listen). */

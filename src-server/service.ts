@@ -15,6 +15,7 @@ import { PreparationTracker, showPreparation } from './boxes/preparation.js';
 import { QemuBoxRuntime } from './runtime/qemu-box-runtime.js';
 import { ServiceLog } from './logs/service-log.js';
 import { wire } from './wiring.js';
+import { DiskSpace } from './core/disk-space.js';
 
 export interface ServiceHandle {
   ctx: AppContext;
@@ -35,6 +36,8 @@ export interface StartOptions extends Partial<Omit<ServiceConfig, 'dataDir'>> {
   apiKey?: string;
   /** The box runtime (default: QEMU); fast route tests pass a fake one. */
   runtime?: (dataDir: string) => BoxRuntime;
+  /** Free bytes under which GET /v1/status warns (default: 1 GiB, or 5 % of a smaller disk). */
+  diskLowBytes?: number;
   /** One-time preparation shown in GET /v1/status (default: fed by the QEMU runtime's image progress; none with a given runtime unless passed). */
   preparation?: PreparationTracker;
   log?: Logger;
@@ -87,6 +90,7 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
     serviceLog: log,
     limiter: new ConcurrencyLimiter(config.maxConcurrentPerOrg, config.maxStreamsPerOrg),
     billing: new Billing(repos.orgs, () => `${baseUrl}/#/settings/billing`),
+    diskSpace: new DiskSpace(config.dataDir, log, opts.diskLowBytes),
     statusProviders: [],
     baseUrl: () => baseUrl,
   };
@@ -94,6 +98,8 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
   const preparation = opts.preparation ?? (opts.runtime ? undefined : new PreparationTracker());
   const runtime = (opts.runtime ?? ((dir) => new QemuBoxRuntime(dir, { onImageProgress: (p) => preparation?.onImage(p) })))(config.dataDir);
   if (preparation) showPreparation(base, runtime, preparation);
+  base.diskSpace.start();
+  base.statusProviders.push(() => ({ disk: base.diskSpace.status() }));
   const { app: ctx, areas } = await wire(base, runtime);
   const split = config.inferencePort !== undefined;
   const apps = createApp(ctx, areas, { splitInference: split });
@@ -106,6 +112,8 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
     infServer = await listen(http.createServer(apps.inference), config.inferencePort!, config.host);
     inferenceUrl = `http://${config.host}:${(infServer.address() as AddressInfo).port}`;
   }
+  // the first line of logs/service.log, so the file is there from the start
+  log.info(`service starting on ${baseUrl} (data dir ${config.dataDir}, pid ${process.pid})`);
   for (const a of areas) await a.start?.();
 
   return {
@@ -119,6 +127,7 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
       return `${baseUrl}/ui/login?token=${ctx.services.signIn.loginLink(uiKey.id).token}`;
     },
     close: async () => {
+      base.diskSpace.stop();
       for (const a of [...areas].reverse()) await a.stop?.();
       await Promise.all([server, infServer].filter(Boolean).map((s) => closeServer(s!)));
       db.close();

@@ -60,6 +60,16 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
             {KEY_HINT.mod}K
           </kbd>
         </button>
+        {status.data?.disk?.low && (
+          <div
+            role="alert"
+            data-testid="disk-low"
+            title={status.data.disk.warning}
+            className="rounded-md border border-amber-700/60 bg-amber-950/40 px-2 py-1.5 text-amber-200"
+          >
+            Disk almost full: {Math.floor(status.data.disk.free_bytes / 1024 / 1024)} MiB free. Delete boxes, checkpoints, volumes or images to make room.
+          </div>
+        )}
         <div className="flex items-center gap-1.5" data-testid="service-status">
           <span className={`h-1.5 w-1.5 shrink-0 rounded-full ${status.isSuccess ? 'bg-accent-400' : status.isError ? 'bg-rose-400' : 'bg-ink-600'}`} />
           <span className="hidden lg:inline">

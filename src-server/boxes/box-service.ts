@@ -44,6 +44,7 @@ export class BoxService {
     private deps: BoxServiceDeps,
   ) {
     this.repo = deps.repo;
+    this.repo.onStatus = (b, from, reason) => app.log.info(`box ${b.box_id} (${b.name}): ${from} -> ${b.status}${reason ? `: ${reason}` : ''}`);
     runtime.onUnexpectedExit((boxId, reason) => this.onVmLost(boxId, reason));
   }
 
@@ -190,6 +191,9 @@ export class BoxService {
       const cur = this.fresh(box, op);
       if (cur.status === 'running') {
         await this.runtime.stop(cur.box_id);
+        this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null });
+      } else if (cur.status === 'failed') {
+        await this.runtime.stop(cur.box_id).catch(() => {}); // whatever is left of its VM
         this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null });
       } else if (cur.status === 'paused' || cur.status === 'sleeping') {
         this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null }); // saved memory is dropped

@@ -31,6 +31,8 @@ const fromRow = (r: BoxRow): BoxRecord => {
 };
 
 export class BoxesRepo {
+  /** Told of every status change (the service log records each with its reason). */
+  onStatus?: (box: BoxRecord, from: BoxStatus, reason: string | null) => void;
   constructor(private db: Db) {}
 
   insert(b: BoxRecord): void {
@@ -96,7 +98,9 @@ export class BoxesRepo {
         now,
         id,
       );
-    return this.get(id)!;
+    const after = this.get(id)!;
+    if (cur.status !== to) this.onStatus?.(after, cur.status, extra.error_message ?? null);
+    return after;
   }
 
   update(

@@ -89,6 +89,8 @@ export const ServiceStatus = z.object({
   ingress_url: z.string().optional(),
   engines: z.unknown().optional(),
   preparation: Preparation.optional(),
+  /** The data dir's disk (the path is `data_dir`, shown to organization keys); `warning` when it runs low. */
+  disk: z.object({ free_bytes: z.number(), total_bytes: z.number(), low: z.boolean(), warning: z.string().optional() }).optional(),
 });
 export type ServiceStatus = z.infer<typeof ServiceStatus>;
 

@@ -12,7 +12,8 @@ export const TRANSITIONS: Record<BoxStatus, readonly BoxStatus[]> = {
   paused: ['running', 'terminating', 'failed', 'interrupted_restorable'],
   sleeping: ['running', 'terminating', 'failed', 'interrupted_restorable'],
   interrupted_restorable: ['running', 'terminating', 'failed'],
-  failed: ['terminating'],
+  // a failed box keeps its disk: a reboot starts it afresh from it (issue 28)
+  failed: ['interrupted_restorable', 'terminating'],
   terminating: ['terminated', 'failed'],
   terminated: [],
 };
@@ -23,7 +24,7 @@ export const ACCEPTS = {
   resume: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
   sleep: ['running', 'sleeping'],
   wake_at: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
-  reboot: ['running', 'interrupted_restorable'],
+  reboot: ['running', 'interrupted_restorable', 'failed'],
   upgrade: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
   terminate: ['creating', 'running', 'paused', 'sleeping', 'failed', 'interrupted_restorable'],
   checkpoint: ['running', 'paused', 'sleeping'],

@@ -1,4 +1,5 @@
 import type { IncomingMessage as Request } from 'node:http';
+import { TooLarge } from '../core/errors.js';
 import { ApiError, tooLarge } from './errors.js';
 
 /**
@@ -30,8 +31,11 @@ function collect(req: Request, limit: number): Promise<Buffer> {
       size += chunk.length;
       if (size > limit) {
         done();
-        req.destroy(); // what leaving the former for-await loop did: stop taking bytes at once
-        reject(tooLarge(`The request body is larger than the limit of ${limit} bytes.`));
+        // Stop taking bytes, but keep the socket for the answer: destroying the request reset
+        // the connection and a chunked body over the limit never got its 413 (issue 28).
+        // Connection: close (bodyUnread) ends the connection once the 413 is out.
+        req.pause();
+        reject(new TooLarge(`The request body is larger than the limit of ${limit} bytes.`, { bodyUnread: true }));
         return;
       }
       chunks.push(chunk);

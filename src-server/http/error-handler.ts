@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppContext } from '../app-context.js';
 import { DomainError, type DomainErrorKind } from '../core/errors.js';
+import { isDiskFull } from '../core/disk-space.js';
 import { ApiError } from './errors.js';
 
 /** The one place a domain error kind becomes an HTTP status (its `type` is the spec's, core/errors.ts). */
@@ -42,8 +43,14 @@ interface RenderedError {
 }
 
 /** Turns anything thrown into the spec's envelope; internals are logged, never sent. */
-export function errorBody(err: unknown, app?: Pick<AppContext, 'log'>): RenderedError {
+export function errorBody(err: unknown, app?: Pick<AppContext, 'log'> & Partial<Pick<AppContext, 'diskSpace'>>): RenderedError {
   if (err instanceof DomainError) err = fromDomain(err);
+  if (app?.diskSpace && isDiskFull(err)) {
+    // 507 Insufficient Storage, naming the disk and what to free (issue 28), not a generic 500
+    const a = new ApiError(507, 'server_error', app.diskSpace.fullMessage(), { code: 'insufficient_storage' });
+    // a write refused mid-body (an upload) leaves the connection unusable: the client opens a new one
+    return { status: 507, body: a.toBody(), headers: { Connection: 'close' } };
+  }
   if (err instanceof ApiError) return { status: err.status, body: err.toBody(), headers: err.headers };
   const e = err as { type?: string; status?: number; message?: string };
   if (e?.type === 'entity.too.large' || e?.status === 413) {

@@ -2,7 +2,7 @@ import type { OrgsRepo } from '../db/orgs-repo.js';
 import { ApiError } from './errors.js';
 
 /** A short request, or a long-lived stream (exec, console, egress log, SSE): each has its own pool. */
-export type LimitPool = 'short' | 'stream';
+type LimitPool = 'short' | 'stream';
 
 /**
  * Concurrency limits per organization: a request over them never starts (429 + Retry-After).

@@ -87,6 +87,7 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
   const idempotent = spec.idempotent ?? (MUTATING.includes(spec.method) && authMode !== 'none');
   // exec, console, egress log and SSE answers may last hours: their own pool (http/limits.ts)
   const stream = spec.responseKind === 'ndjson' || spec.responseKind === 'sse';
+  const frees = spec.method === 'delete' || spec.path.endsWith('/terminate');
 
   return async (req: PipelineRequest, res: ServerResponse) => {
     // Inference routes also accept a box's egress proxy (the box principal; never org-scoped).
@@ -97,6 +98,7 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
     }
     if (auth && !spec.billingExempt) app.billing.check(auth.orgId);
     const release = auth ? app.limiter.acquire(auth.orgId, stream ? 'stream' : 'short') : () => {};
+    if (frees) app.diskSpace.beforeFreeing(); // at 0 bytes free a delete still has room for SQLite's journal
     res.on('close', release);
     try {
       const key = idempotent ? idempotencyKey(req) : undefined;

@@ -47,6 +47,11 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
           <BoxActions box={b} />
         </div>
         {b.error_message && <p className="mt-2 text-rose-300">{b.error_message}</p>}
+        {b.status === 'failed' && (
+          <p className="mt-1 text-ink-300" data-testid="failed-recovery">
+            Its disk is kept: <strong>Reboot</strong> starts it afresh from that disk, or make a new box from one of its checkpoints (Checkpoints).
+          </p>
+        )}
       </div>
       <dl className="panel grid grid-cols-1 gap-x-6 gap-y-1 p-3 text-xs sm:grid-cols-2 xl:grid-cols-3 2xl:grid-cols-4">
         <Info k="Image" v={b.image} mono />

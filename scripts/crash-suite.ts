@@ -1,0 +1,148 @@
+/**
+ * `npm run bench:crash`: the service's own crash and stop suite (issue 28). Real VMs
+ * (QEMU; TCG here), the service started as users start it, each stop as operators stop it:
+ *   - group-sigterm: SIGTERM to the whole process group of `npm run serve` (systemd, docker stop);
+ *   - launcher-sigterm: SIGTERM to the pid of `npm start` (a supervisor of npm);
+ *   - group-sigint: Ctrl+C in the terminal of `npm start` (SIGINT to the group);
+ *   - kill-9: SIGKILL of the service itself (a crash), boxes left running, then a restart.
+ * Before each stop every box gets an acknowledged file write through the API; after the
+ * restart each file is read back. Prints a JSON line per stop and a Markdown table for
+ * BENCHMARKS.md. BOXES (default 40) boxes, STOPS (default all four) comma-separated.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { killUnder, processesUnder, signalGroup, spawnService, type Launcher, type Spawned } from '../src-server/test-support/spawned-service.js';
+
+const BOXES = Number(process.env.BOXES ?? 40);
+const ALL = ['group-sigterm', 'launcher-sigterm', 'group-sigint', 'kill-9'] as const;
+type Stop = (typeof ALL)[number];
+const STOPS = (process.env.STOPS?.split(',') as Stop[] | undefined) ?? [...ALL];
+process.env.BOX_IMAGE_CACHE ??= path.resolve('.data/image-cache');
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function ok(s: Spawned, p: string, init: RequestInit & { json?: unknown } = {}) {
+  const res = await s.api(p, init);
+  if (res.status >= 300) throw new Error(`${init.method ?? 'GET'} ${p}: ${res.status} ${await res.text()}`);
+  return res;
+}
+const statuses = (dataDir: string) => {
+  const db = new Database(path.join(dataDir, 'box.db'), { readonly: true });
+  try {
+    return (db.prepare(`SELECT status FROM boxes WHERE status != 'terminated'`).all() as { status: string }[]).map((r) => r.status);
+  } finally {
+    db.close();
+  }
+};
+const count = (xs: string[]) =>
+  Object.entries(xs.reduce<Record<string, number>>((m, x) => ((m[x] = (m[x] ?? 0) + 1), m), {}))
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ');
+
+async function round(stop: Stop) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bxcrash-'));
+  const launcher: Launcher = stop === 'group-sigterm' || stop === 'kill-9' ? 'npm run serve' : 'npm start';
+  let s = await spawnService({ launcher, dataDir, timeoutMs: 600_000 });
+  const t0 = Date.now();
+  const app = (await (await ok(s, '/v1/apps/find', { method: 'POST', json: { name: 'crash', mint_if_missing: true } })).json()).id;
+  const ids: string[] = [];
+  // 8 creates at a time (what a client would do; 40 at once on 2 cores is a load test of its own)
+  for (let i = 0; i < BOXES; i += 8) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(8, BOXES - i) }, (_, j) =>
+        ok(s, '/v1/boxes', { method: 'POST', json: { app_id: app, name: `c${i + j}` }, headers: { 'Idempotency-Key': `create-${i + j}` } }).then((r) =>
+          r.json(),
+        ),
+      ),
+    );
+    ids.push(...batch.map((b: { box_id: string }) => b.box_id));
+  }
+  const createdS = (Date.now() - t0) / 1000;
+  // an acknowledged write in every box
+  const acked = new Map<string, string>();
+  await Promise.all(
+    ids.map(async (id, i) => {
+      const content = `ack ${stop} ${i} ${Date.now()}\n`;
+      const r = await s.api(`/v1/boxes/${id}/files?path=${encodeURIComponent('/root/ack.txt')}`, { method: 'PUT', body: content });
+      if (r.status === 200) acked.set(id, content);
+      else await r.text();
+    }),
+  );
+  const qemusBefore = processesUnder(dataDir).length;
+  const t1 = Date.now();
+  let exit: { code: number | null; signal: string | null };
+  if (stop === 'group-sigterm') signalGroup(s, 'SIGTERM');
+  else if (stop === 'group-sigint') signalGroup(s, 'SIGINT');
+  else if (stop === 'launcher-sigterm') s.child.kill('SIGTERM');
+  if (stop === 'kill-9') {
+    // the service itself (npm run serve execs node: the group's leader is npm, its child the service)
+    for (const pid of processesUnder(dataDir, 'headless.ts')) process.kill(pid, 'SIGKILL');
+    exit = await s.exited;
+  } else exit = await s.exited;
+  const stopS = (Date.now() - t1) / 1000;
+  for (let i = 0; i < 50 && stop !== 'kill-9' && processesUnder(dataDir).length; i++) await sleep(200);
+  const qemusLeft = stop === 'kill-9' ? null : processesUnder(dataDir).length;
+  const afterStop = statuses(dataDir);
+
+  // restart: how long until the API answers with every box accounted for
+  const t2 = Date.now();
+  s = await spawnService({ launcher: 'node', dataDir, timeoutMs: 600_000 });
+  const restartS = (Date.now() - t2) / 1000;
+  const afterRestart = statuses(dataDir);
+  let lost = 0;
+  for (const [id, content] of acked) {
+    const r = await s.api(`/v1/boxes/${id}/files?path=${encodeURIComponent('/root/ack.txt')}`);
+    if (r.status !== 200 || (await r.text()) !== content) lost++;
+  }
+  const replay = await s.api('/v1/boxes', {
+    method: 'POST',
+    json: { app_id: app, name: 'c0' },
+    headers: { 'Idempotency-Key': 'create-0', 'content-type': 'application/json' },
+  });
+  const replayed = replay.headers.get('idempotent-replayed') === 'true' && (await replay.json()).box_id === ids[0];
+  for (const id of ids) await s.api(`/v1/boxes/${id}/terminate`, { method: 'POST' });
+  signalGroup(s, 'SIGTERM');
+  await s.exited;
+  killUnder(dataDir);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  return {
+    stop,
+    launcher,
+    boxes: ids.length,
+    created_s: createdS,
+    qemus_before: qemusBefore,
+    exit: exit.code ?? exit.signal,
+    stop_s: stopS,
+    qemus_left: qemusLeft,
+    after_stop: count(afterStop),
+    restart_s: restartS,
+    after_restart: count(afterRestart),
+    writes_acked: acked.size,
+    writes_lost: lost,
+    idempotent_create_replayed: replayed,
+  };
+}
+
+const rows = [];
+for (const stop of STOPS) {
+  const r = await round(stop);
+  console.log(JSON.stringify(r));
+  rows.push(r);
+}
+console.log(
+  `\nload ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}, ${os.cpus().length} CPUs, ${new Date().toISOString()}`,
+);
+console.log(
+  '| stop | launcher | boxes | exit | stop s | QEMUs left | after the stop | restart s | after the restart | writes acked | lost | create replayed |',
+);
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+for (const r of rows) {
+  console.log(
+    `| ${r.stop} | ${r.launcher} | ${r.boxes} | ${r.exit} | ${r.stop_s.toFixed(1)} | ${r.qemus_left ?? 'n/a'} | ${r.after_stop} | ${r.restart_s.toFixed(1)} | ${r.after_restart} | ${r.writes_acked} | **${r.writes_lost}** | ${r.idempotent_create_replayed} |`,
+  );
+}
+process.exit(rows.every((r) => r.writes_lost === 0 && (r.qemus_left ?? 0) === 0) ? 0 : 1);

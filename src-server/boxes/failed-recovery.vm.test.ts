@@ -1,0 +1,63 @@
+/**
+ * Issue 28: a `failed` box keeps its disk reachable. Real VM: a box with a file on its
+ * disk and a checkpoint fails (its VM killed and the box recorded failed, as a lost agent
+ * or a failed start leaves it); a reboot starts it afresh from its disk, and a new box is
+ * made from its last checkpoint.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../test-support/harness.js';
+import { readExecStream } from '../test-support/exec-stream.js';
+import { killUnder } from '../test-support/spawned-service.js';
+import { boxFolder, livePid } from '../runtime/box-folder.js';
+import { testImageCache } from '../runtime/test-support.js';
+
+const VM_TIMEOUT = 600_000;
+const dataDir = fs.mkdtempSync('/tmp/bxfail-');
+let svc: TestService;
+
+async function post(p: string, json: unknown = {}) {
+  const res = await svc.api(p, { method: 'POST', json });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`${p}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+async function sh(id: string, command: string) {
+  const res = await svc.api(`/v1/boxes/${id}/exec`, { method: 'POST', json: { command } });
+  expect(res.status).toBe(200);
+  return readExecStream(await res.text()).stdout;
+}
+
+beforeAll(async () => {
+  testImageCache();
+  svc = await startTestService({ dataDir });
+}, VM_TIMEOUT);
+afterAll(async () => {
+  for (const b of (await (await svc.api('/v1/boxes?limit=100')).json()).data ?? []) await svc.api(`/v1/boxes/${b.box_id}/terminate`, { method: 'POST' });
+  await svc.close();
+  killUnder(dataDir);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}, VM_TIMEOUT);
+
+it(
+  'a failed box reboots from its disk, and a new box comes from its checkpoint',
+  async () => {
+    const app = (await post('/v1/apps/find', { name: 'failed', mint_if_missing: true })).id;
+    const box = await post('/v1/boxes', { app_id: app, name: 'doomed' });
+    await sh(box.box_id, 'echo kept > /root/kept.txt && sync');
+    const cp = await post(`/v1/boxes/${box.box_id}/checkpoint`, {});
+    // the failure: its VM gone, the box recorded failed
+    process.kill(livePid(boxFolder(dataDir, box.box_id))!, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 500));
+    svc.ctx.services.boxes.repo.setStatus(box.box_id, 'failed', { error_message: 'The guest agent stopped answering (3 health checks failed).' });
+
+    const rebooted = await post(`/v1/boxes/${box.box_id}/reboot`);
+    expect(rebooted.status).toBe('running');
+    expect(await sh(box.box_id, 'cat /root/kept.txt')).toBe('kept\n');
+
+    const child = await post('/v1/boxes/from_checkpoint', { checkpoint_id: cp.checkpoint_id, name: 'rescued' });
+    expect(child.status).toBe('running');
+    expect(await sh(child.box_id, 'cat /root/kept.txt')).toBe('kept\n');
+  },
+  VM_TIMEOUT,
+);
