@@ -32,7 +32,11 @@ process.env.E2B_SANDBOX_URL = `${svc.url}/e2b/sandbox`;
 process.env.E2B_API_KEY = key;
 
 const post = async (path: string, json: unknown): Promise<Response> => {
-  const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+  const res = await fetch(`${svc.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(json),
+  });
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return res;
 };
