@@ -10,7 +10,6 @@ import type { OrganizationService } from './core/organization-service.js';
 import type { SignInService } from './core/sign-in-service.js';
 import { codeArea } from './code/module.js';
 import type { CodeService } from './code/code-service.js';
-import { NotImplemented } from './core/errors.js';
 import { cronArea } from './cron/module.js';
 import { e2bArea } from './e2b/module.js';
 import { imagesArea } from './images/module.js';
@@ -100,7 +99,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     execs: boxes.execs,
     files: boxes.files,
     apps: core.apps,
-    code: codeNotHere,
+    code: code.code,
   });
 
   const services: Services = {
@@ -157,12 +156,6 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
   ];
   return { app, areas };
 }
-
-/** Until the code interpreter (issue 25) is on this branch: its calls answer 501. */
-const noCode = (): never => {
-  throw new NotImplemented('The code interpreter (issue 25) is not on this service yet.');
-};
-const codeNotHere = { createContext: noCode, listContexts: noCode, deleteContext: noCode, restartContext: noCode, run: noCode };
 
 /** Every service, as route handlers (`ctx.app.services`) and tests see them; all present. */
 export interface Services {

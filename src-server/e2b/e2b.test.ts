@@ -70,4 +70,36 @@ describe('E2B SDK on the fake runtime', () => {
     expect((err as Error).message).toMatch(/501: .*volumes/);
     await expect(Sandbox.create('no-such-template', opts)).rejects.toThrow(/404: template 'no-such-template' not found/);
   });
+
+  it('serves the SDK signed file URLs and the older create and list routes', async () => {
+    const sbx = await Sandbox.create(opts);
+    await sbx.files.write('/data/signed.txt', 'signed content');
+    const down = await sbx.downloadUrl('/data/signed.txt');
+    expect(new URL(down).pathname).toBe('/files');
+    expect(await (await fetch(down)).text()).toBe('signed content');
+    const form = new FormData();
+    form.append('file', new Blob(['uploaded by url']), 'up.txt');
+    const up = await sbx.uploadUrl('/data/up.txt');
+    expect((await fetch(up, { method: 'POST', body: form })).status).toBe(200);
+    expect(await sbx.files.read('/data/up.txt')).toBe('uploaded by url');
+    const forged = new URL(down);
+    forged.searchParams.set('path', '/etc/passwd');
+    expect((await fetch(forged)).status).toBe(401);
+    const expired = await sbx.downloadUrl('/data/signed.txt', { useSignatureExpiration: -10 });
+    expect((await fetch(expired)).status).toBe(401);
+
+    const h = { 'X-API-Key': svc.key, 'Content-Type': 'application/json' };
+    const v1 = await fetch(`${opts.apiUrl}/sandboxes`, { method: 'POST', headers: h, body: JSON.stringify({ templateID: 'base', metadata: { v: '1' } }) });
+    expect(v1.status).toBe(201);
+    const made = (await v1.json()) as { sandboxID: string; envdVersion: string; envdAccessToken: string };
+    expect(made.envdVersion).toBe('0.5.7');
+    expect(made.envdAccessToken).toBeTruthy();
+    const listed = (await (await fetch(`${opts.apiUrl}/sandboxes?metadata=v%3D1`, { headers: h })).json()) as Array<{ sandboxID: string; state: string }>;
+    expect(listed).toEqual([expect.objectContaining({ sandboxID: made.sandboxID, state: 'running' })]);
+    expect((await fetch(`${opts.apiUrl}/sandboxes/${made.sandboxID}`, { method: 'DELETE', headers: h })).status).toBe(204);
+    const gone = await fetch(`${opts.apiUrl}/sandboxes/${made.sandboxID}`, { headers: h });
+    expect(gone.status).toBe(404);
+    expect(await gone.json()).toEqual({ code: 404, message: `Sandbox ${made.sandboxID} not found` });
+    await sbx.kill();
+  });
 });

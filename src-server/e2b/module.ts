@@ -9,6 +9,7 @@ import type { AppsPort, BoxesPort, CheckpointsPort, CodePort, ExecPort, FilesPor
 import { SandboxService } from './sandbox-service.js';
 import { e2bSandboxRoutes } from './sandbox-routes.js';
 import { SandboxesRepo } from './sandboxes-repo.js';
+import { e2bSignedFilesRoutes } from './signed-files-routes.js';
 import { SnapshotService } from './snapshot-service.js';
 
 const SWEEP_MS = 1000;
@@ -37,6 +38,7 @@ export function e2bArea(
     routes() {},
     mount(express: Express) {
       express.use('/e2b/api', e2bApiRoutes({ sandboxes, snapshots, authenticate: (req: Request) => authenticate(req, app.repos) }));
+      express.use('/files', e2bSignedFilesRoutes({ sandboxes, filesHttp, log: (...a) => app.log.error(...a) }));
       express.use('/e2b/sandbox', e2bSandboxRoutes({ sandboxes, processes, filesystem, filesHttp, code: deps.code, log: (...a) => app.log.error(...a) }));
     },
     start() {

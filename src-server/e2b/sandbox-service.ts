@@ -67,6 +67,11 @@ export class SandboxService {
     return this.repo.get(id);
   }
 
+  /** Every sandbox row (the signed-URL front finds the sandbox whose token signed a URL). */
+  rows(): SandboxRow[] {
+    return this.repo.all();
+  }
+
   box(id: string): BoxRecord | undefined {
     return this.deps.boxes.get(id);
   }

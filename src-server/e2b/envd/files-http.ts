@@ -10,7 +10,7 @@ const name = (p: string) => p.split('/').filter(Boolean).pop() ?? '/';
 
 /**
  * envd's HTTP `/files`: GET downloads one file, POST uploads (multipart, one part per file,
- * its filename the path; or application/octet-stream to `?path=`, gzip allowed) through
+ * to `?path=` or else its filename; or application/octet-stream to `?path=`, gzip allowed) through
  * Box's files service. Answers envd's shapes: `[{name, type, path}]` for an upload.
  */
 export class EnvdFilesHttp {
@@ -49,7 +49,7 @@ export class EnvdFilesHttp {
       } as RequestInit).formData();
       for (const [, v] of form) {
         if (typeof v === 'string') continue;
-        const p = v.name && v.name !== 'blob' ? v.name : q.path;
+        const p = q.path ?? (v.name && v.name !== 'blob' ? v.name : undefined);
         if (!p) throw invalid('each file part needs a filename (its path), or send ?path=', 'path');
         await put(p, Readable.from(Buffer.from(await v.arrayBuffer())));
       }
