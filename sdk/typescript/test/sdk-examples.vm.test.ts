@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { installPythonSdk } from '../../../scripts/python-sdk.js';
 import { startTestService, type TestService } from '../../../src-server/test-support/harness.js';
+import { BoxClient, NotFoundError, type CodeEvent } from '../src/index.js';
 import { packAndInstall, readmeExample } from './pack.js';
 
 const VM_TIMEOUT = 600_000;
@@ -67,6 +68,57 @@ it(
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('1\n2\n3\n');
     expect(await liveBoxes()).toEqual([]);
+  },
+  VM_TIMEOUT,
+);
+
+it(
+  'the code interpreter through both SDKs: streamed events, contexts, errors with their traceback',
+  async () => {
+    const client = new BoxClient({ url: svc.url, apiKey: svc.key, env: {} });
+    const box = await client.boxes.create({ name: 'sdk-code' });
+    const events: CodeEvent[] = [];
+    for await (const ev of box.runCodeStream('print("a")\n6 * 7')) events.push(ev);
+    expect(events.map((e) => e.type)).toEqual(['stdout', 'result', 'end']);
+    expect(events[0]).toEqual({ type: 'stdout', data: 'a\n' });
+    const end = events.at(-1) as Extract<CodeEvent, { type: 'end' }>;
+    expect(end.execution.text).toBe('42');
+    const ctx = await box.code.createContext({ language: 'python' });
+    await box.runCode('x = 5', { context: ctx });
+    expect((await box.runCode('x * 2', { context: ctx })).text).toBe('10');
+    expect((await box.code.listContexts()).map((c) => c.id)).toContain(ctx.id);
+    await box.code.restartContext(ctx);
+    const err = await box.runCode('x', { context: ctx });
+    expect(err.error).toMatchObject({ name: 'NameError', traceback: expect.stringContaining('NameError') });
+    await box.code.deleteContext(ctx);
+    const gone = await box.runCode('1', { context: ctx.id }).catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(NotFoundError);
+    expect((gone as NotFoundError).param).toBe('context_id');
+
+    const py = [
+      'import os',
+      'from box_desktop import Client, NotFoundError',
+      'box = Client().boxes.get("sdk-code")',
+      'events = list(box.run_code_stream("print(1)\\n2 + 3"))',
+      'assert [e["type"] for e in events] == ["stdout", "result", "end"], events',
+      'assert events[-1]["execution"].text == "5"',
+      'ctx = box.code.create_context(language="python")',
+      'box.run_code("y = 7", context=ctx)',
+      'assert box.run_code("y * 6", context=ctx["id"]).text == "42"',
+      'assert box.run_code("1/0", context=ctx).error["name"] == "ZeroDivisionError"',
+      'box.code.delete_context(ctx)',
+      'try:',
+      '    box.run_code("1", context=ctx)',
+      '    raise SystemExit("a deleted context ran code")',
+      'except NotFoundError as e:',
+      '    assert e.param == "context_id"',
+      'print("ok")',
+    ].join('\n');
+    fs.writeFileSync(path.join(tmp, 'code.py'), py);
+    const r = await run(python, ['code.py'], tmp);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('ok\n');
+    await box.terminate();
   },
   VM_TIMEOUT,
 );
