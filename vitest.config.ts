@@ -12,6 +12,8 @@ export default defineConfig({
     ],
     testTimeout: 60_000,
     hookTimeout: 600_000,
+    // Fails the run on any QEMU a test left running (issue 28); counts only this run's.
+    globalSetup: ['src-server/test-support/qemu-leak-check.ts'],
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],

@@ -1,3 +1,4 @@
+import type { Express } from 'express';
 import type { Services } from './wiring.js';
 import type { Db } from './db/connection.js';
 import type { Repos } from './db/repos.js';
@@ -13,6 +14,8 @@ export interface ServiceConfig {
   inferencePort?: number;
   jsonBodyLimitBytes: number;
   maxConcurrentPerOrg: number;
+  /** Long-lived streams (exec, console, egress log, SSE) in flight per organization: a pool of their own. */
+  maxStreamsPerOrg: number;
   /** Built renderer to serve as the web UI (index.html inside), when present. */
   webUiDir?: string;
   /** Area-specific tuning, mostly for tests (e.g. a short webhook retry schedule). */
@@ -65,6 +68,11 @@ export type RouteApp = Omit<AppContext, 'db' | 'repos'>;
 export interface Area {
   name: string;
   routes(r: RouteRegistrar): void;
+  /**
+   * Routes outside Box's contract table, in another API's own wire format (E2B's at /e2b),
+   * mounted on the main app behind the same local guard before the registry's routes.
+   */
+  mount?(app: Express): void;
   start?(): void | Promise<void>;
   stop?(): void | Promise<void>;
 }

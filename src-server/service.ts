@@ -51,6 +51,7 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
     inferencePort: opts.inferencePort,
     jsonBodyLimitBytes: opts.jsonBodyLimitBytes ?? 1024 * 1024,
     maxConcurrentPerOrg: opts.maxConcurrentPerOrg ?? 64,
+    maxStreamsPerOrg: opts.maxStreamsPerOrg ?? 256,
     webUiDir: opts.webUiDir,
     tuning: opts.tuning ?? {},
     // On by default under vitest, so every route test checks every answer for free.
@@ -84,7 +85,7 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
     repos,
     log,
     serviceLog: log,
-    limiter: new ConcurrencyLimiter(config.maxConcurrentPerOrg),
+    limiter: new ConcurrencyLimiter(config.maxConcurrentPerOrg, config.maxStreamsPerOrg),
     billing: new Billing(repos.orgs, () => `${baseUrl}/#/settings/billing`),
     statusProviders: [],
     baseUrl: () => baseUrl,

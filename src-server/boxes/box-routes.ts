@@ -3,7 +3,6 @@ import type { RouteRegistrar } from '../app-context.js';
 import { AutoSleep, BoxIdParams, CreateBoxBody, ListBoxesQuery, SleepBody, WakeAtBody } from '../contract/boxes.js';
 import { page } from '../contract/common.js';
 import { boxFor, readBox } from './box-access.js';
-import { toBox } from './box-view.js';
 
 const svc = (app: Parameters<Parameters<RouteRegistrar['add']>[0]['handler']>[0]['app']) => app.services.boxes;
 
@@ -38,7 +37,7 @@ export function boxRoutes(r: RouteRegistrar) {
     tag: 'boxes',
     params: BoxIdParams,
     summary: 'Get a box',
-    handler: ({ app, auth, params }) => toBox(readBox(app, auth, params.box_id)),
+    handler: ({ app, auth, params }) => app.services.boxes.view(readBox(app, auth, params.box_id)),
   });
 
   r.add({
