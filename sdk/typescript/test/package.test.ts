@@ -29,7 +29,7 @@ const oldNode = fs.existsSync('/usr/bin/node') ? '/usr/bin/node' : process.execP
 
 it('src/types.ts is what the contract prints (npx tsx sdk/typescript/scripts/gen-types.ts rewrites it)', async () => {
   expect(fs.readFileSync(path.join(SDK, 'src/types.ts'), 'utf8')).toBe(await generate());
-});
+}, 300_000); // a TypeScript program over the contract: slow on a loaded machine
 
 it('finds the service as the CLI does: BOX_URL, BOX_API_KEY, the endpoint and key files', () => {
   const dir = fs.mkdtempSync(path.join(tmp, 'data-'));
