@@ -117,4 +117,4 @@ await box.terminate();
     missing: true,
   });
   expect(Number(major)).toBeGreaterThanOrEqual(20);
-}, 180_000);
+}, 600_000);
