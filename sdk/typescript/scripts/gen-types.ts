@@ -47,6 +47,13 @@ export const ENTRIES: [name: string, expr: string, doc: string][] = [
   ['Listener', "Answer<'POST /v1/boxes/:box_id/listeners'>", 'A published port of a box.'],
   ['CreateListenerBody', "BodyOf<'POST /v1/boxes/:box_id/listeners'>", 'The body of POST /v1/boxes/{id}/listeners.'],
   ['EgressLogRow', "Answer<'GET /v1/boxes/:box_id/egress-log'>['data'][number]", 'One request a box made through its egress proxy.'],
+  ['CodeLanguage', "Answer<'POST /v1/boxes/:box_id/code/contexts'>['language']", 'A language of the code interpreter.'],
+  ['CodeContext', "Answer<'POST /v1/boxes/:box_id/code/contexts'>", 'A code interpreter context: a kernel with its own variables.'],
+  ['CreateContextBody', "BodyOf<'POST /v1/boxes/:box_id/code/contexts'>", 'The body of POST /v1/boxes/{id}/code/contexts.'],
+  ['RunCodeBody', "BodyOf<'POST /v1/boxes/:box_id/code/run'>", 'The body of POST /v1/boxes/{id}/code/run.'],
+  ['CodeExecutionData', "Answer<'POST /v1/boxes/:box_id/code/run'>", 'A finished run as the API answers it.'],
+  ['CodeResult', "Answer<'POST /v1/boxes/:box_id/code/run'>['results'][number]", 'One rich result of a run, by MIME type (binary types base64).'],
+  ['CodeError', "NonNullable<Answer<'POST /v1/boxes/:box_id/code/run'>['error']>", 'An error a run raised, with its traceback.'],
   ['Whoami', "Answer<'GET /v1/whoami'>", 'Who the API key is.'],
   ['ErrorEnvelope', 'ErrorBody', "The spec's error envelope."],
 ];

@@ -1,50 +1,7 @@
 import type { Http } from './http.js';
 import { ndjson } from './exec.js';
-
-export type CodeLanguage = 'python' | 'javascript' | 'bash';
-
-/** A code interpreter context: a kernel with its own variables. */
-export interface CodeContext {
-  id: string;
-  box_id: string;
-  language: CodeLanguage;
-  cwd: string;
-  created_at: string;
-  status: 'idle' | 'busy' | 'dead' | 'starting';
-}
-
-/** One rich result of a run, by MIME type (`text/plain`, `image/png` as base64, ...). */
-export interface CodeResult {
-  'text/plain'?: string;
-  'image/png'?: string;
-  'image/jpeg'?: string;
-  'image/svg+xml'?: string;
-  'text/html'?: string;
-  'text/markdown'?: string;
-  'text/latex'?: string;
-  'application/json'?: unknown;
-  'application/pdf'?: string;
-  is_main_result: boolean;
-}
-
-export interface CodeError {
-  name: string;
-  value: string;
-  traceback: string;
-}
-
-/** A finished run as the API answers it. */
-export interface CodeExecutionData {
-  context_id: string;
-  language: CodeLanguage;
-  execution_count: number | null;
-  results: CodeResult[];
-  stdout: string;
-  stderr: string;
-  error: CodeError | null;
-  truncated: boolean;
-  duration_ms: number;
-}
+import { op } from './ops.js';
+import type { CodeContext, CodeError, CodeExecutionData, CodeLanguage, CodeResult, CreateContextBody } from './types.js';
 
 /** A finished run, with `text`: the main result's text/plain (`runCode('6 * 7').text === '42'`). */
 export interface CodeExecution extends CodeExecutionData {
@@ -85,6 +42,9 @@ export class BoxCode {
   private get base() {
     return `/v1/boxes/${encodeURIComponent(this.boxId)}/code`;
   }
+  private ctx(context: CodeContext | string) {
+    return { box_id: this.boxId, context_id: typeof context === 'string' ? context : context.id };
+  }
 
   private runBody(code: string, o: RunCodeOptions) {
     const context_id = typeof o.context === 'string' ? o.context : o.context?.id;
@@ -93,7 +53,7 @@ export class BoxCode {
 
   /** Runs code and answers when it is done. */
   async run(code: string, o: RunCodeOptions = {}): Promise<CodeExecution> {
-    return withText(await this.http.json<CodeExecutionData>('POST', `${this.base}/run`, { json: this.runBody(code, o), signal: o.signal }));
+    return withText(await op(this.http, 'POST /v1/boxes/:box_id/code/run', { params: { box_id: this.boxId }, body: this.runBody(code, o), signal: o.signal }));
   }
 
   /** Runs code and yields its output, results and error as they happen; the last event is `end`. */
@@ -107,16 +67,18 @@ export class BoxCode {
     for await (const ev of ndjson<CodeEvent>(res)) yield ev.type === 'end' ? { type: 'end', execution: withText(ev.execution) } : ev;
   }
 
-  createContext(o: { language?: CodeLanguage; cwd?: string; env?: Record<string, string> } = {}): Promise<CodeContext> {
-    return this.http.json('POST', `${this.base}/contexts`, { json: o });
+  /** A new context (a kernel of its own: default python, cwd /root unless given). */
+  createContext(o: CreateContextBody = {}): Promise<CodeContext> {
+    return op(this.http, 'POST /v1/boxes/:box_id/code/contexts', { params: { box_id: this.boxId }, body: o });
   }
   async listContexts(): Promise<CodeContext[]> {
-    return (await this.http.json<{ data: CodeContext[] }>('GET', `${this.base}/contexts`)).data;
+    return (await op(this.http, 'GET /v1/boxes/:box_id/code/contexts', { params: { box_id: this.boxId } })).data;
   }
   deleteContext(context: CodeContext | string): Promise<{ id: string; deleted: true }> {
-    return this.http.json('DELETE', `${this.base}/contexts/${encodeURIComponent(typeof context === 'string' ? context : context.id)}`);
+    return op(this.http, 'DELETE /v1/boxes/:box_id/code/contexts/:context_id', { params: this.ctx(context) });
   }
+  /** A fresh kernel in the same context (its variables are gone). */
   restartContext(context: CodeContext | string): Promise<CodeContext> {
-    return this.http.json('POST', `${this.base}/contexts/${encodeURIComponent(typeof context === 'string' ? context : context.id)}/restart`);
+    return op(this.http, 'POST /v1/boxes/:box_id/code/contexts/:context_id/restart', { params: this.ctx(context) });
   }
 }

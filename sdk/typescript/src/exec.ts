@@ -128,14 +128,15 @@ export class ExecStream implements AsyncIterable<OutputEvent> {
             errors.push({ code: ev.code, message: ev.message });
           } else if (ev.type === 'exit') {
             this.outcome = { execId: this.execId, status: ev.status, exitCode: ev.return_code, errors };
-            return;
           }
         }
       } catch (e) {
+        if (this.outcome) return; // it had ended: nothing more to read
         if (this.opts.signal?.aborted || attempt >= REATTACH_TRIES || !this.execId)
           throw new BoxError(`the exec stream broke: ${(e as Error).message}`, { cause: e });
         continue;
       }
+      if (this.outcome) return; // the body was read to its end: the connection is kept for the next call
       if (attempt >= REATTACH_TRIES || !this.execId) throw new BoxError('the exec stream ended without an exit event');
     }
   }

@@ -15,6 +15,11 @@ export type BoxInfo = {
   memory_mib: number;
   disk_gib: number;
   ingress_ports: number[];
+  /** Where each of `ingress_ports` answers through the ingress (additive to the spec's record): `http://<name>.box.localhost:<ingress port>/` for the box's first published http port, `http://<port>.<name>.box.localhost:<ingress port>/` for the others. */
+  ingress_urls: {
+    guest_port: number;
+    url: string;
+  }[];
   volume_mounts: {
     volume_id: string;
     mount_path: string;
@@ -32,7 +37,7 @@ export type BoxInfo = {
   created_at: string;
   started_at: null | string;
   updated_at: string;
-  /** The latest start: the operation (create, fork, resume, boot...), how long it took in ms, and what the VM came from (warm_pool, template, saved_state, checkpoint, boot). */
+  /** The latest start: the operation (create, fork, resume, boot...), how long it took in ms, and what the VM came from (warm_pool, template, new_template: a template built during this start, saved_state, checkpoint, boot). */
   last_start: null | {
     operation: string;
     ms: number;
@@ -376,6 +381,75 @@ export type EgressLogRow = {
   /** From the request's arrival to its last response byte (a tunnel: its whole life); null while open. */
   duration_ms: null | number;
   id: number;
+};
+
+/** A language of the code interpreter. */
+export type CodeLanguage = 'python' | 'javascript' | 'bash';
+
+/** A code interpreter context: a kernel with its own variables. */
+export type CodeContext = {
+  id: string;
+  box_id: string;
+  language: CodeLanguage;
+  cwd: string;
+  created_at: string;
+  status: 'idle' | 'busy' | 'dead' | 'starting';
+};
+
+/** The body of POST /v1/boxes/{id}/code/contexts. */
+export type CreateContextBody = {
+  language?: 'python' | 'javascript' | 'bash';
+  cwd?: string;
+  env?: {
+    [key: string]: string;
+  };
+};
+
+/** The body of POST /v1/boxes/{id}/code/run. */
+export type RunCodeBody = {
+  code: string;
+  language?: 'python' | 'javascript' | 'bash';
+  context_id?: string;
+  env?: {
+    [key: string]: string;
+  };
+  /** Seconds; the cell is interrupted (KeyboardInterrupt in Python) when it runs longer. */
+  timeout?: number;
+};
+
+/** A finished run as the API answers it. */
+export type CodeExecutionData = {
+  context_id: string;
+  language: CodeLanguage;
+  execution_count: null | number;
+  results: CodeResult[];
+  stdout: string;
+  stderr: string;
+  error: null | CodeError;
+  truncated: boolean;
+  duration_ms: number;
+};
+
+/** One rich result of a run, by MIME type (binary types base64). */
+export type CodeResult = {
+  [key: string]: unknown;
+  is_main_result: boolean;
+  'text/plain'?: string;
+  'image/png'?: string;
+  'image/jpeg'?: string;
+  'image/svg+xml'?: string;
+  'text/html'?: string;
+  'text/markdown'?: string;
+  'text/latex'?: string;
+  'application/json'?: unknown;
+  'application/pdf'?: string;
+};
+
+/** An error a run raised, with its traceback. */
+export type CodeError = {
+  name: string;
+  value: string;
+  traceback: string;
 };
 
 /** Who the API key is. */

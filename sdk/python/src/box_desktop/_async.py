@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import uuid
 from typing import Any, AsyncIterable, AsyncIterator, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -51,6 +52,36 @@ async def _file_chunks(f: Any) -> AsyncIterator[bytes]:
         yield chunk
 
 
+class AsyncNoDelayBackend:
+    """httpcore's network backend with TCP_NODELAY on each connection. httpcore writes a
+    request's headers and its body separately; with Nagle's algorithm on, a body sent on a
+    reused connection waits for the server's delayed ACK (~40 ms a request here)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def connect_tcp(self, *args: Any, **kwargs: Any) -> Any:
+        stream = await self._inner.connect_tcp(*args, **kwargs)
+        sock = stream.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return stream
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _transport() -> httpx.AsyncHTTPTransport:
+    try:  # httpx >= 0.24.1 takes socket options
+        return httpx.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])  # type: ignore[call-arg]
+    except TypeError:  # Debian 12's httpx 0.23: wrap the pool's network backend
+        t = httpx.AsyncHTTPTransport()
+        pool = getattr(t, "_pool", None)
+        if pool is not None and hasattr(pool, "_network_backend"):
+            pool._network_backend = AsyncNoDelayBackend(pool._network_backend)
+        return t
+
+
 class AsyncHttp:
     """The transport: base URL, key, typed errors and retries of 429/503 (Retry-After)."""
 
@@ -66,7 +97,7 @@ class AsyncHttp:
         self.config: ServiceConfig = resolve_config(url, api_key, env)
         self.max_retries = max_retries
         self.max_retry_delay = max_retry_delay
-        self.client = httpx.AsyncClient(base_url=self.config.url, timeout=httpx.Timeout(timeout, connect=10.0) if timeout else httpx.Timeout(None, connect=10.0))
+        self.client = httpx.AsyncClient(base_url=self.config.url, timeout=httpx.Timeout(timeout, connect=10.0), transport=_transport())
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -230,13 +261,15 @@ class AsyncExecStream:
                         await self._send_stdin(self._stdin)
                     if out is not None:
                         yield out
-                    if d.outcome is not None:
-                        return
             except (httpx.TransportError, ValueError) as e:
+                if d.outcome is not None:  # it had ended: nothing more to read
+                    return
                 if attempt >= _REATTACH_TRIES or not d.exec_id:
                     raise BoxError(f"the exec stream broke: {e!r}") from e
                 attempt += 1
                 continue
+            if d.outcome is not None:  # read to the end of the body: the connection is reused
+                return
             if attempt >= _REATTACH_TRIES or not d.exec_id:
                 raise BoxError("the exec stream ended without an exit event")
             attempt += 1
