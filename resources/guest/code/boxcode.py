@@ -33,6 +33,7 @@ HOME = os.path.dirname(os.path.abspath(__file__))
 OUTPUT_CAP = int(os.environ.get("BOX_CODE_OUTPUT_CAP", str(1024 * 1024)))
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
+DEFAULT_PREFIX = "ctx_default_"
 contexts = {}  # id -> Context
 defaults = {}  # language -> id
 # the box's own environment (egress proxy, inference variables): sent by the host on each
@@ -83,6 +84,9 @@ class Context:
         else:
             self.kernel = PipeKernel(self.language, self.cwd, env, HOME)
         await self.kernel.start()
+        if self.id == DEFAULT_PREFIX + "python":
+            # the default Python context always has the data stack imported, also after a restart
+            await self.kernel.execute(WARM_CODE, {}, 600, Output(lambda e: None, 0, OUTPUT_CAP), silent=True)
         self.status = "idle"
 
     async def stop(self):
@@ -178,7 +182,7 @@ async def context_for(req):
 
 async def create(req, default=False):
     lang = req.get("language") or "python"
-    cid = ("ctx_default_" + lang) if default else "ctx_" + str(uuid.uuid4())
+    cid = (DEFAULT_PREFIX + lang) if default else "ctx_" + str(uuid.uuid4())
     ctx = Context(cid, lang, req.get("cwd"), req.get("env"))
     contexts[cid] = ctx
     if default:
@@ -223,10 +227,9 @@ async def handle(send, req):
                 box_env["version"] += 1
             send({"rid": rid, "type": "reply"})
         elif op == "warm":
-            out = Output(lambda e: None, rid, OUTPUT_CAP)
+            # the template's warm-up: the default Python context started (WARM_CODE run)
             ctx = await context_for({"language": "python"})
-            await ctx.kernel.execute(WARM_CODE, {}, 600, out, silent=True)
-            send({"rid": rid, "type": "reply", "context": ctx.view(), "error": out.error})
+            send({"rid": rid, "type": "reply", "context": ctx.view()})
         else:
             send({"rid": rid, "type": "fail", "code": "invalid", "message": "unknown op %r" % op})
     except NotFound as e:
