@@ -8,7 +8,7 @@ import type { CodeExecution } from '../contract/code.js';
 import { runCli } from '../../src-cli/test-cli.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
 
-const VM_TIMEOUT = 300_000;
+const VM_TIMEOUT = 600_000;
 let svc: TestService;
 let boxId: string;
 
@@ -22,6 +22,7 @@ const run = async (body: Record<string, unknown>) => (await post(`/v1/boxes/${bo
 const text = (x: CodeExecution) => x.results.find((r) => r.is_main_result)?.['text/plain'];
 
 beforeAll(async () => {
+  process.env.BOX_CODE_WARM = '1'; // the default template's warm kernel (vitest.config.ts turns it off)
   svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxcode-') });
   const appId = (await post('/v1/apps/find', { name: 'code', mint_if_missing: true })).id;
   boxId = (await post('/v1/boxes', { app_id: appId, name: 'code1' })).box_id;

@@ -21,6 +21,7 @@ import json
 import os
 import re
 import signal
+import socket
 import sys
 import time
 import uuid
@@ -51,6 +52,10 @@ from io import BytesIO as __box_bytes_io
 __box_fig = plt.figure(figsize=(2, 2)); plt.plot([0, 1], [1, 0]); __box_fig.savefig(__box_bytes_io(), format="png"); plt.close(__box_fig)
 pd.DataFrame({"a": [1]})._repr_html_()
 del __box_fig, __box_bytes_io
+# what is in memory now is shared by every clone of the template: the garbage collector
+# leaves it alone from here on, so a cell does not copy the whole heap into the box
+import gc
+gc.freeze()
 """
 
 
@@ -239,6 +244,9 @@ async def handle(send, req):
 
 
 async def serve_client(reader, writer):
+    # events are small writes: without TCP_NODELAY each waits for the peer's delayed ACK (~40 ms)
+    sock = writer.get_extra_info("socket")
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     def send(event):
         try:
             writer.write((json.dumps(event) + "\n").encode())
@@ -250,6 +258,9 @@ async def serve_client(reader, writer):
         line = await reader.readline()
         if not line:
             break
+        # the connector (bash /dev/tcp, cat) cannot set TCP_NODELAY: acknowledge at once, so its
+        # next request is not held back waiting for our ACK
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
         try:
             req = json.loads(line)
         except ValueError:
@@ -264,6 +275,8 @@ async def main():
     # started in the background of a shell, SIGINT may come ignored: kernels inherit the
     # disposition, and their cells must stay interruptible
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # kernels run through our kernelspec (kernels.py: without the debugger's import)
+    os.environ["JUPYTER_PATH"] = HOME
     server = await asyncio.start_server(serve_client, "127.0.0.1", PORT, reuse_address=True)
     print("box-code listening on %d" % PORT, flush=True)
     async with server:
@@ -272,8 +285,6 @@ async def main():
 
 def warm():
     """`boxcode.py warm`: the template's warm-up, run once the daemon listens."""
-    import socket
-
     for _ in range(1200):
         try:
             s = socket.create_connection(("127.0.0.1", PORT))
