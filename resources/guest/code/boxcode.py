@@ -37,6 +37,7 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 DEFAULT_PREFIX = "ctx_default_"
 contexts = {}  # id -> Context
 defaults = {}  # language -> id
+starting = {}  # language -> the start of its default context
 # the box's own environment (egress proxy, inference variables): sent by the host on each
 # connection, it reaches kernels started before it (the template's) before their next cell
 box_env = {"vars": {}, "version": 0}
@@ -181,8 +182,11 @@ async def context_for(req):
     cid = defaults.get(lang)
     if cid in contexts:
         return contexts[cid]
-    ctx = await create({"language": lang}, default=True)
-    return ctx
+    # concurrent first runs share one start (two kernels on one connection file corrupt it)
+    if lang not in starting:
+        starting[lang] = asyncio.ensure_future(create({"language": lang}, default=True))
+        starting[lang].add_done_callback(lambda _: starting.pop(lang, None))
+    return await asyncio.shield(starting[lang])
 
 
 async def create(req, default=False):
