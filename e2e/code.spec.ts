@@ -4,6 +4,8 @@ import { expect, login, screenshot, serviceForFile, test } from './support/fixtu
 import { terminateAll } from './support/service.js';
 
 // A real microVM: the guest image comes from BOX_IMAGE_CACHE (npm test sets it) or is built once.
+// the default template's warm kernel (scripts/test.mjs turns it off for the other specs)
+process.env.BOX_CODE_WARM = '1';
 const svc = serviceForFile({}, { beforeClose: terminateAll });
 test.setTimeout(900_000);
 
@@ -18,7 +20,7 @@ test('code tab: a notebook in a real box keeps state, shows a chart inline and a
   await input.fill('xs = np.arange(10)\nprint("sum", xs.sum())');
   await input.press('Shift+Enter');
   const cells = page.getByTestId('code-cell');
-  await expect(cells.nth(0).getByTestId('code-output')).toContainText('sum 45', { timeout: 120_000 });
+  await expect(cells.nth(0).getByTestId('code-output')).toContainText('sum 45', { timeout: 300_000 });
 
   await input.fill('plt.plot(xs, xs ** 2)\nplt.title("squares")\nplt.show()');
   await page.getByTestId('code-run').click();

@@ -59,7 +59,12 @@ else failed += 1;
 
 if (fs.existsSync('playwright.config.ts')) {
   const pwJson = path.join(tmp, 'playwright.json');
-  const pStatus = run('npx', ['playwright', 'test'], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson, BOX_IMAGE_CACHE: imageCache });
+  // BOX_CODE_WARM=0: templates without the code kernel, except e2e/code.spec.ts's (vitest.config.ts says why)
+  const pStatus = run('npx', ['playwright', 'test'], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson,
+    BOX_IMAGE_CACHE: imageCache,
+    BOX_CODE_WARM: process.env.BOX_CODE_WARM ?? '0',
+  });
   const p = read(pwJson);
   if (p?.stats) {
     passed += p.stats.expected;

@@ -65,6 +65,6 @@ export const code: Command = {
     if (!execution) throw new CliError('box: the run ended without its result', 1);
     if (ctx.json) json(execution);
     if (execution.truncated && !ctx.json) process.stderr.write('box: output was cut at the cap\n');
-    if (execution.error) process.exitCode = 1;
+    return execution.error ? 1 : 0;
   },
 };

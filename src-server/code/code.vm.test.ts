@@ -5,9 +5,10 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeExecution } from '../contract/code.js';
+import { runCli } from '../../src-cli/test-cli.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
 
-const VM_TIMEOUT = 300_000;
+const VM_TIMEOUT = 600_000;
 let svc: TestService;
 let boxId: string;
 
@@ -21,6 +22,7 @@ const run = async (body: Record<string, unknown>) => (await post(`/v1/boxes/${bo
 const text = (x: CodeExecution) => x.results.find((r) => r.is_main_result)?.['text/plain'];
 
 beforeAll(async () => {
+  process.env.BOX_CODE_WARM = '1'; // the default template's warm kernel (vitest.config.ts turns it off)
   svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxcode-') });
   const appId = (await post('/v1/apps/find', { name: 'code', mint_if_missing: true })).id;
   boxId = (await post('/v1/boxes', { app_id: appId, name: 'code1' })).box_id;
@@ -120,6 +122,22 @@ describe('the code interpreter in a real box', () => {
       expect(text(await run({ context_id: ctx.id, code: 'n + 2' }))).toBe('42');
       expect((await run({ language: 'javascript', code: 'typeof n' })).context_id).not.toBe(ctx.id);
       expect(await (await svc.api(`/v1/boxes/${boxId}/code/contexts/${ctx.id}`, { method: 'DELETE' })).json()).toEqual({ id: ctx.id, deleted: true });
+    },
+    VM_TIMEOUT,
+  );
+
+  it(
+    'box code runs stdin or a file in the box from the CLI: output, results, exit 1 on an error',
+    async () => {
+      const env = { BOX_URL: svc.url, BOX_API_KEY: svc.key };
+      const r = await runCli(env, ['code', 'code1', '-'], { input: 'print("from the cli")\nx * 2' });
+      expect(r.stdout).toBe('from the cli\n84\n');
+      expect(r.code).toBe(0);
+      const js = await runCli(env, ['code', 'code1', '-l', 'javascript'], { input: '[1, 2, 3].map((v) => v * 2)' });
+      expect(js.stdout).toContain('[ 2, 4, 6 ]');
+      const bad = await runCli(env, ['code', 'code1'], { input: 'raise ValueError("nope")' });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('ValueError: nope');
     },
     VM_TIMEOUT,
   );

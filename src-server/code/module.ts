@@ -16,7 +16,8 @@ export function codeArea(_app: AppBase, deps: { boxes: BoxService }) {
     onGone: (fn) => b.hooks.onGone(fn),
   };
   // every template holds the daemon and a started Python kernel (template-warmup.ts)
-  b.runtime.addTemplateWarmup?.(codeWarmup);
+  // (BOX_CODE_WARM=0 leaves it out: the test suite's other VM tests do, to save CI time)
+  if (process.env.BOX_CODE_WARM !== '0') b.runtime.addTemplateWarmup?.(codeWarmup);
   const code = new CodeService(port);
   const area: Area = { name: 'code', routes: codeRoutes(code) };
   return { code, area };

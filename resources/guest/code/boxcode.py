@@ -21,6 +21,7 @@ import json
 import os
 import re
 import signal
+import socket
 import sys
 import time
 import uuid
@@ -33,8 +34,10 @@ HOME = os.path.dirname(os.path.abspath(__file__))
 OUTPUT_CAP = int(os.environ.get("BOX_CODE_OUTPUT_CAP", str(1024 * 1024)))
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
+DEFAULT_PREFIX = "ctx_default_"
 contexts = {}  # id -> Context
 defaults = {}  # language -> id
+starting = {}  # language -> the start of its default context
 # the box's own environment (egress proxy, inference variables): sent by the host on each
 # connection, it reaches kernels started before it (the template's) before their next cell
 box_env = {"vars": {}, "version": 0}
@@ -50,6 +53,10 @@ from io import BytesIO as __box_bytes_io
 __box_fig = plt.figure(figsize=(2, 2)); plt.plot([0, 1], [1, 0]); __box_fig.savefig(__box_bytes_io(), format="png"); plt.close(__box_fig)
 pd.DataFrame({"a": [1]})._repr_html_()
 del __box_fig, __box_bytes_io
+# what is in memory now is shared by every clone of the template: the garbage collector
+# leaves it alone from here on, so a cell does not copy the whole heap into the box
+import gc
+gc.freeze()
 """
 
 
@@ -83,6 +90,9 @@ class Context:
         else:
             self.kernel = PipeKernel(self.language, self.cwd, env, HOME)
         await self.kernel.start()
+        if self.id == DEFAULT_PREFIX + "python":
+            # the default Python context always has the data stack imported, also after a restart
+            await self.kernel.execute(WARM_CODE, {}, 600, Output(lambda e: None, 0, OUTPUT_CAP), silent=True)
         self.status = "idle"
 
     async def stop(self):
@@ -172,13 +182,16 @@ async def context_for(req):
     cid = defaults.get(lang)
     if cid in contexts:
         return contexts[cid]
-    ctx = await create({"language": lang}, default=True)
-    return ctx
+    # concurrent first runs share one start (two kernels on one connection file corrupt it)
+    if lang not in starting:
+        starting[lang] = asyncio.ensure_future(create({"language": lang}, default=True))
+        starting[lang].add_done_callback(lambda _: starting.pop(lang, None))
+    return await asyncio.shield(starting[lang])
 
 
 async def create(req, default=False):
     lang = req.get("language") or "python"
-    cid = ("ctx_default_" + lang) if default else "ctx_" + str(uuid.uuid4())
+    cid = (DEFAULT_PREFIX + lang) if default else "ctx_" + str(uuid.uuid4())
     ctx = Context(cid, lang, req.get("cwd"), req.get("env"))
     contexts[cid] = ctx
     if default:
@@ -223,10 +236,9 @@ async def handle(send, req):
                 box_env["version"] += 1
             send({"rid": rid, "type": "reply"})
         elif op == "warm":
-            out = Output(lambda e: None, rid, OUTPUT_CAP)
+            # the template's warm-up: the default Python context started (WARM_CODE run)
             ctx = await context_for({"language": "python"})
-            await ctx.kernel.execute(WARM_CODE, {}, 600, out, silent=True)
-            send({"rid": rid, "type": "reply", "context": ctx.view(), "error": out.error})
+            send({"rid": rid, "type": "reply", "context": ctx.view()})
         else:
             send({"rid": rid, "type": "fail", "code": "invalid", "message": "unknown op %r" % op})
     except NotFound as e:
@@ -236,6 +248,9 @@ async def handle(send, req):
 
 
 async def serve_client(reader, writer):
+    # events are small writes: without TCP_NODELAY each waits for the peer's delayed ACK (~40 ms)
+    sock = writer.get_extra_info("socket")
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     def send(event):
         try:
             writer.write((json.dumps(event) + "\n").encode())
@@ -247,6 +262,9 @@ async def serve_client(reader, writer):
         line = await reader.readline()
         if not line:
             break
+        # the connector (bash /dev/tcp, cat) cannot set TCP_NODELAY: acknowledge at once, so its
+        # next request is not held back waiting for our ACK
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
         try:
             req = json.loads(line)
         except ValueError:
@@ -261,6 +279,8 @@ async def main():
     # started in the background of a shell, SIGINT may come ignored: kernels inherit the
     # disposition, and their cells must stay interruptible
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # kernels run through our kernelspec (kernels.py: without the debugger's import)
+    os.environ["JUPYTER_PATH"] = HOME
     server = await asyncio.start_server(serve_client, "127.0.0.1", PORT, reuse_address=True)
     print("box-code listening on %d" % PORT, flush=True)
     async with server:
@@ -269,8 +289,6 @@ async def main():
 
 def warm():
     """`boxcode.py warm`: the template's warm-up, run once the daemon listens."""
-    import socket
-
     for _ in range(1200):
         try:
             s = socket.create_connection(("127.0.0.1", PORT))

@@ -8,6 +8,7 @@ import os
 import shlex
 import signal
 import subprocess
+import sys
 
 INTERRUPT_GRACE_S = 5
 
@@ -18,7 +19,8 @@ class JupyterKernel:
     def __init__(self, cwd, env, connection_file):
         from jupyter_client.manager import AsyncKernelManager
 
-        self.km = AsyncKernelManager(kernel_name="python3", connection_file=connection_file)
+        _write_kernelspec(os.path.dirname(connection_file))
+        self.km = AsyncKernelManager(kernel_name="box-python3", connection_file=connection_file)
         self.cwd, self.env = cwd, env
         self.kc = None
         self.waiters = {}  # msg_id -> queue of iopub/shell messages
@@ -27,7 +29,9 @@ class JupyterKernel:
     async def start(self):
         os.makedirs(self.cwd, exist_ok=True)
         # parent_handle=0: no thread waking every second to watch the daemon (idle boxes stay idle)
-        await self.km.start_kernel(cwd=self.cwd, env=self.env, extra_arguments=["--IPKernelApp.parent_handle=0"])
+        # no history database written per cell
+        args = ["--IPKernelApp.parent_handle=0", "--HistoryManager.enabled=False"]
+        await self.km.start_kernel(cwd=self.cwd, env=self.env, extra_arguments=args)
         self.kc = self.km.client()
         self.kc.start_channels()
         await self.kc.wait_for_ready(timeout=120)
@@ -117,6 +121,20 @@ class JupyterKernel:
             out.result(c.get("data", {}), False)
         elif t == "error":
             out.fail(c.get("ename", "Error"), c.get("evalue", ""), "\n".join(c.get("traceback", [])))
+
+
+# ipykernel imports debugpy (and pydevd) when it can, for a debugger we do not offer: a
+# heavy import in every kernel, and memory in every box. This launcher hides it.
+LAUNCH = "import sys; sys.modules['debugpy'] = None; from ipykernel import kernelapp; kernelapp.launch_new_instance()"
+
+
+def _write_kernelspec(home):
+    d = os.path.join(home, "kernels", "box-python3")
+    if not os.path.exists(os.path.join(d, "kernel.json")):
+        os.makedirs(d, exist_ok=True)
+        spec = {"argv": [sys.executable, "-c", LAUNCH, "-f", "{connection_file}"], "display_name": "Python 3", "language": "python"}
+        with open(os.path.join(d, "kernel.json"), "w") as f:
+            json.dump(spec, f)
 
 
 _ENV_SET = "import os as __box_os\n__box_saved = {k: __box_os.environ.get(k) for k in %r}\n__box_os.environ.update(%r)"
