@@ -23,7 +23,7 @@ interface ApiRequest {
 }
 
 /** One command to run: the fields of the contract's ExecBody the MCP tools send. */
-export interface ExecRequest {
+interface ExecRequest {
   command: string | string[];
   cwd?: string;
   env?: Record<string, string>;
