@@ -5,7 +5,7 @@ import { api } from '../../api/client.js';
 import { Button } from '../../ui/Button.js';
 
 /** What the snippets need: where the service answers and where its data (endpoint file, key file) is. */
-export function mcpSnippets(origin: string, dataDir: string | undefined) {
+function mcpSnippets(origin: string, dataDir: string | undefined) {
   const url = `${origin}/mcp`;
   const env = dataDir ? { BOX_DATA_DIR: dataDir } : undefined;
   const stdio = { command: 'box', args: ['mcp'], ...(env ? { env } : {}) };
