@@ -1,7 +1,13 @@
 import type { RouteRegistrar } from '../app-context.js';
 import type { IncomingMessage } from 'node:http';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { BoxIdParams } from '../contract/boxes.js';
+import { ExecBody } from '../contract/exec.js';
+import { boxFor } from '../boxes/box-access.js';
+import { errorBody } from '../http/error-handler.js';
 import { ApiError, badRequest } from '../http/errors.js';
+import { parseOr400 } from '../http/validate.js';
+import { ApiCallError, type ApiErrorEnvelope, type BoxApi } from './ports.js';
 import type { McpHttpService } from './http-service.js';
 
 /** MCP requests may carry whole files (box_write_file takes up to 16 MiB, base64 grows it). */
@@ -24,9 +30,32 @@ export function mcpRoutes(r: RouteRegistrar, mcp: McpHttpService) {
     plain: true,
     idempotent: false,
     bodyLimitBytes: MCP_BODY_LIMIT,
-    handler: async ({ req, res, body }) => {
+    handler: async ({ app, auth, req, res, body }) => {
       checkMcpPost(req, body);
-      await mcp.handle(req, res, body);
+      // box_exec runs in-process, checked and started exactly as POST /v1/boxes/{id}/exec does.
+      const exec: BoxApi['exec'] = async (boxId, execBody, onEvent, signal) => {
+        let session;
+        try {
+          const box = boxFor(app, req, auth, parseOr400(BoxIdParams, { box_id: boxId }).box_id, 'exec');
+          session = await app.services.execs.start(box, parseOr400(ExecBody, execBody));
+        } catch (e) {
+          const { status, body: envelope } = errorBody(e, app);
+          throw new ApiCallError(status, (envelope as { error: ApiErrorEnvelope }).error);
+        }
+        await new Promise<void>((resolve) => {
+          let detach = () => {};
+          const stop = () => {
+            detach();
+            resolve();
+          };
+          detach = session.attach((e) => {
+            onEvent(e);
+            if (e.type === 'exit') queueMicrotask(stop);
+          });
+          signal?.addEventListener('abort', stop, { once: true });
+        });
+      };
+      await mcp.handle(req, res, body, exec);
     },
   });
   for (const method of ['get', 'delete'] as const) {

@@ -115,6 +115,13 @@ describe('/mcp (streamable HTTP)', () => {
     const r = await tool('box_sleep', { box: id });
     expect(r.isError).toBe(true);
     expect(text(r)).toBe(`${api.message} (HTTP ${res.status}, field box_id)`);
+    // box_exec runs in-process on /mcp: its refusals are the exec route's, word for word.
+    const execRes = await svc.api(`/v1/boxes/${id}/exec`, { method: 'POST', json: { command: 'true' } });
+    const execApi = await errorOf(execRes);
+    expect(text(await tool('box_exec', { box: id, command: 'true' }))).toBe(`${execApi.message} (HTTP ${execRes.status}, field box_id)`);
+    const badCwd = await tool('box_exec', { box: 'mcp-one', command: 'true', cwd: 'relative' });
+    expect(badCwd.isError).toBe(true);
+    expect(text(badCwd)).toContain('cwd');
 
     const notFile = await tool('box_read_file', { box: data(await tool('box_list', {})).boxes[0].box_id, path: '/nope/none.txt' });
     expect(notFile.isError).toBe(true);

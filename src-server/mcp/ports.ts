@@ -1,3 +1,5 @@
+import type { ExecEvent } from '../contract/exec.js';
+
 /**
  * What the MCP server needs from the outside: the box API. The MCP tools (server.ts) reach
  * boxes, exec, files, the egress log and the code interpreter only through this port, so
@@ -20,13 +22,29 @@ interface ApiRequest {
   signal?: AbortSignal;
 }
 
+/** One command to run: the fields of the contract's ExecBody the MCP tools send. */
+interface ExecRequest {
+  command: string | string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  timeout?: number;
+}
+
 export interface BoxApi {
   /** Sends one request; a 2xx answer comes back as is, any other throws an ApiCallError. */
   send(req: ApiRequest): Promise<Response>;
+  /**
+   * Runs a command and hands over its events (ExecEvent, as POST /v1/boxes/{id}/exec
+   * streams them) until `exit`; refusals throw an ApiCallError with the API's envelope.
+   * Absent: box_exec streams POST /v1/boxes/{id}/exec through `send`. The service gives it
+   * to /mcp to run exec in-process, with the same access check and service as the route
+   * (mcp-routes.ts), without a second trip through HTTP on exec's hot path.
+   */
+  exec?(boxId: string, body: ExecRequest, onEvent: (e: ExecEvent) => void, signal?: AbortSignal): Promise<void>;
 }
 
 /** The spec's error envelope of a failed API call. */
-interface ApiErrorEnvelope {
+export interface ApiErrorEnvelope {
   message: string;
   type: string;
   param: string | null;

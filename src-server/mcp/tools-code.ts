@@ -38,50 +38,52 @@ type CodeEvent =
   | { type: 'error'; error: CodeError }
   | { type: 'end'; execution: CodeExecution };
 
+/** The tools' definitions, built once (each /mcp request makes its own server from them). */
+const CODE_TOOLS = {
+  box_run_code: {
+    title: 'Run code in a box (Jupyter-style)',
+    description:
+      'Run a Python (default), JavaScript or bash snippet in a box\'s code interpreter, like a Jupyter notebook cell: variables, imports and functions persist between calls in the same context; the value of the last expression comes back as `text` (e.g. "6 * 7" answers "42"), with stdout, stderr and, on an exception, its name, value and traceback. ' +
+      'Plots (matplotlib: plt.show() or a figure as the last expression) come back as images. numpy, pandas and matplotlib are available in Python. ' +
+      'For shell commands and programs use box_exec.',
+    inputSchema: z.object({
+      box: boxRef,
+      code: z
+        .string()
+        .min(1)
+        .max(1024 * 1024)
+        .describe('The code to run, e.g. "import math\\nmath.sqrt(2)".'),
+      language: z
+        .enum(['python', 'javascript', 'bash'])
+        .optional()
+        .describe('python (default), javascript or bash; each language has its own default context per box.'),
+      context_id: z
+        .string()
+        .min(1)
+        .max(128)
+        .optional()
+        .describe('Run in this context ("ctx_..."), e.g. one with its own cwd or env; default: the language\'s default context.'),
+      timeout: z.number().int().min(1).max(86400).optional().describe('Seconds after which the run is interrupted.'),
+    }),
+    annotations: { destructiveHint: true, openWorldHint: true },
+  },
+};
+
 /** box_run_code. */
 export function registerCodeTools(server: McpServer, api: BoxApi) {
-  server.registerTool(
-    'box_run_code',
-    {
-      title: 'Run code in a box (Jupyter-style)',
-      description:
-        'Run a Python (default), JavaScript or bash snippet in a box\'s code interpreter, like a Jupyter notebook cell: variables, imports and functions persist between calls in the same context; the value of the last expression comes back as `text` (e.g. "6 * 7" answers "42"), with stdout, stderr and, on an exception, its name, value and traceback. ' +
-        'Plots (matplotlib: plt.show() or a figure as the last expression) come back as images. numpy, pandas and matplotlib are available in Python. ' +
-        'For shell commands and programs use box_exec.',
-      inputSchema: {
-        box: boxRef,
-        code: z
-          .string()
-          .min(1)
-          .max(1024 * 1024)
-          .describe('The code to run, e.g. "import math\\nmath.sqrt(2)".'),
-        language: z
-          .enum(['python', 'javascript', 'bash'])
-          .optional()
-          .describe('python (default), javascript or bash; each language has its own default context per box.'),
-        context_id: z
-          .string()
-          .min(1)
-          .max(128)
-          .optional()
-          .describe('Run in this context ("ctx_..."), e.g. one with its own cwd or env; default: the language\'s default context.'),
-        timeout: z.number().int().min(1).max(86400).optional().describe('Seconds after which the run is interrupted.'),
-      },
-      annotations: { destructiveHint: true, openWorldHint: true },
-    },
-    (args, extra) =>
-      guarded(async () => {
-        const box_id = await resolveBoxId(api, args.box, extra.signal);
-        const { box: _box, ...body } = args;
-        const res = await api.send({
-          method: 'POST',
-          path: `/v1/boxes/${encodeURIComponent(box_id)}/code/run`,
-          query: { stream: 1 },
-          json: body,
-          signal: extra.signal,
-        });
-        return toolResult(await collectCode(res, extra));
-      }),
+  server.registerTool('box_run_code', CODE_TOOLS.box_run_code, (args, extra) =>
+    guarded(async () => {
+      const box_id = await resolveBoxId(api, args.box, extra.signal);
+      const { box: _box, ...body } = args;
+      const res = await api.send({
+        method: 'POST',
+        path: `/v1/boxes/${encodeURIComponent(box_id)}/code/run`,
+        query: { stream: 1 },
+        json: body,
+        signal: extra.signal,
+      });
+      return toolResult(await collectCode(res, extra));
+    }),
   );
 }
 

@@ -3,6 +3,7 @@ import { PageHeader } from '../../ui/states.js';
 import { ApiKeysPanel } from './ApiKeysPanel.js';
 import { CreditsPanel } from './CreditsPanel.js';
 import { EnginesPanel } from './EnginesPanel.js';
+import { IntegrationsPanel } from './IntegrationsPanel.js';
 import { ModelSourcesPanel } from './ModelSourcesPanel.js';
 import { QuitPanel } from './QuitPanel.js';
 import { ServiceLogPanel } from './ServiceLogPanel.js';
@@ -21,6 +22,7 @@ export function SettingsView({ section }: { section?: string }) {
           <ApiKeysPanel />
           <CreditsPanel />
           <QuitPanel />
+          <IntegrationsPanel />
         </div>
         <div className="space-y-4">
           <StatusPanel />
