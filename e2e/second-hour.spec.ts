@@ -1,4 +1,6 @@
+import { startFakeUpstream } from '../src-server/inference/test-support/fake-upstreams.js';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
+import { PlaygroundPage } from './pages/playground-page.js';
 import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
 import type { E2eService } from './support/service.js';
 
@@ -207,4 +209,73 @@ test('7. narrow windows: at 760 px the sidebar collapses and every row action is
   const cut = await page.locator('dl dd').evaluateAll((dds) => dds.filter((d) => d.scrollWidth > d.clientWidth + 1).map((d) => d.textContent));
   expect(cut).toEqual([]);
   await expect(page.getByText('1 vCPU · 512 MiB RAM · 4 GiB disk')).toBeVisible();
+});
+
+test('2. true states: cron last run after Run now, ticking "created", last start, the quit rule of a headless service, a background response', async ({
+  page,
+}) => {
+  const box = await createBox(svc(), 'state-box');
+  const job = (await (await svc().api(`/v1/boxes/${box.box_id}/cron`, { method: 'POST', json: { schedule: '0 3 * * *', command: 'echo hi' } })).json()) as {
+    id: string;
+  };
+  await login(page, svc());
+
+  // Cron: "never", then Run now, then the time the API gives as last_run_at.
+  await page.goto(`${svc().url}/#/cron?box=${box.box_id}`);
+  const last = page.getByTestId('cron-last-run');
+  await expect(last).toHaveText('never');
+  await page.getByTestId('cron-run-now').click();
+  await expect(last).not.toHaveText('never');
+  const after = (await (await svc().api(`/v1/boxes/${box.box_id}/cron/${job.id}`)).json()) as { last_run_at: string };
+  await expect(last).toHaveAttribute('data-at', after.last_run_at);
+
+  // Box list: "created" is the API's created_at, and it keeps counting.
+  await page.goto(`${svc().url}/#/boxes`);
+  const created = page.locator('[data-testid="box-row"][data-name="state-box"]').getByTestId('box-created');
+  await expect(created).toHaveAttribute('data-at', box.created_at);
+  const seconds = async () => Number((await created.innerText()).match(/^(\d+)s ago$/)?.[1] ?? NaN);
+  const first = await seconds();
+  await page.waitForTimeout(2500);
+  expect(await seconds()).toBeGreaterThanOrEqual(first + 2);
+
+  // Box page: the last start is the API's (operation and time), and "created" is its created_at.
+  const rec = await getBox(svc(), box.box_id);
+  await page.goto(`${svc().url}/#/boxes/${box.box_id}`);
+  await expect(page.getByTestId('box-created')).toHaveAttribute('data-at', rec.created_at);
+  const ls = rec.last_start!;
+  await expect(page.getByTestId('box-last-start')).toHaveText(new RegExp(`^${ls.operation.replace('_', ' ')} in ${ls.ms} ms`));
+
+  // Settings: a headless service (this one) cannot ask; the panel says so, as the API's plan does.
+  const status = (await (await svc().api('/v1/status')).json()) as { shell: string };
+  expect(status.shell).toBe('headless');
+  const plan = (await (await svc().api('/v1/service/quit-plan?where=headless')).json()) as { message: string; action: string };
+  expect(plan.action).toBe('stop_boxes');
+  await page.goto(`${svc().url}/#/settings/quit`);
+  await expect(page.getByTestId('quit-shell')).toHaveAttribute('data-shell', 'headless');
+  await expect(page.getByTestId('quit-plan')).toHaveText(`Now: ${plan.message}`);
+  await expect(page.getByTestId('on-quit-label-ask')).toContainText('desktop app only');
+  await screenshot(page, 'quit-headless');
+});
+
+test('2. true states: a background response shows its state as of the latest poll, the one the API gives', async ({ page }) => {
+  const upstream = await startFakeUpstream('openai');
+  try {
+    upstream.delayMs = 1500;
+    const res = await svc().api('/v1/engines', { method: 'POST', json: { name: 'bg', kind: 'openai', base_url: upstream.url, api_key: 'sk-fake' } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    await login(page, svc());
+    await page.goto(`${svc().url}/#/playground`);
+    const pg = new PlaygroundPage(page);
+    await page.getByTestId('style-responses').click();
+    await page.getByTestId('background').check();
+    await pg.send({ style: 'responses', model: 'bg/fake-gpt', prompt: 'in the background' });
+    await expect(page.getByTestId('response-status')).toContainText('202');
+    await expect(page.getByTestId('response-state')).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
+    await expect(page.getByTestId('response-state')).toHaveText(' · now completed');
+    const id = JSON.parse(await pg.rawResponse().innerText()).id as string;
+    const api = (await (await svc().api(`/v1/responses/${id}`)).json()) as { status: string };
+    expect(api.status).toBe('completed');
+  } finally {
+    await upstream.close();
+  }
 });
