@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { startFakeUpstream } from '../src-server/inference/test-support/fake-upstreams.js';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
 import { PlaygroundPage } from './pages/playground-page.js';
@@ -278,4 +279,57 @@ test('2. true states: a background response shows its state as of the latest pol
   } finally {
     await upstream.close();
   }
+});
+
+test('5. errors that lead somewhere: save an upstream untested, "Look now" with nothing found, why an egress request was refused', async ({ page }) => {
+  await login(page, svc());
+  // An upstream that is not up: the add is refused with the reason, the checkbox saves it untested.
+  await page.goto(`${svc().url}/#/settings/engines`);
+  const panel = page.getByTestId('engines-panel');
+  await panel.getByLabel('Engine name').fill('later');
+  await panel.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
+  await panel.getByTestId('engine-add').click();
+  await expect(page.getByTestId('engine-add-error')).toContainText('127.0.0.1:9');
+  await expect(page.getByTestId('engine-untested-hint')).toBeVisible();
+  await panel.getByTestId('engine-untested').check();
+  await panel.getByTestId('engine-add').click();
+  await expect(panel.getByTestId('engine').filter({ hasText: 'later' })).toBeVisible();
+  const engines = (await (await svc().api('/v1/engines')).json()) as { data: { name: string }[] };
+  expect(engines.data.map((e) => e.name)).toContain('later');
+
+  // Look now: nothing answers on the probed ports here, and the view says so.
+  const discovery = (await (await svc().api('/v1/engines/discovery')).json()) as { enabled: boolean; allowed: boolean };
+  if (discovery.allowed) {
+    if (!discovery.enabled) await page.getByTestId('discovery-on').check();
+    await page.getByTestId('scan').click();
+    const found = ((await (await svc().api('/v1/engines/discovery/scan', { method: 'POST' })).json()) as { data: unknown[] }).data.length;
+    await expect(page.getByTestId('scan-result')).toHaveAttribute('data-found', String(found));
+    if (found === 0) await expect(page.getByTestId('scan-result')).toContainText('Nothing found');
+  }
+
+  // Egress: a request through the box's own proxy, refused by its policy; the row says why.
+  const pol = (await (
+    await svc().api('/v1/http-policies', { method: 'POST', json: { name: 'just-one', document: { 'allowed.example': { rules: [] } } } })
+  ).json()) as {
+    id: string;
+  };
+  const box = await createBox(svc(), 'egress-why', { http_policy_id: pol.id });
+  const port = svc().ctx.services.egress.proxyPortFor(box.box_id)!;
+  const refused = await new Promise<string>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'GET', path: 'http://blocked.example/secret', headers: { host: 'blocked.example' } }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c));
+      res.on('end', () => resolve(body));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  expect(refused).toContain('no policy entry matches host blocked.example');
+  await page.goto(`${svc().url}/#/boxes/${box.box_id}/egress`);
+  const row = page.getByTestId('egress-row').filter({ hasText: 'blocked.example' });
+  await expect(row).toHaveAttribute('data-verdict', 'deny');
+  const logged = (await (await svc().api(`/v1/boxes/${box.box_id}/egress-log`)).json()) as { data: { reason: string | null }[] };
+  await expect(row.getByTestId('egress-reason')).toHaveText(logged.data[0]!.reason!);
+  expect(logged.data[0]!.reason).toBe(refused.trim());
+  await screenshot(page, 'egress-why');
 });
