@@ -333,3 +333,47 @@ test('5. errors that lead somewhere: save an upstream untested, "Look now" with 
   expect(logged.data[0]!.reason).toBe(refused.trim());
   await screenshot(page, 'egress-why');
 });
+
+test('8. smaller: Secrets icon, a preset keeps the name, a rules table edits the JSON, Sleep confirms, checkpoints deleted from the tree', async ({ page }) => {
+  await login(page, svc());
+  await expect(page.getByTestId('nav-secrets').getByTestId('icon-secrets')).toBeVisible();
+
+  await page.goto(`${svc().url}/#/policies`);
+  await page.getByTestId('policy-new').click();
+  await page.getByTestId('policy-name').fill('my-team');
+  await page.locator('[data-testid^="preset-"]').first().click();
+  await expect(page.getByTestId('policy-name')).toHaveValue('my-team');
+  // The table and the JSON are one document.
+  await page.getByTestId('rules-new-host').fill('api.team.example');
+  await page.getByTestId('rules-add').click();
+  await expect(page.getByTestId('policy-document')).toHaveValue(/"api\.team\.example": \{\s*"rules": \[\]/);
+  await page.locator('[data-testid="rules-row"][data-host="api.team.example"]').getByTestId('rules-tls').selectOption('passthrough');
+  await expect(page.getByTestId('policy-document')).toHaveValue(/"api\.team\.example": \{\s*"rules": \[\],\s*"tls": "passthrough"/);
+  await page.getByTestId('policy-save').click();
+  await expect
+    .poll(
+      async () =>
+        ((await (await svc().api('/v1/http-policies')).json()) as { data: { name: string; document: Record<string, { tls?: string }> }[] }).data.find(
+          (p) => p.name === 'my-team',
+        )?.document['api.team.example']?.tls,
+    )
+    .toBe('passthrough');
+  await screenshot(page, 'policy-table');
+
+  // Sleep asks first; a checkpoint can be deleted in place.
+  const box = await createBox(svc(), 'small-things');
+  const cp = (await (await svc().api(`/v1/boxes/${box.box_id}/checkpoint`, { method: 'POST', json: { name: 'keep-or-not' } })).json()) as {
+    checkpoint_id: string;
+  };
+  await expect.poll(async () => ((await (await svc().api(`/v1/box-checkpoints/${cp.checkpoint_id}`)).json()) as { status: string }).status).toBe('ready');
+  await page.goto(`${svc().url}/#/boxes/${box.box_id}/checkpoints`);
+  await page.getByTestId('action-sleep').click();
+  await expect(page.getByTestId('action-sleep')).toContainText('Sleep?');
+  expect((await getBox(svc(), box.box_id)).status).toBe('running');
+  await page.keyboard.press('Escape');
+  const node = page.locator(`[data-testid="checkpoint-node"][data-id="${cp.checkpoint_id}"]`);
+  await node.getByTestId('checkpoint-delete').click();
+  await node.getByTestId('checkpoint-delete').click();
+  await expect(node).toHaveCount(0);
+  expect((await svc().api(`/v1/box-checkpoints/${cp.checkpoint_id}`)).status).toBe(404);
+});
