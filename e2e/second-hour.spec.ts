@@ -1,4 +1,7 @@
+import http from 'node:http';
+import { startFakeUpstream } from '../src-server/inference/test-support/fake-upstreams.js';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
+import { PlaygroundPage } from './pages/playground-page.js';
 import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
 import type { E2eService } from './support/service.js';
 
@@ -207,4 +210,170 @@ test('7. narrow windows: at 760 px the sidebar collapses and every row action is
   const cut = await page.locator('dl dd').evaluateAll((dds) => dds.filter((d) => d.scrollWidth > d.clientWidth + 1).map((d) => d.textContent));
   expect(cut).toEqual([]);
   await expect(page.getByText('1 vCPU · 512 MiB RAM · 4 GiB disk')).toBeVisible();
+});
+
+test('2. true states: cron last run after Run now, ticking "created", last start, the quit rule of a headless service, a background response', async ({
+  page,
+}) => {
+  const box = await createBox(svc(), 'state-box');
+  const job = (await (await svc().api(`/v1/boxes/${box.box_id}/cron`, { method: 'POST', json: { schedule: '0 3 * * *', command: 'echo hi' } })).json()) as {
+    id: string;
+  };
+  await login(page, svc());
+
+  // Cron: "never", then Run now, then the time the API gives as last_run_at.
+  await page.goto(`${svc().url}/#/cron?box=${box.box_id}`);
+  const last = page.getByTestId('cron-last-run');
+  await expect(last).toHaveText('never');
+  await page.getByTestId('cron-run-now').click();
+  await expect(last).not.toHaveText('never');
+  const after = (await (await svc().api(`/v1/boxes/${box.box_id}/cron/${job.id}`)).json()) as { last_run_at: string };
+  await expect(last).toHaveAttribute('data-at', after.last_run_at);
+
+  // Box list: "created" is the API's created_at, and it keeps counting.
+  await page.goto(`${svc().url}/#/boxes`);
+  const created = page.locator('[data-testid="box-row"][data-name="state-box"]').getByTestId('box-created');
+  await expect(created).toHaveAttribute('data-at', box.created_at);
+  const seconds = async () => Number((await created.innerText()).match(/^(\d+)s ago$/)?.[1] ?? NaN);
+  const first = await seconds();
+  await page.waitForTimeout(2500);
+  expect(await seconds()).toBeGreaterThanOrEqual(first + 2);
+
+  // Box page: the last start is the API's (operation and time), and "created" is its created_at.
+  const rec = await getBox(svc(), box.box_id);
+  await page.goto(`${svc().url}/#/boxes/${box.box_id}`);
+  await expect(page.getByTestId('box-created')).toHaveAttribute('data-at', rec.created_at);
+  const ls = rec.last_start!;
+  await expect(page.getByTestId('box-last-start')).toHaveText(new RegExp(`^${ls.operation.replace('_', ' ')} in ${ls.ms} ms`));
+
+  // Settings: a headless service (this one) cannot ask; the panel says so, as the API's plan does.
+  const status = (await (await svc().api('/v1/status')).json()) as { shell: string };
+  expect(status.shell).toBe('headless');
+  const plan = (await (await svc().api('/v1/service/quit-plan?where=headless')).json()) as { message: string; action: string };
+  expect(plan.action).toBe('stop_boxes');
+  await page.goto(`${svc().url}/#/settings/quit`);
+  await expect(page.getByTestId('quit-shell')).toHaveAttribute('data-shell', 'headless');
+  await expect(page.getByTestId('quit-plan')).toHaveText(`Now: ${plan.message}`);
+  await expect(page.getByTestId('on-quit-label-ask')).toContainText('desktop app only');
+  await screenshot(page, 'quit-headless');
+});
+
+test('2. true states: a background response shows its state as of the latest poll, the one the API gives', async ({ page }) => {
+  const upstream = await startFakeUpstream('openai');
+  try {
+    upstream.delayMs = 1500;
+    const res = await svc().api('/v1/engines', { method: 'POST', json: { name: 'bg', kind: 'openai', base_url: upstream.url, api_key: 'sk-fake' } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    await login(page, svc());
+    await page.goto(`${svc().url}/#/playground`);
+    const pg = new PlaygroundPage(page);
+    await page.getByTestId('style-responses').click();
+    await page.getByTestId('background').check();
+    await pg.send({ style: 'responses', model: 'bg/fake-gpt', prompt: 'in the background' });
+    await expect(page.getByTestId('response-status')).toContainText('202');
+    await expect(page.getByTestId('response-state')).toHaveAttribute('data-state', 'completed', { timeout: 30_000 });
+    await expect(page.getByTestId('response-state')).toHaveText(' · now completed');
+    const id = JSON.parse(await pg.rawResponse().innerText()).id as string;
+    const api = (await (await svc().api(`/v1/responses/${id}`)).json()) as { status: string };
+    expect(api.status).toBe('completed');
+  } finally {
+    await upstream.close();
+  }
+});
+
+test('5. errors that lead somewhere: save an upstream untested, "Look now" with nothing found, why an egress request was refused', async ({ page }) => {
+  await login(page, svc());
+  // An upstream that is not up: the add is refused with the reason, the checkbox saves it untested.
+  await page.goto(`${svc().url}/#/settings/engines`);
+  const panel = page.getByTestId('engines-panel');
+  await panel.getByLabel('Engine name').fill('later');
+  await panel.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
+  await panel.getByTestId('engine-add').click();
+  await expect(page.getByTestId('engine-add-error')).toContainText('127.0.0.1:9');
+  await expect(page.getByTestId('engine-untested-hint')).toBeVisible();
+  await panel.getByTestId('engine-untested').check();
+  await panel.getByTestId('engine-add').click();
+  await expect(panel.getByTestId('engine').filter({ hasText: 'later' })).toBeVisible();
+  const engines = (await (await svc().api('/v1/engines')).json()) as { data: { name: string }[] };
+  expect(engines.data.map((e) => e.name)).toContain('later');
+
+  // Look now: nothing answers on the probed ports here, and the view says so.
+  const discovery = (await (await svc().api('/v1/engines/discovery')).json()) as { enabled: boolean; allowed: boolean };
+  if (discovery.allowed) {
+    if (!discovery.enabled) await page.getByTestId('discovery-on').check();
+    await page.getByTestId('scan').click();
+    const found = ((await (await svc().api('/v1/engines/discovery/scan', { method: 'POST' })).json()) as { data: unknown[] }).data.length;
+    await expect(page.getByTestId('scan-result')).toHaveAttribute('data-found', String(found));
+    if (found === 0) await expect(page.getByTestId('scan-result')).toContainText('Nothing found');
+  }
+
+  // Egress: a request through the box's own proxy, refused by its policy; the row says why.
+  const pol = (await (
+    await svc().api('/v1/http-policies', { method: 'POST', json: { name: 'just-one', document: { 'allowed.example': { rules: [] } } } })
+  ).json()) as {
+    id: string;
+  };
+  const box = await createBox(svc(), 'egress-why', { http_policy_id: pol.id });
+  const port = svc().ctx.services.egress.proxyPortFor(box.box_id)!;
+  const refused = await new Promise<string>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'GET', path: 'http://blocked.example/secret', headers: { host: 'blocked.example' } }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c));
+      res.on('end', () => resolve(body));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  expect(refused).toContain('no policy entry matches host blocked.example');
+  await page.goto(`${svc().url}/#/boxes/${box.box_id}/egress`);
+  const row = page.getByTestId('egress-row').filter({ hasText: 'blocked.example' });
+  await expect(row).toHaveAttribute('data-verdict', 'deny');
+  const logged = (await (await svc().api(`/v1/boxes/${box.box_id}/egress-log`)).json()) as { data: { reason: string | null }[] };
+  await expect(row.getByTestId('egress-reason')).toHaveText(logged.data[0]!.reason!);
+  expect(logged.data[0]!.reason).toBe(refused.trim());
+  await screenshot(page, 'egress-why');
+});
+
+test('8. smaller: Secrets icon, a preset keeps the name, a rules table edits the JSON, Sleep confirms, checkpoints deleted from the tree', async ({ page }) => {
+  await login(page, svc());
+  await expect(page.getByTestId('nav-secrets').getByTestId('icon-secrets')).toBeVisible();
+
+  await page.goto(`${svc().url}/#/policies`);
+  await page.getByTestId('policy-new').click();
+  await page.getByTestId('policy-name').fill('my-team');
+  await page.locator('[data-testid^="preset-"]').first().click();
+  await expect(page.getByTestId('policy-name')).toHaveValue('my-team');
+  // The table and the JSON are one document.
+  await page.getByTestId('rules-new-host').fill('api.team.example');
+  await page.getByTestId('rules-add').click();
+  await expect(page.getByTestId('policy-document')).toHaveValue(/"api\.team\.example": \{\s*"rules": \[\]/);
+  await page.locator('[data-testid="rules-row"][data-host="api.team.example"]').getByTestId('rules-tls').selectOption('passthrough');
+  await expect(page.getByTestId('policy-document')).toHaveValue(/"api\.team\.example": \{\s*"rules": \[\],\s*"tls": "passthrough"/);
+  await page.getByTestId('policy-save').click();
+  await expect
+    .poll(
+      async () =>
+        ((await (await svc().api('/v1/http-policies')).json()) as { data: { name: string; document: Record<string, { tls?: string }> }[] }).data.find(
+          (p) => p.name === 'my-team',
+        )?.document['api.team.example']?.tls,
+    )
+    .toBe('passthrough');
+  await screenshot(page, 'policy-table');
+
+  // Sleep asks first; a checkpoint can be deleted in place.
+  const box = await createBox(svc(), 'small-things');
+  const cp = (await (await svc().api(`/v1/boxes/${box.box_id}/checkpoint`, { method: 'POST', json: { name: 'keep-or-not' } })).json()) as {
+    checkpoint_id: string;
+  };
+  await expect.poll(async () => ((await (await svc().api(`/v1/box-checkpoints/${cp.checkpoint_id}`)).json()) as { status: string }).status).toBe('ready');
+  await page.goto(`${svc().url}/#/boxes/${box.box_id}/checkpoints`);
+  await page.getByTestId('action-sleep').click();
+  await expect(page.getByTestId('action-sleep')).toContainText('Sleep?');
+  expect((await getBox(svc(), box.box_id)).status).toBe('running');
+  await page.keyboard.press('Escape');
+  const node = page.locator(`[data-testid="checkpoint-node"][data-id="${cp.checkpoint_id}"]`);
+  await node.getByTestId('checkpoint-delete').click();
+  await node.getByTestId('checkpoint-delete').click();
+  await expect(node).toHaveCount(0);
+  expect((await svc().api(`/v1/box-checkpoints/${cp.checkpoint_id}`)).status).toBe(404);
 });

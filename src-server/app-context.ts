@@ -23,6 +23,8 @@ export interface ServiceConfig {
   tuning: Record<string, unknown>;
   /** Check every 2xx JSON answer against its route's response schema (tests; http/response-check.ts). */
   checkResponses?: boolean;
+  /** Who runs the service: the desktop app (asks on quit) or a headless process (default). */
+  shell?: 'desktop' | 'headless';
 }
 
 export interface Logger {

@@ -59,6 +59,7 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
     tuning: opts.tuning ?? {},
     // On by default under vitest, so every route test checks every answer for free.
     checkResponses: opts.checkResponses ?? Boolean(process.env.VITEST),
+    shell: opts.shell ?? 'headless',
   };
   // One service per data dir (data-dir-lock.ts); released by close, or taken over after a crash.
   const lock = lockDataDir(config.dataDir);

@@ -40,6 +40,7 @@ export class ServiceHost {
       dataDir: this.dataDir,
       host: '127.0.0.1',
       port: this.port,
+      shell: 'desktop',
       webUiDir: fs.existsSync(path.join(this.webUiDir, 'index.html')) ? this.webUiDir : undefined,
     });
     this.port = Number(new URL(this.handle.url).port);

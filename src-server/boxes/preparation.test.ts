@@ -16,6 +16,12 @@ describe('preparation tracker', () => {
     const s = t.snapshot().stages[0]!;
     expect(s).toMatchObject({ state: 'running', percent: 25, eta_seconds: 90 });
     expect(s.message).toMatch(/^building the Debian root filesystem .*: apt: unpacking$/);
+    // No news for 20 s: 70 s left, not a stale 90 (issue 29: "time left" that grew), then 0 at worst.
+    now += 20_000;
+    expect(t.snapshot().stages[0]!.eta_seconds).toBe(70);
+    now += 100_000;
+    expect(t.snapshot().stages[0]!.eta_seconds).toBe(0);
+    now -= 120_000;
     t.onImage({ phase: 'done', percent: 100, message: 'guest image ready' });
     expect(Preparation.parse(t.snapshot())).toMatchObject({ ready: true, stages: [{ state: 'ready', percent: 100, eta_seconds: null }] });
     t.failed('image', new Error('debootstrap failed\nlong log'));

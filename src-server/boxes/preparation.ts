@@ -62,7 +62,14 @@ export class PreparationTracker {
   }
 
   snapshot(): Preparation {
-    const stages = [...this.stages.values()];
+    // The estimate counts down from the moment it was made: between progress events the
+    // time left shrinks with the clock (it never grows while nothing new is known).
+    const now = this.now();
+    const stages = [...this.stages.values()].map((s) =>
+      s.state === 'running' && s.eta_seconds !== null && s.updated_at
+        ? { ...s, eta_seconds: Math.max(0, Math.round(s.eta_seconds - (now - Date.parse(s.updated_at)) / 1000)) }
+        : s,
+    );
     return { ready: stages.every((s) => s.state === 'ready'), stages };
   }
 }

@@ -87,6 +87,8 @@ export const ServiceStatus = z.object({
   runtime: z.string().optional(),
   accelerator: z.unknown().optional(),
   ingress_url: z.string().optional(),
+  /** Who runs the service: `desktop` (the app; quitting can ask) or `headless` (it cannot). */
+  shell: z.enum(['desktop', 'headless']).optional(),
   engines: z.unknown().optional(),
   preparation: Preparation.optional(),
   /** The data dir's disk (the path is `data_dir`, shown to organization keys); `warning` when it runs low. */

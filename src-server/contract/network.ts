@@ -105,6 +105,8 @@ export const EgressLogEntry = z.object({
   scheme: z.enum(['http', 'https', 'tunnel']),
   /** From the request's arrival to its last response byte (a tunnel: its whole life); null while open. */
   duration_ms: z.number().nullable(),
+  /** Why the proxy refused, answered or could not forward it (the text the box got); null when forwarded. */
+  reason: z.string().nullable(),
 });
 export type EgressLogEntry = z.infer<typeof EgressLogEntry>;
 /** A listed entry also carries its sequence number. */

@@ -55,6 +55,11 @@ export class CronRepo {
     this.db.prepare('UPDATE cron_jobs SET last_run_at = ?, next_run_at = ? WHERE id = ?').run(startedAt, nextRunAt, id);
   }
 
+  /** A run started outside the schedule (Run now): the next scheduled run stays as it was. */
+  markRan(id: string, startedAt: string): void {
+    this.db.prepare('UPDATE cron_jobs SET last_run_at = ? WHERE id = ?').run(startedAt, id);
+  }
+
   delete(id: string): void {
     this.db.prepare('DELETE FROM cron_runs WHERE cron_id = ?').run(id);
     this.db.prepare('DELETE FROM cron_jobs WHERE id = ?').run(id);

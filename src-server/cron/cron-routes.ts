@@ -70,7 +70,10 @@ export function cronRoutes(r: RouteRegistrar) {
       boxFor(app, req, auth, params.box_id, 'exec');
       const row = app.services.cron.get(params.box_id, params.cron_id);
       const runner = app.services.cronRunner;
-      const started = runner.run(row);
+      // The spec's last_run_at is when the last run started, whatever started it.
+      const startedAt = new Date().toISOString();
+      app.services.cron.markRan(row.id, startedAt);
+      const started = runner.run(row, startedAt);
       return Promise.race([started, new Promise((r) => setTimeout(r, 50))]).then(() => new Reply(202, app.services.cron.runs(row.id, 1)[0]));
     },
   });

@@ -70,6 +70,11 @@ export class CronService {
     return this.repo.listOrg(orgId).map(toJob);
   }
 
+  /** Notes a run started by hand (Run now) as the job's last run. */
+  markRan(cronId: string, startedAt: string): void {
+    this.repo.markRan(cronId, startedAt);
+  }
+
   /** Recent runs of a job, newest first. */
   runs(cronId: string, limit?: number): CronRun[] {
     return this.repo.runs(cronId, limit);

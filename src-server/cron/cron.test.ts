@@ -41,6 +41,19 @@ describe('cron job records', () => {
     expect(got).toEqual(full);
   });
 
+  it('Run now is a run: last_run_at is its start, the next scheduled run stays (issue 29)', async () => {
+    const job = await (await addJob({ schedule: '0 3 * * *', command: 'echo now' })).json();
+    expect(job.last_run_at).toBeUndefined();
+    const run = await svc.api(`/v1/boxes/${boxId}/cron/${job.id}/run`, { method: 'POST' });
+    expect(run.status).toBe(202);
+    const started = (await run.json()).started_at as string;
+    const after = await (await svc.api(`/v1/boxes/${boxId}/cron/${job.id}`)).json();
+    expect(after.last_run_at).toBe(started);
+    expect(after.next_run_at).toBe(job.next_run_at);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await svc.api(`/v1/boxes/${boxId}/cron/${job.id}`, { method: 'DELETE' })).status).toBe(200);
+  });
+
   it('validates schedule (exactly five fields) and IANA time zone, naming the field', async () => {
     for (const schedule of ['* * * *', '* * * * * *', '61 * * * *', 'every day']) {
       const res = await addJob({ schedule, command: 'x' });

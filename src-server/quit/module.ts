@@ -50,6 +50,7 @@ export class QuitService {
 
 export function quitArea(app: AppBase, deps: { boxes: BoxService }) {
   const quit = new QuitService(app, deps.boxes);
+  app.statusProviders.push(() => ({ shell: app.config.shell ?? 'headless' }));
   const area: Area = { name: 'quit', routes: (r) => quitRoutes(r, quit) };
   return { quit, area };
 }

@@ -49,6 +49,7 @@ export function useRunCronNow(boxId: string) {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (cronId: string) => call('POST /v1/boxes/:box_id/cron/:cron_id/run', { params: { box_id: boxId, cron_id: cronId } }),
-    onSettled: () => qc.invalidateQueries({ queryKey: ['cron', boxId] }),
+    // Every list of jobs (this box's and all boxes') shows the new last run.
+    onSettled: () => qc.invalidateQueries({ queryKey: ['cron'] }),
   });
 }

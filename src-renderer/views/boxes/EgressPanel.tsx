@@ -98,8 +98,15 @@ export function EgressPanel({ boxId }: { boxId: string }) {
               <tr key={e.id} data-testid="egress-row" data-verdict={e.verdict}>
                 <td className="text-ink-400">{formatTime(e.at)}</td>
                 <td className="font-mono">{e.method}</td>
-                <td className="max-w-md truncate font-mono text-ink-300" title={`${e.host}:${e.port}${e.path ?? ''}`}>
-                  {e.path === null ? `${e.host}:${e.port} (tunnel)` : `${e.scheme}://${e.host}${[80, 443].includes(e.port) ? '' : `:${e.port}`}${e.path}`}
+                <td className="max-w-md font-mono text-ink-300" title={`${e.host}:${e.port}${e.path ?? ''}`}>
+                  <div className="truncate">
+                    {e.path === null ? `${e.host}:${e.port} (tunnel)` : `${e.scheme}://${e.host}${[80, 443].includes(e.port) ? '' : `:${e.port}`}${e.path}`}
+                  </div>
+                  {e.reason && (
+                    <div className="font-sans break-words whitespace-normal text-rose-300/90" data-testid="egress-reason">
+                      {e.reason}
+                    </div>
+                  )}
                 </td>
                 <td className={VERDICT_CLASS[e.verdict] ?? ''}>{e.verdict}</td>
                 <td className="font-mono">{e.rule_index ?? '—'}</td>

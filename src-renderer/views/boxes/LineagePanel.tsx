@@ -1,4 +1,8 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { call } from '../../api/client.js';
+import { ConfirmButton } from '../../ui/ConfirmButton.js';
+import { toast } from '../../ui/toast.js';
 import { useBoxes, useCheckpointBox, useCheckpoints, useForkBox, useLineage, useRestoreCheckpoint, type Box } from '../../api/hooks/boxes.js';
 import { href, navigate } from '../../app/router.js';
 import { Button } from '../../ui/Button.js';
@@ -76,11 +80,16 @@ function BoxItem({ node, current }: { node: BoxNode; current: string }) {
 
 function CheckpointItem({ node, current }: { node: CheckpointNode; current: string }) {
   const restore = useRestoreCheckpoint();
+  const qc = useQueryClient();
+  const del = useMutation({
+    mutationFn: (id: string) => call('DELETE /v1/box-checkpoints/:checkpoint_id', { params: { checkpoint_id: id } }),
+    onSettled: () => Promise.all([qc.invalidateQueries({ queryKey: ['checkpoints'] }), qc.invalidateQueries({ queryKey: ['lineage'] })]),
+  });
   const [name, setName] = useState('');
   const [open, setOpen] = useState(false);
   const c = node.checkpoint;
   return (
-    <li data-testid="checkpoint-node">
+    <li data-testid="checkpoint-node" data-id={c.checkpoint_id}>
       <div className="flex flex-wrap items-center gap-2 px-2 py-1">
         <span className="text-amber-300">◆</span>
         <span>{c.name ?? c.checkpoint_id.slice(0, 14)}</span>
@@ -89,10 +98,19 @@ function CheckpointItem({ node, current }: { node: CheckpointNode; current: stri
         </span>
         <StatusPill status={c.status} />
         {c.status === 'ready' && (
-          <button type="button" className="text-accent-300 hover:underline" onClick={() => setOpen(!open)}>
+          <button type="button" className="text-accent-300 hover:underline" onClick={() => setOpen(!open)} data-testid="checkpoint-restore">
             new box from here
           </button>
         )}
+        <ConfirmButton
+          testId="checkpoint-delete"
+          confirmLabel="Delete checkpoint?"
+          busy={del.isPending}
+          onConfirm={() => del.mutate(c.checkpoint_id, { onSuccess: () => toast(`Checkpoint ${c.name ?? c.checkpoint_id} deleted`, 'info', 3000) })}
+        >
+          Delete
+        </ConfirmButton>
+        <ErrorNotice error={del.error} compact />
       </div>
       {open && (
         <form

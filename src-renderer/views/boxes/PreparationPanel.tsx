@@ -7,6 +7,7 @@ const minutes = (s: number) => (s < 90 ? `${s}s` : `${Math.round(s / 60)} min`);
 function timeWords(s: PreparationStage): string {
   if (s.state === 'ready') return 'ready';
   if (s.state === 'failed') return 'failed';
+  if (s.eta_seconds === 0) return 'taking longer than its pace so far suggested';
   if (s.eta_seconds !== null) return `about ${minutes(s.eta_seconds)} left`;
   return `usually about ${minutes(s.typical_seconds)} the first time`;
 }

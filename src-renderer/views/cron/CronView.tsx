@@ -115,12 +115,14 @@ function CronRow({ job, showBox, boxName }: { job: CronJob; showBox: boolean; bo
           <div className="font-mono">{inZone(new Date(job.next_run_at), job.timezone)}</div>
           <div className="text-ink-400">{formatAgo(job.next_run_at)}</div>
         </td>
-        <td className="text-xs text-ink-400">{job.last_run_at ? formatTime(job.last_run_at) : 'never'}</td>
+        <td className="text-xs text-ink-400" data-testid="cron-last-run" data-at={job.last_run_at ?? ''}>
+          {job.last_run_at ? formatTime(job.last_run_at) : 'never'}
+        </td>
         <td className="text-right whitespace-nowrap">
           <Button small variant="ghost" onClick={() => setOpen(!open)} aria-expanded={open}>
             Runs
           </Button>
-          <Button small variant="ghost" busy={run.isPending} onClick={() => run.mutate(job.id, { onSuccess: () => setOpen(true) })}>
+          <Button small variant="ghost" busy={run.isPending} onClick={() => run.mutate(job.id, { onSuccess: () => setOpen(true) })} data-testid="cron-run-now">
             Run now
           </Button>
           <ConfirmButton busy={del.isPending} onConfirm={() => del.mutate(job.id)} confirmLabel="Delete?" testId="cron-delete">

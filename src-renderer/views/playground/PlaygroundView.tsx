@@ -157,6 +157,7 @@ export function PlaygroundView() {
               {exchange && (
                 <span className="font-mono text-xs text-ink-400" data-testid="response-status">
                   {exchange.status} · {exchange.ms} ms
+                  <ResponseState body={exchange.body} />
                 </span>
               )}
             </div>
@@ -192,5 +193,17 @@ export function PlaygroundView() {
       </div>
       {sendError !== null && !(sendError instanceof ApiError) && <p className="mt-2 text-rose-300">{errorMessage(sendError)}</p>}
     </div>
+  );
+}
+
+/** A background response's state as of its latest poll (the HTTP status above is the first answer's). */
+function ResponseState({ body }: { body: unknown }) {
+  const state = (body as { status?: string } | null)?.status;
+  if (!state) return null;
+  return (
+    <span data-testid="response-state" data-state={state}>
+      {' · '}
+      {state === 'queued' || state === 'in_progress' ? `${state.replace('_', ' ')}, polling…` : `now ${state}`}
+    </span>
   );
 }

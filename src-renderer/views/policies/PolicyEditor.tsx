@@ -7,6 +7,7 @@ import { ConfirmButton } from '../../ui/ConfirmButton.js';
 import { ErrorNotice } from '../../ui/states.js';
 import { JsonEditor } from './JsonEditor.js';
 import { lineOfPath, resolveParamPath } from './locate-param.js';
+import { RulesTable } from './RulesTable.js';
 import { NEW_POLICY_DOCUMENT } from './templates.js';
 
 /** Name + JSON document; parse errors and the API's `param` errors show at their line. */
@@ -18,6 +19,8 @@ export function PolicyEditor({ policy }: { policy: HttpPolicy | null }) {
   const [submitted, setSubmitted] = useState<string | null>(null);
   const presets = usePolicyPresets();
   const [preset, setPreset] = useState<string | null>(null);
+  // A preset fills the document; it names the policy only while the name is still the default.
+  const [named, setNamed] = useState(Boolean(policy));
 
   const parsed = useMemo(() => {
     try {
@@ -67,7 +70,7 @@ export function PolicyEditor({ policy }: { policy: HttpPolicy | null }) {
                 className={`rounded-md border px-3 py-2 text-left ${preset === p.id ? 'border-accent-400 bg-ink-800' : 'border-ink-700 hover:border-ink-500'}`}
                 onClick={() => {
                   setPreset(p.id);
-                  setName(p.name);
+                  if (!named) setName(p.name);
                   setText(JSON.stringify(p.document, null, 2));
                 }}
               >
@@ -80,7 +83,12 @@ export function PolicyEditor({ policy }: { policy: HttpPolicy | null }) {
       )}
       <label className="block">
         <span className="label">Name</span>
-        <input className={`input ${nameError ? 'input-error' : ''}`} value={name} onChange={(e) => setName(e.target.value)} data-testid="policy-name" />
+        <input
+          className={`input ${nameError ? 'input-error' : ''}`}
+          value={name}
+          onChange={(e) => (setName(e.target.value), setNamed(true))}
+          data-testid="policy-name"
+        />
         {nameError && (
           <span className="mt-1 block text-xs text-rose-300" data-testid="name-error">
             {nameError}
@@ -92,7 +100,10 @@ export function PolicyEditor({ policy }: { policy: HttpPolicy | null }) {
           Document — host patterns → rules (first match wins; unmatched hosts are refused; https is intercepted unless a host says "tls": "passthrough";
           "ports": [443, "gateway"] limits a host to those ports)
         </span>
-        <JsonEditor value={text} onChange={setText} error={docError} testId="policy-document" />
+        <div className="grid gap-3 2xl:grid-cols-2">
+          <JsonEditor value={text} onChange={setText} error={docError} testId="policy-document" />
+          <RulesTable doc={parsed.doc} onChange={(d) => setText(JSON.stringify(d, null, 2))} />
+        </div>
       </div>
       <ErrorNotice error={otherError ?? del.error} />
       <div className="flex items-center gap-2">

@@ -18,7 +18,7 @@ export function EnginesPanel() {
   const del = useMutation({ mutationFn: (name: string) => call('DELETE /v1/engines/:name', { params: { name } }), onSuccess: refresh });
   // Tests a stored upstream now (its model list); the outcome shows as its last error.
   const test = useMutation({ mutationFn: (name: string) => call('POST /v1/engines/:name/test', { params: { name }, body: {} }), onSettled: refresh });
-  const [f, setF] = useState({ name: '', kind: 'openai', base_url: '', api_key: '' });
+  const [f, setF] = useState({ name: '', kind: 'openai', base_url: '', api_key: '', untested: false });
   return (
     <section className="panel p-4" data-testid="engines-panel">
       <h2 className="mb-3 font-semibold">Engines and models</h2>
@@ -73,8 +73,14 @@ export function EnginesPanel() {
         onSubmit={(e) => {
           e.preventDefault();
           add.mutate(
-            { name: f.name, kind: f.kind as 'openai' | 'anthropic', base_url: f.base_url, api_key: f.api_key || undefined },
-            { onSuccess: () => setF({ ...f, name: '', base_url: '', api_key: '' }) },
+            {
+              name: f.name,
+              kind: f.kind as 'openai' | 'anthropic',
+              base_url: f.base_url,
+              api_key: f.api_key || undefined,
+              ...(f.untested ? { verify: false } : {}),
+            },
+            { onSuccess: () => setF({ ...f, name: '', base_url: '', api_key: '', untested: false }) },
           );
         }}
       >
@@ -98,13 +104,22 @@ export function EnginesPanel() {
           onChange={(e) => setF({ ...f, api_key: e.target.value })}
           aria-label="API key"
         />
-        <Button type="submit" busy={add.isPending} disabled={!f.name || !f.base_url}>
+        <Button type="submit" busy={add.isPending} disabled={!f.name || !f.base_url} data-testid="engine-add">
           Add upstream
         </Button>
+        <label className="col-span-3 flex items-center gap-2 text-xs text-ink-300">
+          <input type="checkbox" checked={f.untested} onChange={(e) => setF({ ...f, untested: e.target.checked })} data-testid="engine-untested" />
+          Save without testing the connection (the upstream is offline now, or answers its model list only later)
+        </label>
       </form>
       <p className="mt-1 text-xs text-ink-400">Adding tests the connection first (its model list, 5 s); a problem is shown here and nothing is saved.</p>
       <div className="mt-2" data-testid="engine-add-error">
         <ErrorNotice error={add.error ?? del.error ?? test.error} />
+        {add.error !== null && !f.untested && (
+          <p className="mt-1 text-xs text-ink-300" data-testid="engine-untested-hint">
+            To keep it anyway, tick “Save without testing” and add it again.
+          </p>
+        )}
       </div>
     </section>
   );

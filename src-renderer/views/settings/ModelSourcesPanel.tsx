@@ -87,9 +87,16 @@ export function ModelSourcesPanel() {
             Find local engines {!discovery.data.allowed && '(turned off by the service environment)'}
           </label>
           <span className="font-mono text-xs text-ink-400">{discovery.data.probes.map((p) => `${p.name}:${p.port}`).join('  ')}</span>
-          <Button busy={a.scan.isPending} disabled={!discovery.data.enabled} onClick={() => a.scan.mutate()}>
+          <Button busy={a.scan.isPending} disabled={!discovery.data.enabled} onClick={() => a.scan.mutate()} data-testid="scan">
             Look now
           </Button>
+          {a.scan.data && (
+            <span className="text-xs text-ink-300" data-testid="scan-result" data-found={a.scan.data.data.length}>
+              {a.scan.data.data.length === 0
+                ? `Nothing found: no engine answers on ${discovery.data.probes.map((p) => `${p.port} (${p.product})`).join(', ')}. Start one and look again.`
+                : `Found ${a.scan.data.data.map((e) => e.name).join(', ')}: its models are listed under Engines.`}
+            </span>
+          )}
         </div>
       )}
       <h3 className="mb-1 text-sm font-medium">3. Connect a hosted API</h3>

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { OnQuit } from '../../../src-server/contract/service.js';
 import { api } from '../../api/client.js';
+import { useStatus } from '../../api/hooks/identity.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
 
 interface QuitPlan {
@@ -28,7 +29,13 @@ const CHOICES: { value: OnQuit; label: string; hint: string }[] = [
 export function QuitPanel() {
   const qc = useQueryClient();
   const settings = useQuery({ queryKey: ['service-settings'], queryFn: () => api<{ on_quit: OnQuit }>('/v1/service/settings') });
-  const plan = useQuery({ queryKey: ['quit-plan'], queryFn: () => api<QuitPlan>('/v1/service/quit-plan'), refetchInterval: 10_000 });
+  // What quitting does depends on who runs the service: only the desktop app can ask.
+  const shell = useStatus().data?.shell ?? 'headless';
+  const plan = useQuery({
+    queryKey: ['quit-plan', shell],
+    queryFn: () => api<QuitPlan>(`/v1/service/quit-plan?where=${shell}`),
+    refetchInterval: 10_000,
+  });
   const save = useMutation({
     mutationFn: (on_quit: OnQuit) => api<{ on_quit: OnQuit }>('/v1/service/settings', { method: 'PATCH', json: { on_quit } }),
     onSuccess: (s) => {
@@ -44,7 +51,9 @@ export function QuitPanel() {
   return (
     <section className="panel p-4" id="quit" data-testid="quit-panel">
       <h2 className="mb-1 font-semibold">When quitting</h2>
-      <p className="mb-3 text-xs text-ink-400">What happens to running boxes when you quit the app or stop the service.</p>
+      <p className="mb-3 text-xs text-ink-400" data-testid="quit-shell" data-shell={shell}>
+        What happens to running boxes when you {shell === 'desktop' ? 'quit the app' : 'stop this headless service (Ctrl+C, SIGTERM)'}.
+      </p>
       {settings.isPending ? (
         <Loading />
       ) : (
@@ -63,7 +72,9 @@ export function QuitPanel() {
                 data-testid={`on-quit-${c.value}`}
               />
               <span>
-                <span className="text-sm">{c.label}</span>
+                <span className="text-sm" data-testid={`on-quit-label-${c.value}`}>
+                  {c.value === 'ask' && shell === 'headless' ? 'Ask (desktop app only): this headless service puts running boxes to sleep' : c.label}
+                </span>
                 <span className="block text-xs text-ink-400">{c.hint}</span>
               </span>
             </label>

@@ -8,6 +8,7 @@ import { errorOf, type TestService } from '../../test-support/harness.js';
 import { waitFor } from '../test-support/receiver.js';
 import { startInferenceService } from '../test-support/service.js';
 import type { CatalogEntry } from './catalog.js';
+import { pullFailure } from './pulls.js';
 
 // A loopback file server with Range support. `hangAfter` makes it send that many bytes of a
 // full (200) answer and then stall, like a connection cut when the service stops.
@@ -170,5 +171,28 @@ describe('model catalog pulls', () => {
       hangAfter = null;
       await svc.close();
     }
+  });
+});
+
+describe('a failed download says where and why (issue 29)', () => {
+  it('names the host and that the machine seems offline when the name does not resolve', async () => {
+    const url = 'https://models.no-such-host.invalid/tiny.gguf';
+    const e = await fetch(url).catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(Error);
+    const msg = pullFailure(e, url);
+    expect(msg).toContain('models.no-such-host.invalid');
+    expect(msg).toMatch(/offline/);
+    expect(msg).toMatch(/(ENOTFOUND|EAI_AGAIN)/);
+  });
+
+  it('names the host of a refused connection', async () => {
+    const server = http.createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise((r) => server.close(r));
+    const url = `http://127.0.0.1:${port}/m.gguf`;
+    const msg = pullFailure(await fetch(url).catch((err: unknown) => err), url);
+    expect(msg).toContain(`127.0.0.1:${port}`);
+    expect(msg).toContain('ECONNREFUSED');
   });
 });

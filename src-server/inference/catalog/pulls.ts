@@ -164,14 +164,42 @@ export class ModelPulls {
       this.repo.set(r.id, 'completed', { sha256: sum });
     } catch (e) {
       if (signal.aborted) return; // stopped (resumes at next start) or cancelled (already recorded)
-      const err = e as Error & { cause?: { code?: string } };
-      const message = err.cause?.code ? `${err.message} (${err.cause.code})` : err.message;
+      const message = pullFailure(e, r.url);
       // A checksum or format failure discards the bytes; a network failure keeps them for a retry.
       if (/checksum|GGUF/.test(message)) fs.rmSync(part, { force: true });
       this.repo.set(r.id, 'failed', { error: message });
       this.log.warn(`inference: model pull ${r.id} failed: ${message}`);
     }
   }
+}
+
+/**
+ * A failed download in words that lead somewhere: the host, and for a network failure what
+ * it likely means (this machine offline, the host unreachable), with the bytes kept for a retry.
+ */
+export function pullFailure(e: unknown, url: string): string {
+  const err = e as Error & { cause?: { code?: string } };
+  const code = err.cause?.code;
+  const host = (() => {
+    try {
+      return new URL(url).host;
+    } catch {
+      return url;
+    }
+  })();
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return `Could not look up ${host} (${code}): this machine seems to be offline or without DNS. Download again once it is online; the bytes so far are kept.`;
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'ETIMEDOUT' ||
+    code === 'ENETUNREACH' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  )
+    return `Could not reach ${host} (${code}): check this machine's network or proxy. Download again to resume; the bytes so far are kept.`;
+  if (/^the server answered/.test(err.message)) return `${host}: ${err.message}.`;
+  return code ? `${err.message} (${code}, ${host})` : err.message;
 }
 
 /**

@@ -45,13 +45,21 @@ export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMes
     policy_id: d.policyId,
     rule_index: d.ruleIndex,
     duration_ms: null,
+    reason: null as string | null,
   };
-  const refuse = (status: number, body: string) => {
+  const refuse = (status: number, body: string, reason: string = body) => {
     const n = rawReply(client, status, body);
-    deps.log.add(boxId, { ...entry, status, bytes_out: 0, bytes_in: n, duration_ms: Math.round(performance.now() - started) });
+    deps.log.add(boxId, {
+      ...entry,
+      status,
+      bytes_out: 0,
+      bytes_in: n,
+      duration_ms: Math.round(performance.now() - started),
+      reason: reason.trim().slice(0, 500) || null,
+    });
   };
   if (d.verdict === 'deny') return refuse(403, `${d.message}\n`);
-  if (d.verdict === 'respond') return refuse(d.respond!.status, d.respond!.body ?? '');
+  if (d.verdict === 'respond') return refuse(d.respond!.status, d.respond!.body ?? '', d.message);
 
   let opts;
   try {

@@ -3,7 +3,7 @@ import type { EgressLogEntry } from '../../contract/network.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../db/connection.js';
 
-const COLS = 'at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms';
+const COLS = 'at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms, reason';
 
 /** Entries kept per box by default; older ones are pruned as new ones arrive. */
 export const DEFAULT_EGRESS_LOG_KEEP = 1000;
@@ -57,10 +57,25 @@ export class EgressRepo {
   add(boxId: string, e: EgressLogEntry): number {
     const id = Number(
       this.sql(
-        `INSERT INTO egress_log (box_id, at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(boxId, e.at, e.method, e.host, e.port, e.path, e.verdict, e.policy_id, e.rule_index, e.status, e.bytes_out, e.bytes_in, e.scheme, e.duration_ms)
-        .lastInsertRowid,
+        `INSERT INTO egress_log (box_id, at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms, reason)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        boxId,
+        e.at,
+        e.method,
+        e.host,
+        e.port,
+        e.path,
+        e.verdict,
+        e.policy_id,
+        e.rule_index,
+        e.status,
+        e.bytes_out,
+        e.bytes_in,
+        e.scheme,
+        e.duration_ms,
+        e.reason,
+      ).lastInsertRowid,
     );
     this.maybePrune(boxId);
     this.events.emit(`entry:${boxId}`, { id, ...e });

@@ -161,6 +161,10 @@ describe('egress proxy: plain HTTP', () => {
       ['other.example.test', 'deny', 403],
       ['api.example.test', 'allow', 200],
     ]);
+    // The log says why (issue 29): the refusal the box got; nothing for a forwarded request.
+    expect(denied.text).toContain(rows[0]!.reason!);
+    expect(rows[0]!.reason).toContain('no policy entry matches host other.example.test');
+    expect(rows[1]!.reason).toBeNull();
   });
 
   it('*.domain matches exactly one level of subdomain', async () => {
@@ -191,6 +195,7 @@ describe('egress proxy: plain HTTP', () => {
       ['deny', null, 403],
       ['allow', 1, 200],
     ]);
+    expect(rows[0]!.reason).toMatch(/^Answered by .*rule 0/);
   });
 
   it('injects a header from a secret on the host: the upstream gets it, the box never sent it', async () => {
@@ -295,6 +300,7 @@ describe('egress proxy: CONNECT', () => {
     expect(r.status).toBe(403);
     expect(r.echoed).toContain('tls-only');
     expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ method: 'CONNECT', verdict: 'deny', status: 403 });
+    expect(repo.page(BOX, 1, 0).rows[0]!.reason).toContain('tls-only');
   });
 
   it('an unconditional respond rule answers the CONNECT itself', async () => {
@@ -322,6 +328,7 @@ describe('egress log', () => {
         bytes_in: 0,
         scheme: 'http',
         duration_ms: 1,
+        reason: null,
       });
     repo.add('box_other', {
       at: new Date().toISOString(),
@@ -337,6 +344,7 @@ describe('egress log', () => {
       bytes_in: 0,
       scheme: 'http',
       duration_ms: 1,
+      reason: null,
     });
     const first = repo.page(BOX, 5, 0);
     expect(first.total).toBeLessThanOrEqual(22);

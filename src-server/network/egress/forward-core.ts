@@ -29,7 +29,7 @@ export interface ForwardTarget {
 export function logFor(deps: ProxyDeps, boxId: string, method: string, t: ForwardTarget, d: EgressDecision) {
   const started = performance.now();
   const path = t.pathAndQuery.split('?')[0]!;
-  const s = { bytesOut: 0, bytesIn: 0, done: false };
+  const s = { bytesOut: 0, bytesIn: 0, done: false, reason: null as string | null };
   return Object.assign(s, {
     write(status: number | null) {
       if (s.done) return;
@@ -48,6 +48,7 @@ export function logFor(deps: ProxyDeps, boxId: string, method: string, t: Forwar
         bytes_out: s.bytesOut,
         bytes_in: s.bytesIn,
         duration_ms: Math.round(performance.now() - started),
+        reason: s.reason,
       });
     },
   });
@@ -92,17 +93,18 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
   });
   const log = logFor(deps, boxId, method, t, d);
   const h2 = req.httpVersionMajor === 2;
-  const local = (status: number, body: string, why: string = d.verdict) => {
+  const local = (status: number, body: string, why: string = d.verdict, reason: string = body) => {
     req.resume();
     const buf = Buffer.from(body, 'utf8');
     log.bytesIn = buf.length;
+    log.reason = reason.trim().slice(0, 500) || why;
     const headers = { 'content-type': 'text/plain; charset=utf-8', 'content-length': buf.length, 'x-box-egress': why };
     (res as http.ServerResponse).writeHead(status, headers);
     res.end(buf);
     log.write(status);
   };
   if (d.verdict === 'deny') return local(403, `${d.message}\n`);
-  if (d.verdict === 'respond') return local(d.respond!.status, d.respond!.body ?? '');
+  if (d.verdict === 'respond') return local(d.respond!.status, d.respond!.body ?? '', d.verdict, d.message);
 
   const headers = upstreamHeaders(req, t);
   const missing = injectHeaders(deps, boxId, d, headers);
