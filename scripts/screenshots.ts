@@ -17,7 +17,7 @@ import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
 const OUT = path.resolve('docs/screenshots');
 const RENDERER = path.resolve('out/renderer');
 const KEY = 'bxk_screenshots_key_000000000000000000000';
-const WIDTHS = [1440, 1100] as const;
+const WIDTHS = [1440, 1100, 760] as const;
 const THEMES = ['dark', 'light'] as const;
 
 interface Shot {
@@ -119,6 +119,7 @@ async function seed(url: string, log: { info(m: string): void; warn(m: string): 
   log.warn('inference: model list of engine "offline" unavailable: Upstream engine "offline" is unreachable: ECONNREFUSED');
   return [
     { name: 'boxes', title: 'Boxes', hash: '#/boxes', ready: 'box-row' },
+    { name: 'box', title: 'Box · overview (ports with their URLs) and terminal', hash: `#/boxes/${web.box_id}`, ready: 'box-title' },
     { name: 'box-console', title: 'Box · Console', hash: `#/boxes/${web.box_id}/console`, ready: 'console-text' },
     { name: 'box-metrics', title: 'Box · Metrics', hash: `#/boxes/${web.box_id}/metrics`, ready: 'box-title' },
     { name: 'box-checkpoints', title: 'Box · Checkpoints & forks', hash: `#/boxes/${worker.box_id}/checkpoints`, ready: 'box-title' },
@@ -138,7 +139,7 @@ async function seed(url: string, log: { info(m: string): void; warn(m: string): 
 function index(rows: string[]): string {
   return `# Screenshots
 
-Every view of the UI at 1440 and 1100 px wide (900 px tall; Settings as the whole page), in
+Every view of the UI at 1440, 1100 and 760 px wide (900 px tall; Settings as the whole page), in
 the dark and the light theme (the app follows the system theme). Made by \`npm run screenshots\` (scripts/screenshots.ts): the
 real service on a fresh data dir with the fake box runtime and a little seeded data,
 driven by Playwright in Debian's chromium. Rebuild the UI first (\`npx electron-vite build\`).
