@@ -88,7 +88,7 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
 
   return async (req: PipelineRequest, res: ServerResponse) => {
     // Inference routes also accept a box's egress proxy (the box principal; never org-scoped).
-    const viaBox = spec.area === 'inference' && authMode !== 'none' ? app.services.inference.boxPrincipal(req) : undefined;
+    const viaBox = spec.area === 'inference' && authMode !== 'none' ? app.boxPrincipal(req) : undefined;
     const auth = authMode === 'none' ? (undefined as unknown as Principal) : (viaBox ?? authenticate(req, app.repos));
     if (authMode === 'org' && auth.key.scope !== 'organization') {
       throw forbidden('This operation needs an organization-scoped API key.');

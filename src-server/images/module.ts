@@ -25,6 +25,6 @@ export function imagesArea(app: AppBase, deps: { boxes: BoxService; templates: T
     if (box.image === BUILTIN_IMAGE) return;
     await startImageCommand(agent, images.configOf(box.image), boxes.guestSetup.env(box));
   });
-  const area: Area = { name: 'images', routes: (r) => imageRoutes(r) };
+  const area: Area = { name: 'images', routes: (r) => imageRoutes(r, images) };
   return { images, area };
 }

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { imageCacheRoot } from './guest-image.js';
 import { QEMU_BINARY, hostKernelRelease, hostTscKhz, qemuVersion } from './host.js';
 import type { Accel } from './vm-config.js';
+import { boxEnv } from '../settings.js';
 
 export interface AccelResult {
   accel: Accel;
@@ -91,8 +92,8 @@ export function probeBoot(accel: Exclude<Accel, 'tcg'> | 'tcg', kernel: string, 
 const lastLine = (s: string) => s.trim().split('\n').filter(Boolean).slice(-1)[0] ?? 'no output';
 
 export async function detectAccelerator(opts: DetectOptions = {}): Promise<AccelResult> {
-  const forced = process.env.BOX_ACCEL as Accel | undefined;
-  if (forced === 'kvm' || forced === 'hvf' || forced === 'tcg') return { accel: forced, reason: 'BOX_ACCEL' };
+  const forced = boxEnv().accel;
+  if (forced) return { accel: forced, reason: 'BOX_ACCEL' };
 
   const candidate: Accel | undefined = process.platform === 'linux' ? 'kvm' : process.platform === 'darwin' ? 'hvf' : undefined;
   if (!candidate) return { accel: 'tcg', reason: `no hardware accelerator on ${process.platform}` };

@@ -1,6 +1,7 @@
 /** The machine shape of a box VM and the QEMU command line built from it. */
 import type { BoxFolder } from './box-folder.js';
 import { shellQuote } from '../util/shell-quote.js';
+import { boxEnv } from '../settings.js';
 
 export type Accel = 'kvm' | 'hvf' | 'tcg';
 
@@ -87,8 +88,7 @@ const TCG_CPU = 'Nehalem-v1,+arat';
  * those measurements and caps a busy box's cost at 1/16 of QEMU's own default (1 GiB).
  */
 function tcgTbSizeMib(): number {
-  const v = Number(process.env.BOX_TCG_TB_SIZE);
-  return Number.isInteger(v) && v > 0 ? v : 64;
+  return boxEnv().tcgTbSizeMib ?? 64;
 }
 
 export function kernelCmdline(config: VmConfig, extra: string[] = []): string {

@@ -24,6 +24,7 @@ import { shellQuote } from '../util/shell-quote.js';
 import { ensureRamDelta } from './agent-build.js';
 import { type VmHandle, quitVm, startQemu } from './vm.js';
 import type { VmConfig } from './vm-config.js';
+import { boxEnv } from '../settings.js';
 
 const execFileP = promisify(execFile);
 
@@ -94,7 +95,7 @@ export async function migrateStopped(handle: VmHandle, path: string): Promise<Sa
  * caller migrates instead.
  */
 async function composeSaved(handle: VmHandle, filter: string, template: string, tmp: string): Promise<boolean> {
-  if (process.env.BOX_SAVE_COMPOSE === '0') return false;
+  if (boxEnv().saveCompose === false) return false;
   const templateStream = join(dirname(template), 'devices.bin');
   if (!existsSync(templateStream)) return false;
   const devices = `${tmp}.devices`;

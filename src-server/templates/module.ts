@@ -14,7 +14,7 @@ export function templatesArea(app: AppBase, deps: { templates: TemplatePort | un
     name: 'templates',
     routes: (r) => templateRoutes(r, templates),
     start() {
-      if (process.env.BOX_TEMPLATES === '0' || app.config.tuning.prepareTemplates === false) return;
+      if (app.config.env.templates === false || !app.config.tuning.prepareTemplates) return;
       templates.prepareDefault('debian', (m) => app.log.warn(m));
     },
   };

@@ -14,7 +14,7 @@ export function volumesArea(app: AppBase) {
   const area: Area = {
     name: 'volumes',
     routes(r) {
-      volumeRoutes(r, volumes, Number(app.config.tuning.volumeCreateDelayMs ?? 0));
+      volumeRoutes(r, volumes, app.config.tuning.volumeCreateDelayMs);
       browseRoutes(r, volumes);
       fileOpsRoutes(r, volumes);
     },

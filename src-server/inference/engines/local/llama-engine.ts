@@ -3,21 +3,10 @@ import type { Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaGrammar
 import { Failed, NotFound } from '../../../core/errors.js';
 import type { NativeRequest, NativeResult } from '../../native.js';
 import type { Engine, EngineModel } from '../engine.js';
+import type { LlamaTuning } from '../../../settings.js';
 import { toChatHistory } from './history.js';
 import type { ModelFiles } from './model-files.js';
 import { Semaphore } from './semaphore.js';
-
-export interface LlamaTuning {
-  /** `false` (default): CPU only, no GPU probing. */
-  gpu?: false | 'auto';
-  /** Concurrent requests per loaded model (context sequences). */
-  sequences?: number;
-  /** Tokens per sequence (capped at the model's training size). */
-  contextSize?: number;
-  /** A model unused this long is unloaded. */
-  idleMs?: number;
-  threads?: number;
-}
 
 /** Files under this size are "tiny": one thread each (architecture.md, the 2-core trap). */
 const TINY_MODEL_BYTES = 256 * 1024 * 1024;
