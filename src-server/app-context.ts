@@ -3,7 +3,7 @@ import type { Principal } from './core/principal.js';
 import type { Db } from './db/connection.js';
 import type { Repos } from './db/repos.js';
 import type { Billing, ConcurrencyLimiter } from './http/limits.js';
-import type { RouteSpec } from './http/route.js';
+import type { Logger } from './logger.js';
 import type { ServiceLog } from './logs/service-log.js';
 import type { EnvSettings, Tuning } from './settings.js';
 
@@ -25,11 +25,7 @@ export interface ServiceConfig {
   checkResponses?: boolean;
 }
 
-export interface Logger {
-  info(...args: unknown[]): void;
-  warn(...args: unknown[]): void;
-  error(...args: unknown[]): void;
-}
+export type { Logger };
 
 /**
  * What every area is built from: configuration, the database and the shared HTTP-layer
@@ -67,18 +63,3 @@ export interface AppContext extends AppBase {
  * (authentication, idempotency) uses `AppContext`.
  */
 export type RouteApp = Omit<AppContext, 'db' | 'repos'>;
-
-/**
- * An area of the service as the wiring sees it once its services are built: its routes,
- * and optionally background work started after listen and stopped (in reverse) on close.
- */
-export interface Area {
-  name: string;
-  routes(r: RouteRegistrar): void;
-  start?(): void | Promise<void>;
-  stop?(): void | Promise<void>;
-}
-
-export interface RouteRegistrar {
-  add<B, Q, P>(spec: RouteSpec<B, Q, P>): void;
-}

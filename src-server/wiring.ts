@@ -1,4 +1,5 @@
-import type { AppBase, AppContext, Area } from './app-context.js';
+import type { AppBase, AppContext } from './app-context.js';
+import type { Area } from './area.js';
 import { BoxesRepo } from './boxes/boxes-repo.js';
 import { boxesArea } from './boxes/module.js';
 import type { BoxRuntime } from './boxes/runtime-port.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { AutoSleep, BoxIdParams, CreateBoxBody, ListBoxesQuery, SleepBody, WakeAtBody } from '../contract/boxes.js';
 import { page } from '../contract/common.js';
 import type { BoxAccess } from './box-access.js';

@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { BoxIdParams, CheckpointBody, CheckpointIdParams, ForkBody, FromCheckpointBody, ListCheckpointsQuery } from '../contract/boxes.js';
 import type { BoxAccess } from './box-access.js';
 import { authorize } from './transitions.js';

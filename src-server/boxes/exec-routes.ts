@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { CancelBody, ExecBody, ExecParams, ResizeBody, StdinQuery, type ExecEvent } from '../contract/exec.js';
 import { conflict, tooLarge } from '../http/errors.js';

@@ -1,5 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { GetFileQuery, ListDirQuery, PutFileQuery } from '../contract/files.js';
 import type { BoxAccess } from './box-access.js';

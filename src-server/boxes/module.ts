@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import type { AuditLog } from '../core/audit-log.js';
 import { boxAccess } from './box-access.js';
 import { boxRoutes } from './box-routes.js';

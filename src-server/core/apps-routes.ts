@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { App, AppSummary, FindAppBody } from '../contract/identity.js';
 import type { AppsService } from './apps-service.js';
 

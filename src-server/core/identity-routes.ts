@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { RouteApp, RouteRegistrar } from '../app-context.js';
+import type { RouteApp } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { idSchema, PageQuery, page } from '../contract/common.js';
 import { AuditEntry, CreateApiKeyBody, Organization, PatchOrganizationBody, Whoami } from '../contract/identity.js';
 import type { AuditLog } from './audit-log.js';

@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import { AppsService } from './apps-service.js';
 import { appsRoutes } from './apps-routes.js';
 import { AuditLog } from './audit-log.js';

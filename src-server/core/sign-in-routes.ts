@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import { z } from 'zod';
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import type { SignInService } from './sign-in-service.js';
 import { LoginLink } from '../contract/identity.js';
 import { SESSION_COOKIE } from '../http/auth.js';

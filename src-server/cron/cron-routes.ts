@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import type { BoxAccess } from '../boxes/box-access.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { page, PageQuery } from '../contract/common.js';

@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import type { BoxAccess } from '../boxes/box-access.js';
 import type { BoxService } from '../boxes/box-service.js';
 import type { ExecService } from '../boxes/exec-service.js';

@@ -15,6 +15,11 @@ import { parseOr400 } from './validate.js';
 import { recordViolation, responseProblem } from './response-check.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Where a routes function declares its routes (http/registry.ts RouteRegistry). */
+export interface RouteRegistrar {
+  add<B, Q, P>(spec: RouteSpec<B, Q, P>): void;
+}
 export type Area = 'box' | 'inference' | 'common';
 
 interface RouteCtx<B, Q, P> {

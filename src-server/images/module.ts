@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import type { BoxService } from '../boxes/box-service.js';
 import type { TemplateService } from '../templates/template-service.js';
 import { BUILTIN_IMAGE } from './image-store.js';

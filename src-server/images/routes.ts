@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { Image, ImageList, ImageNameParams } from '../contract/images.js';
 import type { ImagesService } from './images-service.js';
 

@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import { InboxRepo } from './inbox-repo.js';
 import { InboxService } from './inbox-service.js';
 import { inboxRoutes } from './routes.js';

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import type { BoxService } from '../boxes/box-service.js';
 import type { UsageService } from '../usage/usage-service.js';
 import type { Db } from '../db/connection.js';

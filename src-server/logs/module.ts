@@ -1,4 +1,4 @@
-import type { Area } from '../app-context.js';
+import type { Area } from '../area.js';
 import type { BoxAccess } from '../boxes/box-access.js';
 import type { BoxRuntime } from '../boxes/runtime-port.js';
 import { ConsoleService } from './console-service.js';

@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import type { BoxService } from '../boxes/box-service.js';
 import { refreshGuestFiles } from '../boxes/guest-refresh.js';
 import type { PoliciesService } from '../policies/service.js';

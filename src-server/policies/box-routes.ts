@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import type { BoxAccess } from '../boxes/box-access.js';
 import { AttachPolicyBody, BoxPolicyParams, HttpPolicy } from '../contract/policies.js';
 import { notFound } from '../http/errors.js';

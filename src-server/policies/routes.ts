@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { page, PageQuery } from '../contract/common.js';
 import { CreatePolicyBody, HttpPolicy, PatchPolicyBody, PolicyIdParams, policyDocumentProblem, type PolicyDocument } from '../contract/policies.js';
 import { badRequest } from '../http/errors.js';

@@ -1,5 +1,4 @@
 /** The machine shape of a box VM and the QEMU command line built from it. */
-import type { BoxFolder } from './box-folder.js';
 import { shellQuote } from '../util/shell-quote.js';
 import { boxEnv } from '../settings.js';
 
@@ -18,6 +17,18 @@ interface ShareMount {
   /** Absolute guest path without spaces, commas or colons. */
   guestPath: string;
   readOnly?: boolean;
+}
+
+/** The files of a VM's folder the command line names (box-folder.ts BoxFolder has them). */
+interface VmPaths {
+  ram: string;
+  serialLog: string;
+  qmpSock: string;
+  qmpAuxSock: string;
+  pidFile: string;
+  agentSock: string;
+  disk: string;
+  emptyShare: string;
 }
 
 export interface VmConfig {
@@ -138,7 +149,7 @@ export function netdevArg(config: VmConfig): string {
 /** QEMU option values escape commas by doubling them. */
 const optEscape = (s: string) => s.replaceAll(',', ',,');
 
-export function qemuArgs(folder: BoxFolder, config: VmConfig, opts: { incoming?: boolean; extraCmdline?: string[] } = {}) {
+export function qemuArgs(folder: VmPaths, config: VmConfig, opts: { incoming?: boolean; extraCmdline?: string[] } = {}) {
   const accel = config.accel === 'tcg' ? ['-accel', `tcg,tb-size=${tcgTbSizeMib()}`, '-cpu', TCG_CPU] : ['-accel', config.accel, '-cpu', 'host'];
   const args = [
     '-name',

@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import type { TemplatePort } from '../boxes/runtime-port.js';
 import { TemplateService } from './template-service.js';
 import { templateRoutes } from './template-routes.js';

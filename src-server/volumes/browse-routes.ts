@@ -1,5 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import {
   DirectoryListing,
   DirectoryQuery,

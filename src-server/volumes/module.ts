@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import { browseRoutes } from './browse-routes.js';
 import { fileOpsRoutes } from './file-ops-routes.js';
 import { volumeRoutes } from './routes.js';

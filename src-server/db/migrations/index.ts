@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 import { m001 } from './001-core.js';
 import { m002 } from './002-boxes.js';
 import { m004 } from './004-cron.js';

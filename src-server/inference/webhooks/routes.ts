@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../../app-context.js';
+import type { RouteRegistrar } from '../../http/route.js';
 import { ResponseIdParams } from '../../contract/inference.js';
 import type { WebhookDeliveriesService } from './deliveries-service.js';
 import type { OrganizationService } from '../../core/organization-service.js';

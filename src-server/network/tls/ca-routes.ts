@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../../app-context.js';
+import type { RouteRegistrar } from '../../http/route.js';
 import type { EgressService } from '../egress/egress-service.js';
 
 /**
