@@ -12,7 +12,7 @@ function checkedDocument(doc: unknown): PolicyDocument {
   return doc as PolicyDocument;
 }
 
-/** CRUD of HTTP (egress) policies (api-surface.md, HTTP policies). */
+/** CRUD of HTTP (egress) policies (the spec, "HTTP policy"). */
 export function policyRoutes(r: RouteRegistrar, policies: Policies) {
   r.add({
     method: 'get',

@@ -15,6 +15,6 @@ import { m150 } from './150-service-settings.js';
 /**
  * Numbered migrations, applied in order and locked by hash once applied.
  * Numbers are reserved per area so parallel work does not collide:
- * 001 core, 002 boxes runtime, 003 inference, 004 cron, 005 usage/metrics, 011 inference in boxes, 013 egress TLS, 021 box starts (templates), 113 egress CA rotation, 140 webhook inbox, 150 service settings.
+ * 001 core, 002 boxes runtime, 003 inference, 004 cron, 005 networking (egress ports, egress log, custom domains), 007 usage/metrics, 011 inference in boxes, 013 egress TLS, 021 box starts (templates), 113 egress CA rotation, 140 webhook inbox, 150 service settings.
  */
 export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005, m007, m011, m013, m021, m113, m140, m150];

@@ -4,7 +4,7 @@ import { notFound } from '../../http/errors.js';
 import { Reply } from '../../http/route.js';
 import type { ModelPulls } from './pulls.js';
 
-/** The model catalog and resumable pulls (api-surface.md, wave 2). */
+/** The model catalog and resumable pulls (ours, beyond the spec: contract/routes.ts). */
 export function catalogRoutes(r: RouteRegistrar, pulls: ModelPulls) {
   r.add({
     method: 'get',

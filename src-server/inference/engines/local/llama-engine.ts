@@ -8,7 +8,7 @@ import { toChatHistory } from './history.js';
 import type { ModelFiles } from './model-files.js';
 import { Semaphore } from './semaphore.js';
 
-/** Files under this size are "tiny": one thread each (architecture.md, the 2-core trap). */
+/** Files under this size are "tiny": one thread each (measured: BENCHMARKS.md, the embedded tiny model, 1 thread). */
 const TINY_MODEL_BYTES = 256 * 1024 * 1024;
 
 interface Loaded {
