@@ -14,15 +14,15 @@ module.exports = {
       name: 'clients-see-only-the-contract',
       severity: 'error',
       comment:
-        'The renderer and the CLI import nothing from the service except src-server/contract/** (tests and src-cli/test-cli.ts may use test-support). One exception: `box image` builds and imports images on this machine (spec item 6: image building is CLI/SDK-only) through src-server/images/index.ts, loaded lazily by src-cli/commands/image*.ts only.',
-      from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-cli[.]ts$' },
+        'The renderer and the CLI import nothing from the service except src-server/contract/** (tests and src-cli/test-support/cli.ts may use test-support). One exception: `box image` builds and imports images on this machine (spec item 6: image building is CLI/SDK-only) through src-server/images/index.ts, loaded lazily by src-cli/commands/image*.ts only.',
+      from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-support/' },
       to: { path: '^src-server/', pathNot: '^src-server/contract/|^src-server/images/index[.]ts$' },
     },
     {
       name: 'only-box-image-loads-the-image-builder',
       severity: 'error',
       comment: 'The CLI loads src-server/images/index.ts (the local image builder) from `box image` only.',
-      from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-cli[.]ts$|^src-cli/commands/image(-user)?[.]ts$' },
+      from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-support/|^src-cli/commands/image(-user)?[.]ts$' },
       to: { path: '^src-server/images/index[.]ts$' },
     },
     {
@@ -65,6 +65,21 @@ module.exports = {
           '^src-server/(http|test-support)/|-routes\\.ts$|/routes\\.ts$|/routes/|/module\\.ts$|^src-server/(wiring|app|app-context|area|service|headless)\\.ts$|[.]test[.]ts$',
       },
       to: { path: '^src-server/http/' },
+    },
+    {
+      name: 'test-helpers-stay-in-tests',
+      severity: 'error',
+      comment:
+        'Test helpers live in a test-support/ folder of their area (src-server/test-support/ for the whole service, src-cli/test-support/) and only tests, other test helpers, e2e and bench import them; production code never does.',
+      from: { path: '^src-', pathNot: '[.]test[.]ts$|/test-support/' },
+      to: { path: '/test-support/' },
+    },
+    {
+      name: 'test-helpers-are-in-test-support',
+      severity: 'error',
+      comment: 'One convention for test helpers: a test-support/ folder, not test-*.ts or *.test-support.ts beside production code.',
+      from: { path: '^src-.*(/test-[^/]+|[.]test-support)[.]tsx?$', pathNot: '/test-support/' },
+      to: { path: '.' },
     },
     {
       name: 'not-to-unresolvable',

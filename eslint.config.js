@@ -51,7 +51,7 @@ export default tseslint.config(
   },
   {
     files: ['src-renderer/**/*.{ts,tsx}', 'src-cli/**/*.ts'],
-    ignores: ['**/*.test.ts', 'src-cli/test-cli.ts'],
+    ignores: ['**/*.test.ts', 'src-cli/test-support/cli.ts'],
     languageOptions: { globals: { ...globals.browser, ...globals.node } },
     rules: { 'no-restricted-imports': ['error', onlyContract] },
   },
@@ -88,7 +88,7 @@ export default tseslint.config(
   },
   {
     // The settings table reads the environment; test helpers may set it up.
-    files: ['src-server/settings.ts', 'src-server/*/test-support/**/*.ts', 'src-server/runtime/test-support.ts'],
+    files: ['src-server/settings.ts', 'src-server/*/test-support/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-syntax': [
