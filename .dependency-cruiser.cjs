@@ -14,9 +14,24 @@ module.exports = {
       name: 'clients-see-only-the-contract',
       severity: 'error',
       comment:
-        'The renderer and the CLI import nothing from the service except src-server/contract/** (tests and src-cli/test-support/cli.ts may use test-support). One exception: `box image` builds and imports images on this machine (spec item 6: image building is CLI/SDK-only) through src-server/images/index.ts, loaded lazily by src-cli/commands/image*.ts only.',
+        'The renderer and the CLI import nothing from the service except src-server/contract/** (tests and src-cli/test-support/cli.ts may use test-support). Two exceptions: `box image` builds and imports images on this machine (spec item 6: image building is CLI/SDK-only) through src-server/images/index.ts, loaded lazily by src-cli/commands/image*.ts only; `box mcp` serves the MCP tools over stdio through src-server/mcp/server.ts, loaded lazily by src-cli/commands/mcp.ts only.',
       from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-support/' },
-      to: { path: '^src-server/', pathNot: '^src-server/contract/|^src-server/images/index[.]ts$' },
+      to: { path: '^src-server/', pathNot: '^src-server/contract/|^src-server/images/index[.]ts$|^src-server/mcp/server[.]ts$' },
+    },
+    {
+      name: 'only-box-mcp-loads-the-mcp-server',
+      severity: 'error',
+      comment: 'The CLI loads src-server/mcp/server.ts (the MCP tools) from `box mcp` only.',
+      from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-support/|^src-cli/commands/mcp[.]ts$' },
+      to: { path: '^src-server/mcp/server[.]ts$' },
+    },
+    {
+      name: 'mcp-tools-see-only-the-contract',
+      severity: 'error',
+      comment:
+        'The MCP tools (src-server/mcp/, but its module.ts, routes and HTTP service) run in the CLI too (`box mcp`): they reach the service only through the HTTP API (mcp/ports.ts), so they import nothing of it but the contract.',
+      from: { path: '^src-server/mcp/', pathNot: '[.]test[.]ts$|^src-server/mcp/(module|mcp-routes|http-service)[.]ts$' },
+      to: { path: '^src-', pathNot: '^src-server/(contract|mcp)/' },
     },
     {
       name: 'only-box-image-loads-the-image-builder',

@@ -26,7 +26,19 @@ const envReads = [
 ];
 
 export default tseslint.config(
-  { ignores: ['out/**', 'node_modules/**', '.data/**', 'dist/**', 'resources/**', 'test-results/**', 'playwright-report/**'] },
+  {
+    ignores: [
+      'out/**',
+      'node_modules/**',
+      '.data/**',
+      'dist/**',
+      'sdk/typescript/dist/**',
+      'sdk/typescript/build/**',
+      'resources/**',
+      'test-results/**',
+      'playwright-report/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -50,7 +62,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src-renderer/**/*.{ts,tsx}', 'src-cli/**/*.ts'],
+    files: ['src-renderer/**/*.{ts,tsx}', 'src-cli/**/*.ts', 'sdk/typescript/src/**/*.ts'],
     ignores: ['**/*.test.ts', 'src-cli/test-support/cli.ts'],
     languageOptions: { globals: { ...globals.browser, ...globals.node } },
     rules: { 'no-restricted-imports': ['error', onlyContract] },

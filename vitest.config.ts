@@ -2,9 +2,18 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src-server/**/*.test.ts', 'scripts/**/*.test.ts', 'src-cli/**/*.test.ts', 'src-renderer/**/*.test.ts', 'src-main/**/*.test.ts'],
+    include: [
+      'src-server/**/*.test.ts',
+      'sdk/typescript/test/**/*.test.ts',
+      'scripts/**/*.test.ts',
+      'src-cli/**/*.test.ts',
+      'src-renderer/**/*.test.ts',
+      'src-main/**/*.test.ts',
+    ],
     testTimeout: 60_000,
     hookTimeout: 600_000,
+    // Fails the run on any QEMU a test left running (issue 28); counts only this run's.
+    globalSetup: ['src-server/test-support/qemu-leak-check.ts'],
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],

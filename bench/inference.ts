@@ -15,6 +15,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measureEmbeddedVsBare, measureStreaming } from './inference-stream.js';
 
 const KEY = 'bxk_bench_key_000000000000000000000000000';
 /** A second upstream answers after this long, like a real model server would. */
@@ -176,13 +177,21 @@ async function main() {
     const realistic = await measure(pair(slow, 'slow'), 200, 5);
 
     const embedded = process.argv.includes('--no-local') ? null : await measureEmbedded(gw.info.url, auth);
+    const streaming = await measureStreaming(up.info.url, gw.info.url, auth, 'up');
+    const embeddedVsBare = process.argv.includes('--no-local') ? null : await measureEmbeddedVsBare(gw.info.url, auth);
     const report = {
       cores: os.availableParallelism(),
       load_average_1m: { start: loadAtStart, end: os.loadavg()[0] },
       instant_upstream: instant,
       [`upstream_${SLOW_UPSTREAM_MS}ms`]: realistic,
       embedded_tiny_model: embedded,
+      streaming_and_tools: streaming,
+      embedded_vs_node_llama_cpp: embeddedVsBare,
       goals: {
+        first_streamed_byte_added_p50_under_1ms: streaming.first_text_byte_ms.added_p50 < 1,
+        streamed_tokens_ratio_at_least_0_97: { c1: streaming.streamed_tokens_per_s.c1!.ratio >= 0.97, c16: streaming.streamed_tokens_per_s.c16!.ratio >= 0.97 },
+        tool_round_trip_added_p50_under_2ms: streaming.tool_round_trip_ms.added_p50 < 2,
+        embedded_ratio_at_least_0_95: embeddedVsBare ? embeddedVsBare.ratio >= 0.95 : null,
         overhead_p50_under_1ms: instant.latency_ms.overhead_p50 < 1,
         throughput_ratio_at_least_0_95: { instant: instant.throughput_rps_c16.ratio >= 0.95, realistic: realistic.throughput_rps_c16.ratio >= 0.95 },
       },

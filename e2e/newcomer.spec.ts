@@ -161,7 +161,9 @@ test('1100 px wide: box and cron actions stay on screen; every view in the light
   await page.setViewportSize({ width: 1100, height: 800 });
   await login(page, svc());
   const row = page.locator('[data-testid="box-row"][data-name="narrow-box"]');
+  await row.getByTestId('row-actions').click();
   await expect(row.getByTestId('action-terminate')).toBeInViewport({ ratio: 1 });
+  await page.keyboard.press('Escape');
   await screenshot(page, 'narrow-boxes');
   await new AppPage(page).open('cron');
   await expect(page.getByTestId('cron-delete').first()).toBeInViewport({ ratio: 1 });

@@ -23,16 +23,27 @@ function electronBinary() {
 const hasDisplay = process.platform === 'darwin' || process.platform === 'win32' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
 /** Builds out/ when it is missing or older than its sources (a pull or an edit since). */
 const buildIfNeeded = (which) => {
-  const state = buildState(root, which);
+  const state = process.env.BOX_START_NO_BUILD === '1' ? null : buildState(root, which);
   if (!state) return;
   if (state === 'stale') console.log('The sources changed since the last build: rebuilding (electron-vite build).');
   const r = spawnSync(bin('electron-vite'), ['build'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 };
 
+// A stop reaches this script from npm (package.json runs it with `exec`, so npm's own
+// forwarding of a SIGTERM sent to its pid lands here), or with the whole process group
+// (Ctrl+C, systemd, docker stop), in which case the service got it too. Each burst is
+// forwarded once: the service takes repeats within a second as the same stop
+// (src-server/quit/stop-signals.ts), and a deliberate second Ctrl+C is forwarded as such.
 function run(cmd, args) {
   const child = spawn(cmd, args, { cwd: root, stdio: 'inherit' });
-  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  let forwardedAt = 0;
+  for (const sig of ['SIGINT', 'SIGTERM'])
+    process.on(sig, () => {
+      if (Date.now() - forwardedAt < 1000) return;
+      forwardedAt = Date.now();
+      child.kill(sig);
+    });
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
@@ -50,5 +61,7 @@ if (electron && hasDisplay && process.env.BOX_HEADLESS !== '1') {
       ? 'No display found: starting the headless service with the web UI.'
       : 'Electron binary not available: starting the headless service with the web UI.',
   );
-  run(bin('tsx'), [path.join(root, 'src-server/headless.ts'), '--web-ui', path.join(root, 'out/renderer'), ...process.argv.slice(2)]);
+  // Node with tsx as its loader, not the tsx CLI: that CLI relays signals once more and
+  // SIGKILLs the service 30 ms later when it does not report them back.
+  run(process.execPath, ['--import', 'tsx', path.join(root, 'src-server/headless.ts'), '--web-ui', path.join(root, 'out/renderer'), ...process.argv.slice(2)]);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: the typecheck and the linters (each counts as one test), unit + route +
-// real-VM tests (vitest), the electron-vite build, then e2e (Playwright in Debian's
+// real-VM tests (vitest), the Python SDK's pytest suite, the electron-vite build, then e2e (Playwright in Debian's
 // chromium; a test that only passed on retry counts as failed). Prints one closing line
 // "N passed, N failed". See docs/architecture.md, "Guardrails".
 import { spawnSync } from 'node:child_process';
@@ -37,6 +37,21 @@ if (v) {
   failed += v.numFailedTests;
   skipped += v.numPendingTests + (v.numTodoTests ?? 0);
 } else if (vStatus !== 0) failed += 1;
+
+// The Python SDK's pytest suite against a real service, counted from its JUnit report
+// (scripts/python-sdk.ts; pytest's exit 5, no tests collected, counts as a failure).
+const pyJunit = path.join(tmp, 'pytest.xml');
+const pyStatus = run('npx', ['tsx', 'scripts/python-sdk.ts', '--junit', pyJunit]);
+const pyXml = fs.existsSync(pyJunit) ? fs.readFileSync(pyJunit, 'utf8') : '';
+const pyCount = (name) => Number(new RegExp(`<testsuite\\b[^>]*\\b${name}="(\\d+)"`).exec(pyXml)?.[1] ?? 0);
+const pyTests = pyCount('tests');
+if (pyTests > 0) {
+  const bad = pyCount('failures') + pyCount('errors');
+  passed += pyTests - bad - pyCount('skipped');
+  failed += bad;
+  skipped += pyCount('skipped');
+}
+if (pyTests === 0 || (pyStatus !== 0 && pyCount('failures') + pyCount('errors') === 0)) failed += 1;
 
 const bStatus = run('npx', ['electron-vite', 'build']);
 if (bStatus === 0) passed += 1;

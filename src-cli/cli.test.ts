@@ -85,8 +85,17 @@ describe('boxes and exec', () => {
     expect(text.stdout).toMatch(/cli1\s+running/);
     const got = await box(['boxes', 'get', 'cli1', '--json']);
     expect(JSON.parse(got.stdout).name).toBe('cli1');
+    // Published ports come with their address (issue 29), the one the API record names.
+    const web = await box(['boxes', 'create', 'cli-web', '--app', 'cli', '--port', '8080', '--port', '9000', '--json']);
+    expect(web.code, web.stderr).toBe(0);
+    const rec = (await (await svc.api(`/v1/boxes/${JSON.parse(web.stdout).box_id}`)).json()) as { ingress_urls: { guest_port: number; url: string }[] };
+    expect(rec.ingress_urls.map((u) => u.guest_port)).toEqual([8080, 9000]);
+    expect(rec.ingress_urls[0]!.url).toMatch(/^http:\/\/cli-web\.box\.localhost:\d+\/$/);
+    const shown = await box(['boxes', 'get', 'cli-web']);
+    expect(shown.stdout).toContain(`urls: `);
+    for (const u of rec.ingress_urls) expect(shown.stdout).toContain(u.url);
     const apps = await box(['apps', 'list', '--json']);
-    expect(JSON.parse(apps.stdout).data.find((a: { app_name: string }) => a.app_name === 'cli').box_count).toBe(1);
+    expect(JSON.parse(apps.stdout).data.find((a: { app_name: string }) => a.app_name === 'cli').box_count).toBe(2);
   });
 
   it("exec streams stdout and stderr apart and exits with the command's code", async () => {

@@ -8,6 +8,7 @@ import { loadConfig } from './config.js';
 import { CliError } from './errors.js';
 import { apps } from './commands/apps.js';
 import { boxes } from './commands/boxes.js';
+import { code as codeCmd } from './commands/code.js';
 import { cp } from './commands/cp.js';
 import { cron } from './commands/cron.js';
 import { egress } from './commands/egress.js';
@@ -16,6 +17,7 @@ import { exec } from './commands/exec.js';
 import { image } from './commands/image.js';
 import { keys } from './commands/keys.js';
 import { logs } from './commands/logs.js';
+import { mcp } from './commands/mcp.js';
 import { loginLink, openapi, status, whoami } from './commands/misc.js';
 import { models } from './commands/models.js';
 import { policies } from './commands/policies.js';
@@ -32,6 +34,7 @@ const commands: Group = {
   apps,
   boxes,
   exec,
+  code: codeCmd,
   cp,
   volumes,
   policies,
@@ -45,6 +48,7 @@ const commands: Group = {
   models,
   engines,
   logs,
+  mcp,
   settings,
   openapi,
 };

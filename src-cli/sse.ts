@@ -18,7 +18,7 @@ export async function readEventStream(body: ReadableStream<Uint8Array>, on: (eve
           .filter((l) => l.startsWith('data: '))
           .map((l) => l.slice(6))
           .join('\n');
-        if (data) on(event, JSON.parse(data));
+        if (data && data !== '[DONE]') on(event, JSON.parse(data)); // [DONE] ends a Chat Completions stream
       }
     }
   } catch (e) {

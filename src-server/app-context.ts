@@ -15,6 +15,8 @@ export interface ServiceConfig {
   inferencePort?: number;
   jsonBodyLimitBytes: number;
   maxConcurrentPerOrg: number;
+  /** Long-lived streams (exec, console, egress log, SSE) in flight per organization: a pool of their own. */
+  maxStreamsPerOrg: number;
   /** Built renderer to serve as the web UI (index.html inside), when present. */
   webUiDir?: string;
   /** Area-specific tuning, mostly for tests (e.g. a short webhook retry schedule): settings.ts. */

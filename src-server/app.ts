@@ -25,6 +25,7 @@ export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitIn
   for (const a of areas) a.routes(registry);
   const mainAreas: Area[] = opts.splitInference ? ['box', 'common'] : ['box', 'inference', 'common'];
   const main = baseApp();
+  for (const a of areas) a.mount?.(main); // before the web UI's catch-all GET
   mountWebUi(main, ctx, opts.signIn);
   registry.mount(main, ctx, mainAreas);
   main.use(errorMiddleware(ctx));

@@ -1,3 +1,4 @@
+import type { Express } from 'express';
 import type { RouteRegistrar } from './http/route.js';
 
 /**
@@ -7,6 +8,11 @@ import type { RouteRegistrar } from './http/route.js';
 export interface Area {
   name: string;
   routes(r: RouteRegistrar): void;
+  /**
+   * Routes outside Box's contract table, in another API's own wire format (E2B's at /e2b),
+   * mounted on the main app behind the same local guard before the registry's routes.
+   */
+  mount?(app: Express): void;
   start?(): void | Promise<void>;
   stop?(): void | Promise<void>;
 }

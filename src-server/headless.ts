@@ -6,6 +6,7 @@ import { LOGIN_LINK_TTL_MS } from './core/sign-in-service.js';
 import { describeOnQuit } from './quit/quit-plan.js';
 import { startService } from './service.js';
 import { boxEnv, defaultDataDir } from './settings.js';
+import { onStopSignals } from './quit/stop-signals.js';
 
 /** `npm run serve -- --port <p> --data-dir <dir> [--inference-port <p>] [--web-ui <dir>]` */
 async function main() {
@@ -42,31 +43,42 @@ async function main() {
   console.log(
     `On Ctrl+C or SIGTERM: ${describeOnQuit(onQuit, 'headless')} (setting on_quit: ${onQuit}; \`npx box settings set on_quit leave_running|stop_boxes\`).`,
   );
-  // Quitting says what it does to running boxes (setting on_quit, GET /v1/service/quit-plan);
-  // a second signal while boxes are being put to sleep leaves the rest running and exits.
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) {
-      console.log(`${signal} again: leaving the remaining boxes running; the next start takes them over.`);
+  // Quitting says what it does to running boxes (setting on_quit, GET /v1/service/quit-plan).
+  // A process-group signal reaches this process and every launcher that forwards it: the
+  // repeats within a second are the same stop (stop-signals.ts); a signal later than that,
+  // while boxes are being put to sleep, leaves the rest running and exits.
+  const log = svc.ctx.log;
+  const say = (line: string) => {
+    console.log(line);
+    log.info(line.trim());
+  };
+  onStopSignals({
+    duplicate: (signal, ms) => log.info(`${signal} again after ${ms} ms: the same stop (a process-group signal, or a launcher forwarding it)`),
+    again: (signal) => {
+      say(`${signal} again: leaving the remaining boxes running; the next start takes them over.`);
       unpublish();
       process.exit(130);
-    }
-    stopping = true;
-    const quit = svc.ctx.services.quit;
-    const plan = quit.plan('headless');
-    console.log(`${signal}: ${plan.message}`);
-    if (plan.action === 'stop_boxes') {
-      console.log('  (press Ctrl+C again to leave them running instead)');
-      const { slept, failed } = await quit.stopBoxes((line) => console.log(line));
-      console.log(`${slept} box${slept === 1 ? '' : 'es'} asleep${failed ? `, ${failed} left running` : ''}.`);
-    }
-    unpublish();
-    await svc.close();
-    console.log('Box service stopped.');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+    },
+    stop: (signal) => {
+      void (async () => {
+        const quit = svc.ctx.services.quit;
+        const plan = quit.plan('headless');
+        say(`${signal}: ${plan.message}`);
+        if (plan.action === 'stop_boxes') {
+          console.log('  (press Ctrl+C again to leave them running instead)');
+          const { slept, failed } = await quit.stopBoxes((line) => console.log(line));
+          say(`${slept} box${slept === 1 ? '' : 'es'} asleep${failed ? `, ${failed} left running` : ''}.`);
+        }
+        unpublish();
+        await svc.close();
+        console.log('Box service stopped.');
+        process.exit(0);
+      })().catch((e: unknown) => {
+        console.error(`Stopping failed: ${e instanceof Error ? e.message : String(e)}`);
+        process.exit(1);
+      });
+    },
+  });
 }
 
 main().catch((e) => {

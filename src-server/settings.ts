@@ -92,6 +92,12 @@ export const ENV_SETTINGS = {
   },
   rootfsSize: { env: 'BOX_ROOTFS_SIZE', schema: z.string().regex(/^\d+[KMGT]?$/), default: '`2G`', meaning: "size of the guest image's root filesystem" },
   egressCaFile: { env: 'BOX_EGRESS_CA_FILE', schema: z.string().min(1), default: 'none', meaning: 'extra PEM roots the egress proxy trusts upstream' },
+  accelCache: {
+    env: 'BOX_ACCEL_CACHE',
+    schema: z.string().min(1),
+    default: '`~/.cache/box-desktop/accel.json`',
+    meaning: 'where the accelerator probe answer is kept (one per machine)',
+  },
   engineDiscovery: { env: 'BOX_ENGINE_DISCOVERY', schema: flag('0'), default: 'on', meaning: '`0`: never probe for local inference servers' },
 } satisfies Record<string, EnvSetting>;
 
@@ -108,12 +114,21 @@ const OTHER_BOX_VARIABLES = [
   'BOX_E2E_SCREENSHOTS',
   'BOX_STUB_HOME',
   'BOX_STUB_DIALOG_RESPONSE',
+  'BOX_CRASH_AT',
+  'BOX_CRASH_PATH',
+  'BOX_PDEATHSIG_PARENT',
+  'BOX_CODE_PORT',
+  'BOX_SDK_PYTHON',
+  'BOX_START_NO_BUILD',
+  'BOX_TEST_RUN',
 ];
 
 type Env = typeof ENV_SETTINGS;
 export type EnvSettings = { [K in keyof Env]?: z.output<Env[K]['schema']> } & {
   /** The home directory (HOME, else the OS's). */
   home: string;
+  /** XDG_CACHE_HOME, when set. */
+  xdgCacheHome?: string;
   /** Under vitest: response checks on, engine discovery off unless asked for. */
   underTests: boolean;
 };
@@ -137,7 +152,7 @@ export function readEnv(env: Record<string, string | undefined> = process.env): 
     else problems.push(`${name}=${JSON.stringify(raw)}: ${r.error.issues.map((i) => i.message).join('; ')}`);
   }
   if (problems.length) throw new SettingsError(`bad environment: ${problems.join(', ')}`);
-  return { ...out, home: env.HOME || os.homedir(), underTests: Boolean(env.VITEST) } as EnvSettings;
+  return { ...out, home: env.HOME || os.homedir(), xdgCacheHome: env.XDG_CACHE_HOME || undefined, underTests: Boolean(env.VITEST) } as EnvSettings;
 }
 
 let cached: { key: string; value: EnvSettings } | undefined;
@@ -146,7 +161,7 @@ let cached: { key: string; value: EnvSettings } | undefined;
  * variable before starting a service or a runtime; the parse follows).
  */
 export function boxEnv(): EnvSettings {
-  const key = JSON.stringify(Object.entries(process.env).filter(([k]) => k.startsWith('BOX_') || k === 'VITEST' || k === 'HOME'));
+  const key = JSON.stringify(Object.entries(process.env).filter(([k]) => k.startsWith('BOX_') || k === 'VITEST' || k === 'HOME' || k === 'XDG_CACHE_HOME'));
   if (cached?.key !== key) cached = { key, value: readEnv(process.env) };
   return cached.value;
 }

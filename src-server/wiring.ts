@@ -9,11 +9,16 @@ import type { KeysService } from './core/keys-service.js';
 import { coreArea } from './core/module.js';
 import type { OrganizationService } from './core/organization-service.js';
 import type { SignInService } from './core/sign-in-service.js';
+import { codeArea } from './code/module.js';
+import type { CodeService } from './code/code-service.js';
+import { NotImplemented } from './core/errors.js';
 import { cronArea } from './cron/module.js';
+import { e2bArea } from './e2b/module.js';
 import { imagesArea } from './images/module.js';
 import type { ImagesService } from './images/images-service.js';
 import { inboxArea } from './inbox/module.js';
 import { logsArea } from './logs/module.js';
+import { mcpArea } from './mcp/module.js';
 import type { ConsoleService } from './logs/console-service.js';
 import { quitArea, type QuitService } from './quit/module.js';
 import { inferenceArea } from './inference/module.js';
@@ -86,6 +91,22 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
   const inference = inferenceArea(base, { usage: usage.usage, boxes: boxes.boxes, credentials: boxCredentials, organization: core.organization, access });
   const logs = logsArea({ log: base.serviceLog, runtime, access });
   const quit = quitArea(base, { boxes: boxes.boxes });
+  const code = codeArea(base, { boxes: boxes.boxes, access });
+  const mcp = mcpArea(base);
+  const e2b = e2bArea(base, {
+    boxes: {
+      get: (id) => boxes.boxes.repo.get(id),
+      create: (a, b) => boxes.boxes.create(a, b),
+      pause: (b) => boxes.boxes.pause(b),
+      resume: (b) => boxes.boxes.resume(b),
+      terminate: (b) => boxes.boxes.terminate(b),
+    },
+    checkpoints: boxes.checkpoints,
+    execs: boxes.execs,
+    files: boxes.files,
+    apps: core.apps,
+    code: codeNotHere,
+  });
 
   const services: Services = {
     audit: core.audit,
@@ -116,6 +137,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
     boxCredentials,
     consoles: logs.consoles,
     quit: quit.quit,
+    code: code.code,
   };
   const app: WiredApp = Object.assign(base, { boxPrincipal: inference.inference.boxPrincipal, services });
   const areas = [
@@ -134,12 +156,21 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
     usage.area,
     logs.area,
     quit.area,
+    code.area,
+    mcp.area,
+    e2b.area,
   ];
   return { app, areas };
 }
 
+/** Until the code interpreter (issue 25) is on this branch: its calls answer 501. */
+const noCode = (): never => {
+  throw new NotImplemented('The code interpreter (issue 25) is not on this service yet.');
+};
+const codeNotHere = { createContext: noCode, listContexts: noCode, deleteContext: noCode, restartContext: noCode, run: noCode };
+
 /** Every service, as headless.ts, src-main and tests see them (`ServiceHandle.ctx.services`); all present. */
-interface Services {
+export interface Services {
   /** The organization's audit log (core/). */
   audit: AuditLog;
   keys: KeysService;
@@ -176,4 +207,6 @@ interface Services {
   consoles: ConsoleService;
   /** Service settings and what quitting does to running boxes (quit/; src-main and headless.ts use it). */
   quit: QuitService;
+  /** The code interpreter of boxes (code/). */
+  code: CodeService;
 }

@@ -29,7 +29,9 @@ export class BoxesPage {
     await this.page.keyboard.press('Enter');
   }
 
+  /** Sleep and Reboot ask for a second click (issue 29). */
   async action(op: 'pause' | 'resume' | 'sleep' | 'reboot') {
     await this.page.getByTestId(`action-${op}`).click();
+    if (op === 'sleep' || op === 'reboot') await this.page.getByTestId(`action-${op}`).click();
   }
 }

@@ -19,6 +19,7 @@ function showBox(b: Box) {
     size: `${b.vcpu_count} vcpu, ${b.memory_mib} MiB, ${b.disk_gib} GiB`,
     visibility: b.visibility,
     ports: b.ingress_ports.join(', ') || null,
+    urls: b.ingress_urls.map((u) => u.url).join('  ') || null,
     volumes: b.volume_mounts.map((m) => `${m.volume_id}:${m.mount_path}`).join(', ') || null,
     http_policy_id: b.http_policy_id,
     inference_budget_tokens: b.inference_budget_tokens ?? 'unlimited',

@@ -2,6 +2,7 @@ import { dispatch, parse, type Command, type Group } from '../args.js';
 import type { Answer } from '../../src-server/contract/call.js';
 import { CliError } from '../errors.js';
 import { bar, bytes, json, progressLine, table } from '../output.js';
+import { ask } from './ask.js';
 
 type Pull = Answer<'GET /v1/local-models/pulls/:pull_id'>;
 
@@ -90,8 +91,10 @@ const group: Group = {
   },
 };
 
+group.ask = ask;
+
 export const models: Command = {
-  usage: 'box models list|catalog|pull|pulls|cancel',
+  usage: 'box models list|catalog|pull|pulls|cancel|ask',
   summary: 'Models: list them, browse the catalog, pull one with progress',
   run: (ctx, argv) => dispatch(ctx, group, 'box models', argv.length ? argv : ['list']),
 };

@@ -5,6 +5,7 @@ import { ipcHandlers } from './handlers.js';
 import { beforeQuit } from './quit-flow.js';
 import { registerIpc } from './ipc.js';
 import { ServiceHost } from './service-host.js';
+import { onStopSignals } from '../../src-server/quit/stop-signals.js';
 import { installMenus } from './tray.js';
 import { createMainWindow } from './window.js';
 
@@ -67,6 +68,23 @@ if (!app.requestSingleInstanceLock()) {
         if (quitting) app.quit();
         else menus?.refresh();
       });
+  });
+
+  // A stop signal (systemd, a terminal's Ctrl+C, `npm start` forwarding one) cannot ask: it
+  // follows the headless rule (on_quit, "ask" meaning sleep), once per burst of signals
+  // (stop-signals.ts); a deliberate second one later leaves the boxes running.
+  onStopSignals({
+    stop: () => {
+      quitting = true;
+      void (async () => {
+        const quit = host.quit;
+        if (quit?.plan('headless').action === 'stop_boxes') await quit.stopBoxes();
+        await host.stop();
+      })()
+        .catch(() => {})
+        .finally(() => app.exit(0));
+    },
+    again: () => app.exit(130),
   });
 
   registerIpc(ipcHandlers(host), () => host.origin);

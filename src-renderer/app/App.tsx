@@ -15,6 +15,7 @@ import { VolumesView } from '../views/volumes/VolumesView.js';
 import { CommandPalette } from './CommandPalette.js';
 import { VIEWS, type ViewId } from './nav.js';
 import { navigate, useRoute } from './router.js';
+import { ShortcutHelp, openShortcutHelp } from './shortcut-help.js';
 import { SignIn } from './SignIn.js';
 import { useGlobalShortcuts } from './shortcuts.js';
 import { Sidebar } from './Sidebar.js';
@@ -24,7 +25,7 @@ export function App() {
   const who = useWhoami();
   const [palette, setPalette] = useState(false);
   const openPalette = useCallback(() => setPalette(true), []);
-  useGlobalShortcuts(openPalette);
+  useGlobalShortcuts(openPalette, openShortcutHelp);
   const atSignIn = route.segments[0] === 'signin';
   // Signed in already (e.g. an old link clicked again in a signed-in browser): go on to the app.
   useEffect(() => {
@@ -44,7 +45,7 @@ export function App() {
     cron: () => <CronView boxId={route.params.get('box') ?? undefined} />,
     volumes: () => <VolumesView volumeId={a} path={route.params.get('path') ?? ''} />,
     images: () => <ImagesView />,
-    files: () => <FilesView boxId={a} path={route.params.get('path') ?? '/'} />,
+    files: () => <FilesView boxId={a} path={route.params.get('path') ?? undefined} />,
     policies: () => <PoliciesView policyId={a} />,
     secrets: () => <SecretsView />,
     ssh: () => <SshView />,
@@ -54,10 +55,11 @@ export function App() {
   return (
     <div className="flex min-h-full">
       <Sidebar current={view} onPalette={openPalette} />
-      <main className="min-w-0 flex-1 px-8 py-6" key={view}>
+      <main className="min-w-0 flex-1 px-4 py-4 lg:px-8 lg:py-6" key={view}>
         {pages[view]()}
       </main>
       {palette && <CommandPalette onClose={() => setPalette(false)} />}
+      <ShortcutHelp />
       <Toaster />
     </div>
   );

@@ -1,34 +1,38 @@
-import { useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { Dialog } from '../ui/Dialog.js';
-import { VIEWS } from './nav.js';
-import { navigate } from './router.js';
+import './command-sources.js';
+import { commandSources, matches, type Command } from './commands.js';
 
-interface Command {
-  id: string;
-  label: string;
-  hint?: string;
-  run: () => void;
-}
+const MAX_SHOWN = 60;
 
-/** Ctrl/Cmd+K: fuzzy-ish filter over views and actions; arrows move, Enter runs. */
-export function CommandPalette({ onClose, extra = [] }: { onClose: () => void; extra?: Command[] }) {
+/**
+ * Ctrl/Cmd+K: every command of the registered sources (views, creates, settings, each box's
+ * actions by name), filtered by the words typed; arrows move, Enter runs, and a destructive
+ * command asks for a second Enter.
+ */
+export function CommandPalette({ onClose }: { onClose: () => void }) {
   const [q, setQ] = useState('');
   const [sel, setSel] = useState(0);
-  const commands = useMemo<Command[]>(
-    () => [...VIEWS.map((v) => ({ id: `go-${v.id}`, label: `Go to ${v.label}`, hint: `g ${v.key}`, run: () => navigate([v.id]) })), ...extra],
-    [extra],
-  );
-  const shown = commands.filter((c) => c.label.toLowerCase().includes(q.toLowerCase().trim()));
+  const [armed, setArmed] = useState<string | null>(null);
+  const [bySource, setBySource] = useState<Record<string, Command[]>>({});
+  const publish = useCallback((source: string, commands: Command[]) => setBySource((prev) => ({ ...prev, [source]: commands })), []);
+  const commands = useMemo(() => Object.values(bySource).flat(), [bySource]);
+  const shown = commands.filter((c) => matches(c, q)).slice(0, MAX_SHOWN);
   const run = (c: Command | undefined) => {
     if (!c) return;
+    if (c.confirm && armed !== c.id) return setArmed(c.id);
     onClose();
-    c.run();
+    void c.run();
   };
+  const Sources = commandSources();
   return (
     <Dialog title="Command palette" onClose={onClose} testId="command-palette">
+      {Sources.map((S, i) => (
+        <S key={i} publish={publish} />
+      ))}
       <input
         className="input mb-2"
-        placeholder="Type a command…"
+        placeholder="Type a command, a box name, an action (fork, sleep…)"
         value={q}
         autoFocus
         data-autofocus
@@ -36,27 +40,29 @@ export function CommandPalette({ onClose, extra = [] }: { onClose: () => void; e
         onChange={(e) => {
           setQ(e.target.value);
           setSel(0);
+          setArmed(null);
         }}
         onKeyDown={(e) => {
           if (e.key === 'ArrowDown') setSel((s) => Math.min(s + 1, shown.length - 1));
           else if (e.key === 'ArrowUp') setSel((s) => Math.max(s - 1, 0));
           else if (e.key === 'Enter') run(shown[sel]);
           else return;
+          if (e.key !== 'Enter') setArmed(null);
           e.preventDefault();
         }}
       />
-      <ul role="listbox" aria-label="Commands">
+      <ul role="listbox" aria-label="Commands" className="max-h-[60vh] overflow-y-auto">
         {shown.map((c, i) => (
-          <li key={c.id} role="option" aria-selected={i === sel}>
+          <li key={c.id} role="option" aria-selected={i === sel} data-testid="palette-item">
             <button
               type="button"
               tabIndex={-1}
               onMouseEnter={() => setSel(i)}
               onClick={() => run(c)}
-              className={`flex w-full justify-between rounded px-2 py-1.5 text-left ${i === sel ? 'bg-ink-700' : ''}`}
+              className={`flex w-full justify-between gap-3 rounded px-2 py-1.5 text-left ${i === sel ? 'bg-ink-700' : ''} ${armed === c.id ? 'text-rose-200' : ''}`}
             >
-              <span>{c.label}</span>
-              {c.hint && <kbd className="font-mono text-[11px] text-ink-400">{c.hint}</kbd>}
+              <span>{armed === c.id ? `${c.confirm} Enter again to confirm` : c.label}</span>
+              {c.hint && <kbd className="truncate font-mono text-[11px] text-ink-400">{c.hint}</kbd>}
             </button>
           </li>
         ))}

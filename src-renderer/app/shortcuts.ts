@@ -9,8 +9,8 @@ export const KEY_HINT = IS_MAC ? { alt: '⌥', mod: '⌘' } : { alt: 'Alt+', mod
 const typing = (t: EventTarget | null) =>
   t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName) || t.closest('.xterm') !== null);
 
-/** Ctrl/Cmd+K opens the palette; Alt+1..7 or "g" then a view key switches views. */
-export function useGlobalShortcuts(openPalette: () => void) {
+/** Ctrl/Cmd+K opens the palette, `?` the shortcut list; Alt+1..9/0 or "g" then a view key switches views. */
+export function useGlobalShortcuts(openPalette: () => void, openHelp: () => void = () => {}) {
   useEffect(() => {
     let gAt = 0;
     const onKey = (e: KeyboardEvent) => {
@@ -19,8 +19,10 @@ export function useGlobalShortcuts(openPalette: () => void) {
         openPalette();
         return;
       }
-      if (e.altKey && /^[1-9]$/.test(e.key)) {
-        const v = VIEWS[Number(e.key) - 1];
+      // Alt+1..9, and Alt+0 for the tenth view; e.code too, where Alt changes the character.
+      const digit = /^[0-9]$/.test(e.key) ? e.key : /^Digit[0-9]$/.test(e.code) ? e.code.slice(5) : '';
+      if (e.altKey && digit) {
+        const v = VIEWS[digit === '0' ? 9 : Number(digit) - 1];
         if (v) {
           e.preventDefault();
           navigate([v.id]);
@@ -28,6 +30,11 @@ export function useGlobalShortcuts(openPalette: () => void) {
         return;
       }
       if (typing(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === '?') {
+        e.preventDefault();
+        openHelp();
+        return;
+      }
       if (e.key === 'g') {
         gAt = Date.now();
         return;
@@ -40,5 +47,5 @@ export function useGlobalShortcuts(openPalette: () => void) {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [openPalette]);
+  }, [openPalette, openHelp]);
 }

@@ -7,6 +7,8 @@ import { DropZone, FilePickerButton } from './DropZone.js';
 import { EntryActions, NewFolderButton, type FileOps } from './FileOps.js';
 import { TransferList } from './TransferList.js';
 import { useTransfers } from './use-transfers.js';
+import { useState } from 'react';
+import { FilePreview } from './FilePreview.js';
 
 /**
  * Directory browser shared by volumes and box files: breadcrumbs, entries with size,
@@ -21,7 +23,7 @@ interface FileBrowserProps {
   onNavigate: (segments: string[]) => void;
   fileUrl: (path: string) => string;
   onUploaded: () => void;
-  /** New folder, rename, delete (volumes); absent: upload and download only. */
+  /** New folder, rename, delete; absent: upload, download and preview only. */
   ops?: FileOps;
 }
 
@@ -36,6 +38,7 @@ export function FileBrowser({ rootLabel, segments, listing, toPath, onNavigate, 
     );
   // Unfinished uploads (temp files renamed into place at the end) are not the user's files.
   const entries = (listing.data?.entries ?? []).filter((e) => !e.name.startsWith(UPLOAD_TEMP_PREFIX));
+  const [previewing, setPreviewing] = useState<VolumeEntry | null>(null);
   return (
     <div>
       <div className="mb-3 flex items-center justify-between gap-3">
@@ -90,7 +93,7 @@ export function FileBrowser({ rootLabel, segments, listing, toPath, onNavigate, 
                   <EntryRow
                     key={e.name}
                     entry={e}
-                    onOpen={() => onNavigate([...segments, e.name])}
+                    onOpen={() => (e.type === 'directory' ? onNavigate([...segments, e.name]) : setPreviewing(e))}
                     href={fileUrl(toPath([...segments, e.name]))}
                     ops={ops}
                     path={toPath([...segments, e.name])}
@@ -109,6 +112,9 @@ export function FileBrowser({ rootLabel, segments, listing, toPath, onNavigate, 
         </div>
       </DropZone>
       <TransferList items={transfers.items} onCancel={transfers.cancel} onClear={transfers.clearFinished} />
+      {previewing && (
+        <FilePreview name={previewing.name} size={previewing.size} url={fileUrl(toPath([...segments, previewing.name]))} onClose={() => setPreviewing(null)} />
+      )}
     </div>
   );
 }
@@ -124,12 +130,12 @@ function EntryRow({ entry, onOpen, href, ops, path }: { entry: VolumeEntry; onOp
             {entry.name}/
           </button>
         ) : (
-          <span className="flex items-center gap-2">
+          <button type="button" className="flex items-center gap-2 text-left hover:underline" onClick={onOpen} title="Preview" data-testid="entry-open">
             <span aria-hidden className="text-ink-600">
               {entry.type === 'symlink' ? '↪' : '·'}
             </span>
             {entry.name}
-          </span>
+          </button>
         )}
       </td>
       <td className="text-right font-mono text-ink-300" data-testid="entry-size">

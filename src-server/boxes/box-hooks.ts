@@ -1,3 +1,4 @@
+import type { IngressUrls } from './box-view.js';
 /** The networking of a box's VM, supplied by the network area (built after boxes). */
 interface BoxNetwork {
   /** Host loopback port → guest port forwards the VM starts with. */
@@ -18,6 +19,8 @@ interface BoxImages {
 
 export class BoxHooks {
   network: BoxNetwork = { forwardsFor: () => [], proxyPortFor: () => undefined };
+  /** The URL of each published port, supplied by the network area (ingress port and host names). */
+  ingressUrls: IngressUrls = () => [];
   images: BoxImages = { names: () => ['debian'] };
   private started: ((boxId: string) => void)[] = [];
   private gone: ((boxId: string) => void)[] = [];

@@ -3,7 +3,6 @@ import type { RouteRegistrar } from '../http/route.js';
 import { AutoSleep, BoxIdParams, CreateBoxBody, ListBoxesQuery, SleepBody, WakeAtBody } from '../contract/boxes.js';
 import { page } from '../contract/common.js';
 import type { BoxAccess } from './box-access.js';
-import { toBox } from './box-view.js';
 import type { BoxService } from './box-service.js';
 
 export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: BoxAccess }) {
@@ -38,7 +37,7 @@ export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: Box
     tag: 'boxes',
     params: BoxIdParams,
     summary: 'Get a box',
-    handler: ({ auth, params }) => toBox(access.readBox(auth, params.box_id)),
+    handler: ({ auth, params }) => s.boxes.view(access.readBox(auth, params.box_id)),
   });
 
   r.add({

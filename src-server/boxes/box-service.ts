@@ -5,6 +5,7 @@ import type { Principal } from '../core/principal.js';
 import { Failed, Unavailable } from '../core/errors.js';
 import { checkCreate, newBoxRecord } from './box-create.js';
 import { BoxesRepo, type BoxRecord } from './boxes-repo.js';
+import { reconcileBoxes } from './reconcile.js';
 import { toBox } from './box-view.js';
 import type { BoxRuntime, StartResult, VmConfig } from './runtime-port.js';
 import { GuestSetupRegistry, writeGuestFiles } from './guest-setup.js';
@@ -46,6 +47,11 @@ export class BoxService {
     runtime.onUnexpectedExit((boxId, reason) => this.onVmLost(boxId, reason));
   }
 
+  /** A box as the API shows it: the record and the URL of each published port. */
+  view(b: BoxRecord): Box {
+    return toBox(b, this.hooks.ingressUrls);
+  }
+
   /** One page of the organization's boxes, as the API shows them. */
   /** A box by id, any organization, terminated ones included (callers check the organization). */
   get(boxId: string): BoxRecord | undefined {
@@ -54,7 +60,7 @@ export class BoxService {
 
   list(orgId: string, q: Parameters<BoxesRepo['list']>[1]): { rows: Box[]; total: number } {
     const { rows, total } = this.repo.list(orgId, q);
-    return { rows: rows.map(toBox), total };
+    return { rows: rows.map((r) => this.view(r)), total };
   }
 
   /** Runs fn with the box's lock held; operations on different boxes run concurrently. */
@@ -92,11 +98,11 @@ export class BoxService {
       await this.applyGuestFiles(box, !!started?.filesWritten);
       this.hooks.boxStarted(box.box_id);
       const last_start = { operation, ms: Math.round(performance.now() - t0), from: started?.from ?? null };
-      return toBox(this.repo.setStatus(box.box_id, 'running', { started_at: new Date().toISOString(), last_start }));
+      return this.view(this.repo.setStatus(box.box_id, 'running', { started_at: new Date().toISOString(), last_start }));
     } catch (e) {
       this.app.log.error(`box ${box.box_id} failed to start`, e);
       await this.runtime.stop(box.box_id).catch(() => {});
-      return toBox(this.repo.setStatus(box.box_id, 'failed', { error_message: `${failure}: ${(e as Error).message}` }));
+      return this.view(this.repo.setStatus(box.box_id, 'failed', { error_message: `${failure}: ${(e as Error).message}` }));
     }
   }
 
@@ -113,7 +119,7 @@ export class BoxService {
     return this.withLock(box.box_id, async () => {
       const cur = this.fresh(box, 'pause');
       await this.saveOrFail(cur);
-      return toBox(this.repo.setStatus(cur.box_id, 'paused'));
+      return this.view(this.repo.setStatus(cur.box_id, 'paused'));
     });
   }
 
@@ -125,14 +131,14 @@ export class BoxService {
         this.repo.setStatus(cur.box_id, 'sleeping');
       }
       if (wakeAt !== undefined) this.repo.update(cur.box_id, { wake_at: wakeAt && new Date(wakeAt).toISOString() });
-      return toBox(this.repo.get(cur.box_id)!);
+      return this.view(this.repo.get(cur.box_id)!);
     });
   }
 
   setWakeAt(box: BoxRecord, wakeAt: string | null): Box {
     const cur = this.fresh(box, 'wake_at');
     this.repo.update(cur.box_id, { wake_at: wakeAt && new Date(wakeAt).toISOString() });
-    return toBox(this.repo.get(cur.box_id)!);
+    return this.view(this.repo.get(cur.box_id)!);
   }
 
   /** Attaches (or with null detaches) an HTTP policy; the caller has checked access and the policy. */
@@ -143,19 +149,19 @@ export class BoxService {
   /** Input + output tokens the box may use through the inference gateway over its life (null: unlimited). */
   setInferenceBudget(boxId: string, tokens: number | null): Box {
     this.repo.update(boxId, { inference_budget_tokens: tokens });
-    return toBox(this.repo.get(boxId)!);
+    return this.view(this.repo.get(boxId)!);
   }
 
   setAutoSleep(box: BoxRecord, auto: Box['auto_sleep']): Box {
     const cur = this.fresh(box, 'auto_sleep');
     this.repo.update(cur.box_id, { auto_sleep: auto, last_activity_at: new Date().toISOString() });
-    return toBox(this.repo.get(cur.box_id)!);
+    return this.view(this.repo.get(cur.box_id)!);
   }
 
   resume(box: BoxRecord): Promise<{ box: Box; resume_state: 'running' | 'already_running' }> {
     return this.withLock(box.box_id, async () => {
       const cur = this.fresh(box, 'resume');
-      if (cur.status === 'running') return { box: toBox(cur), resume_state: 'already_running' as const };
+      if (cur.status === 'running') return { box: this.view(cur), resume_state: 'already_running' as const };
       const b = await this.wake(cur);
       return { box: b, resume_state: 'running' as const };
     });
@@ -203,7 +209,7 @@ export class BoxService {
       this.repo.setStatus(cur.box_id, 'terminating');
       this.hooks.boxGone(cur.box_id);
       await this.runtime.destroy(cur.box_id);
-      return toBox(this.repo.setStatus(cur.box_id, 'terminated'));
+      return this.view(this.repo.setStatus(cur.box_id, 'terminated'));
     });
   }
 
@@ -246,26 +252,8 @@ export class BoxService {
     this.repo.setStatus(boxId, to, { error_message: reason.message });
   }
 
-  /** On service start: derive each box's state from what is really running. */
-  async reconcile(): Promise<void> {
-    for (const box of this.repo.live()) {
-      try {
-        if (box.status === 'running') {
-          if (!(await this.runtime.adopt(this.vmConfig(box)))) {
-            this.repo.setStatus(box.box_id, 'interrupted_restorable', {
-              error_message: 'The VM stopped while the service was down; it restarts from its disk on the next operation.',
-            });
-          }
-        } else if (box.status === 'creating') {
-          await this.runtime.stop(box.box_id).catch(() => {});
-          this.repo.setStatus(box.box_id, 'failed', { error_message: 'The service stopped while this box was being created.' });
-        } else if (box.status === 'terminating') {
-          await this.runtime.destroy(box.box_id).catch(() => {});
-          this.repo.setStatus(box.box_id, 'terminated');
-        }
-      } catch (e) {
-        this.app.log.error(`reconcile ${box.box_id}`, e);
-      }
-    }
+  /** On service start: derive each box's state from what is really running (reconcile.ts). */
+  reconcile(): Promise<void> {
+    return reconcileBoxes(this.app.log, this.repo, this.runtime, (b) => this.vmConfig(b));
   }
 }

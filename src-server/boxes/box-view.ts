@@ -1,8 +1,11 @@
 import type { Box } from '../contract/boxes.js';
 import type { BoxRecord } from './boxes-repo.js';
 
-/** Public shape of a box (ours, beyond the spec: contract/routes.ts). */
-export const toBox = (b: BoxRecord): Box => {
+/** Where a box's published ports answer (filled by the network area: `boxes.hooks.network.ingressUrls`). */
+export type IngressUrls = (box: BoxRecord) => Box['ingress_urls'];
+
+/** Public shape of a box (ours, beyond the spec: contract/routes.ts), with the URL of each published port. */
+export const toBox = (b: BoxRecord, ingressUrls: IngressUrls = () => []): Box => {
   const { org_id: _o, last_activity_at: _l, ...box } = b;
-  return box;
+  return { ...box, ingress_urls: ingressUrls(b) };
 };

@@ -2,7 +2,7 @@ import type { Box, BoxStatus, Checkpoint } from '../contract/boxes.js';
 import type { Db } from '../db/connection.js';
 import { assertTransition } from './transitions.js';
 
-interface BoxRow extends Omit<Box, 'box_id' | 'ingress_ports' | 'volume_mounts' | 'auto_sleep' | 'last_start'> {
+interface BoxRow extends Omit<Box, 'box_id' | 'ingress_ports' | 'ingress_urls' | 'volume_mounts' | 'auto_sleep' | 'last_start'> {
   id: string;
   last_start: string | null;
   org_id: string;
@@ -12,7 +12,8 @@ interface BoxRow extends Omit<Box, 'box_id' | 'ingress_ports' | 'volume_mounts' 
   last_activity_at: string | null;
 }
 
-export interface BoxRecord extends Box {
+/** A box as stored; `ingress_urls` is derived when it is shown (box-view.ts). */
+export interface BoxRecord extends Omit<Box, 'ingress_urls'> {
   org_id: string;
   last_activity_at: string | null;
 }

@@ -37,10 +37,14 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDep
       .map((b) => b.box_id),
   );
   let accel = 'unknown';
-  void runtime
-    .accelerator()
-    .then((a) => (accel = a))
-    .catch(() => {});
+  void runtime.accelerator().then(
+    (a) => {
+      accel = a;
+      const why = runtime.acceleratorReason?.();
+      app.log.info(`accelerator: ${a}${why ? ` (${why})` : ''}`);
+    },
+    (e: unknown) => app.log.warn(`accelerator: not known (${e instanceof Error ? e.message : String(e)})`),
+  );
   app.statusProviders.push(() => ({ runtime: runtime.name, accelerator: accel }));
   const scheduler = new BoxScheduler(app, boxes, execs, checkpoints);
   const area: Area = {

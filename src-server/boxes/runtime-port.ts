@@ -11,6 +11,8 @@ import type { Readable } from 'node:stream';
 export interface BoxRuntime {
   readonly name: string;
   accelerator(): Promise<string>;
+  /** Why that accelerator, once accelerator() resolved (for the service log). */
+  acceleratorReason?(): string | undefined;
   /**
    * Starts a new box. A start (create, restore, cloneFromCheckpoint, coldBoot) that answers
    * `{ filesWritten: true }` has put cfg.files in place itself (a warm clone or a restored
@@ -19,8 +21,12 @@ export interface BoxRuntime {
   create(cfg: VmConfig, onProgress?: (p: Progress) => void): Promise<void | StartResult>;
   agent(boxId: string): Promise<GuestAgent>;
   isAlive(boxId: string): Promise<boolean>;
-  /** Re-attaches to a VM that outlived the previous service process; false when none is alive. */
-  adopt(cfg: VmConfig): Promise<boolean>;
+  /**
+   * Re-attaches to a VM that outlived the previous service process, only when it runs (or
+   * could be continued) and its agent answers; otherwise no VM is left and `adopted` is
+   * false. `note` says what was found, for the service log.
+   */
+  adopt(cfg: VmConfig): Promise<{ adopted: boolean; note: string }>;
   save(boxId: string): Promise<void>;
   restore(cfg: VmConfig): Promise<void | StartResult>;
   /** Boots the box's existing disk from scratch (reboot, upgrade, recovery after a crash). */
@@ -50,6 +56,21 @@ export interface BoxRuntime {
   readonly templates?: TemplatePort;
   /** Where boxes of images other than the built-in one get their root disk (images area). */
   setImageResolver?(resolve: ImageResolver): void;
+  /** A step every template's guest runs before it is saved (areas built after boxes, e.g. code/). */
+  addTemplateWarmup?(w: TemplateWarmup): void;
+}
+
+/**
+ * Work done once in a template's guest so every clone starts with it done (the code
+ * interpreter's started kernel). A failing step leaves the template as it would be without it.
+ */
+export interface TemplateWarmup {
+  /** Goes into the template id: a changed step makes new templates. */
+  key: string;
+  run(guest: {
+    sh(script: string, timeoutMs: number): Promise<{ exitCode: number | null; stdout: string; stderr: string }>;
+    writeFile(path: string, content: Buffer): Promise<void>;
+  }): Promise<void>;
 }
 
 /** The root disk of a named image, or undefined when the name is unknown. */

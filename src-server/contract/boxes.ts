@@ -100,6 +100,12 @@ export const Box = z.object({
   memory_mib: z.number().int(),
   disk_gib: z.number().int(),
   ingress_ports: z.array(z.number().int()),
+  /**
+   * Where each of `ingress_ports` answers through the ingress (additive to the spec's record):
+   * `http://<name>.box.localhost:<ingress port>/` for the box's first published http port,
+   * `http://<port>.<name>.box.localhost:<ingress port>/` for the others.
+   */
+  ingress_urls: z.array(z.object({ guest_port: z.number().int(), url: z.string() })),
   volume_mounts: z.array(z.object({ volume_id: z.string(), mount_path: z.string() })),
   http_policy_id: z.string().nullable(),
   auto_sleep: z.object({ automatic: z.boolean(), min_seconds_before_sleep: z.number().int().nullable() }),
@@ -113,7 +119,8 @@ export const Box = z.object({
   updated_at: z.string(),
   /**
    * The latest start: the operation (create, fork, resume, boot...), how long it took in
-   * ms, and what the VM came from (warm_pool, template, saved_state, checkpoint, boot).
+   * ms, and what the VM came from (warm_pool, template, new_template: a template built during
+   * this start, saved_state, checkpoint, boot).
    */
   last_start: BoxStart.nullable(),
 });

@@ -16,6 +16,23 @@ const OutputMessage = z.object({
   content: z.array(z.object({ type: z.literal('output_text'), text: z.string(), annotations: z.array(z.unknown()), logprobs: z.array(z.unknown()) })),
 });
 
+const FunctionCallItem = z.object({
+  type: z.literal('function_call'),
+  id: z.string(),
+  call_id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+  status: z.enum(['in_progress', 'completed', 'incomplete']),
+});
+
+const FunctionTool = z.object({
+  type: z.literal('function'),
+  name: z.string(),
+  description: z.string().nullable(),
+  parameters: Open,
+  strict: z.boolean().nullable(),
+});
+
 /** Responses API object (also what GET /v1/responses/{id} answers for every style). */
 export const ResponseObject = z.object({
   id: z.string(),
@@ -29,16 +46,16 @@ export const ResponseObject = z.object({
   instructions: z.string().nullable(),
   max_output_tokens: z.number().int().nullable(),
   model: z.string(),
-  output: z.array(OutputMessage),
-  parallel_tool_calls: z.literal(false),
-  previous_response_id: z.null(),
+  output: z.array(z.union([OutputMessage, FunctionCallItem])),
+  parallel_tool_calls: z.boolean(),
+  previous_response_id: z.string().nullable(),
   reasoning: Open,
   service_tier: z.string(),
   store: z.boolean(),
   temperature: z.number(),
   text: z.object({ format: Open }),
-  tool_choice: z.string(),
-  tools: z.array(z.unknown()),
+  tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: z.string() })]),
+  tools: z.array(FunctionTool),
   top_p: z.number(),
   truncation: z.string(),
   usage: z
@@ -51,6 +68,12 @@ export const ResponseObject = z.object({
     })
     .nullable(),
   user: z.string().nullable(),
+  presence_penalty: z.number(),
+  frequency_penalty: z.number(),
+  top_logprobs: z.number().int(),
+  max_tool_calls: z.number().int().nullable(),
+  safety_identifier: z.string().nullable(),
+  prompt_cache_key: z.string().nullable(),
   metadata: z.record(z.string(), z.string()),
 });
 export type ResponseObject = z.infer<typeof ResponseObject>;
@@ -63,8 +86,16 @@ export const ChatCompletion = z.object({
   choices: z.array(
     z.object({
       index: z.number().int(),
-      message: z.object({ role: z.literal('assistant'), content: z.string(), refusal: z.null(), annotations: z.array(z.unknown()) }),
-      finish_reason: z.enum(['stop', 'length']),
+      message: z.object({
+        role: z.literal('assistant'),
+        content: z.string().nullable(),
+        refusal: z.null(),
+        annotations: z.array(z.unknown()),
+        tool_calls: z
+          .array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) }))
+          .optional(),
+      }),
+      finish_reason: z.enum(['stop', 'length', 'tool_calls']),
       logprobs: z.null(),
     }),
   ),
@@ -84,8 +115,13 @@ export const MessageObject = z.object({
   type: z.literal('message'),
   role: z.literal('assistant'),
   model: z.string(),
-  content: z.array(z.object({ type: z.literal('text'), text: z.string() })),
-  stop_reason: z.enum(['end_turn', 'max_tokens']),
+  content: z.array(
+    z.union([
+      z.object({ type: z.literal('text'), text: z.string() }),
+      z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() }),
+    ]),
+  ),
+  stop_reason: z.enum(['end_turn', 'max_tokens', 'tool_use']),
   stop_sequence: z.null(),
   usage: z.object({
     input_tokens: z.number().int(),

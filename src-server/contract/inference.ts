@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ChatExtras, ResponsesExtras } from './inference-extras.js';
 
 /**
  * Inference API contract (spec, Inference API and Events). Request bodies are open-ended
@@ -50,6 +51,7 @@ export const ResponsesBody = z.looseObject({
   background: z.boolean().nullish(),
   metadata: Metadata.nullish(),
   user: z.string().nullish(),
+  ...ResponsesExtras,
 });
 export type ResponsesBody = z.infer<typeof ResponsesBody>;
 
@@ -82,6 +84,7 @@ export const ChatBody = z.looseObject({
   metadata: Metadata.nullish(),
   user: z.string().nullish(),
   n: z.number().int().nullish(),
+  ...ChatExtras,
 });
 export type ChatBody = z.infer<typeof ChatBody>;
 
@@ -97,6 +100,7 @@ export const MessagesBody = z.looseObject({
     })
     .nullish(),
   metadata: Metadata.nullish(),
+  stream: z.boolean().nullish(),
 });
 export type MessagesBody = z.infer<typeof MessagesBody>;
 

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import * as B from './boxes.js';
 import { listOf, PageQuery, pageOf } from './common.js';
 import * as C from './cron.js';
+import * as Code from './code.js';
 import { CancelBody, ExecBody, ExecCancelled, ExecInfo, ExecResized, ExecResult, ResizeBody, StdinAccepted, StdinQuery } from './exec.js';
 import { GetFileQuery, ListDirQuery, PutFileQuery } from './files.js';
 import * as Id from './identity.js';
@@ -63,6 +64,12 @@ export const ROUTES = {
   'POST /v1/boxes/from_checkpoint': { body: B.FromCheckpointBody, response: Box },
   'POST /v1/boxes/:box_id/fork': { body: B.ForkBody, response: B.ForkResult },
   'GET /v1/box-lineage': { response: listOf(B.LineageEdge) },
+  // code interpreter (issue 25)
+  'POST /v1/boxes/:box_id/code/contexts': { body: Code.CreateContextBody, response: Code.CodeContext },
+  'GET /v1/boxes/:box_id/code/contexts': { response: listOf(Code.CodeContext) },
+  'DELETE /v1/boxes/:box_id/code/contexts/:context_id': { response: Code.ContextDeleted },
+  'POST /v1/boxes/:box_id/code/contexts/:context_id/restart': { response: Code.CodeContext },
+  'POST /v1/boxes/:box_id/code/run': { body: Code.RunCodeBody, query: Code.RunCodeQuery, response: Code.CodeExecution, kind: 'ndjson' },
   // exec
   'POST /v1/boxes/:box_id/exec': { body: ExecBody, kind: 'ndjson' },
   'GET /v1/boxes/:box_id/exec': { response: listOf(ExecInfo) },
@@ -159,15 +166,15 @@ export const ROUTES = {
   'GET /v1/apps': { response: listOf(Id.AppSummary) },
   'GET /v1/openapi.json': { response: Id.OpenApiDocument },
   // inference
-  'POST /v1/responses': { body: Inf.ResponsesBody, response: ResponseObject },
+  'POST /v1/responses': { body: Inf.ResponsesBody, response: ResponseObject, kind: 'sse' },
   'GET /v1/responses/:response_id': { response: ResponseObject },
   'DELETE /v1/responses/:response_id': never,
   'POST /v1/responses/:response_id/cancel': never,
   'GET /v1/responses/:response_id/deliveries': { response: Inf.DeliveryList },
   'POST /v1/responses/:response_id/deliveries/redeliver': { response: Inf.Redelivery },
   'GET /v1/webhook-secret': { response: Inf.WebhookSecret },
-  'POST /v1/chat/completions': { body: Inf.ChatBody, response: ChatCompletion },
-  'POST /v1/messages': { body: Inf.MessagesBody, response: MessageObject },
+  'POST /v1/chat/completions': { body: Inf.ChatBody, response: ChatCompletion, kind: 'sse' },
+  'POST /v1/messages': { body: Inf.MessagesBody, response: MessageObject, kind: 'sse' },
   'POST /v1/messages/batches': never,
   'GET /v1/messages/batches': never,
   'GET /v1/messages/batches/:batch_id': never,
@@ -196,6 +203,10 @@ export const ROUTES = {
   'GET /v1/local-models/pulls': { response: listOf(Inf.ModelPull) },
   'GET /v1/local-models/pulls/:pull_id': { response: Inf.ModelPull },
   'POST /v1/local-models/pulls/:pull_id/cancel': { response: Inf.ModelPull },
+  // MCP over streamable HTTP (issue 26): JSON-RPC in, JSON or a server-sent stream out
+  'POST /mcp': { kind: 'sse' },
+  'GET /mcp': { kind: 'sse' },
+  'DELETE /mcp': { kind: 'sse' },
 } as const satisfies Record<string, RouteContract>;
 
 /** The contract entry of a route, by its method and Express path. */

@@ -6,18 +6,15 @@ import type { Readable } from 'node:stream';
 import { AgentError } from './agent-errors.js';
 import { AgentExec, DEFAULT_WINDOW, type ExecOptions, type StreamConn, encodeExec, shapeOf } from './agent-exec.js';
 import * as files from './agent-files.js';
-import { connectOnce, sleep, type ClientOptions, type ConnectOptions } from './agent-connect.js';
+import { connectOnce, loadFactor, MAX_HELLO_WAIT_MS, sleep, type ClientOptions, type ConnectOptions } from './agent-connect.js';
 import { parseHello, type HelloInfo } from './agent-hello.js';
 import { Fields, FrameDecoder, HDR_LEN, M, MAX_PAYLOAD, T, encodeFields, encodeFrame, type Frame } from './protocol.js';
 
 export type { AgentExec, SignalName } from './agent-exec.js';
 export type { FileEntry } from './agent-files.js';
 
-/**
- * One connection to one guest agent. Events: 'close' (AgentError) when the
- * channel drops, 'agent-error' (AgentError) for connection-level errors, 'hello'
- * (HelloInfo) after every new session (the execs of the previous one are detached).
- */
+/** One connection to one guest agent. Events: 'close' (AgentError) when the channel drops, 'agent-error' (AgentError) for connection-level errors,
+ * 'hello' (HelloInfo) after every new session (the execs of the previous one are detached). */
 export class AgentClient extends EventEmitter implements StreamConn, files.Channel {
   /** resolves (never rejects) when the connection is gone */
   readonly closed: Promise<AgentError>;
@@ -49,10 +46,10 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
     socket.on('error', (e) => this.teardown(new AgentError('disconnected', `agent connection: ${e.message}`)));
   }
 
-  /** Connect to the agent's socket (retrying until the deadline) and exchange HELLO. */
+  /** Connect to the agent's socket (retrying until the deadline) and exchange HELLO, backing off scaled to load (a late reply is dropped). */
   static async connect(path: string, opts: ConnectOptions = {}): Promise<AgentClient> {
     const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
-    const retry = opts.helloRetryMs ?? 1000;
+    let wait = (opts.helloRetryMs ?? 1000) * loadFactor();
     let last = 'no attempt';
     while (Date.now() < deadline) {
       let sock: net.Socket;
@@ -67,10 +64,11 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
       for (let attempt = 0; Date.now() < deadline && !client.closedErr; attempt++) {
         if (attempt === 1) client.flush(); // once is enough: bytes stay in order
         try {
-          await client.hello(Math.min(retry, Math.max(1, deadline - Date.now())));
+          await client.hello(Math.min(wait, Math.max(1, deadline - Date.now())));
           return client;
         } catch (e) {
           last = (e as Error).message;
+          wait = Math.min(wait * 2, MAX_HELLO_WAIT_MS * loadFactor());
         }
       }
       client.close();

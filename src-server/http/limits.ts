@@ -1,32 +1,46 @@
 import type { OrgsRepo } from '../db/orgs-repo.js';
 import { ApiError } from './errors.js';
 
-/** Concurrency limit per organization: a request over it never starts (429 + Retry-After). */
-export class ConcurrencyLimiter {
-  private inFlight = new Map<string, number>();
-  constructor(private max: number) {}
+/** A short request, or a long-lived stream (exec, console, egress log, SSE): each has its own pool. */
+export type LimitPool = 'short' | 'stream';
 
-  acquire(orgId: string): () => void {
-    const n = this.inFlight.get(orgId) ?? 0;
-    if (n >= this.max) {
-      throw new ApiError(429, 'rate_limit_error', `Too many requests in flight for this organization (limit ${this.max}); retry after the delay.`, {
+/**
+ * Concurrency limits per organization: a request over them never starts (429 + Retry-After).
+ * Long-lived streams (an exec running a server or a watcher, a console or log followed for
+ * hours) have their own bounded pool, so 64 of them do not starve short requests such as
+ * the UI's reads (issue 28).
+ */
+export class ConcurrencyLimiter {
+  private inFlight = { short: new Map<string, number>(), stream: new Map<string, number>() };
+  constructor(
+    private max: number,
+    private maxStreams = 256,
+  ) {}
+
+  acquire(orgId: string, pool: LimitPool = 'short'): () => void {
+    const counts = this.inFlight[pool];
+    const max = pool === 'short' ? this.max : this.maxStreams;
+    const n = counts.get(orgId) ?? 0;
+    if (n >= max) {
+      const what = pool === 'short' ? 'requests' : 'long-lived streams (exec, console, logs)';
+      throw new ApiError(429, 'rate_limit_error', `Too many ${what} in flight for this organization (limit ${max}); retry after the delay.`, {
         code: 'rate_limited',
         headers: { 'Retry-After': '1' },
       });
     }
-    this.inFlight.set(orgId, n + 1);
+    counts.set(orgId, n + 1);
     let done = false;
     return () => {
       if (done) return;
       done = true;
-      const left = (this.inFlight.get(orgId) ?? 1) - 1;
-      if (left <= 0) this.inFlight.delete(orgId);
-      else this.inFlight.set(orgId, left);
+      const left = (counts.get(orgId) ?? 1) - 1;
+      if (left <= 0) counts.delete(orgId);
+      else counts.set(orgId, left);
     };
   }
 
-  current(orgId: string): number {
-    return this.inFlight.get(orgId) ?? 0;
+  current(orgId: string, pool: LimitPool = 'short'): number {
+    return this.inFlight[pool].get(orgId) ?? 0;
   }
 }
 

@@ -90,6 +90,8 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
   const authMode = spec.auth ?? (spec.area === 'inference' ? 'any' : 'org');
   // Streamed uploads too (their body is hashed as it streams); keyless routes have no key to scope by.
   const idempotent = spec.idempotent ?? (MUTATING.includes(spec.method) && authMode !== 'none');
+  // exec, console, egress log and SSE answers may last hours: their own pool (http/limits.ts)
+  const stream = spec.responseKind === 'ndjson' || spec.responseKind === 'sse';
 
   return async (req: PipelineRequest, res: ServerResponse) => {
     // Inference routes also accept a box's egress proxy (the box principal; never org-scoped).
@@ -99,7 +101,7 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
       throw forbidden('This operation needs an organization-scoped API key.');
     }
     if (auth && !spec.billingExempt) app.billing.check(auth.orgId);
-    const release = auth ? app.limiter.acquire(auth.orgId) : () => {};
+    const release = auth ? app.limiter.acquire(auth.orgId, stream ? 'stream' : 'short') : () => {};
     res.on('close', release);
     try {
       const key = idempotent ? idempotencyKey(req) : undefined;
@@ -113,11 +115,17 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
       if (!app.repos.idempotency.claim(keyId, key, reqHash)) {
         return replayOrRefuse(res, app.repos.idempotency.get(keyId, key)!, reqHash);
       }
-      const captured = await execute(spec, app, req, res, auth, raw, true);
-      if (captured && captured.status < 500) {
-        app.repos.idempotency.settle(keyId, key, captured.status, 'application/json', captured.body);
-      } else {
-        app.repos.idempotency.release(keyId, key); // unsettled: a retry runs again (spec rule 7)
+      // The answer is recorded (SQLite, synchronous=FULL) before a byte of it is sent: a crash
+      // between the two leaves a key a retry replays, never an acknowledged create without one.
+      let settled = false;
+      try {
+        await execute(spec, app, req, res, auth, raw, (status, body) => {
+          if (status >= 500) return; // unsettled: a retry runs again (spec rule 7)
+          app.repos.idempotency.settle(keyId, key, status, 'application/json', body);
+          settled = true;
+        });
+      } finally {
+        if (!settled) app.repos.idempotency.release(keyId, key);
       }
     } finally {
       if (res.writableEnded) release();
@@ -145,17 +153,15 @@ async function rawIdempotent(spec: RouteSpec, app: AppContext, req: PipelineRequ
     return replayOrRefuse(res, prior, await drainHash(req, requestLine(req)));
   }
   const hash = hashWhileStreaming(req, requestLine(req));
-  let captured: Awaited<ReturnType<typeof execute>>;
+  let settled = false;
   try {
-    captured = await execute(spec, app, req, res, auth, Buffer.alloc(0), true);
-  } catch (e) {
-    app.repos.idempotency.release(keyId, key);
-    throw e;
-  }
-  if (captured && captured.status < 500 && hash.complete()) {
-    app.repos.idempotency.settle(keyId, key, captured.status, 'application/json', captured.body, hash.digest());
-  } else {
-    app.repos.idempotency.release(keyId, key);
+    await execute(spec, app, req, res, auth, Buffer.alloc(0), (status, body) => {
+      if (status >= 500 || !hash.complete()) return;
+      app.repos.idempotency.settle(keyId, key, status, 'application/json', body, hash.digest());
+      settled = true;
+    });
+  } finally {
+    if (!settled) app.repos.idempotency.release(keyId, key);
   }
 }
 
@@ -189,7 +195,16 @@ function replayOrRefuse(
   writeJson(res, prior.status!, { 'Idempotent-Replayed': 'true' }, prior.body ?? Buffer.alloc(0), prior.content_type ?? 'application/json');
 }
 
-async function execute(spec: RouteSpec, app: AppContext, req: PipelineRequest, res: ServerResponse, auth: Principal, raw: Buffer, capture = false) {
+/** `record`: called with the JSON answer before it is written (idempotency settles there). */
+async function execute(
+  spec: RouteSpec,
+  app: AppContext,
+  req: PipelineRequest,
+  res: ServerResponse,
+  auth: Principal,
+  raw: Buffer,
+  record?: (status: number, body: Buffer) => void,
+) {
   let status = 200;
   let payload: unknown;
   let headers: Record<string, string> = {};
@@ -226,6 +241,6 @@ async function execute(spec: RouteSpec, app: AppContext, req: PipelineRequest, r
     headers = e.headers;
   }
   const text = status === 204 ? null : JSON.stringify(payload);
+  record?.(status, text === null ? Buffer.alloc(0) : Buffer.from(text));
   writeJson(res, status, headers, text);
-  return capture ? { status, body: text === null ? Buffer.alloc(0) : Buffer.from(text) } : undefined;
 }

@@ -5,10 +5,38 @@
  */
 export type WireStyle = 'responses' | 'chat' | 'messages';
 
-export interface NativeMessage {
-  role: 'system' | 'user' | 'assistant';
-  text: string;
+/** A function call the model made (`arguments` is a JSON text, as every style carries it). */
+export interface NativeToolCall {
+  id: string;
+  name: string;
+  arguments: string;
 }
+
+/**
+ * One turn. An assistant turn may carry tool calls (beside or instead of text); a `tool`
+ * turn is one tool's result, answering the call `toolCallId`.
+ */
+export interface NativeMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  text: string;
+  toolCalls?: NativeToolCall[];
+  toolCallId?: string;
+  /** Name of the tool answered (tool turns; filled from the matching call when known). */
+  toolName?: string;
+  /** The tool reported an error (Messages' `is_error`). */
+  isError?: boolean;
+}
+
+/** A function tool the model may call; `parameters` is a JSON schema of its arguments. */
+export interface NativeTool {
+  name: string;
+  description?: string;
+  parameters: Record<string, unknown>;
+  strict?: boolean;
+}
+
+/** `auto`: the model decides; `none`: no call; `required`: at least one call; `{name}`: that tool. */
+export type NativeToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
 export type NativeFormat = { type: 'text' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict: boolean; description?: string };
 
@@ -17,6 +45,8 @@ interface NativeParams {
   topP?: number;
   reasoningEffort?: 'low' | 'medium' | 'high';
   user?: string;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
 }
 
 export interface NativeRequest {
@@ -27,6 +57,13 @@ export interface NativeRequest {
   format: NativeFormat;
   /** Cap on generated tokens; undefined means the engine's own limit. */
   maxOutputTokens?: number;
+  /** Function tools offered (absent or empty: none). */
+  tools?: NativeTool[];
+  toolChoice?: NativeToolChoice;
+  /** Several calls in one turn allowed (default true, as in every style). */
+  parallelToolCalls?: boolean;
+  /** Responses' `max_tool_calls`: calls beyond it are dropped. */
+  maxToolCalls?: number;
 }
 
 interface NativeUsage {
@@ -41,10 +78,24 @@ interface NativeUsage {
 
 export interface NativeResult {
   text: string;
-  /** `end`: the model finished; `max_tokens`: cut at the cap, `text` is partial. */
-  stop: 'end' | 'max_tokens';
+  /** `end`: the model finished; `max_tokens`: cut at the cap, `text` is partial; `tool_calls`: it called tools. */
+  stop: 'end' | 'max_tokens' | 'tool_calls';
   usage: NativeUsage;
+  toolCalls?: NativeToolCall[];
 }
+
+/**
+ * What an engine reports while it generates (streaming): text as it comes, and tool calls
+ * (`start` once with its id and name, then argument fragments). Indexes count the calls
+ * of this answer from 0. The engine's final NativeResult repeats it all, complete.
+ */
+export type NativeDelta =
+  { type: 'text'; text: string } | { type: 'tool_call'; index: number; id: string; name: string } | { type: 'tool_args'; index: number; delta: string };
+
+export type DeltaSink = (d: NativeDelta) => void;
+
+/** Fresh call ids in the OpenAI style (`call_...`); the other styles reuse them as is. */
+export const newCallId = () => `call_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;
 
 export const emptyUsage = (): NativeUsage => ({
   inputTokens: 0,
@@ -61,3 +112,12 @@ export interface StoredError {
   code: string;
   message: string;
 }
+
+/** A call's arguments as an object (Anthropic's `input`); a text that is not JSON gives {}. */
+export const parsedArguments = (c: NativeToolCall): unknown => {
+  try {
+    return JSON.parse(c.arguments || '{}');
+  } catch {
+    return {};
+  }
+};

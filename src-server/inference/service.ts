@@ -7,7 +7,7 @@ import type { Prepared } from './adapters/common.js';
 import { checkBoxBudget, type BudgetDeps } from './box/budget.js';
 import { boxOfKey } from './box/box-principal.js';
 import type { EngineRegistry } from './engines/registry.js';
-import type { NativeRequest, NativeResult, StoredError, WireStyle } from './native.js';
+import type { DeltaSink, NativeRequest, NativeResult, StoredError, WireStyle } from './native.js';
 import type { ResponsesRepo, StoredResponse } from './store/responses-repo.js';
 import { ResponseWriteBehind } from './store/write-behind.js';
 import { checkStructured, schemaValidator } from './structured.js';
@@ -31,6 +31,12 @@ interface UsageEvent {
   /** The box the request came from through its egress proxy, else null. */
   boxId: string | null;
   usage: NativeResult['usage'];
+}
+
+/** A streamed request: `started` once checked (its id is known), then the engine's deltas. */
+export interface StreamHooks {
+  started(r: StoredResponse): void;
+  onDelta: DeltaSink;
 }
 
 interface InferenceHooks {
@@ -86,17 +92,18 @@ export class InferenceService {
    * Runs now; the finished request is stored just after the answer leaves, batched with the
    * others of the same turn (store/write-behind.ts). Errors go to the caller and nothing is stored.
    */
-  async runSync(style: WireStyle, p: Prepared, auth: Principal, signal?: AbortSignal): Promise<StoredResponse> {
+  async runSync(style: WireStyle, p: Prepared, auth: Principal, signal?: AbortSignal, stream?: StreamHooks): Promise<StoredResponse> {
     this.check(style, p, auth);
     const createdAt = Date.now();
+    const stored = this.record(style, p, auth, createdAt);
+    stream?.started(stored);
     let result: NativeResult;
     this.running++;
     try {
-      result = await this.execute(p.native, signal);
+      result = await this.execute(p.native, signal, stream?.onDelta);
     } finally {
       this.running--;
     }
-    const stored = this.record(style, p, auth, createdAt);
     stored.status = result.stop === 'max_tokens' ? 'incomplete' : 'completed';
     stored.result = result;
     stored.startedAt = createdAt;
@@ -156,19 +163,27 @@ export class InferenceService {
     if (result) this.emitUsage({ ...r, result });
   }
 
-  /** Engine call plus JSON-schema validation; an invalid structured output is retried. */
-  async execute(native: NativeRequest, signal?: AbortSignal): Promise<NativeResult> {
+  /**
+   * Engine call plus JSON-schema validation; an invalid structured output is retried (not
+   * when streamed: what was sent cannot be taken back, the stream ends in an error). Tool
+   * calls beyond `parallel_tool_calls: false` or `max_tool_calls` are dropped.
+   */
+  async execute(native: NativeRequest, signal?: AbortSignal, onDelta?: DeltaSink): Promise<NativeResult> {
     const { engine, model } = this.engines.resolve(native.model);
     const validate = native.format.type === 'json_schema' ? schemaValidator(native.format.schema, 'schema') : null;
+    const maxCalls = native.parallelToolCalls === false ? 1 : (native.maxToolCalls ?? Infinity);
+    const sink: DeltaSink | undefined = onDelta && maxCalls !== Infinity ? (d) => (d.type === 'text' || d.index < maxCalls ? onDelta(d) : undefined) : onDelta;
     let why = '';
-    for (let attempt = 1; attempt <= this.structuredAttempts; attempt++) {
-      const result = await engine.generate(model, native, signal);
-      if (!validate || result.stop === 'max_tokens') return result;
+    const attempts = onDelta ? 1 : this.structuredAttempts;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      const result = await engine.generate(model, native, signal, sink);
+      if (result.toolCalls && result.toolCalls.length > maxCalls) result.toolCalls = result.toolCalls.slice(0, maxCalls);
+      if (!validate || result.stop === 'max_tokens' || result.stop === 'tool_calls') return result;
       const problem = checkStructured(validate, result.text);
       if (!problem) return result;
       why = problem;
     }
-    throw new Failed(`The model's output did not match the JSON schema after ${this.structuredAttempts} attempts: ${why}`, {
+    throw new Failed(`The model's output did not match the JSON schema after ${attempts} attempt${attempts > 1 ? 's' : ''}: ${why}`, {
       code: 'output_validation_failed',
     });
   }

@@ -103,10 +103,10 @@ describe('Responses API through an OpenAI upstream', () => {
 
   it('limitations answer 400 naming the field, as the SDK error class', async () => {
     const cases: [Record<string, unknown>, string][] = [
-      [{ stream: true }, 'stream'],
-      [{ tools: [{ type: 'function', name: 'f', parameters: {} }] }, 'tools'],
+      // stream, function tools and parallel_tool_calls are served since issue 24 (tool-calls.test.ts, streaming.test.ts)
+      [{ stream: 'yes' }, 'stream'],
+      [{ tools: [{ type: 'web_search' }] }, 'tools[0].type'],
       [{ tool_choice: 'required' }, 'tool_choice'],
-      [{ parallel_tool_calls: true }, 'parallel_tool_calls'],
       [{ store: false }, 'store'],
       [{ truncation: 'auto' }, 'truncation'],
       [{ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'x' }] }] }, 'input[0].content[0].type'],
@@ -183,8 +183,8 @@ describe('Chat Completions and Messages', () => {
     expect(cut.choices[0]!.finish_reason).toBe('length');
     for (const [extra, param] of [
       [{ n: 2 }, 'n'],
-      [{ stream: true }, 'stream'],
-      [{ tools: [{ type: 'function', function: { name: 'f' } }] }, 'tools'],
+      [{ tools: [{ type: 'code_interpreter' }] }, 'tools[0].type'],
+      [{ functions: [{ name: 'f' }] }, 'functions'],
     ] as const) {
       const err = await openai.chat.completions.create({ model: 'oa/fake-gpt', messages: [{ role: 'user', content: 'x' }], ...extra } as never).catch((e) => e);
       expect(err).toBeInstanceOf(OpenAI.BadRequestError);
@@ -223,11 +223,10 @@ describe('Chat Completions and Messages', () => {
     expect(parsed.parsed_output).toEqual({ ok: false, n: 3 });
     expect(anUp.requests.at(-1)!.body.output_config.format).toMatchObject({ type: 'json_schema', schema: { type: 'object' } });
     for (const [extra, param] of [
-      [{ system: 'x' }, 'system'],
       [{ top_k: 3 }, 'top_k'],
       [{ thinking: { type: 'enabled', budget_tokens: 1024 } }, 'thinking'],
       [{ service_tier: 'auto' }, 'service_tier'],
-      [{ stream: true }, 'stream'],
+      [{ tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools[0].type'],
     ] as const) {
       const err = await anthropic.messages
         .create({ model: 'an/fake-claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }], ...extra } as never)
@@ -235,6 +234,10 @@ describe('Chat Completions and Messages', () => {
       expect(err, param).toBeInstanceOf(Anthropic.BadRequestError);
       expect(err.error.error).toMatchObject({ type: 'invalid_request_error', param });
     }
+    // `system` is served since issue 24: it reaches an Anthropic upstream as its own system prompt
+    const sys = await anthropic.messages.create({ model: 'an/fake-claude', max_tokens: 5, system: 'be brief', messages: [{ role: 'user', content: 'x' }] });
+    expect(sys.stop_reason).toBe('end_turn');
+    expect(anUp.requests.at(-1)!.body).toMatchObject({ system: 'be brief', messages: [{ role: 'user', content: 'x' }] });
     const img = await anthropic.messages
       .create({
         model: 'an/fake-claude',

@@ -62,6 +62,7 @@ export async function networkArea(
     return { env: { OPENAI_BASE_URL: `${base}/v1`, OPENAI_API_KEY: token, ANTHROPIC_BASE_URL: base, ANTHROPIC_API_KEY: token } };
   });
   boxes.hooks.network = { forwardsFor: (boxId) => listeners.forwardsFor(boxId), proxyPortFor: (boxId) => egress.proxyPortFor(boxId) };
+  boxes.hooks.ingressUrls = (box) => listeners.ingressUrls(box);
   boxes.hooks.onStarted((boxId) => {
     listeners.onBoxStarted(boxId);
     const box = boxes.repo.get(boxId);

@@ -114,6 +114,13 @@ describe('listeners', () => {
       [9090, 'http', 'active'],
     ]);
     expect([...rt.forwards].filter((f) => f.startsWith(`${box.box_id}:`))).toHaveLength(2);
+    // The record names each port's address, the same the listeners give (issue 29).
+    const aliases = ((await listed()) as unknown as { guest_port: number; alias_url: string }[]).map((l) => ({ guest_port: l.guest_port, url: l.alias_url }));
+    const record = (await (await svc.api(`/v1/boxes/${box.box_id}`)).json()) as { ingress_urls: unknown };
+    expect(record.ingress_urls).toEqual(aliases);
+    expect(aliases[0]!.url).toBe(`http://ported.box.localhost:${svc.ctx.services.ingress.port}/`);
+    const listedBox = ((await (await svc.api('/v1/boxes?search=ported')).json()) as { data: { ingress_urls: unknown }[] }).data[0]!;
+    expect(listedBox.ingress_urls).toEqual(aliases);
     await svc.api(`/v1/boxes/${box.box_id}/listeners/9090`, { method: 'DELETE' });
     await post(`/v1/boxes/${box.box_id}/reboot`);
     await new Promise((r) => setTimeout(r, 50));

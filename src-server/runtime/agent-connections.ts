@@ -47,11 +47,17 @@ export class AgentConnections {
   }
 
   /** identity: a clone's, applied with the clock (waitForAgent). */
-  async connect(boxId: string, folder: BoxFolder, kind: ConnectKind, identity?: (client: AgentClient) => Promise<unknown>): Promise<AgentClient> {
+  async connect(
+    boxId: string,
+    folder: BoxFolder,
+    kind: ConnectKind,
+    identity?: (client: AgentClient) => Promise<unknown>,
+    timeoutMs = AGENT_BOOT_TIMEOUT_MS,
+  ): Promise<AgentClient> {
     let client: AgentClient;
     try {
       client = await waitForAgent(folder, {
-        timeoutMs: AGENT_BOOT_TIMEOUT_MS,
+        timeoutMs,
         afterRestore: kind === 'resume' || kind === 'restore' || kind === 'clone',
         reseed: kind !== 'resume',
         identity,

@@ -4,6 +4,7 @@
  * client and must close it before anyone else connects.
  */
 import { AgentClient } from '../guest/agent-client.js';
+import { loadFactor } from '../guest/agent-connect.js';
 import { PROTO_VERSION } from '../guest/protocol.js';
 import { type BoxFolder, readState } from './box-folder.js';
 import { mountShares } from './shares.js';
@@ -27,7 +28,8 @@ interface WaitForAgentOptions {
 }
 
 export async function waitForAgent(folder: BoxFolder, opts: WaitForAgentOptions = {}): Promise<AgentClient> {
-  const client = await AgentClient.connect(folder.agentSock, { timeoutMs: opts.timeoutMs ?? 60_000, helloRetryMs: 200 });
+  // the deadline grows with the machine's load, like each HELLO's wait (AgentClient.connect)
+  const client = await AgentClient.connect(folder.agentSock, { timeoutMs: (opts.timeoutMs ?? 60_000) * loadFactor(), helloRetryMs: 200 });
   const proto = client.info?.protocol;
   if (proto !== PROTO_VERSION) {
     client.close();

@@ -59,7 +59,15 @@ export class CloneSource {
     onProgress?: (p: Progress) => void,
   ): Promise<{ handle: VmHandle; from: string } | undefined> {
     const shape = { image: cfg.image, vcpus: cfg.vcpus, memoryMib: cfg.memoryMib, diskGib: cfg.diskGib, ...(cfg.mounts.length ? { volumeSlots: true } : {}) };
-    const tpl = await this.machines.template(shape, onProgress).catch(() => undefined);
+    // Progress comes only while the template (or the image under it) is being built: then
+    // this start includes that build, and says so (`new_template`, not a warm `template`).
+    let built = false;
+    const tpl = await this.machines
+      .template(shape, (p) => {
+        built = true;
+        onProgress?.(p);
+      })
+      .catch(() => undefined);
     if (!tpl) return undefined;
     const own = { hostname: cfg.hostname, ports: config.ports ?? [], proxyPort: config.proxyPort, mounts: config.mounts ?? [] };
     await this.cleared;
@@ -73,7 +81,7 @@ export class CloneSource {
     this.pool.rememberFiles(cfg.files ?? []);
     this.pool.fillSoon(tpl);
     this.spares.fillSoon(tpl);
-    return { handle, from: pooled ? 'warm_pool' : 'template' };
+    return { handle, from: built ? 'new_template' : pooled ? 'warm_pool' : 'template' };
   }
 
   async close(): Promise<void> {

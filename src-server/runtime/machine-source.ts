@@ -24,9 +24,12 @@ export class MachineSource {
     this.store = new TemplateStore(dataDir);
   }
 
+  /** Why the accelerator was chosen, once known (the service log says it). */
+  accelReason?: string;
+
   accelerator() {
     this.accelP ??= this.image().then((img) => detectAccelerator({ dataDir: this.dataDir, kernel: img.kernel }));
-    return this.accelP.then((a) => a.accel);
+    return this.accelP.then((a) => ((this.accelReason = a.reason), a.accel));
   }
 
   /** The default guest image, built once and cached (progress goes to onImageProgress). */

@@ -12,7 +12,7 @@ import type { AgentClient } from '../guest/agent-client.js';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BoxRuntime, GuestAgent, ImageResolver, Progress, TemplatePort, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
+import type { BoxRuntime, GuestAgent, ImageResolver, Progress, TemplatePort, TemplateWarmup, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
 import { RuntimeError } from '../boxes/runtime-port.js';
 import { AgentConnections, type ConnectKind } from './agent-connections.js';
 import { boxFolder, isAlive, livePid, readState, type BoxFolder } from './box-folder.js';
@@ -24,12 +24,12 @@ import { applyIdentity } from './template-clone.js';
 import { canCheckpointInPlace, checkpointFolder, checkpointInPlace, checkpointVm, cloneFolder } from './checkpoints.js';
 import { restoreRanBefore, restoreVm, saveAndStop } from './vm-snapshot.js';
 import { addHostForward, attachVm, killVm, launchVm, removeHostForward, type VmHandle } from './vm.js';
+import { ADOPT_AGENT_TIMEOUT_MS, adoptVm, endVm } from './vm-adopt.js';
 import { restoreSpareCount } from './restore-spares.js';
 import { warmPoolSize } from './warm-pool.js';
 import { CloneSource } from './clone-source.js';
 import { writeGuestFiles } from './guest-files.js';
 import { boxEnv } from '../settings.js';
-
 interface QemuRuntimeOptions {
   onImageProgress?: (p: ImageProgress) => void;
   /** Clone boxes from warm templates (default: unless BOX_TEMPLATES=0). */
@@ -73,8 +73,11 @@ export class QemuBoxRuntime implements BoxRuntime {
     };
   }
 
-  accelerator() {
-    return this.machines.accelerator();
+  accelerator = () => this.machines.accelerator();
+  acceleratorReason = () => this.machines.accelReason;
+
+  addTemplateWarmup(w: TemplateWarmup) {
+    this.machines.store.warmups.push(w);
   }
 
   /** The default guest image, built once and cached (progress goes to onImageProgress). */
@@ -131,17 +134,19 @@ export class QemuBoxRuntime implements BoxRuntime {
     return isAlive(this.folder(boxId));
   }
 
-  async adopt(cfg: BoxVmConfig) {
+  /** Takes over a VM that outlived the service only if it runs and its agent answers (vm-adopt.ts). */
+  async adopt(cfg: BoxVmConfig, agentTimeoutMs = ADOPT_AGENT_TIMEOUT_MS) {
     const folder = this.folder(cfg.boxId);
-    if (!livePid(folder)) return false;
-    try {
-      this.handles.set(cfg.boxId, await attachVm(folder));
-      await this.connect(cfg.boxId, folder, 'adopt');
-      return true;
-    } catch {
-      await killVm(folder).catch(() => {});
-      return false;
+    const r = await adoptVm(folder, (resumed, ms) => this.conns.connect(cfg.boxId, folder, resumed ? 'restore' : 'adopt', undefined, ms), agentTimeoutMs);
+    if (r.adopted) this.handles.set(cfg.boxId, r.handle);
+    else {
+      if (this.conns.client(cfg.boxId)) {
+        this.conns.quiesce(cfg.boxId); // a connection that then failed: its end is no loss
+        this.conns.stopping.delete(cfg.boxId);
+      }
+      await endVm(folder);
     }
+    return { adopted: r.adopted, note: r.note };
   }
 
   private async quiesce(boxId: string) {

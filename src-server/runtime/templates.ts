@@ -10,7 +10,7 @@
  * share=off and put overlays on the disk).
  */
 import { createHash } from 'node:crypto';
-import type { TemplateInfo, TemplateShape } from '../boxes/runtime-port.js';
+import type { TemplateInfo, TemplateShape, TemplateWarmup } from '../boxes/runtime-port.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { rm, writeFile, rename } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -62,6 +62,8 @@ export class TemplateStore {
   private current = new Set<string>();
   /** Runs before a template's files go (the warm pool ends its clones of it). */
   onRemove?: (id: string) => Promise<void>;
+  /** Run in the guest before the save (other areas' warm state, e.g. the code kernel). */
+  readonly warmups: TemplateWarmup[] = [];
 
   constructor(private dataDir: string) {}
 
@@ -92,6 +94,7 @@ export class TemplateStore {
       // the saved guest booted with this command line (execfast, issue 9: e.g. no ASLR under TCG)
       cmdline: kernelCmdline({ ...base, hostname: 'box', mounts: [] }),
       qemu: await qemuVersion(),
+      ...(this.warmups.length ? { warmups: this.warmups.map((w) => w.key) } : {}),
     };
     const id = `tpl_${createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16)}`;
     return { id, key };
@@ -165,8 +168,10 @@ export class TemplateStore {
         await killVm(handle).catch(() => {});
         throw e;
       });
-      progress({ phase: 'prepare', percent: 80 });
+      progress({ phase: 'prepare', percent: 70 });
       try {
+        for (const w of this.warmups) await runWarmup(w, agent);
+        progress({ phase: 'prepare', percent: 80 });
         const r = await execText(agent, ['/bin/sh', '-c', PREP_SCRIPT]);
         if (r.exitCode !== 0) throw new Error(`template preparation failed: ${r.stderr.trim()}`);
         progress({ phase: 'save', percent: 90 });
@@ -266,4 +271,13 @@ export class TemplateStore {
       }
     }
   }
+}
+
+/** A warm-up step failing leaves the template as it would be without it (the area starts its work on demand). */
+async function runWarmup(w: TemplateWarmup, agent: Parameters<typeof execText>[0]) {
+  const guest = {
+    sh: (script: string, timeoutMs: number) => execText(agent, ['/bin/sh', '-c', script], timeoutMs),
+    writeFile: async (path: string, content: Buffer) => void (await agent.writeFile(path, { mode: 0o644, createParents: true }, content)),
+  };
+  await w.run(guest).catch(() => {});
 }

@@ -62,7 +62,8 @@ export class FakeRuntime implements BoxRuntime {
     return this.state.get(boxId) === 'running';
   }
   async adopt(cfg: VmConfig) {
-    return this.state.get(cfg.boxId) === 'running';
+    const adopted = this.state.get(cfg.boxId) === 'running';
+    return { adopted, note: adopted ? 'running' : 'no VM' };
   }
   async save(boxId: string) {
     this.step('save', boxId);
@@ -135,8 +136,9 @@ class FakeAgent implements GuestAgent {
     return path.join(this.root, path.posix.normalize(guestPath));
   }
 
+  /** Runs on the host (the cwd maps into the box folder); HOME is what the guest gives root. */
   exec(o: Parameters<GuestAgent['exec']>[0]): GuestExec {
-    const child = spawn(o.argv[0]!, o.argv.slice(1), { cwd: this.p(o.cwd ?? '/'), env: { PATH: process.env.PATH, ...o.env }, detached: true });
+    const child = spawn(o.argv[0]!, o.argv.slice(1), { cwd: this.p(o.cwd ?? '/'), env: { PATH: process.env.PATH, HOME: '/root', ...o.env }, detached: true });
     let timedOut = false;
     const t = o.timeoutMs
       ? setTimeout(() => {

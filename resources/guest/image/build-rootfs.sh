@@ -33,6 +33,20 @@ debootstrap --variant=minbase --include="$include" bookworm "$tree" "$mirror" \
     done
 [ -x "$tree/bin/bash" ] || die "debootstrap failed"
 
+extra=$(grep -vE '^\s*(#|$)' "$here/packages-apt.txt" | paste -sd' ' -)
+if [ -n "$extra" ]; then
+  progress 82 "apt-get install $extra"
+  # apt in the new tree, from the same mirror; proc for the packages' scripts
+  echo "deb $mirror bookworm main" > "$tree/etc/apt/sources.list"
+  cp -L /etc/resolv.conf "$tree/etc/resolv.conf"
+  mount -t proc proc "$tree/proc"
+  trap 'umount "$tree/proc" 2>/dev/null || true; rm -rf "$tree"' EXIT
+  chroot "$tree" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive chroot "$tree" apt-get install -y -q --no-install-recommends $extra
+  chroot "$tree" apt-get clean
+  umount "$tree/proc"
+fi
+
 progress 85 "configuring the image"
 # No mirror host name may end up in the image: point apt at the public archive.
 cat > "$tree/etc/apt/sources.list" <<'SRC'

@@ -8,10 +8,10 @@ export type { Box, Checkpoint };
 /** Statuses that change on their own: poll faster while a box is in one of them. */
 const TRANSIENT = new Set(['creating', 'terminating']);
 
-export const useBoxes = (query: { app_id?: string; status?: string; search?: string; offset?: number } = {}) =>
+export const useBoxes = (query: { app_id?: string; status?: string; search?: string; offset?: number; limit?: number } = {}) =>
   useQuery({
     queryKey: ['boxes', query],
-    queryFn: () => call('GET /v1/boxes', { query: { ...query, limit: 50 } }),
+    queryFn: () => call('GET /v1/boxes', { query: { limit: 50, ...query } }),
     refetchInterval: (q) => (q.state.data?.data.some((b) => TRANSIENT.has(b.status)) ? 1000 : 4000),
   });
 

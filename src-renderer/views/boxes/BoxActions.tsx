@@ -1,8 +1,9 @@
+import { useEffect, useRef, useState } from 'react';
 import type { Box } from '../../api/hooks/boxes.js';
 import { useBoxAction } from '../../api/hooks/boxes.js';
 import { Button } from '../../ui/Button.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
-import { navigate } from '../../app/router.js';
+import { href, navigate } from '../../app/router.js';
 import { ErrorNotice } from '../../ui/states.js';
 import { toast } from '../../ui/toast.js';
 import { ACTIONS, actionEnabled } from './lifecycle.js';
@@ -13,48 +14,109 @@ function terminated(box: Box, compact?: boolean) {
   if (!compact) navigate(['boxes']);
 }
 
-/** Lifecycle buttons, each disabled (with the reason as a tooltip) where the status forbids it. */
+/** What the second click confirms: operations that interrupt what runs in the box. */
+export const CONFIRM: Partial<Record<(typeof ACTIONS)[number]['op'], string>> = {
+  sleep: 'Sleep? (wakes on use)',
+  reboot: 'Reboot? (processes restart)',
+  terminate: 'Terminate?',
+};
+
+/**
+ * Lifecycle buttons, each disabled (with the reason as a tooltip) where the status forbids
+ * it. Sleep, Reboot and Terminate ask for a second click. `compact` (a list row): the
+ * allowed ones in an "Actions" menu, so a narrow window still reaches all of them.
+ */
 export function BoxActions({ box, compact }: { box: Box; compact?: boolean }) {
+  if (compact) return <BoxActionsMenu box={box} />;
+  return <ActionButtons box={box} />;
+}
+
+function ActionButtons({ box, inMenu, onDone }: { box: Box; inMenu?: boolean; onDone?: () => void }) {
   const act = useBoxAction();
   const busy = (op: string) => act.isPending && act.variables?.action === op;
+  const run = (op: (typeof ACTIONS)[number]['op']) =>
+    act.mutate(
+      { id: box.box_id, action: op },
+      {
+        onSuccess: () => {
+          if (op === 'terminate') terminated(box, inMenu);
+          else toast(`${box.name}: ${op} done`, 'info', 3000);
+          onDone?.();
+        },
+      },
+    );
   return (
-    <div className={`inline-flex flex-col items-end gap-1`}>
-      <div className="inline-flex items-center gap-1">
-        {ACTIONS.filter((a) => !compact || actionEnabled(a.op, box.status)).map((a) => {
+    <div className={`inline-flex flex-col gap-1 ${inMenu ? 'items-stretch' : 'items-end'}`}>
+      <div className={inMenu ? 'flex flex-col items-stretch gap-0.5' : 'inline-flex flex-wrap items-center justify-end gap-1'}>
+        {ACTIONS.filter((a) => !inMenu || actionEnabled(a.op, box.status)).map((a) => {
           const enabled = actionEnabled(a.op, box.status);
           const title = enabled ? a.hint : `Not while the box is ${box.status.replace(/_/g, ' ')}`;
-          if (a.op === 'terminate') {
-            return (
-              <span key={a.op} title={title}>
+          const confirm = CONFIRM[a.op];
+          return (
+            <span key={a.op} title={title} className={inMenu ? 'flex [&>button]:w-full' : ''}>
+              {confirm ? (
                 <ConfirmButton
                   disabled={!enabled || act.isPending}
                   busy={busy(a.op)}
-                  testId="action-terminate"
-                  confirmLabel="Terminate?"
-                  onConfirm={() => act.mutate({ id: box.box_id, action: 'terminate' }, { onSuccess: () => terminated(box, compact) })}
+                  testId={`action-${a.op}`}
+                  confirmLabel={confirm}
+                  onConfirm={() => run(a.op)}
                 >
                   {a.label}
                 </ConfirmButton>
-              </span>
-            );
-          }
-          return (
-            <span key={a.op} title={title}>
-              <Button
-                small
-                variant="ghost"
-                disabled={!enabled || act.isPending}
-                busy={busy(a.op)}
-                data-testid={`action-${a.op}`}
-                onClick={() => act.mutate({ id: box.box_id, action: a.op })}
-              >
-                {a.label}
-              </Button>
+              ) : (
+                <Button small variant="ghost" disabled={!enabled || act.isPending} busy={busy(a.op)} data-testid={`action-${a.op}`} onClick={() => run(a.op)}>
+                  {a.label}
+                </Button>
+              )}
             </span>
           );
         })}
       </div>
       {act.error && <ErrorNotice error={act.error} compact />}
+    </div>
+  );
+}
+
+function BoxActionsMenu({ box }: { box: Box }) {
+  const [open, setOpen] = useState(false);
+  const [at, setAt] = useState<React.CSSProperties>({});
+  const ref = useRef<HTMLDivElement>(null);
+  // Fixed, beside the button: the table's scroll container would clip an absolute menu.
+  const toggle = (e: React.MouseEvent<HTMLButtonElement>) => {
+    const r = e.currentTarget.getBoundingClientRect();
+    const below = window.innerHeight - r.bottom > 260;
+    setAt({ position: 'fixed', right: window.innerWidth - r.right, ...(below ? { top: r.bottom + 4 } : { bottom: window.innerHeight - r.top + 4 }) });
+    setOpen(!open);
+  };
+  useEffect(() => {
+    if (!open) return;
+    const away = (e: MouseEvent) => ref.current && !ref.current.contains(e.target as Node) && setOpen(false);
+    const esc = (e: KeyboardEvent) => e.key === 'Escape' && setOpen(false);
+    document.addEventListener('mousedown', away);
+    document.addEventListener('keydown', esc);
+    return () => {
+      document.removeEventListener('mousedown', away);
+      document.removeEventListener('keydown', esc);
+    };
+  }, [open]);
+  return (
+    <div className="relative inline-block text-left" ref={ref}>
+      <Button small variant="ghost" aria-haspopup="menu" aria-expanded={open} onClick={toggle} data-testid="row-actions">
+        Actions ▾
+      </Button>
+      {open && (
+        <div role="menu" style={at} className="panel z-30 w-52 p-1 shadow-lg shadow-black/30" data-testid="row-actions-menu">
+          <a className="block rounded px-2 py-1 text-xs hover:bg-ink-800" href={href(['boxes', box.box_id])} role="menuitem">
+            Open
+          </a>
+          <a className="block rounded px-2 py-1 text-xs hover:bg-ink-800" href={href(['files', box.box_id])} role="menuitem">
+            Files
+          </a>
+          <div className="my-1 border-t border-ink-800" />
+          <ActionButtons box={box} inMenu onDone={() => setOpen(false)} />
+        </div>
+      )}
     </div>
   );
 }

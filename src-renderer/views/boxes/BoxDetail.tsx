@@ -1,11 +1,15 @@
 import type { Box } from '../../../src-server/contract/boxes.js';
 import { useBox } from '../../api/hooks/boxes.js';
 import { href } from '../../app/router.js';
-import { formatAgo, formatResources, formatTime } from '../../ui/format.js';
+import { Ago } from '../../ui/Ago.js';
+import { CopyButton } from '../../ui/CopyButton.js';
+import { formatResources, formatTime } from '../../ui/format.js';
+import { PolicyName } from '../../ui/names.js';
 import { Empty, ErrorNotice, Loading } from '../../ui/states.js';
 import { Mono, StatusPill } from '../../ui/StatusPill.js';
 import { BoxActions } from './BoxActions.js';
 import { BudgetInfo } from './BudgetInfo.js';
+import { CodePanel } from './CodePanel.js';
 import { ConsolePanel } from './ConsolePanel.js';
 import { EgressPanel } from './EgressPanel.js';
 import { LineagePanel } from './LineagePanel.js';
@@ -14,6 +18,7 @@ import { TerminalPanel } from './TerminalPanel.js';
 
 const TABS = [
   { id: 'terminal', label: 'Terminal' },
+  { id: 'code', label: 'Code' },
   { id: 'console', label: 'Console' },
   { id: 'metrics', label: 'Metrics' },
   { id: 'checkpoints', label: 'Checkpoints & forks' },
@@ -43,28 +48,24 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
         </div>
         {b.error_message && <p className="mt-2 text-rose-300">{b.error_message}</p>}
       </div>
-      <dl className="panel grid grid-cols-2 gap-x-6 gap-y-1 p-3 text-xs md:grid-cols-4">
+      <dl className="panel grid grid-cols-1 gap-x-6 gap-y-1 p-3 text-xs sm:grid-cols-2 xl:grid-cols-3 2xl:grid-cols-4">
         <Info k="Image" v={b.image} mono />
         <Info k="Resources" v={formatResources(b)} mono />
-        <Info k="Started" v={b.started_at ? formatAgo(b.started_at) : '—'} />
+        <Info k="Started" v={<Ago iso={b.started_at} testId="box-started" />} />
         <Info k="Last start" v={b.last_start ? <span data-testid="box-last-start">{formatStart(b.last_start)}</span> : '—'} />
-        <Info k="Created" v={formatTime(b.created_at)} />
-        <Info k="Visibility" v={b.visibility} />
-        <Info k="Ports" v={b.ingress_ports.join(', ') || '—'} mono />
-        <Info k="Volumes" v={b.volume_mounts.map((m) => m.mount_path).join(', ') || '—'} mono />
-        <Info k="Auto sleep" v={b.auto_sleep.automatic ? `after ${b.auto_sleep.min_seconds_before_sleep ?? '?'}s idle` : 'off'} />
         <Info
-          k="Policy"
+          k="Created"
           v={
-            b.http_policy_id ? (
-              <a className="hover:underline" href={href(['policies', b.http_policy_id])}>
-                {b.http_policy_id.slice(0, 11)}…
-              </a>
-            ) : (
-              'org default'
-            )
+            <span title={formatTime(b.created_at)}>
+              <Ago iso={b.created_at} testId="box-created" />
+            </span>
           }
         />
+        <Info k="Visibility" v={b.visibility} />
+        <Info k="Ports" v={<PortLinks box={b} />} mono />
+        <Info k="Volumes" v={b.volume_mounts.map((m) => m.mount_path).join(', ') || '—'} mono />
+        <Info k="Auto sleep" v={b.auto_sleep.automatic ? `after ${b.auto_sleep.min_seconds_before_sleep ?? '?'}s idle` : 'off'} />
+        <Info k="Policy" v={b.http_policy_id ? <PolicyName id={b.http_policy_id} /> : 'org default'} />
         <Info k="Wake at" v={b.wake_at ? formatTime(b.wake_at) : '—'} />
         <Info k="Checkpoint gen." v={String(b.checkpoint_generation)} mono />
         <Info k="Inference budget" v={<BudgetInfo boxId={b.box_id} editable={b.status !== 'terminated'} />} />
@@ -98,6 +99,8 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
       </nav>
       {b.status === 'terminated' && tab === 'terminal' ? (
         <Empty title="This box is terminated">Its checkpoints, if any, can still start new boxes.</Empty>
+      ) : tab === 'code' ? (
+        <CodePanel box={b} />
       ) : tab === 'console' ? (
         <ConsolePanel boxId={boxId} />
       ) : tab === 'metrics' ? (
@@ -113,11 +116,29 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
   );
 }
 
+/** Each published port with its ingress URL (the API's `ingress_urls`), a link and a copy button. */
+function PortLinks({ box }: { box: Box }) {
+  if (box.ingress_urls.length === 0) return <>{box.ingress_ports.join(', ') || '—'}</>;
+  return (
+    <span className="flex flex-col items-end gap-0.5">
+      {box.ingress_urls.map((u) => (
+        <span key={u.guest_port} className="inline-flex items-center gap-1" data-testid="port-url" data-port={u.guest_port}>
+          <span className="text-ink-400">{u.guest_port}</span>
+          <a className="break-all text-accent-300 hover:underline" href={u.url} target="_blank" rel="noreferrer" data-testid="port-link">
+            {u.url}
+          </a>
+          <CopyButton text={u.url} testId="port-copy" />
+        </span>
+      ))}
+    </span>
+  );
+}
+
 function Info({ k, v, mono }: { k: string; v: React.ReactNode; mono?: boolean }) {
   return (
     <div className="flex min-w-0 justify-between gap-2 border-b border-ink-800/60 py-1">
-      <dt className="text-ink-400">{k}</dt>
-      <dd className={`truncate ${mono ? 'font-mono' : ''}`}>{v}</dd>
+      <dt className="shrink-0 text-ink-400">{k}</dt>
+      <dd className={`min-w-0 text-right break-words ${mono ? 'font-mono' : ''}`}>{v}</dd>
     </div>
   );
 }
@@ -125,6 +146,7 @@ function Info({ k, v, mono }: { k: string; v: React.ReactNode; mono?: boolean })
 const START_FROM: Record<string, string> = {
   warm_pool: 'a warm clone',
   template: 'the warm template',
+  new_template: 'a template built for it first (first box of this size)',
   saved_state: 'its saved memory',
   checkpoint: 'a checkpoint',
   boot: 'a cold boot',

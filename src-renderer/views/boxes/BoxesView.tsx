@@ -1,8 +1,9 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useBoxes } from '../../api/hooks/boxes.js';
-import { href } from '../../app/router.js';
+import { href, navigate, useRoute } from '../../app/router.js';
+import { Ago } from '../../ui/Ago.js';
 import { Button } from '../../ui/Button.js';
-import { formatAgo, formatResources, shortId } from '../../ui/format.js';
+import { formatResources, shortId } from '../../ui/format.js';
 import { Empty, ErrorNotice, Loading, PageHeader } from '../../ui/states.js';
 import { StatusPill } from '../../ui/StatusPill.js';
 import { BoxActions } from './BoxActions.js';
@@ -23,6 +24,13 @@ function BoxList() {
   const [status, setStatus] = useState('');
   const [offset, setOffset] = useState(0);
   const [creating, setCreating] = useState(false);
+  // `#/boxes?new=1` (the palette's "Create a box…") opens the dialog.
+  const wantsNew = useRoute().params.get('new') === '1';
+  useEffect(() => {
+    if (!wantsNew) return;
+    setCreating(true);
+    navigate(['boxes']);
+  }, [wantsNew]);
   const boxes = useBoxes({ search: search || undefined, status: status || undefined, offset });
   return (
     <div data-testid="view-boxes">
@@ -81,7 +89,7 @@ function BoxList() {
                 <th>Status</th>
                 <th className="hidden 2xl:table-cell">Id</th>
                 <th className="hidden xl:table-cell">Image</th>
-                <th>Resources</th>
+                <th className="hidden sm:table-cell">Resources</th>
                 <th className="hidden xl:table-cell">Live</th>
                 <th>Created</th>
                 <th />
@@ -107,9 +115,11 @@ function BoxList() {
                     {shortId(b.box_id)}
                   </td>
                   <td className="hidden font-mono text-xs xl:table-cell">{b.image}</td>
-                  <td className="min-w-36 font-mono text-xs text-ink-300">{formatResources(b)}</td>
+                  <td className="hidden min-w-36 font-mono text-xs text-ink-300 sm:table-cell">{formatResources(b)}</td>
                   <td className="hidden xl:table-cell">{b.status === 'running' ? <LiveUsage boxId={b.box_id} /> : <span className="text-ink-600">—</span>}</td>
-                  <td className="whitespace-nowrap text-ink-400">{formatAgo(b.created_at)}</td>
+                  <td className="whitespace-nowrap text-ink-400">
+                    <Ago iso={b.created_at} testId="box-created" />
+                  </td>
                   <td className="text-right">
                     <BoxActions box={b} compact />
                   </td>

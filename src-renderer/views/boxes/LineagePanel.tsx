@@ -4,6 +4,7 @@ import { href, navigate } from '../../app/router.js';
 import { Button } from '../../ui/Button.js';
 import { formatAgo, formatBytes } from '../../ui/format.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
+import { BoxName } from '../../ui/names.js';
 import { StatusPill } from '../../ui/StatusPill.js';
 import { allows } from './lifecycle.js';
 import { buildLineage, type BoxNode, type CheckpointNode } from './lineage-tree.js';
@@ -54,11 +55,11 @@ function BoxItem({ node, current }: { node: BoxNode; current: string }) {
       <div className={`flex items-center gap-2 rounded px-2 py-1 ${node.id === current ? 'bg-accent-500/10 ring-1 ring-accent-500/40' : ''}`}>
         <span className="text-sky-300">▣</span>
         {node.box ? (
-          <a className="hover:underline" href={href(['boxes', node.id, 'checkpoints'])}>
+          <a className="hover:underline" href={href(['boxes', node.id, 'checkpoints'])} title={node.id}>
             {node.box.name}
           </a>
         ) : (
-          <span className="text-ink-400">{node.id.slice(0, 12)}…</span>
+          <BoxName id={node.id} tab="checkpoints" />
         )}
         {node.box && <StatusPill status={node.box.status} />}
       </div>

@@ -1,5 +1,6 @@
-import { useQueryClient } from '@tanstack/react-query';
-import { useBoxes } from '../../api/hooks/boxes.js';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { boxFileOps, boxHome } from '../../api/box-file-ops.js';
+import { useBox, useBoxes } from '../../api/hooks/boxes.js';
 import { boxFileUrl, useBoxDirectory } from '../../api/hooks/files.js';
 import { href, navigate } from '../../app/router.js';
 import { FileBrowser } from '../../transfer/FileBrowser.js';
@@ -8,10 +9,12 @@ import { StatusPill } from '../../ui/StatusPill.js';
 
 const LIVE = new Set(['running', 'sleeping', 'paused']);
 
-export function FilesView({ boxId, path }: { boxId?: string; path: string }) {
+export function FilesView({ boxId, path }: { boxId?: string; path?: string }) {
   const boxes = useBoxes();
   const live = boxes.data?.data.filter((b) => LIVE.has(b.status)) ?? [];
-  const box = boxes.data?.data.find((b) => b.box_id === boxId);
+  // The box named in the route, read by itself (it may be beyond the list's first page).
+  const one = useBox(boxId);
+  const box = one.data;
   return (
     <div data-testid="view-files">
       <PageHeader title="Files" subtitle="Move files in and out of a box. Browsing a sleeping box wakes it." />
@@ -41,8 +44,14 @@ export function FilesView({ boxId, path }: { boxId?: string; path: string }) {
           )}
         </aside>
         <section className="min-w-0">
-          {box ? (
-            box.status === 'paused' ? (
+          {boxId && one.isPending ? (
+            <Loading />
+          ) : one.error ? (
+            <ErrorNotice error={one.error} />
+          ) : box ? (
+            !LIVE.has(box.status) ? (
+              <Empty title={`${box.name} is ${box.status.replace(/_/g, ' ')}`}>Only a running or sleeping box has files to browse.</Empty>
+            ) : box.status === 'paused' ? (
               <Empty title={`${box.name} is paused`}>Resume it to browse its files.</Empty>
             ) : (
               <BoxBrowser boxId={box.box_id} path={path} />
@@ -56,11 +65,19 @@ export function FilesView({ boxId, path }: { boxId?: string; path: string }) {
   );
 }
 
-function BoxBrowser({ boxId, path }: { boxId: string; path: string }) {
+/** Without a path in the route, the browser starts in the home of the user execs run as. */
+function BoxBrowser({ boxId, path }: { boxId: string; path?: string }) {
+  const home = useQuery({ queryKey: ['boxes', boxId, 'home'], queryFn: () => boxHome(boxId), enabled: path === undefined, staleTime: Infinity });
+  if (path === undefined && home.isPending) return <Loading label="Finding the home folder" />;
+  return <Browser boxId={boxId} path={path ?? home.data ?? '/'} />;
+}
+
+function Browser({ boxId, path }: { boxId: string; path: string }) {
   const qc = useQueryClient();
   const segments = path.split('/').filter(Boolean);
   const abs = (s: string[]) => `/${s.join('/')}`;
   const listing = useBoxDirectory(boxId, abs(segments));
+  const changed = () => void qc.invalidateQueries({ queryKey: ['boxes', boxId, 'dir'] });
   return (
     <FileBrowser
       rootLabel="/"
@@ -69,7 +86,8 @@ function BoxBrowser({ boxId, path }: { boxId: string; path: string }) {
       toPath={abs}
       onNavigate={(s) => navigate(['files', boxId], { path: abs(s) })}
       fileUrl={(p) => boxFileUrl(boxId, p)}
-      onUploaded={() => void qc.invalidateQueries({ queryKey: ['boxes', boxId, 'dir'] })}
+      onUploaded={changed}
+      ops={{ ...boxFileOps(boxId), changed }}
     />
   );
 }

@@ -1,8 +1,8 @@
 import { useDeleteImage, useImages } from '../../api/hooks/images.js';
-import { href } from '../../app/router.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
 import { formatAgo } from '../../ui/format.js';
 import { Empty, ErrorNotice, Loading, PageHeader } from '../../ui/states.js';
+import { BoxName } from '../../ui/names.js';
 import { Mono } from '../../ui/StatusPill.js';
 
 const mib = (n: number) => (n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(1)} GiB` : `${(n / (1 << 20)).toFixed(1)} MiB`);
@@ -55,9 +55,9 @@ export function ImagesView() {
                   {i.boxes.length === 0
                     ? '—'
                     : i.boxes.map((b) => (
-                        <a key={b} className="mr-1 underline" href={href(['boxes', b])}>
-                          <Mono>{b.slice(0, 12)}</Mono>
-                        </a>
+                        <span key={b} className="mr-2 inline-block">
+                          <BoxName id={b} />
+                        </span>
                       ))}
                 </td>
                 <td>

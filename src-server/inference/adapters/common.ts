@@ -11,6 +11,10 @@ export interface Prepared {
   metadata: Record<string, string>;
   webhook: { url: string; token: string | null } | null;
   background: boolean;
+  /** `stream: true`: answer as server-sent events in the request's wire style. */
+  stream: boolean;
+  /** Chat Completions' `stream_options.include_usage`. */
+  streamUsage?: boolean;
 }
 
 export function refuse(param: string, message: string): never {
@@ -19,28 +23,16 @@ export function refuse(param: string, message: string): never {
 
 const present = (v: unknown) => v !== undefined && v !== null;
 
-/** Refuses `stream: true` (spec: streaming is not supported in any style). */
-export function refuseStream(body: Record<string, unknown>) {
-  if (present(body.stream) && body.stream !== false) refuse('stream', 'stream=true is not supported: send stream=false or omit it.');
+/** `stream` (beyond the spec: every style streams in its own wire format, routes/stream-*.ts). */
+export function wantsStream(body: Record<string, unknown>): boolean {
+  if (!present(body.stream) || body.stream === false) return false;
+  if (body.stream !== true) refuse('stream', 'stream must be true or false.');
+  return true;
 }
 
 /** Refuses a field whenever it is present with a non-null value. */
 export function refusePresent(body: Record<string, unknown>, fields: string[], why: string) {
   for (const f of fields) if (present(body[f])) refuse(f, `${f} is not supported: ${why}`);
-}
-
-/** Tools are not supported: an empty list and the "none"/"auto" choices are harmless. */
-export function refuseTools(body: Record<string, unknown>, extra: string[] = []) {
-  if (present(body.tools) && !(Array.isArray(body.tools) && body.tools.length === 0)) {
-    refuse('tools', 'tools are not supported: tool and function calling are unavailable.');
-  }
-  if (present(body.tool_choice) && body.tool_choice !== 'none' && body.tool_choice !== 'auto') {
-    refuse('tool_choice', 'A custom tool_choice is not supported: tools are unavailable.');
-  }
-  if (present(body.parallel_tool_calls) && body.parallel_tool_calls !== false) {
-    refuse('parallel_tool_calls', 'parallel_tool_calls is not supported: tools are unavailable.');
-  }
-  refusePresent(body, extra, 'tool and function calling are unavailable.');
 }
 
 /**
@@ -90,7 +82,22 @@ export function contentText(content: unknown, param: string, textTypes: string[]
 }
 
 /** Merges the pieces every adapter shares into a Prepared request. */
-export function prepared(native: NativeRequest, echo: Record<string, unknown>, meta: Record<string, string> | null | undefined, background = false): Prepared {
+export function prepared(
+  native: NativeRequest,
+  echo: Record<string, unknown>,
+  meta: Record<string, string> | null | undefined,
+  opts: { background?: boolean; stream?: boolean } = {},
+): Prepared {
   if (native.messages.length === 0) refuse('messages', 'At least one message is required.');
-  return { native, echo, background, ...checkMetadata(meta) };
+  nameToolResults(native);
+  return { native, echo, background: opts.background ?? false, stream: opts.stream ?? false, ...checkMetadata(meta) };
+}
+
+/** Tool turns learn the name of the call they answer (chat templates and Anthropic-style upstreams want it). */
+function nameToolResults(native: NativeRequest) {
+  const names = new Map<string, string>();
+  for (const m of native.messages) {
+    for (const c of m.toolCalls ?? []) names.set(c.id, c.name);
+    if (m.role === 'tool' && !m.toolName && m.toolCallId) m.toolName = names.get(m.toolCallId);
+  }
 }

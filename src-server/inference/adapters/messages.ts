@@ -1,24 +1,26 @@
 import type { MessagesBody } from '../../contract/inference.js';
-import type { NativeFormat } from '../native.js';
+import { parsedArguments, type NativeFormat, type NativeMessage } from '../native.js';
 import type { StoredResponse } from '../store/responses-repo.js';
-import { contentText, prepared, refuse, refusePresent, refuseStream, refuseTools, type Prepared } from './common.js';
+import { contentText, prepared, refuse, refusePresent, wantsStream, type Prepared } from './common.js';
+import { messagesTools } from './tools.js';
 
-/** POST /v1/messages → native request (spec, Messages limitations). */
+/** POST /v1/messages → native request (spec, Messages limitations; beyond it: `stream`, `system` and client tools). */
 export function messagesToNative(body: MessagesBody): Prepared {
   const b = body as Record<string, unknown>;
-  refuseStream(b);
-  refusePresent(b, ['system'], 'send instructions in the first user message.');
-  refuseTools(b);
+  const stream = wantsStream(b);
+  const { tools, toolChoice, parallel } = messagesTools(b);
   refusePresent(b, ['top_k'], 'use temperature or top_p.');
   if (b.thinking !== undefined && b.thinking !== null && (b.thinking as { type?: unknown }).type !== 'disabled') {
     refuse('thinking', 'thinking is not supported.');
   }
   refusePresent(b, ['service_tier'], 'there is one service tier.');
   refusePresent(b, ['stop_sequences', 'mcp_servers', 'container'], 'this field is unavailable here.');
-  const messages = body.messages.map((m, i) => ({
-    role: m.role,
-    text: contentText(m.content, `messages[${i}].content`, ['text']),
-  }));
+  const messages: NativeMessage[] = [];
+  if (b.system !== undefined && b.system !== null) {
+    const text = contentText(b.system, 'system', ['text']);
+    if (text) messages.push({ role: 'system', text });
+  }
+  body.messages.forEach((m, i) => addMessage(messages, m.role, m.content, `messages[${i}].content`));
   const f = body.output_config?.format;
   const format: NativeFormat = f ? { type: 'json_schema', name: f.name ?? 'output', schema: f.schema, strict: true } : { type: 'text' };
   return prepared(
@@ -27,11 +29,43 @@ export function messagesToNative(body: MessagesBody): Prepared {
       messages,
       format,
       maxOutputTokens: body.max_tokens,
+      tools,
+      toolChoice,
+      parallelToolCalls: parallel,
       params: { temperature: body.temperature ?? undefined, topP: body.top_p ?? undefined },
     },
     {},
     body.metadata,
+    { stream },
   );
+}
+
+type Block = { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown; tool_use_id?: unknown; content?: unknown; is_error?: unknown };
+
+/**
+ * One message: text blocks, and `tool_use` (assistant) or `tool_result` (user) blocks. A
+ * user message's tool results become tool turns, in order, before its text.
+ */
+function addMessage(out: NativeMessage[], role: 'user' | 'assistant', content: unknown, param: string) {
+  if (!Array.isArray(content)) {
+    out.push({ role, text: contentText(content, param, ['text']) });
+    return;
+  }
+  const texts: unknown[] = [];
+  const msg: NativeMessage = { role, text: '' };
+  content.forEach((blk: Block, i) => {
+    const at = `${param}[${i}]`;
+    if (role === 'assistant' && blk?.type === 'tool_use') {
+      if (typeof blk.id !== 'string' || typeof blk.name !== 'string') refuse(at, `${at} must be {type: "tool_use", id, name, input}.`);
+      (msg.toolCalls ??= []).push({ id: blk.id, name: blk.name, arguments: JSON.stringify(blk.input ?? {}) });
+    } else if (role === 'user' && blk?.type === 'tool_result') {
+      if (typeof blk.tool_use_id !== 'string') refuse(`${at}.tool_use_id`, `${at}.tool_use_id must name the tool_use answered.`);
+      const text = blk.content === undefined || blk.content === null ? '' : contentText(blk.content, `${at}.content`, ['text']);
+      out.push({ role: 'tool', text, toolCallId: blk.tool_use_id, ...(blk.is_error === true ? { isError: true } : {}) });
+    } else texts.push(blk);
+  });
+  msg.text = contentText(texts, param, ['text']);
+  if (msg.text || msg.toolCalls || !content.length) out.push(msg);
 }
 
 /**
@@ -39,22 +73,39 @@ export function messagesToNative(body: MessagesBody): Prepared {
  * writes, which Anthropic reports separately.
  */
 export function messageObject(r: StoredResponse) {
-  const u = r.result!.usage;
   return {
     id: r.id,
     type: 'message' as const,
     role: 'assistant' as const,
     model: r.native.model,
     // Anthropic omits `citations` when there are none; a `null` there breaks strict clients (Vercel AI SDK).
-    content: [{ type: 'text' as const, text: r.result!.text }],
-    stop_reason: r.result!.stop === 'max_tokens' ? ('max_tokens' as const) : ('end_turn' as const),
+    content: messageContent(r),
+    stop_reason: messagesStop(r.result!.stop),
     stop_sequence: null,
-    usage: {
-      input_tokens: Math.max(0, u.inputTokens - u.cachedInputTokens - u.cacheWriteInputTokens),
-      output_tokens: u.outputTokens,
-      cache_creation_input_tokens: u.cacheWriteInputTokens,
-      cache_read_input_tokens: u.cachedInputTokens,
-      service_tier: 'standard' as const,
-    },
+    usage: messagesUsage(r),
+  };
+}
+
+export const messagesStop = (stop: 'end' | 'max_tokens' | 'tool_calls') =>
+  stop === 'max_tokens' ? ('max_tokens' as const) : stop === 'tool_calls' ? ('tool_use' as const) : ('end_turn' as const);
+
+/** Text, then one `tool_use` block per call; a text block only when there is text, or nothing else. */
+function messageContent(r: StoredResponse) {
+  const calls = r.result!.toolCalls ?? [];
+  const text = r.result!.text;
+  return [
+    ...(text || !calls.length ? [{ type: 'text' as const, text }] : []),
+    ...calls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: parsedArguments(c) })),
+  ];
+}
+
+export function messagesUsage(r: StoredResponse) {
+  const u = r.result!.usage;
+  return {
+    input_tokens: Math.max(0, u.inputTokens - u.cachedInputTokens - u.cacheWriteInputTokens),
+    output_tokens: u.outputTokens,
+    cache_creation_input_tokens: u.cacheWriteInputTokens,
+    cache_read_input_tokens: u.cachedInputTokens,
+    service_tier: 'standard' as const,
   };
 }

@@ -3,8 +3,43 @@ import type { StoredResponse } from '../store/responses-repo.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
-/** Stable id of the one output message item (the same on every GET). */
-const outputItemId = (responseId: string) => `msg_${createHash('sha256').update(responseId).digest('hex').slice(0, 40)}`;
+/** Stable ids of the output items (the same on every GET, and in the stream). */
+export const outputItemId = (responseId: string) => `msg_${createHash('sha256').update(responseId).digest('hex').slice(0, 40)}`;
+export const callItemId = (responseId: string, i: number) => `fc_${createHash('sha256').update(`${responseId}/${i}`).digest('hex').slice(0, 40)}`;
+
+/** Tools and choice as the Responses API writes them (requests without tools answer as before: none). */
+function toolsView(n: StoredResponse['native']) {
+  const tools = (n.tools ?? []).map((t) => ({
+    type: 'function' as const,
+    name: t.name,
+    description: t.description ?? null,
+    parameters: t.parameters,
+    strict: t.strict ?? null,
+  }));
+  if (!tools.length) return { tools, tool_choice: 'none' as unknown, parallel_tool_calls: false };
+  const c = n.toolChoice ?? 'auto';
+  return { tools, tool_choice: typeof c === 'string' ? c : { type: 'function', name: c.name }, parallel_tool_calls: n.parallelToolCalls ?? true };
+}
+
+/** The output items: the assistant message (when it said something, or called nothing), then one function_call per call. */
+export function outputItems(r: StoredResponse) {
+  const result = r.result!;
+  const calls = result.toolCalls ?? [];
+  const items: unknown[] = [];
+  if (result.text || !calls.length) {
+    items.push({
+      type: 'message' as const,
+      id: outputItemId(r.id),
+      role: 'assistant' as const,
+      status: r.status === 'incomplete' ? ('incomplete' as const) : ('completed' as const),
+      content: [{ type: 'output_text' as const, text: result.text, annotations: [], logprobs: [] }],
+    });
+  }
+  calls.forEach((c, i) =>
+    items.push({ type: 'function_call' as const, id: callItemId(r.id, i), call_id: c.id, name: c.name, arguments: c.arguments, status: 'completed' as const }),
+  );
+  return items;
+}
 
 /**
  * The Responses-shaped object for any stored request (all three styles): what
@@ -29,27 +64,14 @@ export function responseObject(r: StoredResponse) {
     instructions: (r.echo.instructions as string | null | undefined) ?? null,
     max_output_tokens: n.maxOutputTokens ?? null,
     model: n.model,
-    output:
-      finished && r.result
-        ? [
-            {
-              type: 'message' as const,
-              id: outputItemId(r.id),
-              role: 'assistant' as const,
-              status: r.status === 'completed' ? ('completed' as const) : ('incomplete' as const),
-              content: [{ type: 'output_text' as const, text: r.result.text, annotations: [], logprobs: [] }],
-            },
-          ]
-        : [],
-    parallel_tool_calls: false,
-    previous_response_id: null,
+    output: finished && r.result ? outputItems(r) : [],
+    ...toolsView(n),
+    previous_response_id: (r.echo.previous_response_id as string | undefined) ?? null,
     reasoning: (r.echo.reasoning as object | undefined) ?? { effort: n.params.reasoningEffort ?? null, summary: null },
     service_tier: 'default',
     store: true,
     temperature: n.params.temperature ?? 1,
     text: { format: n.format.type === 'json_schema' ? { ...n.format } : { type: 'text' } },
-    tool_choice: 'none',
-    tools: [],
     top_p: n.params.topP ?? 1,
     truncation: 'disabled',
     usage: u
@@ -62,6 +84,13 @@ export function responseObject(r: StoredResponse) {
         }
       : null,
     user: (r.echo.user as string | null | undefined) ?? n.params.user ?? null,
+    // Open Responses' required fields (echoed as sent; the penalties also reach the engines)
+    presence_penalty: n.params.presencePenalty ?? 0,
+    frequency_penalty: n.params.frequencyPenalty ?? 0,
+    top_logprobs: (r.echo.top_logprobs as number | undefined) ?? 0,
+    max_tool_calls: n.maxToolCalls ?? null,
+    safety_identifier: (r.echo.safety_identifier as string | undefined) ?? null,
+    prompt_cache_key: (r.echo.prompt_cache_key as string | undefined) ?? null,
     metadata: {
       ...metadata,
       supercached_input_tokens: String(u?.cachedInputTokens ?? 0),

@@ -1,23 +1,32 @@
 import type { ResponsesBody } from '../../contract/inference.js';
 import type { NativeFormat, NativeMessage } from '../native.js';
-import { contentText, prepared, refuse, refusePresent, refuseStream, refuseTools, type Prepared } from './common.js';
+import type { StoredResponse } from '../store/responses-repo.js';
+import { contentText, prepared, refuse, refusePresent, wantsStream, type Prepared } from './common.js';
+import { argumentsText, responsesTools } from './tools.js';
 
-/** POST /v1/responses → native request (spec, Inference API, Responses limitations). */
-export function responsesToNative(body: ResponsesBody): Prepared {
+/**
+ * POST /v1/responses → native request (spec, Inference API, Responses limitations).
+ * Beyond the spec: `stream`, function tools, and `previous_response_id` (`previous` is that
+ * stored response, looked up by the route: its conversation and output come first; its
+ * instructions do not carry over, as in OpenAI's API).
+ */
+export function responsesToNative(body: ResponsesBody, previous?: StoredResponse): Prepared {
   const b = body as Record<string, unknown>;
-  refuseStream(b);
-  refuseTools(b);
+  const stream = wantsStream(b);
+  if (stream && body.background) refuse('stream', 'stream=true with background=true is not supported: poll GET /v1/responses/{id}.');
+  const { tools, toolChoice } = responsesTools(b);
   if (b.store === false) refuse('store', 'store=false is not supported: every response is stored.');
   if (b.truncation !== undefined && b.truncation !== null && b.truncation !== 'disabled') {
     refuse('truncation', 'truncation supports only "disabled".');
   }
-  refusePresent(b, ['previous_response_id', 'conversation', 'prompt'], 'conversation state is not kept; send the whole input.');
+  refusePresent(b, ['conversation', 'prompt'], 'send the whole input, or previous_response_id.');
   if (Array.isArray(b.include) && b.include.length) refuse('include', 'include is not supported.');
 
   const messages: NativeMessage[] = [];
   if (body.instructions) messages.push({ role: 'system', text: body.instructions });
+  if (previous) messages.push(...continuation(previous));
   if (typeof body.input === 'string') messages.push({ role: 'user', text: body.input });
-  else body.input.forEach((item, i) => messages.push(inputItem(item, `input[${i}]`)));
+  else body.input.forEach((item, i) => addInputItem(messages, item, `input[${i}]`));
 
   const f = body.text?.format;
   const format: NativeFormat =
@@ -33,23 +42,73 @@ export function responsesToNative(body: ResponsesBody): Prepared {
       messages,
       format,
       maxOutputTokens: body.max_output_tokens ?? undefined,
+      tools,
+      toolChoice,
+      parallelToolCalls: body.parallel_tool_calls ?? true,
+      maxToolCalls: body.max_tool_calls ?? undefined,
       params: {
         temperature: body.temperature ?? undefined,
         topP: body.top_p ?? undefined,
         reasoningEffort: body.reasoning?.effort ?? undefined,
         user: body.user ?? undefined,
+        presencePenalty: body.presence_penalty ?? undefined,
+        frequencyPenalty: body.frequency_penalty ?? undefined,
       },
     },
-    { instructions: body.instructions ?? null, reasoning, user: body.user ?? null },
+    {
+      instructions: body.instructions ?? null,
+      reasoning,
+      user: body.user ?? null,
+      ...(previous ? { previous_response_id: previous.id } : {}),
+      ...openResponsesEcho(b),
+    },
     body.metadata,
-    body.background ?? false,
+    { background: body.background ?? false, stream },
   );
 }
 
-/** One input item: a message (`type` "message" or absent) with text content. */
+/** Open Responses fields we accept and echo as sent (the engines do not use them). */
+function openResponsesEcho(b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (typeof b.top_logprobs === 'number' && b.top_logprobs > 0)
+    refuse('top_logprobs', 'top_logprobs is not supported: log probabilities are not available; send 0.');
+  for (const k of ['top_logprobs', 'max_tool_calls', 'safety_identifier', 'prompt_cache_key']) {
+    if (b[k] !== undefined && b[k] !== null) out[k] = b[k];
+  }
+  return out;
+}
+
+/** A stored response's conversation (without its instructions) and its output, to continue from. */
+function continuation(r: StoredResponse): NativeMessage[] {
+  const msgs = r.native.messages.filter((m, i) => !(i === 0 && m.role === 'system' && r.echo.instructions));
+  if (r.result) msgs.push({ role: 'assistant', text: r.result.text, ...(r.result.toolCalls?.length ? { toolCalls: r.result.toolCalls } : {}) });
+  return msgs;
+}
+
+/** One input item: a message, a function call the model made, or a function call's output. */
+function addInputItem(out: NativeMessage[], item: Record<string, unknown>, param: string) {
+  if (item.type === 'function_call') {
+    if (typeof item.call_id !== 'string' || !item.call_id) refuse(`${param}.call_id`, `${param}.call_id must be a string.`);
+    if (typeof item.name !== 'string') refuse(`${param}.name`, `${param}.name must be a string.`);
+    const call = { id: item.call_id, name: item.name, arguments: argumentsText(item.arguments ?? '{}', `${param}.arguments`) };
+    const last = out[out.length - 1];
+    if (last?.role === 'assistant') (last.toolCalls ??= []).push(call);
+    else out.push({ role: 'assistant', text: '', toolCalls: [call] });
+    return;
+  }
+  if (item.type === 'function_call_output') {
+    if (typeof item.call_id !== 'string' || !item.call_id) refuse(`${param}.call_id`, `${param}.call_id must be a string.`);
+    const text = typeof item.output === 'string' ? item.output : contentText(item.output, `${param}.output`, ['input_text', 'output_text', 'text']);
+    out.push({ role: 'tool', text, toolCallId: item.call_id });
+    return;
+  }
+  out.push(inputItem(item, param));
+}
+
+/** A message item (`type` "message" or absent) with text content. */
 function inputItem(item: Record<string, unknown>, param: string): NativeMessage {
   if (item.type !== undefined && item.type !== 'message') {
-    refuse(`${param}.type`, `Input is text only: ${param} is a "${String(item.type)}" item; send message items.`);
+    refuse(`${param}.type`, `Input is text only: ${param} is a "${String(item.type)}" item; send message, function_call or function_call_output items.`);
   }
   const role = item.role;
   if (role !== 'user' && role !== 'assistant' && role !== 'system' && role !== 'developer') {

@@ -1,4 +1,4 @@
-import type { NativeRequest, NativeResult } from '../native.js';
+import type { DeltaSink, NativeRequest, NativeResult } from '../native.js';
 
 /** A model as an engine lists it; `id` is already `<engine>/<model>`. */
 export interface EngineModel {
@@ -17,8 +17,13 @@ export interface Engine {
   readonly name: string;
   readonly kind: 'local' | 'openai' | 'anthropic' | 'test';
   listModels(): Promise<EngineModel[]>;
-  /** `signal` aborts when the caller went away: the engine stops its upstream call or generation. */
-  generate(model: string, req: NativeRequest, signal?: AbortSignal): Promise<NativeResult>;
+  /**
+   * `signal` aborts when the caller went away: the engine stops its upstream call or
+   * generation. With `onDelta` the request is streamed: the engine reports text and tool
+   * calls as they come (upstreams are then called with `stream: true`), and still resolves
+   * the complete result.
+   */
+  generate(model: string, req: NativeRequest, signal?: AbortSignal, onDelta?: DeltaSink): Promise<NativeResult>;
   status(): Record<string, unknown>;
   close(): Promise<void>;
 }

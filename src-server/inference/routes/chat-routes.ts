@@ -1,9 +1,11 @@
 import type { RouteRegistrar } from '../../http/route.js';
 import { ChatBody } from '../../contract/inference.js';
 import { chatCompletionObject, chatToNative } from '../adapters/chat.js';
+import { ChatStream } from '../adapters/chat-stream.js';
 import type { InferenceService } from '../service.js';
 import { clientGone } from './client-gone.js';
 import { INFERENCE_BODY_LIMIT } from './limits.js';
+import { streamAnswer } from './stream.js';
 
 /** POST /v1/chat/completions (alpha in the spec). */
 export function chatRoutes(r: RouteRegistrar, svc: InferenceService) {
@@ -14,9 +16,13 @@ export function chatRoutes(r: RouteRegistrar, svc: InferenceService) {
     area: 'inference',
     tag: 'inference',
     auth: 'any',
-    summary: 'Create a chat completion (stored; readable through GET /v1/responses/{id})',
+    summary: 'Create a chat completion (stored; readable through GET /v1/responses/{id}); stream=true answers chat.completion.chunk events',
     body: ChatBody,
     bodyLimitBytes: INFERENCE_BODY_LIMIT,
-    handler: async ({ body, auth, res }) => chatCompletionObject(await svc.runSync('chat', chatToNative(body), auth, clientGone(res))),
+    handler: async ({ body, auth, res, app }) => {
+      const p = chatToNative(body);
+      if (p.stream) return streamAnswer(res, app, svc, 'chat', p, auth, new ChatStream(p.streamUsage ?? false));
+      return chatCompletionObject(await svc.runSync('chat', p, auth, clientGone(res)));
+    },
   });
 }

@@ -3,9 +3,11 @@ import { MessagesBody } from '../../contract/inference.js';
 import { notImplemented } from '../../http/errors.js';
 import type { Method } from '../../http/route.js';
 import { messageObject, messagesToNative } from '../adapters/messages.js';
+import { MessagesStream } from '../adapters/messages-stream.js';
 import type { InferenceService } from '../service.js';
 import { clientGone } from './client-gone.js';
 import { INFERENCE_BODY_LIMIT } from './limits.js';
+import { streamAnswer } from './stream.js';
 
 const BATCH_ROUTES: [Method, string][] = [
   ['post', '/v1/messages/batches'],
@@ -25,10 +27,14 @@ export function messagesRoutes(r: RouteRegistrar, svc: InferenceService) {
     area: 'inference',
     tag: 'inference',
     auth: 'any',
-    summary: 'Create a message (stored; readable through GET /v1/responses/{id})',
+    summary: 'Create a message (stored; readable through GET /v1/responses/{id}); stream=true answers Messages stream events',
     body: MessagesBody,
     bodyLimitBytes: INFERENCE_BODY_LIMIT,
-    handler: async ({ body, auth, res }) => messageObject(await svc.runSync('messages', messagesToNative(body), auth, clientGone(res))),
+    handler: async ({ body, auth, res, app }) => {
+      const p = messagesToNative(body);
+      if (p.stream) return streamAnswer(res, app, svc, 'messages', p, auth, new MessagesStream());
+      return messageObject(await svc.runSync('messages', p, auth, clientGone(res)));
+    },
   });
   for (const [method, path] of BATCH_ROUTES) {
     r.add({

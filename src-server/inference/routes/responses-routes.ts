@@ -1,15 +1,26 @@
 import type { RouteRegistrar } from '../../http/route.js';
 import { ResponseIdParams, ResponsesBody } from '../../contract/inference.js';
+import { invalid } from '../../core/errors.js';
 import { notFound, notImplemented } from '../../http/errors.js';
 import { Reply } from '../../http/route.js';
 import { responsesToNative } from '../adapters/responses.js';
 import { responseObject } from '../adapters/responses-view.js';
+import { ResponsesStream } from '../adapters/responses-stream.js';
 import type { InferenceService } from '../service.js';
 import { clientGone } from './client-gone.js';
 import { INFERENCE_BODY_LIMIT } from './limits.js';
+import { streamAnswer } from './stream.js';
 
 /** POST /v1/responses, GET /v1/responses/{id} (any style's id), and the unsupported operations. */
 export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
+  /** The stored response a request continues (any style's id; a finished one of the caller's organization). */
+  const previousOf = (id: string | null | undefined, orgId: string) => {
+    if (!id) return undefined;
+    const prev = svc.get(id);
+    if (!prev || prev.orgId !== orgId) throw notFound(`No response with id ${id}.`, null, 'previous_response_id');
+    if (!prev.result) throw invalid(`The response ${id} has not finished (status ${prev.status}); continue from a finished response.`, 'previous_response_id');
+    return prev;
+  };
   r.add({
     method: 'post',
     path: '/v1/responses',
@@ -17,11 +28,13 @@ export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
     area: 'inference',
     tag: 'inference',
     auth: 'any',
-    summary: 'Create a response (Responses API); background requests answer 202 with status queued',
+    summary:
+      'Create a response (Responses API); background requests answer 202 with status queued; stream=true answers Responses stream events; previous_response_id continues a stored response',
     body: ResponsesBody,
     bodyLimitBytes: INFERENCE_BODY_LIMIT,
-    handler: async ({ body, auth, res }) => {
-      const p = responsesToNative(body);
+    handler: async ({ body, auth, res, app }) => {
+      const p = responsesToNative(body, previousOf(body.previous_response_id, auth.orgId));
+      if (p.stream) return streamAnswer(res, app, svc, 'responses', p, auth, new ResponsesStream());
       if (p.background) return new Reply(202, responseObject(svc.enqueue('responses', p, auth)));
       return responseObject(await svc.runSync('responses', p, auth, clientGone(res)));
     },

@@ -67,6 +67,20 @@ export class ListenerService {
     return this.repo.list(boxId).find((l) => l.protocol === 'http');
   }
 
+  /**
+   * The ingress URL of each of a box's create-time `ingress_ports`: the box's first http
+   * listener (before its first start: the first port) answers at `<name>.box.localhost`,
+   * the others at `<port>.<name>.box.localhost` (ingress-routing.ts).
+   */
+  ingressUrls(box: BoxRecord): { guest_port: number; url: string }[] {
+    if (!box.ingress_ports.length) return [];
+    const primary = this.primaryHttp(box.box_id)?.guest_port ?? box.ingress_ports[0];
+    return box.ingress_ports.map((p) => ({
+      guest_port: p,
+      url: `http://${p === primary ? '' : `${p}.`}${box.name}${INGRESS_SUFFIX}:${this.ingressPort()}/`,
+    }));
+  }
+
   toListener(box: BoxRecord, l: ListenerRow): Listener {
     const key = `${box.box_id}:${l.guest_port}`;
     const route_status = box.status === 'running' && !this.pending.has(key) ? 'active' : 'inactive';

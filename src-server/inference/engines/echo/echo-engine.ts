@@ -1,5 +1,5 @@
-import type { NativeRequest, NativeResult } from '../../native.js';
-import { emptyUsage } from '../../native.js';
+import type { DeltaSink, NativeRequest, NativeResult, NativeToolCall } from '../../native.js';
+import { emptyUsage, newCallId } from '../../native.js';
 import type { Engine, EngineModel } from '../engine.js';
 import { schemaInstance } from './schema-instance.js';
 
@@ -19,6 +19,12 @@ const echoTokens = (text: string): string[] => text.match(/\w+|[^\s\w]/g) ?? [];
  * schema-valid instance for `json_schema` formats, cut at the token cap with stop
  * `max_tokens` (status `incomplete`). Deterministic and instant: webhooks, background
  * requests, structured output and clients can be exercised offline.
+ *
+ * Tool mode (issue 24): with tools offered (and tool_choice not `none`) it calls the first
+ * tool (or the one tool_choice names) once, with schema-valid arguments derived from the
+ * last user message; when the conversation ends in tool results, it answers with their
+ * text (joined by newlines). So an agent loop runs to its end without a model. Streamed,
+ * it sends its answer one token at a time.
  */
 export class EchoEngine implements Engine {
   readonly name = ECHO_ENGINE;
@@ -32,11 +38,29 @@ export class EchoEngine implements Engine {
     return model === ECHO_MODEL;
   }
 
-  async generate(_model: string, req: NativeRequest): Promise<NativeResult> {
+  async generate(_model: string, req: NativeRequest, signal?: AbortSignal, onDelta?: DeltaSink): Promise<NativeResult> {
     const lastUser = [...req.messages].reverse().find((m) => m.role === 'user')?.text ?? '';
-    const full = req.format.type === 'json_schema' ? JSON.stringify(schemaInstance(req.format.schema, lastUser)) : `Echo: ${lastUser}`;
-    const inputTokens = req.messages.reduce((n, m) => n + echoTokens(m.text).length, 0);
+    const inputTokens = req.messages.reduce(
+      (n, m) => n + echoTokens(m.text).length + (m.toolCalls ?? []).reduce((k, c) => k + echoTokens(`${c.name} ${c.arguments}`).length, 0),
+      0,
+    );
+    const call = toolCall(req, lastUser);
+    if (call) {
+      onDelta?.({ type: 'tool_call', index: 0, id: call.id, name: call.name });
+      for (const piece of splitHalf(call.arguments)) onDelta?.({ type: 'tool_args', index: 0, delta: piece });
+      return { text: '', stop: 'tool_calls', toolCalls: [call], usage: { ...emptyUsage(), inputTokens, outputTokens: echoTokens(call.arguments).length + 1 } };
+    }
+    const results = trailingToolResults(req);
+    const full =
+      results !== null ? results : req.format.type === 'json_schema' ? JSON.stringify(schemaInstance(req.format.schema, lastUser)) : `Echo: ${lastUser}`;
     const { text, count, cut } = capTokens(full, req.maxOutputTokens);
+    if (onDelta) {
+      for (const piece of text.match(/\s*(\w+|[^\s\w])|\s+$/g) ?? []) {
+        if (signal?.aborted) break;
+        onDelta({ type: 'text', text: piece });
+        await new Promise<void>((r) => setImmediate(r)); // one token per turn of the event loop, as an engine sends them
+      }
+    }
     return { text, stop: cut ? 'max_tokens' : 'end', usage: { ...emptyUsage(), inputTokens, outputTokens: count } };
   }
 
@@ -58,4 +82,25 @@ function capTokens(text: string, cap: number | undefined): { text: string; count
     end = m.index + m[0].length;
   }
   return { text, count, cut: false };
+}
+
+/** The call tool mode makes, or null (no tools, choice `none`, or the conversation ends in tool results). */
+function toolCall(req: NativeRequest, lastUser: string): NativeToolCall | null {
+  const tools = req.tools ?? [];
+  if (!tools.length || req.toolChoice === 'none' || req.messages[req.messages.length - 1]?.role === 'tool') return null;
+  const choice = req.toolChoice;
+  const tool = (typeof choice === 'object' ? tools.find((t) => t.name === choice.name) : undefined) ?? tools[0]!;
+  return { id: newCallId(), name: tool.name, arguments: JSON.stringify(schemaInstance(tool.parameters, lastUser) ?? {}) };
+}
+
+/** The text of the tool results the conversation ends with, or null when it does not end in one. */
+function trailingToolResults(req: NativeRequest): string | null {
+  const out: string[] = [];
+  for (let i = req.messages.length - 1; i >= 0 && req.messages[i]!.role === 'tool'; i--) out.unshift(req.messages[i]!.text);
+  return out.length ? out.join('\n') : null;
+}
+
+function splitHalf(s: string): string[] {
+  const h = Math.ceil(s.length / 2);
+  return s.length < 2 ? [s] : [s.slice(0, h), s.slice(h)];
 }

@@ -1,12 +1,16 @@
 import os from 'node:os';
 import type { Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
-import { Failed, NotFound } from '../../../core/errors.js';
-import type { NativeRequest, NativeResult } from '../../native.js';
+import { Failed, Invalid, NotFound } from '../../../core/errors.js';
+import { newCallId, type DeltaSink, type NativeRequest, type NativeResult, type NativeToolCall } from '../../native.js';
 import type { Engine, EngineModel } from '../engine.js';
-import type { LlamaTuning } from '../../../settings.js';
-import { toChatHistory } from './history.js';
+import { forcedCallWrapper } from './forced-call.js';
+import { functionsOf, toChatHistory } from './history.js';
 import type { ModelFiles } from './model-files.js';
 import { Semaphore } from './semaphore.js';
+import type { LlamaTuning } from '../../../settings.js';
+
+/** Tokens kept free beside the rendered prompt (the template may render a few more when generating). */
+const CONTEXT_MARGIN = 16;
 
 /** Files under this size are "tiny": one thread each (measured: BENCHMARKS.md, the embedded tiny model, 1 thread). */
 const TINY_MODEL_BYTES = 256 * 1024 * 1024;
@@ -56,7 +60,7 @@ export class LlamaEngine implements Engine {
     return this.files.list().map((f) => ({ id: `local/${f.name}`, created: Math.floor(f.createdAt / 1000), displayName: f.name }));
   }
 
-  async generate(name: string, req: NativeRequest, signal?: AbortSignal): Promise<NativeResult> {
+  async generate(name: string, req: NativeRequest, signal?: AbortSignal, onDelta?: DeltaSink): Promise<NativeResult> {
     const lm = await this.load(name);
     lm.active++;
     const release = await lm.slots.acquire();
@@ -66,20 +70,57 @@ export class LlamaEngine implements Engine {
       seq = lm.context.getSequence();
       const { LlamaChat } = await import('node-llama-cpp');
       chat = new LlamaChat({ contextSequence: seq });
-      const grammar = req.format.type === 'json_schema' ? await this.grammarFor(req.format.schema) : null;
-      const r = await chat.generateResponse(toChatHistory(req.messages), {
-        maxTokens: req.maxOutputTokens ?? lm.context.contextSize,
+      const functions = functionsOf(req);
+      const forced = functions && (req.toolChoice === 'required' || typeof req.toolChoice === 'object');
+      if (forced) {
+        const base = chat.chatWrapper;
+        chat.dispose();
+        chat = new LlamaChat({ contextSequence: seq, chatWrapper: forcedCallWrapper(base) });
+      }
+      const grammar = req.format.type === 'json_schema' && !functions ? await this.grammarFor(req.format.schema) : null;
+      const history = toChatHistory(req.messages);
+      // Context honesty (issue 24): a prompt that does not fit is refused, never cut; the
+      // answer may use what is left, and stops there (incomplete) rather than shift the context.
+      const prompt = this.promptTokens(lm, chat, history, functions);
+      const room = lm.context.contextSize - prompt - CONTEXT_MARGIN;
+      if (room < 1) {
+        throw new Invalid(
+          `The prompt is ${prompt} tokens; the model's context holds ${lm.context.contextSize}. Shorten the conversation: nothing is truncated silently.`,
+          { code: 'context_length_exceeded', param: 'messages' },
+        );
+      }
+      const ids: string[] = [];
+      const r = await chat.generateResponse(history, {
+        maxTokens: Math.min(req.maxOutputTokens ?? room, room),
         temperature: req.params.temperature ?? 1,
         topP: req.params.topP,
-        grammar: grammar ?? undefined,
         signal,
-      });
+        stopOnAbortSignal: false,
+        ...(functions ? { functions, maxParallelFunctionCalls: req.parallelToolCalls === false ? 1 : undefined } : { grammar: grammar ?? undefined }),
+        onTextChunk: (t) => {
+          if (t) onDelta?.({ type: 'text', text: t });
+        },
+        onFunctionCallParamsChunk: (c) => {
+          if (ids[c.callIndex] === undefined) {
+            ids[c.callIndex] = newCallId();
+            onDelta?.({ type: 'tool_call', index: c.callIndex, id: ids[c.callIndex]!, name: c.functionName });
+          }
+          if (c.paramsChunk) onDelta?.({ type: 'tool_args', index: c.callIndex, delta: c.paramsChunk });
+        },
+      } as Parameters<LlamaChat['generateResponse']>[1]);
       const usage = { inputTokens: seq.tokenMeter.usedInputTokens, outputTokens: seq.tokenMeter.usedOutputTokens };
       this.tokensGenerated += usage.outputTokens;
+      const fullUsage = { ...usage, cachedInputTokens: 0, cacheWriteInputTokens: 0, reasoningTokens: 0 };
+      const toolCalls: NativeToolCall[] = (r.functionCalls ?? []).map((c, i) => ({
+        id: ids[i] ?? newCallId(),
+        name: c.functionName,
+        arguments: JSON.stringify(c.params ?? {}),
+      }));
       return {
         text: r.response,
-        stop: r.metadata.stopReason === 'maxTokens' ? 'max_tokens' : 'end',
-        usage: { ...usage, cachedInputTokens: 0, cacheWriteInputTokens: 0, reasoningTokens: 0 },
+        stop: toolCalls.length ? 'tool_calls' : r.metadata.stopReason === 'maxTokens' ? 'max_tokens' : 'end',
+        usage: fullUsage,
+        ...(toolCalls.length ? { toolCalls } : {}),
       };
     } finally {
       chat?.dispose();
@@ -88,6 +129,12 @@ export class LlamaEngine implements Engine {
       lm.active--;
       lm.lastUsed = Date.now();
     }
+  }
+
+  /** Tokens of the rendered prompt (chat template applied), for the context-overflow error. */
+  private promptTokens(lm: Loaded, chat: LlamaChat, history: ReturnType<typeof toChatHistory>, functions: ReturnType<typeof functionsOf>): number {
+    const state = chat.chatWrapper.generateContextState({ chatHistory: history, availableFunctions: functions });
+    return state.contextText.tokenize(lm.model.tokenizer).length;
   }
 
   private getLlama(): Promise<Llama> {

@@ -25,7 +25,7 @@ interface Target {
 const targets = new Map<string, Target>();
 const TARGETS_MAX = 256;
 
-function target(url: string): Target {
+export function target(url: string): Target {
   let t = targets.get(url);
   if (!t) {
     const u = new URL(url);
@@ -126,7 +126,7 @@ export async function upstreamJson(
   throw mapUpstreamError(engine, res.status, upstreamMessage(body) ?? res.text.slice(0, 300), res.retryAfter);
 }
 
-function upstreamMessage(body: unknown): string | undefined {
+export function upstreamMessage(body: unknown): string | undefined {
   const e = (body as { error?: { message?: unknown } | string } | undefined)?.error;
   if (typeof e === 'string') return e;
   if (e && typeof e.message === 'string') return e.message;
@@ -134,7 +134,7 @@ function upstreamMessage(body: unknown): string | undefined {
 }
 
 /** Upstream status → our envelope: 4xx are the request's fault, 401/403 are ours. */
-function mapUpstreamError(engine: string, status: number, message: string, retryAfter: string | null): DomainError {
+export function mapUpstreamError(engine: string, status: number, message: string, retryAfter: string | null): DomainError {
   const said = `Upstream engine "${engine}" answered ${status}: ${message}`;
   if (status === 401 || status === 403) {
     return new Failed(`${said} (check the engine's API key)`, { code: 'upstream_auth_failed' });

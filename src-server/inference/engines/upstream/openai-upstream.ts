@@ -1,6 +1,8 @@
-import type { NativeRequest, NativeResult } from '../../native.js';
+import type { DeltaSink, NativeRequest, NativeResult } from '../../native.js';
 import type { Engine, EngineModel } from '../engine.js';
 import { upstreamJson } from './http.js';
+import { OpenAiChunkReader } from './openai-stream.js';
+import { upstreamStream } from './sse.js';
 
 export interface UpstreamConfig {
   name: string;
@@ -13,8 +15,24 @@ export interface UpstreamConfig {
 export function toOpenAiChat(model: string, req: NativeRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
-    messages: req.messages.map((m) => ({ role: m.role, content: m.text })),
+    messages: req.messages.map(openAiMessage),
   };
+  if (req.tools?.length && req.toolChoice !== 'none') {
+    body.tools = req.tools.map((t) => ({
+      type: 'function',
+      function: {
+        name: t.name,
+        ...(t.description ? { description: t.description } : {}),
+        parameters: t.parameters,
+        ...(t.strict !== undefined ? { strict: t.strict } : {}),
+      },
+    }));
+    const c = req.toolChoice ?? 'auto';
+    body.tool_choice = typeof c === 'string' ? c : { type: 'function', function: { name: c.name } };
+    if (req.parallelToolCalls === false) body.parallel_tool_calls = false;
+  }
+  if (req.params.presencePenalty !== undefined) body.presence_penalty = req.params.presencePenalty;
+  if (req.params.frequencyPenalty !== undefined) body.frequency_penalty = req.params.frequencyPenalty;
   if (req.params.temperature !== undefined) body.temperature = req.params.temperature;
   if (req.params.topP !== undefined) body.top_p = req.params.topP;
   if (req.maxOutputTokens !== undefined) body.max_completion_tokens = req.maxOutputTokens;
@@ -29,8 +47,23 @@ export function toOpenAiChat(model: string, req: NativeRequest): Record<string, 
   return body;
 }
 
+function openAiMessage(m: NativeRequest['messages'][number]): Record<string, unknown> {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.text };
+  if (m.role === 'assistant' && m.toolCalls?.length) {
+    return {
+      role: 'assistant',
+      content: m.text || null,
+      tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    };
+  }
+  return { role: m.role, content: m.text };
+}
+
 interface ChatCompletion {
-  choices?: { message?: { content?: string | null }; finish_reason?: string }[];
+  choices?: {
+    message?: { content?: string | null; tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[] };
+    finish_reason?: string;
+  }[];
   usage?: {
     prompt_tokens?: number;
     completion_tokens?: number;
@@ -43,9 +76,15 @@ interface ChatCompletion {
 export function fromOpenAiChat(body: unknown): NativeResult {
   const c = body as ChatCompletion;
   const choice = c.choices?.[0];
+  const toolCalls = (choice?.message?.tool_calls ?? []).map((t, i) => ({
+    id: t.id ?? `call_${i}`,
+    name: t.function?.name ?? '',
+    arguments: t.function?.arguments ?? '{}',
+  }));
   return {
     text: choice?.message?.content ?? '',
-    stop: choice?.finish_reason === 'length' ? 'max_tokens' : 'end',
+    stop: choice?.finish_reason === 'length' ? 'max_tokens' : toolCalls.length ? 'tool_calls' : 'end',
+    ...(toolCalls.length ? { toolCalls } : {}),
     usage: {
       inputTokens: c.usage?.prompt_tokens ?? 0,
       outputTokens: c.usage?.completion_tokens ?? 0,
@@ -72,7 +111,18 @@ export class OpenAiUpstream implements Engine {
     return this.cfg.apiKey ? { authorization: `Bearer ${this.cfg.apiKey}` } : {};
   }
 
-  async generate(model: string, req: NativeRequest, signal?: AbortSignal): Promise<NativeResult> {
+  async generate(model: string, req: NativeRequest, signal?: AbortSignal, onDelta?: DeltaSink): Promise<NativeResult> {
+    if (onDelta) {
+      const reader = new OpenAiChunkReader(onDelta);
+      await upstreamStream(this.name, this.url('/chat/completions'), {
+        headers: this.headers(),
+        body: { ...toOpenAiChat(model, req), stream: true, stream_options: { include_usage: true } },
+        timeoutMs: this.cfg.timeoutMs,
+        signal,
+        onEvent: (_event, data) => reader.push(data),
+      });
+      return reader.result();
+    }
     const body = await upstreamJson(this.name, this.url('/chat/completions'), {
       headers: this.headers(),
       body: toOpenAiChat(model, req),

@@ -1,0 +1,128 @@
+/**
+ * `npm run bench:code [-- --runs 5 --warm 30 --many 16]`: the code interpreter's figures
+ * (issue 25), through the HTTP API of a real service, each as a ratio against a baseline
+ * measured in the same run (the machine is shared and noisy):
+ *   first:  create + `1+1` on a just-created box, p50 / create + exec `true`
+ *   warm:   `1+1` in a warm context, p50 / exec `true` on the same box
+ *   chart:  a matplotlib line chart to PNG, p50 / exec `true`
+ *   many:   idle PSS per box with N boxes that each ran a cell (live kernel) / the same
+ *           boxes idle before their first cell
+ * The first create is a warm-up that also builds the template (with its started kernel).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startService } from '../src-server/service.js';
+import { readExecStream } from '../src-server/test-support/exec-stream.js';
+import { med, qemuPids, r1, r3, sumPssMiB } from './runtime-support.js';
+
+const argv = process.argv.slice(2);
+const opt = (name: string, def: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def);
+const RUNS = opt('--runs', 5);
+const WARM = opt('--warm', 30);
+const MANY = opt('--many', 16);
+const now = () => performance.now();
+
+process.env.BOX_IMAGE_CACHE ??= join(tmpdir(), 'box-image-cache');
+const dataDir = await mkdtemp(join(tmpdir(), 'bxc-'));
+const key = `bxk_bench_${randomBytes(8).toString('hex')}`;
+const svc = await startService({ dataDir, apiKey: key, log: { info() {}, warn() {}, error: console.error } });
+const api = async (path: string, json?: unknown) => {
+  const res = await fetch(`${svc.url}${path}`, {
+    method: json === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${key}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return res;
+};
+const post = async (path: string, json: unknown = {}): Promise<any> => (await api(path, json)).json();
+const exec = async (id: string, command: string) => {
+  const { exit } = readExecStream(await (await api(`/v1/boxes/${id}/exec`, { command })).text());
+  if (exit?.status !== 'succeeded') throw new Error(`exec ${command} failed`);
+};
+const run = async (id: string, code: string) => {
+  const x = await post(`/v1/boxes/${id}/code/run`, { code });
+  if (x.error) throw new Error(`run ${code}: ${x.error.name}: ${x.error.value}`);
+  return x;
+};
+const timed = async (f: () => Promise<unknown>) => {
+  const t = now();
+  await f();
+  return now() - t;
+};
+const terminate = (id: string) => post(`/v1/boxes/${id}/terminate`);
+
+const appId = (await post('/v1/apps/find', { name: 'bench-code', mint_if_missing: true })).id;
+const out: Record<string, Record<string, unknown>> = {};
+
+// warm-up: builds the template (its kernel started) and the warm pool
+const t = now();
+const first = await post('/v1/boxes', { app_id: appId, name: 'warmup' });
+await run(first.box_id, '1+1');
+const warmupS = (now() - t) / 1000;
+await terminate(first.box_id);
+
+const firstCell: number[] = [];
+const firstExec: number[] = [];
+for (let i = 0; i < RUNS; i++) {
+  let id = '';
+  firstExec.push(await timed(async () => void ((id = (await post('/v1/boxes', { app_id: appId, name: `e${i}` })).box_id), await exec(id, 'true'))));
+  await terminate(id);
+  firstCell.push(await timed(async () => void ((id = (await post('/v1/boxes', { app_id: appId, name: `c${i}` })).box_id), await run(id, '1+1'))));
+  await terminate(id);
+}
+out.first = {
+  'create + 1+1, p50 ms (goal <= 300 under TCG)': r1(med(firstCell)),
+  'baseline: create + exec true, p50 ms': r1(med(firstExec)),
+  ratio: r3(med(firstCell) / med(firstExec)),
+  'template build + first box + first cell (warm-up), s': r1(warmupS),
+};
+
+const box = (await post('/v1/boxes', { app_id: appId, name: 'warm' })).box_id as string;
+await run(box, '1+1');
+await exec(box, 'true');
+const warm: number[] = [];
+const execs: number[] = [];
+for (let i = 0; i < WARM; i++) {
+  execs.push(await timed(() => exec(box, 'true')));
+  warm.push(await timed(() => run(box, '1+1')));
+}
+const chart: number[] = [];
+const CHART = 'import matplotlib.pyplot as plt\nplt.figure()\nplt.plot(range(100), [i * i for i in range(100)])\nplt.show()';
+for (let i = 0; i < Math.max(5, RUNS); i++) {
+  chart.push(
+    await timed(async () => {
+      const x = await run(box, CHART);
+      if (!x.results.some((r: Record<string, unknown>) => r['image/png'])) throw new Error('no PNG');
+    }),
+  );
+}
+out.warm = {
+  '1+1 warm, p50 ms (goal <= 20)': r1(med(warm)),
+  'baseline: exec true, p50 ms': r1(med(execs)),
+  'ratio (goal <= 2)': r3(med(warm) / med(execs)),
+  'matplotlib line chart to PNG, p50 ms (goal <= 400)': r1(med(chart)),
+  'chart / exec true': r3(med(chart) / med(execs)),
+};
+await terminate(box);
+
+const many = await Promise.all(Array.from({ length: MANY }, (_, i) => post('/v1/boxes', { app_id: appId, name: `many${i}` })));
+await new Promise((r) => setTimeout(r, 15_000));
+const before = sumPssMiB(qemuPids(dataDir)) / MANY;
+for (const b of many) await run(b.box_id, 'x = np.arange(1000).sum()\nx');
+await new Promise((r) => setTimeout(r, 15_000));
+const pids = qemuPids(dataDir);
+const after = sumPssMiB(pids) / MANY;
+out.many = {
+  [`idle PSS per box with a live kernel (ran a cell), ${MANY} boxes, MiB (goal <= 60)`]: r1(after),
+  'baseline: the same boxes idle before their first cell, MiB': r1(before),
+  ratio: r3(after / before),
+  'QEMU processes counted': pids.length,
+};
+await Promise.all(many.map((b) => terminate(b.box_id)));
+
+console.log(JSON.stringify(out, null, 2));
+await svc.close();
+await rm(dataDir, { recursive: true, force: true });

@@ -1,0 +1,292 @@
+"""Box code interpreter: the in-guest daemon behind /v1/boxes/{id}/code (issue 25).
+
+Runs inside the box as its own session (setsid), so it outlives the command that started
+it and is carried along by pause/resume, sleep/wake, checkpoints and forks with the VM's
+memory. Listens on 127.0.0.1:PORT; the host reaches it through one long-running exec of
+`bash` (/dev/tcp) per box and speaks JSON lines:
+
+  request  {"rid": n, "op": "create"|"list"|"delete"|"restart"|"run", ...}
+  events   {"rid": n, "type": "stdout"|"stderr", "data": str}
+           {"rid": n, "type": "result", "result": {...mime: data, "is_main_result": bool}}
+           {"rid": n, "type": "error", "error": {"name", "value", "traceback"}}
+           {"rid": n, "type": "end", "execution": {...}} | {"rid": n, "type": "reply", ...}
+           {"rid": n, "type": "fail", "code": str, "message": str}
+
+Python contexts are Jupyter kernels (ipykernel, driven with jupyter_client); JavaScript
+(Node) and bash contexts are child processes driven by kernels.py.
+"""
+
+import asyncio
+import json
+import os
+import re
+import signal
+import sys
+import time
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernels import JupyterKernel, PipeKernel  # noqa: E402
+
+PORT = int(os.environ.get("BOX_CODE_PORT", "49999"))
+HOME = os.path.dirname(os.path.abspath(__file__))
+OUTPUT_CAP = int(os.environ.get("BOX_CODE_OUTPUT_CAP", str(1024 * 1024)))
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+contexts = {}  # id -> Context
+defaults = {}  # language -> id
+# the box's own environment (egress proxy, inference variables): sent by the host on each
+# connection, it reaches kernels started before it (the template's) before their next cell
+box_env = {"vars": {}, "version": 0}
+
+# the template's warm-up: the default Python context with the data stack imported and a
+# chart drawn once, so a new box's first cell pays none of it
+WARM_CODE = """
+import numpy as np
+import pandas as pd
+import matplotlib
+import matplotlib.pyplot as plt
+from io import BytesIO as __box_bytes_io
+__box_fig = plt.figure(figsize=(2, 2)); plt.plot([0, 1], [1, 0]); __box_fig.savefig(__box_bytes_io(), format="png"); plt.close(__box_fig)
+pd.DataFrame({"a": [1]})._repr_html_()
+del __box_fig, __box_bytes_io
+"""
+
+
+def now_iso():
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".%03dZ" % (int(time.time() * 1000) % 1000)
+
+
+class Context:
+    def __init__(self, cid, language, cwd, env):
+        self.id = cid
+        self.language = language
+        self.cwd = cwd or "/root"
+        self.env = env or {}
+        self.created_at = now_iso()
+        self.kernel = None
+        self.status = "starting"
+        self.lock = asyncio.Lock()
+        self.env_version = 0
+
+    def view(self):
+        return {"id": self.id, "language": self.language, "cwd": self.cwd, "created_at": self.created_at, "status": self.status}
+
+    async def start(self):
+        self.status = "starting"
+        env = dict(os.environ)
+        env.update(box_env["vars"])
+        env.update(self.env)
+        self.env_version = box_env["version"]
+        if self.language == "python":
+            self.kernel = JupyterKernel(self.cwd, env, os.path.join(HOME, self.id + ".json"))
+        else:
+            self.kernel = PipeKernel(self.language, self.cwd, env, HOME)
+        await self.kernel.start()
+        self.status = "idle"
+
+    async def stop(self):
+        if self.kernel:
+            await self.kernel.stop()
+        self.kernel = None
+
+
+class Output:
+    """What one run produced, with the output cap applied to stdout and stderr."""
+
+    def __init__(self, send, rid, cap):
+        self.send, self.rid, self.cap = send, rid, cap
+        self.stdout, self.stderr, self.results = [], [], []
+        self.size = 0
+        self.truncated = False
+        self.error = None
+        self.execution_count = None
+
+    def stream(self, name, text):
+        if self.truncated:
+            return
+        room = self.cap - self.size
+        if len(text) > room:
+            text = text[:room] + "\n[output truncated: over the %d-byte cap]\n" % self.cap
+            self.truncated = True
+        self.size += len(text)
+        (self.stdout if name == "stdout" else self.stderr).append(text)
+        self.send({"rid": self.rid, "type": name, "data": text})
+
+    def result(self, data, main):
+        r = {k: v for k, v in data.items()}
+        r["is_main_result"] = main
+        self.results.append(r)
+        self.send({"rid": self.rid, "type": "result", "result": r})
+
+    def fail(self, name, value, traceback):
+        self.error = {"name": name, "value": value, "traceback": ANSI.sub("", traceback)}
+        self.send({"rid": self.rid, "type": "error", "error": self.error})
+
+
+async def run(send, req):
+    ctx = await context_for(req)
+    out = Output(send, req["rid"], OUTPUT_CAP)
+    t0 = time.monotonic()
+    async with ctx.lock:
+        if ctx.kernel is None or not await ctx.kernel.alive():
+            # a kernel that died is started again on the next run (its state is gone)
+            await ctx.stop()
+            await ctx.start()
+        ctx.status = "busy"
+        try:
+            if ctx.env_version != box_env["version"]:
+                await ctx.kernel.set_env(box_env["vars"])
+                ctx.env_version = box_env["version"]
+            died = await ctx.kernel.execute(req["code"], req.get("env") or {}, req.get("timeout"), out)
+        finally:
+            ctx.status = "idle"
+        if died:
+            ctx.status = "dead"
+            out.fail("KernelDied", "The %s kernel died; it restarts on the next run." % ctx.language, died)
+    execution = {
+        "context_id": ctx.id,
+        "language": ctx.language,
+        "execution_count": out.execution_count,
+        "results": out.results,
+        "stdout": "".join(out.stdout),
+        "stderr": "".join(out.stderr),
+        "error": out.error,
+        "truncated": out.truncated,
+        "duration_ms": round((time.monotonic() - t0) * 1000, 1),
+    }
+    send({"rid": req["rid"], "type": "end", "execution": execution})
+
+
+class NotFound(Exception):
+    pass
+
+
+async def context_for(req):
+    cid = req.get("context_id")
+    if cid:
+        if cid not in contexts:
+            raise NotFound(cid)
+        return contexts[cid]
+    lang = req.get("language") or "python"
+    cid = defaults.get(lang)
+    if cid in contexts:
+        return contexts[cid]
+    ctx = await create({"language": lang}, default=True)
+    return ctx
+
+
+async def create(req, default=False):
+    lang = req.get("language") or "python"
+    cid = ("ctx_default_" + lang) if default else "ctx_" + str(uuid.uuid4())
+    ctx = Context(cid, lang, req.get("cwd"), req.get("env"))
+    contexts[cid] = ctx
+    if default:
+        defaults[lang] = cid
+    try:
+        await ctx.start()
+    except BaseException:
+        contexts.pop(cid, None)
+        if default:
+            defaults.pop(lang, None)
+        raise
+    return ctx
+
+
+async def handle(send, req):
+    op = req.get("op")
+    rid = req.get("rid")
+    try:
+        if op == "run":
+            await run(send, req)
+        elif op == "create":
+            ctx = await create(req)
+            send({"rid": rid, "type": "reply", "context": ctx.view()})
+        elif op == "list":
+            send({"rid": rid, "type": "reply", "contexts": [c.view() for c in contexts.values()]})
+        elif op in ("delete", "restart"):
+            ctx = contexts.get(req.get("context_id"))
+            if ctx is None:
+                raise NotFound(req.get("context_id"))
+            async with ctx.lock:
+                await ctx.stop()
+                if op == "delete":
+                    contexts.pop(ctx.id, None)
+                    if defaults.get(ctx.language) == ctx.id:
+                        defaults.pop(ctx.language, None)
+                else:
+                    await ctx.start()
+            send({"rid": rid, "type": "reply", "context": ctx.view()})
+        elif op == "env":
+            if req.get("env") != box_env["vars"]:
+                box_env["vars"] = dict(req.get("env") or {})
+                box_env["version"] += 1
+            send({"rid": rid, "type": "reply"})
+        elif op == "warm":
+            out = Output(lambda e: None, rid, OUTPUT_CAP)
+            ctx = await context_for({"language": "python"})
+            await ctx.kernel.execute(WARM_CODE, {}, 600, out, silent=True)
+            send({"rid": rid, "type": "reply", "context": ctx.view(), "error": out.error})
+        else:
+            send({"rid": rid, "type": "fail", "code": "invalid", "message": "unknown op %r" % op})
+    except NotFound as e:
+        send({"rid": rid, "type": "fail", "code": "not_found", "message": "No code context %s in this box." % e})
+    except Exception as e:  # reported to the host, the daemon keeps serving
+        send({"rid": rid, "type": "fail", "code": "failed", "message": "%s: %s" % (type(e).__name__, e)})
+
+
+async def serve_client(reader, writer):
+    def send(event):
+        try:
+            writer.write((json.dumps(event) + "\n").encode())
+        except Exception:
+            pass
+
+    tasks = set()
+    while True:
+        line = await reader.readline()
+        if not line:
+            break
+        try:
+            req = json.loads(line)
+        except ValueError:
+            continue
+        t = asyncio.ensure_future(handle(send, req))
+        tasks.add(t)
+        t.add_done_callback(tasks.discard)
+    writer.close()
+
+
+async def main():
+    # started in the background of a shell, SIGINT may come ignored: kernels inherit the
+    # disposition, and their cells must stay interruptible
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    server = await asyncio.start_server(serve_client, "127.0.0.1", PORT, reuse_address=True)
+    print("box-code listening on %d" % PORT, flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+def warm():
+    """`boxcode.py warm`: the template's warm-up, run once the daemon listens."""
+    import socket
+
+    for _ in range(1200):
+        try:
+            s = socket.create_connection(("127.0.0.1", PORT))
+            break
+        except OSError:
+            time.sleep(0.05)
+    f = s.makefile("rwb")
+    f.write(b'{"rid": 1, "op": "warm"}\n')
+    f.flush()
+    reply = json.loads(f.readline())
+    print(json.dumps(reply))
+    sys.exit(0 if reply.get("type") == "reply" and not reply.get("error") else 1)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["warm"]:
+        warm()
+    else:
+        asyncio.run(main())

@@ -1,0 +1,725 @@
+"""The asynchronous client. _sync.py is generated from this file (tools/unasync.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from typing import Any, AsyncIterable, AsyncIterator, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import httpx
+
+from ._base import (
+    APP_ID,
+    BOX_ID,
+    BoxInfo,
+    Checkpoint,
+    CodeContext,
+    CodeExecution,
+    CronJob,
+    CronRun,
+    ExecDecoder,
+    ExecOutcome,
+    ExecResult,
+    HttpPolicy,
+    Listener,
+    OutputEvent,
+    Page,
+    VolumeEntry,
+    VolumeInfo,
+    clean,
+    code_run_body,
+    query_text,
+    retry_delay,
+    seg,
+)
+from ._config import ServiceConfig, resolve_config
+from ._errors import BoxConnectionError, BoxError, NotFoundError, error_from
+
+Upload = Union[bytes, bytearray, str, AsyncIterable[bytes], Any]
+"""bytes, text (UTF-8), an iterable of bytes, or a binary file object."""
+
+_REATTACH_TRIES = 3
+_PIECE = 8 * 1024 * 1024
+
+
+async def _file_chunks(f: Any) -> AsyncIterator[bytes]:
+    while True:
+        chunk = f.read(65536)
+        if not chunk:
+            return
+        yield chunk
+
+
+class AsyncHttp:
+    """The transport: base URL, key, typed errors and retries of 429/503 (Retry-After)."""
+
+    def __init__(
+        self,
+        url: Optional[str],
+        api_key: Optional[str],
+        max_retries: int,
+        max_retry_delay: float,
+        timeout: Optional[float],
+        env: Optional[Mapping[str, str]],
+    ) -> None:
+        self.config: ServiceConfig = resolve_config(url, api_key, env)
+        self.max_retries = max_retries
+        self.max_retry_delay = max_retry_delay
+        self.client = httpx.AsyncClient(base_url=self.config.url, timeout=httpx.Timeout(timeout, connect=10.0) if timeout else httpx.Timeout(None, connect=10.0))
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Optional[Mapping[str, Any]] = None,
+        json_body: Any = None,
+        content: Any = None,
+        headers: Optional[Mapping[str, str]] = None,
+        idempotency_key: Optional[str] = None,
+        stream: bool = False,
+    ) -> httpx.Response:
+        """Sends a request and answers the response once it is 2xx (streamed when asked);
+        an error answer raises its typed BoxApiError."""
+        if not self.config.api_key:
+            raise BoxError(f"no API key: pass api_key, set BOX_API_KEY, or start the service so that it writes {self.config.key_source}")
+        h = {"authorization": f"Bearer {self.config.api_key}", **(headers or {})}
+        if idempotency_key:
+            h["idempotency-key"] = idempotency_key
+        body: Any = None
+        replayable = True
+        if json_body is not None:
+            body = json.dumps(json_body, separators=(",", ":")).encode()  # once: retries send the same bytes
+            h["content-type"] = "application/json"
+        elif content is not None:
+            h.setdefault("content-type", "application/octet-stream")
+            if isinstance(content, str):
+                body = content.encode()
+            elif isinstance(content, (bytes, bytearray, memoryview)):
+                body = bytes(content)
+            else:
+                replayable = False
+                body = _file_chunks(content) if hasattr(content, "read") else content
+        params = query_text(query or {})
+        what = f"{method} {path}"
+        attempt = 0
+        while True:
+            request = self.client.build_request(method, path, params=params, headers=h, content=body)
+            try:
+                res = await self.client.send(request, stream=True)
+            except httpx.TransportError as e:
+                raise BoxConnectionError(
+                    f"cannot reach the box service at {self.config.url}{path} ({e!r}); is it running? The URL came from {self.config.url_source}",
+                    f"{self.config.url}{path}",
+                ) from e
+            if res.is_success:
+                if not stream:
+                    await res.aread()
+                return res
+            await res.aread()
+            delay = retry_delay(res.status_code, res.headers, attempt, self.max_retries, self.max_retry_delay, replayable)
+            if delay is None:
+                raise error_from(res.status_code, res.reason_phrase, res.text, res.headers, what)
+            attempt += 1
+            await asyncio.sleep(delay)
+
+    async def json(self, method: str, path: str, **kw: Any) -> Any:
+        res = await self.send(method, path, **kw)
+        if not res.content:
+            return None
+        try:
+            return res.json()
+        except ValueError:
+            raise BoxError(f"the service answered {method} {path} with something that is not JSON: {res.text[:200]}") from None
+
+
+async def _ndjson(res: httpx.Response) -> AsyncIterator[Dict[str, Any]]:
+    try:
+        async for line in res.aiter_lines():
+            line = line.strip()
+            if line:
+                yield json.loads(line)
+    finally:
+        await res.aclose()
+
+
+class AsyncExecStream:
+    """A running command: iterate it for its output events as they happen, then ``wait()``.
+    A stream broken by the network re-attaches to the same command (its idempotency key
+    replays it; pieces already delivered are skipped), so the command runs once."""
+
+    def __init__(self, http: AsyncHttp, box_id: str, command: Union[str, Sequence[str]], opts: Dict[str, Any], stdin: Optional[Union[str, bytes]]) -> None:
+        self._http = http
+        self._box_id = box_id
+        self._stdin = stdin
+        self._body = clean(
+            {
+                "command": command if isinstance(command, str) else list(command),
+                **opts,
+                "open_stdin": True if stdin is not None else None,
+                "idempotency_key": f"sdk-{uuid.uuid4()}",
+            }
+        )
+        self._decoder = ExecDecoder()
+        self._started = False
+        self._iter: Optional[AsyncIterator[OutputEvent]] = None
+
+    @property
+    def exec_id(self) -> str:
+        return self._decoder.exec_id
+
+    @property
+    def outcome(self) -> Optional[ExecOutcome]:
+        return self._decoder.outcome
+
+    def __aiter__(self) -> AsyncIterator[OutputEvent]:
+        if self._started:
+            raise BoxError("an exec stream can be iterated once")
+        self._started = True
+        self._iter = self._run()
+        return self._iter
+
+    async def wait(self) -> ExecOutcome:
+        """How the command ended (reading and dropping output not iterated yet)."""
+        if not self._started:
+            async for _ in self:
+                pass
+        if self._decoder.outcome is None:
+            raise BoxError("the command has not ended: finish iterating its output first")
+        return self._decoder.outcome
+
+    async def cancel(self, force: bool = False) -> None:
+        """Stops the command (SIGTERM; force: SIGKILL)."""
+        if not self.exec_id:
+            raise BoxError("the command has not started yet")
+        await self._http.json("POST", f"/v1/boxes/{seg(self._box_id)}/exec/{seg(self.exec_id)}/cancel", json_body={"force": force})
+
+    async def _send_stdin(self, data: Union[str, bytes]) -> None:
+        raw = data.encode() if isinstance(data, str) else bytes(data)
+        path = f"/v1/boxes/{seg(self._box_id)}/exec/{seg(self.exec_id)}/stdin"
+        at = 0
+        while True:
+            last = at + _PIECE >= len(raw)
+            await self._http.json("PUT", path, query={"offset": at, "eof": "true" if last else None}, content=raw[at : at + _PIECE])
+            at += _PIECE
+            if last:
+                return
+
+    async def _run(self) -> AsyncIterator[OutputEvent]:
+        d = self._decoder
+        path = f"/v1/boxes/{seg(self._box_id)}/exec"
+        attempt = 0
+        while True:
+            try:
+                res = await self._http.send("POST", path, json_body=self._body, stream=True)
+            except BoxConnectionError:
+                if attempt < _REATTACH_TRIES and d.exec_id:
+                    attempt += 1
+                    await asyncio.sleep(0.3 * attempt)
+                    continue
+                raise
+            try:
+                async for ev in _ndjson(res):
+                    first = ev.get("type") == "started" and not d.exec_id
+                    out = d.feed(ev)
+                    if first and self._stdin is not None:
+                        await self._send_stdin(self._stdin)
+                    if out is not None:
+                        yield out
+                    if d.outcome is not None:
+                        return
+            except (httpx.TransportError, ValueError) as e:
+                if attempt >= _REATTACH_TRIES or not d.exec_id:
+                    raise BoxError(f"the exec stream broke: {e!r}") from e
+                attempt += 1
+                continue
+            if attempt >= _REATTACH_TRIES or not d.exec_id:
+                raise BoxError("the exec stream ended without an exit event")
+            attempt += 1
+
+
+class AsyncBoxFiles:
+    """Files inside a running box: bytes, text and streams both ways."""
+
+    def __init__(self, http: AsyncHttp, box_id: str) -> None:
+        self._http = http
+        self._base = f"/v1/boxes/{seg(box_id)}"
+
+    async def write(self, path: str, data: Upload, *, mode: Optional[Union[str, int]] = None, create_parents: Optional[bool] = None) -> Dict[str, Any]:
+        """Writes a file from bytes, text, an iterable of bytes or a binary file object."""
+        m = format(mode, "04o") if isinstance(mode, int) else mode
+        return await self._http.json("PUT", f"{self._base}/files", query={"path": path, "mode": m, "create_parents": create_parents}, content=data)
+
+    async def read(self, path: str) -> bytes:
+        return (await self._http.send("GET", f"{self._base}/files", query={"path": path})).content
+
+    async def read_text(self, path: str, encoding: str = "utf-8") -> str:
+        return (await self.read(path)).decode(encoding)
+
+    async def read_stream(self, path: str, chunk_size: int = 65536) -> AsyncIterator[bytes]:
+        """The file's bytes in pieces, as it downloads."""
+        res = await self._http.send("GET", f"{self._base}/files", query={"path": path}, stream=True)
+        try:
+            async for chunk in res.aiter_bytes(chunk_size):
+                yield chunk
+        finally:
+            await res.aclose()
+
+    async def list(self, path: str = "/") -> List[VolumeEntry]:
+        return (await self._http.json("GET", f"{self._base}/directories", query={"path": path}))["entries"]
+
+
+class AsyncBoxCron:
+    """Cron jobs of one box."""
+
+    def __init__(self, http: AsyncHttp, box_id: str) -> None:
+        self._http = http
+        self._base = f"/v1/boxes/{seg(box_id)}/cron"
+
+    async def create(
+        self,
+        schedule: str,
+        command: str,
+        *,
+        timezone: Optional[str] = None,
+        cwd: Optional[str] = None,
+        user: Optional[str] = None,
+        env: Optional[Mapping[str, str]] = None,
+        timeout: Optional[int] = None,
+    ) -> CronJob:
+        body = clean({"schedule": schedule, "command": command, "timezone": timezone, "cwd": cwd, "user": user, "env": env, "timeout": timeout})
+        return await self._http.json("POST", self._base, json_body=body, idempotency_key=str(uuid.uuid4()))
+
+    async def list(self) -> List[CronJob]:
+        return (await self._http.json("GET", self._base, query={"limit": 100}))["data"]
+
+    async def get(self, cron_id: str) -> CronJob:
+        return await self._http.json("GET", f"{self._base}/{seg(cron_id)}")
+
+    async def delete(self, cron_id: str) -> CronJob:
+        return await self._http.json("DELETE", f"{self._base}/{seg(cron_id)}")
+
+    async def run(self, cron_id: str) -> CronRun:
+        """Runs the job now."""
+        return await self._http.json("POST", f"{self._base}/{seg(cron_id)}/run")
+
+    async def runs(self, cron_id: str) -> List[CronRun]:
+        return (await self._http.json("GET", f"{self._base}/{seg(cron_id)}/runs"))["data"]
+
+
+class AsyncBoxCode:
+    """The box's code interpreter: runs and contexts."""
+
+    def __init__(self, http: AsyncHttp, box_id: str) -> None:
+        self._http = http
+        self._base = f"/v1/boxes/{seg(box_id)}/code"
+
+    async def run(
+        self, code: str, *, language: Optional[str] = None, context: Any = None, env: Optional[Mapping[str, str]] = None, timeout: Optional[float] = None
+    ) -> CodeExecution:
+        body = code_run_body(code, language, context, env, timeout)
+        return CodeExecution.from_wire(await self._http.json("POST", f"{self._base}/run", json_body=body))
+
+    async def run_stream(
+        self, code: str, *, language: Optional[str] = None, context: Any = None, env: Optional[Mapping[str, str]] = None, timeout: Optional[float] = None
+    ) -> AsyncIterator[Dict[str, Any]]:
+        """Yields stdout, stderr, result and error events as they happen; the last is ``end``
+        (its ``execution`` a CodeExecution)."""
+        body = code_run_body(code, language, context, env, timeout)
+        res = await self._http.send("POST", f"{self._base}/run", query={"stream": 1}, json_body=body, headers={"accept": "application/x-ndjson"}, stream=True)
+        async for ev in _ndjson(res):
+            if ev.get("type") == "end":
+                ev = {**ev, "execution": CodeExecution.from_wire(ev["execution"])}
+            yield ev
+
+    async def create_context(self, *, language: Optional[str] = None, cwd: Optional[str] = None, env: Optional[Mapping[str, str]] = None) -> CodeContext:
+        return await self._http.json("POST", f"{self._base}/contexts", json_body=clean({"language": language, "cwd": cwd, "env": env}))
+
+    async def list_contexts(self) -> List[CodeContext]:
+        return (await self._http.json("GET", f"{self._base}/contexts"))["data"]
+
+    async def delete_context(self, context: Any) -> Dict[str, Any]:
+        cid = context if isinstance(context, str) else context["id"]
+        return await self._http.json("DELETE", f"{self._base}/contexts/{seg(cid)}")
+
+    async def restart_context(self, context: Any) -> CodeContext:
+        cid = context if isinstance(context, str) else context["id"]
+        return await self._http.json("POST", f"{self._base}/contexts/{seg(cid)}/restart")
+
+
+class AsyncBox:
+    """One box: ``info`` is its API description as of the last call that answered it."""
+
+    def __init__(self, http: AsyncHttp, info: BoxInfo) -> None:
+        self._http = http
+        self.info = info
+        self.files = AsyncBoxFiles(http, info["box_id"])
+        self.cron = AsyncBoxCron(http, info["box_id"])
+        self.code = AsyncBoxCode(http, info["box_id"])
+
+    def __repr__(self) -> str:
+        return f"Box(id={self.id!r}, name={self.name!r}, status={self.status!r})"
+
+    @property
+    def id(self) -> str:
+        return self.info["box_id"]
+
+    @property
+    def name(self) -> str:
+        return self.info["name"]
+
+    @property
+    def status(self) -> str:
+        return self.info["status"]
+
+    @property
+    def _p(self) -> str:
+        return f"/v1/boxes/{seg(self.id)}"
+
+    async def _set(self, method: str, suffix: str, body: Any = None) -> "AsyncBox":
+        self.info = await self._http.json(method, f"{self._p}{suffix}", json_body=body)
+        return self
+
+    async def refresh(self) -> "AsyncBox":
+        return await self._set("GET", "")
+
+    # commands
+
+    async def exec(
+        self,
+        command: Union[str, Sequence[str]],
+        *,
+        cwd: Optional[str] = None,
+        env: Optional[Mapping[str, str]] = None,
+        user: Optional[str] = None,
+        timeout: Optional[int] = None,
+        stdin: Optional[Union[str, bytes]] = None,
+    ) -> ExecResult:
+        """Runs a command to its end. A string runs under /bin/sh -c; a list runs as argv."""
+        s = self.exec_stream(command, cwd=cwd, env=env, user=user, timeout=timeout, stdin=stdin)
+        out: Dict[str, List[bytes]] = {"stdout": [], "stderr": []}
+        async for ev in s:
+            out[ev.stream].append(ev.bytes)
+        o = await s.wait()
+        return ExecResult(
+            o.exec_id, o.status, o.exit_code, o.errors, b"".join(out["stdout"]).decode("utf-8", "replace"), b"".join(out["stderr"]).decode("utf-8", "replace")
+        )
+
+    def exec_stream(
+        self,
+        command: Union[str, Sequence[str]],
+        *,
+        cwd: Optional[str] = None,
+        env: Optional[Mapping[str, str]] = None,
+        user: Optional[str] = None,
+        timeout: Optional[int] = None,
+        stdin: Optional[Union[str, bytes]] = None,
+    ) -> AsyncExecStream:
+        """Runs a command and streams its output events (``ev.stream``, ``ev.data``)."""
+        return AsyncExecStream(self._http, self.id, command, {"cwd": cwd, "env": env, "user": user, "timeout": timeout}, stdin)
+
+    async def execs(self) -> List[Dict[str, Any]]:
+        return (await self._http.json("GET", f"{self._p}/exec"))["data"]
+
+    # the code interpreter
+
+    async def run_code(
+        self, code: str, *, language: Optional[str] = None, context: Any = None, env: Optional[Mapping[str, str]] = None, timeout: Optional[float] = None
+    ) -> CodeExecution:
+        """Runs code in the box's code interpreter (Python unless language or context says otherwise)."""
+        return await self.code.run(code, language=language, context=context, env=env, timeout=timeout)
+
+    def run_code_stream(
+        self, code: str, *, language: Optional[str] = None, context: Any = None, env: Optional[Mapping[str, str]] = None, timeout: Optional[float] = None
+    ) -> AsyncIterator[Dict[str, Any]]:
+        return self.code.run_stream(code, language=language, context=context, env=env, timeout=timeout)
+
+    # lifecycle
+
+    async def pause(self) -> "AsyncBox":
+        return await self._set("POST", "/pause")
+
+    async def resume(self) -> "AsyncBox":
+        self.info = (await self._http.json("POST", f"{self._p}/resume"))["box"]
+        return self
+
+    async def sleep(self, *, wake_at: Optional[str] = None) -> "AsyncBox":
+        """Saves the box to disk and stops its VM; wake_at (ISO 8601) wakes it then."""
+        return await self._set("POST", "/sleep", clean({"wake_at": wake_at}))
+
+    async def wake_at(self, at: Optional[str]) -> "AsyncBox":
+        return await self._set("POST", "/wake_at", {"wake_at": at})
+
+    async def set_auto_sleep(self, automatic: bool, min_seconds_before_sleep: Optional[int] = None) -> "AsyncBox":
+        return await self._set("POST", "/auto_sleep", clean({"automatic": automatic, "min_seconds_before_sleep": min_seconds_before_sleep}))
+
+    async def reboot(self) -> "AsyncBox":
+        return await self._set("POST", "/reboot")
+
+    async def upgrade(self) -> "AsyncBox":
+        return await self._set("POST", "/upgrade")
+
+    async def terminate(self) -> "AsyncBox":
+        return await self._set("POST", "/terminate")
+
+    # checkpoints and forks
+
+    async def checkpoint(self, *, name: Optional[str] = None, ttl_seconds: Optional[int] = None) -> Checkpoint:
+        body = clean({"name": name, "ttl_seconds": ttl_seconds})
+        return await self._http.json("POST", f"{self._p}/checkpoint", json_body=body, idempotency_key=str(uuid.uuid4()))
+
+    async def fork(self, *, name: str, idempotency_key: Optional[str] = None) -> "AsyncBox":
+        """A new running box from this one's current state."""
+        return (await self.fork_many(name=name, count=1, idempotency_key=idempotency_key))[1][0]
+
+    async def fork_many(self, *, name: str, count: int, idempotency_key: Optional[str] = None) -> Tuple[str, List["AsyncBox"]]:
+        """count new boxes from one checkpoint of this one: (checkpoint_id, boxes)."""
+        r = await self._http.json("POST", f"{self._p}/fork", json_body={"name": name, "count": count}, idempotency_key=idempotency_key or str(uuid.uuid4()))
+        return r["checkpoint_id"], [AsyncBox(self._http, b) for b in r["boxes"]]
+
+    async def checkpoints(self) -> List[Checkpoint]:
+        return (await self._http.json("GET", "/v1/box-checkpoints", query={"box_id": self.id}))["data"]
+
+    # network and policy
+
+    async def policy(self) -> HttpPolicy:
+        return await self._http.json("GET", f"{self._p}/http-policy")
+
+    async def set_policy(self, policy_id: str) -> HttpPolicy:
+        return await self._http.json("PUT", f"{self._p}/http-policy", json_body={"policy_id": policy_id})
+
+    async def detach_policy(self) -> Dict[str, Any]:
+        return await self._http.json("DELETE", f"{self._p}/http-policy")
+
+    async def publish(self, guest_port: int, *, protocol: Optional[str] = None) -> Listener:
+        return await self._http.json("POST", f"{self._p}/listeners", json_body=clean({"guest_port": guest_port, "protocol": protocol}))
+
+    async def listeners(self) -> List[Listener]:
+        return (await self._http.json("GET", f"{self._p}/listeners"))["data"]
+
+    async def unpublish(self, guest_port: int) -> Listener:
+        return await self._http.json("DELETE", f"{self._p}/listeners/{guest_port}")
+
+    async def egress_log(self, *, limit: Optional[int] = None, offset: Optional[int] = None) -> List[Dict[str, Any]]:
+        return (await self._http.json("GET", f"{self._p}/egress-log", query={"limit": limit, "offset": offset}))["data"]
+
+
+async def _app_id(http: AsyncHttp, ref: str, create: bool = True) -> str:
+    if APP_ID.match(ref):
+        return ref
+    return (await http.json("POST", "/v1/apps/find", json_body={"name": ref, "mint_if_missing": create}))["id"]
+
+
+class AsyncBoxes:
+    def __init__(self, http: AsyncHttp) -> None:
+        self._http = http
+
+    async def create(
+        self,
+        *,
+        name: str,
+        app: Optional[str] = None,
+        image: Optional[str] = None,
+        size: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> AsyncBox:
+        """Creates a box and answers once it runs. Other API fields (memory_mib, disk_gib,
+        ingress_ports, volume_mounts, http_policy_id, auto_sleep, ...) pass as keywords.
+        The Idempotency-Key (a fresh one unless given) makes retries answer the same box."""
+        app_id = await _app_id(self._http, app or "default")
+        body = clean({"app_id": app_id, "name": name, "image": image, "size": size, **fields})
+        info = await self._http.json("POST", "/v1/boxes", json_body=body, idempotency_key=idempotency_key or str(uuid.uuid4()))
+        return AsyncBox(self._http, info)
+
+    async def get(self, ref: str) -> AsyncBox:
+        """A box by id, or by name among the live boxes."""
+        if BOX_ID.match(ref):
+            return AsyncBox(self._http, await self._http.json("GET", f"/v1/boxes/{seg(ref)}"))
+        found: List[AsyncBox] = []
+        async for b in self.iterate(search=ref):
+            if b.name == ref and b.status != "terminated":
+                found.append(b)
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise BoxError(f"{len(found)} boxes are named {ref!r}: {', '.join(b.id for b in found)}; use the id")
+        raise NotFoundError(404, {"message": f"No box named {ref!r}.", "type": "not_found_error", "param": "name", "code": None}, {}, "GET /v1/boxes")
+
+    async def list(
+        self, *, app: Optional[str] = None, status: Optional[str] = None, search: Optional[str] = None, limit: Optional[int] = None, offset: Optional[int] = None
+    ) -> Page[AsyncBox]:
+        app_id = await _app_id(self._http, app, False) if app else None
+        q = {"app_id": app_id, "status": status, "search": search, "limit": limit, "offset": offset}
+        p = await self._http.json("GET", "/v1/boxes", query=q)
+        return Page([AsyncBox(self._http, b) for b in p["data"]], p["limit"], p["offset"], p["total"], p["has_more"])
+
+    async def iterate(self, *, app: Optional[str] = None, status: Optional[str] = None, search: Optional[str] = None) -> AsyncIterator[AsyncBox]:
+        offset = 0
+        while True:
+            page = await self.list(app=app, status=status, search=search, limit=100, offset=offset)
+            for b in page.data:
+                yield b
+            if not page.has_more:
+                return
+            offset += 100
+
+
+class AsyncCheckpoints:
+    def __init__(self, http: AsyncHttp) -> None:
+        self._http = http
+
+    async def list(self, *, box_id: Optional[str] = None, name: Optional[str] = None) -> List[Checkpoint]:
+        return (await self._http.json("GET", "/v1/box-checkpoints", query={"box_id": box_id, "name": name}))["data"]
+
+    async def get(self, checkpoint_id: str) -> Checkpoint:
+        return await self._http.json("GET", f"/v1/box-checkpoints/{seg(checkpoint_id)}")
+
+    async def delete(self, checkpoint_id: str) -> Checkpoint:
+        return await self._http.json("DELETE", f"/v1/box-checkpoints/{seg(checkpoint_id)}")
+
+    async def restore(self, checkpoint_id: str, *, name: str, idempotency_key: Optional[str] = None) -> AsyncBox:
+        """A new box from a checkpoint."""
+        body = {"checkpoint_id": checkpoint_id, "name": name}
+        info = await self._http.json("POST", "/v1/boxes/from_checkpoint", json_body=body, idempotency_key=idempotency_key or str(uuid.uuid4()))
+        return AsyncBox(self._http, info)
+
+
+class AsyncVolume:
+    """A volume and its files."""
+
+    def __init__(self, http: AsyncHttp, info: VolumeInfo) -> None:
+        self._http = http
+        self.info = info
+
+    @property
+    def id(self) -> str:
+        return self.info["volume_id"]
+
+    @property
+    def name(self) -> str:
+        return self.info["name"]
+
+    @property
+    def _p(self) -> str:
+        return f"/v1/box-volumes/{seg(self.id)}"
+
+    async def write(self, path: str, data: Upload, *, mode: Optional[str] = None, create_parents: Optional[bool] = None) -> Dict[str, Any]:
+        return await self._http.json("PUT", f"{self._p}/files", query={"path": path, "mode": mode, "create_parents": create_parents}, content=data)
+
+    async def read(self, path: str) -> bytes:
+        return (await self._http.send("GET", f"{self._p}/files", query={"path": path})).content
+
+    async def read_text(self, path: str, encoding: str = "utf-8") -> str:
+        return (await self.read(path)).decode(encoding)
+
+    async def list(self, path: Optional[str] = None) -> List[VolumeEntry]:
+        return (await self._http.json("GET", f"{self._p}/directories", query={"path": path}))["entries"]
+
+    async def stat(self, path: str) -> VolumeEntry:
+        return await self._http.json("GET", f"{self._p}/paths", query={"path": path})
+
+    async def mkdir(self, path: str) -> VolumeEntry:
+        return await self._http.json("POST", f"{self._p}/directories", json_body={"path": path})
+
+    async def move(self, src: str, dst: str) -> VolumeEntry:
+        return await self._http.json("POST", f"{self._p}/paths/move", json_body={"from": src, "to": dst})
+
+    async def remove(self, path: str, *, recursive: bool = False) -> Dict[str, Any]:
+        return await self._http.json("DELETE", f"{self._p}/paths", query={"path": path, "recursive": recursive or None})
+
+    async def delete(self) -> VolumeInfo:
+        self.info = await self._http.json("DELETE", self._p)
+        return self.info
+
+
+class AsyncVolumes:
+    def __init__(self, http: AsyncHttp) -> None:
+        self._http = http
+
+    async def create(self, *, name: str, idempotency_key: Optional[str] = None) -> AsyncVolume:
+        info = await self._http.json("POST", "/v1/box-volumes", json_body={"name": name}, idempotency_key=idempotency_key or str(uuid.uuid4()))
+        return AsyncVolume(self._http, info)
+
+    async def get(self, volume_id: str) -> AsyncVolume:
+        return AsyncVolume(self._http, await self._http.json("GET", f"/v1/box-volumes/{seg(volume_id)}"))
+
+    async def list(self, *, limit: Optional[int] = None, offset: Optional[int] = None) -> Page[AsyncVolume]:
+        p = await self._http.json("GET", "/v1/box-volumes", query={"limit": limit, "offset": offset})
+        return Page([AsyncVolume(self._http, v) for v in p["data"]], p["limit"], p["offset"], p["total"], p["has_more"])
+
+
+class AsyncPolicies:
+    """HTTP (egress) policies: what boxes may reach, and secrets injected on the way out."""
+
+    def __init__(self, http: AsyncHttp) -> None:
+        self._http = http
+
+    async def presets(self) -> List[Dict[str, Any]]:
+        return (await self._http.json("GET", "/v1/http-policies/presets"))["data"]
+
+    async def create(self, *, name: Optional[str] = None, document: Optional[Mapping[str, Any]] = None, preset: Optional[str] = None) -> HttpPolicy:
+        body = clean({"name": name, "document": document, "preset": preset})
+        return await self._http.json("POST", "/v1/http-policies", json_body=body, idempotency_key=str(uuid.uuid4()))
+
+    async def list(self, *, limit: Optional[int] = None, offset: Optional[int] = None) -> Page[HttpPolicy]:
+        p = await self._http.json("GET", "/v1/http-policies", query={"limit": limit, "offset": offset})
+        return Page(p["data"], p["limit"], p["offset"], p["total"], p["has_more"])
+
+    async def get(self, policy_id: str) -> HttpPolicy:
+        return await self._http.json("GET", f"/v1/http-policies/{seg(policy_id)}")
+
+    async def update(self, policy_id: str, *, name: Optional[str] = None, document: Optional[Mapping[str, Any]] = None) -> HttpPolicy:
+        return await self._http.json("PATCH", f"/v1/http-policies/{seg(policy_id)}", json_body=clean({"name": name, "document": document}))
+
+    async def delete(self, policy_id: str) -> HttpPolicy:
+        return await self._http.json("DELETE", f"/v1/http-policies/{seg(policy_id)}")
+
+
+class AsyncClient:
+    """The Box Desktop client. ``AsyncClient()`` finds the local service like the ``box`` CLI
+    (BOX_URL, BOX_API_KEY, the running service's endpoint and key files);
+    ``AsyncClient(url=..., api_key=...)`` names them."""
+
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        api_key: Optional[str] = None,
+        *,
+        max_retries: int = 3,
+        max_retry_delay: float = 60.0,
+        timeout: Optional[float] = None,
+        env: Optional[Mapping[str, str]] = None,
+    ) -> None:
+        self._http = AsyncHttp(url, api_key, max_retries, max_retry_delay, timeout, env)
+        self.boxes = AsyncBoxes(self._http)
+        self.checkpoints = AsyncCheckpoints(self._http)
+        self.volumes = AsyncVolumes(self._http)
+        self.policies = AsyncPolicies(self._http)
+
+    @property
+    def url(self) -> str:
+        return self._http.config.url
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+    async def whoami(self) -> Dict[str, Any]:
+        return await self._http.json("GET", "/v1/whoami")
+
+    async def cron_jobs(self) -> List[CronJob]:
+        """Every cron job of the organization's boxes."""
+        return (await self._http.json("GET", "/v1/cron"))["data"]
+
+    async def lineage(self) -> List[Dict[str, Any]]:
+        return (await self._http.json("GET", "/v1/box-lineage"))["data"]

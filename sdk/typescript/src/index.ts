@@ -1,0 +1,34 @@
+export { BoxClient, Boxes, Checkpoints, Volumes, VolumeHandle, Policies, type Page, type CreateBoxOptions } from './client.js';
+export { Box, BoxCron } from './box.js';
+export { BoxFiles, type WriteOptions } from './files.js';
+export { ExecStream, type ExecOptions, type ExecResult, type ExecOutcome, type ExecStatus, type OutputEvent } from './exec.js';
+export {
+  BoxCode,
+  type CodeContext,
+  type CodeError,
+  type CodeEvent,
+  type CodeExecution,
+  type CodeExecutionData,
+  type CodeLanguage,
+  type CodeResult,
+  type RunCodeOptions,
+} from './code.js';
+export type { ClientOptions, UploadBody } from './http.js';
+export { resolveConfig, type ServiceConfig } from './config.js';
+export {
+  BoxError,
+  BoxConnectionError,
+  BoxApiError,
+  BadRequestError,
+  AuthenticationError,
+  BillingError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  PayloadTooLargeError,
+  RateLimitError,
+  InternalServerError,
+  ServiceUnavailableError,
+  type ErrorBody,
+} from './errors.js';
+export type * from './types.js';

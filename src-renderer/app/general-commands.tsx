@@ -1,0 +1,35 @@
+import { useEffect } from 'react';
+import type { CommandSource } from './commands.js';
+import { VIEWS } from './nav.js';
+import { navigate } from './router.js';
+import { openShortcutHelp } from './shortcut-help.js';
+
+const SETTINGS = [
+  { label: 'Settings: API keys', at: [] },
+  { label: 'Settings: credits and billing', at: ['billing'] },
+  { label: 'Settings: what quitting does', at: ['quit'] },
+  { label: 'Settings: engines and models', at: ['engines'] },
+  { label: 'Settings: warm templates', at: [] },
+  { label: 'Settings: service log', at: [] },
+];
+
+const CREATES = [
+  { label: 'Create a box…', run: () => navigate(['boxes'], { new: '1' }), keywords: 'new box' },
+  { label: 'Create a cron job…', run: () => navigate(['cron']), keywords: 'new schedule' },
+  { label: 'Create a volume…', run: () => navigate(['volumes']), keywords: 'new disk' },
+  { label: 'Create a policy…', run: () => navigate(['policies']), keywords: 'new egress http' },
+  { label: 'Create a secret…', run: () => navigate(['secrets']), keywords: 'new token' },
+];
+
+/** Views (g + key), creates, settings sections and the shortcut help. */
+export const GeneralCommands: CommandSource = ({ publish }) => {
+  useEffect(() => {
+    publish('general', [
+      ...VIEWS.map((v, i) => ({ id: `go-${v.id}`, label: `Go to ${v.label}`, hint: `g ${v.key} · Alt+${i === 9 ? 0 : i + 1}`, run: () => navigate([v.id]) })),
+      ...CREATES.map((c) => ({ id: `create-${c.label}`, ...c })),
+      ...SETTINGS.map((s) => ({ id: `settings-${s.label}`, label: s.label, keywords: 'preferences', run: () => navigate(['settings', ...s.at]) })),
+      { id: 'shortcuts', label: 'Keyboard shortcuts', hint: '?', keywords: 'help keys', run: openShortcutHelp },
+    ]);
+  }, [publish]);
+  return null;
+};

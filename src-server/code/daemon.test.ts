@@ -1,0 +1,132 @@
+/**
+ * The in-guest code daemon (resources/guest/code) run on this machine with Debian's
+ * Python (ipykernel, numpy, pandas, matplotlib: scripts/debian-packages.txt) and Node:
+ * the kernels' behaviour without a VM. code.vm.test.ts runs the same daemon in a box.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESOURCES_DIR } from '../runtime/guest-image.js';
+
+type Ev = { rid: number; type: string; [k: string]: unknown };
+type Execution = {
+  context_id: string;
+  results: Record<string, unknown>[];
+  stdout: string;
+  stderr: string;
+  error: { name: string; value: string; traceback: string } | null;
+  execution_count: number | null;
+  truncated: boolean;
+};
+
+let daemon: ChildProcess;
+let sock: Socket;
+let rid = 0;
+const waiting = new Map<number, Ev[]>();
+const resolvers = new Map<number, (e: Ev[]) => void>();
+
+function request(body: Record<string, unknown>): Promise<Ev[]> {
+  const id = ++rid;
+  waiting.set(id, []);
+  sock.write(`${JSON.stringify({ ...body, rid: id })}\n`);
+  return new Promise((resolve) => resolvers.set(id, resolve));
+}
+const run = async (body: Record<string, unknown>) => (await request({ op: 'run', timeout: 60, ...body })).at(-1)!.execution as Execution;
+const main = (x: Execution) => x.results.find((r) => r.is_main_result);
+
+beforeAll(async () => {
+  const home = mkdtempSync('/tmp/boxcode-test-');
+  cpSync(join(RESOURCES_DIR, 'guest', 'code'), home, { recursive: true });
+  const port = 40000 + Math.floor(Math.random() * 9000);
+  daemon = spawn('/usr/bin/python3', [join(home, 'boxcode.py')], {
+    env: { ...process.env, BOX_CODE_PORT: String(port), HOME: home, MPLCONFIGDIR: home },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve) => daemon.stdout!.once('data', () => resolve()));
+  sock = connect(port, '127.0.0.1');
+  let buf = '';
+  sock.setEncoding('utf8').on('data', (s: string) => {
+    buf += s;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const e = JSON.parse(buf.slice(0, nl)) as Ev;
+      buf = buf.slice(nl + 1);
+      waiting.get(e.rid)!.push(e);
+      if (['end', 'reply', 'fail'].includes(e.type)) resolvers.get(e.rid)!(waiting.get(e.rid)!);
+    }
+  });
+}, 60_000);
+afterAll(() => {
+  sock?.destroy();
+  daemon?.kill('SIGKILL');
+});
+
+describe('the code daemon, Python (ipykernel)', () => {
+  it('keeps state, streams stdout before the result, counts executions', async () => {
+    const a = await run({ code: 'x = 6 * 7\nprint("hello")' });
+    expect(a.stdout).toBe('hello\n');
+    const ev = await request({ op: 'run', code: 'print("first"); x' });
+    expect(ev.map((e) => e.type)).toEqual(['stdout', 'result', 'end']);
+    const b = ev.at(-1)!.execution as Execution;
+    expect(main(b)?.['text/plain']).toBe('42');
+    expect(b.execution_count).toBe(a.execution_count! + 1);
+  }, 60_000);
+
+  it('gives a PNG for plt.show() and for a figure left as the value, HTML for a DataFrame', async () => {
+    const shown = await run({ code: 'import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()' });
+    const png = Buffer.from(String(shown.results[0]!['image/png']), 'base64');
+    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    const fig = await run({ code: 'fig, ax = plt.subplots()\nax.bar([1, 2], [3, 4])\nfig' });
+    expect(main(fig)?.['image/png']).toBeTruthy();
+    const df = await run({ code: 'import pandas as pd\npd.DataFrame({"a": [1, 2], "b": [3, 4]})' });
+    expect(String(main(df)?.['text/html'])).toContain('<table');
+  }, 60_000);
+
+  it('reports an error with its traceback and the next cell still works; a timeout interrupts', async () => {
+    const e = await run({ code: 'def f():\n    return 1 / 0\nf()' });
+    expect(e.error?.name).toBe('ZeroDivisionError');
+    expect(e.error?.traceback).toContain('return 1 / 0');
+    expect(e.error?.traceback).not.toContain('\x1b[');
+    const t = await run({ code: 'import time\ntime.sleep(30)', timeout: 1 });
+    expect(t.error?.name).toBe('KeyboardInterrupt');
+    expect(main(await run({ code: 'x + 1' }))?.['text/plain']).toBe('43');
+  }, 60_000);
+
+  it('cuts output over the cap with a marker; a dead kernel is reported and restarts', async () => {
+    const big = await run({ code: 'print("y" * (2 * 1024 * 1024))' });
+    expect(big.truncated).toBe(true);
+    expect(big.stdout).toContain('[output truncated');
+    expect(big.stdout.length).toBeLessThan(1024 * 1024 + 200);
+    const died = await run({ code: 'import os\nos._exit(1)' });
+    expect(died.error?.name).toBe('KernelDied');
+    const again = await run({ code: '"x" in dir()' });
+    expect(main(again)?.['text/plain']).toBe('False');
+  }, 90_000);
+});
+
+describe('the code daemon, JavaScript and bash', () => {
+  it('runs JavaScript with state, values, errors and interrupts', async () => {
+    const ctx = (await request({ op: 'create', language: 'javascript' })).at(-1)!.context as { id: string };
+    const a = await run({ context_id: ctx.id, code: 'let n = 40; console.log("hi")' });
+    expect(a.stdout).toBe('hi\n');
+    expect(main(await run({ context_id: ctx.id, code: 'n + 2' }))?.['text/plain']).toBe('42');
+    expect((await run({ context_id: ctx.id, code: 'throw new TypeError("bad")' })).error).toMatchObject({ name: 'TypeError', value: 'bad' });
+    expect((await run({ context_id: ctx.id, code: 'while (true) {}', timeout: 1 })).error?.name).toBe('KeyboardInterrupt');
+    expect(main(await run({ context_id: ctx.id, code: 'await Promise.resolve(n)' }))?.['text/plain']).toBe('40');
+  }, 60_000);
+
+  it('runs bash with state; a timeout interrupts and the shell stays', async () => {
+    const ctx = (await request({ op: 'create', language: 'bash' })).at(-1)!.context as { id: string };
+    await run({ context_id: ctx.id, code: 'X=41; cd /tmp' });
+    const t = await run({ context_id: ctx.id, code: 'sleep 30; echo late', timeout: 1 });
+    expect(t.error?.name).toBe('KeyboardInterrupt');
+    expect(t.stdout).not.toContain('late');
+    expect((await run({ context_id: ctx.id, code: 'echo $((X + 1)) $PWD' })).stdout).toBe('42 /tmp\n');
+  }, 60_000);
+
+  it('answers an unknown context as not_found', async () => {
+    expect((await request({ op: 'run', context_id: 'ctx_nope', code: '1' })).at(-1)).toMatchObject({ type: 'fail', code: 'not_found' });
+  });
+});

@@ -1,0 +1,25 @@
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
+import type { BoxAccess } from '../boxes/box-access.js';
+import type { BoxService } from '../boxes/box-service.js';
+import { codeRoutes } from './code-routes.js';
+import { CodeService } from './code-service.js';
+import type { CodeBoxes } from './ports.js';
+import { codeWarmup } from './template-warmup.js';
+
+/** The code interpreter (issue 25): contexts and runs, served by a daemon inside each box. */
+export function codeArea(_app: AppBase, deps: { boxes: BoxService; access: BoxAccess }) {
+  const b = deps.boxes;
+  const port: CodeBoxes = {
+    ensureRunning: (box) => (box.status === 'running' ? Promise.resolve(box) : b.ensureRunning(box, 'exec')),
+    touch: (id) => b.touch(id),
+    agent: (id) => b.runtime.agent(id),
+    commandEnv: (box) => ({ env: b.guestSetup.env(box), user: b.guestSetup.defaults(box).user }),
+    onGone: (fn) => b.hooks.onGone(fn),
+  };
+  // every template holds the daemon and a started Python kernel (template-warmup.ts)
+  b.runtime.addTemplateWarmup?.(codeWarmup);
+  const code = new CodeService(port);
+  const area: Area = { name: 'code', routes: codeRoutes(code, deps.access) };
+  return { code, area };
+}

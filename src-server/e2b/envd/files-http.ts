@@ -1,0 +1,64 @@
+import type { Request, Response } from 'express';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import { invalid } from '../../core/errors.js';
+import type { FilesPort } from '../ports.js';
+import { resolvePath, type Target } from './target.js';
+
+const name = (p: string) => p.split('/').filter(Boolean).pop() ?? '/';
+
+/**
+ * envd's HTTP `/files`: GET downloads one file, POST uploads (multipart, one part per file,
+ * its filename the path; or application/octet-stream to `?path=`, gzip allowed) through
+ * Box's files service. Answers envd's shapes: `[{name, type, path}]` for an upload.
+ */
+export class EnvdFilesHttp {
+  constructor(private files: FilesPort) {}
+
+  async download(t: Target, req: Request, res: Response): Promise<void> {
+    const q = req.query as Record<string, string | undefined>;
+    if (!q.path) throw invalid('path is required', 'path');
+    const path = resolvePath(q.path, q.username ?? t.user);
+    const file = await this.files.read(t.box, path);
+    res.writeHead(200, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Disposition': `attachment; filename="${encodeURIComponent(name(path))}"`,
+      ...(file.size !== null ? { 'Content-Length': String(file.size) } : {}),
+    });
+    await pipeline(file.stream, res);
+  }
+
+  async upload(t: Target, req: Request): Promise<Array<{ name: string; type: 'file'; path: string }>> {
+    const q = req.query as Record<string, string | undefined>;
+    const user = q.username ?? t.user;
+    const type = req.headers['content-type'] ?? '';
+    const written: Array<{ name: string; type: 'file'; path: string }> = [];
+    const put = async (p: string, source: Readable) => {
+      const path = resolvePath(p, user);
+      await this.files.write(t.box, path, { mode: 0o644, createParents: true }, source);
+      written.push({ name: name(path), type: 'file', path });
+    };
+    if (type.startsWith('multipart/form-data')) {
+      // The platform's own multipart parser (undici's Request.formData), no hand-rolled one.
+      const form = await new globalThis.Request('http://envd/files', {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: Readable.toWeb(req) as ReadableStream,
+        duplex: 'half',
+      } as RequestInit).formData();
+      for (const [, v] of form) {
+        if (typeof v === 'string') continue;
+        const p = v.name && v.name !== 'blob' ? v.name : q.path;
+        if (!p) throw invalid('each file part needs a filename (its path), or send ?path=', 'path');
+        await put(p, Readable.from(Buffer.from(await v.arrayBuffer())));
+      }
+      if (!written.length) throw invalid('the form holds no file part', 'file');
+      return written;
+    }
+    if (!q.path) throw invalid('path is required for an application/octet-stream upload', 'path');
+    const gz = /gzip/i.test(String(req.headers['content-encoding'] ?? ''));
+    await put(q.path, gz ? req.pipe(zlib.createGunzip()) : req);
+    return written;
+  }
+}

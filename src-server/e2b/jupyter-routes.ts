@@ -1,0 +1,116 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { z } from 'zod';
+import { invalid } from '../core/errors.js';
+import type { BoxRecord, CodeContextView, CodePort, CodeResultView } from './ports.js';
+
+/** E2B's language names of Box's kernels (E2B's code interpreter also names js, ts, r, java). */
+const LANGUAGES: Record<string, 'python' | 'javascript' | 'bash'> = { python: 'python', javascript: 'javascript', js: 'javascript', bash: 'bash' };
+
+function language(l: string | undefined) {
+  if (l === undefined) return undefined;
+  const found = LANGUAGES[l.toLowerCase()];
+  if (!found) throw invalid(`language "${l}" is not supported on Box: use python, javascript (js) or bash`, 'language');
+  return found;
+}
+
+const ExecuteBody = z.object({
+  code: z.string(),
+  context_id: z.string().nullish(),
+  language: z.string().nullish(),
+  env_vars: z.record(z.string(), z.string()).nullish(),
+});
+const ContextBody = z.object({ language: z.string().nullish(), cwd: z.string().nullish() });
+
+/** Box's MIME keys of a result as E2B's result fields. */
+const FIELDS: Record<string, string> = {
+  'text/plain': 'text',
+  'text/html': 'html',
+  'text/markdown': 'markdown',
+  'image/svg+xml': 'svg',
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'application/pdf': 'pdf',
+  'text/latex': 'latex',
+  'application/json': 'json',
+  'application/javascript': 'javascript',
+};
+
+function e2bResult(r: CodeResultView) {
+  const out: Record<string, unknown> = { type: 'result', is_main_result: r.is_main_result };
+  for (const [k, v] of Object.entries(r)) if (k !== 'is_main_result') out[FIELDS[k] ?? k] = v;
+  return out;
+}
+
+const e2bContext = (c: CodeContextView) => ({ id: c.id, language: c.language, cwd: c.cwd });
+
+/**
+ * The code interpreter's HTTP API as E2B's SDK speaks it (port 49999 behind the sandbox
+ * URL): POST /execute streams NDJSON lines (stdout, stderr, result, error,
+ * number_of_executions), and /contexts creates, lists, removes and restarts contexts, on
+ * Box's code interpreter (the kernels in the box).
+ */
+export function e2bJupyterRoutes(code: CodePort, boxOf: (req: Request) => BoxRecord): Router {
+  const r = express.Router();
+  r.use(express.json({ limit: '16mb' }));
+  const on = (h: (req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) => {
+    h(req, res)
+      .then((out) => {
+        if (res.headersSent) return;
+        if (out === undefined) res.status(204).end();
+        else res.json(out);
+      })
+      .catch(next);
+  };
+  const body = <T>(s: z.ZodType<T>, b: unknown): T => {
+    const p = s.safeParse(b ?? {});
+    if (!p.success) throw invalid(`${p.error.issues[0]!.path.join('.') || 'body'}: ${p.error.issues[0]!.message}`, p.error.issues[0]!.path.join('.') || null);
+    return p.data;
+  };
+
+  r.post(
+    '/execute',
+    on(async (req, res) => {
+      const b = body(ExecuteBody, req.body);
+      const box = boxOf(req);
+      const lang = b.context_id ? undefined : language(b.language ?? undefined);
+      const line = (o: unknown) => res.write(`${JSON.stringify(o)}\n`);
+      let started = false;
+      const start = () => {
+        if (started) return;
+        started = true;
+        res.writeHead(200, { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' });
+      };
+      const end = await code.run(box, { code: b.code, context_id: b.context_id ?? undefined, language: lang, env: b.env_vars ?? undefined }, (e) => {
+        start();
+        if (e.type === 'stdout' || e.type === 'stderr') line({ type: e.type, text: e.data, timestamp: Date.now() * 1000 });
+        else if (e.type === 'result') line(e2bResult(e.result));
+        else if (e.type === 'error') line({ type: 'error', ...e.error });
+      });
+      start();
+      if (end.execution_count !== null) line({ type: 'number_of_executions', execution_count: end.execution_count });
+      line({ type: 'end_of_execution' });
+      res.end();
+    }),
+  );
+  r.post(
+    '/contexts',
+    on(async (req) => e2bContext(await code.createContext(boxOf(req), contextBody(body(ContextBody, req.body))))),
+  );
+  r.get(
+    '/contexts',
+    on(async (req) => (await code.listContexts(boxOf(req))).map(e2bContext)),
+  );
+  r.delete(
+    '/contexts/:id',
+    on(async (req) => void (await code.deleteContext(boxOf(req), String(req.params.id)))),
+  );
+  r.post(
+    '/contexts/:id/restart',
+    on(async (req) => void (await code.restartContext(boxOf(req), String(req.params.id)))),
+  );
+  return r;
+}
+
+function contextBody(b: z.infer<typeof ContextBody>) {
+  return { language: language(b.language ?? undefined), cwd: b.cwd ?? undefined };
+}

@@ -1,0 +1,56 @@
+import type { Express, Request } from 'express';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
+import { authenticate } from '../http/auth.js';
+import { e2bApiRoutes } from './api-routes.js';
+import { EnvdFilesHttp } from './envd/files-http.js';
+import { EnvdFilesystem } from './envd/filesystem.js';
+import { EnvdProcesses } from './envd/processes.js';
+import type { AppsPort, BoxesPort, CheckpointsPort, CodePort, ExecPort, FilesPort, ForkPort } from './ports.js';
+import { SandboxService } from './sandbox-service.js';
+import { e2bSandboxRoutes } from './sandbox-routes.js';
+import { SandboxesRepo } from './sandboxes-repo.js';
+import { SnapshotService } from './snapshot-service.js';
+
+const SWEEP_MS = 1000;
+
+/**
+ * E2B compatibility (issue 27): E2B's REST API at /e2b/api and envd plus the code
+ * interpreter at /e2b/sandbox, in E2B's wire formats, so the stock SDKs run unchanged with
+ * E2B_API_URL, E2B_SANDBOX_URL and a Box API key. Its routes are not in Box's contract
+ * table (E2B's shapes, not Box's), so the area mounts them itself (`mount`), behind the
+ * same local guard as every route.
+ */
+export function e2bArea(
+  app: AppBase,
+  deps: { boxes: BoxesPort; checkpoints: CheckpointsPort & ForkPort; execs: ExecPort; files: FilesPort; apps: AppsPort; code: CodePort },
+) {
+  const repo = new SandboxesRepo(app.db);
+  const sandboxes = new SandboxService(repo, { boxes: deps.boxes, checkpoints: deps.checkpoints, apps: deps.apps, log: app.log });
+  const snapshots = new SnapshotService(sandboxes, deps.checkpoints);
+  const processes = new EnvdProcesses(deps.execs);
+  const filesystem = new EnvdFilesystem(deps.execs);
+  const filesHttp = new EnvdFilesHttp(deps.files);
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping = false;
+  const area: Area = {
+    name: 'e2b',
+    routes() {},
+    mount(express: Express) {
+      express.use('/e2b/api', e2bApiRoutes({ sandboxes, snapshots, authenticate: (req: Request) => authenticate(req, app.repos) }));
+      express.use('/e2b/sandbox', e2bSandboxRoutes({ sandboxes, processes, filesystem, filesHttp, code: deps.code, log: (...a) => app.log.error(...a) }));
+    },
+    start() {
+      timer = setInterval(() => {
+        if (sweeping) return;
+        sweeping = true;
+        void sandboxes.sweep().finally(() => (sweeping = false));
+      }, SWEEP_MS);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
+    },
+  };
+  return { sandboxes, area };
+}

@@ -1,0 +1,108 @@
+import { createContextValues } from '@connectrpc/connect';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import crypto from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FilesystemService, ProcessService } from './envd/schemas.gen.js';
+import type { EnvdFilesHttp } from './envd/files-http.js';
+import type { EnvdFilesystem } from './envd/filesystem.js';
+import type { EnvdProcesses } from './envd/processes.js';
+import { basicUser, TARGET, type Target } from './envd/target.js';
+import { e2bJupyterRoutes } from './jupyter-routes.js';
+import type { CodePort } from './ports.js';
+import type { SandboxService } from './sandbox-service.js';
+import { e2bError } from './wire-errors.js';
+
+const ENVD_PORT = 49983;
+const JUPYTER_PORT = 49999;
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const sameToken = (a: string, b: string) => a.length === b.length && crypto.timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/**
+ * The sandbox URL (/e2b/sandbox): what E2B's SDKs send to envd and to the code interpreter
+ * when E2B_SANDBOX_URL is set. `E2b-Sandbox-Id` names the sandbox, `E2b-Sandbox-Port` the
+ * service in it (49983 envd, 49999 the code interpreter); the sandbox's access token (given
+ * only to API-key holders at create/connect) must come as `X-Access-Token` or
+ * `E2B-Traffic-Access-Token`. A sandbox that is gone or paused answers 502, as E2B's proxy.
+ */
+export function e2bSandboxRoutes(deps: {
+  sandboxes: SandboxService;
+  processes: EnvdProcesses;
+  filesystem: EnvdFilesystem;
+  filesHttp: EnvdFilesHttp;
+  code: CodePort;
+  log: (...a: unknown[]) => void;
+}): Router {
+  const targets = new WeakMap<IncomingMessage, Target>();
+  const r = express.Router();
+  r.use((req: Request, _res: Response, next: NextFunction) => {
+    const id = req.headers['e2b-sandbox-id'];
+    if (typeof id !== 'string' || !id) return next(new HttpError(400, 'The E2b-Sandbox-Id header is required: it names the sandbox.'));
+    const row = deps.sandboxes.row(id);
+    if (!row) return next(new HttpError(502, `The sandbox ${id} was not found: it was killed or timed out.`));
+    const token = req.headers['x-access-token'] ?? req.headers['e2b-traffic-access-token'];
+    if (typeof token !== 'string' || !sameToken(token, row.access_token))
+      return next(new HttpError(401, `Missing or wrong access token for sandbox ${id}: send the envdAccessToken that create or connect answered.`));
+    const box = deps.sandboxes.box(id);
+    if (!box || box.status !== 'running') return next(new HttpError(502, `The sandbox ${id} is not running (${box?.status ?? 'gone'}): connect to resume it.`));
+    targets.set(req, { row, box, user: basicUser(req.headers.authorization) });
+    next();
+  });
+  const jupyter = e2bJupyterRoutes(deps.code, (req) => targets.get(req)!.box);
+  const envd = express.Router();
+  envd.get('/health', (_req, res) => void res.status(204).end());
+  const wrap = (h: (t: Target, req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) => {
+    h(targets.get(req)!, req, res)
+      .then((out) => {
+        if (!res.headersSent && out !== undefined) res.json(out);
+      })
+      .catch(next);
+  };
+  envd.get(
+    '/files',
+    wrap((t, req, res) => deps.filesHttp.download(t, req, res)),
+  );
+  envd.post(
+    '/files',
+    wrap((t, req) => deps.filesHttp.upload(t, req)),
+  );
+  envd.use(
+    connectNodeAdapter({
+      routes(router) {
+        router.service(ProcessService, deps.processes.impl() as never);
+        router.service(FilesystemService, deps.filesystem.impl() as never);
+      },
+      contextValues: (req) => createContextValues().set(TARGET, targets.get(req as IncomingMessage)),
+      fallback: (req, res) => {
+        const { status, body } = e2bError(new HttpError(501, `envd on Box does not serve ${req.method} ${req.url}.`));
+        (res as ServerResponse).writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+      },
+    }),
+  );
+  r.use((req: Request, res: Response, next: NextFunction) => {
+    const port = Number(req.headers['e2b-sandbox-port'] ?? ENVD_PORT);
+    if (port === ENVD_PORT) return envd(req, res, next);
+    if (port === JUPYTER_PORT) return jupyter(req, res, next);
+    next(
+      new HttpError(
+        502,
+        `Port ${port} of sandbox ${targets.get(req)!.box.box_id} is not served: Box serves envd (${ENVD_PORT}) and the code interpreter (${JUPYTER_PORT}) there; publish other ports on the box.`,
+      ),
+    );
+  });
+  r.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const { status, body } = e2bError(err, deps.log);
+    if (res.headersSent) return void res.destroy();
+    res.status(status).json(body);
+  });
+  return r;
+}

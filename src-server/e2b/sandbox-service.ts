@@ -1,0 +1,191 @@
+import crypto from 'node:crypto';
+import type { Box } from '../contract/boxes.js';
+import { conflict, invalid, notFound, DomainError } from '../core/errors.js';
+import type { AppsPort, BoxesPort, BoxRecord, CheckpointsPort, Principal } from './ports.js';
+import type { SandboxesRepo, SandboxRow } from './sandboxes-repo.js';
+
+/** The envd version E2B's SDK reads from create/connect to pick its features (see README "Coming from E2B"). */
+export const ENVD_VERSION = '0.5.7';
+/** E2B's templates that are Box's default image. */
+const DEFAULT_TEMPLATES = new Set(['base', 'code-interpreter-v1', 'debian']);
+const DEFAULT_TIMEOUT_S = 300;
+const MAX_TIMEOUT_S = 86_400;
+const E2B_APP = 'e2b';
+
+export type SandboxState = 'running' | 'paused';
+
+interface CreateSandbox {
+  templateID?: string;
+  timeout?: number;
+  metadata?: Record<string, string>;
+  envVars?: Record<string, string>;
+  autoPause?: boolean;
+}
+
+/** An E2B sandbox: a box of the organization plus what E2B's API knows of it. */
+export interface Sandbox {
+  row: SandboxRow;
+  box: BoxRecord;
+  state: SandboxState;
+}
+
+const stateOf = (b: BoxRecord): SandboxState | undefined =>
+  b.status === 'running' || b.status === 'creating'
+    ? 'running'
+    : b.status === 'paused' || b.status === 'sleeping' || b.status === 'interrupted_restorable'
+      ? 'paused'
+      : undefined;
+
+function timeoutSeconds(t: number | undefined): number {
+  if (t === undefined) return DEFAULT_TIMEOUT_S;
+  if (!Number.isInteger(t) || t < 0 || t > MAX_TIMEOUT_S) throw invalid(`timeout must be a whole number of seconds from 0 to ${MAX_TIMEOUT_S}.`, 'timeout');
+  return t;
+}
+
+/**
+ * E2B's sandbox lifecycle on Box's boxes: a sandbox is a box of the organization's `e2b`
+ * app (visible in the UI and the CLI), its id the box id. A sandbox past its end is killed,
+ * or paused when it was created with autoPause (`sweep`, run every second).
+ */
+export class SandboxService {
+  constructor(
+    private repo: SandboxesRepo,
+    private deps: { boxes: BoxesPort; checkpoints: CheckpointsPort; apps: AppsPort; log: { warn(...a: unknown[]): void } },
+  ) {}
+
+  /** A live sandbox of the organization; a killed or unknown one is not found (E2B answers 404). */
+  get(orgId: string, id: string): Sandbox {
+    const row = this.repo.get(id);
+    const box = row && row.org_id === orgId ? this.deps.boxes.get(id) : undefined;
+    const state = box && stateOf(box);
+    if (!row || !box || !state) throw notFound(`Sandbox ${id} not found`, 'not_found', 'sandboxID');
+    return { row, box, state };
+  }
+
+  /** By envd access token (the sandbox front checks it). */
+  row(id: string): SandboxRow | undefined {
+    return this.repo.get(id);
+  }
+
+  box(id: string): BoxRecord | undefined {
+    return this.deps.boxes.get(id);
+  }
+
+  async create(auth: Principal, body: CreateSandbox): Promise<Sandbox> {
+    const template = body.templateID ?? 'base';
+    const timeout = timeoutSeconds(body.timeout);
+    const name = `e2b-${crypto.randomBytes(4).toString('hex')}`;
+    const app = this.deps.apps.find(auth.orgId, E2B_APP, true);
+    let box: Box;
+    if (template.startsWith('boxcp_')) {
+      const cp = this.deps.checkpoints.get(auth.orgId, template);
+      box = await this.deps.checkpoints.fromCheckpoint(auth, cp, name);
+    } else {
+      const image = DEFAULT_TEMPLATES.has(template) ? 'debian' : template;
+      box = await this.deps.boxes
+        .create(auth, { app_id: app.id, name, image, size: 's', visibility: 'org', ingress_ports: [], volume_mounts: [], auto_sleep: { automatic: false } })
+        .catch((e: unknown) => {
+          if (e instanceof DomainError && e.param === 'image')
+            throw notFound(`template '${template}' not found: no Box image of that name`, 'not_found', 'templateID');
+          throw e;
+        });
+    }
+    return this.register(auth, box, { template, metadata: body.metadata ?? {}, envs: body.envVars ?? {}, autoPause: !!body.autoPause, timeout });
+  }
+
+  /** Makes a new box (created, forked or from a snapshot) a sandbox with its own access token. */
+  register(
+    auth: Principal,
+    box: Box,
+    o: { template: string; metadata: Record<string, string>; envs: Record<string, string>; autoPause: boolean; timeout?: number },
+  ): Sandbox {
+    if (box.status !== 'running') throw new DomainError('failed', `Sandbox ${box.box_id} did not start: ${box.error_message ?? box.status}`);
+    const now = Date.now();
+    this.repo.insert({
+      box_id: box.box_id,
+      org_id: auth.orgId,
+      key_id: auth.key.id,
+      template_id: o.template,
+      metadata: o.metadata,
+      envs: o.envs,
+      access_token: crypto.randomBytes(24).toString('base64url'),
+      auto_pause: o.autoPause,
+      started_at: new Date(now).toISOString(),
+      end_at: new Date(now + timeoutSeconds(o.timeout) * 1000).toISOString(),
+      created_at: new Date(now).toISOString(),
+    });
+    return this.get(auth.orgId, box.box_id);
+  }
+
+  /** Sandboxes of the organization, oldest first, running and paused unless `states` narrows them. */
+  list(orgId: string, q: { states?: SandboxState[]; metadata?: Record<string, string>; template?: string }): Sandbox[] {
+    const out: Sandbox[] = [];
+    for (const row of this.repo.byOrg(orgId)) {
+      const box = this.deps.boxes.get(row.box_id);
+      const state = box && stateOf(box);
+      if (!box || !state) continue;
+      if (q.states && !q.states.includes(state)) continue;
+      if (q.template && row.template_id !== q.template) continue;
+      if (q.metadata && Object.entries(q.metadata).some(([k, v]) => row.metadata[k] !== v)) continue;
+      out.push({ row, box, state });
+    }
+    return out;
+  }
+
+  setTimeout(orgId: string, id: string, timeout: number | undefined): void {
+    const s = this.get(orgId, id);
+    this.repo.setTimes(s.row.box_id, { end_at: new Date(Date.now() + timeoutSeconds(timeout) * 1000).toISOString() });
+  }
+
+  async kill(orgId: string, id: string): Promise<void> {
+    const s = this.get(orgId, id);
+    await this.deps.boxes.terminate(s.box);
+    this.repo.delete(s.row.box_id);
+  }
+
+  /** Pauses a running sandbox (409 when it is already paused: the SDK then answers false). */
+  async pause(orgId: string, id: string): Promise<void> {
+    const s = this.get(orgId, id);
+    if (s.state === 'paused') throw conflict(`Sandbox ${id} is already paused`, 'already_paused');
+    await this.deps.boxes.pause(s.box);
+  }
+
+  /**
+   * Connects: a paused sandbox resumes with a fresh timeout; a running one keeps its end
+   * unless the new timeout reaches further (E2B's rule).
+   */
+  async connect(orgId: string, id: string, timeout: number | undefined): Promise<Sandbox> {
+    const s = this.get(orgId, id);
+    const end = Date.now() + timeoutSeconds(timeout) * 1000;
+    if (s.state === 'paused') {
+      await this.deps.boxes.resume(s.box);
+      this.repo.setTimes(id, { started_at: new Date().toISOString(), end_at: new Date(end).toISOString() });
+    } else if (timeout !== undefined && end > Date.parse(s.row.end_at)) {
+      this.repo.setTimes(id, { end_at: new Date(end).toISOString() });
+    }
+    const after = this.get(orgId, id);
+    if (after.state !== 'running') throw new DomainError('failed', `Sandbox ${id} could not be resumed: ${after.box.error_message ?? after.box.status}`);
+    return after;
+  }
+
+  /** Kills or pauses (autoPause) the sandboxes past their end. */
+  async sweep(now = Date.now()): Promise<void> {
+    for (const row of this.repo.all()) {
+      if (Date.parse(row.end_at) > now) continue;
+      const box = this.deps.boxes.get(row.box_id);
+      const state = box && stateOf(box);
+      try {
+        if (!box || !state) this.repo.delete(row.box_id);
+        else if (state !== 'running')
+          continue; // a paused sandbox waits for connect, as on E2B
+        else if (row.auto_pause) await this.deps.boxes.pause(box);
+        else {
+          await this.deps.boxes.terminate(box);
+          this.repo.delete(row.box_id);
+        }
+      } catch (e) {
+        this.deps.log.warn(`e2b: timeout of sandbox ${row.box_id} failed`, e);
+      }
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import type { Db } from '../db/connection.js';
+
+/** What E2B's API knows of a sandbox beyond its box (the e2b_sandboxes table, migration 270). */
+export interface SandboxRow {
+  box_id: string;
+  org_id: string;
+  /** The key that created it: timeouts act for it. */
+  key_id: string;
+  template_id: string;
+  metadata: Record<string, string>;
+  envs: Record<string, string>;
+  access_token: string;
+  auto_pause: boolean;
+  started_at: string;
+  end_at: string;
+  created_at: string;
+}
+
+type Raw = Omit<SandboxRow, 'metadata' | 'envs' | 'auto_pause'> & { metadata: string; envs: string; auto_pause: number };
+
+const fromRaw = (r: Raw): SandboxRow => ({
+  ...r,
+  metadata: JSON.parse(r.metadata) as Record<string, string>,
+  envs: JSON.parse(r.envs) as Record<string, string>,
+  auto_pause: !!r.auto_pause,
+});
+
+export class SandboxesRepo {
+  constructor(private db: Db) {}
+
+  insert(r: SandboxRow): void {
+    this.db
+      .prepare(
+        `INSERT INTO e2b_sandboxes (box_id, org_id, key_id, template_id, metadata, envs, access_token, auto_pause, started_at, end_at, created_at)
+         VALUES (@box_id, @org_id, @key_id, @template_id, @metadata, @envs, @access_token, @auto_pause, @started_at, @end_at, @created_at)`,
+      )
+      .run({ ...r, metadata: JSON.stringify(r.metadata), envs: JSON.stringify(r.envs), auto_pause: r.auto_pause ? 1 : 0 });
+  }
+
+  get(boxId: string): SandboxRow | undefined {
+    const r = this.db.prepare('SELECT * FROM e2b_sandboxes WHERE box_id = ?').get(boxId) as Raw | undefined;
+    return r && fromRaw(r);
+  }
+
+  byOrg(orgId: string): SandboxRow[] {
+    return (this.db.prepare('SELECT * FROM e2b_sandboxes WHERE org_id = ? ORDER BY started_at, box_id').all(orgId) as Raw[]).map(fromRaw);
+  }
+
+  all(): SandboxRow[] {
+    return (this.db.prepare('SELECT * FROM e2b_sandboxes').all() as Raw[]).map(fromRaw);
+  }
+
+  setTimes(boxId: string, t: { started_at?: string; end_at: string }): void {
+    if (t.started_at) this.db.prepare('UPDATE e2b_sandboxes SET started_at = ?, end_at = ? WHERE box_id = ?').run(t.started_at, t.end_at, boxId);
+    else this.db.prepare('UPDATE e2b_sandboxes SET end_at = ? WHERE box_id = ?').run(t.end_at, boxId);
+  }
+
+  delete(boxId: string): void {
+    this.db.prepare('DELETE FROM e2b_sandboxes WHERE box_id = ?').run(boxId);
+  }
+}

@@ -1,0 +1,129 @@
+import type { NativeDelta } from '../native.js';
+import type { StoredResponse } from '../store/responses-repo.js';
+import { callItemId, outputItemId, responseObject } from './responses-view.js';
+import { frame, type StreamError, type StreamWriter } from './stream-frames.js';
+
+interface Call {
+  outputIndex: number;
+  itemId: string;
+  callId: string;
+  name: string;
+  args: string;
+  done: boolean;
+}
+
+/**
+ * The Responses API's stream: `response.created`, `response.in_progress`, output items
+ * (message: `output_item.added`, `content_part.added`, `output_text.delta`/`.done`,
+ * `content_part.done`, `output_item.done`; function calls: `output_item.added`,
+ * `function_call_arguments.delta`/`.done`, `output_item.done`), then `response.completed`
+ * or `response.incomplete` with the whole response; an error is an `error` event. Every
+ * event carries `sequence_number`. Item ids are the ones GET /v1/responses/{id} shows.
+ */
+export class ResponsesStream implements StreamWriter {
+  private seq = 0;
+  private id = '';
+  private outputs = 0;
+  private text: { outputIndex: number; text: string; done: boolean } | null = null;
+  private calls: Call[] = [];
+
+  private ev(type: string, body: Record<string, unknown>): string {
+    return frame(type, { type, ...body, sequence_number: this.seq++ });
+  }
+
+  start(r: StoredResponse): string {
+    this.id = r.id;
+    const response = responseObject(r);
+    return this.ev('response.created', { response }) + this.ev('response.in_progress', { response });
+  }
+
+  private openText(): string {
+    this.text = { outputIndex: this.outputs++, text: '', done: false };
+    const at = { output_index: this.text.outputIndex };
+    const itemId = outputItemId(this.id);
+    return (
+      this.ev('response.output_item.added', { ...at, item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }) +
+      this.ev('response.content_part.added', {
+        item_id: itemId,
+        ...at,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      })
+    );
+  }
+
+  private closeText(status: 'completed' | 'incomplete'): string {
+    const t = this.text;
+    if (!t || t.done) return '';
+    t.done = true;
+    const itemId = outputItemId(this.id);
+    const at = { item_id: itemId, output_index: t.outputIndex, content_index: 0 };
+    const part = { type: 'output_text', text: t.text, annotations: [], logprobs: [] };
+    return (
+      this.ev('response.output_text.done', { ...at, text: t.text, logprobs: [] }) +
+      this.ev('response.content_part.done', { ...at, part }) +
+      this.ev('response.output_item.done', {
+        output_index: t.outputIndex,
+        item: { id: itemId, type: 'message', status, role: 'assistant', content: [part] },
+      })
+    );
+  }
+
+  private closeCall(c: Call): string {
+    if (c.done) return '';
+    c.done = true;
+    const args = c.args || '{}';
+    return (
+      this.ev('response.function_call_arguments.done', { item_id: c.itemId, output_index: c.outputIndex, name: c.name, arguments: args }) +
+      this.ev('response.output_item.done', {
+        output_index: c.outputIndex,
+        item: { id: c.itemId, type: 'function_call', status: 'completed', call_id: c.callId, name: c.name, arguments: args },
+      })
+    );
+  }
+
+  delta(d: NativeDelta): string {
+    if (d.type === 'text') {
+      const open = this.text ? '' : this.openText();
+      this.text!.text += d.text;
+      return (
+        open +
+        this.ev('response.output_text.delta', {
+          item_id: outputItemId(this.id),
+          output_index: this.text!.outputIndex,
+          content_index: 0,
+          delta: d.text,
+          logprobs: [],
+        })
+      );
+    }
+    if (d.type === 'tool_call') {
+      const c: Call = { outputIndex: this.outputs++, itemId: callItemId(this.id, d.index), callId: d.id, name: d.name, args: '', done: false };
+      this.calls[d.index] = c;
+      return (
+        this.closeText('completed') +
+        this.ev('response.output_item.added', {
+          output_index: c.outputIndex,
+          item: { id: c.itemId, type: 'function_call', status: 'in_progress', call_id: c.callId, name: c.name, arguments: '' },
+        })
+      );
+    }
+    const c = this.calls[d.index];
+    if (!c) return '';
+    c.args += d.delta;
+    return this.ev('response.function_call_arguments.delta', { item_id: c.itemId, output_index: c.outputIndex, delta: d.delta });
+  }
+
+  finish(r: StoredResponse): string {
+    const incomplete = r.status === 'incomplete';
+    let out = '';
+    if (!this.text && !this.calls.length) out += this.openText(); // an empty answer is still one message, as GET shows it
+    out += this.closeText(incomplete ? 'incomplete' : 'completed');
+    for (const c of this.calls) if (c) out += this.closeCall(c);
+    return out + this.ev(incomplete ? 'response.incomplete' : 'response.completed', { response: responseObject(r) });
+  }
+
+  error(e: StreamError): string {
+    return this.ev('error', { code: e.code ?? e.type, message: e.message, param: e.param });
+  }
+}

@@ -1,0 +1,77 @@
+import type { RouteRegistrar } from '../http/route.js';
+import type { IncomingMessage } from 'node:http';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ApiError, badRequest } from '../http/errors.js';
+import type { McpHttpService } from './http-service.js';
+
+/** MCP requests may carry whole files (box_write_file takes up to 16 MiB, base64 grows it). */
+const MCP_BODY_LIMIT = 24 * 1024 * 1024;
+
+/**
+ * /mcp: the MCP server over streamable HTTP, behind the API's own pipeline (the local
+ * guard, an organization API key, billing, the concurrency limit). POST carries JSON-RPC;
+ * GET and DELETE (a server-sent stream of its own, a session's end) are answered 405 after
+ * the same checks, as the MCP transport allows a server without sessions to: clients then
+ * carry on with POSTs alone.
+ */
+export function mcpRoutes(r: RouteRegistrar, mcp: McpHttpService) {
+  r.add({
+    method: 'post',
+    path: '/mcp',
+    area: 'box',
+    tag: 'mcp',
+    summary: 'MCP (streamable HTTP): JSON-RPC requests to the box tools; answers JSON or a server-sent stream with progress',
+    plain: true,
+    idempotent: false,
+    bodyLimitBytes: MCP_BODY_LIMIT,
+    handler: async ({ req, res, body }) => {
+      checkMcpPost(req, body);
+      await mcp.handle(req, res, body);
+    },
+  });
+  for (const method of ['get', 'delete'] as const) {
+    r.add({
+      method,
+      path: '/mcp',
+      area: 'box',
+      tag: 'mcp',
+      summary: 'MCP (streamable HTTP): not used by this server, which keeps no sessions (405)',
+      handler: () => {
+        throw new ApiError(
+          405,
+          'invalid_request_error',
+          `${method.toUpperCase()} /mcp is not used: this MCP server keeps no sessions; send JSON-RPC with POST /mcp.`,
+          {
+            code: 'method_not_allowed',
+            headers: { Allow: 'POST' },
+          },
+        );
+      },
+    });
+  }
+}
+
+/**
+ * What the MCP transport would refuse with a JSON-RPC error body is refused here first, in
+ * the API's envelope naming what is wrong (the transport checks the same, in this order).
+ */
+function checkMcpPost(req: IncomingMessage, body: unknown) {
+  const accept = req.headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    throw new ApiError(406, 'invalid_request_error', 'POST /mcp answers JSON or a server-sent stream: send "Accept: application/json, text/event-stream".', {
+      param: 'Accept',
+      code: 'not_acceptable',
+    });
+  }
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new ApiError(415, 'invalid_request_error', 'POST /mcp takes JSON-RPC: send "Content-Type: application/json".', {
+      param: 'Content-Type',
+      code: 'unsupported_media_type',
+    });
+  }
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.length === 0 || messages.length > 100 || !messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)) {
+    throw badRequest('The body must be one JSON-RPC 2.0 message of MCP, or a batch of 1 to 100 of them.', 'body');
+  }
+}

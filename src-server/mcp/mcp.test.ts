@@ -1,0 +1,140 @@
+/**
+ * The MCP server over streamable HTTP at /mcp, driven by the official SDK's client against
+ * the real service (FakeRuntime boxes: host processes and folders). Real VMs, stdio
+ * (`box mcp`) and the MCP Inspector are in mcp.vm.test.ts.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeRuntime } from '../test-support/fake-runtime.js';
+import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
+
+const TOOLS = [
+  'box_create',
+  'box_egress_log',
+  'box_exec',
+  'box_fork',
+  'box_list',
+  'box_list_files',
+  'box_read_file',
+  'box_run_code',
+  'box_sleep',
+  'box_terminate',
+  'box_write_file',
+];
+
+let svc: TestService;
+let client: Client;
+
+async function connect(headers: Record<string, string>) {
+  const c = new Client({ name: 'mcp-test', version: '1.0.0' });
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers } }));
+  return c;
+}
+const tool = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+const data = (r: CallToolResult) => r.structuredContent as Record<string, any>;
+const text = (r: CallToolResult) => (r.content[0] as { text: string }).text;
+const initialize = (headers: Record<string, string>) =>
+  fetch(`${svc.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    }),
+  });
+
+beforeAll(async () => {
+  svc = await startTestService({ runtime: (d) => new FakeRuntime(d) });
+  client = await connect({ authorization: `Bearer ${svc.key}` });
+});
+afterAll(async () => {
+  await client?.close();
+  await svc?.close();
+});
+
+describe('/mcp (streamable HTTP)', () => {
+  it('lists exactly the box tools, each with a description and a box argument where it acts on one box', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
+    for (const t of tools) {
+      expect(t.description!.length).toBeGreaterThan(80);
+      const props = Object.keys(t.inputSchema.properties ?? {});
+      if (!['box_list', 'box_create'].includes(t.name)) expect(props).toContain('box');
+    }
+    const exec = tools.find((t) => t.name === 'box_exec')!;
+    // From the contract's ExecBody: a string or an argv array, cwd must be absolute.
+    expect(JSON.stringify(exec.inputSchema.properties!.command)).toContain('array');
+    expect(exec.inputSchema.required).toEqual(expect.arrayContaining(['box', 'command']));
+    expect(client.getInstructions()).toContain('box_create');
+  });
+
+  it('creates a box, runs commands with progress, moves files, and answers by name or id', async () => {
+    const created = data(await tool('box_create', { name: 'mcp-one' }));
+    expect(created).toMatchObject({ name: 'mcp-one', status: 'running' });
+    expect(created.box_id).toMatch(/^box_/);
+    expect(data(await tool('box_list', { status: 'running' })).boxes.map((b: { name: string }) => b.name)).toContain('mcp-one');
+
+    const r = data(await tool('box_exec', { box: 'mcp-one', command: 'echo out; echo err >&2; exit 3' }));
+    expect(r).toMatchObject({ exit_code: 3, status: 'failed', stdout: 'out\n', stderr: 'err\n' });
+
+    const progress: { progress: number; message?: string }[] = [];
+    const looped = (await client.callTool(
+      { name: 'box_exec', arguments: { box: created.box_id, command: ['sh', '-c', 'for i in 1 2 3; do echo line$i; sleep 0.3; done'] } },
+      undefined,
+      { onprogress: (p) => progress.push(p) },
+    )) as CallToolResult;
+    expect(data(looped)).toMatchObject({ exit_code: 0, stdout: 'line1\nline2\nline3\n' });
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.map((p) => p.message)).toContain('line1');
+
+    expect(data(await tool('box_write_file', { box: 'mcp-one', path: '/root/notes.txt', content: 'hello\n' })).size_bytes).toBe(6);
+    const bin = Buffer.from([0, 1, 2, 255, 254]);
+    await tool('box_write_file', { box: 'mcp-one', path: '/root/blob.bin', content: bin.toString('base64'), encoding: 'base64', mode: '0600' });
+    expect(data(await tool('box_read_file', { box: 'mcp-one', path: '/root/notes.txt' }))).toMatchObject({ encoding: 'text', content: 'hello\n' });
+    const blob = data(await tool('box_read_file', { box: 'mcp-one', path: '/root/blob.bin' }));
+    expect(blob).toMatchObject({ encoding: 'base64', size_bytes: 5 });
+    expect(Buffer.from(blob.content, 'base64')).toEqual(bin);
+    const listing = data(await tool('box_list_files', { box: 'mcp-one', path: '/root' }));
+    expect(listing.entries.map((e: { name: string }) => e.name)).toEqual(expect.arrayContaining(['blob.bin', 'notes.txt']));
+    expect(data(await tool('box_egress_log', { box: 'mcp-one' }))).toMatchObject({ entries: [], total: 0 });
+  });
+
+  it("answers failures as tool errors carrying the API's message", async () => {
+    const missing = await tool('box_exec', { box: 'no-such-box', command: 'true' });
+    expect(missing.isError).toBe(true);
+    expect(text(missing)).toContain('No box is named "no-such-box"');
+
+    const id = data(await tool('box_create', { name: 'mcp-gone' })).box_id as string;
+    expect(data(await tool('box_terminate', { box: 'mcp-gone' })).status).toBe('terminated');
+    const res = await svc.api(`/v1/boxes/${id}/sleep`, { method: 'POST', json: {} });
+    const api = await errorOf(res);
+    const r = await tool('box_sleep', { box: id });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toBe(`${api.message} (HTTP ${res.status}, field box_id)`);
+
+    const notFile = await tool('box_read_file', { box: data(await tool('box_list', {})).boxes[0].box_id, path: '/nope/none.txt' });
+    expect(notFile.isError).toBe(true);
+    expect(text(notFile)).toMatch(/HTTP 404/);
+  });
+
+  it('refuses a request without a key, with a wrong key, from a foreign origin or a foreign Host, like the API', async () => {
+    const none = await initialize({});
+    expect(none.status).toBe(401);
+    expect((await errorOf(none)).code).toBe('invalid_api_key');
+    expect((await initialize({ authorization: 'Bearer bxk_wrong' })).status).toBe(401);
+    const foreign = await initialize({ authorization: `Bearer ${svc.key}`, origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect((await errorOf(foreign)).code).toBe('cross_origin_refused');
+    await expect(connect({ origin: 'https://evil.example', authorization: `Bearer ${svc.key}` })).rejects.toThrow();
+    const ok = await initialize({ authorization: `Bearer ${svc.key}` });
+    expect(ok.status).toBe(200);
+    await ok.body?.cancel();
+    // No sessions, so no stream of its own: 405 after the same checks.
+    expect((await fetch(`${svc.url}/mcp`, { headers: { accept: 'text/event-stream' } })).status).toBe(401);
+    expect((await svc.api('/mcp', { headers: { accept: 'text/event-stream' } })).status).toBe(405);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * What the MCP server needs from the outside: the box API. The MCP tools (server.ts) reach
+ * boxes, exec, files, the egress log and the code interpreter only through this port, so
+ * both transports run the same code and answer what the HTTP API answers (its access
+ * checks, audit, billing, idempotency and error messages included):
+ *  - `box mcp` (stdio, src-cli) implements it with the CLI's HTTP client and its key;
+ *  - `/mcp` on the service (module.ts) implements it over the service's own loopback
+ *    listener, with the credentials the MCP request came with (loopback-api.ts).
+ */
+interface ApiRequest {
+  method: string;
+  /** Path with its parameters filled in, e.g. `/v1/boxes/box_.../exec`. */
+  path: string;
+  query?: Record<string, string | number | boolean | null | undefined>;
+  /** JSON body (sets Content-Type). */
+  json?: unknown;
+  /** Raw body (file uploads). */
+  body?: Uint8Array;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface BoxApi {
+  /** Sends one request; a 2xx answer comes back as is, any other throws an ApiCallError. */
+  send(req: ApiRequest): Promise<Response>;
+}
+
+/** The spec's error envelope of a failed API call. */
+interface ApiErrorEnvelope {
+  message: string;
+  type: string;
+  param: string | null;
+  code: string | null;
+}
+
+/** A non-2xx answer of the box API (or the API unreachable: status 0), carrying its envelope. */
+export class ApiCallError extends Error {
+  constructor(
+    readonly status: number,
+    readonly envelope: ApiErrorEnvelope,
+  ) {
+    super(envelope.message);
+  }
+}
+
+/** Reads a failed answer's envelope; a body outside the envelope still becomes a clear message. */
+async function apiCallError(res: Response): Promise<ApiCallError> {
+  const text = await res.text().catch(() => '');
+  try {
+    const e = (JSON.parse(text) as { error?: Partial<ApiErrorEnvelope> }).error;
+    if (e && typeof e.message === 'string') {
+      return new ApiCallError(res.status, { message: e.message, type: e.type ?? 'api_error', param: e.param ?? null, code: e.code ?? null });
+    }
+  } catch {
+    // not JSON: described below
+  }
+  const message = `HTTP ${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`;
+  return new ApiCallError(res.status, { message, type: 'api_error', param: null, code: null });
+}
+
+/** The box API at `baseUrl` with fixed headers (the credentials), over fetch. */
+export function httpBoxApi(baseUrl: string, headers: Record<string, string>): BoxApi {
+  const base = baseUrl.replace(/\/+$/, '');
+  return {
+    async send(r) {
+      const u = new URL(base + r.path);
+      for (const [k, v] of Object.entries(r.query ?? {})) if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
+      const h: Record<string, string> = { ...headers, ...r.headers };
+      let body: BodyInit | undefined;
+      if (r.json !== undefined) {
+        body = JSON.stringify(r.json);
+        h['content-type'] = 'application/json';
+      } else if (r.body !== undefined) {
+        body = r.body as unknown as BodyInit;
+        h['content-type'] ??= 'application/octet-stream';
+      }
+      let res: Response;
+      try {
+        res = await fetch(u, { method: r.method, headers: h, body, signal: r.signal });
+      } catch (e) {
+        if (r.signal?.aborted) throw e;
+        const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+        const why = cause?.code ?? cause?.message ?? (e as Error).message;
+        throw new ApiCallError(0, {
+          message: `cannot reach the box service at ${base} (${why}): is it running?`,
+          type: 'api_error',
+          param: null,
+          code: 'unreachable',
+        });
+      }
+      if (res.ok) return res;
+      throw await apiCallError(res);
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { boxRef, guarded, resolveBoxId, ToolInputError } from './api-call.js';
+import { ndjsonLines, progressReporter, type ToolExtra } from './streams.js';
+import type { BoxApi } from './ports.js';
+
+/** The code interpreter's wire shapes (issue 25, /v1/boxes/{id}/code/run). */
+interface CodeResult {
+  'text/plain'?: string;
+  'image/png'?: string;
+  'image/jpeg'?: string;
+  'image/svg+xml'?: string;
+  'text/html'?: string;
+  'text/markdown'?: string;
+  'application/json'?: unknown;
+  is_main_result: boolean;
+}
+interface CodeError {
+  name: string;
+  value: string;
+  traceback: string;
+}
+interface CodeExecution {
+  context_id: string;
+  language: string;
+  execution_count: number | null;
+  results: CodeResult[];
+  stdout: string;
+  stderr: string;
+  error: CodeError | null;
+  truncated: boolean;
+  duration_ms: number;
+}
+type CodeEvent =
+  | { type: 'stdout' | 'stderr'; data: string }
+  | { type: 'result'; result: CodeResult }
+  | { type: 'error'; error: CodeError }
+  | { type: 'end'; execution: CodeExecution };
+
+/** box_run_code. */
+export function registerCodeTools(server: McpServer, api: BoxApi) {
+  server.registerTool(
+    'box_run_code',
+    {
+      title: 'Run code in a box (Jupyter-style)',
+      description:
+        'Run a Python (default), JavaScript or bash snippet in a box\'s code interpreter, like a Jupyter notebook cell: variables, imports and functions persist between calls in the same context; the value of the last expression comes back as `text` (e.g. "6 * 7" answers "42"), with stdout, stderr and, on an exception, its name, value and traceback. ' +
+        'Plots (matplotlib: plt.show() or a figure as the last expression) come back as images. numpy, pandas and matplotlib are available in Python. ' +
+        'For shell commands and programs use box_exec.',
+      inputSchema: {
+        box: boxRef,
+        code: z
+          .string()
+          .min(1)
+          .max(1024 * 1024)
+          .describe('The code to run, e.g. "import math\\nmath.sqrt(2)".'),
+        language: z
+          .enum(['python', 'javascript', 'bash'])
+          .optional()
+          .describe('python (default), javascript or bash; each language has its own default context per box.'),
+        context_id: z
+          .string()
+          .min(1)
+          .max(128)
+          .optional()
+          .describe('Run in this context ("ctx_..."), e.g. one with its own cwd or env; default: the language\'s default context.'),
+        timeout: z.number().int().min(1).max(86400).optional().describe('Seconds after which the run is interrupted.'),
+      },
+      annotations: { destructiveHint: true, openWorldHint: true },
+    },
+    (args, extra) =>
+      guarded(async () => {
+        const box_id = await resolveBoxId(api, args.box, extra.signal);
+        const { box: _box, ...body } = args;
+        const res = await api.send({
+          method: 'POST',
+          path: `/v1/boxes/${encodeURIComponent(box_id)}/code/run`,
+          query: { stream: 1 },
+          json: body,
+          signal: extra.signal,
+        });
+        return toolResult(await collectCode(res, extra));
+      }),
+  );
+}
+
+async function collectCode(res: Response, extra: ToolExtra): Promise<CodeExecution> {
+  const progress = progressReporter(extra);
+  for await (const line of ndjsonLines(res)) {
+    const ev = JSON.parse(line) as CodeEvent;
+    if (ev.type === 'stdout' || ev.type === 'stderr') progress(ev.data);
+    else if (ev.type === 'end') return ev.execution;
+  }
+  throw new ToolInputError('The code run ended without its result (the stream broke off).');
+}
+
+/** The main result's text, outputs and error as text for the model; images as image content. */
+function toolResult(x: CodeExecution): CallToolResult {
+  const main = x.results.find((r) => r.is_main_result);
+  const structured = {
+    text: main?.['text/plain'] ?? null,
+    stdout: x.stdout,
+    stderr: x.stderr,
+    error: x.error,
+    results: x.results.map((r) => Object.keys(r).filter((k) => k !== 'is_main_result')),
+    context_id: x.context_id,
+    language: x.language,
+    execution_count: x.execution_count,
+    duration_ms: x.duration_ms,
+    ...(x.truncated ? { truncated: true } : {}),
+  };
+  const parts: string[] = [];
+  if (structured.text !== null) parts.push(structured.text);
+  if (x.stdout) parts.push(`stdout:\n${x.stdout}`);
+  if (x.stderr) parts.push(`stderr:\n${x.stderr}`);
+  if (x.error) parts.push(`${x.error.name}: ${x.error.value}\n${x.error.traceback}`);
+  const content: CallToolResult['content'] = [{ type: 'text', text: parts.join('\n\n') || '(no output)' }];
+  for (const r of x.results) {
+    if (r['image/png']) content.push({ type: 'image', data: r['image/png'], mimeType: 'image/png' });
+    else if (r['image/jpeg']) content.push({ type: 'image', data: r['image/jpeg'], mimeType: 'image/jpeg' });
+    else if (!r.is_main_result && r['text/plain']) content.push({ type: 'text', text: r['text/plain'] });
+  }
+  return { content, structuredContent: structured };
+}
