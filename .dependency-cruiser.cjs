@@ -5,23 +5,24 @@ module.exports = {
     {
       name: 'no-cycles',
       severity: 'error',
-      comment: 'Import cycles make the build order and the wiring order implicit. Type-only imports are erased and do not count.',
+      comment:
+        'Import cycles make the build order and the wiring order implicit, and a type cycle hides which layer depends on which: type-only imports count too (issue 23).',
       from: {},
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+      to: { circular: true },
     },
     {
       name: 'clients-see-only-the-contract',
       severity: 'error',
       comment:
-        'The renderer and the CLI import nothing from the service except src-server/contract/** (tests and src-cli/test-cli.ts may use test-support). Two exceptions: `box image` builds and imports images on this machine (spec item 6: image building is CLI/SDK-only) through src-server/images/index.ts, loaded lazily by src-cli/commands/image*.ts only; `box mcp` serves the MCP tools over stdio through src-server/mcp/server.ts, loaded lazily by src-cli/commands/mcp.ts only.',
-      from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-cli[.]ts$' },
+        'The renderer and the CLI import nothing from the service except src-server/contract/** (tests and src-cli/test-support/cli.ts may use test-support). Two exceptions: `box image` builds and imports images on this machine (spec item 6: image building is CLI/SDK-only) through src-server/images/index.ts, loaded lazily by src-cli/commands/image*.ts only; `box mcp` serves the MCP tools over stdio through src-server/mcp/server.ts, loaded lazily by src-cli/commands/mcp.ts only.',
+      from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-support/' },
       to: { path: '^src-server/', pathNot: '^src-server/contract/|^src-server/images/index[.]ts$|^src-server/mcp/server[.]ts$' },
     },
     {
       name: 'only-box-mcp-loads-the-mcp-server',
       severity: 'error',
       comment: 'The CLI loads src-server/mcp/server.ts (the MCP tools) from `box mcp` only.',
-      from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-cli[.]ts$|^src-cli/commands/mcp[.]ts$' },
+      from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-support/|^src-cli/commands/mcp[.]ts$' },
       to: { path: '^src-server/mcp/server[.]ts$' },
     },
     {
@@ -36,7 +37,7 @@ module.exports = {
       name: 'only-box-image-loads-the-image-builder',
       severity: 'error',
       comment: 'The CLI loads src-server/images/index.ts (the local image builder) from `box image` only.',
-      from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-cli[.]ts$|^src-cli/commands/image(-user)?[.]ts$' },
+      from: { path: '^src-(renderer|cli)/', pathNot: '[.]test[.]ts$|^src-cli/test-support/|^src-cli/commands/image(-user)?[.]ts$' },
       to: { path: '^src-server/images/index[.]ts$' },
     },
     {
@@ -76,9 +77,24 @@ module.exports = {
       from: {
         path: '^src-server/',
         pathNot:
-          '^src-server/(http|test-support)/|-routes\\.ts$|/routes\\.ts$|/routes/|/module\\.ts$|^src-server/(wiring|app|app-context|service|headless)\\.ts$|[.]test[.]ts$',
+          '^src-server/(http|test-support)/|-routes\\.ts$|/routes\\.ts$|/routes/|/module\\.ts$|^src-server/(wiring|app|app-context|area|service|headless)\\.ts$|[.]test[.]ts$',
       },
       to: { path: '^src-server/http/' },
+    },
+    {
+      name: 'test-helpers-stay-in-tests',
+      severity: 'error',
+      comment:
+        'Test helpers live in a test-support/ folder of their area (src-server/test-support/ for the whole service, src-cli/test-support/) and only tests, other test helpers, e2e and bench import them; production code never does.',
+      from: { path: '^src-', pathNot: '[.]test[.]ts$|/test-support/' },
+      to: { path: '/test-support/' },
+    },
+    {
+      name: 'test-helpers-are-in-test-support',
+      severity: 'error',
+      comment: 'One convention for test helpers: a test-support/ folder, not test-*.ts or *.test-support.ts beside production code.',
+      from: { path: '^src-.*(/test-[^/]+|[.]test-support)[.]tsx?$', pathNot: '/test-support/' },
+      to: { path: '.' },
     },
     {
       name: 'not-to-unresolvable',

@@ -13,6 +13,18 @@ const onlyContract = {
   ],
 };
 
+/** The environment is read in src-server/settings.ts only (its table lists every variable). */
+const envReads = [
+  {
+    selector: "MemberExpression[object.type='MemberExpression'][object.object.name='process'][object.property.name='env']",
+    message: 'Read settings from src-server/settings.ts (ENV_SETTINGS, boxEnv(), ServiceConfig.env), not process.env (docs/architecture.md, "Settings").',
+  },
+  {
+    selector: "VariableDeclarator[init.object.name='process'][init.property.name='env']",
+    message: 'Read settings from src-server/settings.ts, not process.env (docs/architecture.md, "Settings").',
+  },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -51,7 +63,7 @@ export default tseslint.config(
   },
   {
     files: ['src-renderer/**/*.{ts,tsx}', 'src-cli/**/*.ts', 'sdk/typescript/src/**/*.ts'],
-    ignores: ['**/*.test.ts', 'src-cli/test-cli.ts'],
+    ignores: ['**/*.test.ts', 'src-cli/test-support/cli.ts'],
     languageOptions: { globals: { ...globals.browser, ...globals.node } },
     rules: { 'no-restricted-imports': ['error', onlyContract] },
   },
@@ -67,6 +79,7 @@ export default tseslint.config(
           selector: 'MemberExpression[property.name=/^(repo|repos|db)$/]',
           message: 'Route files go through their area service, never a repository or the database (docs/architecture.md, "Adding an endpoint").',
         },
+        ...envReads,
       ],
     },
   },
@@ -74,6 +87,21 @@ export default tseslint.config(
     // Routes are declared in route files only, so the two rules above see every handler.
     files: ['src-server/**/*.ts'],
     ignores: ['**/*.test.ts', 'src-server/**/*-routes.ts', 'src-server/**/routes.ts', 'src-server/**/routes/**/*.ts', 'src-server/test-support/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='add'] > ObjectExpression > Property[key.name='handler']",
+          message: 'Declare routes in the area\'s `*-routes.ts` file (docs/architecture.md, "Adding an endpoint"), not here.',
+        },
+        ...envReads,
+      ],
+    },
+  },
+  {
+    // The settings table reads the environment; test helpers may set it up.
+    files: ['src-server/settings.ts', 'src-server/*/test-support/**/*.ts'],
+    ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

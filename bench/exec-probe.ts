@@ -14,7 +14,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { waitForAgent } from '../src-server/runtime/agent-wait.js';
 import { execText } from '../src-server/runtime/exec-text.js';
 import { boxFolder } from '../src-server/runtime/box-folder.js';
-import { testConfig, testDataDir, testImage } from '../src-server/runtime/test-support.js';
+import { testConfig, testDataDir, testImage } from '../src-server/runtime/test-support/vm-image.js';
 import { killVm, launchVm } from '../src-server/runtime/vm.js';
 
 const argv = process.argv.slice(2);

@@ -11,7 +11,7 @@ import { AgentClient } from '../src-server/guest/agent-client.js';
 import { randomBytes } from 'node:crypto';
 import { execText } from '../src-server/runtime/exec-text.js';
 import { QemuBoxRuntime } from '../src-server/runtime/qemu-box-runtime.js';
-import { agentOf, testImageCache } from '../src-server/runtime/test-support.js';
+import { agentOf, testImageCache } from '../src-server/runtime/test-support/vm-image.js';
 import { boxFolder, readState } from '../src-server/runtime/box-folder.js';
 import { cloneFolder } from '../src-server/runtime/checkpoints.js';
 import { applyIdentity } from '../src-server/runtime/template-clone.js';

@@ -13,7 +13,7 @@ import { waitForAgent } from '../src-server/runtime/agent-wait.js';
 import { BoxFolder, boxFolder, createOverlay } from '../src-server/runtime/box-folder.js';
 import { ensureGuestImage } from '../src-server/runtime/guest-image.js';
 import { QEMU_BINARY } from '../src-server/runtime/host.js';
-import { testConfig, testImageCache } from '../src-server/runtime/test-support.js';
+import { testConfig, testImageCache } from '../src-server/runtime/test-support/vm-image.js';
 import { killVm, launchVm } from '../src-server/runtime/vm.js';
 import { checkpointFolder, cloneFolder } from '../src-server/runtime/checkpoints.js';
 import { restoreVm, saveAndStop } from '../src-server/runtime/vm-snapshot.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ImageStore } from '../src-server/images/image-store.js';
 import { importOciArchive } from '../src-server/images/oci-import.js';
-import { makeTestDockerArchive } from '../src-server/images/test-archive.js';
+import { makeTestDockerArchive } from '../src-server/images/test-support/archive.js';
 import { AppPage } from './pages/app-page.js';
 import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
 

@@ -6,7 +6,7 @@ import sshpk from 'sshpk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../src-server/test-support/harness.js';
-import { runCli } from './test-cli.js';
+import { runCli } from './test-support/cli.js';
 
 let svc: TestService;
 let env: { BOX_URL: string; BOX_API_KEY: string };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../src-server/test-support/harness.js';
-import { runCli } from './test-cli.js';
+import { runCli } from './test-support/cli.js';
 
 // `box models ask` (issue 24): the answer streams in each style; errors are the envelope's.
 let svc: TestService;

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../src-server/test-support/harness.js';
-import { runCli } from './test-cli.js';
+import { runCli } from './test-support/cli.js';
 
 // `box models`: list (with the guide when only the test model exists), catalog, pull with
 // progress to completion from a loopback file server.

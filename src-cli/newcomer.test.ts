@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishEndpoint } from '../src-server/endpoint-file.js';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../src-server/test-support/harness.js';
-import { runCli } from './test-cli.js';
+import { runCli } from './test-support/cli.js';
 
 // The newcomer's first hour (issue 15) through the real CLI against the real service.
 let svc: TestService;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TemplateInfo, TemplatePort } from '../src-server/boxes/runtime-port.js';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../src-server/test-support/harness.js';
-import { runCli } from './test-cli.js';
+import { runCli } from './test-support/cli.js';
 
 const infos: TemplateInfo[] = [
   {

@@ -1,11 +1,12 @@
-import type { Express } from 'express';
-import type { Services } from './wiring.js';
+import type { IncomingMessage } from 'node:http';
+import type { Principal } from './core/principal.js';
 import type { Db } from './db/connection.js';
 import type { Repos } from './db/repos.js';
 import type { Billing, ConcurrencyLimiter } from './http/limits.js';
-import type { RouteSpec } from './http/route.js';
+import type { Logger } from './logger.js';
 import type { ServiceLog } from './logs/service-log.js';
 import type { DiskSpace } from './core/disk-space.js';
+import type { EnvSettings, Tuning } from './settings.js';
 
 export interface ServiceConfig {
   dataDir: string;
@@ -19,19 +20,17 @@ export interface ServiceConfig {
   maxStreamsPerOrg: number;
   /** Built renderer to serve as the web UI (index.html inside), when present. */
   webUiDir?: string;
-  /** Area-specific tuning, mostly for tests (e.g. a short webhook retry schedule). */
-  tuning: Record<string, unknown>;
+  /** Area-specific tuning, mostly for tests (e.g. a short webhook retry schedule): settings.ts. */
+  tuning: Tuning;
+  /** The BOX_* environment, parsed at start (settings.ts). */
+  env: EnvSettings;
   /** Check every 2xx JSON answer against its route's response schema (tests; http/response-check.ts). */
   checkResponses?: boolean;
   /** Who runs the service: the desktop app (asks on quit) or a headless process (default). */
   shell?: 'desktop' | 'headless';
 }
 
-export interface Logger {
-  info(...args: unknown[]): void;
-  warn(...args: unknown[]): void;
-  error(...args: unknown[]): void;
-}
+export type { Logger };
 
 /**
  * What every area is built from: configuration, the database and the shared HTTP-layer
@@ -54,34 +53,20 @@ export interface AppBase {
   baseUrl(): string;
 }
 
-/** The base plus every service, all built (see wiring.ts). */
+/**
+ * What the HTTP pipeline runs on: the base plus the one thing it needs from an area
+ * (wiring.ts fills it in). Route handlers get their services as arguments of their routes
+ * function, never from here.
+ */
 export interface AppContext extends AppBase {
-  services: Services;
+  /** Resolves a box's egress-proxy credential into its principal (inference routes; inference/box/). */
+  boxPrincipal(req: IncomingMessage): Principal | undefined;
 }
 
 /**
- * What route handlers see (`RouteCtx.app`): every service, but neither the database nor a
- * repository, so a handler cannot bypass its area's service (docs/architecture.md, "Adding
- * an endpoint"). The HTTP pipeline itself (authentication, idempotency) uses `AppContext`.
+ * What route handlers see (`RouteCtx.app`): configuration, log and base URL, but neither the
+ * database nor a repository nor any service, so a handler uses only the services its routes
+ * function was handed (docs/architecture.md, "Adding an endpoint"). The HTTP pipeline itself
+ * (authentication, idempotency) uses `AppContext`.
  */
 export type RouteApp = Omit<AppContext, 'db' | 'repos'>;
-
-/**
- * An area of the service as the wiring sees it once its services are built: its routes,
- * and optionally background work started after listen and stopped (in reverse) on close.
- */
-export interface Area {
-  name: string;
-  routes(r: RouteRegistrar): void;
-  /**
-   * Routes outside Box's contract table, in another API's own wire format (E2B's at /e2b),
-   * mounted on the main app behind the same local guard before the registry's routes.
-   */
-  mount?(app: Express): void;
-  start?(): void | Promise<void>;
-  stop?(): void | Promise<void>;
-}
-
-export interface RouteRegistrar {
-  add<B, Q, P>(spec: RouteSpec<B, Q, P>): void;
-}

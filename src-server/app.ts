@@ -2,8 +2,10 @@ import express, { type Express } from 'express';
 import fs from 'node:fs';
 import type { RequestListener } from 'node:http';
 import path from 'node:path';
-import type { AppContext, Area as ServiceArea } from './app-context.js';
+import type { AppContext } from './app-context.js';
+import type { Area as ServiceArea } from './area.js';
 import { mountSignIn } from './core/sign-in-routes.js';
+import type { SignInService } from './core/sign-in-service.js';
 import { errorMiddleware } from './http/error-handler.js';
 import { localGuard } from './http/guard.js';
 import { plainFront } from './http/plain-front.js';
@@ -18,13 +20,13 @@ interface BuiltApps {
 }
 
 /** Builds the request listeners (no listen): routes of every area, the guard, errors, web UI. */
-export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitInference?: boolean } = {}): BuiltApps {
+export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitInference?: boolean; signIn: SignInService }): BuiltApps {
   const registry = new RouteRegistry();
   for (const a of areas) a.routes(registry);
   const mainAreas: Area[] = opts.splitInference ? ['box', 'common'] : ['box', 'inference', 'common'];
   const main = baseApp();
   for (const a of areas) a.mount?.(main); // before the web UI's catch-all GET
-  mountWebUi(main, ctx);
+  mountWebUi(main, ctx, opts.signIn);
   registry.mount(main, ctx, mainAreas);
   main.use(errorMiddleware(ctx));
   let inference: RequestListener | undefined;
@@ -48,8 +50,8 @@ function baseApp(): Express {
 }
 
 /** The built renderer, served same-origin; sign-in (link or key) becomes an HttpOnly cookie. */
-function mountWebUi(app: Express, ctx: AppContext) {
-  mountSignIn(app, ctx);
+function mountWebUi(app: Express, ctx: AppContext, signIn: SignInService) {
+  mountSignIn(app, signIn, ctx.config.webUiDir);
   const dir = ctx.config.webUiDir;
   if (!dir || !fs.existsSync(path.join(dir, 'index.html'))) return;
   app.use(express.static(dir, { index: false, maxAge: '1h' }));

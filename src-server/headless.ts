@@ -5,15 +5,17 @@ import { cliLine, publishEndpoint } from './endpoint-file.js';
 import { LOGIN_LINK_TTL_MS } from './core/sign-in-service.js';
 import { describeOnQuit } from './quit/quit-plan.js';
 import { startService } from './service.js';
+import { boxEnv, defaultDataDir } from './settings.js';
 import { onStopSignals } from './quit/stop-signals.js';
 
 /** `npm run serve -- --port <p> --data-dir <dir> [--inference-port <p>] [--web-ui <dir>]` */
 async function main() {
+  const env = boxEnv();
   const { values } = parseArgs({
     options: {
       port: { type: 'string', default: '8787' },
       'inference-port': { type: 'string' },
-      'data-dir': { type: 'string', default: process.env.BOX_DATA_DIR ?? path.join(process.env.HOME ?? '.', '.box-desktop') },
+      'data-dir': { type: 'string', default: defaultDataDir(env) },
       'web-ui': { type: 'string' },
       'max-concurrent': { type: 'string' },
     },
@@ -24,14 +26,14 @@ async function main() {
     port: Number(values.port),
     inferencePort: values['inference-port'] ? Number(values['inference-port']) : undefined,
     maxConcurrentPerOrg: values['max-concurrent'] ? Number(values['max-concurrent']) : undefined,
-    apiKey: process.env.BOX_API_KEY || undefined,
+    apiKey: env.apiKey,
     webUiDir: fs.existsSync(webUi) ? webUi : undefined,
   });
   const dataDir = path.resolve(values['data-dir']!);
   const unpublish = publishEndpoint({ url: svc.url, inference_url: svc.inferenceUrl, data_dir: dataDir });
   console.log(`Box service listening on ${svc.url}`);
   if (svc.inferenceUrl !== svc.url) console.log(`Inference API on ${svc.inferenceUrl}`);
-  console.log(process.env.BOX_API_KEY ? 'API key: the value of BOX_API_KEY' : `API key: in ${svc.apiKeyFile}`);
+  console.log(env.apiKey ? 'API key: the value of BOX_API_KEY' : `API key: in ${svc.apiKeyFile}`);
   console.log(`CLI (finds this service through ${path.join(dataDir, 'endpoint.json')}): ${cliLine({ url: svc.url, data_dir: dataDir })}`);
   if (svc.ctx.config.webUiDir) {
     console.log(`Web UI, one-time sign-in link (valid ${LOGIN_LINK_TTL_MS / 60_000} minutes, single use): ${svc.loginUrl()}`);

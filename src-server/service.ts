@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { AppBase, AppContext, Logger, ServiceConfig } from './app-context.js';
+import type { AppBase, Logger, ServiceConfig } from './app-context.js';
 import { createApp } from './app.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { openDatabase, type Db } from './db/connection.js';
@@ -14,11 +14,13 @@ import type { BoxRuntime } from './boxes/runtime-port.js';
 import { PreparationTracker, showPreparation } from './boxes/preparation.js';
 import { QemuBoxRuntime } from './runtime/qemu-box-runtime.js';
 import { ServiceLog } from './logs/service-log.js';
-import { wire } from './wiring.js';
 import { DiskSpace } from './core/disk-space.js';
+import { wire, type WiredApp } from './wiring.js';
+import { boxEnv, readTuning, type TuningInput } from './settings.js';
 
 export interface ServiceHandle {
-  ctx: AppContext;
+  /** The pipeline's context and every service (headless.ts, src-main and tests use them). */
+  ctx: WiredApp;
   url: string;
   inferenceUrl: string;
   /** Where the minted API key was written on first start (undefined when seeded from env). */
@@ -30,8 +32,10 @@ export interface ServiceHandle {
   close(): Promise<void>;
 }
 
-export interface StartOptions extends Partial<Omit<ServiceConfig, 'dataDir'>> {
+export interface StartOptions extends Partial<Omit<ServiceConfig, 'dataDir' | 'tuning' | 'env'>> {
   dataDir: string;
+  /** Area knobs (settings.ts, `TuningSchema`); an unknown or malformed one fails the start. */
+  tuning?: TuningInput;
   /** Seeds an organization-scoped key with this value (scripts and tests). */
   apiKey?: string;
   /** The box runtime (default: QEMU); fast route tests pass a fake one. */
@@ -47,6 +51,8 @@ export const API_KEY_FILE = 'api-key';
 const UI_KEY_NAME = 'desktop-ui';
 
 export async function startService(opts: StartOptions): Promise<ServiceHandle> {
+  // A malformed or unknown BOX_* variable, or a bad tuning key, stops the start here.
+  const env = boxEnv();
   const config: ServiceConfig = {
     dataDir: path.resolve(opts.dataDir),
     host: opts.host ?? '127.0.0.1',
@@ -56,9 +62,10 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
     maxConcurrentPerOrg: opts.maxConcurrentPerOrg ?? 64,
     maxStreamsPerOrg: opts.maxStreamsPerOrg ?? 256,
     webUiDir: opts.webUiDir,
-    tuning: opts.tuning ?? {},
+    tuning: readTuning(opts.tuning),
+    env,
     // On by default under vitest, so every route test checks every answer for free.
-    checkResponses: opts.checkResponses ?? Boolean(process.env.VITEST),
+    checkResponses: opts.checkResponses ?? env.underTests,
     shell: opts.shell ?? 'headless',
   };
   // One service per data dir (data-dir-lock.ts); released by close, or taken over after a crash.
@@ -103,7 +110,7 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
   base.statusProviders.push(() => ({ disk: base.diskSpace.status() }));
   const { app: ctx, areas } = await wire(base, runtime);
   const split = config.inferencePort !== undefined;
-  const apps = createApp(ctx, areas, { splitInference: split });
+  const apps = createApp(ctx, areas, { splitInference: split, signIn: ctx.services.signIn });
   const server = await listen(http.createServer(apps.main), config.port, config.host);
   baseUrl = `http://${config.host}:${(server.address() as AddressInfo).port}`;
   lock.setUrl(baseUrl);

@@ -1,4 +1,5 @@
-import type { AppBase, AppContext, Area } from './app-context.js';
+import type { AppBase, AppContext } from './app-context.js';
+import type { Area } from './area.js';
 import { BoxesRepo } from './boxes/boxes-repo.js';
 import { boxesArea } from './boxes/module.js';
 import type { BoxRuntime } from './boxes/runtime-port.js';
@@ -62,30 +63,34 @@ import type { Volumes } from './volumes/service.js';
  *     tests of other areas need them; add `area` to the `areas` list (route mount order,
  *     start order; stop runs in reverse).
  */
-export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: AppContext; areas: Area[] }> {
+/** The pipeline's context plus every service: what `startService` answers (tests, headless.ts, src-main). */
+export type WiredApp = AppContext & { services: Services };
+
+export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: WiredApp; areas: Area[] }> {
   const core = coreArea(base);
   const volumes = volumesArea(base);
   const boxesRepo = new BoxesRepo(base.db);
   const policies = policiesArea(base, { boxesRepo });
   const secrets = secretsArea(base, { policies: policies.policies });
   const ssh = sshArea(base);
-  const boxes = boxesArea(base, runtime, { repo: boxesRepo, volumes: volumes.volumes, policies: policies.policies, apps: core.apps });
+  const boxes = boxesArea(base, runtime, { repo: boxesRepo, volumes: volumes.volumes, policies: policies.policies, apps: core.apps, audit: core.audit });
+  const access = boxes.access;
   const templates = templatesArea(base, { templates: runtime.templates });
   const images = imagesArea(base, { boxes: boxes.boxes, templates: templates.templates });
-  const network = await networkArea(base, { boxes: boxes.boxes, secrets: secrets.secrets, policies: policies.policies });
+  const network = await networkArea(base, { boxes: boxes.boxes, secrets: secrets.secrets, policies: policies.policies, access });
   // TLS suites of the box leg follow the boxes' CPU (no AES instructions under TCG).
   void runtime.accelerator().then(
     (a) => network.egress.setBoxAccelerator(a),
     () => {},
   );
-  const cron = cronArea(base, { boxes: boxes.boxes, execs: boxes.execs });
+  const cron = cronArea(base, { boxes: boxes.boxes, execs: boxes.execs, access });
   const inbox = inboxArea(base);
-  const usage = usageArea(base, { boxes: boxes.boxes, organization: core.organization });
+  const usage = usageArea(base, { boxes: boxes.boxes, organization: core.organization, access });
   const boxCredentials = HmacBoxCredentials.forDataDir(base.config.dataDir);
-  const inference = inferenceArea(base, { usage: usage.usage, boxes: boxes.boxes, credentials: boxCredentials, organization: core.organization });
-  const logs = logsArea({ log: base.serviceLog, runtime });
+  const inference = inferenceArea(base, { usage: usage.usage, boxes: boxes.boxes, credentials: boxCredentials, organization: core.organization, access });
+  const logs = logsArea({ log: base.serviceLog, runtime, access });
   const quit = quitArea(base, { boxes: boxes.boxes });
-  const code = codeArea(base, { boxes: boxes.boxes });
+  const code = codeArea(base, { boxes: boxes.boxes, access });
   const mcp = mcpArea(base);
   const e2b = e2bArea(base, {
     boxes: {
@@ -133,11 +138,11 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
     quit: quit.quit,
     code: code.code,
   };
-  const app: AppContext = Object.assign(base, { services });
+  const app: WiredApp = Object.assign(base, { boxPrincipal: inference.inference.boxPrincipal, services });
   const areas = [
-    core.area,
+    core.area({ usage: usage.usage, diskUsage: boxes.diskUsage }),
     volumes.area,
-    policies.area,
+    policies.area({ boxes: boxes.boxes, access }),
     secrets.area,
     ssh.area,
     boxes.area,
@@ -157,7 +162,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: A
   return { app, areas };
 }
 
-/** Every service, as route handlers (`ctx.app.services`) and tests see them; all present. */
+/** Every service, as headless.ts, src-main and tests see them (`ServiceHandle.ctx.services`); all present. */
 export interface Services {
   /** The organization's audit log (core/). */
   audit: AuditLog;

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { AutoSleep, BoxIdParams, CreateBoxBody, ListBoxesQuery, SleepBody, WakeAtBody } from '../contract/boxes.js';
 import { page } from '../contract/common.js';
-import { boxFor, readBox } from './box-access.js';
+import type { BoxAccess } from './box-access.js';
+import type { BoxService } from './box-service.js';
 
-const svc = (app: Parameters<Parameters<RouteRegistrar['add']>[0]['handler']>[0]['app']) => app.services.boxes;
-
-export function boxRoutes(r: RouteRegistrar) {
+export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: BoxAccess }) {
+  const { access } = s;
   r.add({
     method: 'post',
     path: '/v1/boxes',
@@ -14,7 +14,7 @@ export function boxRoutes(r: RouteRegistrar) {
     tag: 'boxes',
     body: CreateBoxBody,
     summary: 'Create a box; answers once it is running (exec ready) or has failed',
-    handler: ({ app, auth, body }) => svc(app).create(auth, body),
+    handler: ({ auth, body }) => s.boxes.create(auth, body),
   });
 
   r.add({
@@ -24,8 +24,8 @@ export function boxRoutes(r: RouteRegistrar) {
     tag: 'boxes',
     query: ListBoxesQuery,
     summary: 'List boxes (paged)',
-    handler: ({ app, auth, query }) => {
-      const { rows, total } = svc(app).list(auth.orgId, query);
+    handler: ({ auth, query }) => {
+      const { rows, total } = s.boxes.list(auth.orgId, query);
       return page(rows, query, total);
     },
   });
@@ -37,7 +37,7 @@ export function boxRoutes(r: RouteRegistrar) {
     tag: 'boxes',
     params: BoxIdParams,
     summary: 'Get a box',
-    handler: ({ app, auth, params }) => app.services.boxes.view(readBox(app, auth, params.box_id)),
+    handler: ({ auth, params }) => s.boxes.view(access.readBox(auth, params.box_id)),
   });
 
   r.add({
@@ -47,7 +47,7 @@ export function boxRoutes(r: RouteRegistrar) {
     tag: 'lifecycle',
     params: BoxIdParams,
     summary: 'Pause: save memory and devices, stop the VM; wakes only on resume',
-    handler: ({ app, auth, req, params }) => svc(app).pause(boxFor(app, req, auth, params.box_id, 'pause')),
+    handler: ({ auth, req, params }) => s.boxes.pause(access.boxFor(req, auth, params.box_id, 'pause')),
   });
 
   r.add({
@@ -57,8 +57,8 @@ export function boxRoutes(r: RouteRegistrar) {
     tag: 'lifecycle',
     params: BoxIdParams,
     summary: 'Resume a paused, sleeping or interrupted box exactly where it was',
-    handler: async ({ app, auth, req, params }) => {
-      const { box, resume_state } = await svc(app).resume(boxFor(app, req, auth, params.box_id, 'resume'));
+    handler: async ({ auth, req, params }) => {
+      const { box, resume_state } = await s.boxes.resume(access.boxFor(req, auth, params.box_id, 'resume'));
       return { box_id: box.box_id, status: box.status, resume_state, box };
     },
   });
@@ -71,7 +71,7 @@ export function boxRoutes(r: RouteRegistrar) {
     params: BoxIdParams,
     body: SleepBody,
     summary: 'Sleep: like pause, but wakes on exec, file calls, ingress, cron or wake_at',
-    handler: ({ app, auth, req, params, body }) => svc(app).sleep(boxFor(app, req, auth, params.box_id, 'sleep'), body.wake_at),
+    handler: ({ auth, req, params, body }) => s.boxes.sleep(access.boxFor(req, auth, params.box_id, 'sleep'), body.wake_at),
   });
 
   r.add({
@@ -82,7 +82,7 @@ export function boxRoutes(r: RouteRegistrar) {
     params: BoxIdParams,
     body: WakeAtBody,
     summary: 'Schedule (or clear, with null) the time a sleeping box wakes',
-    handler: ({ app, auth, req, params, body }) => svc(app).setWakeAt(boxFor(app, req, auth, params.box_id, 'wake_at'), body.wake_at),
+    handler: ({ auth, req, params, body }) => s.boxes.setWakeAt(access.boxFor(req, auth, params.box_id, 'wake_at'), body.wake_at),
   });
 
   r.add({
@@ -93,8 +93,8 @@ export function boxRoutes(r: RouteRegistrar) {
     params: BoxIdParams,
     body: AutoSleep,
     summary: 'Sleep automatically after min_seconds_before_sleep without exec, file calls or ingress',
-    handler: ({ app, auth, req, params, body }) =>
-      svc(app).setAutoSleep(boxFor(app, req, auth, params.box_id, 'auto_sleep'), {
+    handler: ({ auth, req, params, body }) =>
+      s.boxes.setAutoSleep(access.boxFor(req, auth, params.box_id, 'auto_sleep'), {
         automatic: body.automatic,
         min_seconds_before_sleep: body.min_seconds_before_sleep ?? (body.automatic ? 300 : null),
       }),
@@ -109,7 +109,7 @@ export function boxRoutes(r: RouteRegistrar) {
       params: BoxIdParams,
       body: z.strictObject({}).optional(),
       summary: op === 'reboot' ? 'Reboot the box from its disk' : 'Restart the box with the current guest agent, same disk',
-      handler: ({ app, auth, req, params }) => svc(app).reboot(boxFor(app, req, auth, params.box_id, op), op),
+      handler: ({ auth, req, params }) => s.boxes.reboot(access.boxFor(req, auth, params.box_id, op), op),
     });
   }
 
@@ -120,6 +120,6 @@ export function boxRoutes(r: RouteRegistrar) {
     tag: 'lifecycle',
     params: BoxIdParams,
     summary: 'Terminate: stop the VM and delete its disk (checkpoints stay)',
-    handler: ({ app, auth, req, params }) => svc(app).terminate(boxFor(app, req, auth, params.box_id, 'terminate')),
+    handler: ({ auth, req, params }) => s.boxes.terminate(access.boxFor(req, auth, params.box_id, 'terminate')),
   });
 }

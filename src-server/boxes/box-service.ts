@@ -54,6 +54,11 @@ export class BoxService {
   }
 
   /** One page of the organization's boxes, as the API shows them. */
+  /** A box by id, any organization, terminated ones included (callers check the organization). */
+  get(boxId: string): BoxRecord | undefined {
+    return this.repo.get(boxId);
+  }
+
   list(orgId: string, q: Parameters<BoxesRepo['list']>[1]): { rows: Box[]; total: number } {
     const { rows, total } = this.repo.list(orgId, q);
     return { rows: rows.map((r) => this.view(r)), total };

@@ -1,9 +1,11 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { BoxIdParams, CheckpointBody, CheckpointIdParams, ForkBody, FromCheckpointBody, ListCheckpointsQuery } from '../contract/boxes.js';
-import { boxFor } from './box-access.js';
+import type { BoxAccess } from './box-access.js';
 import { authorize } from './transitions.js';
+import type { CheckpointService } from './checkpoint-service.js';
 
-export function checkpointRoutes(r: RouteRegistrar) {
+export function checkpointRoutes(r: RouteRegistrar, s: { checkpoints: CheckpointService; access: BoxAccess }) {
+  const { access } = s;
   r.add({
     method: 'post',
     path: '/v1/boxes/:box_id/checkpoint',
@@ -12,7 +14,7 @@ export function checkpointRoutes(r: RouteRegistrar) {
     params: BoxIdParams,
     body: CheckpointBody,
     summary: 'Checkpoint memory, devices and disk',
-    handler: ({ app, auth, req, params, body }) => app.services.checkpoints.checkpoint(boxFor(app, req, auth, params.box_id, 'checkpoint'), body),
+    handler: ({ auth, req, params, body }) => s.checkpoints.checkpoint(access.boxFor(req, auth, params.box_id, 'checkpoint'), body),
   });
 
   r.add({
@@ -22,7 +24,7 @@ export function checkpointRoutes(r: RouteRegistrar) {
     tag: 'checkpoints',
     query: ListCheckpointsQuery,
     summary: 'List checkpoints',
-    handler: ({ app, auth, query }) => ({ data: app.services.checkpoints.list(auth.orgId, query) }),
+    handler: ({ auth, query }) => ({ data: s.checkpoints.list(auth.orgId, query) }),
   });
 
   r.add({
@@ -32,8 +34,8 @@ export function checkpointRoutes(r: RouteRegistrar) {
     tag: 'checkpoints',
     params: CheckpointIdParams,
     summary: 'Get a checkpoint',
-    handler: ({ app, auth, params }) => {
-      const { org_id: _o, ...cp } = app.services.checkpoints.get(auth.orgId, params.checkpoint_id);
+    handler: ({ auth, params }) => {
+      const { org_id: _o, ...cp } = s.checkpoints.get(auth.orgId, params.checkpoint_id);
       return cp;
     },
   });
@@ -45,11 +47,11 @@ export function checkpointRoutes(r: RouteRegistrar) {
     tag: 'checkpoints',
     params: CheckpointIdParams,
     summary: 'Delete a checkpoint',
-    handler: ({ app, auth, req, params }) => {
-      const cps = app.services.checkpoints;
+    handler: ({ auth, req, params }) => {
+      const cps = s.checkpoints;
       const cp = cps.get(auth.orgId, params.checkpoint_id);
       const src = cps.sourceBox(cp);
-      if (src && src.status !== 'terminated') boxFor(app, req, auth, src.box_id, 'delete_checkpoint');
+      if (src && src.status !== 'terminated') access.boxFor(req, auth, src.box_id, 'delete_checkpoint');
       return cps.delete(cp);
     },
   });
@@ -61,8 +63,8 @@ export function checkpointRoutes(r: RouteRegistrar) {
     tag: 'checkpoints',
     body: FromCheckpointBody,
     summary: 'A new running box with the memory and disk of a checkpoint',
-    handler: ({ app, auth, body }) => {
-      const cps = app.services.checkpoints;
+    handler: ({ auth, body }) => {
+      const cps = s.checkpoints;
       const cp = cps.get(auth.orgId, body.checkpoint_id);
       const src = cps.sourceBox(cp);
       if (src) authorize(auth, src, 'from_checkpoint', undefined);
@@ -78,7 +80,7 @@ export function checkpointRoutes(r: RouteRegistrar) {
     params: BoxIdParams,
     body: ForkBody,
     summary: 'Checkpoint + from_checkpoint in one call; a paused or sleeping box is not woken',
-    handler: ({ app, auth, req, params, body }) => app.services.checkpoints.fork(auth, boxFor(app, req, auth, params.box_id, 'fork'), body.name, body.count),
+    handler: ({ auth, req, params, body }) => s.checkpoints.fork(auth, access.boxFor(req, auth, params.box_id, 'fork'), body.name, body.count),
   });
 
   r.add({
@@ -87,6 +89,6 @@ export function checkpointRoutes(r: RouteRegistrar) {
     area: 'box',
     tag: 'checkpoints',
     summary: 'Which box and checkpoint each box was made from (for the fork tree)',
-    handler: ({ app, auth }) => ({ data: app.services.checkpoints.lineage(auth.orgId) }),
+    handler: ({ auth }) => ({ data: s.checkpoints.lineage(auth.orgId) }),
   });
 }

@@ -1,14 +1,16 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { CancelBody, ExecBody, ExecParams, ResizeBody, StdinQuery, type ExecEvent } from '../contract/exec.js';
 import { conflict, tooLarge } from '../http/errors.js';
-import { boxFor } from './box-access.js';
+import type { BoxAccess } from './box-access.js';
+import type { ExecService } from './exec-service.js';
 
 const HEARTBEAT_MS = 10_000;
 const START_HOLD_MS = 10;
 const STDIN_CHUNK_LIMIT = 8 * 1024 * 1024;
 
-export function execRoutes(r: RouteRegistrar) {
+export function execRoutes(r: RouteRegistrar, svc: { execs: ExecService; access: BoxAccess }) {
+  const { access } = svc;
   r.add({
     method: 'post',
     path: '/v1/boxes/:box_id/exec',
@@ -19,9 +21,9 @@ export function execRoutes(r: RouteRegistrar) {
     idempotent: false, // streams; repeat-safety comes from the body's idempotency_key (re-attach)
     plain: true, // served ahead of Express (http/plain-front.ts): the handler uses node:http's API only
     summary: 'Run a command; answers an NDJSON event stream (started, stdout/stderr, heartbeat, exit)',
-    handler: async ({ app, auth, req, res, params, body }) => {
-      const box = boxFor(app, req, auth, params.box_id, 'exec');
-      const session = await app.services.execs.start(box, body);
+    handler: async ({ auth, req, res, params, body }) => {
+      const box = access.boxFor(req, auth, params.box_id, 'exec');
+      const session = await svc.execs.start(box, body);
       // The headers leave with the first line and the last line with the end of the stream.
       // "started" (replayed at once by attach) waits up to START_HOLD_MS for what follows
       // it: a short command is answered in one write (one wake-up of the client), a longer
@@ -75,9 +77,9 @@ export function execRoutes(r: RouteRegistrar) {
     params: ExecParams,
     idempotent: false,
     summary: 'Wait for a command to end; answers its status, exit code and output tails',
-    handler: ({ app, auth, req, params }) => {
-      boxFor(app, req, auth, params.box_id, 'exec');
-      return app.services.execs.wait(params.box_id, params.exec_id);
+    handler: ({ auth, req, params }) => {
+      access.boxFor(req, auth, params.box_id, 'exec');
+      return svc.execs.wait(params.box_id, params.exec_id);
     },
   });
 
@@ -90,9 +92,9 @@ export function execRoutes(r: RouteRegistrar) {
     query: StdinQuery,
     rawBody: true,
     summary: 'Send stdin bytes at a stream offset (retries are safe); eof=true closes stdin',
-    handler: async ({ app, auth, req, params, query }) => {
-      boxFor(app, req, auth, params.box_id, 'exec');
-      const s = app.services.execs.session(params.box_id, params.exec_id);
+    handler: async ({ auth, req, params, query }) => {
+      access.boxFor(req, auth, params.box_id, 'exec');
+      const s = svc.execs.session(params.box_id, params.exec_id);
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const c of req as AsyncIterable<Buffer>) {
@@ -118,9 +120,9 @@ export function execRoutes(r: RouteRegistrar) {
     params: ExecParams,
     body: CancelBody.optional(),
     summary: 'Cancel a command: SIGTERM, or SIGKILL with force',
-    handler: ({ app, auth, req, params, body }) => {
-      boxFor(app, req, auth, params.box_id, 'exec');
-      return app.services.execs.cancel(params.box_id, params.exec_id, !!body?.force);
+    handler: ({ auth, req, params, body }) => {
+      access.boxFor(req, auth, params.box_id, 'exec');
+      return svc.execs.cancel(params.box_id, params.exec_id, !!body?.force);
     },
   });
 
@@ -133,9 +135,9 @@ export function execRoutes(r: RouteRegistrar) {
     body: ResizeBody,
     idempotent: false,
     summary: "Resize a command's terminal",
-    handler: ({ app, auth, req, params, body }) => {
-      boxFor(app, req, auth, params.box_id, 'exec');
-      app.services.execs.session(params.box_id, params.exec_id).guest.resize(body.cols, body.rows);
+    handler: ({ auth, req, params, body }) => {
+      access.boxFor(req, auth, params.box_id, 'exec');
+      svc.execs.session(params.box_id, params.exec_id).guest.resize(body.cols, body.rows);
       return { exec_id: params.exec_id, cols: body.cols, rows: body.rows };
     },
   });
@@ -147,9 +149,9 @@ export function execRoutes(r: RouteRegistrar) {
     tag: 'exec',
     params: BoxIdParams,
     summary: 'Recent commands of the box, newest first',
-    handler: ({ app, auth, req, params }) => {
-      boxFor(app, req, auth, params.box_id, 'read');
-      return { data: app.services.execs.list(params.box_id) };
+    handler: ({ auth, req, params }) => {
+      access.boxFor(req, auth, params.box_id, 'read');
+      return { data: svc.execs.list(params.box_id) };
     },
   });
 }

@@ -1,10 +1,12 @@
 import { pipeline } from 'node:stream/promises';
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { GetFileQuery, ListDirQuery, PutFileQuery } from '../contract/files.js';
-import { boxFor } from './box-access.js';
+import type { BoxAccess } from './box-access.js';
+import type { FilesService } from './files-service.js';
 
-export function filesRoutes(r: RouteRegistrar) {
+export function filesRoutes(r: RouteRegistrar, s: { files: FilesService; access: BoxAccess }) {
+  const { access } = s;
   r.add({
     method: 'put',
     path: '/v1/boxes/:box_id/files',
@@ -14,9 +16,9 @@ export function filesRoutes(r: RouteRegistrar) {
     query: PutFileQuery,
     rawBody: true,
     summary: 'Stream raw bytes into one regular file (a complete retry safely replaces it)',
-    handler: async ({ app, auth, req, params, query }) => {
-      const box = boxFor(app, req, auth, params.box_id, 'files');
-      const { sizeBytes } = await app.services.files.write(box, query.path, { mode: query.mode, createParents: query.create_parents }, req);
+    handler: async ({ auth, req, params, query }) => {
+      const box = access.boxFor(req, auth, params.box_id, 'files');
+      const { sizeBytes } = await s.files.write(box, query.path, { mode: query.mode, createParents: query.create_parents }, req);
       return { size_bytes: sizeBytes };
     },
   });
@@ -30,8 +32,8 @@ export function filesRoutes(r: RouteRegistrar) {
     query: GetFileQuery,
     summary: 'Stream one regular file out of the box (X-Box-File-Mode carries its mode)',
     handler: async ({ app, auth, req, res, params, query }) => {
-      const box = boxFor(app, req, auth, params.box_id, 'files');
-      const file = await app.services.files.read(box, query.path);
+      const box = access.boxFor(req, auth, params.box_id, 'files');
+      const file = await s.files.read(box, query.path);
       res.status(200).set({ 'Content-Type': 'application/octet-stream', 'X-Box-File-Mode': String(file.mode) });
       if (file.size !== null) res.set('Content-Length', String(file.size));
       await pipeline(file.stream, res).catch((e) => {
@@ -49,9 +51,9 @@ export function filesRoutes(r: RouteRegistrar) {
     params: BoxIdParams,
     query: ListDirQuery,
     summary: 'List a directory inside the box (volume-entry shape, sorted by name)',
-    handler: async ({ app, auth, req, params, query }) => {
-      const box = boxFor(app, req, auth, params.box_id, 'files');
-      return { entries: await app.services.files.list(box, query.path) };
+    handler: async ({ auth, req, params, query }) => {
+      const box = access.boxFor(req, auth, params.box_id, 'files');
+      return { entries: await s.files.list(box, query.path) };
     },
   });
 }

@@ -1,4 +1,7 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
+import type { AuditLog } from '../core/audit-log.js';
+import { boxAccess } from './box-access.js';
 import { boxRoutes } from './box-routes.js';
 import { BoxService, type BoxServiceDeps } from './box-service.js';
 import { checkpointRoutes } from './checkpoint-routes.js';
@@ -15,8 +18,9 @@ import { BoxScheduler } from './scheduler.js';
  * in the app, a fake one in fast route tests. Areas built later (network, cron) plug into
  * `boxes.hooks` and `boxes.guestSetup`.
  */
-export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDeps) {
+export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDeps & { audit: Pick<AuditLog, 'record'> }) {
   const boxes = new BoxService(app, runtime, deps);
+  const access = boxAccess({ lookup: (id) => boxes.get(id), audit: deps.audit });
   const checkpoints = new CheckpointService(app, boxes);
   const execs = new ExecService(app, boxes);
   const files = new FilesService(boxes);
@@ -46,10 +50,10 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDep
   const area: Area = {
     name: 'boxes',
     routes(r) {
-      boxRoutes(r);
-      checkpointRoutes(r);
-      execRoutes(r);
-      filesRoutes(r);
+      boxRoutes(r, { boxes, access });
+      checkpointRoutes(r, { checkpoints, access });
+      execRoutes(r, { execs, access });
+      filesRoutes(r, { files, access });
     },
     async start() {
       await boxes.reconcile();
@@ -61,5 +65,5 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDep
       execs.close();
     },
   };
-  return { boxes, checkpoints, execs, files, diskUsage, area };
+  return { boxes, checkpoints, execs, files, diskUsage, access, area };
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Preparation } from '../contract/preparation.js';
 import { slowImageRuntime } from '../test-support/slow-image-runtime.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
-import { runCli } from '../../src-cli/test-cli.js';
+import { runCli } from '../../src-cli/test-support/cli.js';
 import { PreparationTracker } from './preparation.js';
 
 describe('preparation tracker', () => {

@@ -3,7 +3,6 @@ import type { BoxService } from './box-service.js';
 import type { CheckpointService } from './checkpoint-service.js';
 import type { ExecService } from './exec-service.js';
 
-const TICK_MS = 1000;
 const PURGE_EVERY_MS = 60_000;
 
 /**
@@ -24,7 +23,7 @@ export class BoxScheduler {
   ) {}
 
   start() {
-    this.timer = setInterval(() => void this.tick(), Number(this.app.config.tuning.boxTickMs ?? TICK_MS));
+    this.timer = setInterval(() => void this.tick(), this.app.config.tuning.boxTickMs);
     this.timer.unref();
   }
 

@@ -1,5 +1,5 @@
-import type { RouteRegistrar } from '../app-context.js';
-import { boxFor } from '../boxes/box-access.js';
+import type { RouteRegistrar } from '../http/route.js';
+import type { BoxAccess } from '../boxes/box-access.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { ContextParams, CreateContextBody, RunCodeBody, RunCodeQuery, type CodeEvent } from '../contract/code.js';
 import type { CodeService } from './code-service.js';
@@ -7,7 +7,7 @@ import type { CodeService } from './code-service.js';
 const HEARTBEAT_MS = 10_000;
 
 /** The code interpreter's routes (contract: contract/code.ts, docs: code-api.md). */
-export function codeRoutes(code: CodeService) {
+export function codeRoutes(code: CodeService, access: BoxAccess) {
   return (r: RouteRegistrar) => {
     r.add({
       method: 'post',
@@ -17,7 +17,7 @@ export function codeRoutes(code: CodeService) {
       params: BoxIdParams,
       body: CreateContextBody,
       summary: 'Start a code context (python, javascript or bash kernel) in the box',
-      handler: ({ app, auth, req, params, body }) => code.createContext(boxFor(app, req, auth, params.box_id, 'exec'), body),
+      handler: ({ auth, req, params, body }) => code.createContext(access.boxFor(req, auth, params.box_id, 'exec'), body),
     });
 
     r.add({
@@ -27,7 +27,7 @@ export function codeRoutes(code: CodeService) {
       tag: 'code',
       params: BoxIdParams,
       summary: "The box's code contexts",
-      handler: async ({ app, auth, req, params }) => ({ data: await code.listContexts(boxFor(app, req, auth, params.box_id, 'exec')) }),
+      handler: async ({ auth, req, params }) => ({ data: await code.listContexts(access.boxFor(req, auth, params.box_id, 'exec')) }),
     });
 
     r.add({
@@ -37,7 +37,7 @@ export function codeRoutes(code: CodeService) {
       tag: 'code',
       params: ContextParams,
       summary: 'Stop a code context and forget its state',
-      handler: ({ app, auth, req, params }) => code.deleteContext(boxFor(app, req, auth, params.box_id, 'exec'), params.context_id),
+      handler: ({ auth, req, params }) => code.deleteContext(access.boxFor(req, auth, params.box_id, 'exec'), params.context_id),
     });
 
     r.add({
@@ -47,7 +47,7 @@ export function codeRoutes(code: CodeService) {
       tag: 'code',
       params: ContextParams,
       summary: "Restart a code context's kernel (its state is cleared)",
-      handler: ({ app, auth, req, params }) => code.restartContext(boxFor(app, req, auth, params.box_id, 'exec'), params.context_id),
+      handler: ({ auth, req, params }) => code.restartContext(access.boxFor(req, auth, params.box_id, 'exec'), params.context_id),
     });
 
     r.add({
@@ -61,8 +61,8 @@ export function codeRoutes(code: CodeService) {
       idempotent: false, // runs code; with ?stream=1 an NDJSON stream
       summary:
         "Run code in a context (default: the box's python context); answers the execution, or with ?stream=1 (Accept: application/x-ndjson) NDJSON events: stdout, stderr, result, error, then end",
-      handler: async ({ app, auth, req, res, params, query, body }) => {
-        const box = boxFor(app, req, auth, params.box_id, 'exec');
+      handler: async ({ auth, req, res, params, query, body }) => {
+        const box = access.boxFor(req, auth, params.box_id, 'exec');
         const stream = query.stream === '1' || query.stream === 'true' || /application\/x-ndjson/.test(req.headers.accept ?? '');
         if (!stream) return code.run(box, body);
         let started = false;

@@ -1,4 +1,6 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
+import type { BoxAccess } from '../boxes/box-access.js';
 import type { BoxService } from '../boxes/box-service.js';
 import { codeRoutes } from './code-routes.js';
 import { CodeService } from './code-service.js';
@@ -6,7 +8,7 @@ import type { CodeBoxes } from './ports.js';
 import { codeWarmup } from './template-warmup.js';
 
 /** The code interpreter (issue 25): contexts and runs, served by a daemon inside each box. */
-export function codeArea(_app: AppBase, deps: { boxes: BoxService }) {
+export function codeArea(_app: AppBase, deps: { boxes: BoxService; access: BoxAccess }) {
   const b = deps.boxes;
   const port: CodeBoxes = {
     ensureRunning: (box) => (box.status === 'running' ? Promise.resolve(box) : b.ensureRunning(box, 'exec')),
@@ -19,6 +21,6 @@ export function codeArea(_app: AppBase, deps: { boxes: BoxService }) {
   // (BOX_CODE_WARM=0 leaves it out: the test suite's other VM tests do, to save CI time)
   if (process.env.BOX_CODE_WARM !== '0') b.runtime.addTemplateWarmup?.(codeWarmup);
   const code = new CodeService(port);
-  const area: Area = { name: 'code', routes: codeRoutes(code) };
+  const area: Area = { name: 'code', routes: codeRoutes(code, deps.access) };
   return { code, area };
 }

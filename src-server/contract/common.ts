@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 
-/** Id pattern for a prefix followed by a UUID (api-surface.md, Ids). */
+/** Id pattern for a prefix followed by a UUID (the spec, "Identifiers"). */
 const prefixedUuid = (prefix: string) => new RegExp(`^${prefix}${UUID}$`);
 
 const ID_PREFIX = {

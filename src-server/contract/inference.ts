@@ -277,7 +277,7 @@ export const PullBody = z.union(
 );
 export const PullParams = z.object({ pull_id: z.string().regex(/^pull_[0-9a-f]{32}$/, 'must be a pull id (pull_...)') });
 
-/** A model pull (api-surface.md, wave 2). */
+/** A model pull (ours, beyond the spec: contract/routes.ts). */
 export const ModelPull = z.object({
   id: z.string(),
   object: z.literal('model.pull'),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { idSchema, queryInt } from './common.js';
 
 /**
- * Networking of boxes (api-surface.md, Networking): published ports ("listeners"),
+ * Networking of boxes (ours, beyond the spec: contract/routes.ts): published ports ("listeners"),
  * custom domains routed by the ingress, and the egress log of the policy proxy.
  */
 const LISTENER_PROTOCOLS = ['http', 'tcp'] as const;

@@ -4,7 +4,7 @@ import { idSchema } from './common.js';
 /**
  * HTTP (egress) policies. Spec, HTTP policy: keys are an exact hostname, `*.<domain>`
  * (one direct subdomain) or `*`; a hostname is at most 253 characters; at most 100 rules
- * in total; at most 64 KiB encoded. Rule shape: api-surface.md, HTTP policies.
+ * in total; at most 64 KiB encoded. Rule shape: the spec, "HTTP policy".
  */
 const POLICY_LIMITS = { hostnameChars: 253, rules: 100, documentBytes: 64 * 1024 } as const;
 

@@ -3,7 +3,7 @@ import { queryInt } from './common.js';
 
 /**
  * The service's own log, a box's serial console, and service-wide settings (issue 15).
- * Shapes are ours (api-surface.md names none): the log is a bounded in-memory ring of this
+ * Shapes are ours (the spec names none): the log is a bounded in-memory ring of this
  * run (also appended to `<data dir>/logs/service.log`), the console is a box's serial log
  * file read from the end, both with a server-sent `?stream=1` form.
  */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Warm templates (api-surface.md, "Templates and images"): one per image and machine shape. */
+/** Warm templates (ours, beyond the spec: contract/routes.ts): one per image and machine shape. */
 export const TemplateIdParams = z.object({
   template_id: z.string().regex(/^tpl_[0-9a-f]{1,64}$/, 'must be a template id (tpl_ followed by hex digits)'),
 });

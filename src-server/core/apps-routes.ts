@@ -1,7 +1,8 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { App, AppSummary, FindAppBody } from '../contract/identity.js';
+import type { AppsService } from './apps-service.js';
 
-export function appsRoutes(r: RouteRegistrar) {
+export function appsRoutes(r: RouteRegistrar, s: { apps: AppsService; diskUsage: (appId: string) => number }) {
   r.add({
     method: 'post',
     path: '/v1/apps/find',
@@ -10,8 +11,8 @@ export function appsRoutes(r: RouteRegistrar) {
     summary: 'Find an app by name, optionally creating it',
     body: FindAppBody,
     response: App,
-    handler: ({ auth, app, body }) => {
-      return app.services.apps.find(auth.orgId, body.name, body.mint_if_missing);
+    handler: ({ auth, body }) => {
+      return s.apps.find(auth.orgId, body.name, body.mint_if_missing);
     },
   });
 
@@ -21,9 +22,9 @@ export function appsRoutes(r: RouteRegistrar) {
     area: 'box',
     tag: 'apps',
     summary: 'List apps with box counts and resources',
-    handler: ({ auth, app }) => {
-      const diskUsed = app.services.diskUsage;
-      const data: AppSummary[] = app.services.apps.totals(auth.orgId).map((t) => ({ ...t, disk_used_bytes: diskUsed(t.app_id) }));
+    handler: ({ auth }) => {
+      const diskUsed = s.diskUsage;
+      const data: AppSummary[] = s.apps.totals(auth.orgId).map((t) => ({ ...t, disk_used_bytes: diskUsed(t.app_id) }));
       return { data };
     },
   });

@@ -1,9 +1,21 @@
 import { z } from 'zod';
-import type { RouteApp, RouteRegistrar } from '../app-context.js';
+import type { RouteApp } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { idSchema, PageQuery, page } from '../contract/common.js';
 import { AuditEntry, CreateApiKeyBody, Organization, PatchOrganizationBody, Whoami } from '../contract/identity.js';
+import type { AuditLog } from './audit-log.js';
+import type { KeysService } from './keys-service.js';
+import type { OrganizationService } from './organization-service.js';
 
-export function identityRoutes(r: RouteRegistrar) {
+/** What the identity routes use; usage is built after core (wiring.ts hands it to the core area's routes). */
+interface IdentityDeps {
+  keys: KeysService;
+  organization: OrganizationService;
+  audit: AuditLog;
+  usage: { flushTokens(): void };
+}
+
+export function identityRoutes(r: RouteRegistrar, s: IdentityDeps) {
   r.add({
     method: 'get',
     path: '/v1/whoami',
@@ -13,9 +25,9 @@ export function identityRoutes(r: RouteRegistrar) {
     billingExempt: true,
     summary: 'Who the API key belongs to',
     response: Whoami,
-    handler: ({ auth, app }) => ({
+    handler: ({ auth }) => ({
       org_id: auth.orgId,
-      org_name: app.services.organization.get(auth.orgId).name,
+      org_name: s.organization.get(auth.orgId).name,
       key_id: auth.key.id,
       key_scope: auth.key.scope,
       user_id: auth.key.user_id,
@@ -28,7 +40,7 @@ export function identityRoutes(r: RouteRegistrar) {
     area: 'box',
     tag: 'identity',
     summary: 'List API keys',
-    handler: ({ auth, app }) => ({ data: app.services.keys.list(auth.orgId) }),
+    handler: ({ auth }) => ({ data: s.keys.list(auth.orgId) }),
   });
 
   r.add({
@@ -38,7 +50,7 @@ export function identityRoutes(r: RouteRegistrar) {
     tag: 'identity',
     summary: 'Create an API key (the secret is shown once)',
     body: CreateApiKeyBody,
-    handler: ({ auth, app, body }) => app.services.keys.create(auth, body),
+    handler: ({ auth, body }) => s.keys.create(auth, body),
   });
 
   r.add({
@@ -48,12 +60,12 @@ export function identityRoutes(r: RouteRegistrar) {
     tag: 'identity',
     summary: 'Revoke an API key',
     params: z.object({ key_id: idSchema('apiKey', 'key_id') }),
-    handler: ({ auth, app, params }) => app.services.keys.revoke(auth, params.key_id),
+    handler: ({ auth, params }) => s.keys.revoke(auth, params.key_id),
   });
 
   const orgBody = (orgId: string, app: RouteApp): Organization => {
-    app.services.usage.flushTokens(); // credits include usage still batched in memory
-    const o = app.services.organization.get(orgId);
+    s.usage.flushTokens(); // credits include usage still batched in memory
+    const o = s.organization.get(orgId);
     return { org_id: o.id, name: o.name, credits_usd_nanos: o.credits_usd_nanos, billing_url: `${app.baseUrl()}/#/settings/billing` };
   };
 
@@ -78,7 +90,7 @@ export function identityRoutes(r: RouteRegistrar) {
     body: PatchOrganizationBody,
     response: Organization,
     handler: ({ auth, app, body }) => {
-      app.services.organization.update(auth, body);
+      s.organization.update(auth, body);
       return orgBody(auth.orgId, app);
     },
   });
@@ -90,8 +102,8 @@ export function identityRoutes(r: RouteRegistrar) {
     tag: 'identity',
     summary: 'The organization audit log, newest first',
     query: PageQuery,
-    handler: ({ auth, app, query }) => {
-      const { rows, total } = app.services.audit.page(auth.orgId, query.limit, query.offset);
+    handler: ({ auth, query }) => {
+      const { rows, total } = s.audit.page(auth.orgId, query.limit, query.offset);
       return page(
         rows.map((e) => AuditEntry.parse(e)),
         query,

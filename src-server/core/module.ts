@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import { AppsService } from './apps-service.js';
 import { appsRoutes } from './apps-routes.js';
 import { AuditLog } from './audit-log.js';
@@ -20,14 +21,15 @@ export function coreArea(app: AppBase) {
     apps: new AppsService(repos.apps),
     signIn: new SignInService(repos.keys, repos.sessions),
   };
-  const area: Area = {
+  /** Its routes also show usage and disk use, from areas built later (wiring.ts passes them). */
+  const area = (late: { usage: { flushTokens(): void }; diskUsage: (appId: string) => number }): Area => ({
     name: 'core',
     routes(r) {
-      identityRoutes(r);
-      appsRoutes(r);
-      loginLinkRoutes(r);
+      identityRoutes(r, { ...services, usage: late.usage });
+      appsRoutes(r, { apps: services.apps, diskUsage: late.diskUsage });
+      loginLinkRoutes(r, services.signIn);
       openApiRoutes(r);
     },
-  };
+  });
   return { ...services, area };
 }

@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { buildOpenApi } from '../http/openapi.js';
 import { API_VERSION } from './identity-routes.js';
 

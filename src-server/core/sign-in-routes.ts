@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import { z } from 'zod';
-import type { RouteApp, RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
+import type { SignInService } from './sign-in-service.js';
 import { LoginLink } from '../contract/identity.js';
 import { SESSION_COOKIE } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
@@ -15,8 +16,7 @@ const SignInBody = z.object({ api_key: z.string().trim().min(1, 'api_key: paste 
  * - `POST /ui/session {api_key}` signs in with a key (same-origin only: localGuard).
  * - `DELETE /ui/session` signs out.
  */
-export function mountSignIn(app: Express, ctx: RouteApp) {
-  const signIn = ctx.services.signIn;
+export function mountSignIn(app: Express, signIn: SignInService, webUiDir: string | undefined) {
   const setSession = (res: express.Response, session: string) => {
     res.cookie(SESSION_COOKIE, session, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: signIn.sessionTtlMs });
   };
@@ -24,7 +24,7 @@ export function mountSignIn(app: Express, ctx: RouteApp) {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
     const session = signIn.redeemLink(token);
     if (!session) {
-      if (ctx.config.webUiDir) return res.redirect(302, '/#/signin?reason=link');
+      if (webUiDir) return res.redirect(302, '/#/signin?reason=link');
       res.status(401).type('text/plain').send('This sign-in link was already used or is older than 10 minutes. Run `npx box login-link` for a new one.');
       return;
     }
@@ -52,7 +52,7 @@ export function mountSignIn(app: Express, ctx: RouteApp) {
 }
 
 /** `POST /v1/ui/login-links`: a fresh one-time link for the caller's own key (`box login-link`). */
-export function loginLinkRoutes(r: RouteRegistrar) {
+export function loginLinkRoutes(r: RouteRegistrar, signIn: SignInService) {
   r.add({
     method: 'post',
     path: '/v1/ui/login-links',
@@ -64,7 +64,7 @@ export function loginLinkRoutes(r: RouteRegistrar) {
     summary: 'A one-time web UI sign-in link for the calling key (valid 10 minutes, single use)',
     response: LoginLink,
     handler: ({ auth, app }) => {
-      const { token, expiresAt } = app.services.signIn.loginLink(auth.key.id);
+      const { token, expiresAt } = signIn.loginLink(auth.key.id);
       return { url: `${app.baseUrl()}/ui/login?token=${token}`, expires_at: expiresAt.toISOString() };
     },
   });

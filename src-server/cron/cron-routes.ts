@@ -1,12 +1,15 @@
-import type { RouteRegistrar } from '../app-context.js';
-import { boxFor } from '../boxes/box-access.js';
+import type { RouteRegistrar } from '../http/route.js';
+import type { BoxAccess } from '../boxes/box-access.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { page, PageQuery } from '../contract/common.js';
 import { CreateCronBody, CronParams } from '../contract/cron.js';
 import { Reply } from '../http/route.js';
 import { toJob } from './cron-view.js';
+import type { CronRunner } from './cron-runner.js';
+import type { CronService } from './cron-service.js';
 
-export function cronRoutes(r: RouteRegistrar) {
+export function cronRoutes(r: RouteRegistrar, s: { cron: CronService; cronRunner: CronRunner; access: BoxAccess }) {
+  const { access } = s;
   r.add({
     method: 'get',
     path: '/v1/boxes/:box_id/cron',
@@ -15,9 +18,9 @@ export function cronRoutes(r: RouteRegistrar) {
     params: BoxIdParams,
     query: PageQuery,
     summary: "One page of the box's cron jobs, oldest first; never wakes a paused or sleeping box",
-    handler: ({ app, auth, req, params, query }) => {
-      boxFor(app, req, auth, params.box_id, 'read');
-      const { rows, total } = app.services.cron.page(params.box_id, query.limit, query.offset);
+    handler: ({ auth, req, params, query }) => {
+      access.boxFor(req, auth, params.box_id, 'read');
+      const { rows, total } = s.cron.page(params.box_id, query.limit, query.offset);
       return page(rows, query, total);
     },
   });
@@ -30,7 +33,7 @@ export function cronRoutes(r: RouteRegistrar) {
     params: BoxIdParams,
     body: CreateCronBody,
     summary: 'Add a cron job (five-field schedule read in an IANA time zone)',
-    handler: ({ app, auth, req, params, body }) => app.services.cron.create(boxFor(app, req, auth, params.box_id, 'cron'), body),
+    handler: ({ auth, req, params, body }) => s.cron.create(access.boxFor(req, auth, params.box_id, 'cron'), body),
   });
 
   r.add({
@@ -40,9 +43,9 @@ export function cronRoutes(r: RouteRegistrar) {
     tag: 'cron',
     params: CronParams,
     summary: 'Get a cron job',
-    handler: ({ app, auth, req, params }) => {
-      boxFor(app, req, auth, params.box_id, 'read');
-      return toJob(app.services.cron.get(params.box_id, params.cron_id));
+    handler: ({ auth, req, params }) => {
+      access.boxFor(req, auth, params.box_id, 'read');
+      return toJob(s.cron.get(params.box_id, params.cron_id));
     },
   });
 
@@ -53,9 +56,9 @@ export function cronRoutes(r: RouteRegistrar) {
     tag: 'cron',
     params: CronParams,
     summary: 'Delete a cron job',
-    handler: ({ app, auth, req, params }) => {
-      boxFor(app, req, auth, params.box_id, 'cron');
-      return app.services.cron.delete(app.services.cron.get(params.box_id, params.cron_id));
+    handler: ({ auth, req, params }) => {
+      access.boxFor(req, auth, params.box_id, 'cron');
+      return s.cron.delete(s.cron.get(params.box_id, params.cron_id));
     },
   });
 
@@ -66,15 +69,15 @@ export function cronRoutes(r: RouteRegistrar) {
     tag: 'cron',
     params: CronParams,
     summary: 'Run a cron job now; answers 202 with the run, which continues in the background',
-    handler: ({ app, auth, req, params }) => {
-      boxFor(app, req, auth, params.box_id, 'exec');
-      const row = app.services.cron.get(params.box_id, params.cron_id);
-      const runner = app.services.cronRunner;
+    handler: ({ auth, req, params }) => {
+      access.boxFor(req, auth, params.box_id, 'exec');
+      const row = s.cron.get(params.box_id, params.cron_id);
+      const runner = s.cronRunner;
       // The spec's last_run_at is when the last run started, whatever started it.
       const startedAt = new Date().toISOString();
-      app.services.cron.markRan(row.id, startedAt);
+      s.cron.markRan(row.id, startedAt);
       const started = runner.run(row, startedAt);
-      return Promise.race([started, new Promise((r) => setTimeout(r, 50))]).then(() => new Reply(202, app.services.cron.runs(row.id, 1)[0]));
+      return Promise.race([started, new Promise((r) => setTimeout(r, 50))]).then(() => new Reply(202, s.cron.runs(row.id, 1)[0]));
     },
   });
 
@@ -85,10 +88,10 @@ export function cronRoutes(r: RouteRegistrar) {
     tag: 'cron',
     params: CronParams,
     summary: 'Recent runs of a cron job, newest first',
-    handler: ({ app, auth, req, params }) => {
-      boxFor(app, req, auth, params.box_id, 'read');
-      app.services.cron.get(params.box_id, params.cron_id);
-      return { data: app.services.cron.runs(params.cron_id) };
+    handler: ({ auth, req, params }) => {
+      access.boxFor(req, auth, params.box_id, 'read');
+      s.cron.get(params.box_id, params.cron_id);
+      return { data: s.cron.runs(params.cron_id) };
     },
   });
 
@@ -98,6 +101,6 @@ export function cronRoutes(r: RouteRegistrar) {
     area: 'box',
     tag: 'cron',
     summary: 'Every cron job of the organization, across boxes',
-    handler: ({ app, auth }) => ({ data: app.services.cron.listOrg(auth.orgId) }),
+    handler: ({ auth }) => ({ data: s.cron.listOrg(auth.orgId) }),
   });
 }

@@ -20,7 +20,7 @@ export class CronRunner {
   ) {}
 
   start() {
-    this.timer = setInterval(() => this.tick(), Number(this.app.config.tuning.cronTickMs ?? 1000));
+    this.timer = setInterval(() => this.tick(), this.app.config.tuning.cronTickMs);
     this.timer.unref();
   }
 

@@ -1,4 +1,6 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
+import type { BoxAccess } from '../boxes/box-access.js';
 import type { BoxService } from '../boxes/box-service.js';
 import type { ExecService } from '../boxes/exec-service.js';
 import { cronRoutes } from './cron-routes.js';
@@ -6,13 +8,13 @@ import { CronRunner } from './cron-runner.js';
 import { CronService } from './cron-service.js';
 
 /** Cron jobs of boxes: records, the spec's list, and the runner (runs through exec). */
-export function cronArea(app: AppBase, deps: { boxes: BoxService; execs: ExecService }) {
+export function cronArea(app: AppBase, deps: { boxes: BoxService; execs: ExecService; access: BoxAccess }) {
   const cron = new CronService(app);
   const cronRunner = new CronRunner(app, cron, deps.boxes, deps.execs);
   deps.boxes.hooks.onGone((boxId) => cron.repo.deleteForBox(boxId));
   const area: Area = {
     name: 'cron',
-    routes: cronRoutes,
+    routes: (r) => cronRoutes(r, { cron, cronRunner, access: deps.access }),
     start: () => cronRunner.start(),
     stop: () => cronRunner.stop(),
   };

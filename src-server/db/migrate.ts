@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations/index.js';
-
-export interface Migration {
-  id: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from './migrations/migration.js';
 
 const hashOf = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');
 

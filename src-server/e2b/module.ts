@@ -1,5 +1,6 @@
 import type { Express, Request } from 'express';
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import { authenticate } from '../http/auth.js';
 import { e2bApiRoutes } from './api-routes.js';
 import { EnvdFilesHttp } from './envd/files-http.js';

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentClient } from './agent-client.js';
 import { AgentClient as Client } from './agent-client.js';
 import { CH, FrameDecoder, M, T, encodeFields, encodeFrame, type Frame } from './protocol.js';
-import { buildAgent, collect, type RunningAgent, startAgent } from './test-agent-harness.js';
+import { buildAgent, collect, type RunningAgent, startAgent } from './test-support/agent-harness.js';
 
 let agent: RunningAgent;
 

@@ -3,7 +3,7 @@ import type { AgentClient } from './agent-client.js';
 import { AgentError } from './agent-errors.js';
 import { AgentExec, type StreamConn } from './agent-exec.js';
 import { CH, M } from './protocol.js';
-import { buildAgent, collect, type RunningAgent, startAgent } from './test-agent-harness.js';
+import { buildAgent, collect, type RunningAgent, startAgent } from './test-support/agent-harness.js';
 
 let agent: RunningAgent;
 let client: AgentClient;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentClient } from './agent-client.js';
-import { buildAgent, collect, type RunningAgent, startAgent } from './test-agent-harness.js';
+import { buildAgent, collect, type RunningAgent, startAgent } from './test-support/agent-harness.js';
 
 let agent: RunningAgent;
 let client: AgentClient;

@@ -7,7 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AgentClient } from './agent-client.js';
-import { buildAgent, startAgent, type RunningAgent } from './test-agent-harness.js';
+import { buildAgent, startAgent, type RunningAgent } from './test-support/agent-harness.js';
 
 let agent: RunningAgent;
 let proxy: net.Server;

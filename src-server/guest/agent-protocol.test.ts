@@ -5,7 +5,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { AgentClient } from './agent-client.js';
 import { Fields, FrameDecoder, M, T, encodeFields, encodeFrame, type Frame } from './protocol.js';
-import { AGENT_BIN, buildAgent, collect, type RunningAgent, startAgent } from './test-agent-harness.js';
+import { AGENT_BIN, buildAgent, collect, type RunningAgent, startAgent } from './test-support/agent-harness.js';
 
 let agent: RunningAgent;
 

@@ -1,5 +1,6 @@
 import type { Express, NextFunction, Request, Response } from 'express';
-import type { AppContext, RouteRegistrar } from '../app-context.js';
+import type { AppContext } from '../app-context.js';
+import type { RouteRegistrar } from './route.js';
 import { routeContract } from '../contract/routes.js';
 import { authenticate } from './auth.js';
 import { ApiError, badRequest } from './errors.js';

@@ -1,4 +1,11 @@
-import type { RouteSpec } from './route.js';
+import type { z } from 'zod';
+
+/** What the check reads of a route (a RouteSpec of http/route.ts). */
+interface CheckedRoute {
+  method: string;
+  path: string;
+  response?: z.ZodType;
+}
 
 /**
  * The response contract check (issue 13). When the service runs under tests
@@ -18,7 +25,7 @@ export function responseViolations(ctx: object): string[] {
 }
 
 /** What is wrong with `payload` as the JSON answer of `spec`, or null when it matches. */
-export function responseProblem(spec: RouteSpec, payload: unknown): { message: string; param: string | null } | null {
+export function responseProblem(spec: CheckedRoute, payload: unknown): { message: string; param: string | null } | null {
   const route = `${spec.method.toUpperCase()} ${spec.path}`;
   if (!spec.response) {
     return { message: `${route} answered JSON but declares no response schema (contract/routes.ts).`, param: null };

@@ -15,6 +15,11 @@ import { parseOr400 } from './validate.js';
 import { recordViolation, responseProblem } from './response-check.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Where a routes function declares its routes (http/registry.ts RouteRegistry). */
+export interface RouteRegistrar {
+  add<B, Q, P>(spec: RouteSpec<B, Q, P>): void;
+}
 export type Area = 'box' | 'inference' | 'common';
 
 interface RouteCtx<B, Q, P> {
@@ -91,7 +96,7 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
 
   return async (req: PipelineRequest, res: ServerResponse) => {
     // Inference routes also accept a box's egress proxy (the box principal; never org-scoped).
-    const viaBox = spec.area === 'inference' && authMode !== 'none' ? app.services.inference.boxPrincipal(req) : undefined;
+    const viaBox = spec.area === 'inference' && authMode !== 'none' ? app.boxPrincipal(req) : undefined;
     const auth = authMode === 'none' ? (undefined as unknown as Principal) : (viaBox ?? authenticate(req, app.repos));
     if (authMode === 'org' && auth.key.scope !== 'organization') {
       throw forbidden('This operation needs an organization-scoped API key.');

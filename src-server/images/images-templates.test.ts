@@ -8,7 +8,7 @@ import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
 import { ImageStore } from './image-store.js';
 import { importOciArchive } from './oci-import.js';
-import { makeTestDockerArchive } from './test-archive.js';
+import { makeTestDockerArchive } from './test-support/archive.js';
 
 const shape = (image: string, memoryMib: number) => ({ image, vcpus: 1, memoryMib, diskGib: 4 });
 const infos: TemplateInfo[] = [

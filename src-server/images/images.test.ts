@@ -7,7 +7,7 @@ import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
 import { ImageStore } from './image-store.js';
 import { importOciArchive } from './oci-import.js';
-import { makeTestDockerArchive } from './test-archive.js';
+import { makeTestDockerArchive } from './test-support/archive.js';
 
 let svc: TestService;
 let appId: string;

@@ -12,7 +12,7 @@ import { errorOf, startTestService, type TestService } from '../test-support/har
 import { BuildError, buildImage } from './builder.js';
 import { ImageStore } from './image-store.js';
 import { importOciArchive } from './oci-import.js';
-import { makeTestDockerArchive, TEST_CMD_MARKER } from './test-archive.js';
+import { makeTestDockerArchive, TEST_CMD_MARKER } from './test-support/archive.js';
 
 const VM_TIMEOUT = 240_000;
 let svc: TestService;

@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import type { BoxService } from '../boxes/box-service.js';
 import type { TemplateService } from '../templates/template-service.js';
 import { BUILTIN_IMAGE } from './image-store.js';
@@ -25,6 +26,6 @@ export function imagesArea(app: AppBase, deps: { boxes: BoxService; templates: T
     if (box.image === BUILTIN_IMAGE) return;
     await startImageCommand(agent, images.configOf(box.image), boxes.guestSetup.env(box));
   });
-  const area: Area = { name: 'images', routes: (r) => imageRoutes(r) };
+  const area: Area = { name: 'images', routes: (r) => imageRoutes(r, images) };
   return { images, area };
 }

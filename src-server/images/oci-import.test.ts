@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ImageStore } from './image-store.js';
 import { importOciArchive } from './oci-import.js';
-import { makeTestDockerArchive } from './test-archive.js';
+import { makeTestDockerArchive } from './test-support/archive.js';
 
 const debugfs = (img: string, cmd: string) => execFileSync('debugfs', ['-R', cmd, img], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
 

@@ -1,12 +1,13 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { Image, ImageList, ImageNameParams } from '../contract/images.js';
+import type { ImagesService } from './images-service.js';
 
 /**
  * List, read and delete images. Building (Boxfile) and importing (OCI) are not HTTP
  * operations (spec item 6): `box image build|import` runs them through ImageBuilder /
  * importOciArchive on the same data dir, and the service sees the result at once.
  */
-export function imageRoutes(r: RouteRegistrar) {
+export function imageRoutes(r: RouteRegistrar, images: ImagesService) {
   r.add({
     method: 'get',
     path: '/v1/images',
@@ -14,7 +15,7 @@ export function imageRoutes(r: RouteRegistrar) {
     tag: 'images',
     response: ImageList,
     summary: 'List the images boxes can start from (built-in, Boxfile builds, OCI imports)',
-    handler: async ({ app, auth }) => ({ data: await app.services.images!.list(auth.orgId) }),
+    handler: async ({ auth }) => ({ data: await images.list(auth.orgId) }),
   });
   r.add({
     method: 'get',
@@ -24,7 +25,7 @@ export function imageRoutes(r: RouteRegistrar) {
     params: ImageNameParams,
     response: Image,
     summary: 'Get an image',
-    handler: ({ app, auth, params }) => app.services.images!.get(auth.orgId, params.name),
+    handler: ({ auth, params }) => images.get(auth.orgId, params.name),
   });
   r.add({
     method: 'delete',
@@ -34,6 +35,6 @@ export function imageRoutes(r: RouteRegistrar) {
     params: ImageNameParams,
     response: Image,
     summary: 'Delete an image and the layers only it uses (409 while a box or template uses it)',
-    handler: ({ app, auth, params }) => app.services.images!.remove(auth.orgId, params.name),
+    handler: ({ auth, params }) => images.remove(auth.orgId, params.name),
   });
 }

@@ -8,7 +8,7 @@ const MAX_DELIVERIES_PER_INBOX = 500;
 export const MAX_KEPT_BODY_BYTES = 256 * 1024;
 const MAX_INBOXES_PER_ORG = 50;
 /** Bytes kept (bodies + headers) over all inboxes of an organization; the oldest deliveries go first. */
-export const MAX_KEPT_BYTES_PER_ORG = 32 * 1024 * 1024;
+const MAX_KEPT_BYTES_PER_ORG = 32 * 1024 * 1024;
 
 /**
  * Webhook inboxes, kept in SQLite (they survive a restart), newest delivery first. Bounded

@@ -1,6 +1,7 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import { InboxRepo } from './inbox-repo.js';
-import { InboxService, MAX_KEPT_BYTES_PER_ORG } from './inbox-service.js';
+import { InboxService } from './inbox-service.js';
 import { inboxRoutes } from './routes.js';
 
 /**
@@ -8,11 +9,7 @@ import { inboxRoutes } from './routes.js';
  * lists; kept in SQLite. Tuning: `inboxMaxBytesPerOrg` (bytes kept per organization).
  */
 export function inboxArea(app: AppBase) {
-  const inbox = new InboxService(
-    new InboxRepo(app.db),
-    (id) => `${app.baseUrl()}/v1/inbox/hooks/${id}`,
-    Number(app.config.tuning.inboxMaxBytesPerOrg ?? MAX_KEPT_BYTES_PER_ORG),
-  );
+  const inbox = new InboxService(new InboxRepo(app.db), (id) => `${app.baseUrl()}/v1/inbox/hooks/${id}`, app.config.tuning.inboxMaxBytesPerOrg);
   const area: Area = { name: 'inbox', routes: (r) => inboxRoutes(r, inbox) };
   return { inbox, area };
 }

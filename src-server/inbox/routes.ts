@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { page } from '../contract/common.js';
 import { ApiError } from '../http/errors.js';
 import { Reply } from '../http/route.js';

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import type { BoxService } from '../boxes/box-service.js';
 import type { UsageService } from '../usage/usage-service.js';
 import type { Db } from '../db/connection.js';
@@ -9,15 +10,15 @@ import { BackgroundQueue } from './background/queue.js';
 import type { BoxCredentials } from './box/box-credentials.js';
 import { boxPrincipalResolver } from './box/box-principal.js';
 import { budgetRoutes } from './box/budget-routes.js';
-import { DEFAULT_CATALOG, type CatalogEntry } from './catalog/catalog.js';
+import { DEFAULT_CATALOG } from './catalog/catalog.js';
 import { catalogRoutes } from './catalog/catalog-routes.js';
 import { ModelPulls } from './catalog/pulls.js';
 import { PullsRepo } from './catalog/pulls-repo.js';
-import { EngineDiscovery, type DiscoveryOptions } from './engines/discovery.js';
+import { EngineDiscovery } from './engines/discovery.js';
 import { EnginesService } from './engines/engines-service.js';
 import type { OrganizationService } from '../core/organization-service.js';
 import { ModelDownloads } from './engines/local/downloads.js';
-import { LlamaEngine, type LlamaTuning } from './engines/local/llama-engine.js';
+import { LlamaEngine } from './engines/local/llama-engine.js';
 import { ModelFiles } from './engines/local/model-files.js';
 import { EngineRegistry } from './engines/registry.js';
 import { InferenceSettingsRepo } from './store/settings-repo.js';
@@ -37,9 +38,10 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { WebhookDeliveriesService } from './webhooks/deliveries-service.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { scheduleFrom } from './webhooks/schedule.js';
+import type { BoxAccess } from '../boxes/box-access.js';
 
 /**
- * Tuning keys (ctx.config.tuning), mostly for tests: `webhookSchedule` (webhooks/schedule.ts),
+ * Tuning keys (ctx.config.tuning, typed in settings.ts), mostly for tests: `webhookSchedule` (webhooks/schedule.ts),
  * `llama` (LlamaTuning), `backgroundConcurrency`, `backgroundStopWaitMs`, `upstreamTimeoutMs`,
  * `structuredAttempts`, `modelCatalog` (CatalogEntry[]), `engineDiscovery` (false, or
  * DiscoveryOptions such as `{ probes }`). Discovery is off under vitest unless a test passes
@@ -71,6 +73,7 @@ interface InferenceDeps {
   credentials: BoxCredentials;
   /** Each organization's webhook signing secret. */
   organization: Pick<OrganizationService, 'get'>;
+  access: BoxAccess;
 }
 
 function build(app: AppBase, deps: InferenceDeps): InferenceArea {
@@ -80,9 +83,9 @@ function build(app: AppBase, deps: InferenceDeps): InferenceArea {
   const responses = new ResponsesRepo(app.db);
   const deliveries = new DeliveriesRepo(app.db, box);
   const files = new ModelFiles(path.join(app.config.dataDir, MODELS_DIR));
-  const local = new LlamaEngine(files, (t.llama as LlamaTuning | undefined) ?? {}, app.log);
+  const local = new LlamaEngine(files, t.llama, app.log);
   const enginesRepo = new EnginesRepo(app.db, box);
-  const engines = new EngineRegistry(local, enginesRepo, (t.upstreamTimeoutMs as number | undefined) ?? 600_000, app.log);
+  const engines = new EngineRegistry(local, enginesRepo, t.upstreamTimeoutMs, app.log);
   const dispatcher = new WebhookDispatcher(
     deliveries,
     schedule,
@@ -102,16 +105,16 @@ function build(app: AppBase, deps: InferenceDeps): InferenceArea {
     deliveries,
     { webhooksChanged: () => dispatcher.kick(), queued: () => queue.kick() },
     schedule.maxRounds,
-    (t.structuredAttempts as number | undefined) ?? 2,
+    t.structuredAttempts,
     fast,
     { boxes: deps.boxes, usage: deps.usage },
   );
-  const queue = new BackgroundQueue(responses, (id) => service.runStored(id), (t.backgroundConcurrency as number | undefined) ?? 4);
+  const queue = new BackgroundQueue(responses, (id) => service.runStored(id), t.backgroundConcurrency);
   const downloads = new ModelDownloads(files, new DownloadsRepo(app.db));
-  const d = t.engineDiscovery as DiscoveryOptions | false | undefined;
-  const allowed = d !== false && process.env.BOX_ENGINE_DISCOVERY !== '0' && !(d === undefined && process.env.VITEST);
+  const d = t.engineDiscovery;
+  const allowed = d !== false && app.config.env.engineDiscovery !== false && !(d === undefined && app.config.env.underTests);
   const discovery = new EngineDiscovery(engines, new InferenceSettingsRepo(app.db), { ...(d || {}), allowed }, app.log);
-  const pulls = new ModelPulls(files, new PullsRepo(app.db), (t.modelCatalog as CatalogEntry[] | undefined) ?? DEFAULT_CATALOG, app.log);
+  const pulls = new ModelPulls(files, new PullsRepo(app.db), t.modelCatalog ?? DEFAULT_CATALOG, app.log);
   const boxPrincipal = boxPrincipalResolver(deps.credentials, deps.boxes);
   return {
     service,
@@ -152,11 +155,12 @@ export function inferenceArea(app: AppBase, deps: InferenceDeps) {
           rounds: inference.maxRounds,
           changed: () => inference.dispatcher.kick(),
         }),
+        deps.organization,
       );
       enginesRoutes(r, new EnginesService(inference.engines, inference.enginesRepo, inference.discovery));
       localModelsRoutes(r, inference.local, inference.downloads);
       catalogRoutes(r, inference.pulls);
-      budgetRoutes(r);
+      budgetRoutes(r, { usage: deps.usage, boxes: deps.boxes, access: deps.access });
     },
     start() {
       // Charged just after the answer leaves: the usage write must not delay it.
@@ -176,7 +180,7 @@ export function inferenceArea(app: AppBase, deps: InferenceDeps) {
       inference.discovery.stop();
       inference.pulls.stop();
       await inference.dispatcher.stop();
-      await inference.queue.stop((app.config.tuning.backgroundStopWaitMs as number | undefined) ?? 5000);
+      await inference.queue.stop(app.config.tuning.backgroundStopWaitMs);
       await inference.engines.close();
       inference.service.writer.flush();
       inference.fastDb.close();

@@ -10,7 +10,7 @@ const CACHE_MAX = 256;
 /**
  * A validator for a caller's JSON schema. Every structured output is checked with it:
  * constrained decoding alone ignores minimum/maximum/pattern and mishandles anyOf
- * (architecture.md). An uncompilable schema is the caller's 400, naming `param`.
+ * (a known limit of grammar-based decoding). An uncompilable schema is the caller's 400, naming `param`.
  */
 export function schemaValidator(schema: Record<string, unknown>, param: string): ValidateFunction {
   const key = JSON.stringify(schema);

@@ -1,5 +1,5 @@
-import type { RouteRegistrar } from '../app-context.js';
-import { readBox } from '../boxes/box-access.js';
+import type { RouteRegistrar } from '../http/route.js';
+import type { BoxAccess } from '../boxes/box-access.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { ConsoleQuery, ConsoleTail, LOG_LEVELS, ServiceLogPage, ServiceLogQuery, type ServiceLogEntry } from '../contract/service.js';
 import type { ConsoleService } from './console-service.js';
@@ -11,7 +11,8 @@ import { openEventStream } from './sse.js';
  * and `GET /v1/boxes/{id}/console`, each with a `?stream=1` server-sent form that
  * follows live.
  */
-export function logRoutes(r: RouteRegistrar, deps: { log: ServiceLog; console: ConsoleService }) {
+export function logRoutes(r: RouteRegistrar, deps: { log: ServiceLog; console: ConsoleService; access: BoxAccess }) {
+  const { access } = deps;
   r.add({
     method: 'get',
     path: '/v1/service/log',
@@ -45,8 +46,8 @@ export function logRoutes(r: RouteRegistrar, deps: { log: ServiceLog; console: C
     query: ConsoleQuery,
     response: ConsoleTail,
     summary: "A box's serial console log: the last `bytes` (then `lines`); ?stream=1 sends that tail as a `chunk` event, then each new piece as it is written",
-    handler: ({ app, auth, res, params, query }) => {
-      const box = readBox(app, auth, params.box_id);
+    handler: ({ auth, res, params, query }) => {
+      const box = access.readBox(auth, params.box_id);
       const tail = deps.console.tail(box.box_id, { bytes: query.bytes, lines: query.lines });
       if (query.stream !== '1') return tail;
       let stop = () => {};

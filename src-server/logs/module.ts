@@ -1,4 +1,5 @@
-import type { Area } from '../app-context.js';
+import type { Area } from '../area.js';
+import type { BoxAccess } from '../boxes/box-access.js';
 import type { BoxRuntime } from '../boxes/runtime-port.js';
 import { ConsoleService } from './console-service.js';
 import { logRoutes } from './log-routes.js';
@@ -9,8 +10,8 @@ import type { ServiceLog } from './service-log.js';
  * service.ts builds as `app.log` so that every area writes to it) and each box's serial
  * console, read through the runtime port, never from a client-given path.
  */
-export function logsArea(deps: { log: ServiceLog; runtime: Pick<BoxRuntime, 'consoleLog'> }) {
+export function logsArea(deps: { log: ServiceLog; runtime: Pick<BoxRuntime, 'consoleLog'>; access: BoxAccess }) {
   const consoles = new ConsoleService(deps.runtime);
-  const area: Area = { name: 'logs', routes: (r) => logRoutes(r, { log: deps.log, console: consoles }) };
+  const area: Area = { name: 'logs', routes: (r) => logRoutes(r, { log: deps.log, console: consoles, access: deps.access }) };
   return { consoles, area };
 }

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { formatWithOptions } from 'node:util';
-import type { Logger } from '../app-context.js';
+import type { Logger } from '../logger.js';
 import { LOG_LEVELS, type LogLevel, type ServiceLogEntry } from '../contract/service.js';
 
 /** Entries of this run kept in memory for GET /v1/service/log. */

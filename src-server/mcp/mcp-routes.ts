@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import type { IncomingMessage } from 'node:http';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BoxIdParams } from '../contract/boxes.js';

@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import { McpHttpService } from './http-service.js';
 import { mcpRoutes } from './mcp-routes.js';
 

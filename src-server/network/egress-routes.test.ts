@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src-cli/test-cli.js';
+import { runCli } from '../../src-cli/test-support/cli.js';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
 import { GUEST_BUNDLE_PATH, GUEST_CA_PATH } from './tls/guest-trust.js';

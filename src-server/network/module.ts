@@ -1,10 +1,11 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import type { BoxService } from '../boxes/box-service.js';
 import { refreshGuestFiles } from '../boxes/guest-refresh.js';
 import type { PoliciesService } from '../policies/service.js';
 import type { SecretsService } from '../secrets/module.js';
 import { openFastConnection } from '../db/fast-connection.js';
-import { EgressRepo, DEFAULT_EGRESS_LOG_KEEP } from './egress/egress-log-repo.js';
+import { EgressRepo } from './egress/egress-log-repo.js';
 import { EgressService } from './egress/egress-service.js';
 import { EgressLogService } from './egress-log-service.js';
 import { Ingress } from './ingress/ingress-server.js';
@@ -17,20 +18,24 @@ import { gatewayAuth } from './egress/gateway-auth.js';
 import { HOST_INTERNAL } from './egress/upstream.js';
 import { egressCaRoutes } from './tls/ca-routes.js';
 import { guestTrust } from './tls/guest-trust.js';
+import type { BoxAccess } from '../boxes/box-access.js';
 
 /**
  * Box networking: the egress proxy (one loopback port per box, policy enforcement, egress
  * log), published ports with their host forwards, the ingress and custom domains. It plugs
  * into the boxes area through `boxes.hooks`. The ingress listens and spare proxy ports are
  * bound while building (before the service listens).
- * Tuning: `ingressPort` (default 0: any free port), `egressLogKeep` (entries kept per box).
+ * Tuning (settings.ts): `ingressPort` (default 0: any free port), `egressLogKeep` (entries kept per box).
  */
-export async function networkArea(app: AppBase, deps: { boxes: BoxService; secrets: SecretsService; policies: Pick<PoliciesService, 'get'> }) {
+export async function networkArea(
+  app: AppBase,
+  deps: { boxes: BoxService; secrets: SecretsService; policies: Pick<PoliciesService, 'get'>; access: BoxAccess },
+) {
   const t = app.config.tuning;
   const { boxes } = deps;
   // The log and the ports on the NORMAL-sync connection: no fsync on the proxy's path (egress-log-repo.ts).
   const egressDb = openFastConnection(app.config.dataDir);
-  const egressRepo = new EgressRepo(egressDb, Number(t.egressLogKeep ?? DEFAULT_EGRESS_LOG_KEEP));
+  const egressRepo = new EgressRepo(egressDb, t.egressLogKeep);
   const egress = new EgressService(app, egressRepo, {
     boxes: boxes.repo,
     secrets: deps.secrets,
@@ -41,7 +46,7 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
   const listeners = new ListenerService(app, boxes, repo, ingressPort);
   const domains = new DomainService(repo, ingressPort);
   const ingress = new Ingress(app, boxes, listeners);
-  await ingress.listen(Number(t.ingressPort ?? 0));
+  await ingress.listen(t.ingressPort);
   await egress.init();
   boxes.guestSetup.add(guestTrust(() => egress.ca.trusted()));
   egress.onTrustChanged = () => refreshGuestFiles(boxes, app.log);
@@ -71,7 +76,7 @@ export async function networkArea(app: AppBase, deps: { boxes: BoxService; secre
   const area: Area = {
     name: 'network',
     routes(r) {
-      networkRoutes(r, { listeners, domains, egressLog: new EgressLogService(egressRepo) });
+      networkRoutes(r, { listeners, domains, egressLog: new EgressLogService(egressRepo), access: deps.access });
       egressCaRoutes(r, egress);
     },
     async start() {

@@ -1,5 +1,5 @@
-import type { RouteRegistrar } from '../app-context.js';
-import { boxFor } from '../boxes/box-access.js';
+import type { RouteRegistrar } from '../http/route.js';
+import type { BoxAccess } from '../boxes/box-access.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { page } from '../contract/common.js';
 import { CreateDomainBody, CreateListenerBody, DeleteDomainBody, DomainParams, EgressLogQuery, ListenerParams } from '../contract/network.js';
@@ -8,7 +8,8 @@ import type { DomainService } from './listeners/domain-service.js';
 import type { ListenerService } from './listeners/listener-service.js';
 
 /** Published ports, custom domains and the egress log. Publishing and domains stay with a private box's creator (no override). */
-export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService; domains: DomainService; egressLog: EgressLogService }) {
+export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService; domains: DomainService; egressLog: EgressLogService; access: BoxAccess }) {
+  const { access } = s;
   r.add({
     method: 'get',
     path: '/v1/boxes/:box_id/listeners',
@@ -16,7 +17,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     tag: 'networking',
     params: BoxIdParams,
     summary: "The box's published ports and where each is reachable",
-    handler: ({ app, auth, req, params }) => ({ data: s.listeners.list(boxFor(app, req, auth, params.box_id, 'read')) }),
+    handler: ({ auth, req, params }) => ({ data: s.listeners.list(access.boxFor(req, auth, params.box_id, 'read')) }),
   });
 
   r.add({
@@ -27,7 +28,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     params: BoxIdParams,
     body: CreateListenerBody,
     summary: 'Publish a guest port: http through the ingress at <box-name>.box.localhost, or tcp on its own loopback port',
-    handler: ({ app, auth, req, params, body }) => s.listeners.create(boxFor(app, req, auth, params.box_id, 'listeners'), body),
+    handler: ({ auth, req, params, body }) => s.listeners.create(access.boxFor(req, auth, params.box_id, 'listeners'), body),
   });
 
   r.add({
@@ -37,7 +38,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     tag: 'networking',
     params: ListenerParams,
     summary: 'Unpublish a guest port',
-    handler: ({ app, auth, req, params }) => s.listeners.remove(boxFor(app, req, auth, params.box_id, 'listeners'), params.guest_port),
+    handler: ({ auth, req, params }) => s.listeners.remove(access.boxFor(req, auth, params.box_id, 'listeners'), params.guest_port),
   });
 
   r.add({
@@ -47,7 +48,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     tag: 'networking',
     params: BoxIdParams,
     summary: 'Custom domains the ingress routes to this box',
-    handler: ({ app, auth, req, params }) => ({ data: s.domains.list(boxFor(app, req, auth, params.box_id, 'read')) }),
+    handler: ({ auth, req, params }) => ({ data: s.domains.list(access.boxFor(req, auth, params.box_id, 'read')) }),
   });
 
   r.add({
@@ -58,7 +59,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     params: BoxIdParams,
     body: CreateDomainBody,
     summary: "Route an extra host name (e.g. myapp.localhost) to one of the box's http listeners",
-    handler: ({ app, auth, req, params, body }) => s.domains.add(boxFor(app, req, auth, params.box_id, 'domains'), body),
+    handler: ({ auth, req, params, body }) => s.domains.add(access.boxFor(req, auth, params.box_id, 'domains'), body),
   });
 
   r.add({
@@ -68,7 +69,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     tag: 'networking',
     params: DomainParams,
     summary: 'Remove a custom domain',
-    handler: ({ app, auth, req, params }) => s.domains.remove(boxFor(app, req, auth, params.box_id, 'domains'), params.domain),
+    handler: ({ auth, req, params }) => s.domains.remove(access.boxFor(req, auth, params.box_id, 'domains'), params.domain),
   });
 
   r.add({
@@ -79,7 +80,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     params: BoxIdParams,
     body: DeleteDomainBody,
     summary: 'Remove a custom domain named in the body ({domain})',
-    handler: ({ app, auth, req, params, body }) => s.domains.remove(boxFor(app, req, auth, params.box_id, 'domains'), body.domain),
+    handler: ({ auth, req, params, body }) => s.domains.remove(access.boxFor(req, auth, params.box_id, 'domains'), body.domain),
   });
 
   r.add({
@@ -91,8 +92,8 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     query: EgressLogQuery,
     summary:
       'What the box tried to reach through the egress proxy (each https request too, when intercepted), and the verdict; newest first; ?stream=1 for server-sent events',
-    handler: ({ app, auth, req, res, params, query }) => {
-      boxFor(app, req, auth, params.box_id, 'read');
+    handler: ({ auth, req, res, params, query }) => {
+      access.boxFor(req, auth, params.box_id, 'read');
       const filter = { verdict: query.verdict, host: query.host };
       if (query.stream === '1') return void s.egressLog.stream(res, params.box_id, query.limit, filter);
       const { rows, total } = s.egressLog.page(params.box_id, query.limit, query.offset, filter);

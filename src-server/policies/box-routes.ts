@@ -1,11 +1,13 @@
-import type { RouteRegistrar } from '../app-context.js';
-import { boxFor } from '../boxes/box-access.js';
+import type { RouteRegistrar } from '../http/route.js';
+import type { BoxAccess } from '../boxes/box-access.js';
 import { AttachPolicyBody, BoxPolicyParams, HttpPolicy } from '../contract/policies.js';
 import { notFound } from '../http/errors.js';
 import type { Policies } from './service.js';
+import type { BoxService } from '../boxes/box-service.js';
 
 /** Attaching policies to boxes: read, set, clear. */
-export function boxPolicyRoutes(r: RouteRegistrar, policies: Policies) {
+export function boxPolicyRoutes(r: RouteRegistrar, policies: Policies, s: { boxes: Pick<BoxService, 'setHttpPolicy'>; access: BoxAccess }) {
+  const { access } = s;
   r.add({
     method: 'get',
     path: '/v1/boxes/:box_id/http-policy',
@@ -14,8 +16,8 @@ export function boxPolicyRoutes(r: RouteRegistrar, policies: Policies) {
     summary: 'The HTTP policy attached to a box',
     params: BoxPolicyParams,
     response: HttpPolicy,
-    handler: ({ app, req, auth, params }) => {
-      const box = boxFor(app, req, auth, params.box_id, 'read');
+    handler: ({ req, auth, params }) => {
+      const box = access.boxFor(req, auth, params.box_id, 'read');
       const p = box.http_policy_id ? policies.get(auth.orgId, box.http_policy_id) : undefined;
       if (!p) throw notFound(`Box ${params.box_id} has no HTTP policy attached.`);
       return p;
@@ -31,10 +33,10 @@ export function boxPolicyRoutes(r: RouteRegistrar, policies: Policies) {
     params: BoxPolicyParams,
     body: AttachPolicyBody,
     response: HttpPolicy,
-    handler: ({ app, req, auth, params, body }) => {
+    handler: ({ req, auth, params, body }) => {
       const p = policies.mustGet(auth.orgId, body.policy_id, 'policy_id');
-      boxFor(app, req, auth, params.box_id, 'http_policy');
-      app.services.boxes.setHttpPolicy(params.box_id, p.id);
+      access.boxFor(req, auth, params.box_id, 'http_policy');
+      s.boxes.setHttpPolicy(params.box_id, p.id);
       return p;
     },
   });
@@ -46,9 +48,9 @@ export function boxPolicyRoutes(r: RouteRegistrar, policies: Policies) {
     tag: 'http-policies',
     summary: "Detach a box's HTTP policy (the organization default applies again)",
     params: BoxPolicyParams,
-    handler: ({ app, req, auth, params }) => {
-      const box = boxFor(app, req, auth, params.box_id, 'http_policy');
-      if (box.http_policy_id) app.services.boxes.setHttpPolicy(params.box_id, null);
+    handler: ({ req, auth, params }) => {
+      const box = access.boxFor(req, auth, params.box_id, 'http_policy');
+      if (box.http_policy_id) s.boxes.setHttpPolicy(params.box_id, null);
       return { box_id: params.box_id, http_policy_id: null };
     },
   });

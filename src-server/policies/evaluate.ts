@@ -69,7 +69,7 @@ function ruleMatches(rule: PolicyRule, method: string, path: string): boolean {
 }
 
 /**
- * The policy's answer for one request (api-surface.md, HTTP policies): the host picks
+ * The policy's answer for one request (the spec, "HTTP policy"): the host picks
  * a key; within it the first matching rule wins. A rule with `respond` answers locally;
  * any other matching rule lets the request through (with its header rewrites). An entry
  * with `ports` refuses other ports before any rule is looked at. A key

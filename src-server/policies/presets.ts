@@ -12,7 +12,7 @@ const readOnly = (...hosts: string[]): PolicyDocument => Object.fromEntries(host
 
 /**
  * Ready-made policies a user picks instead of writing JSON. Documents follow the normal
- * format (api-surface.md, HTTP policies) and are copied into a new policy when used, so
+ * format (the spec, "HTTP policy") and are copied into a new policy when used, so
  * editing one later never changes the preset. Host patterns: `*.<domain>` is one label deep.
  */
 export const POLICY_PRESETS: PolicyPreset[] = [

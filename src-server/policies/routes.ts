@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { page, PageQuery } from '../contract/common.js';
 import { CreatePolicyBody, HttpPolicy, PatchPolicyBody, PolicyIdParams, policyDocumentProblem, type PolicyDocument } from '../contract/policies.js';
 import { badRequest } from '../http/errors.js';
@@ -12,7 +12,7 @@ function checkedDocument(doc: unknown): PolicyDocument {
   return doc as PolicyDocument;
 }
 
-/** CRUD of HTTP (egress) policies (api-surface.md, HTTP policies). */
+/** CRUD of HTTP (egress) policies (the spec, "HTTP policy"). */
 export function policyRoutes(r: RouteRegistrar, policies: Policies) {
   r.add({
     method: 'get',

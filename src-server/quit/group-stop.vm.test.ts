@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testImageCache } from '../runtime/test-support.js';
+import { testImageCache } from '../runtime/test-support/vm-image.js';
 import { killUnder, processesUnder, signalGroup, spawnService, type Launcher, type Spawned } from '../test-support/spawned-service.js';
 
 const VM_TIMEOUT = 600_000;

@@ -1,6 +1,6 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { PatchServiceSettings, QuitPlan, QuitPlanQuery, ServiceSettings } from '../contract/service.js';
-import type { QuitService } from './module.js';
+import type { QuitService } from './quit-service.js';
 
 export function quitRoutes(r: RouteRegistrar, quit: QuitService) {
   r.add({

@@ -18,6 +18,7 @@ import { qemuLauncher } from './agent-build.js';
 import { imageCacheRoot } from './guest-image.js';
 import { QEMU_BINARY, hostKernelRelease, hostTscKhz, qemuVersion } from './host.js';
 import type { Accel } from './vm-config.js';
+import { boxEnv } from '../settings.js';
 
 export interface AccelResult {
   accel: Accel;
@@ -106,8 +107,8 @@ function runProbe(launcher: string | undefined, args: string[], timeoutMs: numbe
 const lastLine = (s: string) => s.trim().split('\n').filter(Boolean).slice(-1)[0] ?? 'no output';
 
 export async function detectAccelerator(opts: DetectOptions = {}): Promise<AccelResult> {
-  const forced = process.env.BOX_ACCEL as Accel | undefined;
-  if (forced === 'kvm' || forced === 'hvf' || forced === 'tcg') return { accel: forced, reason: 'BOX_ACCEL' };
+  const forced = boxEnv().accel;
+  if (forced) return { accel: forced, reason: 'BOX_ACCEL' };
 
   const candidate: Accel | undefined = process.platform === 'linux' ? 'kvm' : process.platform === 'darwin' ? 'hvf' : undefined;
   if (!candidate) return { accel: 'tcg', reason: `no hardware accelerator on ${process.platform}` };
@@ -135,7 +136,8 @@ export async function detectAccelerator(opts: DetectOptions = {}): Promise<Accel
 
 /** One answer per machine (QEMU, host kernel, guest kernel): every data dir and test shares it. */
 export function accelCacheFile(): string {
-  return process.env.BOX_ACCEL_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'box-desktop', 'accel.json');
+  const env = boxEnv();
+  return env.accelCache ?? join(env.xdgCacheHome ?? join(homedir(), '.cache'), 'box-desktop', 'accel.json');
 }
 
 function readCache(file: string): Record<string, AccelResult> {

@@ -13,7 +13,7 @@ import { readExecStream } from '../test-support/exec-stream.js';
 import { killUnder } from '../test-support/spawned-service.js';
 import { boxFolder, livePid } from './box-folder.js';
 import { QmpClient } from './qmp.js';
-import { testImageCache } from './test-support.js';
+import { testImageCache } from './test-support/vm-image.js';
 
 const VM_TIMEOUT = 600_000;
 const dataDir = fs.mkdtempSync('/tmp/bxadopt-');

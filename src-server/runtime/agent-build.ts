@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { RuntimeError } from '../boxes/runtime-port.js';
 import { AGENT_BUILD_PATH, RESOURCES_DIR } from './guest-image.js';
+import { boxEnv } from '../settings.js';
 
 const execFileP = promisify(execFile);
 export const AGENT_SOURCE_DIR = join(RESOURCES_DIR, 'guest', 'agent');
@@ -31,7 +32,7 @@ export function buildAgentSync(opts: { quiet?: boolean } = {}): string {
  * a toolchain an existing binary is used as it is.
  */
 export async function ensureAgentBinary(): Promise<void> {
-  if (process.env.BOX_AGENT_BINARY) return;
+  if (boxEnv().agentBinary) return;
   await execFileP('make', ['-s', '-C', AGENT_SOURCE_DIR]).catch((e: Error & { stderr?: string }) => {
     if (existsSync(AGENT_BUILD_PATH)) return;
     throw new RuntimeError(`building the guest agent failed (needs gcc, make and libc6-dev): ${e.stderr || e.message}`);
@@ -53,7 +54,7 @@ const makeHostHelpers = () =>
  * longer shares the template's pages).
  */
 export async function ensureRamDelta(): Promise<string | undefined> {
-  if (process.env.BOX_RAMDELTA === '0') return undefined;
+  if (boxEnv().ramDelta === false) return undefined;
   await makeHostHelpers();
   return existsSync(RAMDELTA_PATH) ? RAMDELTA_PATH : undefined;
 }
@@ -64,7 +65,7 @@ export async function ensureRamDelta(): Promise<string | undefined> {
  * comparisons): QEMU is then started directly.
  */
 export async function qemuLauncher(): Promise<string | undefined> {
-  if (process.env.BOX_QEMU_THP === '1') return undefined;
+  if (boxEnv().qemuThp) return undefined;
   await makeHostHelpers();
   return existsSync(LAUNCH_PATH) ? LAUNCH_PATH : undefined;
 }

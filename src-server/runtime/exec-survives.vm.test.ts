@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../test-support/harness.js';
-import { testImageCache } from './test-support.js';
+import { testImageCache } from './test-support/vm-image.js';
 
 const VM_TIMEOUT = 300_000;
 const COUNTER = 'i=0; while true; do echo $i; i=$((i+1)); sleep 0.2; done';

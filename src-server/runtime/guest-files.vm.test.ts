@@ -11,7 +11,7 @@ import type { GuestFile, TemplateShape, VmConfig } from '../boxes/runtime-port.j
 import { boxFolder, readState } from './box-folder.js';
 import { execText } from './exec-text.js';
 import { QemuBoxRuntime } from './qemu-box-runtime.js';
-import { agentOf, testImageCache } from './test-support.js';
+import { agentOf, testImageCache } from './test-support/vm-image.js';
 
 const VM_TIMEOUT = 600_000;
 const shape: TemplateShape = { image: 'debian', vcpus: 1, memoryMib: 256, diskGib: 2 };

@@ -4,14 +4,14 @@
  */
 import { AGENT_SOURCE_DIR, buildAgentSync } from './agent-build.js';
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ensureGuestImage, kernelFlavour, type KernelFlavour } from './guest-image.js';
+import { defaultDataDir } from '../settings.js';
 
 const argIdx = process.argv.indexOf('--data-dir');
 const kIdx = process.argv.indexOf('--kernel');
 const kernel = kernelFlavour(kIdx > 0 ? (process.argv[kIdx + 1] as KernelFlavour) : undefined);
-const dataDir = argIdx > 0 ? process.argv[argIdx + 1] : (process.env.BOX_DATA_DIR ?? join(homedir(), '.box-desktop'));
+const dataDir = argIdx > 0 ? process.argv[argIdx + 1] : defaultDataDir();
 
 if (existsSync(join(AGENT_SOURCE_DIR, 'Makefile')) && !process.argv.includes('--no-agent')) {
   console.log(`building the guest agent (make -C ${AGENT_SOURCE_DIR})`);

@@ -21,6 +21,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { withFileLock } from './file-lock.js';
+import { boxEnv } from '../settings.js';
 
 const execFileP = promisify(execFile);
 
@@ -59,27 +60,28 @@ interface EnsureGuestImageOptions {
 }
 
 export function kernelFlavour(opt?: KernelFlavour): KernelFlavour {
-  const v = opt ?? process.env.BOX_GUEST_KERNEL ?? 'stock';
+  const v = opt ?? boxEnv().guestKernel ?? 'stock';
   if (v !== 'stock' && v !== 'tiny') throw new Error(`unknown guest kernel flavour: ${v}`);
   return v;
 }
 const TINY_SOURCE = '/usr/src/linux-source-6.1.tar.xz';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const RESOURCES_DIR = resolve(process.env.BOX_RESOURCES_DIR ?? join(here, '..', '..', 'resources'));
+export const RESOURCES_DIR = resolve(boxEnv().resourcesDir ?? join(here, '..', '..', 'resources'));
 export const RECIPE_DIR = join(RESOURCES_DIR, 'guest', 'image');
 export const AGENT_BUILD_PATH = join(RESOURCES_DIR, 'guest', 'build', 'box-agent');
 
 /** BOX_AGENT_BINARY, else resources/guest/build/box-agent if built, else the placeholder. */
 export function guestAgentBinary(): { path: string; placeholder: boolean } {
-  const env = process.env.BOX_AGENT_BINARY;
+  const env = boxEnv().agentBinary;
   if (env) return { path: resolve(env), placeholder: false };
   if (existsSync(AGENT_BUILD_PATH)) return { path: AGENT_BUILD_PATH, placeholder: false };
   return { path: join(RECIPE_DIR, 'placeholder-agent.sh'), placeholder: true };
 }
 
 export function imageCacheRoot(dataDir: string): string {
-  return join(process.env.BOX_IMAGE_CACHE ? resolve(process.env.BOX_IMAGE_CACHE) : dataDir, 'images', 'debian');
+  const cache = boxEnv().imageCache;
+  return join(cache ? resolve(cache) : dataDir, 'images', 'debian');
 }
 
 function hashOf(parts: (string | Buffer)[]): string {
@@ -120,7 +122,7 @@ export async function computeImageKeys(agentPath: string, flavour: KernelFlavour
     recipeFile('build-rootfs.sh'),
     recipeFile('packages.txt'),
     recipeFile('packages-apt.txt'),
-    process.env.BOX_ROOTFS_SIZE ?? '2G',
+    boxEnv().rootfsSize ?? '2G',
   ]);
   const initrd = hashOf([common, recipeFile('build-initrd.sh'), recipeFile('init'), readFileSync(agentPath), kernel]);
   return { kernel, rootfs, initrd, recipe: hashOf([kernel, rootfs, initrd]), kernelVersion: kver };

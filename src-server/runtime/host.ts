@@ -2,10 +2,11 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { boxEnv } from '../settings.js';
 
 const execFileP = promisify(execFile);
 
-export const QEMU_BINARY = process.env.BOX_QEMU ?? 'qemu-system-x86_64';
+export const QEMU_BINARY = boxEnv().qemu ?? 'qemu-system-x86_64';
 
 let qemuVersionCache: string | undefined;
 export async function qemuVersion(): Promise<string> {
@@ -26,8 +27,8 @@ export async function qemuVersion(): Promise<string> {
  * current clock on hosts that scale frequency. Needs no dmesg access.
  */
 export function hostTscKhz(): number {
-  const env = Number(process.env.BOX_TSC_KHZ);
-  if (env > 0) return Math.round(env);
+  const env = boxEnv().tscKhz;
+  if (env) return Math.round(env);
   try {
     const v = Number(readFileSync('/sys/devices/system/cpu/cpu0/tsc_freq_khz', 'utf8').trim());
     if (v > 0) return v;

@@ -29,7 +29,7 @@ import { restoreSpareCount } from './restore-spares.js';
 import { warmPoolSize } from './warm-pool.js';
 import { CloneSource } from './clone-source.js';
 import { writeGuestFiles } from './guest-files.js';
-
+import { boxEnv } from '../settings.js';
 interface QemuRuntimeOptions {
   onImageProgress?: (p: ImageProgress) => void;
   /** Clone boxes from warm templates (default: unless BOX_TEMPLATES=0). */
@@ -63,7 +63,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     opts: QemuRuntimeOptions = {},
   ) {
     this.machines = new MachineSource(dataDir, opts.onImageProgress);
-    const useTemplates = opts.templates ?? process.env.BOX_TEMPLATES !== '0';
+    const useTemplates = opts.templates ?? boxEnv().templates !== false;
     if (useTemplates) this.clones = new CloneSource(dataDir, this.machines, opts.warmPool ?? warmPoolSize(), opts.restoreSpares ?? restoreSpareCount());
     const store = this.machines.store;
     this.templates = this.clones?.port ?? {

@@ -22,7 +22,7 @@ import { QemuBoxRuntime } from './qemu-box-runtime.js';
 import { cloneTemplateFolder } from './template-clone.js';
 import { restoreVm } from './vm-snapshot.js';
 import { killVm, quitVm } from './vm.js';
-import { agentOf, testImageCache } from './test-support.js';
+import { agentOf, testImageCache } from './test-support/vm-image.js';
 
 const VM_TIMEOUT = 600_000;
 const shape: TemplateShape = { image: 'debian', vcpus: 1, memoryMib: 256, diskGib: 2 };

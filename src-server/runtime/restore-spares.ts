@@ -27,6 +27,7 @@ import type { Ready } from './templates.js';
 import { qemuArgs, type VmConfig } from './vm-config.js';
 import { TemplateStock } from './template-stock.js';
 import { addHostForward, killVm, startQemu, type VmHandle } from './vm.js';
+import { boxEnv } from '../settings.js';
 
 interface Spare {
   folder: BoxFolder;
@@ -46,8 +47,7 @@ interface TakenSpare {
 
 /** BOX_RESTORE_SPARES: spares kept per template in use (default 1; 0 turns them off). */
 export function restoreSpareCount(): number {
-  const v = Number(process.env.BOX_RESTORE_SPARES ?? 1);
-  return Number.isInteger(v) && v >= 0 ? Math.min(v, 4) : 1;
+  return boxEnv().restoreSpares ?? 1;
 }
 
 /** The backing file a qcow2 image names in its header (undefined: none, or not qcow2). */

@@ -1,6 +1,6 @@
 /** The machine shape of a box VM and the QEMU command line built from it. */
-import type { BoxFolder } from './box-folder.js';
 import { shellQuote } from '../util/shell-quote.js';
+import { boxEnv } from '../settings.js';
 
 export type Accel = 'kvm' | 'hvf' | 'tcg';
 
@@ -17,6 +17,18 @@ interface ShareMount {
   /** Absolute guest path without spaces, commas or colons. */
   guestPath: string;
   readOnly?: boolean;
+}
+
+/** The files of a VM's folder the command line names (box-folder.ts BoxFolder has them). */
+interface VmPaths {
+  ram: string;
+  serialLog: string;
+  qmpSock: string;
+  qmpAuxSock: string;
+  pidFile: string;
+  agentSock: string;
+  disk: string;
+  emptyShare: string;
 }
 
 export interface VmConfig {
@@ -87,8 +99,7 @@ const TCG_CPU = 'Nehalem-v1,+arat';
  * those measurements and caps a busy box's cost at 1/16 of QEMU's own default (1 GiB).
  */
 function tcgTbSizeMib(): number {
-  const v = Number(process.env.BOX_TCG_TB_SIZE);
-  return Number.isInteger(v) && v > 0 ? v : 64;
+  return boxEnv().tcgTbSizeMib ?? 64;
 }
 
 export function kernelCmdline(config: VmConfig, extra: string[] = []): string {
@@ -138,7 +149,7 @@ export function netdevArg(config: VmConfig): string {
 /** QEMU option values escape commas by doubling them. */
 const optEscape = (s: string) => s.replaceAll(',', ',,');
 
-export function qemuArgs(folder: BoxFolder, config: VmConfig, opts: { incoming?: boolean; extraCmdline?: string[] } = {}) {
+export function qemuArgs(folder: VmPaths, config: VmConfig, opts: { incoming?: boolean; extraCmdline?: string[] } = {}) {
   const accel = config.accel === 'tcg' ? ['-accel', `tcg,tb-size=${tcgTbSizeMib()}`, '-cpu', TCG_CPU] : ['-accel', config.accel, '-cpu', 'host'];
   const args = [
     '-name',

@@ -17,13 +17,13 @@ import { rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { BoxFolder, type BoxState, type SaveMethod, hasSavedState, readState, writeState } from './box-folder.js';
-import type { RestoreSpares } from './restore-spares.js';
 import type { AgentClient } from '../guest/agent-client.js';
 import { unmountShares } from './shares.js';
 import { shellQuote } from '../util/shell-quote.js';
 import { ensureRamDelta } from './agent-build.js';
 import { type VmHandle, quitVm, startQemu } from './vm.js';
 import type { VmConfig } from './vm-config.js';
+import { boxEnv } from '../settings.js';
 
 const execFileP = promisify(execFile);
 
@@ -94,7 +94,7 @@ export async function migrateStopped(handle: VmHandle, path: string): Promise<Sa
  * caller migrates instead.
  */
 async function composeSaved(handle: VmHandle, filter: string, template: string, tmp: string): Promise<boolean> {
-  if (process.env.BOX_SAVE_COMPOSE === '0') return false;
+  if (boxEnv().saveCompose === false) return false;
   const templateStream = join(dirname(template), 'devices.bin');
   if (!existsSync(templateStream)) return false;
   const devices = `${tmp}.devices`;
@@ -168,7 +168,12 @@ export type NetworkOverrides = Partial<Pick<VmConfig, 'ports' | 'proxyPort' | 'h
  * shape from state.json, and resolves once the guest runs again. With `spares`, a QEMU
  * already started for the box's template takes the load when one fits (restore-spares.ts).
  */
-export async function restoreVm(folder: BoxFolder, network: NetworkOverrides = {}, spares?: RestoreSpares): Promise<VmHandle> {
+/** QEMUs started ahead for restores (restore-spares.ts RestoreSpares is one). */
+interface SpareSource {
+  take(folder: BoxFolder, state: BoxState): Promise<{ handle: VmHandle; launchDir: string; portFile: string } | undefined>;
+}
+
+export async function restoreVm(folder: BoxFolder, network: NetworkOverrides = {}, spares?: SpareSource): Promise<VmHandle> {
   const saved = await readState(folder);
   if (!saved || !hasSavedState(folder)) throw new Error(`nothing to restore in ${folder.dir}`);
   const state: BoxState = { ...saved, config: { ...saved.config, ...network } };

@@ -11,7 +11,7 @@ import { waitForAgent } from './agent-wait.js';
 import { execText } from './exec-text.js';
 import { boxFolder, hasSavedState, isAlive, probeQmp, readState } from './box-folder.js';
 import type { GuestImage } from './guest-image.js';
-import { testConfig, testDataDir, testImage } from './test-support.js';
+import { testConfig, testDataDir, testImage } from './test-support/vm-image.js';
 import { attachVm, killVm, launchVm, type VmHandle } from './vm.js';
 import { checkpointVm, cloneFolder } from './checkpoints.js';
 import { restoreRanBefore, restoreVm, saveAndStop } from './vm-snapshot.js';

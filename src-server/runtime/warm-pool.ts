@@ -30,6 +30,7 @@ import type { PortForward } from './vm-config.js';
 import { restoreVm } from './vm-snapshot.js';
 import { TemplateStock } from './template-stock.js';
 import { addHostForward, killVm, type VmHandle } from './vm.js';
+import { boxEnv } from '../settings.js';
 
 interface Pooled {
   folder: BoxFolder;
@@ -48,8 +49,7 @@ interface PoolClaim {
 
 /** BOX_WARM_POOL: clones kept ready per template in use (default 1; 0 turns the pool off). */
 export function warmPoolSize(): number {
-  const v = Number(process.env.BOX_WARM_POOL ?? 1);
-  return Number.isInteger(v) && v >= 0 ? Math.min(v, 8) : 1;
+  return boxEnv().warmPool ?? 1;
 }
 
 export class WarmPool extends TemplateStock<Pooled> {

@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import type { PoliciesService } from '../policies/service.js';
 import { CryptoBox } from '../util/crypto-box.js';
 import { SecretsRepo } from './secrets-repo.js';

@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { page, PageQuery } from '../contract/common.js';
 import { PutSecretBody, SecretMeta, SecretNameParams } from '../contract/secrets.js';
 import type { PoliciesService } from '../policies/service.js';

@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import { SshCa } from './ca.js';
 import { sshRoutes } from './ssh-routes.js';
 

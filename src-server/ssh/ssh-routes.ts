@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { CertificateBody, DEFAULT_PRINCIPALS, SSH_CERT_TTL, SshCertificate, SshCa as SshCaSchema } from '../contract/ssh.js';
 import type { SshCa } from './ca.js';
 

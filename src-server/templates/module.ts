@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import type { TemplatePort } from '../boxes/runtime-port.js';
 import { TemplateService } from './template-service.js';
 import { templateRoutes } from './template-routes.js';
@@ -14,7 +15,7 @@ export function templatesArea(app: AppBase, deps: { templates: TemplatePort | un
     name: 'templates',
     routes: (r) => templateRoutes(r, templates),
     start() {
-      if (process.env.BOX_TEMPLATES === '0' || app.config.tuning.prepareTemplates === false) return;
+      if (app.config.env.templates === false || !app.config.tuning.prepareTemplates) return;
       templates.prepareDefault('debian', (m) => app.log.warn(m));
     },
   };

@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { Template, TemplateIdParams, TemplateList } from '../contract/templates.js';
 import type { TemplateService } from './template-service.js';
 

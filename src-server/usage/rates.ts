@@ -12,8 +12,7 @@ const DEFAULT_RATES: Rates = {
   output_token_usd_nanos: 400,
 };
 
-export function ratesFrom(tuning: Record<string, unknown>): Rates {
-  const over = (tuning.usageRates ?? {}) as Partial<Rates>;
+export function ratesFrom(over: Partial<Rates>): Rates {
   return { ...DEFAULT_RATES, ...over };
 }
 

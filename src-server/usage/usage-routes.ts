@@ -1,10 +1,12 @@
-import type { RouteRegistrar } from '../app-context.js';
-import { boxFor } from '../boxes/box-access.js';
+import type { RouteRegistrar } from '../http/route.js';
+import type { BoxAccess } from '../boxes/box-access.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { MetricsQuery, MetricsResponse, SpendQuery, SpendResponse, TokensQuery, TokensResponse } from '../contract/usage.js';
 import type { BoxMetricsService } from './box-metrics.js';
+import type { UsageService } from './usage-service.js';
 
-export function usageRoutes(r: RouteRegistrar, metrics: BoxMetricsService) {
+export function usageRoutes(r: RouteRegistrar, metrics: BoxMetricsService, s: { usage: UsageService; access: BoxAccess }) {
+  const { access } = s;
   r.add({
     method: 'get',
     path: '/v1/boxes/spend',
@@ -13,7 +15,7 @@ export function usageRoutes(r: RouteRegistrar, metrics: BoxMetricsService) {
     query: SpendQuery,
     response: SpendResponse,
     summary: 'Box spend over a window (hour resolution), per box and per UTC day; filter by box_id or app_id',
-    handler: ({ app, auth, query }) => app.services.usage.spend(auth.orgId, query),
+    handler: ({ auth, query }) => s.usage.spend(auth.orgId, query),
   });
 
   r.add({
@@ -25,8 +27,8 @@ export function usageRoutes(r: RouteRegistrar, metrics: BoxMetricsService) {
     query: MetricsQuery,
     response: MetricsResponse,
     summary: "The box's CPU, memory and disk use over 1h, 6h, 24h or 7d, at most 300 points; never wakes the box",
-    handler: ({ app, auth, req, params, query }) => {
-      boxFor(app, req, auth, params.box_id, 'read');
+    handler: ({ auth, req, params, query }) => {
+      access.boxFor(req, auth, params.box_id, 'read');
       return { range: query.range, data: metrics.series(params.box_id, query.range) };
     },
   });
@@ -39,6 +41,6 @@ export function usageRoutes(r: RouteRegistrar, metrics: BoxMetricsService) {
     query: TokensQuery,
     response: TokensResponse,
     summary: 'Inference tokens and their cost per model per UTC day over a window',
-    handler: ({ app, auth, query }) => app.services.usage.tokens(auth.orgId, query),
+    handler: ({ auth, query }) => s.usage.tokens(auth.orgId, query),
   });
 }

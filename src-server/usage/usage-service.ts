@@ -39,7 +39,7 @@ export class UsageService {
     private orgs: Pick<OrganizationService, 'charge'>,
   ) {
     this.repo = new UsageRepo(app.db);
-    this.rates = ratesFrom(app.config.tuning);
+    this.rates = ratesFrom(app.config.tuning.usageRates);
   }
 
   /** Bills a box for running over [from, to) at its size, split by UTC hour; returns the nanos charged. */

@@ -1,5 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import {
   DirectoryListing,
   DirectoryQuery,
@@ -16,7 +16,7 @@ import { streamListing } from './listing-stream.js';
 import type { Volumes } from './service.js';
 import { checkWriteDepth, volumeSegments } from './volume-path.js';
 
-/** Browsing and file transfer on a volume without any box (spec: directories, paths; api-surface: files). */
+/** Browsing and file transfer on a volume without any box (spec: directories, paths; contract/volume-ops.ts). */
 export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
   r.add({
     method: 'get',

@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { DeletedPath, DeletePathQuery, MakeDirectoryBody, MovePathBody } from '../contract/volume-ops.js';
 import { VolumeEntry, VolumeIdParams } from '../contract/volumes.js';
 import { makeDirectory, movePath, removePath } from './file-ops.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { rawRequest } from './raw-http.test-support.js';
+import { rawRequest } from './test-support/raw-http.js';
 
 // Spec, Idempotency rules, exercised on POST /v1/box-volumes (the endpoint the spec names).
 let svc: TestService;

@@ -1,4 +1,5 @@
-import type { AppBase, Area } from '../app-context.js';
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
 import { browseRoutes } from './browse-routes.js';
 import { fileOpsRoutes } from './file-ops-routes.js';
 import { volumeRoutes } from './routes.js';
@@ -14,7 +15,7 @@ export function volumesArea(app: AppBase) {
   const area: Area = {
     name: 'volumes',
     routes(r) {
-      volumeRoutes(r, volumes, Number(app.config.tuning.volumeCreateDelayMs ?? 0));
+      volumeRoutes(r, volumes, app.config.tuning.volumeCreateDelayMs);
       browseRoutes(r, volumes);
       fileOpsRoutes(r, volumes);
     },

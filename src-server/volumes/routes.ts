@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../app-context.js';
+import type { RouteRegistrar } from '../http/route.js';
 import { page, PageQuery } from '../contract/common.js';
 import { CreateVolumeBody, Volume, VolumeIdParams } from '../contract/volumes.js';
 import type { Volumes } from './service.js';

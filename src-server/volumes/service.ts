@@ -34,7 +34,7 @@ export class Volumes implements VolumesService {
   constructor(private app: AppBase) {
     this.repo = new VolumesRepo(app.db);
     this.mountedBy = noChecker;
-    this.fileMaxBytes = Number(app.config.tuning.volumeFileMaxBytes ?? 16 * 1024 ** 3);
+    this.fileMaxBytes = app.config.tuning.volumeFileMaxBytes;
     this.secureAndSweep();
   }
 

@@ -1,4 +1,4 @@
-/** Starting points for a new policy document (api-surface.md, HTTP (egress) policies). */
+/** Starting points for a new policy document (the spec, "HTTP policy"). */
 export const NEW_POLICY_DOCUMENT = {
   'api.openai.com': {
     rules: [

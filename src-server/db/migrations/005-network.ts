@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /** Networking: egress proxy ports per box, the egress log, custom domains (listeners are in 002). */
 export const m005: Migration = {

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * Usage and metrics. Times are epoch milliseconds (range queries and bucketing are

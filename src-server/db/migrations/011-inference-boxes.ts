@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * Inference from inside boxes (issue 10): a per-box token budget on the box (null =

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * Egress TLS interception: the per-install CA (one row; its private key sealed with the

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * Warm templates (issue 9): how the box's latest start went, shown in the API and UI as

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * Egress CA rotation with a grace period: the certificates of replaced CAs stay trusted in

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * The webhook inbox (issue 13: it lived in memory and was lost on restart). Deliveries

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /** Service-wide settings (issue 15: what quitting does to running boxes), small JSON values by key. */
 export const m150: Migration = {

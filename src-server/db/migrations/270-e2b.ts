@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /**
  * E2B sandboxes (issue 27): each is a box of the organization; this row keeps what E2B's

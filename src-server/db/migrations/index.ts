@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 import { m001 } from './001-core.js';
 import { m002 } from './002-boxes.js';
 import { m004 } from './004-cron.js';
@@ -17,6 +17,6 @@ import { m270 } from './270-e2b.js';
 /**
  * Numbered migrations, applied in order and locked by hash once applied.
  * Numbers are reserved per area so parallel work does not collide:
- * 001 core, 002 boxes runtime, 003 inference, 004 cron, 005 usage/metrics, 011 inference in boxes, 013 egress TLS, 021 box starts (templates), 113 egress CA rotation, 129 egress log reasons, 140 webhook inbox, 150 service settings, 270 E2B sandboxes.
+ * 001 core, 002 boxes runtime, 003 inference, 004 cron, 005 networking (egress ports, egress log, custom domains), 007 usage/metrics, 011 inference in boxes, 013 egress TLS, 021 box starts (templates), 113 egress CA rotation, 129 egress log reasons, 140 webhook inbox, 150 service settings, 270 E2B sandboxes.
  */
 export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005, m007, m011, m013, m021, m113, m129, m140, m150, m270];

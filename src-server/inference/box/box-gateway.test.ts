@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { runCli } from '../../../src-cli/test-cli.js';
+import { runCli } from '../../../src-cli/test-support/cli.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRuntime } from '../../test-support/fake-runtime.js';
 import { errorOf, startTestService, type TestService } from '../../test-support/harness.js';

@@ -1,10 +1,16 @@
-import type { RouteRegistrar } from '../../app-context.js';
-import { boxFor, readBox } from '../../boxes/box-access.js';
+import type { RouteRegistrar } from '../../http/route.js';
+import type { BoxAccess } from '../../boxes/box-access.js';
 import { BoxIdParams, BudgetBody } from '../../contract/boxes.js';
 import { BoxInferenceBudget } from '../../contract/usage.js';
+import type { BoxService } from '../../boxes/box-service.js';
+import type { UsageService } from '../../usage/usage-service.js';
 
 /** Reads and sets a box's inference token budget (null = unlimited). */
-export function budgetRoutes(r: RouteRegistrar) {
+export function budgetRoutes(
+  r: RouteRegistrar,
+  s: { usage: Pick<UsageService, 'boxTokensUsed'>; boxes: Pick<BoxService, 'setInferenceBudget'>; access: BoxAccess },
+) {
+  const { access } = s;
   r.add({
     method: 'get',
     path: '/v1/boxes/:box_id/inference-budget',
@@ -13,9 +19,9 @@ export function budgetRoutes(r: RouteRegistrar) {
     params: BoxIdParams,
     response: BoxInferenceBudget,
     summary: "The box's inference token budget and the tokens it has used through the gateway",
-    handler: ({ app, auth, params }) => {
-      const box = readBox(app, auth, params.box_id);
-      const used = app.services.usage.boxTokensUsed(box.box_id);
+    handler: ({ auth, params }) => {
+      const box = access.readBox(auth, params.box_id);
+      const used = s.usage.boxTokensUsed(box.box_id);
       const budget = box.inference_budget_tokens;
       return { box_id: box.box_id, inference_budget_tokens: budget, used_tokens: used, remaining_tokens: budget === null ? null : Math.max(0, budget - used) };
     },
@@ -28,9 +34,9 @@ export function budgetRoutes(r: RouteRegistrar) {
     params: BoxIdParams,
     body: BudgetBody,
     summary: "Set the box's inference token budget (input + output tokens over its life; null = unlimited)",
-    handler: ({ app, req, auth, params, body }) => {
-      boxFor(app, req, auth, params.box_id, 'auto_sleep');
-      return app.services.boxes.setInferenceBudget(params.box_id, body.inference_budget_tokens);
+    handler: ({ req, auth, params, body }) => {
+      access.boxFor(req, auth, params.box_id, 'auto_sleep');
+      return s.boxes.setInferenceBudget(params.box_id, body.inference_budget_tokens);
     },
   });
 }

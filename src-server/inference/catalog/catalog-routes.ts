@@ -1,10 +1,10 @@
-import type { RouteRegistrar } from '../../app-context.js';
+import type { RouteRegistrar } from '../../http/route.js';
 import { PullBody, PullParams } from '../../contract/inference.js';
 import { notFound } from '../../http/errors.js';
 import { Reply } from '../../http/route.js';
 import type { ModelPulls } from './pulls.js';
 
-/** The model catalog and resumable pulls (api-surface.md, wave 2). */
+/** The model catalog and resumable pulls (ours, beyond the spec: contract/routes.ts). */
 export function catalogRoutes(r: RouteRegistrar, pulls: ModelPulls) {
   r.add({
     method: 'get',

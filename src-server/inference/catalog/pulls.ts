@@ -11,7 +11,7 @@ import type { PullRow, PullsRepo } from './pulls-repo.js';
 
 const PROGRESS_EVERY_MS = 250;
 
-/** The public download object (api-surface.md, wave 2). */
+/** The public download object (ours, beyond the spec: contract/routes.ts). */
 const pullView = (r: PullRow) => ({
   id: r.id,
   object: 'model.pull' as const,

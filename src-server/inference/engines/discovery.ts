@@ -1,4 +1,5 @@
 import type { Logger } from '../../app-context.js';
+import type { DiscoveryOptions } from '../../settings.js';
 import type { InferenceSettingsRepo } from '../store/settings-repo.js';
 import type { DiscoveredEngine, EngineRegistry } from './registry.js';
 
@@ -9,15 +10,6 @@ const DEFAULT_PROBES: { name: string; port: number; product: string }[] = [
   { name: 'llamacpp', port: 8080, product: 'llama.cpp server' },
   { name: 'vllm', port: 8000, product: 'vLLM' },
 ];
-
-export interface DiscoveryOptions {
-  /** Injectable for tests (a fake server on a free port). */
-  probes?: { name: string; port: number; product: string }[];
-  everyMs?: number;
-  probeTimeoutMs?: number;
-  /** false: off whatever Settings say (flag/env BOX_ENGINE_DISCOVERY=0). */
-  allowed?: boolean;
-}
 
 const ENABLED_KEY = 'discovery.enabled';
 const DISMISSED_KEY = 'discovery.dismissed';

@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../../app-context.js';
+import type { RouteRegistrar } from '../../http/route.js';
 import { ChatBody } from '../../contract/inference.js';
 import { chatCompletionObject, chatToNative } from '../adapters/chat.js';
 import { ChatStream } from '../adapters/chat-stream.js';

@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../../app-context.js';
+import type { RouteRegistrar } from '../../http/route.js';
 import { DiscoveryBody, EngineParams, EngineTest, UpsertEngineBody, type EngineInfo } from '../../contract/inference.js';
 import type { EnginesService } from '../engines/engines-service.js';
 

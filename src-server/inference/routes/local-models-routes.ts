@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../../app-context.js';
+import type { RouteRegistrar } from '../../http/route.js';
 import { AddLocalModelBody, DownloadParams, LocalModelParams, type LocalModel } from '../../contract/inference.js';
 import { notFound } from '../../http/errors.js';
 import { Reply } from '../../http/route.js';

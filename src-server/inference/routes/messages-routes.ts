@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../../app-context.js';
+import type { RouteRegistrar } from '../../http/route.js';
 import { MessagesBody } from '../../contract/inference.js';
 import { notImplemented } from '../../http/errors.js';
 import type { Method } from '../../http/route.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteRegistrar } from '../../app-context.js';
+import type { RouteRegistrar } from '../../http/route.js';
 import type { ModelEntry, ModelList } from '../../contract/inference.js';
 import { notFound } from '../../http/errors.js';
 import type { EngineModel } from '../engines/engine.js';

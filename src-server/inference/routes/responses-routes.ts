@@ -1,4 +1,4 @@
-import type { RouteRegistrar } from '../../app-context.js';
+import type { RouteRegistrar } from '../../http/route.js';
 import { ResponseIdParams, ResponsesBody } from '../../contract/inference.js';
 import { invalid } from '../../core/errors.js';
 import { notFound, notImplemented } from '../../http/errors.js';

@@ -1,9 +1,10 @@
-import type { RouteRegistrar } from '../../app-context.js';
+import type { RouteRegistrar } from '../../http/route.js';
 import { ResponseIdParams } from '../../contract/inference.js';
 import type { WebhookDeliveriesService } from './deliveries-service.js';
+import type { OrganizationService } from '../../core/organization-service.js';
 
 /** Delivery log and redelivery of completion webhooks, and the org's signing secret. */
-export function webhookRoutes(r: RouteRegistrar, deliveries: WebhookDeliveriesService) {
+export function webhookRoutes(r: RouteRegistrar, deliveries: WebhookDeliveriesService, organization: Pick<OrganizationService, 'get'>) {
   r.add({
     method: 'get',
     path: '/v1/responses/:response_id/deliveries',
@@ -31,6 +32,6 @@ export function webhookRoutes(r: RouteRegistrar, deliveries: WebhookDeliveriesSe
     tag: 'inference',
     auth: 'org',
     summary: 'The secret that signs completion webhooks (Standard Webhooks, whsec_...)',
-    handler: ({ app, auth }) => ({ webhook_secret: app.services.organization.get(auth.orgId).webhook_secret }),
+    handler: ({ auth }) => ({ webhook_secret: organization.get(auth.orgId).webhook_secret }),
   });
 }

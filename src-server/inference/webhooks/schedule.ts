@@ -3,14 +3,9 @@
  * attempts within a 30 s budget, increasing delays of up to a few minutes between
  * rounds, at most 20 rounds). Tests inject a short one via `tuning.webhookSchedule`.
  */
-export interface WebhookSchedule {
-  /** Delay after failed round n (1-based) is roundDelaysMs[n-1], the last entry repeating. */
-  roundDelaysMs: number[];
-  attemptsPerRound: number;
-  maxRounds: number;
-  attemptTimeoutMs: number;
-  roundBudgetMs: number;
-}
+import type { WebhookSchedule } from '../../settings.js';
+
+export type { WebhookSchedule };
 
 const DEFAULT_SCHEDULE: WebhookSchedule = {
   roundDelaysMs: [5_000, 15_000, 30_000, 60_000, 120_000, 180_000, 240_000, 300_000],
@@ -20,8 +15,8 @@ const DEFAULT_SCHEDULE: WebhookSchedule = {
   roundBudgetMs: 30_000,
 };
 
-export function scheduleFrom(tuning: unknown): WebhookSchedule {
-  return { ...DEFAULT_SCHEDULE, ...((tuning as Partial<WebhookSchedule> | undefined) ?? {}) };
+export function scheduleFrom(over: Partial<WebhookSchedule>): WebhookSchedule {
+  return { ...DEFAULT_SCHEDULE, ...over };
 }
 
 export function delayAfterRound(s: WebhookSchedule, round: number): number {

@@ -32,7 +32,9 @@ export function decideRequest(policy: PolicyRef | null, req: EgressRequest): Egr
 }
 
 /**
- * CONNECT (https): the proxy does not intercept TLS, so only the host is known. The tunnel
+ * CONNECT (https) the proxy does not intercept (connect-tunnel.ts: no policy entry governs
+ * the host, the entry says `tls: "passthrough"`, or there is no egress CA), so only the
+ * host is known; intercepted tunnels decide each request (intercept.ts). The tunnel
  * opens when the host's entry could let some request through: no rules, or at least one
  * rule that does not `respond` (its index is logged; method/path conditions and header
  * rewrites cannot be enforced inside TLS). An entry whose rules all `respond` answers with

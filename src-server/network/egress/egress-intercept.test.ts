@@ -25,7 +25,7 @@ import { EgressCa } from '../tls/egress-ca.js';
 import type { PolicyRef } from './decide.js';
 import { EgressRepo } from './egress-log-repo.js';
 import type { ProxyDeps } from './proxy-deps.js';
-import { h2Text, listen, startTestEgress, type TestEgress } from './test-egress.js';
+import { h2Text, listen, startTestEgress, type TestEgress } from '../test-support/egress.js';
 
 const BOX = 'box_00000000-0000-4000-8000-0000000000aa';
 const SECRET = 'sk-live-intercepted-secret-never-in-the-box';

@@ -6,7 +6,7 @@ import type { Db } from '../../db/connection.js';
 const COLS = 'at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms, reason';
 
 /** Entries kept per box by default; older ones are pruned as new ones arrive. */
-export const DEFAULT_EGRESS_LOG_KEEP = 1000;
+const DEFAULT_EGRESS_LOG_KEEP = 1000;
 
 /** The egress log (what each box tried and the verdict) and each box's proxy port. */
 export class EgressRepo {

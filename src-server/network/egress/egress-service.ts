@@ -71,10 +71,10 @@ export class EgressService {
    * binds the spare proxy ports.
    */
   async init() {
-    const grace = this.app.config.tuning.egressCaGraceMs;
-    this.ca = await EgressCa.open(this.app.db, () => CryptoBox.forDataDir(this.app.config.dataDir), grace === undefined ? undefined : Number(grace));
+    const { tuning, env } = this.app.config;
+    this.ca = await EgressCa.open(this.app.db, () => CryptoBox.forDataDir(this.app.config.dataDir), tuning.egressCaGraceMs);
     this.armGraceTimer();
-    const roots = upstreamRoots((this.app.config.tuning.egressCaFile as string | undefined) ?? process.env.BOX_EGRESS_CA_FILE);
+    const roots = upstreamRoots(tuning.egressCaFile ?? env.egressCaFile);
     this.deps.tlsCa = roots?.join('\n');
     this.deps.agents = upstreamAgents();
     this.deps.ca = this.ca;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PolicyDocument } from '../../contract/policies.js';
 import { sendBody, sendBulk } from '../../test-support/send-bulk.js';
 import { ChunkedDecoder } from './h1-body.js';
-import { listen, startTestEgress, type TestEgress } from './test-egress.js';
+import { listen, startTestEgress, type TestEgress } from '../test-support/egress.js';
 
 const BOX = 'box_00000000-0000-4000-8000-0000000000cc';
 const HOST = 'origin.example.test';

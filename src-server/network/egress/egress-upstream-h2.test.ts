@@ -20,7 +20,7 @@ import { sendBulk } from '../../test-support/send-bulk.js';
 import { EgressCa } from '../tls/egress-ca.js';
 import { EgressRepo } from './egress-log-repo.js';
 import type { ProxyDeps } from './proxy-deps.js';
-import { h2Text, listen, startTestEgress, type TestEgress } from './test-egress.js';
+import { h2Text, listen, startTestEgress, type TestEgress } from '../test-support/egress.js';
 
 const BOX = 'box_00000000-0000-4000-8000-0000000000bb';
 const SECRET = 'sk-live-h2-upstream-secret-never-in-the-box';

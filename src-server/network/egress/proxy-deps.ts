@@ -48,7 +48,7 @@ export interface ProxyDeps {
 }
 
 export const DEFAULT_IDLE_MS = 5 * 60_000;
-export const CONNECT_TIMEOUT_MS = 15_000;
+export { CONNECT_TIMEOUT_MS } from './upstream-h2.js';
 
 /** A plain-text answer of the proxy itself; always closes the connection. */
 export function rawReply(socket: { write(s: string | Buffer): unknown; end(): unknown }, status: number, body: string) {

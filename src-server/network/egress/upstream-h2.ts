@@ -1,7 +1,9 @@
 import http2 from 'node:http2';
 import type net from 'node:net';
 import tls from 'node:tls';
-import { CONNECT_TIMEOUT_MS } from './proxy-deps.js';
+
+/** How long making an upstream connection may take (the proxy's legs share it). */
+export const CONNECT_TIMEOUT_MS = 15_000;
 
 /** How long an origin that did not choose `h2` in ALPN is sent HTTP/1.1 without asking again. */
 const H1_REMEMBER_MS = 10 * 60_000;

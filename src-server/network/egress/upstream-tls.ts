@@ -38,7 +38,7 @@ export function upstreamTlsProblem(e: Error, host: string): string | undefined {
  * `ca` replaces Node's default list, hence the explicit concatenation. Undefined when there
  * is no extra file (Node's defaults apply). A file that cannot be read is an error at start.
  */
-export function upstreamRoots(file = process.env.BOX_EGRESS_CA_FILE): string[] | undefined {
+export function upstreamRoots(file: string | undefined): string[] | undefined {
   if (!file) return undefined;
   const extra = fs.readFileSync(file, 'utf8');
   if (!/-----BEGIN CERTIFICATE-----/.test(extra)) throw new Error(`BOX_EGRESS_CA_FILE=${file} holds no PEM certificate`);

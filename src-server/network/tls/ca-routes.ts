@@ -1,8 +1,8 @@
-import type { RouteRegistrar } from '../../app-context.js';
+import type { RouteRegistrar } from '../../http/route.js';
 import type { EgressService } from '../egress/egress-service.js';
 
 /**
- * The egress CA (api-surface.md, "Egress CA and inference inside boxes"). Its certificate
+ * The egress CA (ours, beyond the spec: its operations are in contract/routes.ts). Its certificate
  * is public by nature (every box holds it). Rotating re-keys interception at once and
  * answers once running boxes trust the new CA (`boxes_updated`; `boxes_failed` lists boxes
  * whose agent could not be written, which get it at their next start); the old CA stays

@@ -7,23 +7,12 @@ import { forcedCallWrapper } from './forced-call.js';
 import { functionsOf, toChatHistory } from './history.js';
 import type { ModelFiles } from './model-files.js';
 import { Semaphore } from './semaphore.js';
-
-export interface LlamaTuning {
-  /** `false` (default): CPU only, no GPU probing. */
-  gpu?: false | 'auto';
-  /** Concurrent requests per loaded model (context sequences). */
-  sequences?: number;
-  /** Tokens per sequence (capped at the model's training size). */
-  contextSize?: number;
-  /** A model unused this long is unloaded. */
-  idleMs?: number;
-  threads?: number;
-}
+import type { LlamaTuning } from '../../../settings.js';
 
 /** Tokens kept free beside the rendered prompt (the template may render a few more when generating). */
 const CONTEXT_MARGIN = 16;
 
-/** Files under this size are "tiny": one thread each (architecture.md, the 2-core trap). */
+/** Files under this size are "tiny": one thread each (measured: BENCHMARKS.md, the embedded tiny model, 1 thread). */
 const TINY_MODEL_BYTES = 256 * 1024 * 1024;
 
 interface Loaded {

@@ -3,10 +3,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildAgentSync } from '../runtime/agent-build.js';
-import { AgentClient } from './agent-client.js';
+import { buildAgentSync } from '../../runtime/agent-build.js';
+import { AgentClient } from '../agent-client.js';
 
-export const AGENT_BIN = resolve(import.meta.dirname, '../../resources/guest/build/box-agent');
+export const AGENT_BIN = resolve(import.meta.dirname, '../../../resources/guest/build/box-agent');
 
 /** Builds with make; throws (failing the suite) if the toolchain is missing. */
 export function buildAgent(): string {

@@ -11,10 +11,10 @@ import path from 'node:path';
 import { openDatabase, type Db } from '../../db/connection.js';
 import { CryptoBox } from '../../util/crypto-box.js';
 import { EgressCa } from '../tls/egress-ca.js';
-import { BoxProxy } from './box-proxy.js';
-import { EgressRepo } from './egress-log-repo.js';
-import type { ProxyDeps } from './proxy-deps.js';
-import { upstreamAgents } from './upstream-tls.js';
+import { BoxProxy } from '../egress/box-proxy.js';
+import { EgressRepo } from '../egress/egress-log-repo.js';
+import type { ProxyDeps } from '../egress/proxy-deps.js';
+import { upstreamAgents } from '../egress/upstream-tls.js';
 
 /** One HTTP/2 request on `session`: `send` writes its body and ends it; answers the response body as text. */
 export const h2Text = (session: http2.ClientHttp2Session, headers: http2.OutgoingHttpHeaders, send: (s: http2.ClientHttp2Stream) => void) =>
