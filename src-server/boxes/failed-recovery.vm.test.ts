@@ -10,7 +10,7 @@ import { startTestService, type TestService } from '../test-support/harness.js';
 import { readExecStream } from '../test-support/exec-stream.js';
 import { killUnder } from '../test-support/spawned-service.js';
 import { boxFolder, livePid } from '../runtime/box-folder.js';
-import { testImageCache } from '../runtime/test-support.js';
+import { testImageCache } from '../runtime/test-support/vm-image.js';
 
 const VM_TIMEOUT = 600_000;
 const dataDir = fs.mkdtempSync('/tmp/bxfail-');

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeExecution } from '../contract/code.js';
-import { runCli } from '../../src-cli/test-cli.js';
+import { runCli } from '../../src-cli/test-support/cli.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
 
 const VM_TIMEOUT = 600_000;

@@ -3,7 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { ExecBody } from '../contract/exec.js';
-import { boxFor } from '../boxes/box-access.js';
+import type { BoxAccess } from '../boxes/box-access.js';
+import type { ExecService } from '../boxes/exec-service.js';
 import { errorBody } from '../http/error-handler.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
@@ -20,7 +21,7 @@ const MCP_BODY_LIMIT = 24 * 1024 * 1024;
  * the same checks, as the MCP transport allows a server without sessions to: clients then
  * carry on with POSTs alone.
  */
-export function mcpRoutes(r: RouteRegistrar, mcp: McpHttpService) {
+export function mcpRoutes(r: RouteRegistrar, mcp: McpHttpService, svc: { execs: ExecService; access: BoxAccess }) {
   r.add({
     method: 'post',
     path: '/mcp',
@@ -36,8 +37,8 @@ export function mcpRoutes(r: RouteRegistrar, mcp: McpHttpService) {
       const exec: BoxApi['exec'] = async (boxId, execBody, onEvent, signal) => {
         let session;
         try {
-          const box = boxFor(app, req, auth, parseOr400(BoxIdParams, { box_id: boxId }).box_id, 'exec');
-          session = await app.services.execs.start(box, parseOr400(ExecBody, execBody));
+          const box = svc.access.boxFor(req, auth, parseOr400(BoxIdParams, { box_id: boxId }).box_id, 'exec');
+          session = await svc.execs.start(box, parseOr400(ExecBody, execBody));
         } catch (e) {
           const { status, body: envelope } = errorBody(e, app);
           throw new ApiCallError(status, (envelope as { error: ApiErrorEnvelope }).error);

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from './migration.js';
 
 /** Why the egress proxy refused, answered or failed a request, in words (issue 29): shown beside the log row. */
 export const m129: Migration = {
