@@ -163,7 +163,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
 }
 
 /** Every service, as headless.ts, src-main and tests see them (`ServiceHandle.ctx.services`); all present. */
-export interface Services {
+interface Services {
   /** The organization's audit log (core/). */
   audit: AuditLog;
   keys: KeysService;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../app-context.js';
+import type { Logger } from '../logger.js';
 
 const MiB = 1024 * 1024;
 /** Kept on the data dir's disk and given back when it fills, so deletes (SQLite needs room for its journal) still work. */

@@ -117,13 +117,7 @@ export async function computeImageKeys(agentPath: string, flavour: KernelFlavour
     const vmlinuz = statSync(`/boot/vmlinuz-${kver}`);
     kernel = hashOf([common, recipeFile('build-kernel.sh'), kver, `${vmlinuz.size}:${vmlinuz.mtimeMs}`]);
   }
-  const rootfs = hashOf([
-    common,
-    recipeFile('build-rootfs.sh'),
-    recipeFile('packages.txt'),
-    recipeFile('packages-apt.txt'),
-    boxEnv().rootfsSize ?? '2G',
-  ]);
+  const rootfs = hashOf([common, recipeFile('build-rootfs.sh'), recipeFile('packages.txt'), recipeFile('packages-apt.txt'), boxEnv().rootfsSize ?? '2G']);
   const initrd = hashOf([common, recipeFile('build-initrd.sh'), recipeFile('init'), readFileSync(agentPath), kernel]);
   return { kernel, rootfs, initrd, recipe: hashOf([kernel, rootfs, initrd]), kernelVersion: kver };
 }

@@ -1,10 +1,10 @@
-import { parseTools, toolsFor } from './tool-turn.js';
+import { parseTools, toolsFor, type Style } from './tool-turn.js';
 
 /**
  * Builds the wire request of each inference style from one set of playground inputs.
  * Pure, so what the page sends is exactly what it shows as the raw request.
  */
-export type Style = 'responses' | 'chat' | 'messages';
+export type { Style };
 
 export interface PlaygroundInput {
   style: Style;

@@ -2,7 +2,8 @@
  * Tools in the playground (issue 24), pure: the tools in each style's shape, the calls an
  * answer makes, and the follow-up request that sends their results.
  */
-import type { Style } from './build-request.js';
+/** The three wire styles the playground speaks. */
+export type Style = 'responses' | 'chat' | 'messages';
 
 interface ToolSpec {
   name: string;
