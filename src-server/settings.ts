@@ -99,6 +99,12 @@ export const ENV_SETTINGS = {
     meaning: 'where the accelerator probe answer is kept (one per machine)',
   },
   engineDiscovery: { env: 'BOX_ENGINE_DISCOVERY', schema: flag('0'), default: 'on', meaning: '`0`: never probe for local inference servers' },
+  codeWarm: {
+    env: 'BOX_CODE_WARM',
+    schema: flag('0'),
+    default: 'on',
+    meaning: "`0`: templates without the code interpreter's started Python kernel (the test suite's other VM tests)",
+  },
 } satisfies Record<string, EnvSetting>;
 
 /** `BOX_*` variables other programs read (the CLI, scripts, the guest recipe, tests): accepted, unused here. */

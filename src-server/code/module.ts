@@ -8,7 +8,7 @@ import type { CodeBoxes } from './ports.js';
 import { codeWarmup } from './template-warmup.js';
 
 /** The code interpreter (issue 25): contexts and runs, served by a daemon inside each box. */
-export function codeArea(_app: AppBase, deps: { boxes: BoxService; access: BoxAccess }) {
+export function codeArea(app: AppBase, deps: { boxes: BoxService; access: BoxAccess }) {
   const b = deps.boxes;
   const port: CodeBoxes = {
     ensureRunning: (box) => (box.status === 'running' ? Promise.resolve(box) : b.ensureRunning(box, 'exec')),
@@ -19,7 +19,7 @@ export function codeArea(_app: AppBase, deps: { boxes: BoxService; access: BoxAc
   };
   // every template holds the daemon and a started Python kernel (template-warmup.ts)
   // (BOX_CODE_WARM=0 leaves it out: the test suite's other VM tests do, to save CI time)
-  if (process.env.BOX_CODE_WARM !== '0') b.runtime.addTemplateWarmup?.(codeWarmup);
+  if (app.config.env.codeWarm !== false) b.runtime.addTemplateWarmup?.(codeWarmup);
   const code = new CodeService(port);
   const area: Area = { name: 'code', routes: codeRoutes(code, deps.access) };
   return { code, area };
