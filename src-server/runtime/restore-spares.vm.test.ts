@@ -82,8 +82,8 @@ describe('restore spares', () => {
       // a new runtime (a service restart) adopts both: the command line names the spare's folder
       const rt2 = new QemuBoxRuntime(fx.dataDir, { templates: true, warmPool: 0, restoreSpares: 0 });
       try {
-        expect(await rt2.adopt(s1)).toBe(true);
-        expect(await rt2.adopt(cfg('s2'))).toBe(true);
+        expect((await rt2.adopt(s1)).adopted).toBe(true);
+        expect((await rt2.adopt(cfg('s2'))).adopted).toBe(true);
         expect(await sh(rt2, 's2', 'cat /dev/shm/m')).toBe('in-memory\n');
         expect(fs.readdirSync(`${fx.dataDir}/spares`)).toEqual([]); // rt.close() ended the unused spare
       } finally {

@@ -380,6 +380,8 @@ export type EgressLogRow = {
   scheme: 'http' | 'https' | 'tunnel';
   /** From the request's arrival to its last response byte (a tunnel: its whole life); null while open. */
   duration_ms: null | number;
+  /** Why the proxy refused, answered or could not forward it (the text the box got); null when forwarded. */
+  reason: null | string;
   id: number;
 };
 
