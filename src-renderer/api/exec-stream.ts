@@ -7,6 +7,11 @@ import { api, apiFetch, call, type Answer } from './client.js';
  */
 export async function runExec(boxId: string, body: ExecBody, onEvent: (e: ExecEvent) => void, signal?: AbortSignal): Promise<void> {
   const res = await apiFetch(`/v1/boxes/${boxId}/exec`, { method: 'POST', json: body, signal });
+  await readNdjson(res, onEvent);
+}
+
+/** Reads an NDJSON answer line by line (a last line without its newline too) until it ends. */
+export async function readNdjson<T>(res: Response, on: (e: T) => void): Promise<void> {
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buf = '';
   for (;;) {
@@ -17,10 +22,10 @@ export async function runExec(boxId: string, body: ExecBody, onEvent: (e: ExecEv
     while ((nl = buf.indexOf('\n')) >= 0) {
       const line = buf.slice(0, nl).trim();
       buf = buf.slice(nl + 1);
-      if (line) onEvent(JSON.parse(line) as ExecEvent);
+      if (line) on(JSON.parse(line) as T);
     }
   }
-  if (buf.trim()) onEvent(JSON.parse(buf) as ExecEvent);
+  if (buf.trim()) on(JSON.parse(buf) as T);
 }
 
 export const decodeBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { Box } from '../../../src-server/contract/boxes.js';
 import type { CodeError, CodeEvent, CodeExecution, CodeLanguage, CodeResult } from '../../../src-server/contract/code.js';
 import { apiFetch, call, errorMessage } from '../../api/client.js';
+import { readNdjson } from '../../api/exec-stream.js';
 import { Button } from '../../ui/Button.js';
 
 type Cell = {
@@ -26,19 +27,7 @@ const storeKey = (boxId: string) => `box-code-history:${boxId}`;
 /** Runs one cell with `?stream=1`: output shows as it comes, the end event settles the cell. */
 async function runStreaming(boxId: string, body: { code: string; language: CodeLanguage }, on: (e: CodeEvent | { type: 'failed'; message: string }) => void) {
   const res = await apiFetch(`/v1/boxes/${boxId}/code/run`, { method: 'POST', json: body, query: { stream: 1 } });
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buf += value;
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl).trim();
-      buf = buf.slice(nl + 1);
-      if (line) on(JSON.parse(line) as CodeEvent);
-    }
-  }
+  await readNdjson<CodeEvent>(res, on);
 }
 
 /**
