@@ -20,6 +20,8 @@ export default defineConfig({
     // The app follows the system theme; dark is its primary look (light-theme shots opt in).
     colorScheme: 'dark',
     acceptDownloads: true,
+    // A click that cannot happen fails in 2 minutes, not at a long test's timeout.
+    actionTimeout: 120_000,
     trace: 'retain-on-failure',
     launchOptions: {
       executablePath: process.env.BOX_E2E_CHROMIUM ?? '/usr/bin/chromium',

@@ -29,7 +29,10 @@ test('files: browse a box, drop a file into /tmp, see its mode, download it back
   await new AppPage(page).open('files');
   await page.getByTestId('files-box').filter({ hasText: 'files-box' }).click();
   const browser = new VolumesPage(page); // same browser component and drop zone
-  await browser.entry('tmp').getByRole('button').click();
+  // A box's files open in its home (/root); the first breadcrumb is the root.
+  await expect(page.getByTestId('breadcrumbs')).toContainText('root');
+  await page.getByTestId('breadcrumbs').getByRole('button').first().click();
+  await browser.entry('tmp').getByRole('button', { name: 'tmp/' }).click();
   await expect(page.getByTestId('breadcrumbs')).toContainText('tmp');
 
   const bytes = randomBytes(200_000);
