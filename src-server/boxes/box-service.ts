@@ -182,7 +182,7 @@ export class BoxService {
     if (cur.status !== 'running') {
       await this.withLock(cur.box_id, async () => {
         const again = this.fresh(cur, op);
-        if (again.status !== 'running') await this.wake(again);
+        if (again.status !== 'running' && again.status !== 'failed') await this.wake(again);
       });
     }
     const after = this.repo.get(box.box_id)!;

@@ -100,10 +100,28 @@ export class CheckpointService {
     );
   }
 
+  /** A failed box cannot be checkpointed: its forks start from its last ready checkpoint (issue 28). */
+  private async forkFailed(auth: Principal, box: BoxRecord, names: string[]): Promise<{ checkpoint_id: string; boxes: Box[] }> {
+    const last = this.boxes.repo
+      .listCheckpoints(auth.orgId, { box_id: box.box_id })
+      .filter((c) => c.status === 'ready')
+      .sort((a, b) => b.checkpoint_generation - a.checkpoint_generation || b.created_at.localeCompare(a.created_at))[0];
+    if (!last)
+      throw conflict(
+        `Box ${box.box_id} is failed and has no checkpoint to fork from: reboot it from its disk, or read its files first.`,
+        'failed_precondition',
+        'box_id',
+      );
+    const boxes: Box[] = [];
+    for (const n of names) boxes.push(await this.fromCheckpoint(auth, last, n, box.box_id));
+    return { checkpoint_id: last.checkpoint_id, boxes };
+  }
+
   /** Checkpoint + from_checkpoint in one call; a paused or sleeping source stays as it is. */
   async fork(auth: Principal, box: BoxRecord, name: string, count: number): Promise<{ checkpoint_id: string; boxes: Box[] }> {
     const names = count === 1 ? [name] : Array.from({ length: count }, (_, i) => `${name}-${i + 1}`);
     for (const n of names) assertNameFree(this.boxes.repo, auth.orgId, n);
+    if (this.boxes.repo.get(box.box_id)?.status === 'failed') return this.forkFailed(auth, box, names);
     // The children start as soon as the checkpoint's files are complete, while a running
     // source is still being resumed (under its lock): the two restores overlap.
     let saved!: (cp: CheckpointRow) => void;

@@ -1,8 +1,9 @@
 /**
  * Issue 28: a `failed` box keeps its disk reachable. Real VM: a box with a file on its
  * disk and a checkpoint fails (its VM killed and the box recorded failed, as a lost agent
- * or a failed start leaves it); a reboot starts it afresh from its disk, and a new box is
- * made from its last checkpoint.
+ * or a failed start leaves it); its files are read, written and listed from its stopped
+ * disk while it stays failed (a maintenance VM), a fork starts from its last checkpoint, and
+ * a reboot starts it afresh from its disk, with the write.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -40,7 +41,7 @@ afterAll(async () => {
 }, VM_TIMEOUT);
 
 it(
-  'a failed box reboots from its disk, and a new box comes from its checkpoint',
+  'a failed box: its files read and written from its stopped disk, a fork from its last checkpoint, a reboot keeps the write',
   async () => {
     const app = (await post('/v1/apps/find', { name: 'failed', mint_if_missing: true })).id;
     const box = await post('/v1/boxes', { app_id: app, name: 'doomed' });
@@ -51,13 +52,32 @@ it(
     await new Promise((r) => setTimeout(r, 500));
     svc.ctx.services.boxes.repo.setStatus(box.box_id, 'failed', { error_message: 'The guest agent stopped answering (3 health checks failed).' });
 
+    // its disk is reachable while it stays failed: a maintenance VM booted cold from it
+    let t0 = Date.now();
+    const kept = await svc.api(`/v1/boxes/${box.box_id}/files?path=/root/kept.txt`);
+    expect(kept.status).toBe(200);
+    expect(await kept.text()).toBe('kept\n');
+    console.log(`failed box: first file read (maintenance VM boot) ${Date.now() - t0} ms`);
+    t0 = Date.now();
+    const put = await svc.api(`/v1/boxes/${box.box_id}/files?path=/root/rescued.txt`, { method: 'PUT', body: 'written while failed\n' });
+    expect(put.status).toBe(200);
+    console.log(`failed box: next write ${Date.now() - t0} ms`);
+    const listing = await (await svc.api(`/v1/boxes/${box.box_id}/directories?path=/root`)).json();
+    expect(listing.entries.map((e: { name: string }) => e.name)).toEqual(expect.arrayContaining(['kept.txt', 'rescued.txt']));
+    expect((await (await svc.api(`/v1/boxes/${box.box_id}`)).json()).status).toBe('failed');
+    expect((await svc.api(`/v1/boxes/${box.box_id}/exec`, { method: 'POST', json: { command: 'true' } })).status).toBe(409);
+
+    // a fork of a failed box starts from its last checkpoint
+    const forked = await post(`/v1/boxes/${box.box_id}/fork`, { name: 'rescued' });
+    expect(forked.checkpoint_id).toBe(cp.checkpoint_id);
+    const child = forked.boxes[0];
+    expect(child.status).toBe('running');
+    expect(await sh(child.box_id, 'cat /root/kept.txt; ls /root')).toBe('kept\nkept.txt\n');
+
+    // the reboot stops the maintenance VM and boots the same disk: the write is there
     const rebooted = await post(`/v1/boxes/${box.box_id}/reboot`);
     expect(rebooted.status).toBe('running');
-    expect(await sh(box.box_id, 'cat /root/kept.txt')).toBe('kept\n');
-
-    const child = await post('/v1/boxes/from_checkpoint', { checkpoint_id: cp.checkpoint_id, name: 'rescued' });
-    expect(child.status).toBe('running');
-    expect(await sh(child.box_id, 'cat /root/kept.txt')).toBe('kept\n');
+    expect(await sh(box.box_id, 'cat /root/kept.txt /root/rescued.txt')).toBe('kept\nwritten while failed\n');
   },
   VM_TIMEOUT,
 );

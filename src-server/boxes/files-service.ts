@@ -2,7 +2,8 @@ import type { Readable } from 'node:stream';
 import { conflict, Forbidden, invalid, notFound, Unavailable } from '../core/errors.js';
 import type { BoxService } from './box-service.js';
 import type { BoxRecord } from './boxes-repo.js';
-import type { EntryInfo } from './runtime-port.js';
+import type { MaintenanceVms } from './maintenance.js';
+import type { EntryInfo, GuestAgent } from './runtime-port.js';
 
 /** Maps a guest agent error code (resources/guest/PROTOCOL.md) onto domain errors naming `path`. */
 function guestError(e: unknown, path: string): never {
@@ -31,32 +32,52 @@ function guestError(e: unknown, path: string): never {
 
 /**
  * Files inside a box, through its guest agent: the box is woken first if it sleeps
- * (`ensureRunning`), and the agent's errors become domain errors. The caller has already
+ * (`ensureRunning`), a failed one is served from its stopped disk (maintenance.ts), and the
+ * agent's errors become domain errors. The caller has already
  * authorized the box (`boxFor(..., 'files')`).
  */
 export class FilesService {
-  constructor(private boxes: Pick<BoxService, 'ensureRunning' | 'runtime'>) {}
+  constructor(
+    private boxes: Pick<BoxService, 'ensureRunning' | 'runtime'>,
+    /** Serves the calls on a `failed` box from its stopped disk (maintenance.ts). */
+    private maintenance?: Pick<MaintenanceVms, 'with'>,
+  ) {}
 
-  private async agent(box: BoxRecord) {
+  /** Runs `call` with the agent that serves the box's files; `done` ends the call (a read: when its stream closes). */
+  private async withAgent<T>(box: BoxRecord, call: (agent: GuestAgent, done: () => void) => Promise<T>): Promise<T> {
+    if (box.status === 'failed' && this.maintenance) return this.maintenance.with(box, call);
     const running = await this.boxes.ensureRunning(box, 'files');
-    return this.boxes.runtime.agent(running.box_id);
+    return call(await this.boxes.runtime.agent(running.box_id), () => {});
   }
 
   /** Streams `source` into one regular file (a complete retry replaces it). */
   async write(box: BoxRecord, path: string, opts: { mode: number; createParents: boolean }, source: Readable): Promise<{ sizeBytes: number }> {
-    const agent = await this.agent(box);
-    return agent.writeFile(path, opts, source).catch((e) => guestError(e, path));
+    return this.withAgent(box, async (agent, done) => {
+      try {
+        return await agent.writeFile(path, opts, source).catch((e) => guestError(e, path));
+      } finally {
+        done();
+      }
+    });
   }
 
   async read(box: BoxRecord, path: string): Promise<{ mode: number; size: number | null; stream: Readable }> {
-    const agent = await this.agent(box);
-    return agent.readFile(path).catch((e) => guestError(e, path));
+    return this.withAgent(box, async (agent, done) => {
+      const file = await agent.readFile(path).catch((e) => guestError(e, path));
+      file.stream.once('close', done);
+      return file;
+    });
   }
 
   /** A directory's entries, sorted by name (byte order). */
   async list(box: BoxRecord, path: string): Promise<EntryInfo[]> {
-    const agent = await this.agent(box);
-    const entries = await agent.listDir(path).catch((e) => guestError(e, path));
+    const entries = await this.withAgent(box, async (agent, done) => {
+      try {
+        return await agent.listDir(path).catch((e) => guestError(e, path));
+      } finally {
+        done();
+      }
+    });
     return [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 }

@@ -10,6 +10,7 @@ import { execRoutes } from './exec-routes.js';
 import { ExecService } from './exec-service.js';
 import { filesRoutes } from './files-routes.js';
 import { FilesService } from './files-service.js';
+import { MaintenanceVms } from './maintenance.js';
 import type { BoxRuntime } from './runtime-port.js';
 import { BoxScheduler } from './scheduler.js';
 
@@ -23,7 +24,8 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDep
   const access = boxAccess({ lookup: (id) => boxes.get(id), audit: deps.audit });
   const checkpoints = new CheckpointService(app, boxes);
   const execs = new ExecService(app, boxes);
-  const files = new FilesService(boxes);
+  const maintenance = new MaintenanceVms(boxes, app.log);
+  const files = new FilesService(boxes, maintenance);
   /** Disk bytes used by an app's boxes (the apps routes report it). */
   const diskUsage = (appId: string) =>
     boxes.repo
@@ -47,6 +49,8 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDep
   );
   app.statusProviders.push(() => ({ runtime: runtime.name, accelerator: accel }));
   const scheduler = new BoxScheduler(app, boxes, execs, checkpoints);
+  /** The adoptions of VMs found at start, running in the background (reconcile.ts). */
+  let adopting: Promise<void> = Promise.resolve();
   const area: Area = {
     name: 'boxes',
     routes(r) {
@@ -56,11 +60,13 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDep
       filesRoutes(r, { files, access });
     },
     async start() {
-      await boxes.reconcile();
+      adopting = boxes.reconcile();
       scheduler.start();
     },
     async stop() {
       scheduler.stop();
+      await adopting;
+      await maintenance.stopAll();
       await runtime.close();
       execs.close();
     },

@@ -28,9 +28,11 @@ export const ACCEPTS = {
   upgrade: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
   terminate: ['creating', 'running', 'paused', 'sleeping', 'failed', 'interrupted_restorable'],
   checkpoint: ['running', 'paused', 'sleeping'],
-  fork: ['running', 'paused', 'sleeping'],
+  // a failed box forks from its last checkpoint (issue 28)
+  fork: ['running', 'paused', 'sleeping', 'failed'],
   exec: ['running', 'sleeping', 'interrupted_restorable'],
-  files: ['running', 'sleeping', 'interrupted_restorable'],
+  // a failed box's files are served from its stopped disk (boxes/maintenance.ts)
+  files: ['running', 'sleeping', 'interrupted_restorable', 'failed'],
   auto_sleep: ['creating', 'running', 'paused', 'sleeping', 'interrupted_restorable'],
   http_policy: ['creating', 'running', 'paused', 'sleeping', 'interrupted_restorable', 'failed'],
   listeners: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
