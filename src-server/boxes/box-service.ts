@@ -256,8 +256,14 @@ export class BoxService {
     this.repo.setStatus(boxId, to, { error_message: reason.message });
   }
 
-  /** On service start: derive each box's state from what is really running (reconcile.ts). */
+  /** On service start: derive each box's state from what is really running (reconcile.ts); resolves when the background adoptions are done. */
   reconcile(): Promise<void> {
-    return reconcileBoxes(this.app.log, this.repo, this.runtime, (b) => this.vmConfig(b));
+    return reconcileBoxes(
+      this.app.log,
+      this.repo,
+      this.runtime,
+      (b) => this.vmConfig(b),
+      (id, fn) => this.withLock(id, fn),
+    );
   }
 }

@@ -106,7 +106,10 @@ export class BoxesRepo {
   update(
     id: string,
     fields: Partial<
-      Pick<BoxRecord, 'wake_at' | 'http_policy_id' | 'inference_budget_tokens' | 'last_activity_at' | 'checkpoint_generation' | 'last_checkpointed_at'>
+      Pick<
+        BoxRecord,
+        'wake_at' | 'error_message' | 'http_policy_id' | 'inference_budget_tokens' | 'last_activity_at' | 'checkpoint_generation' | 'last_checkpointed_at'
+      >
     > & { auto_sleep?: Box['auto_sleep'] },
   ): void {
     const sets: string[] = [];
