@@ -51,6 +51,7 @@ export const API_KEY_FILE = 'api-key';
 const UI_KEY_NAME = 'desktop-ui';
 
 export async function startService(opts: StartOptions): Promise<ServiceHandle> {
+  const t0 = performance.now();
   // A malformed or unknown BOX_* variable, or a bad tuning key, stops the start here.
   const env = boxEnv();
   const config: ServiceConfig = {
@@ -71,14 +72,14 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
   // One service per data dir (data-dir-lock.ts); released by close, or taken over after a crash.
   const lock = lockDataDir(config.dataDir);
   try {
-    return await startLocked(opts, config, lock);
+    return await startLocked(opts, config, lock, t0);
   } catch (e) {
     lock.release();
     throw e;
   }
 }
 
-async function startLocked(opts: StartOptions, config: ServiceConfig, lock: ReturnType<typeof lockDataDir>): Promise<ServiceHandle> {
+async function startLocked(opts: StartOptions, config: ServiceConfig, lock: ReturnType<typeof lockDataDir>, t0: number): Promise<ServiceHandle> {
   const db = openDatabase(config.dataDir);
   // Every area logs through it: a ring for GET /v1/service/log, <data dir>/logs/service.log, and opts.log (the console).
   const log = new ServiceLog(config.dataDir, opts.log ?? console);
@@ -104,7 +105,7 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
   };
   // The first box waits for the guest image: its progress goes to GET /v1/status (preparation).
   const preparation = opts.preparation ?? (opts.runtime ? undefined : new PreparationTracker());
-  const runtime = (opts.runtime ?? ((dir) => new QemuBoxRuntime(dir, { onImageProgress: (p) => preparation?.onImage(p) })))(config.dataDir);
+  const runtime = (opts.runtime ?? ((dir) => new QemuBoxRuntime(dir, { onImageProgress: (p) => preparation?.onImage(p), log })))(config.dataDir);
   if (preparation) showPreparation(base, runtime, preparation);
   base.diskSpace.start();
   base.statusProviders.push(() => ({ disk: base.diskSpace.status() }));
@@ -121,7 +122,8 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
     inferenceUrl = `http://${config.host}:${(infServer.address() as AddressInfo).port}`;
   }
   // the first line of logs/service.log, so the file is there from the start
-  log.info(`service starting on ${baseUrl} (data dir ${config.dataDir}, pid ${process.pid})`);
+  const took = `process up ${process.uptime().toFixed(1)} s, of which the database, wiring and listen ${Math.round(performance.now() - t0)} ms`;
+  log.info(`service starting on ${baseUrl} (data dir ${config.dataDir}, pid ${process.pid}; ${took})`);
   for (const a of areas) await a.start?.();
 
   return {
@@ -158,7 +160,18 @@ function seedKeys(db: Db, repos: ReturnType<typeof makeRepos>, orgId: string, da
   return file;
 }
 
+/**
+ * How long an idle keep-alive connection is kept (Node's default: 5 s). A client reuses its
+ * pooled connections; one whose event loop was busy for longer than this (a script that ran
+ * `box image build` synchronously for a minute) cannot have seen the server's close and sends
+ * its next request on a dead socket: "other side closed" / ECONNRESET on a POST, which no
+ * client retries (issue 28). Idle connections cost the service next to nothing, so they are
+ * kept for 10 minutes (undici closes its own a second before the advertised timeout).
+ */
+export const KEEP_ALIVE_MS = 600_000;
+
 function listen(server: http.Server, port: number, host: string): Promise<http.Server> {
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   return new Promise((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
       reject(
