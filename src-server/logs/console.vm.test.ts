@@ -33,6 +33,21 @@ async function shell(command: string) {
   expect(exit).toMatchObject({ status: 'succeeded', return_code: 0 });
 }
 
+it("a cloned box's console starts with where it came from: its template's boot, then its own lines (issue 28)", async () => {
+  const tail = await (await svc.api(`/v1/boxes/${boxId}/console?lines=2000`)).json();
+  expect(tail.data).toMatch(/^--- cloned from template tpl_[0-9a-f]+; its boot: ---\n/);
+  const [boot, own] = tail.data.split('--- this box, restored from the template: ---\n');
+  expect(boot).toContain('box-agent'); // the template's agent said it was ready during its boot
+  expect(own).toBeDefined();
+});
+
+it('the service log tells the template build of the first box: start and reason, end and time (issue 28)', async () => {
+  const page = await (await svc.api('/v1/service/log?search=template%20tpl_&limit=50')).json();
+  const lines = (page.data as { message: string }[]).map((e) => e.message).join('\n');
+  expect(lines).toMatch(/template tpl_[0-9a-f]+ \(debian, \d+ vCPU, \d+ MiB\): build started: no ready template of this shape/);
+  expect(lines).toMatch(/template tpl_[0-9a-f]+ \(debian, \d+ vCPU, \d+ MiB\): built in \d+\.\d s/);
+});
+
 it('what the guest writes to ttyS0 is in the console, and the stream follows it', async () => {
   await shell('echo "console-marker-one from $(hostname)" > /dev/ttyS0');
   const deadline = Date.now() + 20_000;

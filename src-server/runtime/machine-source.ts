@@ -20,8 +20,10 @@ export class MachineSource {
   constructor(
     private dataDir: string,
     private onImageProgress?: (p: ImageProgress) => void,
+    private log?: { info(m: string): void; warn(m: string): void },
   ) {
     this.store = new TemplateStore(dataDir);
+    this.store.log = log;
   }
 
   /** Why the accelerator was chosen, once known (the service log says it). */
@@ -34,9 +36,30 @@ export class MachineSource {
 
   /** The default guest image, built once and cached (progress goes to onImageProgress). */
   image(): Promise<GuestImage> {
-    this.imageP ??= ensureAgentBinary().then(() => ensureGuestImage({ dataDir: this.dataDir, onProgress: this.onImageProgress }));
+    this.imageP ??= ensureAgentBinary().then(() => this.buildImage());
     this.imageP.catch(() => (this.imageP = undefined));
     return this.imageP;
+  }
+
+  /** ensureGuestImage, told to the service log when it builds (a phase past `check`): start, end, time, or the failure. */
+  private async buildImage(): Promise<GuestImage> {
+    const t0 = Date.now();
+    let building = false;
+    const onProgress = (p: ImageProgress) => {
+      if (!building && p.phase !== 'check' && p.phase !== 'done') {
+        building = true;
+        this.log?.info(`guest image: build started (${p.phase}: ${p.message}): not in the image cache for this recipe, kernel and agent`);
+      }
+      this.onImageProgress?.(p);
+    };
+    try {
+      const img = await ensureGuestImage({ dataDir: this.dataDir, onProgress });
+      if (building || !img.cached) this.log?.info(`guest image ${img.recipeHash}: built in ${((Date.now() - t0) / 1000).toFixed(1)} s (${img.dir})`);
+      return img;
+    } catch (e) {
+      this.log?.warn(`guest image: build failed after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${(e as Error).message}`);
+      throw e;
+    }
   }
 
   async vmConfig(cfg: BoxVmConfig): Promise<VmConfig> {

@@ -32,6 +32,7 @@ import { writeGuestFiles } from './guest-files.js';
 import { boxEnv } from '../settings.js';
 interface QemuRuntimeOptions {
   onImageProgress?: (p: ImageProgress) => void;
+  log?: { info(m: string): void; warn(m: string): void }; // the service log: image and template builds
   /** Clone boxes from warm templates (default: unless BOX_TEMPLATES=0). */
   templates?: boolean;
   /** Warmed clones kept ready per template in use (default: BOX_WARM_POOL, else 1). */
@@ -62,7 +63,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     private dataDir: string,
     opts: QemuRuntimeOptions = {},
   ) {
-    this.machines = new MachineSource(dataDir, opts.onImageProgress);
+    this.machines = new MachineSource(dataDir, opts.onImageProgress, opts.log);
     const useTemplates = opts.templates ?? boxEnv().templates !== false;
     if (useTemplates) this.clones = new CloneSource(dataDir, this.machines, opts.warmPool ?? warmPoolSize(), opts.restoreSpares ?? restoreSpareCount());
     const store = this.machines.store;
@@ -149,9 +150,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     return { adopted: r.adopted, note: r.note };
   }
 
-  private async quiesce(boxId: string) {
-    this.conns.quiesce(boxId);
-  }
+  private quiesce = async (boxId: string) => this.conns.quiesce(boxId);
 
   private async handle(boxId: string): Promise<VmHandle> {
     const h = this.handles.get(boxId) ?? (livePid(this.folder(boxId)) ? await attachVm(this.folder(boxId)) : undefined);

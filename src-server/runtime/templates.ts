@@ -65,6 +65,9 @@ export class TemplateStore {
   /** Run in the guest before the save (other areas' warm state, e.g. the code kernel). */
   readonly warmups: TemplateWarmup[] = [];
 
+  /** Where template builds are told (the service log): start, reason, end and time, or the failure. */
+  log?: { info(m: string): void; warn(m: string): void };
+
   constructor(private dataDir: string) {}
 
   get root() {
@@ -129,7 +132,20 @@ export class TemplateStore {
     if (!b) {
       const progress = { phase: 'boot', percent: 0 };
       const entry = { progress, shape, promise: Promise.resolve(undefined as unknown as Ready) };
-      entry.promise = this.build(id, shape, key, base, (p) => Object.assign(progress, p)).finally(() => this.building.delete(id));
+      const what = `template ${id} (${shape.image}, ${shape.vcpus} vCPU, ${shape.memoryMib} MiB${shape.volumeSlots ? ', volume slots' : ''})`;
+      const before = this.failed.get(id);
+      const why = before ? `its last build failed (${before.error})` : 'no ready template of this shape for the present image, kernel and agent';
+      const t0 = Date.now();
+      this.log?.info(`${what}: build started: ${why}`);
+      entry.promise = this.build(id, shape, key, base, (p) => Object.assign(progress, p))
+        .then(
+          (r) => (this.log?.info(`${what}: built in ${((Date.now() - t0) / 1000).toFixed(1)} s`), r),
+          (e: unknown) => {
+            this.log?.warn(`${what}: build failed after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${(e as Error).message}`);
+            throw e;
+          },
+        )
+        .finally(() => this.building.delete(id));
       this.building.set(id, entry);
       b = entry;
     }
