@@ -19,7 +19,7 @@
  * Spares never outlive the service: close() ends them, a start clears leftovers.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFile, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BoxFolder, type BoxState, readState, writeState } from './box-folder.js';
 import { cloneTemplateFolder } from './template-clone.js';
@@ -142,9 +142,9 @@ export class RestoreSpares extends TemplateStock<Spare> {
     await qmp.execute('blockdev-reopen', { options: [{ driver: 'qcow2', 'node-name': 'disk0', file: 'disk0-box', backing }] });
     await qmp.execute('blockdev-del', { 'node-name': 'disk0-file' });
     if (config.proxyPort) await appendFile(s.portFile, String(config.proxyPort), { flag: 'w' });
-    // the box's console history first: QEMU appends (O_APPEND) and the guest has not run yet
+    // the box's console history instead of the placeholder's (its template's boot): QEMU appends (O_APPEND) and the guest has not run yet
     const history = await readFile(folder.serialLog).catch(() => undefined);
-    if (history?.length) await appendFile(s.folder.serialLog, history.subarray(-65536));
+    if (history?.length) await writeFile(s.folder.serialLog, history.subarray(-65536));
     for (const f of ['qmpSock', 'qmpAuxSock', 'agentSock', 'serialLog', 'pidFile'] as const) await rename(s.folder[f], folder[f]);
     await rm(s.folder.dir, { recursive: true, force: true });
     const handle: VmHandle = { ...s.handle, folder, config };

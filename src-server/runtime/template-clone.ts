@@ -6,7 +6,7 @@
  * before the box is reported running.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFile, link, rm } from 'node:fs/promises';
+import { copyFile, link, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AgentClient } from '../guest/agent-client.js';
 import { type BoxFolder, createOverlay, ensureFolder, livePid, writeState } from './box-folder.js';
 import type { Ready } from './templates.js';
@@ -24,6 +24,20 @@ export async function cloneTemplateFolder(tpl: Ready, dst: BoxFolder, own: Pick<
     throw new Error(`the template has ${tpl.config.shareSlots ?? 0} share slots, the box needs ${own.mounts!.length}`);
   const config: VmConfig = { ...tpl.config, ramFile: tpl.folder.ram, freePageReporting: false, mounts: [], ...own };
   await writeState(dst, { config, bootCount: 0, template: tpl.templateId, clonedFrom: tpl.folder.dir });
+  await writeFile(dst.serialLog, await cloneConsole(tpl));
+}
+
+/**
+ * A clone never boots: its console starts with where it came from, its template's boot
+ * output (the last 64 KiB), then its own lines, which QEMU appends (issue 28).
+ */
+async function cloneConsole(tpl: Ready): Promise<Buffer> {
+  const boot = (await readFile(tpl.folder.serialLog).catch(() => Buffer.alloc(0))).subarray(-65536);
+  return Buffer.concat([
+    Buffer.from(`--- cloned from template ${tpl.templateId}; its boot: ---\n`),
+    boot,
+    Buffer.from(`${boot.length && boot.at(-1) !== 10 ? '\n' : ''}--- this box, restored from the template: ---\n`),
+  ]);
 }
 
 /**
