@@ -68,14 +68,14 @@ export class LlamaEngine implements Engine {
     let chat: LlamaChat | undefined;
     try {
       seq = lm.context.getSequence();
-      const { LlamaChat } = await import('node-llama-cpp');
+      const { LlamaChat, LlamaText } = await import('node-llama-cpp');
       chat = new LlamaChat({ contextSequence: seq });
       const functions = functionsOf(req);
       const forced = functions && (req.toolChoice === 'required' || typeof req.toolChoice === 'object');
       if (forced) {
         const base = chat.chatWrapper;
         chat.dispose();
-        chat = new LlamaChat({ contextSequence: seq, chatWrapper: forcedCallWrapper(base) });
+        chat = new LlamaChat({ contextSequence: seq, chatWrapper: forcedCallWrapper(base, LlamaText) });
       }
       const grammar = req.format.type === 'json_schema' && !functions ? await this.grammarFor(req.format.schema) : null;
       const history = toChatHistory(req.messages);
