@@ -8,7 +8,7 @@ import { startE2eService, type E2eService } from './service.js';
  */
 export function serviceForFile(
   tuning: Record<string, unknown> = {},
-  opts: { beforeClose?: (svc: E2eService) => Promise<void>; start?: () => Pick<StartOptions, 'runtime' | 'preparation'> } = {},
+  opts: { beforeClose?: (svc: E2eService) => Promise<void>; start?: () => Pick<StartOptions, 'runtime' | 'preparation' | 'diskLowBytes'> } = {},
 ) {
   let svc: E2eService | undefined;
   base.beforeAll(async () => {

@@ -15,7 +15,10 @@ export interface E2eService extends ServiceHandle {
 }
 
 /** The real service, in-process, on a fresh data dir and a free loopback port. */
-export async function startE2eService(tuning: Record<string, unknown> = {}, start: Pick<StartOptions, 'runtime' | 'preparation'> = {}): Promise<E2eService> {
+export async function startE2eService(
+  tuning: Record<string, unknown> = {},
+  start: Pick<StartOptions, 'runtime' | 'preparation' | 'diskLowBytes'> = {},
+): Promise<E2eService> {
   // One guest image for every test file (as `npm test` does), not a build per fresh data dir.
   process.env.BOX_IMAGE_CACHE ??= path.resolve('.data/image-cache');
   if (!fs.existsSync(path.join(RENDERER_DIR, 'index.html'))) {

@@ -49,7 +49,15 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
         {b.error_message && <p className="mt-2 text-rose-300">{b.error_message}</p>}
         {b.status === 'failed' && (
           <p className="mt-1 text-ink-300" data-testid="failed-recovery">
-            Its disk is kept: <strong>Reboot</strong> starts it afresh from that disk, or make a new box from one of its checkpoints (Checkpoints).
+            Its disk is kept:{' '}
+            <a className="text-accent-300 hover:underline" href={href(['files', b.box_id])} data-testid="failed-files">
+              browse and save its files
+            </a>
+            , <strong>Reboot</strong> to start it afresh from that disk, or{' '}
+            <a className="text-accent-300 hover:underline" href={href(['boxes', b.box_id, 'checkpoints'])} data-testid="failed-fork">
+              fork it from its last checkpoint
+            </a>
+            .
           </p>
         )}
       </div>

@@ -41,7 +41,9 @@ export function LineagePanel({ box }: { box: Box }) {
           <ErrorNotice error={checkpoint.error} compact />
         </form>
         <form className="panel space-y-2 p-4" onSubmit={(e) => (e.preventDefault(), fork.mutate({ id: box.box_id, name: forkName }))}>
-          <div className="label">Fork (checkpoint + new box, without waking it)</div>
+          <div className="label">
+            {box.status === 'failed' ? 'Fork from its last checkpoint (a new running box)' : 'Fork (checkpoint + new box, without waking it)'}
+          </div>
           <input className="input font-mono" value={forkName} onChange={(e) => setForkName(e.target.value.toLowerCase())} />
           <Button type="submit" busy={fork.isPending} disabled={!allows('fork', box.status) || !forkName} data-testid="fork">
             Fork

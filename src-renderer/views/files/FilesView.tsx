@@ -7,7 +7,8 @@ import { FileBrowser } from '../../transfer/FileBrowser.js';
 import { Empty, ErrorNotice, Loading, PageHeader } from '../../ui/states.js';
 import { StatusPill } from '../../ui/StatusPill.js';
 
-const LIVE = new Set(['running', 'sleeping', 'paused']);
+// a failed box's files come from its stopped disk (the service boots a maintenance VM for them)
+const LIVE = new Set(['running', 'sleeping', 'paused', 'failed']);
 
 export function FilesView({ boxId, path }: { boxId?: string; path?: string }) {
   const boxes = useBoxes();
@@ -53,6 +54,14 @@ export function FilesView({ boxId, path }: { boxId?: string; path?: string }) {
               <Empty title={`${box.name} is ${box.status.replace(/_/g, ' ')}`}>Only a running or sleeping box has files to browse.</Empty>
             ) : box.status === 'paused' ? (
               <Empty title={`${box.name} is paused`}>Resume it to browse its files.</Empty>
+            ) : box.status === 'failed' ? (
+              <>
+                <p className="mb-3 rounded-md border border-rose-400/30 bg-rose-400/10 px-3 py-2 text-xs text-rose-200" data-testid="files-failed-note">
+                  {box.name} failed: its files are read and written on its stopped disk (the first call starts a maintenance VM from that disk, which takes a
+                  few seconds). The box stays failed until you reboot it.
+                </p>
+                <Browser boxId={box.box_id} path={path ?? '/root'} />
+              </>
             ) : (
               <BoxBrowser boxId={box.box_id} path={path} />
             )
