@@ -77,6 +77,19 @@ describe('deep paths', () => {
 });
 
 describe('upload temp files', () => {
+  it('a hard link to a file outside the volume is refused on read (409), its content never served (issue 28)', async () => {
+    const outside = path.join(svc.dataDir, 'outside-secret.txt');
+    fs.writeFileSync(outside, 'host secret\n');
+    fs.linkSync(outside, path.join(root, 'linked.txt'));
+    const res = await svc.api(`/v1/box-volumes/${vol}/files?path=linked.txt`);
+    expect(res.status).toBe(409);
+    const e = await errorOf(res);
+    expect(e.message).toMatch(/hard links/);
+    expect(JSON.stringify(e)).not.toContain('host secret');
+    expect((await put('plain.txt', 'plain\n')).status).toBe(200);
+    expect(await (await svc.api(`/v1/box-volumes/${vol}/files?path=plain.txt`)).text()).toBe('plain\n');
+  });
+
   it('an upload in progress leaves nothing visible in the volume', async () => {
     let push!: (b: Uint8Array | null) => void;
     const body = new ReadableStream<Uint8Array>({

@@ -164,6 +164,16 @@ export class VolumeRoot {
       await o.handle.close();
       throw conflict(stat.isDirectory() ? 'The path is a directory, not a file.' : 'The path is not a regular file.', 'failed_precondition');
     }
+    // A hard link cannot be told from its other names: one made on the host to a file
+    // outside the volume would be served (issue 28). Uploads replace files (rename), so
+    // the API never writes through a link; reads refuse any file with more than one name.
+    if (stat.nlink > 1) {
+      await o.handle.close();
+      throw conflict(
+        `The file has ${stat.nlink} hard links; a hard-linked file is not served, since its other names may lie outside the volume. Copy it inside the box instead.`,
+        'failed_precondition',
+      );
+    }
     return { handle: o.handle, stat };
   }
 
