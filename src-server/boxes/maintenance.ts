@@ -26,7 +26,7 @@ export class MaintenanceVms {
   private vms = new Map<string, Vm>();
 
   constructor(
-    private boxes: Pick<BoxService, 'withLock' | 'fresh' | 'runtime' | 'vmConfig' | 'repo'>,
+    private boxes: Pick<BoxService, 'withLock' | 'fresh' | 'runtime' | 'vmConfig' | 'get'>,
     private log: Logger,
     private idleMs = MAINTENANCE_IDLE_MS,
   ) {}
@@ -76,7 +76,7 @@ export class MaintenanceVms {
       if (this.vms.get(boxId) !== vm || vm.inFlight) return;
       this.vms.delete(boxId);
       // a reboot or terminate since then owns the box's VM now
-      if (this.boxes.repo.get(boxId)?.status !== 'failed') return;
+      if (this.boxes.get(boxId)?.status !== 'failed') return;
       await this.boxes.runtime.stop(boxId).catch((e: unknown) => this.log.warn(`box ${boxId}: stopping its maintenance VM: ${(e as Error).message}`));
       this.log.info(`box ${boxId}: maintenance VM stopped (idle ${Math.round(this.idleMs / 1000)} s)`);
     });
@@ -87,6 +87,6 @@ export class MaintenanceVms {
     const ids = [...this.vms.keys()];
     for (const v of this.vms.values()) clearTimeout(v.timer);
     this.vms.clear();
-    await Promise.all(ids.map((id) => (this.boxes.repo.get(id)?.status === 'failed' ? this.boxes.runtime.stop(id).catch(() => {}) : undefined)));
+    await Promise.all(ids.map((id) => (this.boxes.get(id)?.status === 'failed' ? this.boxes.runtime.stop(id).catch(() => {}) : undefined)));
   }
 }
