@@ -70,16 +70,22 @@ const boxCreate = async (label: string, command: string | string[]) => {
   await settle();
   const t = now();
   const box = (await (await post('/v1/boxes', { app_id: appId, name: `bench-${randomBytes(4).toString('hex')}` })).json()) as { box_id: string };
+  const made = now();
   await boxExec(box.box_id, command);
   rec(label, now() - t);
+  rec(`${label}:create`, made - t);
+  rec(`${label}:first`, now() - made);
   await post(`/v1/boxes/${box.box_id}/terminate`, {});
 };
 const e2bCreate = async () => {
   await settle();
   const t = now();
   const sbx = await Sandbox.create({ requestTimeoutMs: 600_000 });
+  const made = now();
   await sbx.commands.run('true');
   rec('e2b_create_run', now() - t);
+  rec('e2b_create_run:create', made - t);
+  rec('e2b_create_run:first', now() - made);
   await sbx.kill();
 };
 // Interleaved, order rotating each run.
@@ -112,6 +118,10 @@ const out = {
     ratio_vs_exec_true: r1((p50('e2b_create_run') / p50('box_create_exec')) * 100) / 100,
     box_create_exec_same_argv: r1(p50('box_create_exec_bash_l')),
     ratio_vs_same_argv: r1((p50('e2b_create_run') / p50('box_create_exec_bash_l')) * 100) / 100,
+    // where it goes: the create request, then the first command (p50 of each part)
+    parts: Object.fromEntries(
+      ['e2b_create_run', 'box_create_exec', 'box_create_exec_bash_l'].map((k) => [k, { create: r1(p50(`${k}:create`)), first_run: r1(p50(`${k}:first`)) }]),
+    ),
   },
   run_true_p50_ms: {
     e2b: r1(p50('e2b_run_true')),

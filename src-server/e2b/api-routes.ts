@@ -12,6 +12,13 @@ const CreateBody = z.object({
   metadata: z.record(z.string(), z.string()).optional(),
   envVars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names must be letters, digits and "_"'), z.string()).optional(),
   autoPause: z.boolean().optional(),
+  // E2B's options Box does not apply: refused with a 501 naming each (unsupportedCreate)
+  allow_internet_access: z.boolean().nullish(),
+  network: z.record(z.string(), z.unknown()).nullish(),
+  mcp: z.unknown().optional(),
+  volumeMounts: z.array(z.unknown()).nullish(),
+  autoResume: z.object({ enabled: z.boolean().optional() }).nullish(),
+  autoPauseMemory: z.boolean().nullish(),
 });
 const TimeoutBody = z.object({ timeout: z.number().int().optional() });
 
@@ -81,7 +88,11 @@ export function e2bApiRoutes(deps: { sandboxes: SandboxService; snapshots: Snaps
     });
   const id = (req: Request) => String(req.params.sandboxID);
 
-  const create: Handler = async (auth, req) => created(await sandboxes.create(auth, parse(CreateBody, req.body)));
+  const create: Handler = async (auth, req) => {
+    const body = parse(CreateBody, req.body);
+    unsupportedCreate(body);
+    return created(await sandboxes.create(auth, body));
+  };
   on('post', '/sandboxes', create, 201);
   on('post', '/v2/sandboxes', create, 201);
 
@@ -156,4 +167,20 @@ function unsupportedReason(path: string): string {
   if (path.endsWith('/metrics')) return 'sandbox metrics: see the box in Box usage';
   if (path.endsWith('/network')) return 'E2B network rules: use a Box HTTP policy';
   return "not part of E2B's sandbox API that Box serves";
+}
+
+/**
+ * Create options whose E2B meaning Box cannot keep: refused (501, the SDK shows the message)
+ * rather than dropped, so code never runs with a restriction it believes it has.
+ */
+function unsupportedCreate(b: z.infer<typeof CreateBody>) {
+  const no = (option: string, why: string) => {
+    throw new NotImplemented(`Box's E2B API does not support ${option}: ${why}.`, { param: option });
+  };
+  if (b.allow_internet_access === false || (b.network && Object.keys(b.network).length > 0))
+    no(b.network ? 'network' : 'allowInternetAccess', "E2B's network rules are not applied on Box: restrict a box's egress with a Box HTTP policy");
+  if (b.mcp !== undefined && b.mcp !== null) no('mcp', "E2B's MCP gateway is not in Box's images: Box serves its own MCP server at /mcp");
+  if (b.volumeMounts?.length) no('volumeMounts', 'E2B volumes: use Box volumes, which mount into boxes');
+  if (b.autoResume?.enabled) no('lifecycle.autoResume', 'a paused sandbox resumes on Sandbox.connect(), not on traffic');
+  if (b.autoPauseMemory === false) no('lifecycle.keepMemory: false', "Box's pause always keeps memory");
 }

@@ -19,6 +19,9 @@ const ExecuteBody = z.object({
   language: z.string().nullish(),
   env_vars: z.record(z.string(), z.string()).nullish(),
 });
+/** How long a cell may stay silent before /execute sends its headers anyway. */
+const HEADERS_AFTER_MS = 500;
+
 const ContextBody = z.object({ language: z.string().nullish(), cwd: z.string().nullish() });
 
 /** Box's MIME keys of a result as E2B's result fields. */
@@ -74,22 +77,31 @@ export function e2bJupyterRoutes(code: CodePort, boxOf: (req: Request) => BoxRec
       const box = boxOf(req);
       const lang = b.context_id ? undefined : language(b.language ?? undefined);
       const line = (o: unknown) => res.write(`${JSON.stringify(o)}\n`);
-      let started = false;
       const start = () => {
-        if (started) return;
-        started = true;
+        clearTimeout(early);
+        if (res.headersSent) return;
         res.writeHead(200, { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' });
+        res.flushHeaders();
       };
-      const end = await code.run(box, { code: b.code, context_id: b.context_id ?? undefined, language: lang, env: b.env_vars ?? undefined }, (e) => {
+      // E2B's server answers at once and streams: the SDK's request timeout (60 s default)
+      // ends at the headers, its timeoutMs covers the cell. A cell that prints nothing for a
+      // while gets its headers here; what fails before that (an unknown context, a language
+      // without a kernel) still gets its own status.
+      const early = setTimeout(start, HEADERS_AFTER_MS);
+      try {
+        const end = await code.run(box, { code: b.code, context_id: b.context_id ?? undefined, language: lang, env: b.env_vars ?? undefined }, (e) => {
+          start();
+          if (e.type === 'stdout' || e.type === 'stderr') line({ type: e.type, text: e.data, timestamp: Date.now() * 1000 });
+          else if (e.type === 'result') line(e2bResult(e.result));
+          else if (e.type === 'error') line({ type: 'error', ...e.error });
+        });
         start();
-        if (e.type === 'stdout' || e.type === 'stderr') line({ type: e.type, text: e.data, timestamp: Date.now() * 1000 });
-        else if (e.type === 'result') line(e2bResult(e.result));
-        else if (e.type === 'error') line({ type: 'error', ...e.error });
-      });
-      start();
-      if (end.execution_count !== null) line({ type: 'number_of_executions', execution_count: end.execution_count });
-      line({ type: 'end_of_execution' });
-      res.end();
+        if (end.execution_count !== null) line({ type: 'number_of_executions', execution_count: end.execution_count });
+        line({ type: 'end_of_execution' });
+        res.end();
+      } finally {
+        clearTimeout(early);
+      }
     }),
   );
   r.post(

@@ -100,8 +100,18 @@ export function e2bSandboxRoutes(deps: {
     );
   });
   r.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // killed or paused (its timeout, a kill) while the request ran: E2B's proxy answers 502,
+    // which the SDK turns into its TimeoutError, and a dropped stream makes it ask isRunning
+    const t = targets.get(req);
+    const gone = t && (!deps.sandboxes.row(t.row.box_id) || deps.sandboxes.box(t.row.box_id)?.status !== 'running');
+    if (gone) err = new HttpError(502, `The sandbox ${t.row.box_id} was killed or paused while the request was in progress (its timeout or a kill).`);
     const { status, body } = e2bError(err, deps.log);
-    if (res.headersSent) return void res.destroy();
+    if (res.headersSent) {
+      // a cell's stream that fails in a live sandbox ends with an error line the SDK reads
+      if (!gone && String(res.getHeader('content-type')).includes('ndjson'))
+        return void res.end(`${JSON.stringify({ type: 'error', name: 'CodeInterpreterError', value: body.message, traceback: '' })}\n`);
+      return void res.destroy();
+    }
     res.status(status).json(body);
   });
   return r;
