@@ -17,6 +17,7 @@ kernel (pyrun.py), JavaScript is Node (jsrun.js), bash is bash.
 """
 
 import asyncio
+import gc
 import json
 import os
 import re
@@ -291,6 +292,9 @@ async def main():
     with open(MARKER, "w") as f:
         f.write("%d\n" % os.getpid())
     print("box-code listening on %d" % PORT, flush=True)
+    # the daemon's heap as the template leaves it is shared by every clone: a full collection
+    # in a clone would write to every object in it (a private copy of each page)
+    gc.freeze()
     async with server:
         await server.serve_forever()
 
