@@ -100,8 +100,9 @@ class BoxKernel(InProcessKernel):
 
 
 def main():
+    # a line goes out as it is printed, in one piece (a partial line at the cell's end or flush)
     for f in (sys.__stdout__, sys.__stderr__):
-        f.reconfigure(write_through=True)
+        f.reconfigure(line_buffering=True, write_through=False)
     kernel = BoxKernel()
     kernel.shell.history_manager.enabled = False
     kernel._execute_sleep = 0  # a pause after each cell "for iopub to flush": ours is synchronous
