@@ -48,6 +48,8 @@ describe('the code interpreter in a real box', () => {
       expect(text(b)).toBe('42');
       expect(b.context_id).toBe(a.context_id);
       expect(b.execution_count).toBe((a.execution_count ?? 0) + 1);
+      // the box's environment reached the template's kernel (started before the box was)
+      expect(text(await run({ code: 'import os\nos.environ.get("OPENAI_BASE_URL", "")[-3:]' }))).toBe("'/v1'");
       const list = await (await svc.api(`/v1/boxes/${boxId}/code/contexts`)).json();
       expect(list.data.map((c: { id: string }) => c.id)).toContain(a.context_id);
     },
@@ -162,6 +164,30 @@ describe('the code interpreter in a real box', () => {
       } finally {
         await svc.api(`/v1/boxes/${kid}/terminate`, { method: 'POST' });
       }
+    },
+    VM_TIMEOUT,
+  );
+
+  it(
+    'a killed daemon: the run in flight fails saying so, the next run starts it again and says the contexts were reset',
+    async () => {
+      const ctx = await post(`/v1/boxes/${boxId}/code/contexts`, { language: 'python' });
+      const inFlight = svc.api(`/v1/boxes/${boxId}/code/run`, { method: 'POST', json: { code: 'import time\ntime.sleep(60)' } });
+      await new Promise((r) => setTimeout(r, 1000));
+      const kill = await svc.api(`/v1/boxes/${boxId}/exec`, { method: 'POST', json: { command: 'kill -9 $(cat /run/box-code/daemon.started)' } });
+      expect(kill.status).toBe(200);
+      await kill.text();
+      const failed = await inFlight;
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+      expect((await failed.json()).error.message).toContain('The code interpreter in the box stopped');
+      const next = await run({ code: '("x" in dir(), "np" in dir())' });
+      expect(next.error).toBeNull();
+      expect(text(next)).toBe('(False, True)'); // fresh state, the default context's imports back
+      expect(next.stderr).toContain('every context was reset');
+      expect((await run({ code: '1' })).stderr).toBe('');
+      const gone = await svc.api(`/v1/boxes/${boxId}/code/run`, { method: 'POST', json: { code: '1', context_id: ctx.id } });
+      expect(gone.status).toBe(404);
+      expect((await gone.json()).error.message).toContain('restarted');
     },
     VM_TIMEOUT,
   );

@@ -11,12 +11,16 @@ export interface DaemonEvent {
 }
 
 const NO_DAEMON = 3;
+/** The connector's exit when the daemon closed the connection: it stopped (killed, crashed). */
+const DAEMON_GONE = 5;
 
 /**
  * The connector: one long-running exec per box that joins the host to the daemon's socket
  * (bash's /dev/tcp, so no process starts per request). It starts the daemon when none
  * listens (exit 3: its files are not in the box yet). The daemon runs in its own session:
- * it outlives this exec, and pause/resume, sleep/wake and forks carry it with the VM.
+ * it outlives this exec, and pause/resume, sleep/wake and forks carry it with the VM. When
+ * the daemon goes, its end of the socket closes and the connector exits (5) at once, so a
+ * run in flight fails then and the next request starts a new daemon.
  */
 const CONNECT = `D=${GUEST_DIR}
 c() { exec 3<>/dev/tcp/127.0.0.1/${GUEST_PORT}; } 2>/dev/null
@@ -25,7 +29,8 @@ if ! c; then
   setsid -f python3 $D/boxcode.py >>$D/daemon.log 2>&1 </dev/null
   i=0; until c; do i=$((i+1)); [ $i -gt 1200 ] && exit 4; sleep 0.05; done
 fi
-cat <&3 & exec cat >&3`;
+cat <&0 >&3 & w=$!
+cat <&3; kill $w 2>/dev/null; exit ${DAEMON_GONE}`;
 
 type Pending = { onEvent: (e: DaemonEvent) => void; resolve: (e: DaemonEvent) => void; reject: (e: Error) => void };
 
@@ -42,12 +47,17 @@ export class DaemonLink {
     exec.stderr.resume();
     const end = (why: string) => {
       this.closed = true;
-      for (const p of this.pending.values()) p.reject(new Failed(`The code interpreter's connection ended: ${why}.`));
+      for (const p of this.pending.values()) p.reject(new Failed(why));
       this.pending.clear();
     };
     exec.exit.then(
-      (r) => end(r.exitCode === NO_DAEMON ? 'no daemon' : `exit ${r.exitCode ?? r.signal}`),
-      (e: Error) => end(e.message),
+      (r) =>
+        end(
+          r.exitCode === DAEMON_GONE
+            ? 'The code interpreter in the box stopped: the state of every context is lost. The next run starts it again, with fresh contexts.'
+            : `The code interpreter's connection ended (${r.exitCode === NO_DAEMON ? 'no daemon' : `exit ${r.exitCode ?? r.signal}`}).`,
+        ),
+      (e: Error) => end(`The code interpreter's connection ended: ${e.message}.`),
     );
   }
 
@@ -58,7 +68,7 @@ export class DaemonLink {
       const link = new DaemonLink(exec);
       // the connector prints nothing itself: the daemon answers, or the connector exits
       if (
-        await link.ping().then(
+        await link.hello(env).then(
           () => true,
           () => false,
         )
@@ -73,8 +83,13 @@ export class DaemonLink {
     }
   }
 
-  private ping() {
-    return this.request({ op: 'list' });
+  /**
+   * The first request on a connection, answered by a running daemon: it hands over the box's
+   * environment (egress proxy, inference variables), which the template's daemon, started
+   * before the box was, does not have; its kernels take it before their next cell.
+   */
+  private hello(env: Record<string, string>) {
+    return this.request({ op: 'env', env });
   }
 
   private take(s: string) {

@@ -127,6 +127,38 @@ describe('the code daemon, JavaScript and bash', () => {
     expect((await run({ context_id: ctx.id, code: 'echo $((X + 1)) $PWD' })).stdout).toBe('42 /tmp\n');
   }, 60_000);
 
+  it('a daemon started after one stopped says, on its first run, that every context was reset', async () => {
+    const home = mkdtempSync('/tmp/boxcode-test-');
+    cpSync(join(RESOURCES_DIR, 'guest', 'code'), home, { recursive: true });
+    const firstRun = async (): Promise<Execution> => {
+      const port = 40000 + Math.floor(Math.random() * 9000);
+      const d = spawn('/usr/bin/python3', [join(home, 'boxcode.py')], {
+        env: { ...process.env, BOX_CODE_PORT: String(port), HOME: home },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      try {
+        await new Promise<void>((resolve) => d.stdout!.once('data', () => resolve()));
+        const s = connect(port, '127.0.0.1');
+        s.write(`${JSON.stringify({ rid: 1, op: 'run', language: 'bash', code: 'echo hi' })}\n`);
+        let buf = '';
+        for await (const chunk of s.setEncoding('utf8')) {
+          buf += String(chunk);
+          const end = buf.split('\n').find((l) => l.includes('"end"'));
+          if (end) return (s.destroy(), (JSON.parse(end) as Ev).execution as Execution);
+        }
+        throw new Error('no end');
+      } finally {
+        d.kill('SIGKILL');
+      }
+    };
+    const fresh = await firstRun();
+    expect(fresh.stderr).toBe('');
+    expect(fresh.stdout).toBe('hi\n');
+    const after = await firstRun(); // the first daemon was killed: this one follows it
+    expect(after.stderr).toContain('every context was reset');
+    expect(after.stdout).toBe('hi\n');
+  }, 60_000);
+
   it('answers an unknown context as not_found', async () => {
     expect((await request({ op: 'run', context_id: 'ctx_nope', code: '1' })).at(-1)).toMatchObject({ type: 'fail', code: 'not_found' });
   });

@@ -12,11 +12,12 @@ memory. Listens on 127.0.0.1:PORT; the host reaches it through one long-running 
            {"rid": n, "type": "end", "execution": {...}} | {"rid": n, "type": "reply", ...}
            {"rid": n, "type": "fail", "code": str, "message": str}
 
-Python contexts are Jupyter kernels (ipykernel, driven with jupyter_client); JavaScript
-(Node) and bash contexts are child processes driven by kernels.py.
+Every context is a child process driven by kernels.py: Python is ipykernel's in-process
+kernel (pyrun.py), JavaScript is Node (jsrun.js), bash is bash.
 """
 
 import asyncio
+import gc
 import json
 import os
 import re
@@ -27,7 +28,7 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kernels import JupyterKernel, PipeKernel  # noqa: E402
+from kernels import PipeKernel  # noqa: E402
 
 PORT = int(os.environ.get("BOX_CODE_PORT", "49999"))
 HOME = os.path.dirname(os.path.abspath(__file__))
@@ -41,6 +42,12 @@ starting = {}  # language -> the start of its default context
 # the box's own environment (egress proxy, inference variables): sent by the host on each
 # connection, it reaches kernels started before it (the template's) before their next cell
 box_env = {"vars": {}, "version": 0}
+# a daemon started where one ran before (its marker, with its pid, in this tmpfs) follows one that stopped:
+# every context it had is gone, and the next run says so
+MARKER = os.path.join(HOME, "daemon.started")
+RESTARTED = os.path.exists(MARKER)
+reset_unreported = [RESTARTED]
+RESET_NOTICE = "[box] The code interpreter in this box restarted (its process had stopped): every context was reset, earlier variables and imports are gone.\n"
 
 # the template's warm-up: the default Python context with the data stack imported and a
 # chart drawn once, so a new box's first cell pays none of it
@@ -49,10 +56,11 @@ import numpy as np
 import pandas as pd
 import matplotlib
 import matplotlib.pyplot as plt
-from io import BytesIO as __box_bytes_io
-__box_fig = plt.figure(figsize=(2, 2)); plt.plot([0, 1], [1, 0]); __box_fig.savefig(__box_bytes_io(), format="png"); plt.close(__box_fig)
+from IPython.core.pylabtools import print_figure as __box_print_figure
+# a chart drawn as a cell's would be (the inline backend's PNG: fonts, text layout, encoder)
+__box_fig = plt.figure(); plt.plot(range(10), range(10)); plt.title("t"); __box_print_figure(__box_fig, "png"); plt.close(__box_fig)
 pd.DataFrame({"a": [1]})._repr_html_()
-del __box_fig, __box_bytes_io
+del __box_fig, __box_print_figure
 # what is in memory now is shared by every clone of the template: the garbage collector
 # leaves it alone from here on, so a cell does not copy the whole heap into the box
 import gc
@@ -85,10 +93,7 @@ class Context:
         env.update(box_env["vars"])
         env.update(self.env)
         self.env_version = box_env["version"]
-        if self.language == "python":
-            self.kernel = JupyterKernel(self.cwd, env, os.path.join(HOME, self.id + ".json"))
-        else:
-            self.kernel = PipeKernel(self.language, self.cwd, env, HOME)
+        self.kernel = PipeKernel(self.language, self.cwd, env, HOME)
         await self.kernel.start()
         if self.id == DEFAULT_PREFIX + "python":
             # the default Python context always has the data stack imported, also after a restart
@@ -137,6 +142,9 @@ class Output:
 async def run(send, req):
     ctx = await context_for(req)
     out = Output(send, req["rid"], OUTPUT_CAP)
+    if reset_unreported[0]:
+        reset_unreported[0] = False
+        out.stream("stderr", RESET_NOTICE)
     t0 = time.monotonic()
     async with ctx.lock:
         if ctx.kernel is None or not await ctx.kernel.alive():
@@ -242,7 +250,8 @@ async def handle(send, req):
         else:
             send({"rid": rid, "type": "fail", "code": "invalid", "message": "unknown op %r" % op})
     except NotFound as e:
-        send({"rid": rid, "type": "fail", "code": "not_found", "message": "No code context %s in this box." % e})
+        why = " (the code interpreter restarted, which reset every context)" if RESTARTED else ""
+        send({"rid": rid, "type": "fail", "code": "not_found", "message": "No code context %s in this box%s." % (e, why)})
     except Exception as e:  # reported to the host, the daemon keeps serving
         send({"rid": rid, "type": "fail", "code": "failed", "message": "%s: %s" % (type(e).__name__, e)})
 
@@ -279,10 +288,13 @@ async def main():
     # started in the background of a shell, SIGINT may come ignored: kernels inherit the
     # disposition, and their cells must stay interruptible
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    # kernels run through our kernelspec (kernels.py: without the debugger's import)
-    os.environ["JUPYTER_PATH"] = HOME
     server = await asyncio.start_server(serve_client, "127.0.0.1", PORT, reuse_address=True)
+    with open(MARKER, "w") as f:
+        f.write("%d\n" % os.getpid())
     print("box-code listening on %d" % PORT, flush=True)
+    # the daemon's heap as the template leaves it is shared by every clone: a full collection
+    # in a clone would write to every object in it (a private copy of each page)
+    gc.freeze()
     async with server:
         await server.serve_forever()
 

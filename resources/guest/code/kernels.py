@@ -1,5 +1,6 @@
-"""Kernels of the box code daemon: Python through Jupyter (ipykernel + jupyter_client),
-JavaScript (Node) and bash as child processes that report on fd 3."""
+"""Kernels of the box code daemon: one child process per context, its stdout and stderr the
+cell's, what it reports (results, error, end) on a pipe of its own. Python is ipykernel's
+in-process kernel (pyrun.py), JavaScript is Node (jsrun.js), bash is bash."""
 
 import asyncio
 import codecs
@@ -13,134 +14,6 @@ import sys
 INTERRUPT_GRACE_S = 5
 
 
-class JupyterKernel:
-    """An ipykernel process, driven over Jupyter's protocol by jupyter_client."""
-
-    def __init__(self, cwd, env, connection_file):
-        from jupyter_client.manager import AsyncKernelManager
-
-        _write_kernelspec(os.path.dirname(connection_file))
-        self.km = AsyncKernelManager(kernel_name="box-python3", connection_file=connection_file)
-        self.cwd, self.env = cwd, env
-        self.kc = None
-        self.waiters = {}  # msg_id -> queue of iopub/shell messages
-        self.pump = None
-
-    async def start(self):
-        os.makedirs(self.cwd, exist_ok=True)
-        # parent_handle=0: no thread waking every second to watch the daemon (idle boxes stay idle)
-        # no history database written per cell
-        args = ["--IPKernelApp.parent_handle=0", "--HistoryManager.enabled=False"]
-        await self.km.start_kernel(cwd=self.cwd, env=self.env, extra_arguments=args)
-        self.kc = self.km.client()
-        self.kc.start_channels()
-        await self.kc.wait_for_ready(timeout=120)
-        self.pump = [asyncio.ensure_future(self._pump(self.kc.get_iopub_msg)), asyncio.ensure_future(self._pump(self.kc.get_shell_msg))]
-
-    async def _pump(self, get):
-        while True:
-            try:
-                msg = await get(timeout=3600)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                continue
-            q = self.waiters.get(msg.get("parent_header", {}).get("msg_id"))
-            if q is not None:
-                q.put_nowait(msg)
-
-    async def alive(self):
-        return await self.km.is_alive()
-
-    async def stop(self):
-        for t in self.pump or []:
-            t.cancel()
-        if self.kc:
-            self.kc.stop_channels()
-        if self.km.has_kernel:
-            await self.km.shutdown_kernel(now=True)
-
-    async def set_env(self, env):
-        self.kc.execute("import os as __box_os\n__box_os.environ.update(%r)\ndel __box_os" % (env,), silent=True, store_history=False)
-
-    async def execute(self, code, env, timeout, out, silent=False):
-        """Runs one cell; answers None, or a description when the kernel died under it."""
-        if env:
-            # per-run variables: in os.environ for this cell only (silent cells around it)
-            self.kc.execute(_ENV_SET % (list(env), env), silent=True, store_history=False)
-        msg_id = self.kc.execute(code, store_history=not silent, allow_stdin=False)
-        if env:
-            self.kc.execute(_ENV_RESTORE, silent=True, store_history=False)
-        q = asyncio.Queue()
-        self.waiters[msg_id] = q
-        loop = asyncio.get_event_loop()
-        deadline = loop.time() + timeout if timeout else None
-        interrupted_at = None
-        idle = replied = False
-        try:
-            while not (idle and replied):
-                wait = 1.0
-                if deadline is not None:
-                    wait = max(0.01, min(wait, deadline - loop.time()))
-                try:
-                    msg = await asyncio.wait_for(q.get(), wait)
-                except asyncio.TimeoutError:
-                    if not await self.km.is_alive():
-                        return "The kernel process exited while running the cell."
-                    now = loop.time()
-                    if deadline is not None and now >= deadline:
-                        if interrupted_at is None:
-                            interrupted_at = now
-                            await self.km.interrupt_kernel()
-                            deadline = now + INTERRUPT_GRACE_S
-                        else:
-                            await self.km.restart_kernel(now=True)
-                            return "The cell did not stop on an interrupt; the kernel was restarted."
-                    continue
-                self._take(msg, out)
-                t = msg["header"]["msg_type"]
-                if t == "status" and msg["content"].get("execution_state") == "idle":
-                    idle = True
-                elif t == "execute_reply":
-                    replied = True
-                    out.execution_count = msg["content"].get("execution_count")
-            if interrupted_at is not None and out.error and out.error["name"] == "KeyboardInterrupt":
-                out.error["value"] = "The cell ran past its %g s timeout and was interrupted." % timeout
-            return None
-        finally:
-            self.waiters.pop(msg_id, None)
-
-    def _take(self, msg, out):
-        t, c = msg["header"]["msg_type"], msg["content"]
-        if t == "stream":
-            out.stream(c.get("name", "stdout"), c.get("text", ""))
-        elif t == "execute_result":
-            out.execution_count = c.get("execution_count")
-            out.result(c.get("data", {}), True)
-        elif t == "display_data":
-            out.result(c.get("data", {}), False)
-        elif t == "error":
-            out.fail(c.get("ename", "Error"), c.get("evalue", ""), "\n".join(c.get("traceback", [])))
-
-
-# ipykernel imports debugpy (and pydevd) when it can, for a debugger we do not offer: a
-# heavy import in every kernel, and memory in every box. This launcher hides it.
-LAUNCH = "import sys; sys.modules['debugpy'] = None; from ipykernel import kernelapp; kernelapp.launch_new_instance()"
-
-
-def _write_kernelspec(home):
-    d = os.path.join(home, "kernels", "box-python3")
-    if not os.path.exists(os.path.join(d, "kernel.json")):
-        os.makedirs(d, exist_ok=True)
-        spec = {"argv": [sys.executable, "-c", LAUNCH, "-f", "{connection_file}"], "display_name": "Python 3", "language": "python"}
-        with open(os.path.join(d, "kernel.json"), "w") as f:
-            json.dump(spec, f)
-
-
-_ENV_SET = "import os as __box_os\n__box_saved = {k: __box_os.environ.get(k) for k in %r}\n__box_os.environ.update(%r)"
-_ENV_RESTORE = "[__box_os.environ.pop(k, None) if v is None else __box_os.environ.__setitem__(k, v) for k, v in __box_saved.items()]"
-
-
 BASH_PRELUDE = (
     "exec 3>&$BOX_CODE_FD; unset BOX_CODE_FD\n"
     "trap 'echo KeyboardInterrupt >&2; return 130' INT\n"
@@ -148,8 +21,8 @@ BASH_PRELUDE = (
 
 
 class PipeKernel:
-    """JavaScript (Node) or bash: a child process in its own session; what it reports comes
-    on a pipe of its own (BOX_CODE_FD), its stdout and stderr are the cell's."""
+    """A context's kernel: a child process in its own session; what it reports comes on a
+    pipe of its own (BOX_CODE_FD), its stdout and stderr are the cell's."""
 
     def __init__(self, language, cwd, env, home):
         self.language, self.cwd, self.env, self.home = language, cwd, env, home
@@ -164,7 +37,9 @@ class PipeKernel:
         os.makedirs(self.cwd, exist_ok=True)
         r, w = os.pipe()
         env = dict(self.env, BOX_CODE_FD=str(w))
-        if self.language == "javascript":
+        if self.language == "python":
+            argv = [sys.executable, os.path.join(self.home, "pyrun.py")]
+        elif self.language == "javascript":
             argv = ["node", os.path.join(self.home, "jsrun.js")]
         else:
             argv = ["bash", "--norc", "--noprofile"]
@@ -235,7 +110,7 @@ class PipeKernel:
         e = json.loads(line)
         if e["type"] == "result" and self.out:
             self._drain()
-            self.out.result(e["result"], True)
+            self.out.result(e["result"], e.get("main", True))
         elif e["type"] == "error" and self.out:
             self._drain()
             self.out.fail(e["error"]["name"], e["error"]["value"], e["error"]["traceback"])
@@ -251,7 +126,7 @@ class PipeKernel:
             self._read(name, drain=True)
 
     async def set_env(self, env):
-        if self.language == "javascript":
+        if self.language != "bash":
             self._send(json.dumps({"setenv": env}) + "\n")
         else:
             self._send("".join("export %s=%s\n" % (n, shlex.quote(v)) for n, v in env.items()))
@@ -260,8 +135,8 @@ class PipeKernel:
         self.out = out
         self.done = asyncio.get_event_loop().create_future()
         try:
-            if self.language == "javascript":
-                self._send(json.dumps({"code": code, "env": env}) + "\n")
+            if self.language != "bash":
+                self._send(json.dumps({"code": code, "env": env, "silent": silent}) + "\n")
             else:
                 cell = os.path.join(self.home, "cell-%d.sh" % self.proc.pid)
                 with open(cell, "w") as f:
@@ -286,7 +161,7 @@ class PipeKernel:
 
     def interrupt(self):
         try:
-            if self.language == "javascript":
+            if self.language != "bash":
                 os.kill(self.proc.pid, signal.SIGINT)
             else:
                 os.killpg(self.proc.pid, signal.SIGINT)
