@@ -15,7 +15,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { measureEmbeddedVsBare, measureStreaming } from './inference-stream.js';
+import { cpuMs, measureEmbeddedVsBare, measureStreaming, PACE_MS } from './inference-stream.js';
 
 const KEY = 'bxk_bench_key_000000000000000000000000000';
 /** A second upstream answers after this long, like a real model server would. */
@@ -51,17 +51,6 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   const json = await res.json();
   if (!res.ok) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
   return json;
-}
-
-const TICK_MS = 1000 / 100; // USER_HZ: 100 on every Linux we run on
-/** CPU time (user + system, ms) a process has used so far; this process through cpuUsage. */
-function cpuMs(pid?: number): number {
-  if (pid === undefined) {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  }
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * TICK_MS; // utime, stime (fields 14, 15)
 }
 
 /** CPU ms per request of each process over one throughput run. */
@@ -158,12 +147,14 @@ async function main() {
   const loadAtStart = os.loadavg()[0];
   const up = await child('upstream');
   const slow = await child('upstream-slow');
+  const paced = await child('upstream-paced');
   const gw = await child('gateway');
   const proxy = await child('proxy', { BENCH_UP: up.info.url, BENCH_SLOW: slow.info.url });
   const auth = { authorization: `Bearer ${KEY}` };
   try {
     await post(`${gw.info.url}/v1/engines`, { name: 'up', kind: 'openai', base_url: up.info.url }, auth);
     await post(`${gw.info.url}/v1/engines`, { name: 'slow', kind: 'openai', base_url: slow.info.url }, auth);
+    await post(`${gw.info.url}/v1/engines`, { name: 'paced', kind: 'openai', base_url: paced.info.url }, auth);
     const body = { messages: [{ role: 'user', content: 'the quick brown fox jumps over the lazy dog' }], max_completion_tokens: 64 };
     const pair = (u: { info: { url: string }; proc: ChildProcess }, name: string): Pair => ({
       direct: () => post(`${u.info.url}/chat/completions`, { model: 'm', ...body }),
@@ -177,8 +168,17 @@ async function main() {
     const realistic = await measure(pair(slow, 'slow'), 200, 5);
 
     const embedded = process.argv.includes('--no-local') ? null : await measureEmbedded(gw.info.url, auth);
-    const streaming = await measureStreaming(up.info.url, gw.info.url, auth, 'up');
-    const embeddedVsBare = process.argv.includes('--no-local') ? null : await measureEmbeddedVsBare(gw.info.url, auth);
+    const streaming = await measureStreaming(
+      {
+        up: { url: up.info.url, pid: up.proc.pid },
+        paced: paced.info,
+        gateway: { url: gw.info.url, pid: gw.proc.pid },
+        proxy: { url: proxy.info.url, pid: proxy.proc.pid },
+      },
+      auth,
+      'up',
+    );
+    const embeddedVsBare = process.argv.includes('--no-local') ? null : await measureEmbeddedVsBare(gw.info.url, auth, gw.proc.pid);
     const report = {
       cores: os.availableParallelism(),
       load_average_1m: { start: loadAtStart, end: os.loadavg()[0] },
@@ -189,7 +189,9 @@ async function main() {
       embedded_vs_node_llama_cpp: embeddedVsBare,
       goals: {
         first_streamed_byte_added_p50_under_1ms: streaming.first_text_byte_ms.added_p50 < 1,
-        streamed_tokens_ratio_at_least_0_97: { c1: streaming.streamed_tokens_per_s.c1!.ratio >= 0.97, c16: streaming.streamed_tokens_per_s.c16!.ratio >= 0.97 },
+        streamed_tokens_ratio_at_least_0_97: Object.fromEntries(
+          Object.entries(streaming.streamed_tokens_per_s[`paced_${PACE_MS}ms`]!).map(([c, r]) => [`paced_${c}`, r.ratio >= 0.97]),
+        ),
         tool_round_trip_added_p50_under_2ms: streaming.tool_round_trip_ms.added_p50 < 2,
         embedded_ratio_at_least_0_95: embeddedVsBare ? embeddedVsBare.ratio >= 0.95 : null,
         overhead_p50_under_1ms: instant.latency_ms.overhead_p50 < 1,
@@ -200,6 +202,7 @@ async function main() {
   } finally {
     up.proc.kill();
     slow.proc.kill();
+    paced.proc.kill();
     proxy.proc.kill();
     // The gateway's data dir goes once the gateway has exited (it was a temp dir of its own).
     const running = gw.proc.exitCode === null && gw.proc.signalCode === null;
@@ -236,10 +239,12 @@ async function measureEmbedded(gwUrl: string, auth: Record<string, string>) {
   return { tokens_per_s: Math.round(tokPerSec), tokens_measured: tokens, short_request_p50_ms: Math.round(pct(short, 50) * 100) / 100 };
 }
 
-if (role === 'upstream' || role === 'upstream-slow') {
+if (role === 'upstream' || role === 'upstream-slow' || role === 'upstream-paced') {
   const { startFakeUpstream } = await import('../src-server/inference/test-support/fake-upstreams.js');
   const up = await startFakeUpstream('openai', { record: false });
   if (role === 'upstream-slow') up.delayMs = SLOW_UPSTREAM_MS;
+  if (role === 'upstream-paced') up.chunkDelayMs = PACE_MS;
+  process.on('SIGTERM', () => process.exit(0)); // so `--cpu-prof` writes its profile
   console.log(JSON.stringify({ url: up.url }));
 } else if (role === 'proxy') {
   // `/<up|slow>/<path>` → that upstream's `<path>`, bytes passed through as they come.

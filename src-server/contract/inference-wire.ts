@@ -8,7 +8,7 @@ import { z } from 'zod';
  */
 const Open = z.record(z.string(), z.unknown());
 
-const OutputMessage = z.object({
+export const OutputMessage = z.object({
   type: z.literal('message'),
   id: z.string(),
   role: z.literal('assistant'),
@@ -16,7 +16,7 @@ const OutputMessage = z.object({
   content: z.array(z.object({ type: z.literal('output_text'), text: z.string(), annotations: z.array(z.unknown()), logprobs: z.array(z.unknown()) })),
 });
 
-const FunctionCallItem = z.object({
+export const FunctionCallItem = z.object({
   type: z.literal('function_call'),
   id: z.string(),
   call_id: z.string(),

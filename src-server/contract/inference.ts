@@ -91,7 +91,8 @@ export type ChatBody = z.infer<typeof ChatBody>;
 export const MessagesBody = z.looseObject({
   model: z.string().min(1),
   max_tokens: z.number().int().min(1),
-  messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant']), content: z.unknown() })).min(1),
+  // `system` inside messages (beyond the spec): an instruction at that point of the conversation (Claude Code sends one).
+  messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant', 'system']), content: z.unknown() })).min(1),
   temperature: num(0, 1),
   top_p: num(0, 1),
   output_config: z

@@ -10,6 +10,7 @@ import { Image, ImageList } from './images.js';
 import * as Ib from './inbox.js';
 import * as Inf from './inference.js';
 import { ChatCompletion, MessageObject, NeverSucceeds, ResponseObject } from './inference-wire.js';
+import { ChatStreamChunk, MessagesStreamEvent, ResponsesStreamEvent } from './inference-stream.js';
 import * as N from './network.js';
 import * as P from './policies.js';
 import * as S from './service.js';
@@ -33,6 +34,8 @@ export type ResponseKind = 'ndjson' | 'bytes' | 'sse';
 interface RouteContract {
   response?: z.ZodType;
   kind?: ResponseKind;
+  /** With kind `sse`: one event's `data` (the OpenAPI document shows it as the stream's schema). */
+  events?: z.ZodType;
   body?: z.ZodType;
   query?: z.ZodType;
 }
@@ -166,15 +169,15 @@ export const ROUTES = {
   'GET /v1/apps': { response: listOf(Id.AppSummary) },
   'GET /v1/openapi.json': { response: Id.OpenApiDocument },
   // inference
-  'POST /v1/responses': { body: Inf.ResponsesBody, response: ResponseObject, kind: 'sse' },
+  'POST /v1/responses': { body: Inf.ResponsesBody, response: ResponseObject, kind: 'sse', events: ResponsesStreamEvent },
   'GET /v1/responses/:response_id': { response: ResponseObject },
   'DELETE /v1/responses/:response_id': never,
   'POST /v1/responses/:response_id/cancel': never,
   'GET /v1/responses/:response_id/deliveries': { response: Inf.DeliveryList },
   'POST /v1/responses/:response_id/deliveries/redeliver': { response: Inf.Redelivery },
   'GET /v1/webhook-secret': { response: Inf.WebhookSecret },
-  'POST /v1/chat/completions': { body: Inf.ChatBody, response: ChatCompletion, kind: 'sse' },
-  'POST /v1/messages': { body: Inf.MessagesBody, response: MessageObject, kind: 'sse' },
+  'POST /v1/chat/completions': { body: Inf.ChatBody, response: ChatCompletion, kind: 'sse', events: ChatStreamChunk },
+  'POST /v1/messages': { body: Inf.MessagesBody, response: MessageObject, kind: 'sse', events: MessagesStreamEvent },
   'POST /v1/messages/batches': never,
   'GET /v1/messages/batches': never,
   'GET /v1/messages/batches/:batch_id': never,

@@ -33,6 +33,17 @@ function responseContent(s: RouteSpec): Record<string, unknown> {
   return {
     ...(s.response ? { 'application/json': { schema: toSchema(s.response, 'output') } } : {}),
     ...(s.responseKind ? KIND_TYPES[s.responseKind] : {}),
+    ...(s.streamEvents
+      ? {
+          'text/event-stream': {
+            schema: {
+              ...toSchema(s.streamEvents, 'output'),
+              description:
+                'With `stream: true` (beyond the spec): server-sent events, each `data` one of these objects (Responses and Messages name each event by its `type`; Chat Completions sends bare `data:` chunks, then `data: [DONE]`).',
+            },
+          },
+        }
+      : {}),
   };
 }
 

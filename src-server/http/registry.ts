@@ -20,7 +20,7 @@ export class RouteRegistry implements RouteRegistrar {
     if (c?.response && spec.response && spec.response !== c.response) {
       throw new Error(`route ${spec.method.toUpperCase()} ${spec.path} declares a response schema other than its entry in contract/routes.ts`);
     }
-    this.specs.push(c ? { ...spec, response: spec.response ?? c.response, responseKind: spec.responseKind ?? c.kind } : spec);
+    this.specs.push(c ? { ...spec, response: spec.response ?? c.response, responseKind: spec.responseKind ?? c.kind, streamEvents: c.events } : spec);
   }
 
   mount(app: Express, ctx: AppContext, areas: Area[]): void {

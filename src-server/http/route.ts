@@ -64,6 +64,8 @@ export interface RouteSpec<B = any, Q = any, P = any> {
    * JSON otherwise (e.g. the egress log without `stream=1`). Every route declares one or both.
    */
   responseKind?: ResponseKind;
+  /** With `sse`: one event's `data` schema (from `contract/routes.ts`), shown in the OpenAPI document. */
+  streamEvents?: z.ZodType;
   /** Default: true for mutating methods with a JSON body. */
   idempotent?: boolean;
   /** The handler reads the request stream itself (file uploads); no JSON parsing. */

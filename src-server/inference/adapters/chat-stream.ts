@@ -11,15 +11,14 @@ import { frame, type StreamError, type StreamWriter } from './stream-frames.js';
  */
 export class ChatStream implements StreamWriter {
   private head: Record<string, unknown> = {};
+  /** The serialized head up to the delta (the same for every chunk of the stream, so written once). */
+  private pre = '';
 
   constructor(private includeUsage: boolean) {}
 
   private chunk(delta: Record<string, unknown>, finish: string | null = null): string {
-    return frame(null, {
-      ...this.head,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-      ...(this.includeUsage ? { usage: null } : {}),
-    });
+    // Byte for byte frame(null, {...head, choices: [{index, delta, logprobs, finish_reason}], usage?}).
+    return `${this.pre}${JSON.stringify(delta)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]${this.includeUsage ? ',"usage":null' : ''}}\n\n`;
   }
 
   start(r: StoredResponse): string {
@@ -31,6 +30,7 @@ export class ChatStream implements StreamWriter {
       service_tier: 'default',
       system_fingerprint: null,
     };
+    this.pre = `data: ${JSON.stringify(this.head).slice(0, -1)},"choices":[{"index":0,"delta":`;
     return this.chunk({ role: 'assistant', content: '', refusal: null });
   }
 

@@ -90,4 +90,28 @@ describe('pure converters', () => {
       fromOpenAiChat({ choices: [{ message: { content: 'hi' }, finish_reason: 'length' }], usage: { prompt_tokens: 3, completion_tokens: 1 } }),
     ).toMatchObject({ text: 'hi', stop: 'max_tokens', usage: { inputTokens: 3, outputTokens: 1 } });
   });
+
+  it('Messages beyond the spec, as Claude Code sends them: a system message inside messages, thinking adaptive (enabled is still refused)', () => {
+    const p = messagesToNative({
+      model: 'x/m',
+      max_tokens: 5,
+      thinking: { type: 'adaptive' },
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'system', content: [{ type: 'text', text: 'be brief' }] },
+      ],
+    } as never);
+    expect(p.native.messages).toEqual([
+      { role: 'user', text: 'hi' },
+      { role: 'system', text: 'be brief' },
+    ]);
+    expect(() =>
+      messagesToNative({
+        model: 'x/m',
+        max_tokens: 5,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        messages: [{ role: 'user', content: 'hi' }],
+      } as never),
+    ).toThrow(/thinking is not supported/);
+  });
 });

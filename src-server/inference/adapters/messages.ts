@@ -10,8 +10,11 @@ export function messagesToNative(body: MessagesBody): Prepared {
   const stream = wantsStream(b);
   const { tools, toolChoice, parallel } = messagesTools(b);
   refusePresent(b, ['top_k'], 'use temperature or top_p.');
-  if (b.thinking !== undefined && b.thinking !== null && (b.thinking as { type?: unknown }).type !== 'disabled') {
-    refuse('thinking', 'thinking is not supported.');
+  // `adaptive` lets the model decide whether to think (beyond the spec: these engines answer
+  // without thinking, which that allows; Claude Code sends it); `enabled` asks for thinking.
+  const thinking = (b.thinking as { type?: unknown } | null | undefined)?.type;
+  if (b.thinking !== undefined && b.thinking !== null && thinking !== 'disabled' && thinking !== 'adaptive') {
+    refuse('thinking', 'thinking is not supported: send {"type": "adaptive"} or {"type": "disabled"}.');
   }
   refusePresent(b, ['service_tier'], 'there is one service tier.');
   refusePresent(b, ['stop_sequences', 'mcp_servers', 'container'], 'this field is unavailable here.');
@@ -20,7 +23,11 @@ export function messagesToNative(body: MessagesBody): Prepared {
     const text = contentText(b.system, 'system', ['text']);
     if (text) messages.push({ role: 'system', text });
   }
-  body.messages.forEach((m, i) => addMessage(messages, m.role, m.content, `messages[${i}].content`));
+  body.messages.forEach((m, i) =>
+    m.role === 'system'
+      ? messages.push({ role: 'system', text: contentText(m.content, `messages[${i}].content`, ['text']) })
+      : addMessage(messages, m.role, m.content, `messages[${i}].content`),
+  );
   const f = body.output_config?.format;
   const format: NativeFormat = f ? { type: 'json_schema', name: f.name ?? 'output', schema: f.schema, strict: true } : { type: 'text' };
   return prepared(

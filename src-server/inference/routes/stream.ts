@@ -33,8 +33,18 @@ export async function streamAnswer(
 ): Promise<undefined> {
   svc.check(style, p, auth);
   const signal = clientGone(res);
+  // The frames of one turn of the event loop (one upstream read carries many events)
+  // leave in one write, once the turn's work is done: one chunk, one syscall.
+  let pending = '';
+  const flush = () => {
+    const out = pending;
+    pending = '';
+    if (out && !res.writableEnded && !res.destroyed) res.write(out);
+  };
   const write = (s: string) => {
-    if (s && !res.writableEnded && !res.destroyed) res.write(s);
+    if (!s) return;
+    if (!pending) process.nextTick(flush);
+    pending += s;
   };
   try {
     const stored = await svc.runSync(style, p, auth, signal, {
@@ -49,6 +59,7 @@ export async function streamAnswer(
     if (!res.headersSent) throw e;
     if (!signal.aborted) write(writer.error(streamError(e, app)));
   }
+  flush();
   res.end();
   return undefined;
 }

@@ -1,10 +1,12 @@
-import type http from 'node:http';
+import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { matchHost, portAllowed } from '../../policies/evaluate.js';
 import { decideConnect } from './decide.js';
+import { forwardTo, type ForwardTarget } from './forward-core.js';
 import { interceptTunnel } from './intercept.js';
 import { CONNECT_TIMEOUT_MS, DEFAULT_IDLE_MS, nowIso, rawReply, type ProxyDeps } from './proxy-deps.js';
+import { forwardUpgrade } from './upgrade.js';
 import { connectOptions, defaultResolver } from './upstream.js';
 
 const AUTHORITY = /^\[?([^\][]+?)\]?:(\d{1,5})$/;
@@ -27,6 +29,7 @@ export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMes
   const host = m[1]!.toLowerCase();
   const policy = deps.policyFor(boxId);
   const key = policy ? matchHost(policy.document, host) : undefined;
+  if (deps.gateway?.isGateway(host, port)) return gatewayTunnel(deps, boxId, host, port, client, head);
   const gatewayPort = deps.gateway?.port();
   const hostEntry = key === undefined ? undefined : policy!.document[key]!;
   if (deps.ca && hostEntry && hostEntry.tls !== 'passthrough' && portAllowed(hostEntry, port, gatewayPort)) {
@@ -98,4 +101,19 @@ export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMes
     client.destroy();
     if (logId !== undefined) deps.log.finish(logId, { bytes_out: bytesOut, bytes_in: bytesIn, duration_ms: Math.round(performance.now() - started) });
   });
+}
+
+/**
+ * A tunnel to the local inference gateway carries plain HTTP (Node's fetch through undici's
+ * proxy agents, for one, tunnels http:// targets with CONNECT). It is never relayed raw:
+ * each request inside goes the way an absolute-form one does (forward-core.ts: the policy,
+ * the log, and the box's own key exchanged for its internal credential, gateway-auth.ts).
+ */
+function gatewayTunnel(deps: ProxyDeps, boxId: string, host: string, port: number, client: Duplex, head: Buffer) {
+  const target = (pathAndQuery: string | undefined): ForwardTarget => ({ scheme: 'http', host, port, pathAndQuery: pathAndQuery || '/' });
+  const server = http.createServer((req, res) => forwardTo(deps, boxId, req, res, target(req.url)));
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, h: Buffer) => forwardUpgrade(deps, boxId, req, socket, h, target(req.url)));
+  client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+  if (head.length) client.unshift(head);
+  server.emit('connection', client);
 }

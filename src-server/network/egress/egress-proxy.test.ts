@@ -259,6 +259,37 @@ describe('egress proxy: plain HTTP', () => {
     }
   });
 
+  it("a CONNECT tunnel to the gateway is served request by request, with the box's key exchanged (never relayed raw)", async () => {
+    deps.gateway = {
+      isGateway: (h, p) => h === 'host.box.internal' && p === upPort,
+      port: () => upPort,
+      authorize: (_box, headers) => {
+        const ok = headers.authorization === 'Bearer bxb_good';
+        delete headers.authorization;
+        if (ok) headers['x-internal'] = 'yes';
+        return ok;
+      },
+    };
+    try {
+      seen = [];
+      const req = (key: string) =>
+        `POST /v1/responses HTTP/1.1\r\nHost: host.box.internal:${upPort}\r\nAuthorization: Bearer ${key}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`;
+      const ok = await connect(`host.box.internal:${upPort}`, req('bxb_good'));
+      expect(ok.status).toBe(200);
+      expect(ok.echoed).toMatch(/^HTTP\/1\.1 200 /);
+      expect(ok.echoed).toContain('upstream saw POST /v1/responses');
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!.headers).toMatchObject({ 'x-internal': 'yes' });
+      expect(seen[0]!.headers.authorization).toBeUndefined();
+      const bad = await connect(`host.box.internal:${upPort}`, req('bxb_wrong'));
+      expect(bad.echoed).toMatch(/^HTTP\/1\.1 401 /);
+      expect(bad.echoed).toContain("needs this box's own key");
+      expect(seen).toHaveLength(1);
+    } finally {
+      delete deps.gateway;
+    }
+  });
+
   it('loopback by any other name is refused (host.box.internal is the only door)', async () => {
     const r = await get(`http://127.0.0.1:${upPort}/`);
     expect(r.status).toBe(403);

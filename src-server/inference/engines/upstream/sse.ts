@@ -34,10 +34,11 @@ export function upstreamStream(
       req.destroy();
       reject(e);
     };
-    let timer: NodeJS.Timeout;
+    // One timer for the whole call, re-armed per read (refresh: no new timer per chunk).
+    let timer: NodeJS.Timeout | undefined;
     const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => req.destroy(new Error(`no answer within ${init.timeoutMs} ms`)), init.timeoutMs);
+      if (timer) timer.refresh();
+      else timer = setTimeout(() => req.destroy(new Error(`no answer within ${init.timeoutMs} ms`)), init.timeoutMs);
     };
     const opts = { protocol: t.protocol, hostname: t.hostname, port: t.port, path: t.path, auth: t.auth, method: 'POST', headers, agent: t.agent };
     const req = t.mod.request(opts, (res) => {
