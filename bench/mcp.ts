@@ -1,5 +1,5 @@
 /**
- * `npm run bench:mcp [-- --execs 200]`: what MCP adds to a command (issue 26 figure: MCP
+ * `npm run bench:mcp [-- --execs 300]`: what MCP adds to a command (issue 26 figure: MCP
  * `box_exec` of `true`, added over the HTTP API, p50 < 2 ms). One real service, one real
  * box, and in the same run, round-robin so drift and noise fall on every column alike:
  *   http:        POST /v1/boxes/{id}/exec through the HTTP API (fetch, NDJSON read to the exit);
@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -22,7 +22,7 @@ import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { med, pct, r3 } from './runtime-support.js';
 
 const argv = process.argv.slice(2);
-const EXECS = argv.includes('--execs') ? Number(argv[argv.indexOf('--execs') + 1]) : 200;
+const EXECS = argv.includes('--execs') ? Number(argv[argv.indexOf('--execs') + 1]) : 300;
 const ROOT = resolve(import.meta.dirname, '..');
 
 process.env.BOX_IMAGE_CACHE ??= join(tmpdir(), 'box-image-cache');
@@ -78,7 +78,7 @@ for (let i = 0; i < EXECS; i++) {
   }
 }
 
-const out: Record<string, unknown> = { date: new Date().toISOString(), execs: EXECS };
+const out: Record<string, unknown> = { date: new Date().toISOString(), execs: EXECS, 'load average (1, 5, 15 min)': loadavg().map(r3) };
 for (const name of names) {
   out[`${name} exec \`true\` p50, ms`] = r3(med(ms[name]!));
   out[`${name} p90, ms`] = r3(pct(ms[name]!, 90));

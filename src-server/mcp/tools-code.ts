@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { boxRef, guarded, resolveBoxId, ToolInputError } from './api-call.js';
 import { ndjsonLines, progressReporter, type ToolExtra } from './streams.js';
-import type { BoxApi } from './ports.js';
+import type { ApiOf } from './ports.js';
 
 /** The code interpreter's wire shapes (issue 25, /v1/boxes/{id}/code/run). */
 interface CodeResult {
@@ -70,9 +70,10 @@ const CODE_TOOLS = {
 };
 
 /** box_run_code. */
-export function registerCodeTools(server: McpServer, api: BoxApi) {
+export function registerCodeTools(server: McpServer, apiOf: ApiOf) {
   server.registerTool('box_run_code', CODE_TOOLS.box_run_code, (args, extra) =>
     guarded(async () => {
+      const api = apiOf(extra);
       const box_id = await resolveBoxId(api, args.box, extra.signal);
       const { box: _box, ...body } = args;
       const res = await api.send({
