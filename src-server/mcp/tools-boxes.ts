@@ -8,7 +8,7 @@ import type { ApiOf } from './ports.js';
 const limit = (max: number, def: number) => z.number().int().min(1).max(max).optional().describe(`At most this many (1-${max}, default ${def}).`);
 const offset = z.number().int().min(0).max(100000).optional().describe('Skip this many first (paging; default 0).');
 
-/** The tools' definitions, built once (each /mcp request makes its own server from them). */
+/** The tools' definitions, built once and shared by every server made from them. */
 const BOX_TOOLS = {
   box_list: {
     title: 'List boxes',

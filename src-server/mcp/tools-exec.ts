@@ -9,7 +9,7 @@ import type { ApiOf } from './ports.js';
 /** Files larger than this are refused by box_read_file (a model's context is smaller still). */
 const READ_LIMIT = 4 * 1024 * 1024;
 
-/** The tools' definitions, built once (each /mcp request makes its own server from them). */
+/** The tools' definitions, built once and shared by every server made from them. */
 const EXEC_TOOLS = {
   box_exec: {
     title: 'Run a command in a box',
