@@ -1,7 +1,7 @@
 import { toast } from './toast.js';
 
 /** Copies text to the clipboard (the async API, or a hidden field where that is refused). */
-async function copyText(text: string): Promise<void> {
+export async function copyText(text: string): Promise<void> {
   try {
     await navigator.clipboard.writeText(text);
   } catch {

@@ -1,10 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { httpBoxApi, type BoxApi } from './ports.js';
+import { httpBoxApi, type ApiOf, type BoxApi } from './ports.js';
 import { createBoxMcpServer } from './server.js';
 
 /** The request headers that carry the caller's credentials, handed on to the API calls. */
 const CREDENTIALS = ['authorization', 'x-api-key', 'cookie'] as const;
+/** Idle servers kept for the next requests (one per request in flight; more are made on demand). */
+const IDLE_MAX = 8;
+
+/** A tool call's box API: the one its /mcp request put in `authInfo` (see handle). */
+const apiOfRequest: ApiOf = (extra) => {
+  const api = extra.authInfo?.extra?.boxApi as BoxApi | undefined;
+  if (!api) throw new Error('MCP request without its box API (internal error)');
+  return api;
+};
 
 /**
  * Streamable HTTP at /mcp (stateless: each POST is answered on its own, no session to
@@ -12,8 +23,16 @@ const CREDENTIALS = ['authorization', 'x-api-key', 'cookie'] as const;
  * API's guard (loopback Host, no cross-origin) and authenticated the caller; the tools then
  * call the box API on the service's own loopback listener with the caller's credentials,
  * so MCP answers exactly what the API answers that key (access, audit, billing, errors).
+ *
+ * Building an McpServer costs about a millisecond (the SDK's Server makes its own Ajv, the
+ * tools register their schemas), so servers are reused: a request takes an idle one (or a new
+ * one), connects it to its own transport, and gives it back once its transport is closed.
+ * Nothing of a caller stays on a server: the box API of a request (its credentials, its
+ * in-process exec) travels with that request, as its `authInfo`, to the tool calls it makes.
  */
 export class McpHttpService {
+  private readonly idle: McpServer[] = [];
+
   constructor(private readonly baseUrl: () => string) {}
 
   /** `exec`: the in-process exec for this caller (mcp-routes.ts), used by box_exec. */
@@ -23,12 +42,17 @@ export class McpHttpService {
       const v = req.headers[h];
       if (typeof v === 'string') creds[h] = v;
     }
-    const server = createBoxMcpServer({ ...httpBoxApi(this.baseUrl(), creds), exec });
+    const boxApi: BoxApi = { ...httpBoxApi(this.baseUrl(), creds), exec };
+    const auth: AuthInfo = { token: '', clientId: 'box-api-key', scopes: [], extra: { boxApi } };
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
+    const server = this.idle.pop() ?? createBoxMcpServer(apiOfRequest);
     // A server-sent stream only when the caller asked for progress; plain JSON otherwise.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
     res.once('close', () => {
-      void transport.close();
-      void server.close();
+      // Closing the transport disconnects the server (and aborts its calls still running).
+      void transport.close().then(() => {
+        if (!server.isConnected() && this.idle.length < IDLE_MAX) this.idle.push(server);
+      });
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);

@@ -128,6 +128,23 @@ describe('/mcp (streamable HTTP)', () => {
     expect(text(notFile)).toMatch(/HTTP 404/);
   });
 
+  it('reuses its servers across requests without mixing callers: two keys at once each act as themselves', async () => {
+    const app = await (await svc.api('/v1/apps/find', { method: 'POST', json: { name: 'default', mint_if_missing: true } })).json();
+    const mine = await (await svc.api('/v1/boxes', { method: 'POST', json: { app_id: app.id, name: 'mcp-private', visibility: 'private' } })).json();
+    const other = await (await svc.api('/v1/api-keys', { method: 'POST', json: { name: 'mcp-other', scope: 'organization' } })).json();
+    const them = await connect({ authorization: `Bearer ${other.secret}` });
+    // A private box: its creator's key runs commands in it, another key is refused (403).
+    const calls = Array.from({ length: 12 }, (_, i) =>
+      (i % 2 ? them : client).callTool({ name: 'box_exec', arguments: { box: mine.box_id, command: `echo ${i}` } }),
+    ) as Promise<CallToolResult>[];
+    const results = await Promise.all(calls);
+    results.forEach((r, i) => {
+      if (i % 2) expect(text(r)).toMatch(/HTTP 403/);
+      else expect(data(r)).toMatchObject({ exit_code: 0, stdout: `${i}\n` });
+    });
+    await them.close();
+  });
+
   it('refuses a request without a key, with a wrong key, from a foreign origin or a foreign Host, like the API', async () => {
     const none = await initialize({});
     expect(none.status).toBe(401);

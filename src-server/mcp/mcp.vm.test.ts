@@ -77,6 +77,36 @@ describe('MCP on real boxes', () => {
   );
 
   it(
+    'runs code with box_run_code: state across calls (over /mcp, then `box mcp`), a chart as image content, an exception as a tool error',
+    async () => {
+      const set = await call(http, 'box_run_code', { box: 'mcp-vm', code: 'x = 6 * 7\nprint("set", x)' });
+      expect(set).toMatchObject({ stdout: 'set 42\n', error: null, language: 'python' });
+      const got = await call(stdio, 'box_run_code', { box: 'mcp-vm', code: 'x' });
+      expect(got).toMatchObject({ text: '42', context_id: set.context_id });
+
+      const code = async (c: Client, source: string) =>
+        (await c.callTool({ name: 'box_run_code', arguments: { box: 'mcp-vm', code: source } }, undefined, { timeout: VM_TIMEOUT })) as Result;
+      const chart = await code(http, 'import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()');
+      expect(chart.isError).toBeFalsy();
+      const image = chart.content.find((c) => c.type === 'image') as { data: string; mimeType: string } | undefined;
+      expect(image?.mimeType).toBe('image/png');
+      const png = Buffer.from(image!.data, 'base64');
+      expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+      expect(png.readUInt32BE(16)).toBeGreaterThan(100); // IHDR width
+
+      const failed = await code(stdio, 'def f():\n    return 1 / 0\nf()');
+      expect(failed.isError).toBe(true);
+      const message = (failed.content[0] as { text: string }).text;
+      expect(message).toContain('ZeroDivisionError: division by zero');
+      expect(message).toContain('return 1 / 0'); // the traceback, without terminal colours
+      expect(message).not.toContain('\x1b[');
+      expect(failed.structuredContent.error).toMatchObject({ name: 'ZeroDivisionError', value: 'division by zero' });
+      expect((await call(http, 'box_run_code', { box: 'mcp-vm', code: 'x + 1' })).text).toBe('43');
+    },
+    2 * VM_TIMEOUT, // the box's first run starts its kernel cold (BOX_CODE_WARM is off in tests): 200 s under TCG at load 18
+  );
+
+  it(
     'serves the same tools over stdio (`box mcp`): exec, files, fork, sleep and wake, egress log',
     async () => {
       const { tools } = await stdio.listTools();

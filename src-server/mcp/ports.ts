@@ -1,3 +1,5 @@
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecEvent } from '../contract/exec.js';
 
 /**
@@ -42,6 +44,13 @@ export interface BoxApi {
    */
   exec?(boxId: string, body: ExecRequest, onEvent: (e: ExecEvent) => void, signal?: AbortSignal): Promise<void>;
 }
+
+/**
+ * The box API a tool call acts through, from the call's context: `box mcp` has one for the
+ * process; /mcp hands each request's own (its caller's credentials and in-process exec) in
+ * the request's `authInfo`, so a server can be reused across requests (http-service.ts).
+ */
+export type ApiOf = (extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => BoxApi;
 
 /** The spec's error envelope of a failed API call. */
 export interface ApiErrorEnvelope {

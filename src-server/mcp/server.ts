@@ -9,7 +9,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { registerBoxTools } from './tools-boxes.js';
 import { registerCodeTools } from './tools-code.js';
 import { registerExecTools } from './tools-exec.js';
-import { httpBoxApi, type BoxApi } from './ports.js';
+import { httpBoxApi, type ApiOf, type BoxApi } from './ports.js';
 
 const MCP_SERVER_NAME = 'box';
 
@@ -18,12 +18,13 @@ const INSTRUCTIONS =
   'then run shell commands with box_exec, Python/JavaScript snippets with box_run_code, and move files with box_write_file, box_read_file and box_list_files. ' +
   'Every box tool takes `box` as a box id or name. Fork a box to try things on a copy; terminate boxes you no longer need.';
 
-/** A new MCP server with every box tool, acting through `api`. */
-export function createBoxMcpServer(api: BoxApi, version = '0.1.0'): McpServer {
+/** A new MCP server with every box tool, acting through `api` (one for all calls, or each call's own). */
+export function createBoxMcpServer(api: BoxApi | ApiOf, version = '0.1.0'): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, title: 'Box sandboxes', version }, { instructions: INSTRUCTIONS });
-  registerBoxTools(server, api);
-  registerExecTools(server, api);
-  registerCodeTools(server, api);
+  const apiOf: ApiOf = typeof api === 'function' ? api : () => api;
+  registerBoxTools(server, apiOf);
+  registerExecTools(server, apiOf);
+  registerCodeTools(server, apiOf);
   return server;
 }
 

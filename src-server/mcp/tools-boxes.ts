@@ -3,12 +3,12 @@ import { z } from 'zod';
 import { CreateBoxBody, ForkBody, ListBoxesQuery, SleepBody } from '../contract/boxes.js';
 import { EgressLogQuery } from '../contract/network.js';
 import { boxRef, boxSummary, call, guarded, jsonResult, resolveBoxId } from './api-call.js';
-import type { BoxApi } from './ports.js';
+import type { ApiOf } from './ports.js';
 
 const limit = (max: number, def: number) => z.number().int().min(1).max(max).optional().describe(`At most this many (1-${max}, default ${def}).`);
 const offset = z.number().int().min(0).max(100000).optional().describe('Skip this many first (paging; default 0).');
 
-/** The tools' definitions, built once (each /mcp request makes its own server from them). */
+/** The tools' definitions, built once and shared by every server made from them. */
 const BOX_TOOLS = {
   box_list: {
     title: 'List boxes',
@@ -83,9 +83,10 @@ const BOX_TOOLS = {
 };
 
 /** box_list, box_create, box_fork, box_sleep, box_terminate, box_egress_log. */
-export function registerBoxTools(server: McpServer, api: BoxApi) {
+export function registerBoxTools(server: McpServer, apiOf: ApiOf) {
   server.registerTool('box_list', BOX_TOOLS.box_list, (args, extra) =>
     guarded(async () => {
+      const api = apiOf(extra);
       const page = await call(api, 'GET /v1/boxes', { query: args, signal: extra.signal });
       return jsonResult({ boxes: page.data.map(boxSummary), total: page.total, has_more: page.has_more });
     }),
@@ -93,6 +94,7 @@ export function registerBoxTools(server: McpServer, api: BoxApi) {
 
   server.registerTool('box_create', BOX_TOOLS.box_create, (args, extra) =>
     guarded(async () => {
+      const api = apiOf(extra);
       const app = await call(api, 'POST /v1/apps/find', { body: { name: args.app ?? 'default', mint_if_missing: true }, signal: extra.signal });
       const box = await call(api, 'POST /v1/boxes', { body: { app_id: app.id, name: args.name, image: args.image, size: args.size }, signal: extra.signal });
       return jsonResult(boxSummary(box));
@@ -101,6 +103,7 @@ export function registerBoxTools(server: McpServer, api: BoxApi) {
 
   server.registerTool('box_fork', BOX_TOOLS.box_fork, (args, extra) =>
     guarded(async () => {
+      const api = apiOf(extra);
       const box_id = await resolveBoxId(api, args.box, extra.signal);
       const r = await call(api, 'POST /v1/boxes/:box_id/fork', { params: { box_id }, body: { name: args.name, count: args.count }, signal: extra.signal });
       return jsonResult({ checkpoint_id: r.checkpoint_id, boxes: r.boxes.map(boxSummary) });
@@ -109,6 +112,7 @@ export function registerBoxTools(server: McpServer, api: BoxApi) {
 
   server.registerTool('box_sleep', BOX_TOOLS.box_sleep, (args, extra) =>
     guarded(async () => {
+      const api = apiOf(extra);
       const box_id = await resolveBoxId(api, args.box, extra.signal);
       const box = await call(api, 'POST /v1/boxes/:box_id/sleep', { params: { box_id }, body: { wake_at: args.wake_at }, signal: extra.signal });
       return jsonResult(boxSummary(box));
@@ -117,6 +121,7 @@ export function registerBoxTools(server: McpServer, api: BoxApi) {
 
   server.registerTool('box_terminate', BOX_TOOLS.box_terminate, (args, extra) =>
     guarded(async () => {
+      const api = apiOf(extra);
       const box_id = await resolveBoxId(api, args.box, extra.signal);
       const box = await call(api, 'POST /v1/boxes/:box_id/terminate', { params: { box_id }, signal: extra.signal });
       return jsonResult(boxSummary(box));
@@ -125,6 +130,7 @@ export function registerBoxTools(server: McpServer, api: BoxApi) {
 
   server.registerTool('box_egress_log', BOX_TOOLS.box_egress_log, (args, extra) =>
     guarded(async () => {
+      const api = apiOf(extra);
       const box_id = await resolveBoxId(api, args.box, extra.signal);
       const { box: _box, ...query } = args;
       const page = await call(api, 'GET /v1/boxes/:box_id/egress-log', { params: { box_id }, query, signal: extra.signal });

@@ -1,44 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { RunCodeBody, type CodeEvent, type CodeExecution } from '../contract/code.js';
 import { boxRef, guarded, resolveBoxId, ToolInputError } from './api-call.js';
 import { ndjsonLines, progressReporter, type ToolExtra } from './streams.js';
-import type { BoxApi } from './ports.js';
+import type { ApiOf } from './ports.js';
 
-/** The code interpreter's wire shapes (issue 25, /v1/boxes/{id}/code/run). */
-interface CodeResult {
-  'text/plain'?: string;
-  'image/png'?: string;
-  'image/jpeg'?: string;
-  'image/svg+xml'?: string;
-  'text/html'?: string;
-  'text/markdown'?: string;
-  'application/json'?: unknown;
-  is_main_result: boolean;
-}
-interface CodeError {
-  name: string;
-  value: string;
-  traceback: string;
-}
-interface CodeExecution {
-  context_id: string;
-  language: string;
-  execution_count: number | null;
-  results: CodeResult[];
-  stdout: string;
-  stderr: string;
-  error: CodeError | null;
-  truncated: boolean;
-  duration_ms: number;
-}
-type CodeEvent =
-  | { type: 'stdout' | 'stderr'; data: string }
-  | { type: 'result'; result: CodeResult }
-  | { type: 'error'; error: CodeError }
-  | { type: 'end'; execution: CodeExecution };
-
-/** The tools' definitions, built once (each /mcp request makes its own server from them). */
+/** The tools' definitions, built once (the schemas from the contract's RunCodeBody). */
 const CODE_TOOLS = {
   box_run_code: {
     title: 'Run code in a box (Jupyter-style)',
@@ -48,31 +16,23 @@ const CODE_TOOLS = {
       'For shell commands and programs use box_exec.',
     inputSchema: z.object({
       box: boxRef,
-      code: z
-        .string()
-        .min(1)
-        .max(1024 * 1024)
-        .describe('The code to run, e.g. "import math\\nmath.sqrt(2)".'),
-      language: z
-        .enum(['python', 'javascript', 'bash'])
-        .optional()
-        .describe('python (default), javascript or bash; each language has its own default context per box.'),
-      context_id: z
-        .string()
-        .min(1)
-        .max(128)
-        .optional()
-        .describe('Run in this context ("ctx_..."), e.g. one with its own cwd or env; default: the language\'s default context.'),
-      timeout: z.number().int().min(1).max(86400).optional().describe('Seconds after which the run is interrupted.'),
+      code: RunCodeBody.shape.code.describe('The code to run, e.g. "import math\\nmath.sqrt(2)".'),
+      language: RunCodeBody.shape.language.describe('python (default), javascript or bash; each language has its own default context per box.'),
+      context_id: RunCodeBody.shape.context_id.describe(
+        'Run in this context ("ctx_..."), e.g. one with its own cwd or env; default: the language\'s default context.',
+      ),
+      env: RunCodeBody.shape.env.describe('Environment variables for this run only, e.g. {"DEBUG": "1"}.'),
+      timeout: RunCodeBody.shape.timeout.describe('Seconds after which the run is interrupted (KeyboardInterrupt in Python).'),
     }),
     annotations: { destructiveHint: true, openWorldHint: true },
   },
 };
 
 /** box_run_code. */
-export function registerCodeTools(server: McpServer, api: BoxApi) {
+export function registerCodeTools(server: McpServer, apiOf: ApiOf) {
   server.registerTool('box_run_code', CODE_TOOLS.box_run_code, (args, extra) =>
     guarded(async () => {
+      const api = apiOf(extra);
       const box_id = await resolveBoxId(api, args.box, extra.signal);
       const { box: _box, ...body } = args;
       const res = await api.send({
@@ -97,7 +57,14 @@ async function collectCode(res: Response, extra: ToolExtra): Promise<CodeExecuti
   throw new ToolInputError('The code run ended without its result (the stream broke off).');
 }
 
-/** The main result's text, outputs and error as text for the model; images as image content. */
+/** Terminal colours in a kernel's traceback: noise for a model. */
+const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
+
+/**
+ * The main result's text, outputs and error as text for the model; images as image content.
+ * A run that raised is a tool error (`isError`) whose text carries the exception and its
+ * traceback, so a host shows it as a failure and the model can fix its code.
+ */
 function toolResult(x: CodeExecution): CallToolResult {
   const main = x.results.find((r) => r.is_main_result);
   const structured = {
@@ -116,12 +83,12 @@ function toolResult(x: CodeExecution): CallToolResult {
   if (structured.text !== null) parts.push(structured.text);
   if (x.stdout) parts.push(`stdout:\n${x.stdout}`);
   if (x.stderr) parts.push(`stderr:\n${x.stderr}`);
-  if (x.error) parts.push(`${x.error.name}: ${x.error.value}\n${x.error.traceback}`);
+  if (x.error) parts.push(`${x.error.name}: ${x.error.value}\n${x.error.traceback.replace(ANSI, '')}`);
   const content: CallToolResult['content'] = [{ type: 'text', text: parts.join('\n\n') || '(no output)' }];
   for (const r of x.results) {
     if (r['image/png']) content.push({ type: 'image', data: r['image/png'], mimeType: 'image/png' });
     else if (r['image/jpeg']) content.push({ type: 'image', data: r['image/jpeg'], mimeType: 'image/jpeg' });
     else if (!r.is_main_result && r['text/plain']) content.push({ type: 'text', text: r['text/plain'] });
   }
-  return { content, structuredContent: structured };
+  return { content, structuredContent: structured, ...(x.error ? { isError: true } : {}) };
 }

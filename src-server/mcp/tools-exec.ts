@@ -4,12 +4,12 @@ import { ExecBody, type ExecEvent } from '../contract/exec.js';
 import { GetFileQuery, ListDirQuery, PutFileQuery } from '../contract/files.js';
 import { boxRef, call, guarded, jsonResult, resolveBoxId, ToolInputError } from './api-call.js';
 import { ndjsonLines, OutputKeeper, progressReporter, type ToolExtra } from './streams.js';
-import type { BoxApi } from './ports.js';
+import type { ApiOf } from './ports.js';
 
 /** Files larger than this are refused by box_read_file (a model's context is smaller still). */
 const READ_LIMIT = 4 * 1024 * 1024;
 
-/** The tools' definitions, built once (each /mcp request makes its own server from them). */
+/** The tools' definitions, built once and shared by every server made from them. */
 const EXEC_TOOLS = {
   box_exec: {
     title: 'Run a command in a box',
@@ -66,9 +66,10 @@ const EXEC_TOOLS = {
 };
 
 /** box_exec, box_write_file, box_read_file, box_list_files. */
-export function registerExecTools(server: McpServer, api: BoxApi) {
+export function registerExecTools(server: McpServer, apiOf: ApiOf) {
   server.registerTool('box_exec', EXEC_TOOLS.box_exec, (args, extra) =>
     guarded(async () => {
+      const api = apiOf(extra);
       const box_id = await resolveBoxId(api, args.box, extra.signal);
       const body = { command: args.command, cwd: args.cwd, env: args.env, timeout: args.timeout };
       const run = new ExecCollector(extra);
@@ -83,6 +84,7 @@ export function registerExecTools(server: McpServer, api: BoxApi) {
 
   server.registerTool('box_write_file', EXEC_TOOLS.box_write_file, (args, extra) =>
     guarded(async () => {
+      const api = apiOf(extra);
       const box_id = await resolveBoxId(api, args.box, extra.signal);
       const bytes = args.encoding === 'base64' ? Buffer.from(args.content, 'base64') : Buffer.from(args.content, 'utf8');
       const res = await api.send({
@@ -99,6 +101,7 @@ export function registerExecTools(server: McpServer, api: BoxApi) {
 
   server.registerTool('box_read_file', EXEC_TOOLS.box_read_file, (args, extra) =>
     guarded(async () => {
+      const api = apiOf(extra);
       const box_id = await resolveBoxId(api, args.box, extra.signal);
       const res = await api.send({ method: 'GET', path: `/v1/boxes/${encodeURIComponent(box_id)}/files`, query: { path: args.path }, signal: extra.signal });
       const size = Number(res.headers.get('content-length') ?? NaN);
@@ -119,6 +122,7 @@ export function registerExecTools(server: McpServer, api: BoxApi) {
 
   server.registerTool('box_list_files', EXEC_TOOLS.box_list_files, (args, extra) =>
     guarded(async () => {
+      const api = apiOf(extra);
       const box_id = await resolveBoxId(api, args.box, extra.signal);
       const r = await call(api, 'GET /v1/boxes/:box_id/directories', { params: { box_id }, query: { path: args.path }, signal: extra.signal });
       const entries = r.entries.map((e) => ({

@@ -59,48 +59,61 @@ export class BoxApiError extends BoxError {
   }
 }
 
-export class BadRequestError extends BoxApiError {
-  override name = 'BadRequestError';
-}
-export class AuthenticationError extends BoxApiError {
-  override name = 'AuthenticationError';
-}
-export class BillingError extends BoxApiError {
-  override name = 'BillingError';
-}
-export class PermissionDeniedError extends BoxApiError {
-  override name = 'PermissionDeniedError';
-}
-export class NotFoundError extends BoxApiError {
-  override name = 'NotFoundError';
-}
-export class ConflictError extends BoxApiError {
-  override name = 'ConflictError';
-}
-export class PayloadTooLargeError extends BoxApiError {
-  override name = 'PayloadTooLargeError';
-}
-export class RateLimitError extends BoxApiError {
-  override name = 'RateLimitError';
-}
-export class InternalServerError extends BoxApiError {
-  override name = 'InternalServerError';
-}
-export class ServiceUnavailableError extends InternalServerError {
-  override name = 'ServiceUnavailableError';
+/** BoxApiError's subclasses by HTTP status (any other 5xx: InternalServerError). */
+const BY_STATUS_NAME = {
+  BadRequestError: 400,
+  AuthenticationError: 401,
+  BillingError: 402,
+  PermissionDeniedError: 403,
+  NotFoundError: 404,
+  ConflictError: 409,
+  PayloadTooLargeError: 413,
+  RateLimitError: 429,
+  InternalServerError: 500,
+} as const;
+
+/** A subclass named `name` (its class name and its errors' `name`), for `instanceof`. */
+function subclass(name: string, base: typeof BoxApiError): typeof BoxApiError {
+  return {
+    [name]: class extends base {
+      override name = name;
+    },
+  }[name]!;
 }
 
-const BY_STATUS: Record<number, typeof BoxApiError> = {
-  400: BadRequestError,
-  401: AuthenticationError,
-  402: BillingError,
-  403: PermissionDeniedError,
-  404: NotFoundError,
-  409: ConflictError,
-  413: PayloadTooLargeError,
-  429: RateLimitError,
-  503: ServiceUnavailableError,
-};
+const classes = Object.fromEntries(Object.keys(BY_STATUS_NAME).map((n) => [n, subclass(n, BoxApiError)])) as Record<
+  keyof typeof BY_STATUS_NAME,
+  typeof BoxApiError
+>;
+export const {
+  BadRequestError,
+  AuthenticationError,
+  BillingError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  PayloadTooLargeError,
+  RateLimitError,
+  InternalServerError,
+} = classes;
+/** Each is also a type (the errors differ in class, not in shape). */
+export type BadRequestError = BoxApiError;
+export type AuthenticationError = BoxApiError;
+export type BillingError = BoxApiError;
+export type PermissionDeniedError = BoxApiError;
+export type NotFoundError = BoxApiError;
+export type ConflictError = BoxApiError;
+export type PayloadTooLargeError = BoxApiError;
+export type RateLimitError = BoxApiError;
+export type InternalServerError = BoxApiError;
+export type ServiceUnavailableError = BoxApiError;
+/** 503: the service is busy or starting (a kind of InternalServerError). */
+export const ServiceUnavailableError = subclass('ServiceUnavailableError', InternalServerError);
+
+const BY_STATUS = new Map<number, typeof BoxApiError>([
+  ...Object.entries(BY_STATUS_NAME).map(([n, status]) => [status, classes[n as keyof typeof classes]] as const),
+  [503, ServiceUnavailableError],
+]);
 
 /** Retry-After as seconds (the spec sends an integer; an HTTP date is understood too). */
 export function retryAfterSeconds(headers: Headers): number | undefined {
@@ -128,6 +141,6 @@ export async function errorOf(res: Response, request: string): Promise<BoxApiErr
     param: null,
     code: null,
   };
-  const Cls = BY_STATUS[res.status] ?? (res.status >= 500 ? InternalServerError : BoxApiError);
+  const Cls = BY_STATUS.get(res.status) ?? (res.status >= 500 ? InternalServerError : BoxApiError);
   return new Cls(res.status, body, res.headers, request);
 }

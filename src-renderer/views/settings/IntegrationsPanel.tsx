@@ -1,8 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
 import type { ServiceStatus } from '../../../src-server/contract/identity.js';
 import { api } from '../../api/client.js';
-import { Button } from '../../ui/Button.js';
+import { CopyBlock } from '../../ui/CopyBlock.js';
 
 /** What the snippets need: where the service answers and where its data (endpoint file, key file) is. */
 function mcpSnippets(origin: string, dataDir: string | undefined) {
@@ -64,29 +63,5 @@ export function IntegrationsPanel() {
         ))}
       </div>
     </section>
-  );
-}
-
-function CopyBlock({ text, testId }: { text: string; testId: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <div className="relative">
-      <pre className="overflow-x-auto rounded bg-ink-950 p-3 pr-16 font-mono text-xs whitespace-pre text-ink-300" data-testid={testId}>
-        {text}
-      </pre>
-      <Button
-        small
-        variant="ghost"
-        className="absolute top-1.5 right-1.5"
-        onClick={() => {
-          void navigator.clipboard?.writeText(text).then(() => {
-            setCopied(true);
-            setTimeout(() => setCopied(false), 1500);
-          });
-        }}
-      >
-        {copied ? 'Copied' : 'Copy'}
-      </Button>
-    </div>
   );
 }

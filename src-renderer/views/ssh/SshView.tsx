@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { ApiError } from '../../api/client.js';
 import { useIssueCertificate, useSshCa } from '../../api/hooks/secrets.js';
 import { Button } from '../../ui/Button.js';
+import { CopyBlock } from '../../ui/CopyBlock.js';
 import { formatTime } from '../../ui/format.js';
 import { ErrorNotice, Loading, PageHeader } from '../../ui/states.js';
 
@@ -25,13 +26,13 @@ export function SshView() {
         <p className="mb-2 text-ink-400">
           Boxes with SSH enabled trust this public key. Put it in a known_hosts or TrustedUserCAKeys file elsewhere if you want the same trust there.
         </p>
-        {ca.isPending ? <Loading /> : ca.error ? <ErrorNotice error={ca.error} /> : <CopyBlock text={ca.data.public_key} testId="ssh-ca-key" />}
+        {ca.isPending ? <Loading /> : ca.error ? <ErrorNotice error={ca.error} /> : <CopyBlock text={ca.data.public_key} testId="ssh-ca-key" wrap />}
       </section>
       <IssueCertificate />
       <section className="panel p-4" data-testid="ssh-howto">
         <h2 className="mb-1 font-semibold">Enable SSH in a box (CLI)</h2>
         <p className="mb-2 text-ink-400">SSH is switched on per box from the CLI: it installs the server in the box, trusts the CA and publishes a port.</p>
-        <CopyBlock text={SSH_LINES} />
+        <CopyBlock text={SSH_LINES} wrap />
       </section>
     </div>
   );
@@ -101,31 +102,9 @@ function IssueCertificate() {
             Save it next to your key as <code>~/.ssh/id_ed25519-cert.pub</code>. Valid until {formatTime(issue.data.valid_before)} (key id{' '}
             <code>{issue.data.key_id}</code>).
           </p>
-          <CopyBlock text={issue.data.certificate} testId="ssh-cert-text" />
+          <CopyBlock text={issue.data.certificate} testId="ssh-cert-text" wrap />
         </div>
       )}
     </section>
-  );
-}
-
-function CopyBlock({ text, testId }: { text: string; testId?: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <div className="relative">
-      <pre className="overflow-x-auto rounded bg-ink-950 p-3 pr-16 font-mono text-xs break-all whitespace-pre-wrap text-ink-300" data-testid={testId}>
-        {text}
-      </pre>
-      <Button
-        small
-        variant="ghost"
-        className="absolute top-1.5 right-1.5"
-        onClick={() => {
-          void navigator.clipboard?.writeText(text).then(() => setCopied(true));
-          setTimeout(() => setCopied(false), 1500);
-        }}
-      >
-        {copied ? 'Copied' : 'Copy'}
-      </Button>
-    </div>
   );
 }

@@ -3,6 +3,7 @@
 ``Client`` (sync) and ``AsyncClient`` share one surface: ``client.boxes.create(name=...)``,
 ``box.exec(...)``, ``box.exec_stream(...)``, ``box.files``, ``box.fork(...)``,
 ``box.run_code(...)``, cron, volumes, policies; typed errors carry the API's envelope.
+The answers' shapes are TypedDicts in ``box_desktop.types``, printed from the service's contract.
 """
 
 from ._async import (
@@ -35,6 +36,7 @@ from ._errors import (
     RateLimitError,
     ServiceUnavailableError,
 )
+from . import types
 from ._sync import Box, BoxCode, BoxCron, Boxes, BoxFiles, Checkpoints, Client, ExecStream, Policies, Volume, Volumes
 
 __version__ = "0.1.0"
@@ -82,4 +84,5 @@ __all__ = [
     "Volume",
     "Volumes",
     "resolve_config",
+    "types",
 ]

@@ -13,26 +13,38 @@ import httpx
 from ._base import (
     APP_ID,
     BOX_ID,
-    BoxInfo,
-    Checkpoint,
-    CodeContext,
     CodeExecution,
-    CronJob,
-    CronRun,
     ExecDecoder,
     ExecOutcome,
     ExecResult,
-    HttpPolicy,
-    Listener,
     OutputEvent,
     Page,
-    VolumeEntry,
-    VolumeInfo,
     clean,
     code_run_body,
     query_text,
     retry_delay,
     seg,
+)
+from .types import (
+    BoxInfo,
+    Checkpoint,
+    CodeContext,
+    ContextDeleted,
+    CronJob,
+    CronRun,
+    DeletedPath,
+    EgressLogRow,
+    ExecInfo,
+    FileWriteResult,
+    HttpPolicy,
+    LineageEdge,
+    Listener,
+    PolicyDetached,
+    PolicyPreset,
+    VolumeEntry,
+    VolumeFileWriteResult,
+    VolumeInfo,
+    Whoami,
 )
 from ._config import ServiceConfig, resolve_config
 from ._errors import BoxConnectionError, BoxError, NotFoundError, error_from
@@ -282,7 +294,7 @@ class AsyncBoxFiles:
         self._http = http
         self._base = f"/v1/boxes/{seg(box_id)}"
 
-    async def write(self, path: str, data: Upload, *, mode: Optional[Union[str, int]] = None, create_parents: Optional[bool] = None) -> Dict[str, Any]:
+    async def write(self, path: str, data: Upload, *, mode: Optional[Union[str, int]] = None, create_parents: Optional[bool] = None) -> FileWriteResult:
         """Writes a file from bytes, text, an iterable of bytes or a binary file object."""
         m = format(mode, "04o") if isinstance(mode, int) else mode
         return await self._http.json("PUT", f"{self._base}/files", query={"path": path, "mode": m, "create_parents": create_parents}, content=data)
@@ -375,7 +387,7 @@ class AsyncBoxCode:
     async def list_contexts(self) -> List[CodeContext]:
         return (await self._http.json("GET", f"{self._base}/contexts"))["data"]
 
-    async def delete_context(self, context: Any) -> Dict[str, Any]:
+    async def delete_context(self, context: Any) -> ContextDeleted:
         cid = context if isinstance(context, str) else context["id"]
         return await self._http.json("DELETE", f"{self._base}/contexts/{seg(cid)}")
 
@@ -455,7 +467,7 @@ class AsyncBox:
         """Runs a command and streams its output events (``ev.stream``, ``ev.data``)."""
         return AsyncExecStream(self._http, self.id, command, {"cwd": cwd, "env": env, "user": user, "timeout": timeout}, stdin)
 
-    async def execs(self) -> List[Dict[str, Any]]:
+    async def execs(self) -> List[ExecInfo]:
         return (await self._http.json("GET", f"{self._p}/exec"))["data"]
 
     # the code interpreter
@@ -525,7 +537,7 @@ class AsyncBox:
     async def set_policy(self, policy_id: str) -> HttpPolicy:
         return await self._http.json("PUT", f"{self._p}/http-policy", json_body={"policy_id": policy_id})
 
-    async def detach_policy(self) -> Dict[str, Any]:
+    async def detach_policy(self) -> PolicyDetached:
         return await self._http.json("DELETE", f"{self._p}/http-policy")
 
     async def publish(self, guest_port: int, *, protocol: Optional[str] = None) -> Listener:
@@ -537,7 +549,7 @@ class AsyncBox:
     async def unpublish(self, guest_port: int) -> Listener:
         return await self._http.json("DELETE", f"{self._p}/listeners/{guest_port}")
 
-    async def egress_log(self, *, limit: Optional[int] = None, offset: Optional[int] = None) -> List[Dict[str, Any]]:
+    async def egress_log(self, *, limit: Optional[int] = None, offset: Optional[int] = None) -> List[EgressLogRow]:
         return (await self._http.json("GET", f"{self._p}/egress-log", query={"limit": limit, "offset": offset}))["data"]
 
 
@@ -641,7 +653,7 @@ class AsyncVolume:
     def _p(self) -> str:
         return f"/v1/box-volumes/{seg(self.id)}"
 
-    async def write(self, path: str, data: Upload, *, mode: Optional[str] = None, create_parents: Optional[bool] = None) -> Dict[str, Any]:
+    async def write(self, path: str, data: Upload, *, mode: Optional[str] = None, create_parents: Optional[bool] = None) -> VolumeFileWriteResult:
         return await self._http.json("PUT", f"{self._p}/files", query={"path": path, "mode": mode, "create_parents": create_parents}, content=data)
 
     async def read(self, path: str) -> bytes:
@@ -662,7 +674,7 @@ class AsyncVolume:
     async def move(self, src: str, dst: str) -> VolumeEntry:
         return await self._http.json("POST", f"{self._p}/paths/move", json_body={"from": src, "to": dst})
 
-    async def remove(self, path: str, *, recursive: bool = False) -> Dict[str, Any]:
+    async def remove(self, path: str, *, recursive: bool = False) -> DeletedPath:
         return await self._http.json("DELETE", f"{self._p}/paths", query={"path": path, "recursive": recursive or None})
 
     async def delete(self) -> VolumeInfo:
@@ -692,7 +704,7 @@ class AsyncPolicies:
     def __init__(self, http: AsyncHttp) -> None:
         self._http = http
 
-    async def presets(self) -> List[Dict[str, Any]]:
+    async def presets(self) -> List[PolicyPreset]:
         return (await self._http.json("GET", "/v1/http-policies/presets"))["data"]
 
     async def create(self, *, name: Optional[str] = None, document: Optional[Mapping[str, Any]] = None, preset: Optional[str] = None) -> HttpPolicy:
@@ -747,12 +759,12 @@ class AsyncClient:
     async def __aexit__(self, *exc: Any) -> None:
         await self.aclose()
 
-    async def whoami(self) -> Dict[str, Any]:
+    async def whoami(self) -> Whoami:
         return await self._http.json("GET", "/v1/whoami")
 
     async def cron_jobs(self) -> List[CronJob]:
         """Every cron job of the organization's boxes."""
         return (await self._http.json("GET", "/v1/cron"))["data"]
 
-    async def lineage(self) -> List[Dict[str, Any]]:
+    async def lineage(self) -> List[LineageEdge]:
         return (await self._http.json("GET", "/v1/box-lineage"))["data"]

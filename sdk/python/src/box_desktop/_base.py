@@ -10,18 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Generic, List, Mapping, Optional, TypeVar
 from urllib.parse import quote
 
-T = TypeVar("T")
+from .types import BoxInfo, CodeError, CodeResult
 
-BoxInfo = Dict[str, Any]
-"""A box as the API describes it (box_id, name, status, image, vcpu_count, ...)."""
-Checkpoint = Dict[str, Any]
-CronJob = Dict[str, Any]
-CronRun = Dict[str, Any]
-VolumeInfo = Dict[str, Any]
-VolumeEntry = Dict[str, Any]
-HttpPolicy = Dict[str, Any]
-Listener = Dict[str, Any]
-CodeContext = Dict[str, Any]
+T = TypeVar("T")
 
 BOX_ID = re.compile(r"^box_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 APP_ID = re.compile(r"^app_[0-9a-f-]{36}$", re.I)
@@ -104,10 +95,10 @@ class CodeExecution:
     context_id: str
     language: str
     execution_count: Optional[int]
-    results: List[Dict[str, Any]]
+    results: List[CodeResult]
     stdout: str
     stderr: str
-    error: Optional[Dict[str, str]]
+    error: Optional[CodeError]
     truncated: bool
     duration_ms: float
 

@@ -13,26 +13,38 @@ import httpx
 from ._base import (
     APP_ID,
     BOX_ID,
-    BoxInfo,
-    Checkpoint,
-    CodeContext,
     CodeExecution,
-    CronJob,
-    CronRun,
     ExecDecoder,
     ExecOutcome,
     ExecResult,
-    HttpPolicy,
-    Listener,
     OutputEvent,
     Page,
-    VolumeEntry,
-    VolumeInfo,
     clean,
     code_run_body,
     query_text,
     retry_delay,
     seg,
+)
+from .types import (
+    BoxInfo,
+    Checkpoint,
+    CodeContext,
+    ContextDeleted,
+    CronJob,
+    CronRun,
+    DeletedPath,
+    EgressLogRow,
+    ExecInfo,
+    FileWriteResult,
+    HttpPolicy,
+    LineageEdge,
+    Listener,
+    PolicyDetached,
+    PolicyPreset,
+    VolumeEntry,
+    VolumeFileWriteResult,
+    VolumeInfo,
+    Whoami,
 )
 from ._config import ServiceConfig, resolve_config
 from ._errors import BoxConnectionError, BoxError, NotFoundError, error_from
@@ -282,7 +294,7 @@ class BoxFiles:
         self._http = http
         self._base = f"/v1/boxes/{seg(box_id)}"
 
-    def write(self, path: str, data: Upload, *, mode: Optional[Union[str, int]] = None, create_parents: Optional[bool] = None) -> Dict[str, Any]:
+    def write(self, path: str, data: Upload, *, mode: Optional[Union[str, int]] = None, create_parents: Optional[bool] = None) -> FileWriteResult:
         """Writes a file from bytes, text, an iterable of bytes or a binary file object."""
         m = format(mode, "04o") if isinstance(mode, int) else mode
         return self._http.json("PUT", f"{self._base}/files", query={"path": path, "mode": m, "create_parents": create_parents}, content=data)
@@ -375,7 +387,7 @@ class BoxCode:
     def list_contexts(self) -> List[CodeContext]:
         return (self._http.json("GET", f"{self._base}/contexts"))["data"]
 
-    def delete_context(self, context: Any) -> Dict[str, Any]:
+    def delete_context(self, context: Any) -> ContextDeleted:
         cid = context if isinstance(context, str) else context["id"]
         return self._http.json("DELETE", f"{self._base}/contexts/{seg(cid)}")
 
@@ -455,7 +467,7 @@ class Box:
         """Runs a command and streams its output events (``ev.stream``, ``ev.data``)."""
         return ExecStream(self._http, self.id, command, {"cwd": cwd, "env": env, "user": user, "timeout": timeout}, stdin)
 
-    def execs(self) -> List[Dict[str, Any]]:
+    def execs(self) -> List[ExecInfo]:
         return (self._http.json("GET", f"{self._p}/exec"))["data"]
 
     # the code interpreter
@@ -525,7 +537,7 @@ class Box:
     def set_policy(self, policy_id: str) -> HttpPolicy:
         return self._http.json("PUT", f"{self._p}/http-policy", json_body={"policy_id": policy_id})
 
-    def detach_policy(self) -> Dict[str, Any]:
+    def detach_policy(self) -> PolicyDetached:
         return self._http.json("DELETE", f"{self._p}/http-policy")
 
     def publish(self, guest_port: int, *, protocol: Optional[str] = None) -> Listener:
@@ -537,7 +549,7 @@ class Box:
     def unpublish(self, guest_port: int) -> Listener:
         return self._http.json("DELETE", f"{self._p}/listeners/{guest_port}")
 
-    def egress_log(self, *, limit: Optional[int] = None, offset: Optional[int] = None) -> List[Dict[str, Any]]:
+    def egress_log(self, *, limit: Optional[int] = None, offset: Optional[int] = None) -> List[EgressLogRow]:
         return (self._http.json("GET", f"{self._p}/egress-log", query={"limit": limit, "offset": offset}))["data"]
 
 
@@ -641,7 +653,7 @@ class Volume:
     def _p(self) -> str:
         return f"/v1/box-volumes/{seg(self.id)}"
 
-    def write(self, path: str, data: Upload, *, mode: Optional[str] = None, create_parents: Optional[bool] = None) -> Dict[str, Any]:
+    def write(self, path: str, data: Upload, *, mode: Optional[str] = None, create_parents: Optional[bool] = None) -> VolumeFileWriteResult:
         return self._http.json("PUT", f"{self._p}/files", query={"path": path, "mode": mode, "create_parents": create_parents}, content=data)
 
     def read(self, path: str) -> bytes:
@@ -662,7 +674,7 @@ class Volume:
     def move(self, src: str, dst: str) -> VolumeEntry:
         return self._http.json("POST", f"{self._p}/paths/move", json_body={"from": src, "to": dst})
 
-    def remove(self, path: str, *, recursive: bool = False) -> Dict[str, Any]:
+    def remove(self, path: str, *, recursive: bool = False) -> DeletedPath:
         return self._http.json("DELETE", f"{self._p}/paths", query={"path": path, "recursive": recursive or None})
 
     def delete(self) -> VolumeInfo:
@@ -692,7 +704,7 @@ class Policies:
     def __init__(self, http: Http) -> None:
         self._http = http
 
-    def presets(self) -> List[Dict[str, Any]]:
+    def presets(self) -> List[PolicyPreset]:
         return (self._http.json("GET", "/v1/http-policies/presets"))["data"]
 
     def create(self, *, name: Optional[str] = None, document: Optional[Mapping[str, Any]] = None, preset: Optional[str] = None) -> HttpPolicy:
@@ -747,12 +759,12 @@ class Client:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def whoami(self) -> Dict[str, Any]:
+    def whoami(self) -> Whoami:
         return self._http.json("GET", "/v1/whoami")
 
     def cron_jobs(self) -> List[CronJob]:
         """Every cron job of the organization's boxes."""
         return (self._http.json("GET", "/v1/cron"))["data"]
 
-    def lineage(self) -> List[Dict[str, Any]]:
+    def lineage(self) -> List[LineageEdge]:
         return (self._http.json("GET", "/v1/box-lineage"))["data"]
