@@ -29,8 +29,8 @@ import { templatesArea } from './templates/module.js';
 import type { TemplateService } from './templates/template-service.js';
 import { usageArea } from './usage/module.js';
 import { volumesArea } from './volumes/module.js';
-import type { BoxService } from './boxes/box-service.js';
-import type { CheckpointService } from './boxes/checkpoint-service.js';
+import type { BoxService } from './boxes/module.js';
+import type { CheckpointService } from './boxes/module.js';
 import type { ExecService } from './boxes/exec-service.js';
 import type { FilesService } from './boxes/files-service.js';
 import type { CronRunner } from './cron/cron-runner.js';
@@ -94,7 +94,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
   const mcp = mcpArea(base, { execs: boxes.execs, access });
   const e2b = e2bArea(base, {
     boxes: {
-      get: (id) => boxes.boxes.repo.get(id),
+      get: (id) => boxes.boxes.get(id),
       create: (a, b) => boxes.boxes.create(a, b),
       pause: (b) => boxes.boxes.pause(b),
       resume: (b) => boxes.boxes.resume(b),

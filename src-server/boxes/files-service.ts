@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { conflict, Forbidden, invalid, notFound, Unavailable } from '../core/errors.js';
-import type { BoxService } from './box-service.js';
+import type { BoxService } from './lifecycle/box-service.js';
 import type { BoxRecord } from './boxes-repo.js';
 import type { EntryInfo } from './runtime-port.js';
 
@@ -35,11 +35,11 @@ function guestError(e: unknown, path: string): never {
  * authorized the box (`boxFor(..., 'files')`).
  */
 export class FilesService {
-  constructor(private boxes: Pick<BoxService, 'ensureRunning' | 'runtime'>) {}
+  constructor(private boxes: Pick<BoxService, 'ensureRunning' | 'agent'>) {}
 
   private async agent(box: BoxRecord) {
     const running = await this.boxes.ensureRunning(box, 'files');
-    return this.boxes.runtime.agent(running.box_id);
+    return this.boxes.agent(running.box_id);
   }
 
   /** Streams `source` into one regular file (a complete retry replaces it). */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import type { BoxService } from '../boxes/box-service.js';
+import type { BoxService } from '../boxes/module.js';
 import type { UsageService } from '../usage/usage-service.js';
 import type { Db } from '../db/connection.js';
 import { CryptoBox } from '../util/crypto-box.js';

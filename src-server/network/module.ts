@@ -1,6 +1,6 @@
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import type { BoxService } from '../boxes/box-service.js';
+import type { BoxService } from '../boxes/module.js';
 import { refreshGuestFiles } from '../boxes/guest-refresh.js';
 import type { PoliciesService } from '../policies/service.js';
 import type { SecretsService } from '../secrets/module.js';
@@ -37,7 +37,7 @@ export async function networkArea(
   const egressDb = openFastConnection(app.config.dataDir);
   const egressRepo = new EgressRepo(egressDb, t.egressLogKeep);
   const egress = new EgressService(app, egressRepo, {
-    boxes: boxes.repo,
+    boxes,
     secrets: deps.secrets,
     policies: deps.policies,
   });
@@ -65,7 +65,7 @@ export async function networkArea(
   boxes.hooks.ingressUrls = (box) => listeners.ingressUrls(box);
   boxes.hooks.onStarted((boxId) => {
     listeners.onBoxStarted(boxId);
-    const box = boxes.repo.get(boxId);
+    const box = boxes.get(boxId);
     if (box) listeners.publishIngressPorts(box);
   });
   boxes.hooks.onGone((boxId) => {

@@ -3,7 +3,7 @@ import type { BoxAccess } from '../boxes/box-access.js';
 import { AttachPolicyBody, BoxPolicyParams, HttpPolicy } from '../contract/policies.js';
 import { notFound } from '../http/errors.js';
 import type { Policies } from './service.js';
-import type { BoxService } from '../boxes/box-service.js';
+import type { BoxService } from '../boxes/module.js';
 
 /** Attaching policies to boxes: read, set, clear. */
 export function boxPolicyRoutes(r: RouteRegistrar, policies: Policies, s: { boxes: Pick<BoxService, 'setHttpPolicy'>; access: BoxAccess }) {

@@ -4,7 +4,7 @@ import type { HttpPolicy, PolicyDocument } from '../contract/policies.js';
 import { conflict, notFound } from '../core/errors.js';
 import { evaluate, type EgressRequest, type Verdict } from './evaluate.js';
 import { PoliciesRepo } from './policies-repo.js';
-import type { BoxesRepo } from '../boxes/boxes-repo.js';
+import type { BoxPolicyLinks } from '../boxes/ports.js';
 
 export interface PoliciesService {
   get(orgId: string, id: string): HttpPolicy | undefined;
@@ -19,7 +19,7 @@ export class Policies implements PoliciesService {
   private db: AppBase['db'];
   constructor(
     app: AppBase,
-    private boxes: Pick<BoxesRepo, 'withPolicy' | 'releasePolicy'>,
+    private boxes: BoxPolicyLinks,
   ) {
     this.db = app.db;
     this.repo = new PoliciesRepo(app.db);

@@ -1,5 +1,5 @@
 import type { AppBase } from '../../app-context.js';
-import type { BoxesRepo } from '../../boxes/boxes-repo.js';
+import type { BoxLookup } from '../../boxes/ports.js';
 import type { PolicyDocument } from '../../contract/policies.js';
 import type { PoliciesService } from '../../policies/service.js';
 import type { SecretsService } from '../../secrets/module.js';
@@ -34,7 +34,7 @@ export class EgressService {
   constructor(
     private app: AppBase,
     readonly repo: EgressRepo,
-    private dep: { boxes: BoxesRepo; secrets: SecretsService; policies: Pick<PoliciesService, 'get'> },
+    private dep: { boxes: BoxLookup; secrets: SecretsService; policies: Pick<PoliciesService, 'get'> },
   ) {
     this.deps = {
       policyFor: (boxId) => this.policyFor(boxId),

@@ -1,19 +1,21 @@
-import type { AppBase } from '../app-context.js';
-import type { Box, BoxStatus, CreateBoxBody } from '../contract/boxes.js';
-import type { AppsService } from '../core/apps-service.js';
-import type { Principal } from '../core/principal.js';
-import { Failed, Unavailable } from '../core/errors.js';
-import { checkCreate, newBoxRecord } from './box-create.js';
-import { BoxesRepo, type BoxRecord } from './boxes-repo.js';
-import { reconcileBoxes } from './reconcile.js';
-import { toBox } from './box-view.js';
-import type { BoxRuntime, StartResult, VmConfig } from './runtime-port.js';
-import { GuestSetupRegistry, writeGuestFiles } from './guest-setup.js';
-import { BoxHooks } from './box-hooks.js';
-import type { VolumesService } from '../volumes/service.js';
-import type { PoliciesService } from '../policies/service.js';
-import { assertAccepts } from './transitions.js';
+import type { AppBase } from '../../app-context.js';
+import type { Box, BoxStatus, CreateBoxBody } from '../../contract/boxes.js';
+import type { AppsService } from '../../core/apps-service.js';
+import type { Principal } from '../../core/principal.js';
+import { Failed, Unavailable } from '../../core/errors.js';
+import { checkCreate, newBoxRecord } from '../box-create.js';
+import { BoxesRepo, type BoxRecord } from '../boxes-repo.js';
+import { reconcileBoxes } from '../reconcile.js';
+import { toBox } from '../box-view.js';
+import type { BoxRuntime, GuestAgent, ImageResolver, StartResult, TemplateWarmup, VmConfig } from '../runtime-port.js';
+import { GuestSetupRegistry, writeGuestFiles } from '../guest-setup.js';
+import { BoxHooks } from '../box-hooks.js';
+import type { BoxForwards, BoxMeters } from '../ports.js';
+import type { VolumesService } from '../../volumes/service.js';
+import type { PoliciesService } from '../../policies/service.js';
+import { assertAccepts } from '../transitions.js';
 import { KeyedLock } from './box-lock.js';
+import { CheckpointService } from './checkpoint-service.js';
 
 /** A terminated box stays readable (status `terminated`) this long, then it is purged. */
 const TERMINATED_KEPT_MS = 24 * 3600 * 1000;
@@ -29,21 +31,34 @@ export interface BoxServiceDeps {
 /**
  * Box lifecycle: turns each operation into runtime calls and status changes. Operations on
  * one box are serialised (a per-box lock); the API layer never touches the runtime itself.
+ * The repository and the runtime are private: other areas get narrow ports (boxes/ports.ts),
+ * and checkpoints and forks (checkpoint-service.ts) get the lifecycle's core from here, the
+ * owner of the box lock.
  */
 export class BoxService {
-  readonly repo: BoxesRepo;
+  private readonly repo: BoxesRepo;
   /** Environment and files other areas put into every box (egress CA, inference variables). */
   readonly guestSetup = new GuestSetupRegistry();
   /** Networking and lifecycle hooks of areas built after boxes (network, cron). */
   readonly hooks = new BoxHooks();
+  /** Checkpoints, boxes made from them and forks: part of the lifecycle, under its lock. */
+  readonly checkpoints: CheckpointService;
+  /** Published ports of a running VM (the network area's listeners). */
+  readonly forwards: BoxForwards;
+  /** A VM's CPU, memory and disk figures (the usage area's sampler). */
+  readonly meters: BoxMeters;
   private lock = new KeyedLock();
 
   constructor(
     private app: AppBase,
-    readonly runtime: BoxRuntime,
+    private readonly runtime: BoxRuntime,
     private deps: BoxServiceDeps,
   ) {
     this.repo = deps.repo;
+    this.forwards = runtime;
+    this.meters = runtime;
+    const [withLock, fresh, boot, vmConfig] = [this.withLock.bind(this), this.fresh.bind(this), this.boot.bind(this), this.vmConfig.bind(this)];
+    this.checkpoints = new CheckpointService({ repo: this.repo, runtime, withLock, fresh, boot, vmConfig });
     this.repo.onStatus = (b, from, reason) => app.log.info(`box ${b.box_id} (${b.name}): ${from} -> ${b.status}${reason ? `: ${reason}` : ''}`);
     runtime.onUnexpectedExit((boxId, reason) => this.onVmLost(boxId, reason));
   }
@@ -53,11 +68,32 @@ export class BoxService {
     return toBox(b, this.hooks.ingressUrls);
   }
 
-  /** One page of the organization's boxes, as the API shows them. */
   /** A box by id, any organization, terminated ones included (callers check the organization). */
   get(boxId: string): BoxRecord | undefined {
     return this.repo.get(boxId);
   }
+
+  /** Every box that is not terminated, all organizations. */
+  live(): BoxRecord[] {
+    return this.repo.live();
+  }
+
+  /** The guest agent of a running box (exec, files, code). */
+  agent(boxId: string): Promise<GuestAgent> {
+    return this.runtime.agent(boxId);
+  }
+
+  /** Work every new template does before its warm snapshot (the code area's daemon). */
+  addTemplateWarmup(w: TemplateWarmup): void {
+    this.runtime.addTemplateWarmup?.(w);
+  }
+
+  /** Where the runtime finds the root file system of an image of the images area. */
+  setImageResolver(resolve: ImageResolver): void {
+    this.runtime.setImageResolver?.(resolve);
+  }
+
+  /** One page of the organization's boxes, as the API shows them. */
 
   list(orgId: string, q: Parameters<BoxesRepo['list']>[1]): { rows: Box[]; total: number } {
     const { rows, total } = this.repo.list(orgId, q);
@@ -69,7 +105,7 @@ export class BoxService {
     return this.lock.run(boxId, fn);
   }
 
-  vmConfig(box: BoxRecord): VmConfig {
+  private vmConfig(box: BoxRecord): VmConfig {
     return {
       boxId: box.box_id,
       hostname: box.name,
@@ -92,7 +128,7 @@ export class BoxService {
   }
 
   /** Starts a VM for the box and records the outcome: running, or failed with the reason. */
-  async boot(box: BoxRecord, start: () => Promise<void | StartResult>, failure = 'The VM did not start', operation = 'start'): Promise<Box> {
+  private async boot(box: BoxRecord, start: () => Promise<void | StartResult>, failure = 'The VM did not start', operation = 'start'): Promise<Box> {
     try {
       const t0 = performance.now();
       const started = await start();
@@ -223,7 +259,7 @@ export class BoxService {
   }
 
   /** Re-reads the box under the lock and checks the operation is legal in its current state. */
-  fresh(box: BoxRecord, op: Parameters<typeof assertAccepts>[0]): BoxRecord {
+  private fresh(box: BoxRecord, op: Parameters<typeof assertAccepts>[0]): BoxRecord {
     const cur = this.repo.get(box.box_id)!;
     assertAccepts(op, cur.status, cur.box_id);
     return cur;
