@@ -13,7 +13,8 @@ import { FilesService } from './files-service.js';
 import type { BoxRuntime } from './runtime-port.js';
 import { BoxScheduler } from './scheduler.js';
 
-export type { BoxService, CheckpointService };
+export type { BoxService, CheckpointService, ExecService };
+export { refreshGuestFiles } from './guest-refresh.js';
 
 /**
  * Boxes, lifecycle, checkpoints, exec and files. The runtime is injected: the QEMU runtime

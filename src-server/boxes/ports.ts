@@ -26,3 +26,24 @@ export type BoxForwards = Pick<BoxRuntime, 'addForward' | 'removeForward'>;
 
 /** A running VM's CPU and memory figures and a box's disk use. */
 export type BoxMeters = Pick<BoxRuntime, 'sample' | 'diskUsageBytes'>;
+
+export type { BoxAccess } from './box-access.js';
+export type { ExecSession } from './exec-session.js';
+export type { GuestSetup } from './guest-setup.js';
+/** The runtime port: what boxes need of a VM runtime (runtime/ implements it with QEMU). */
+export type {
+  BoxRuntime,
+  EntryInfo,
+  ExecResult,
+  GuestAgent,
+  GuestExec,
+  GuestFile,
+  ImageResolver,
+  Progress,
+  TemplateInfo,
+  TemplatePort,
+  TemplateShape,
+  TemplateWarmup,
+  VmConfig,
+} from './runtime-port.js';
+export { RuntimeError } from './runtime-port.js';

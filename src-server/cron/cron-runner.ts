@@ -1,7 +1,7 @@
 import type { AppBase } from '../app-context.js';
 import type { CronRun } from '../contract/cron.js';
 import type { BoxService } from '../boxes/module.js';
-import type { ExecService } from '../boxes/exec-service.js';
+import type { ExecService } from '../boxes/module.js';
 import type { CronRow } from './cron-repo.js';
 import { nextRun, type CronService } from './cron-service.js';
 

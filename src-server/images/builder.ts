@@ -15,7 +15,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { BoxRuntime, GuestAgent, ImageResolver } from '../boxes/runtime-port.js';
+import type { BoxRuntime, GuestAgent, ImageResolver } from '../boxes/ports.js';
 import type { ImageRunConfig } from '../contract/images.js';
 import type { PolicyDocument } from '../contract/policies.js';
 import { BoxfileError, parseBoxfile, type Step } from './boxfile.js';

@@ -15,9 +15,9 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { IMAGE_NAME, type ImageRunConfig } from '../contract/images.js';
-import { computeImageKeys, ensureGuestImage, guestAgentBinary, imageCacheRoot } from '../runtime/guest-image.js';
-import { collectLayers } from '../runtime/layers.js';
-import { ensureAgentBinary } from '../runtime/agent-build.js';
+import { computeImageKeys, ensureGuestImage, guestAgentBinary, imageCacheRoot } from '../runtime/module.js';
+import { collectLayers } from '../runtime/module.js';
+import { ensureAgentBinary } from '../runtime/module.js';
 
 const execFileP = promisify(execFile);
 export const BUILTIN_IMAGE = 'debian';

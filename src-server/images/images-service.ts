@@ -4,7 +4,7 @@ import type { AppBase } from '../app-context.js';
 import type { BoxService } from '../boxes/module.js';
 import type { Image, ImageRunConfig } from '../contract/images.js';
 import { conflict, notFound } from '../core/errors.js';
-import type { TemplateService } from '../templates/template-service.js';
+import type { TemplateService } from '../templates/ports.js';
 import { BUILTIN_IMAGE, EMPTY_CONFIG, ImageStore, type ImageManifest } from './image-store.js';
 
 /** The warm templates (templates/): a template of an image builds on the image's disk. */

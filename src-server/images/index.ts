@@ -4,12 +4,12 @@
  * "need an SDK or the CLI"), so the CLI runs this code on the service's data dir, with the
  * build's output on the terminal. Everything else the CLI does goes through the API.
  */
-import { boxFolder } from '../runtime/box-folder.js';
-import { QemuBoxRuntime } from '../runtime/qemu-box-runtime.js';
+import { boxFolder } from '../runtime/module.js';
+import { QemuBoxRuntime } from '../runtime/module.js';
 import { buildImage as build, type BuildOptions } from './builder.js';
 
-export { buildAgentSync } from '../runtime/agent-build.js';
-export { computeImageKeys, ensureGuestImage, guestAgentBinary, imageCacheRoot, RESOURCES_DIR, unreferencedParts } from '../runtime/guest-image.js';
+export { buildAgentSync } from '../runtime/module.js';
+export { computeImageKeys, ensureGuestImage, guestAgentBinary, imageCacheRoot, RESOURCES_DIR, unreferencedParts } from '../runtime/module.js';
 export { IMAGE_NAME } from '../contract/images.js';
 export { BoxfileError } from './boxfile.js';
 export { BuildError } from './builder.js';

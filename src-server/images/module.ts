@@ -1,7 +1,7 @@
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
 import type { BoxService } from '../boxes/module.js';
-import type { TemplateService } from '../templates/template-service.js';
+import type { TemplateService } from '../templates/ports.js';
 import { BUILTIN_IMAGE } from './image-store.js';
 import { ImagesService } from './images-service.js';
 import { imageRoutes } from './routes.js';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
 import type { BoxService } from '../boxes/module.js';
-import type { UsageService } from '../usage/usage-service.js';
+import type { UsageService } from '../usage/ports.js';
 import type { Db } from '../db/connection.js';
 import { CryptoBox } from '../util/crypto-box.js';
 import { responseObject } from './adapters/responses-view.js';
@@ -38,7 +38,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { WebhookDeliveriesService } from './webhooks/deliveries-service.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { scheduleFrom } from './webhooks/schedule.js';
-import type { BoxAccess } from '../boxes/box-access.js';
+import type { BoxAccess } from '../boxes/ports.js';
 
 /**
  * Tuning keys (ctx.config.tuning, typed in settings.ts), mostly for tests: `webhookSchedule` (webhooks/schedule.ts),

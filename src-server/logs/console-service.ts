@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import type { BoxRuntime } from '../boxes/runtime-port.js';
+import type { BoxRuntime } from '../boxes/ports.js';
 import { CONSOLE_MAX_BYTES, type ConsoleTail } from '../contract/service.js';
 import { NotImplemented } from '../core/errors.js';
 

@@ -1,5 +1,5 @@
 import type { RouteRegistrar } from '../http/route.js';
-import type { BoxAccess } from '../boxes/box-access.js';
+import type { BoxAccess } from '../boxes/ports.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { ConsoleQuery, ConsoleTail, LOG_LEVELS, ServiceLogPage, ServiceLogQuery, type ServiceLogEntry } from '../contract/service.js';
 import type { ConsoleService } from './console-service.js';

@@ -1,5 +1,5 @@
 import type { RouteRegistrar } from '../http/route.js';
-import type { BoxAccess } from '../boxes/box-access.js';
+import type { BoxAccess } from '../boxes/ports.js';
 import { AttachPolicyBody, BoxPolicyParams, HttpPolicy } from '../contract/policies.js';
 import { notFound } from '../http/errors.js';
 import type { Policies } from './service.js';

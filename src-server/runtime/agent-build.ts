@@ -9,7 +9,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { RuntimeError } from '../boxes/runtime-port.js';
+import { RuntimeError } from '../boxes/ports.js';
 import { AGENT_BUILD_PATH, RESOURCES_DIR } from './guest-image.js';
 import { boxEnv } from '../settings.js';
 

@@ -3,8 +3,8 @@
  * restore, clone or adoption (and what that means for tracked execs), health pings, and
  * telling the box domain when a VM is lost without being asked to.
  */
-import type { BoxRuntime, GuestAgent } from '../boxes/runtime-port.js';
-import { RuntimeError } from '../boxes/runtime-port.js';
+import type { BoxRuntime, GuestAgent } from '../boxes/ports.js';
+import { RuntimeError } from '../boxes/ports.js';
 import type { AgentClient } from '../guest/agent-client.js';
 import { waitForAgent } from './agent-wait.js';
 import type { BoxFolder } from './box-folder.js';

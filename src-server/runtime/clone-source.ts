@@ -4,7 +4,7 @@
  * TemplatePort (list, remove, prepare) the box domain sees. A template that cannot be
  * built answers undefined: the box cold-boots (the failure is listed in GET /v1/templates).
  */
-import type { Progress, TemplatePort, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
+import type { Progress, TemplatePort, VmConfig as BoxVmConfig } from '../boxes/ports.js';
 import type { BoxFolder } from './box-folder.js';
 import type { MachineSource } from './machine-source.js';
 import { cloneTemplateFolder } from './template-clone.js';

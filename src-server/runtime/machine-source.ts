@@ -2,7 +2,7 @@
  * Where a box's machine comes from: the guest image (built once), the accelerator (probed
  * once), the QEMU launch config of a box, and the warm template of its shape.
  */
-import type { ImageResolver, Progress, TemplateShape, VmConfig as BoxVmConfig } from '../boxes/runtime-port.js';
+import type { ImageResolver, Progress, TemplateShape, VmConfig as BoxVmConfig } from '../boxes/ports.js';
 import { detectAccelerator, type AccelResult } from './accel.js';
 import { ensureAgentBinary } from './agent-build.js';
 import { ensureGuestImage, type GuestImage, type ImageProgress } from './guest-image.js';

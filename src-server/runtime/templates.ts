@@ -10,7 +10,7 @@
  * share=off and put overlays on the disk).
  */
 import { createHash } from 'node:crypto';
-import type { TemplateInfo, TemplateShape, TemplateWarmup } from '../boxes/runtime-port.js';
+import type { TemplateInfo, TemplateShape, TemplateWarmup } from '../boxes/ports.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { rm, writeFile, rename } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';

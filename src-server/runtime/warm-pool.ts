@@ -16,7 +16,7 @@
  * is removed or goes stale drains its pool first (TemplateStore.onRemove).
  */
 import { randomBytes } from 'node:crypto';
-import type { GuestFile } from '../boxes/runtime-port.js';
+import type { GuestFile } from '../boxes/ports.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

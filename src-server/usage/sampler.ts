@@ -1,6 +1,6 @@
 import type { AppBase } from '../app-context.js';
 import type { BoxService } from '../boxes/module.js';
-import type { BoxRecord } from '../boxes/boxes-repo.js';
+import type { BoxRecord } from '../boxes/ports.js';
 import type { MetricsRepo, Sample } from './metrics-repo.js';
 import type { UsageService } from './usage-service.js';
 

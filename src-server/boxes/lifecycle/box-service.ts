@@ -11,8 +11,8 @@ import type { BoxRuntime, GuestAgent, ImageResolver, StartResult, TemplateWarmup
 import { GuestSetupRegistry, writeGuestFiles } from '../guest-setup.js';
 import { BoxHooks } from '../box-hooks.js';
 import type { BoxForwards, BoxMeters } from '../ports.js';
-import type { VolumesService } from '../../volumes/service.js';
-import type { PoliciesService } from '../../policies/service.js';
+import type { VolumesService } from '../../volumes/ports.js';
+import type { PoliciesService } from '../../policies/ports.js';
 import { assertAccepts } from '../transitions.js';
 import { KeyedLock } from './box-lock.js';
 import { CheckpointService } from './checkpoint-service.js';

@@ -1,6 +1,6 @@
 import type { BoxLookup } from '../../boxes/ports.js';
 import { LimitExceeded } from '../../core/errors.js';
-import type { UsageService } from '../../usage/usage-service.js';
+import type { UsageService } from '../../usage/ports.js';
 
 export interface BudgetDeps {
   boxes: Pick<BoxLookup, 'get'>;

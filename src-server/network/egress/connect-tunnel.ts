@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { matchHost, portAllowed } from '../../policies/evaluate.js';
+import { matchHost, portAllowed } from '../../policies/ports.js';
 import { decideConnect } from './decide.js';
 import { interceptTunnel } from './intercept.js';
 import { CONNECT_TIMEOUT_MS, DEFAULT_IDLE_MS, nowIso, rawReply, type ProxyDeps } from './proxy-deps.js';

@@ -1,7 +1,7 @@
 import type { AppBase } from '../../app-context.js';
 import type { BoxLookup } from '../../boxes/ports.js';
 import type { PolicyDocument } from '../../contract/policies.js';
-import type { PoliciesService } from '../../policies/service.js';
+import type { PoliciesService } from '../../policies/ports.js';
 import type { SecretsService } from '../../secrets/module.js';
 import { BoxProxy } from './box-proxy.js';
 import type { PolicyRef } from './decide.js';

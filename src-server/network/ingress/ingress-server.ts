@@ -3,7 +3,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AppBase } from '../../app-context.js';
 import type { BoxService } from '../../boxes/module.js';
-import type { BoxRecord } from '../../boxes/boxes-repo.js';
+import type { BoxRecord } from '../../boxes/ports.js';
 import { endToEnd } from '../hop-headers.js';
 import type { ListenerService } from '../listeners/listener-service.js';
 import { routeHost } from './ingress-routing.js';
