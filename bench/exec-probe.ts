@@ -7,7 +7,7 @@
  *   - the same commands timed in a loop inside the guest (what the guest itself costs),
  *   - the same spawn inside the guest after an idle or busy gap (what a command that is not
  *     back to back costs, with no host work involved).
- * Used to decide the exec hot path (BENCHMARKS.md, "exec latency"); `--tb` overrides
+ * Used to decide the exec hot path (docs/benchmarks-history.md, "Exec latency (this change)"); `--tb` overrides
  * TCG's translation-cache size (MiB) for the experiment.
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
