@@ -15,7 +15,7 @@ import { waitForAgent } from '../src-server/runtime/agent-wait.js';
 import { execText } from '../src-server/runtime/exec-text.js';
 import { boxFolder } from '../src-server/runtime/box-folder.js';
 import { testConfig, testDataDir, testImage } from '../src-server/runtime/test-support/vm-image.js';
-import { killVm, launchVm } from '../src-server/runtime/vm.js';
+import { killVm, launchVm } from '../src-server/runtime/qemu/vm.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def);

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { boxFolder, livePid } from '../src-server/runtime/box-folder.js';
-import { QmpClient } from '../src-server/runtime/qmp.js';
+import { QmpClient } from '../src-server/runtime/qemu/qmp.js';
 import { startService } from '../src-server/service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { execClient, execLoopScript, r1 } from './runtime-support.js';

@@ -5,7 +5,7 @@
  *   layers/<key>.qcow2      Boxfile step layers: qcow2 overlays whose backing chain ends at the
  *                           base image's disk, so images sharing a base share its blocks
  *   blobs/<sha256>.raw      OCI imports: one ext4 image per archive digest
- * The built-in `debian` image lives in the guest image cache (runtime/guest-image.ts) and is
+ * The built-in `debian` image lives in the guest image cache (runtime/guest-image/guest-image.ts) and is
  * listed here as source `builtin`. A layer file is deleted only when no image manifest and
  * no box or checkpoint disk has it in its backing chain.
  */

@@ -10,7 +10,7 @@ import { waitForAgent } from './agent-wait.js';
 import type { BoxFolder } from './box-folder.js';
 import { ExecTracker } from './exec-tracker.js';
 import { guestAgentAdapter } from './guest-agent-adapter.js';
-import { HEALTH_FAILURES, HealthWatch, lossOf, panicNote } from './vm-health.js';
+import { HEALTH_FAILURES, HealthWatch, lossOf, panicNote } from './qemu/vm-health.js';
 
 type LostCb = Parameters<BoxRuntime['onUnexpectedExit']>[0];
 type LostKind = 'killed' | 'panic' | 'agent_lost';

@@ -48,7 +48,7 @@ export class EgressService {
   }
 
   /**
-   * The accelerator that runs the boxes: under TCG their CPU model (runtime/vm-config.ts,
+   * The accelerator that runs the boxes: under TCG their CPU model (runtime/qemu/vm-config.ts,
    * Nehalem) has no AES instructions, so the box leg of intercepted TLS prefers ChaCha20
    * (proxy-deps.ts, boxLegChaCha); with KVM/HVF (`-cpu host`) AES-128-GCM stays first.
    */

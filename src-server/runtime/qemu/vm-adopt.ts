@@ -9,9 +9,9 @@
  * one whose monitor or agent does not answer is killed, and the box restarts from its disk.
  * A box never shows `running` without an agent that answered.
  */
-import type { AgentClient } from '../guest/agent-client.js';
-import { type BoxFolder, livePid } from './box-folder.js';
-import { readProcStat } from './proc-stat.js';
+import type { AgentClient } from '../../guest/agent-client.js';
+import { type BoxFolder, livePid } from '../box-folder.js';
+import { readProcStat } from '../proc-stat.js';
 import { attachVm, killVm, type VmHandle } from './vm.js';
 
 /** Run states whose VM still holds everything and only needs `cont`. */

@@ -8,12 +8,12 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../test-support/harness.js';
-import { readExecStream } from '../test-support/exec-stream.js';
-import { killUnder } from '../test-support/spawned-service.js';
-import { boxFolder, livePid } from './box-folder.js';
+import { startTestService, type TestService } from '../../test-support/harness.js';
+import { readExecStream } from '../../test-support/exec-stream.js';
+import { killUnder } from '../../test-support/spawned-service.js';
+import { boxFolder, livePid } from '../box-folder.js';
 import { QmpClient } from './qmp.js';
-import { testImageCache } from './test-support/vm-image.js';
+import { testImageCache } from '../test-support/vm-image.js';
 
 const VM_TIMEOUT = 600_000;
 const dataDir = fs.mkdtempSync('/tmp/bxadopt-');

@@ -1,4 +1,12 @@
 /**
+ * runtime/templates/: where a box's VM comes from, so that a create is a copy-on-write clone
+ * and not a boot. Warm templates, one per image and machine shape (this file); clones of
+ * one (template-clone.ts); VMs kept ready per template (template-stock.ts): the warm pool
+ * of restored clones (warm-pool.ts) and QEMUs started ahead for restores
+ * (restore-spares.ts); which of them a new box gets (clone-source.ts); and a box's machine
+ * as a whole: guest image, accelerator, launch config, template (machine-source.ts).
+ */
+/**
  * Warm templates: an image and a machine shape booted once until the agent answers, then
  * saved (device state + guest RAM file + the disk, frozen). Boxes start as clones of one
  * (template-clone.ts). Layout: <dataDir>/templates/<template_id>/ is a BoxFolder (ram,
@@ -10,18 +18,18 @@
  * share=off and put overlays on the disk).
  */
 import { createHash } from 'node:crypto';
-import type { TemplateInfo, TemplateShape, TemplateWarmup } from '../boxes/ports.js';
+import type { TemplateInfo, TemplateShape, TemplateWarmup } from '../../boxes/ports.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { rm, writeFile, rename } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { waitForAgent } from './agent-wait.js';
-import { execText } from './exec-text.js';
-import { BoxFolder } from './box-folder.js';
-import { collectLayers, dirSizeBytes } from './layers.js';
-import { qemuVersion } from './host.js';
-import { kernelCmdline, SHARE_SLOTS, type VmConfig } from './vm-config.js';
-import { saveAndStop } from './vm-snapshot.js';
-import { killVm, launchVm } from './vm.js';
+import { waitForAgent } from '../agent-wait.js';
+import { execText } from '../exec-text.js';
+import { BoxFolder } from '../box-folder.js';
+import { collectLayers, dirSizeBytes } from '../qemu/layers.js';
+import { qemuVersion } from '../qemu/host.js';
+import { kernelCmdline, SHARE_SLOTS, type VmConfig } from '../qemu/vm-config.js';
+import { saveAndStop } from '../qemu/vm-snapshot.js';
+import { killVm, launchVm } from '../qemu/vm.js';
 
 /** Bump when what a template holds changes (prep script, device set). */
 const TEMPLATE_RECIPE = 'tpl-v2'; // v2: SHARE_SLOTS spare 9p devices in templates for boxes with volumes

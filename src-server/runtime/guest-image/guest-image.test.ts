@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { detectAccelerator, probeBoot } from './accel.js';
+import { detectAccelerator, probeBoot } from '../qemu/accel.js';
 import { ensureGuestImage } from './guest-image.js';
-import { testDataDir, testImage } from './test-support/vm-image.js';
+import { testDataDir, testImage } from '../test-support/vm-image.js';
 
 describe('guest image and accelerator', () => {
   const dataDir = testDataDir();

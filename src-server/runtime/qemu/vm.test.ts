@@ -6,12 +6,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentClient } from '../guest/agent-client.js';
-import { waitForAgent } from './agent-wait.js';
-import { execText } from './exec-text.js';
-import { boxFolder, hasSavedState, isAlive, probeQmp, readState } from './box-folder.js';
-import type { GuestImage } from './guest-image.js';
-import { testConfig, testDataDir, testImage } from './test-support/vm-image.js';
+import type { AgentClient } from '../../guest/agent-client.js';
+import { waitForAgent } from '../agent-wait.js';
+import { execText } from '../exec-text.js';
+import { boxFolder, hasSavedState, isAlive, probeQmp, readState } from '../box-folder.js';
+import type { GuestImage } from '../guest-image/guest-image.js';
+import { testConfig, testDataDir, testImage } from '../test-support/vm-image.js';
 import { attachVm, killVm, launchVm, type VmHandle } from './vm.js';
 import { checkpointVm, cloneFolder } from './checkpoints.js';
 import { restoreRanBefore, restoreVm, saveAndStop } from './vm-snapshot.js';

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { boxEnv } from '../settings.js';
+import { boxEnv } from '../../settings.js';
 
 const execFileP = promisify(execFile);
 

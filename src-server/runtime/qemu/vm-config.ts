@@ -1,6 +1,6 @@
 /** The machine shape of a box VM and the QEMU command line built from it. */
-import { shellQuote } from '../util/shell-quote.js';
-import { boxEnv } from '../settings.js';
+import { shellQuote } from '../../util/shell-quote.js';
+import { boxEnv } from '../../settings.js';
 
 export type Accel = 'kvm' | 'hvf' | 'tcg';
 

@@ -2,13 +2,13 @@
  * Where a box's machine comes from: the guest image (built once), the accelerator (probed
  * once), the QEMU launch config of a box, and the warm template of its shape.
  */
-import type { ImageResolver, Progress, TemplateShape, VmConfig as BoxVmConfig } from '../boxes/ports.js';
-import { detectAccelerator, type AccelResult } from './accel.js';
-import { ensureAgentBinary } from './agent-build.js';
-import { ensureGuestImage, type GuestImage, type ImageProgress } from './guest-image.js';
-import { hostTscKhz } from './host.js';
+import type { ImageResolver, Progress, TemplateShape, VmConfig as BoxVmConfig } from '../../boxes/ports.js';
+import { detectAccelerator, type AccelResult } from '../qemu/accel.js';
+import { ensureAgentBinary } from '../guest-image/agent-build.js';
+import { ensureGuestImage, type GuestImage, type ImageProgress } from '../guest-image/guest-image.js';
+import { hostTscKhz } from '../qemu/host.js';
 import { TemplateStore } from './templates.js';
-import type { VmConfig } from './vm-config.js';
+import type { VmConfig } from '../qemu/vm-config.js';
 
 export class MachineSource {
   readonly store: TemplateStore;

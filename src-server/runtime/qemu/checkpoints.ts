@@ -9,7 +9,7 @@ import { constants, existsSync, statSync } from 'node:fs';
 import { copyFile, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { BoxFolder, type BoxState, createOverlay, ensureFolder, hasSavedState, livePid, readState, writeState } from './box-folder.js';
+import { BoxFolder, type BoxState, createOverlay, ensureFolder, hasSavedState, livePid, readState, writeState } from '../box-folder.js';
 import { mountShares } from './shares.js';
 import type { VmConfig } from './vm-config.js';
 import { type NetworkOverrides, type SnapshotOptions, migrateStopped, prepareShares, restoreVm, saveAndStop } from './vm-snapshot.js';

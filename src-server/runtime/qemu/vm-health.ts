@@ -3,8 +3,8 @@
  * HEALTH_FAILURES in a row is lost), and what the serial console says after a crash.
  */
 import { readFileSync } from 'node:fs';
-import type { AgentClient } from '../guest/agent-client.js';
-import { type BoxFolder, isAlive } from './box-folder.js';
+import type { AgentClient } from '../../guest/agent-client.js';
+import { type BoxFolder, isAlive } from '../box-folder.js';
 
 const HEALTH_EVERY_MS = 15_000;
 export const HEALTH_FAILURES = 3;

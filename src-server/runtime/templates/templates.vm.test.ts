@@ -7,16 +7,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TemplateShape } from '../boxes/runtime-port.js';
-import { waitForAgent } from './agent-wait.js';
-import { execText } from './exec-text.js';
-import { boxFolder } from './box-folder.js';
+import type { TemplateShape } from '../../boxes/runtime-port.js';
+import { waitForAgent } from '../agent-wait.js';
+import { execText } from '../exec-text.js';
+import { boxFolder } from '../box-folder.js';
 import { MachineSource } from './machine-source.js';
 import { applyIdentity, cloneTemplateFolder } from './template-clone.js';
 import { TemplateStore } from './templates.js';
-import type { VmConfig } from './vm-config.js';
-import { restoreVm } from './vm-snapshot.js';
-import { killVm } from './vm.js';
+import type { VmConfig } from '../qemu/vm-config.js';
+import { restoreVm } from '../qemu/vm-snapshot.js';
+import { killVm } from '../qemu/vm.js';
 
 const VM_TIMEOUT = 600_000;
 const shape: TemplateShape = { image: 'debian', vcpus: 1, memoryMib: 256, diskGib: 2 };

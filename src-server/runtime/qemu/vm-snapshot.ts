@@ -16,14 +16,14 @@ import { existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { BoxFolder, type BoxState, type SaveMethod, hasSavedState, readState, writeState } from './box-folder.js';
-import type { AgentClient } from '../guest/agent-client.js';
+import { BoxFolder, type BoxState, type SaveMethod, hasSavedState, readState, writeState } from '../box-folder.js';
+import type { AgentClient } from '../../guest/agent-client.js';
 import { unmountShares } from './shares.js';
-import { shellQuote } from '../util/shell-quote.js';
-import { ensureRamDelta } from './agent-build.js';
+import { shellQuote } from '../../util/shell-quote.js';
+import { ensureRamDelta } from '../guest-image/agent-build.js';
 import { type VmHandle, quitVm, startQemu } from './vm.js';
 import type { VmConfig } from './vm-config.js';
-import { boxEnv } from '../settings.js';
+import { boxEnv } from '../../settings.js';
 
 const execFileP = promisify(execFile);
 

@@ -1,4 +1,10 @@
 /**
+ * runtime/guest-image/: the built-in `debian` guest image and the guest agent: building and
+ * caching the image's parts (this file, its CLI guest-image-cli.ts: `npm run guest:build`)
+ * and building the agent and the host-side helpers (agent-build.ts). Where the recipe and
+ * the builds live: ../resources.ts.
+ */
+/**
  * Builds and caches the default `debian` guest image by running the recipe scripts in
  * resources/guest/image. Three parts, each cached under its own content hash so that an
  * agent change rebuilds only the initrd:
@@ -18,10 +24,12 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rename, rm, symlink, writeFile, readdir } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { withFileLock } from './file-lock.js';
-import { boxEnv } from '../settings.js';
+import { withFileLock } from '../file-lock.js';
+import { boxEnv } from '../../settings.js';
+import { AGENT_BUILD_PATH, RECIPE_DIR, RESOURCES_DIR } from '../resources.js';
+
+export { AGENT_BUILD_PATH, RECIPE_DIR, RESOURCES_DIR };
 
 const execFileP = promisify(execFile);
 
@@ -65,11 +73,6 @@ export function kernelFlavour(opt?: KernelFlavour): KernelFlavour {
   return v;
 }
 const TINY_SOURCE = '/usr/src/linux-source-6.1.tar.xz';
-
-const here = dirname(fileURLToPath(import.meta.url));
-export const RESOURCES_DIR = resolve(boxEnv().resourcesDir ?? join(here, '..', '..', 'resources'));
-export const RECIPE_DIR = join(RESOURCES_DIR, 'guest', 'image');
-export const AGENT_BUILD_PATH = join(RESOURCES_DIR, 'guest', 'build', 'box-agent');
 
 /** BOX_AGENT_BINARY, else resources/guest/build/box-agent if built, else the placeholder. */
 export function guestAgentBinary(): { path: string; placeholder: boolean } {

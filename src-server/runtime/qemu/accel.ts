@@ -14,11 +14,11 @@ import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync 
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { qemuLauncher } from './agent-build.js';
-import { imageCacheRoot } from './guest-image.js';
+import { qemuLauncher } from '../guest-image/agent-build.js';
+import { imageCacheRoot } from '../guest-image/guest-image.js';
 import { QEMU_BINARY, hostKernelRelease, hostTscKhz, qemuVersion } from './host.js';
 import type { Accel } from './vm-config.js';
-import { boxEnv } from '../settings.js';
+import { boxEnv } from '../../settings.js';
 
 export interface AccelResult {
   accel: Accel;

@@ -4,13 +4,13 @@
  * TemplatePort (list, remove, prepare) the box domain sees. A template that cannot be
  * built answers undefined: the box cold-boots (the failure is listed in GET /v1/templates).
  */
-import type { Progress, TemplatePort, VmConfig as BoxVmConfig } from '../boxes/ports.js';
-import type { BoxFolder } from './box-folder.js';
+import type { Progress, TemplatePort, VmConfig as BoxVmConfig } from '../../boxes/ports.js';
+import type { BoxFolder } from '../box-folder.js';
 import type { MachineSource } from './machine-source.js';
 import { cloneTemplateFolder } from './template-clone.js';
-import type { VmConfig } from './vm-config.js';
-import { restoreVm } from './vm-snapshot.js';
-import type { VmHandle } from './vm.js';
+import type { VmConfig } from '../qemu/vm-config.js';
+import { restoreVm } from '../qemu/vm-snapshot.js';
+import type { VmHandle } from '../qemu/vm.js';
 import { RestoreSpares } from './restore-spares.js';
 import { WarmPool } from './warm-pool.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoxFolder } from './box-folder.js';
+import { BoxFolder } from '../box-folder.js';
 import { kernelCmdline, netdevArg, qemuArgs, type VmConfig } from './vm-config.js';
 
 const base: VmConfig = {

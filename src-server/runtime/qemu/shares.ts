@@ -3,9 +3,9 @@
  * mounted in the guest, so shares are unmounted through the agent before a save or
  * checkpoint and mounted again after the restore (the initramfs mounts them at boot).
  */
-import type { AgentClient } from '../guest/agent-client.js';
-import { execText } from './exec-text.js';
-import { shellQuote as q } from '../util/shell-quote.js';
+import type { AgentClient } from '../../guest/agent-client.js';
+import { execText } from '../exec-text.js';
+import { shellQuote as q } from '../../util/shell-quote.js';
 import type { VmConfig } from './vm-config.js';
 
 const MOUNT_OPTS = 'trans=virtio,version=9p2000.L,msize=512000';

@@ -16,21 +16,21 @@
  * is removed or goes stale drains its pool first (TemplateStore.onRemove).
  */
 import { randomBytes } from 'node:crypto';
-import type { GuestFile } from '../boxes/ports.js';
+import type { GuestFile } from '../../boxes/ports.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { waitForAgent } from './agent-wait.js';
-import { execText } from './exec-text.js';
-import { writeGuestFiles } from './guest-files.js';
-import { BoxFolder, livePid, readState, writeState } from './box-folder.js';
+import { waitForAgent } from '../agent-wait.js';
+import { execText } from '../exec-text.js';
+import { writeGuestFiles } from '../guest-files.js';
+import { BoxFolder, livePid, readState, writeState } from '../box-folder.js';
 import { applyIdentity, cloneTemplateFolder } from './template-clone.js';
 import type { Ready } from './templates.js';
-import type { PortForward } from './vm-config.js';
-import { restoreVm } from './vm-snapshot.js';
+import type { PortForward } from '../qemu/vm-config.js';
+import { restoreVm } from '../qemu/vm-snapshot.js';
 import { TemplateStock } from './template-stock.js';
-import { addHostForward, killVm, type VmHandle } from './vm.js';
-import { boxEnv } from '../settings.js';
+import { addHostForward, killVm, type VmHandle } from '../qemu/vm.js';
+import { boxEnv } from '../../settings.js';
 
 interface Pooled {
   folder: BoxFolder;

@@ -9,9 +9,9 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { RuntimeError } from '../boxes/ports.js';
+import { RuntimeError } from '../../boxes/ports.js';
 import { AGENT_BUILD_PATH, RESOURCES_DIR } from './guest-image.js';
-import { boxEnv } from '../settings.js';
+import { boxEnv } from '../../settings.js';
 
 const execFileP = promisify(execFile);
 export const AGENT_SOURCE_DIR = join(RESOURCES_DIR, 'guest', 'agent');

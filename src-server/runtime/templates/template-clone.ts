@@ -7,10 +7,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { copyFile, link, rm } from 'node:fs/promises';
-import type { AgentClient } from '../guest/agent-client.js';
-import { type BoxFolder, createOverlay, ensureFolder, livePid, writeState } from './box-folder.js';
+import type { AgentClient } from '../../guest/agent-client.js';
+import { type BoxFolder, createOverlay, ensureFolder, livePid, writeState } from '../box-folder.js';
 import type { Ready } from './templates.js';
-import type { VmConfig } from './vm-config.js';
+import type { VmConfig } from '../qemu/vm-config.js';
 
 /** `own.mounts` go into the template's spare 9p slots; the agent mounts them after the restore. */
 export async function cloneTemplateFolder(tpl: Ready, dst: BoxFolder, own: Pick<VmConfig, 'hostname' | 'ports' | 'proxyPort' | 'mounts'>): Promise<void> {

@@ -6,10 +6,10 @@
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { TemplateShape, VmConfig } from '../boxes/runtime-port.js';
-import { boxFolder, livePid, readState } from './box-folder.js';
-import { QemuBoxRuntime } from './qemu-box-runtime.js';
-import { freePort, readPublished, shIn, vmTestFixture } from './test-support/vm-image.js';
+import type { TemplateShape, VmConfig } from '../../boxes/runtime-port.js';
+import { boxFolder, livePid, readState } from '../box-folder.js';
+import { QemuBoxRuntime } from '../qemu-box-runtime.js';
+import { freePort, readPublished, shIn, vmTestFixture } from '../test-support/vm-image.js';
 
 const VM_TIMEOUT = 600_000;
 const shape: TemplateShape = { image: 'debian', vcpus: 1, memoryMib: 256, diskGib: 2 };

@@ -7,9 +7,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BoxFolder } from './box-folder.js';
+import { BoxFolder } from '../box-folder.js';
 import type { Ready } from './templates.js';
-import { killVm } from './vm.js';
+import { killVm } from '../qemu/vm.js';
 
 export abstract class TemplateStock<T extends { tpl: Ready }> {
   protected ready: T[] = [];

@@ -21,13 +21,13 @@
 import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { BoxFolder, type BoxState, readState, writeState } from './box-folder.js';
+import { BoxFolder, type BoxState, readState, writeState } from '../box-folder.js';
 import { cloneTemplateFolder } from './template-clone.js';
 import type { Ready } from './templates.js';
-import { qemuArgs, type VmConfig } from './vm-config.js';
+import { qemuArgs, type VmConfig } from '../qemu/vm-config.js';
 import { TemplateStock } from './template-stock.js';
-import { addHostForward, killVm, startQemu, type VmHandle } from './vm.js';
-import { boxEnv } from '../settings.js';
+import { addHostForward, killVm, startQemu, type VmHandle } from '../qemu/vm.js';
+import { boxEnv } from '../../settings.js';
 
 interface Spare {
   folder: BoxFolder;

@@ -1,14 +1,22 @@
 /**
+ * runtime/qemu/: one QEMU process per box. Launching, attaching to and killing it (this
+ * file), its QMP connection (qmp.ts), its command line (vm-config.ts, host.ts: facts about
+ * the host; accel.ts: KVM/HVF or TCG), saves and restores (vm-snapshot.ts), checkpoints
+ * (checkpoints.ts) and disk layers (layers.ts), 9p volume shares around snapshots
+ * (shares.ts), health pings (vm-health.ts) and adopting a VM that outlived the service
+ * (vm-adopt.ts).
+ */
+/**
  * Starting, attaching to and killing box VMs. QEMU runs daemonized (-daemonize,
  * -pidfile) so it outlives the service; a VmHandle is only the service's QMP connection.
  * Contract: a folder has at most one QEMU; launchVm and restoreVm refuse a live one.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readProcStat } from './proc-stat.js';
+import { readProcStat } from '../proc-stat.js';
 import { rm } from 'node:fs/promises';
-import { type BoxFolder, createOverlay, ensureFolder, livePid, readState, writeState } from './box-folder.js';
-import { qemuLauncher } from './agent-build.js';
+import { type BoxFolder, createOverlay, ensureFolder, livePid, readState, writeState } from '../box-folder.js';
+import { qemuLauncher } from '../guest-image/agent-build.js';
 import { QEMU_BINARY, qemuVersion } from './host.js';
 import { QmpClient } from './qmp.js';
 import { qemuArgs, type VmConfig } from './vm-config.js';

@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { accelCacheFile, detectAccelerator } from './accel.js';
-import { processesUnder } from '../test-support/spawned-service.js';
-import { testDataDir, testImage } from './test-support/vm-image.js';
+import { processesUnder } from '../../test-support/spawned-service.js';
+import { testDataDir, testImage } from '../test-support/vm-image.js';
 
 const dataDir = testDataDir();
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { AGENT_SOURCE_DIR, buildAgentSync } from './agent-build.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureGuestImage, kernelFlavour, type KernelFlavour } from './guest-image.js';
-import { defaultDataDir } from '../settings.js';
+import { defaultDataDir } from '../../settings.js';
 
 const argIdx = process.argv.indexOf('--data-dir');
 const kIdx = process.argv.indexOf('--kernel');
