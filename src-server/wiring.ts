@@ -40,12 +40,12 @@ import { HmacBoxCredentials, type BoxCredentials } from './inference/box/box-cre
 import type { InferenceArea } from './inference/module.js';
 import type { EgressService } from './network/egress/egress-service.js';
 import type { ListenerService } from './network/listeners/listener-service.js';
-import type { Policies } from './policies/service.js';
+import type { Policies } from './policies/policies-service.js';
 import type { SecretsService } from './secrets/module.js';
 import type { SshService } from './ssh/module.js';
 import type { MetricsSampler } from './usage/sampler.js';
 import type { UsageService } from './usage/usage-service.js';
-import type { Volumes } from './volumes/service.js';
+import type { Volumes } from './volumes/volumes-service.js';
 
 /**
  * The one place the service is assembled (docs/architecture.md, "Wiring").

@@ -12,7 +12,7 @@ import * as Inf from './inference.js';
 import { ChatCompletion, MessageObject, NeverSucceeds, ResponseObject } from './inference-wire.js';
 import * as N from './network.js';
 import * as P from './policies.js';
-import * as S from './service.js';
+import * as S from './service-admin.js';
 import { CertificateBody, SshCa, SshCertificate } from './ssh.js';
 import { PutSecretBody, SecretMeta } from './secrets.js';
 import { Template, TemplateList } from './templates.js';

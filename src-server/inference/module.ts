@@ -28,7 +28,7 @@ import { localModelsRoutes } from './routes/local-models-routes.js';
 import { messagesRoutes } from './routes/messages-routes.js';
 import { modelsRoutes } from './routes/models-routes.js';
 import { responsesRoutes } from './routes/responses-routes.js';
-import { InferenceService } from './service.js';
+import { InferenceService } from './inference-service.js';
 import { DownloadsRepo } from './store/downloads-repo.js';
 import { EnginesRepo } from './store/engines-repo.js';
 import { ResponsesRepo } from './store/responses-repo.js';

@@ -3,9 +3,9 @@ import type { Area } from '../area.js';
 import type { BoxAccess } from '../boxes/ports.js';
 import type { BoxPolicyLinks } from '../boxes/ports.js';
 import type { BoxService } from '../boxes/module.js';
-import { boxPolicyRoutes } from './box-routes.js';
+import { boxPolicyRoutes } from './box-policy-routes.js';
 import { policyRoutes } from './routes.js';
-import { Policies } from './service.js';
+import { Policies } from './policies-service.js';
 
 /**
  * HTTP (egress) policies: documents, their attachment to boxes, and evaluation for the egress

@@ -1,7 +1,7 @@
 import type { AppBase } from '../app-context.js';
 import type { BoxService } from '../boxes/module.js';
 import { planQuit, type QuitPlan } from './quit-plan.js';
-import { ServiceSettingsRepo } from './settings-repo.js';
+import { ServiceSettingsRepo } from '../db/service-settings-repo.js';
 
 /**
  * Service settings and quitting (issue 15): `on_quit` says what quitting does to running

@@ -1,5 +1,5 @@
-import type { Db } from '../db/connection.js';
-import { ServiceSettings } from '../contract/service.js';
+import type { Db } from './connection.js';
+import { ServiceSettings } from '../contract/service-admin.js';
 
 const DEFAULTS: ServiceSettings = { on_quit: 'ask' };
 

@@ -2,7 +2,7 @@ import type { RouteRegistrar } from '../http/route.js';
 import type { BoxAccess } from '../boxes/ports.js';
 import { AttachPolicyBody, BoxPolicyParams, HttpPolicy } from '../contract/policies.js';
 import { notFound } from '../http/errors.js';
-import type { Policies } from './service.js';
+import type { Policies } from './policies-service.js';
 import type { BoxService } from '../boxes/module.js';
 
 /** Attaching policies to boxes: read, set, clear. */
