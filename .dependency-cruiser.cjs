@@ -97,6 +97,17 @@ module.exports = {
       to: { path: '.' },
     },
     {
+      name: 'areas-meet-through-their-faces',
+      severity: 'error',
+      comment:
+        "An area (a folder src-server/<a>/) imports another area <b> only through <b>/module.ts (what wiring and the other areas' modules and routes build on) or <b>/ports.ts (types and narrow ports), so each area shows one public face (issue 23). Exceptions, the bottom layers every area stands on: contract/ (the wire types, a leaf), core/ (domain errors, principals, the organization's keys, apps and audit log), db/ (the database and migrations), http/ (the HTTP pipeline's helpers, used by routes and modules), guest/ (the guest agent's wire protocol and client, a library the runtime stands on), util/ (small pure helpers) and test-support/ (tests only); top-level files (app-context, logger, settings, area, wiring) are not areas. Tests may reach into any area.",
+      from: { path: '^src-server/([^/]+)/', pathNot: '[.]test[.]ts$|/test-support/' },
+      to: {
+        path: '^src-server/[^/]+/',
+        pathNot: '^src-server/$1/|^src-server/[^/]+/(module|ports)[.]ts$|^src-server/(contract|core|db|guest|http|util|test-support)/',
+      },
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       from: {},

@@ -18,7 +18,7 @@ export default defineConfig({
     maxWorkers: 2,
     reporters: ['default'],
     // Test services keep no warm clones (each would be one more idle VM per test file on a
-    // 2-core CI machine); runtime/warm-pool.vm.test.ts turns the pool on for itself.
+    // 2-core CI machine); runtime/templates/warm-pool.vm.test.ts turns the pool on for itself.
     // Nor do their templates start the code interpreter's kernel (BOX_CODE_WARM, ~1-2 min of
     // TCG per template build); src-server/code/code.vm.test.ts turns it on for itself.
     env: { BOX_WARM_POOL: process.env.BOX_WARM_POOL ?? '0', BOX_CODE_WARM: process.env.BOX_CODE_WARM ?? '0' },

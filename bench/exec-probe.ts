@@ -7,7 +7,7 @@
  *   - the same commands timed in a loop inside the guest (what the guest itself costs),
  *   - the same spawn inside the guest after an idle or busy gap (what a command that is not
  *     back to back costs, with no host work involved).
- * Used to decide the exec hot path (BENCHMARKS.md, "exec latency"); `--tb` overrides
+ * Used to decide the exec hot path (docs/benchmarks-history.md, "Exec latency (this change)"); `--tb` overrides
  * TCG's translation-cache size (MiB) for the experiment.
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { waitForAgent } from '../src-server/runtime/agent-wait.js';
 import { execText } from '../src-server/runtime/exec-text.js';
 import { boxFolder } from '../src-server/runtime/box-folder.js';
 import { testConfig, testDataDir, testImage } from '../src-server/runtime/test-support/vm-image.js';
-import { killVm, launchVm } from '../src-server/runtime/vm.js';
+import { killVm, launchVm } from '../src-server/runtime/qemu/vm.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def);

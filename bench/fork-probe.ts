@@ -13,10 +13,10 @@ import { execText } from '../src-server/runtime/exec-text.js';
 import { QemuBoxRuntime } from '../src-server/runtime/qemu-box-runtime.js';
 import { agentOf, testImageCache } from '../src-server/runtime/test-support/vm-image.js';
 import { boxFolder, readState } from '../src-server/runtime/box-folder.js';
-import { cloneFolder } from '../src-server/runtime/checkpoints.js';
-import { applyIdentity } from '../src-server/runtime/template-clone.js';
-import { restoreVm } from '../src-server/runtime/vm-snapshot.js';
-import type { RestoreSpares } from '../src-server/runtime/restore-spares.js';
+import { cloneFolder } from '../src-server/runtime/qemu/checkpoints.js';
+import { applyIdentity } from '../src-server/runtime/templates/template-clone.js';
+import { restoreVm } from '../src-server/runtime/qemu/vm-snapshot.js';
+import type { RestoreSpares } from '../src-server/runtime/templates/restore-spares.js';
 
 const argv = process.argv.slice(2);
 const runs = Number(argv[argv.indexOf('--runs') + 1]) || 5;

@@ -8,7 +8,8 @@
  *     the guest's /proc/kallsyms (the guest kernel runs without KASLR), user space counted
  *     as one bucket. Counts are blocks, not time: they measure work, whatever the speed.
  * The trace makes the guest ~100x slower, so timer-tick work is inflated equally in both.
- * Used for the exec-ratio analysis in BENCHMARKS.md (issue 9, wave 8).
+ * Used for the exec-ratio analysis (BENCHMARKS.md, "Exec"; docs/benchmarks-history.md,
+ * "Wave 8 (2026-11-24 12:10-12:40 UTC): the guest does the same work for an API exec, slower").
  */
 import { createReadStream, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -17,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { boxFolder, livePid } from '../src-server/runtime/box-folder.js';
-import { QmpClient } from '../src-server/runtime/qmp.js';
+import { QmpClient } from '../src-server/runtime/qemu/qmp.js';
 import { startService } from '../src-server/service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { execClient, execLoopScript, r1 } from './runtime-support.js';

@@ -7,7 +7,7 @@
  *   - kill-9: SIGKILL of the service itself (a crash), boxes left running, then a restart.
  * Before each stop every box gets an acknowledged file write through the API; after the
  * restart each file is read back. Prints a JSON line per stop and a Markdown table for
- * BENCHMARKS.md. BOXES (default 40) boxes, STOPS (default all four) comma-separated.
+ * BENCHMARKS.md, "Crash and stop suite". BOXES (default 40) boxes, STOPS (default all four) comma-separated.
  */
 import fs from 'node:fs';
 import os from 'node:os';

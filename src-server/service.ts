@@ -12,7 +12,7 @@ import { Billing, ConcurrencyLimiter } from './http/limits.js';
 import type { RouteSpec } from './http/route.js';
 import type { BoxRuntime } from './boxes/runtime-port.js';
 import { PreparationTracker, showPreparation } from './boxes/preparation.js';
-import { QemuBoxRuntime } from './runtime/qemu-box-runtime.js';
+import { QemuBoxRuntime } from './runtime/module.js';
 import { ServiceLog } from './logs/service-log.js';
 import { DiskSpace } from './core/disk-space.js';
 import { wire, type WiredApp } from './wiring.js';

@@ -29,8 +29,8 @@ import { templatesArea } from './templates/module.js';
 import type { TemplateService } from './templates/template-service.js';
 import { usageArea } from './usage/module.js';
 import { volumesArea } from './volumes/module.js';
-import type { BoxService } from './boxes/box-service.js';
-import type { CheckpointService } from './boxes/checkpoint-service.js';
+import type { BoxService } from './boxes/module.js';
+import type { CheckpointService } from './boxes/module.js';
 import type { ExecService } from './boxes/exec-service.js';
 import type { FilesService } from './boxes/files-service.js';
 import type { CronRunner } from './cron/cron-runner.js';
@@ -40,12 +40,12 @@ import { HmacBoxCredentials, type BoxCredentials } from './inference/box/box-cre
 import type { InferenceArea } from './inference/module.js';
 import type { EgressService } from './network/egress/egress-service.js';
 import type { ListenerService } from './network/listeners/listener-service.js';
-import type { Policies } from './policies/service.js';
+import type { Policies } from './policies/policies-service.js';
 import type { SecretsService } from './secrets/module.js';
 import type { SshService } from './ssh/module.js';
 import type { MetricsSampler } from './usage/sampler.js';
 import type { UsageService } from './usage/usage-service.js';
-import type { Volumes } from './volumes/service.js';
+import type { Volumes } from './volumes/volumes-service.js';
 
 /**
  * The one place the service is assembled (docs/architecture.md, "Wiring").
@@ -94,7 +94,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
   const mcp = mcpArea(base, { execs: boxes.execs, access });
   const e2b = e2bArea(base, {
     boxes: {
-      get: (id) => boxes.boxes.repo.get(id),
+      get: (id) => boxes.boxes.get(id),
       create: (a, b) => boxes.boxes.create(a, b),
       pause: (b) => boxes.boxes.pause(b),
       resume: (b) => boxes.boxes.resume(b),

@@ -1,5 +1,5 @@
 import { app, clipboard, Menu, nativeImage, shell, Tray, type MenuItemConstructorOptions } from 'electron';
-import type { OnQuit } from '../../src-server/contract/service.js';
+import type { OnQuit } from '../../src-server/contract/service-admin.js';
 import { describeOnQuit } from '../../src-server/quit/quit-plan.js';
 import type { ServiceHost } from './service-host.js';
 

@@ -3,8 +3,8 @@ import { newId } from '../contract/common.js';
 import type { AppsService } from '../core/apps-service.js';
 import { conflict, invalid, notFound } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
-import type { PoliciesService } from '../policies/service.js';
-import type { VolumesService } from '../volumes/service.js';
+import type { PoliciesService } from '../policies/ports.js';
+import type { VolumesService } from '../volumes/ports.js';
 import type { BoxRecord, BoxesRepo } from './boxes-repo.js';
 
 /** What a box creation is checked against: other areas' services, and this area's names. */

@@ -3,7 +3,7 @@ import type { RouteRegistrar } from '../http/route.js';
 import { AutoSleep, BoxIdParams, CreateBoxBody, ListBoxesQuery, SleepBody, WakeAtBody } from '../contract/boxes.js';
 import { page } from '../contract/common.js';
 import type { BoxAccess } from './box-access.js';
-import type { BoxService } from './box-service.js';
+import type { BoxService } from './lifecycle/box-service.js';
 
 export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: BoxAccess }) {
   const { access } = s;

@@ -2,7 +2,7 @@ import type { RouteRegistrar } from '../http/route.js';
 import { BoxIdParams, CheckpointBody, CheckpointIdParams, ForkBody, FromCheckpointBody, ListCheckpointsQuery } from '../contract/boxes.js';
 import type { BoxAccess } from './box-access.js';
 import { authorize } from './transitions.js';
-import type { CheckpointService } from './checkpoint-service.js';
+import type { CheckpointService } from './lifecycle/checkpoint-service.js';
 
 export function checkpointRoutes(r: RouteRegistrar, s: { checkpoints: CheckpointService; access: BoxAccess }) {
   const { access } = s;

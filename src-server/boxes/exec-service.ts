@@ -2,7 +2,7 @@ import type { AppBase } from '../app-context.js';
 import { newId } from '../contract/common.js';
 import type { ExecBody, ExecInfo } from '../contract/exec.js';
 import { notFound } from '../core/errors.js';
-import type { BoxService } from './box-service.js';
+import type { BoxService } from './lifecycle/box-service.js';
 import type { BoxRecord } from './boxes-repo.js';
 import { ExecsRepo, toExecInfo } from './execs-repo.js';
 import { ExecSession } from './exec-session.js';
@@ -36,7 +36,7 @@ export class ExecService {
     let running = box;
     if (box.status === 'running') this.boxes.touch(box.box_id);
     else running = await this.boxes.ensureRunning(box, 'exec');
-    const agent = await this.boxes.runtime.agent(running.box_id);
+    const agent = await this.boxes.agent(running.box_id);
     const argv = typeof body.command === 'string' ? ['/bin/sh', '-c', body.command] : body.command;
     const defaults = this.boxes.guestSetup.defaults(running);
     const guest = agent.exec({

@@ -11,6 +11,7 @@ import { startTestService, type TestService } from '../test-support/harness.js';
 import { readExecStream } from '../test-support/exec-stream.js';
 import { killUnder } from '../test-support/spawned-service.js';
 import { boxFolder, livePid } from '../runtime/box-folder.js';
+import { BoxesRepo } from './boxes-repo.js';
 import { testImageCache } from '../runtime/test-support/vm-image.js';
 
 const VM_TIMEOUT = 600_000;
@@ -50,7 +51,7 @@ it(
     // the failure: its VM gone, the box recorded failed
     process.kill(livePid(boxFolder(dataDir, box.box_id))!, 'SIGKILL');
     await new Promise((r) => setTimeout(r, 500));
-    svc.ctx.services.boxes.repo.setStatus(box.box_id, 'failed', { error_message: 'The guest agent stopped answering (3 health checks failed).' });
+    new BoxesRepo(svc.ctx.db).setStatus(box.box_id, 'failed', { error_message: 'The guest agent stopped answering (3 health checks failed).' });
 
     // its disk is reachable while it stays failed: a maintenance VM booted cold from it
     let t0 = Date.now();

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { conflict, Forbidden, invalid, notFound, Unavailable } from '../core/errors.js';
-import type { BoxService } from './box-service.js';
+import type { BoxService } from './lifecycle/box-service.js';
 import type { BoxRecord } from './boxes-repo.js';
-import type { MaintenanceVms } from './maintenance.js';
+import type { MaintenanceVms } from './lifecycle/maintenance.js';
 import type { EntryInfo, GuestAgent } from './runtime-port.js';
 
 /** Maps a guest agent error code (resources/guest/PROTOCOL.md) onto domain errors naming `path`. */
@@ -38,7 +38,7 @@ function guestError(e: unknown, path: string): never {
  */
 export class FilesService {
   constructor(
-    private boxes: Pick<BoxService, 'ensureRunning' | 'runtime'>,
+    private boxes: Pick<BoxService, 'ensureRunning' | 'agent'>,
     /** Serves the calls on a `failed` box from its stopped disk (maintenance.ts). */
     private maintenance?: Pick<MaintenanceVms, 'with'>,
   ) {}
@@ -47,7 +47,7 @@ export class FilesService {
   private async withAgent<T>(box: BoxRecord, call: (agent: GuestAgent, done: () => void) => Promise<T>): Promise<T> {
     if (box.status === 'failed' && this.maintenance) return this.maintenance.with(box, call);
     const running = await this.boxes.ensureRunning(box, 'files');
-    return call(await this.boxes.runtime.agent(running.box_id), () => {});
+    return call(await this.boxes.agent(running.box_id), () => {});
   }
 
   /** Streams `source` into one regular file (a complete retry replaces it). */

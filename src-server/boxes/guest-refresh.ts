@@ -1,5 +1,5 @@
 import type { AppBase } from '../app-context.js';
-import type { BoxService } from './box-service.js';
+import type { BoxService } from './lifecycle/box-service.js';
 import { writeGuestFiles } from './guest-setup.js';
 
 /**
@@ -10,18 +10,18 @@ import { writeGuestFiles } from './guest-setup.js';
  * (BoxService.boot writes them every time).
  */
 export async function refreshGuestFiles(
-  boxes: Pick<BoxService, 'repo' | 'withLock' | 'runtime' | 'guestSetup'>,
+  boxes: Pick<BoxService, 'live' | 'get' | 'withLock' | 'agent' | 'guestSetup'>,
   log: AppBase['log'],
 ): Promise<{ updated: string[]; failed: string[] }> {
   const out = { updated: [] as string[], failed: [] as string[] };
-  const running = boxes.repo.live().filter((b) => b.status === 'running');
+  const running = boxes.live().filter((b) => b.status === 'running');
   await Promise.all(
     running.map((b) =>
       boxes.withLock(b.box_id, async () => {
-        const cur = boxes.repo.get(b.box_id);
+        const cur = boxes.get(b.box_id);
         if (cur?.status !== 'running') return;
         try {
-          await writeGuestFiles(await boxes.runtime.agent(cur.box_id), boxes.guestSetup.files(cur));
+          await writeGuestFiles(await boxes.agent(cur.box_id), boxes.guestSetup.files(cur));
           out.updated.push(cur.box_id);
         } catch (e) {
           log.error(`box ${cur.box_id}: rewriting guest setup files failed`, e);

@@ -3,16 +3,18 @@ import type { Area } from '../area.js';
 import type { AuditLog } from '../core/audit-log.js';
 import { boxAccess } from './box-access.js';
 import { boxRoutes } from './box-routes.js';
-import { BoxService, type BoxServiceDeps } from './box-service.js';
+import { BoxService, type BoxServiceDeps } from './lifecycle/box-service.js';
+import type { CheckpointService } from './lifecycle/checkpoint-service.js';
 import { checkpointRoutes } from './checkpoint-routes.js';
-import { CheckpointService } from './checkpoint-service.js';
 import { execRoutes } from './exec-routes.js';
 import { ExecService } from './exec-service.js';
 import { filesRoutes } from './files-routes.js';
 import { FilesService } from './files-service.js';
-import { MaintenanceVms } from './maintenance.js';
 import type { BoxRuntime } from './runtime-port.js';
 import { BoxScheduler } from './scheduler.js';
+
+export type { BoxService, CheckpointService, ExecService };
+export { refreshGuestFiles } from './guest-refresh.js';
 
 /**
  * Boxes, lifecycle, checkpoints, exec and files. The runtime is injected: the QEMU runtime
@@ -22,18 +24,18 @@ import { BoxScheduler } from './scheduler.js';
 export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDeps & { audit: Pick<AuditLog, 'record'> }) {
   const boxes = new BoxService(app, runtime, deps);
   const access = boxAccess({ lookup: (id) => boxes.get(id), audit: deps.audit });
-  const checkpoints = new CheckpointService(app, boxes);
+  const checkpoints = boxes.checkpoints;
   const execs = new ExecService(app, boxes);
-  const maintenance = new MaintenanceVms(boxes, app.log);
+  const maintenance = boxes.maintenance;
   const files = new FilesService(boxes, maintenance);
   /** Disk bytes used by an app's boxes (the apps routes report it). */
   const diskUsage = (appId: string) =>
-    boxes.repo
+    boxes
       .live()
       .filter((b) => b.app_id === appId)
-      .reduce((n, b) => n + runtime.diskUsageBytes(b.box_id), 0);
+      .reduce((n, b) => n + boxes.meters.diskUsageBytes(b.box_id), 0);
   deps.volumes.setMountChecker((orgId, volumeId) =>
-    boxes.repo
+    boxes
       .live()
       .filter((b) => b.org_id === orgId && b.status !== 'failed' && b.volume_mounts.some((m) => m.volume_id === volumeId))
       .map((b) => b.box_id),

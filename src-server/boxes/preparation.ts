@@ -2,7 +2,7 @@ import type { AppBase } from '../app-context.js';
 import type { Preparation, PreparationStage } from '../contract/preparation.js';
 import type { BoxRuntime } from './runtime-port.js';
 
-/** The runtime's image progress, as the runtime reports it (runtime/guest-image.ts). */
+/** The runtime's image progress, as the runtime reports it (runtime/guest-image/guest-image.ts). */
 interface ImageProgressEvent {
   phase: string;
   percent: number;

@@ -1,6 +1,6 @@
 import type { AppBase } from '../app-context.js';
-import type { BoxService } from './box-service.js';
-import type { CheckpointService } from './checkpoint-service.js';
+import type { BoxService } from './lifecycle/box-service.js';
+import type { CheckpointService } from './lifecycle/checkpoint-service.js';
 import type { ExecService } from './exec-service.js';
 
 const PURGE_EVERY_MS = 60_000;
@@ -35,7 +35,7 @@ export class BoxScheduler {
     if (this.running) return;
     this.running = true;
     try {
-      for (const box of this.boxes.repo.live()) {
+      for (const box of this.boxes.live()) {
         if (box.status === 'sleeping' && box.wake_at && Date.parse(box.wake_at) <= now) {
           await this.boxes.resume(box).catch((e) => this.app.log.error(`scheduled wake of ${box.box_id}`, e));
         } else if (box.status === 'running' && box.auto_sleep.automatic && box.auto_sleep.min_seconds_before_sleep) {
@@ -49,9 +49,8 @@ export class BoxScheduler {
         this.lastPurge = now;
         this.boxes.purgeTerminated(now);
       }
-      for (const id of this.boxes.repo.expiredCheckpoints(new Date(now).toISOString())) {
-        const cp = this.boxes.repo.getCheckpoint(id);
-        if (cp) await this.checkpoints.delete(cp).catch((e) => this.app.log.error(`expire ${id}`, e));
+      for (const cp of this.checkpoints.expired(now)) {
+        await this.checkpoints.delete(cp).catch((e) => this.app.log.error(`expire ${cp.checkpoint_id}`, e));
       }
     } finally {
       this.running = false;

@@ -1,4 +1,4 @@
-import type { BoxRecord } from '../boxes/boxes-repo.js';
+import type { BoxRecord } from '../boxes/ports.js';
 import type { CodeContext, CodeEvent, CodeExecution, CreateContextBody, RunCodeBody } from '../contract/code.js';
 import { DaemonLink, type DaemonEvent } from './daemon-link.js';
 import type { CodeBoxes } from './ports.js';

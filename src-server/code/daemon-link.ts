@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { GuestAgent, GuestExec } from '../boxes/runtime-port.js';
+import type { GuestAgent, GuestExec } from '../boxes/ports.js';
 import { Failed, notFound } from '../core/errors.js';
 import { GUEST_DIR, GUEST_FILES, GUEST_PORT } from './guest-files.js';
 

@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESOURCES_DIR } from '../runtime/guest-image.js';
+import { RESOURCES_DIR } from '../runtime/guest-image/guest-image.js';
 
 type Ev = { rid: number; type: string; [k: string]: unknown };
 type Execution = {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RESOURCES_DIR } from '../runtime/guest-image.js';
+import { RESOURCES_DIR } from '../runtime/module.js';
 
 /** Where the code daemon lives in a box (a tmpfs: it goes with the VM's memory). */
 export const GUEST_DIR = '/run/box-code';

@@ -1,7 +1,7 @@
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import type { BoxAccess } from '../boxes/box-access.js';
-import type { BoxService } from '../boxes/box-service.js';
+import type { BoxAccess } from '../boxes/ports.js';
+import type { BoxService } from '../boxes/module.js';
 import { codeRoutes } from './code-routes.js';
 import { CodeService } from './code-service.js';
 import type { CodeBoxes } from './ports.js';
@@ -13,13 +13,13 @@ export function codeArea(app: AppBase, deps: { boxes: BoxService; access: BoxAcc
   const port: CodeBoxes = {
     ensureRunning: (box) => (box.status === 'running' ? Promise.resolve(box) : b.ensureRunning(box, 'exec')),
     touch: (id) => b.touch(id),
-    agent: (id) => b.runtime.agent(id),
+    agent: (id) => b.agent(id),
     commandEnv: (box) => ({ env: b.guestSetup.env(box), user: b.guestSetup.defaults(box).user }),
     onGone: (fn) => b.hooks.onGone(fn),
   };
   // every template holds the daemon and a started Python kernel (template-warmup.ts)
   // (BOX_CODE_WARM=0 leaves it out: the test suite's other VM tests do, to save CI time)
-  if (app.config.env.codeWarm !== false) b.runtime.addTemplateWarmup?.(codeWarmup);
+  if (app.config.env.codeWarm !== false) b.addTemplateWarmup(codeWarmup);
   const code = new CodeService(port);
   const area: Area = { name: 'code', routes: codeRoutes(code, deps.access) };
   return { code, area };

@@ -1,5 +1,5 @@
-import type { BoxRecord } from '../boxes/boxes-repo.js';
-import type { GuestAgent } from '../boxes/runtime-port.js';
+import type { BoxRecord } from '../boxes/ports.js';
+import type { GuestAgent } from '../boxes/ports.js';
 
 /**
  * What the code area needs from the boxes area (its public face, BoxService), and nothing

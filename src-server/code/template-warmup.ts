@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TemplateWarmup } from '../boxes/runtime-port.js';
+import type { TemplateWarmup } from '../boxes/ports.js';
 import { GUEST_DIR, GUEST_FILES } from './guest-files.js';
 
 const WARM_TIMEOUT_MS = 600_000;

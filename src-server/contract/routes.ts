@@ -13,7 +13,7 @@ import { ChatCompletion, MessageObject, NeverSucceeds, ResponseObject } from './
 import { ChatStreamChunk, MessagesStreamEvent, ResponsesStreamEvent } from './inference-stream.js';
 import * as N from './network.js';
 import * as P from './policies.js';
-import * as S from './service.js';
+import * as S from './service-admin.js';
 import { CertificateBody, SshCa, SshCertificate } from './ssh.js';
 import { PutSecretBody, SecretMeta } from './secrets.js';
 import { Template, TemplateList } from './templates.js';

@@ -31,7 +31,7 @@ export const ACCEPTS = {
   // a failed box forks from its last checkpoint (issue 28)
   fork: ['running', 'paused', 'sleeping', 'failed'],
   exec: ['running', 'sleeping', 'interrupted_restorable'],
-  // a failed box's files are served from its stopped disk (boxes/maintenance.ts)
+  // a failed box's files are served from its stopped disk (boxes/lifecycle/maintenance.ts)
   files: ['running', 'sleeping', 'interrupted_restorable', 'failed'],
   auto_sleep: ['creating', 'running', 'paused', 'sleeping', 'interrupted_restorable'],
   http_policy: ['creating', 'running', 'paused', 'sleeping', 'interrupted_restorable', 'failed'],

@@ -1,7 +1,7 @@
 import type { AppBase } from '../app-context.js';
 import type { CronRun } from '../contract/cron.js';
-import type { BoxService } from '../boxes/box-service.js';
-import type { ExecService } from '../boxes/exec-service.js';
+import type { BoxService } from '../boxes/module.js';
+import type { ExecService } from '../boxes/module.js';
 import type { CronRow } from './cron-repo.js';
 import { nextRun, type CronService } from './cron-service.js';
 
@@ -48,7 +48,7 @@ export class CronRunner {
       output_tail: '',
     };
     const boxes = this.boxes;
-    const box = boxes.repo.get(row.box_id);
+    const box = boxes.get(row.box_id);
     const skip = (why: string) => {
       this.cron.repo.addRun({ ...run, status: 'skipped', finished_at: startedAt, output_tail: why });
       return { ...run, status: 'skipped' as const, output_tail: why };
@@ -86,7 +86,7 @@ export class CronRunner {
 
   private async sleepAgain(boxId: string) {
     const boxes = this.boxes;
-    const box = boxes.repo.get(boxId);
+    const box = boxes.get(boxId);
     if (box?.status === 'running' && !this.execs.hasRunning(boxId)) {
       await boxes.sleep(box, undefined).catch((e) => this.app.log.warn(`cron: could not put ${boxId} back to sleep: ${(e as Error).message}`));
     }

@@ -1,6 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import type { AppBase } from '../app-context.js';
-import type { BoxRecord } from '../boxes/boxes-repo.js';
+import type { BoxRecord } from '../boxes/ports.js';
 import { newId } from '../contract/common.js';
 import type { CreateCronBody, CronJob, CronRun } from '../contract/cron.js';
 import { invalid, notFound } from '../core/errors.js';

@@ -1,8 +1,8 @@
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import type { BoxAccess } from '../boxes/box-access.js';
-import type { BoxService } from '../boxes/box-service.js';
-import type { ExecService } from '../boxes/exec-service.js';
+import type { BoxAccess } from '../boxes/ports.js';
+import type { BoxService } from '../boxes/module.js';
+import type { ExecService } from '../boxes/module.js';
 import { cronRoutes } from './cron-routes.js';
 import { CronRunner } from './cron-runner.js';
 import { CronService } from './cron-service.js';

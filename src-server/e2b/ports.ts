@@ -6,9 +6,9 @@ import type { Readable } from 'node:stream';
 import type { Box, Checkpoint, CreateBoxBody } from '../contract/boxes.js';
 import type { ExecBody } from '../contract/exec.js';
 import type { Principal } from '../core/principal.js';
-import type { BoxRecord } from '../boxes/boxes-repo.js';
-import type { ExecSession } from '../boxes/exec-session.js';
-import type { EntryInfo } from '../boxes/runtime-port.js';
+import type { BoxRecord } from '../boxes/ports.js';
+import type { ExecSession } from '../boxes/ports.js';
+import type { EntryInfo } from '../boxes/ports.js';
 
 export type { BoxRecord, ExecSession, Principal };
 

@@ -8,8 +8,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { PolicyDocument } from '../contract/policies.js';
-import { BoxProxy } from '../network/egress/box-proxy.js';
-import { RECIPE_DIR } from '../runtime/guest-image.js';
+import { BoxProxy } from '../network/ports.js';
+import { RECIPE_DIR } from '../runtime/module.js';
 
 const execFileP = promisify(execFile);
 const allow = { rules: [{}] };

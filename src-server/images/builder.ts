@@ -15,11 +15,9 @@ import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { GuestAgent, ImageResolver } from '../boxes/runtime-port.js';
+import type { BoxRuntime, GuestAgent, ImageResolver } from '../boxes/ports.js';
 import type { ImageRunConfig } from '../contract/images.js';
 import type { PolicyDocument } from '../contract/policies.js';
-import { boxFolder } from '../runtime/box-folder.js';
-import { QemuBoxRuntime } from '../runtime/qemu-box-runtime.js';
 import { BoxfileError, parseBoxfile, type Step } from './boxfile.js';
 import { copyPlan, hashCopy } from './build-context.js';
 import { packageRegistriesPolicy, startBuilderProxy } from './builder-egress.js';
@@ -30,8 +28,17 @@ type BuildEvent =
   | { type: 'output'; stream: 'stdout' | 'stderr'; text: string }
   | { type: 'info'; text: string };
 
-interface BuildOptions {
+/** What building needs of the VM runtime; index.ts gives it the QEMU runtime, without warm templates. */
+interface BuilderVms {
+  runtime: Pick<BoxRuntime, 'create' | 'agent' | 'stop' | 'destroy' | 'close'> & Required<Pick<BoxRuntime, 'setImageResolver'>>;
+  /** The disk file of a stopped builder box: it becomes the step's layer. */
+  diskOf(boxId: string): string;
+}
+
+export interface BuildOptions {
   store: ImageStore;
+  /** Builder boxes' VMs, on the store's data dir. */
+  vms: (dataDir: string) => BuilderVms;
   /** Boxfile text. */
   boxfile: string;
   context: string;
@@ -96,22 +103,22 @@ export async function buildImage(opts: BuildOptions): Promise<BuildResult> {
   const ownFiles: string[] = [];
   const done: BuildResult['steps'] = [{ line: from.line, text: from.text, cached: true, seconds: 0 }];
 
-  let runtime: QemuBoxRuntime | undefined;
+  let vms: BuilderVms | undefined;
   let proxy: Awaited<ReturnType<typeof startBuilderProxy>> | undefined;
   const ensureRuntime = async () => {
-    if (runtime) return runtime;
+    if (vms) return vms.runtime;
     proxy = await startBuilderProxy(opts.policy ?? (await packageRegistriesPolicy()), (host) =>
       emit({ type: 'info', text: `egress refused: ${host} (builder policy)` }),
     );
-    // Builder boxes cold-boot from the previous layer: a warm template per step would be waste.
-    runtime = new QemuBoxRuntime(store.dataDir, { templates: false });
+    // Builder boxes cold-boot from the previous layer (index.ts gives a runtime without warm templates).
+    vms = opts.vms(store.dataDir);
     const resolver: ImageResolver = async (name) => {
       if (!name.startsWith(LAYER_PREFIX)) return store.resolve(name);
       const [format, ...p] = name.slice(LAYER_PREFIX.length).split(':');
       return { rootfs: p.join(':'), format: format as 'raw' | 'qcow2' };
     };
-    runtime.setImageResolver(resolver);
-    return runtime;
+    vms.runtime.setImageResolver(resolver);
+    return vms.runtime;
   };
 
   try {
@@ -170,8 +177,8 @@ export async function buildImage(opts: BuildOptions): Promise<BuildResult> {
           const s = await run(agent, { argv: ['sync'] }, () => {});
           if (s.code !== 0) throw new BuildError(step, 'sync failed in the builder box');
           await rt.stop(boxId);
-          await untilUnlocked(boxFolder(store.dataDir, boxId).disk);
-          await rename(boxFolder(store.dataDir, boxId).disk, `${layer}.tmp`);
+          await untilUnlocked(vms!.diskOf(boxId));
+          await rename(vms!.diskOf(boxId), `${layer}.tmp`);
           await rename(`${layer}.tmp`, layer);
         } finally {
           await rt.destroy(boxId).catch(() => {});
@@ -182,7 +189,7 @@ export async function buildImage(opts: BuildOptions): Promise<BuildResult> {
       done.push({ line: step.line, text: step.text, cached, seconds: (Date.now() - started) / 1000 });
     }
   } finally {
-    await runtime?.close();
+    await vms?.runtime.close();
     await proxy?.close();
   }
 

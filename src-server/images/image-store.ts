@@ -5,7 +5,7 @@
  *   layers/<key>.qcow2      Boxfile step layers: qcow2 overlays whose backing chain ends at the
  *                           base image's disk, so images sharing a base share its blocks
  *   blobs/<sha256>.raw      OCI imports: one ext4 image per archive digest
- * The built-in `debian` image lives in the guest image cache (runtime/guest-image.ts) and is
+ * The built-in `debian` image lives in the guest image cache (runtime/guest-image/guest-image.ts) and is
  * listed here as source `builtin`. A layer file is deleted only when no image manifest and
  * no box or checkpoint disk has it in its backing chain.
  */
@@ -15,9 +15,9 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { IMAGE_NAME, type ImageRunConfig } from '../contract/images.js';
-import { computeImageKeys, ensureGuestImage, guestAgentBinary, imageCacheRoot } from '../runtime/guest-image.js';
-import { collectLayers } from '../runtime/layers.js';
-import { ensureAgentBinary } from '../runtime/agent-build.js';
+import { computeImageKeys, ensureGuestImage, guestAgentBinary, imageCacheRoot } from '../runtime/module.js';
+import { collectLayers } from '../runtime/module.js';
+import { ensureAgentBinary } from '../runtime/module.js';
 
 const execFileP = promisify(execFile);
 export const BUILTIN_IMAGE = 'debian';

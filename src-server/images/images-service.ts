@@ -1,10 +1,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppBase } from '../app-context.js';
-import type { BoxService } from '../boxes/box-service.js';
+import type { BoxService } from '../boxes/module.js';
 import type { Image, ImageRunConfig } from '../contract/images.js';
 import { conflict, notFound } from '../core/errors.js';
-import type { TemplateService } from '../templates/template-service.js';
+import type { TemplateService } from '../templates/ports.js';
 import { BUILTIN_IMAGE, EMPTY_CONFIG, ImageStore, type ImageManifest } from './image-store.js';
 
 /** The warm templates (templates/): a template of an image builds on the image's disk. */
@@ -31,7 +31,7 @@ export class ImagesService {
   }
 
   private liveBoxes(name: string, orgId?: string): string[] {
-    const live = this.boxes.repo.live();
+    const live = this.boxes.live();
     return live.filter((b) => b.image === name && (!orgId || b.org_id === orgId)).map((b) => b.box_id);
   }
 

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
-import { BuildError, buildImage } from './builder.js';
+import { BuildError, buildImage } from './index.js';
 import { ImageStore } from './image-store.js';
 import { importOciArchive } from './oci-import.js';
 import { makeTestDockerArchive, TEST_CMD_MARKER } from './test-support/archive.js';

@@ -4,10 +4,19 @@
  * "need an SDK or the CLI"), so the CLI runs this code on the service's data dir, with the
  * build's output on the terminal. Everything else the CLI does goes through the API.
  */
-export { buildAgentSync } from '../runtime/agent-build.js';
-export { computeImageKeys, ensureGuestImage, guestAgentBinary, imageCacheRoot, RESOURCES_DIR, unreferencedParts } from '../runtime/guest-image.js';
+import { boxFolder } from '../runtime/module.js';
+import { QemuBoxRuntime } from '../runtime/module.js';
+import { buildImage as build, type BuildOptions } from './builder.js';
+
+export { buildAgentSync } from '../runtime/module.js';
+export { computeImageKeys, ensureGuestImage, guestAgentBinary, imageCacheRoot, RESOURCES_DIR, unreferencedParts } from '../runtime/module.js';
 export { IMAGE_NAME } from '../contract/images.js';
 export { BoxfileError } from './boxfile.js';
-export { BuildError, buildImage } from './builder.js';
+export { BuildError } from './builder.js';
 export { ImageStore } from './image-store.js';
 export { importOciArchive } from './oci-import.js';
+
+/** Builds an image in builder boxes on the QEMU runtime (cold boots from each previous layer: no warm templates). */
+export function buildImage(opts: Omit<BuildOptions, 'vms'>) {
+  return build({ ...opts, vms: (dataDir) => ({ runtime: new QemuBoxRuntime(dataDir, { templates: false }), diskOf: (id) => boxFolder(dataDir, id).disk }) });
+}

@@ -1,7 +1,7 @@
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import type { BoxService } from '../boxes/box-service.js';
-import type { TemplateService } from '../templates/template-service.js';
+import type { BoxService } from '../boxes/module.js';
+import type { TemplateService } from '../templates/ports.js';
 import { BUILTIN_IMAGE } from './image-store.js';
 import { ImagesService } from './images-service.js';
 import { imageRoutes } from './routes.js';
@@ -15,7 +15,7 @@ import { startImageCommand } from './start-command.js';
 export function imagesArea(app: AppBase, deps: { boxes: BoxService; templates: TemplateService }) {
   const { boxes } = deps;
   const images = new ImagesService(app, boxes, deps.templates);
-  boxes.runtime.setImageResolver?.((name) => images.store.resolve(name));
+  boxes.setImageResolver((name) => images.store.resolve(name));
   boxes.hooks.images = images;
   boxes.guestSetup.add((box) => {
     if (box.image === BUILTIN_IMAGE) return {};

@@ -7,7 +7,7 @@
  * start idempotent across restores, where the supervisor is still alive in memory.
  * Needs /bin/sh in the image (Debian, busybox and most OCI images have one).
  */
-import type { GuestAgent } from '../boxes/runtime-port.js';
+import type { GuestAgent } from '../boxes/ports.js';
 import type { ImageRunConfig } from '../contract/images.js';
 
 const CMD_LOG = '/var/log/box-cmd.log';

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import type { BoxService } from '../boxes/box-service.js';
-import type { UsageService } from '../usage/usage-service.js';
+import type { BoxService } from '../boxes/module.js';
+import type { UsageService } from '../usage/ports.js';
 import type { Db } from '../db/connection.js';
 import { CryptoBox } from '../util/crypto-box.js';
 import { responseObject } from './adapters/responses-view.js';
@@ -28,7 +28,7 @@ import { localModelsRoutes } from './routes/local-models-routes.js';
 import { messagesRoutes } from './routes/messages-routes.js';
 import { modelsRoutes } from './routes/models-routes.js';
 import { responsesRoutes } from './routes/responses-routes.js';
-import { InferenceService } from './service.js';
+import { InferenceService } from './inference-service.js';
 import { DownloadsRepo } from './store/downloads-repo.js';
 import { EnginesRepo } from './store/engines-repo.js';
 import { ResponsesRepo } from './store/responses-repo.js';
@@ -38,7 +38,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { WebhookDeliveriesService } from './webhooks/deliveries-service.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { scheduleFrom } from './webhooks/schedule.js';
-import type { BoxAccess } from '../boxes/box-access.js';
+import type { BoxAccess } from '../boxes/ports.js';
 
 /**
  * Tuning keys (ctx.config.tuning, typed in settings.ts), mostly for tests: `webhookSchedule` (webhooks/schedule.ts),

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import type { BoxRuntime } from '../boxes/runtime-port.js';
-import { CONSOLE_MAX_BYTES, type ConsoleTail } from '../contract/service.js';
+import type { BoxRuntime } from '../boxes/ports.js';
+import { CONSOLE_MAX_BYTES, type ConsoleTail } from '../contract/service-admin.js';
 import { NotImplemented } from '../core/errors.js';
 
 /** How often a follower looks for new console output, and the most it sends per look. */

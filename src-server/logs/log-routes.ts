@@ -1,7 +1,7 @@
 import type { RouteRegistrar } from '../http/route.js';
-import type { BoxAccess } from '../boxes/box-access.js';
+import type { BoxAccess } from '../boxes/ports.js';
 import { BoxIdParams } from '../contract/boxes.js';
-import { ConsoleQuery, ConsoleTail, LOG_LEVELS, ServiceLogPage, ServiceLogQuery, type ServiceLogEntry } from '../contract/service.js';
+import { ConsoleQuery, ConsoleTail, LOG_LEVELS, ServiceLogPage, ServiceLogQuery, type ServiceLogEntry } from '../contract/service-admin.js';
 import type { ConsoleService } from './console-service.js';
 import type { ServiceLog } from './service-log.js';
 import { openEventStream } from './sse.js';

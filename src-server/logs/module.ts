@@ -1,6 +1,6 @@
 import type { Area } from '../area.js';
-import type { BoxAccess } from '../boxes/box-access.js';
-import type { BoxRuntime } from '../boxes/runtime-port.js';
+import type { BoxAccess } from '../boxes/ports.js';
+import type { BoxRuntime } from '../boxes/ports.js';
 import { ConsoleService } from './console-service.js';
 import { logRoutes } from './log-routes.js';
 import type { ServiceLog } from './service-log.js';

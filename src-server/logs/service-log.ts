@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { formatWithOptions } from 'node:util';
 import type { Logger } from '../logger.js';
-import { LOG_LEVELS, type LogLevel, type ServiceLogEntry } from '../contract/service.js';
+import { LOG_LEVELS, type LogLevel, type ServiceLogEntry } from '../contract/service-admin.js';
 
 /** Entries of this run kept in memory for GET /v1/service/log. */
 const RING_SIZE = 5000;

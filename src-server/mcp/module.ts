@@ -1,7 +1,7 @@
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import type { BoxAccess } from '../boxes/box-access.js';
-import type { ExecService } from '../boxes/exec-service.js';
+import type { BoxAccess } from '../boxes/ports.js';
+import type { ExecService } from '../boxes/module.js';
 import { McpHttpService } from './http-service.js';
 import { mcpRoutes } from './mcp-routes.js';
 

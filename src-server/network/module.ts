@@ -1,8 +1,8 @@
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import type { BoxService } from '../boxes/box-service.js';
-import { refreshGuestFiles } from '../boxes/guest-refresh.js';
-import type { PoliciesService } from '../policies/service.js';
+import type { BoxService } from '../boxes/module.js';
+import { refreshGuestFiles } from '../boxes/module.js';
+import type { PoliciesService } from '../policies/ports.js';
 import type { SecretsService } from '../secrets/module.js';
 import { openFastConnection } from '../db/fast-connection.js';
 import { EgressRepo } from './egress/egress-log-repo.js';
@@ -13,12 +13,12 @@ import { DomainService } from './listeners/domain-service.js';
 import { ListenerService } from './listeners/listener-service.js';
 import { ListenersRepo } from './listeners/listeners-repo.js';
 import { networkRoutes } from './network-routes.js';
-import { HmacBoxCredentials } from '../inference/box/box-credentials.js';
+import { HmacBoxCredentials } from '../inference/ports.js';
 import { gatewayAuth } from './egress/gateway-auth.js';
 import { HOST_INTERNAL } from './egress/upstream.js';
 import { egressCaRoutes } from './tls/ca-routes.js';
 import { guestTrust } from './tls/guest-trust.js';
-import type { BoxAccess } from '../boxes/box-access.js';
+import type { BoxAccess } from '../boxes/ports.js';
 
 /**
  * Box networking: the egress proxy (one loopback port per box, policy enforcement, egress
@@ -37,7 +37,7 @@ export async function networkArea(
   const egressDb = openFastConnection(app.config.dataDir);
   const egressRepo = new EgressRepo(egressDb, t.egressLogKeep);
   const egress = new EgressService(app, egressRepo, {
-    boxes: boxes.repo,
+    boxes,
     secrets: deps.secrets,
     policies: deps.policies,
   });
@@ -65,7 +65,7 @@ export async function networkArea(
   boxes.hooks.ingressUrls = (box) => listeners.ingressUrls(box);
   boxes.hooks.onStarted((boxId) => {
     listeners.onBoxStarted(boxId);
-    const box = boxes.repo.get(boxId);
+    const box = boxes.get(boxId);
     if (box) listeners.publishIngressPorts(box);
   });
   boxes.hooks.onGone((boxId) => {

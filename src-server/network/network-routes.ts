@@ -1,5 +1,5 @@
 import type { RouteRegistrar } from '../http/route.js';
-import type { BoxAccess } from '../boxes/box-access.js';
+import type { BoxAccess } from '../boxes/ports.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { page } from '../contract/common.js';
 import { CreateDomainBody, CreateListenerBody, DeleteDomainBody, DomainParams, EgressLogQuery, ListenerParams } from '../contract/network.js';

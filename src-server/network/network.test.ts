@@ -71,7 +71,7 @@ describe('listeners', () => {
     expect(forwards.map((f) => f.guestPort).sort()).toEqual([22, 8080]);
     expect(forwards.find((f) => f.guestPort === 22)!.hostPort).toBe(t.public_port);
     for (const f of forwards) expect(rt.forwards.has(`${box.box_id}:${f.hostPort}->${f.guestPort}`)).toBe(true);
-    expect(svc.ctx.services.boxes.vmConfig(svc.ctx.services.boxes.repo.get(box.box_id)!).forwards).toEqual(forwards);
+    expect(svc.ctx.services.boxes.hooks.network.forwardsFor(box.box_id)).toEqual(forwards);
 
     const second = await (await post(`/v1/boxes/${box.box_id}/listeners`, { guest_port: 9000 })).json();
     expect(second).toMatchObject({ protocol: 'http', alias_url: `http://9000.web.box.localhost:${ingressPort}/` });
@@ -193,7 +193,7 @@ describe('ingress', () => {
     svc.ctx.db.prepare('UPDATE boxes SET last_activity_at = ? WHERE id = ?').run('2000-01-01T00:00:00.000Z', box.box_id);
     const r = await ingress('napper.box.localhost');
     expect(r.status).toBe(200);
-    const after = svc.ctx.services.boxes.repo.get(box.box_id)!;
+    const after = svc.ctx.services.boxes.get(box.box_id)!;
     expect(after.status).toBe('running');
     expect(after.last_activity_at! > '2001').toBe(true);
     expect(rt.calls).toContain(`restore:${box.box_id}`);
@@ -201,7 +201,7 @@ describe('ingress', () => {
     await post(`/v1/boxes/${box.box_id}/pause`);
     const paused = await ingress('napper.box.localhost');
     expect(paused.status).toBe(503);
-    expect(svc.ctx.services.boxes.repo.get(box.box_id)!.status).toBe('paused');
+    expect(svc.ctx.services.boxes.get(box.box_id)!.status).toBe('paused');
   });
 
   it('answers 502 when nothing listens behind a published port', async () => {

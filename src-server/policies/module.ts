@@ -1,17 +1,17 @@
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import type { BoxAccess } from '../boxes/box-access.js';
-import type { BoxesRepo } from '../boxes/boxes-repo.js';
-import type { BoxService } from '../boxes/box-service.js';
-import { boxPolicyRoutes } from './box-routes.js';
+import type { BoxAccess } from '../boxes/ports.js';
+import type { BoxPolicyLinks } from '../boxes/ports.js';
+import type { BoxService } from '../boxes/module.js';
+import { boxPolicyRoutes } from './box-policy-routes.js';
 import { policyRoutes } from './routes.js';
-import { Policies } from './service.js';
+import { Policies } from './policies-service.js';
 
 /**
  * HTTP (egress) policies: documents, their attachment to boxes, and evaluation for the egress
  * proxy. Built before the boxes area; its routes get the boxes' services from wiring.ts (`area`).
  */
-export function policiesArea(app: AppBase, deps: { boxesRepo: BoxesRepo }) {
+export function policiesArea(app: AppBase, deps: { boxesRepo: BoxPolicyLinks }) {
   const policies = new Policies(app, deps.boxesRepo);
   const area = (late: { boxes: Pick<BoxService, 'setHttpPolicy'>; access: BoxAccess }): Area => ({
     name: 'policies',

@@ -3,7 +3,7 @@ import { page, PageQuery } from '../contract/common.js';
 import { CreatePolicyBody, HttpPolicy, PatchPolicyBody, PolicyIdParams, policyDocumentProblem, type PolicyDocument } from '../contract/policies.js';
 import { badRequest } from '../http/errors.js';
 import { POLICY_PRESETS, presetById } from './presets.js';
-import type { Policies } from './service.js';
+import type { Policies } from './policies-service.js';
 
 /** 400 naming the field, e.g. `document["*.example.com"].rules[2].respond.status`. */
 function checkedDocument(doc: unknown): PolicyDocument {

@@ -1,6 +1,6 @@
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import type { BoxService } from '../boxes/box-service.js';
+import type { BoxService } from '../boxes/module.js';
 import { QuitService } from './quit-service.js';
 import { quitRoutes } from './routes.js';
 

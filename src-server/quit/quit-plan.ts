@@ -1,4 +1,4 @@
-import type { OnQuit } from '../contract/service.js';
+import type { OnQuit } from '../contract/service-admin.js';
 
 /** What quitting does with the running boxes, decided before the service closes. */
 export interface QuitPlan {

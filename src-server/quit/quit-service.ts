@@ -1,7 +1,7 @@
 import type { AppBase } from '../app-context.js';
-import type { BoxService } from '../boxes/box-service.js';
+import type { BoxService } from '../boxes/module.js';
 import { planQuit, type QuitPlan } from './quit-plan.js';
-import { ServiceSettingsRepo } from './settings-repo.js';
+import { ServiceSettingsRepo } from '../db/service-settings-repo.js';
 
 /**
  * Service settings and quitting (issue 15): `on_quit` says what quitting does to running
@@ -19,7 +19,7 @@ export class QuitService {
   }
 
   running() {
-    return this.boxes.repo.live().filter((b) => b.status === 'running');
+    return this.boxes.live().filter((b) => b.status === 'running');
   }
 
   plan(where: 'desktop' | 'headless'): QuitPlan {

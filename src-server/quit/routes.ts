@@ -1,5 +1,5 @@
 import type { RouteRegistrar } from '../http/route.js';
-import { PatchServiceSettings, QuitPlan, QuitPlanQuery, ServiceSettings } from '../contract/service.js';
+import { PatchServiceSettings, QuitPlan, QuitPlanQuery, ServiceSettings } from '../contract/service-admin.js';
 import type { QuitService } from './quit-service.js';
 
 export function quitRoutes(r: RouteRegistrar, quit: QuitService) {

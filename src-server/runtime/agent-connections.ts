@@ -3,14 +3,14 @@
  * restore, clone or adoption (and what that means for tracked execs), health pings, and
  * telling the box domain when a VM is lost without being asked to.
  */
-import type { BoxRuntime, GuestAgent } from '../boxes/runtime-port.js';
-import { RuntimeError } from '../boxes/runtime-port.js';
+import type { BoxRuntime, GuestAgent } from '../boxes/ports.js';
+import { RuntimeError } from '../boxes/ports.js';
 import type { AgentClient } from '../guest/agent-client.js';
 import { waitForAgent } from './agent-wait.js';
 import type { BoxFolder } from './box-folder.js';
 import { ExecTracker } from './exec-tracker.js';
 import { guestAgentAdapter } from './guest-agent-adapter.js';
-import { HEALTH_FAILURES, HealthWatch, lossOf, panicNote } from './vm-health.js';
+import { HEALTH_FAILURES, HealthWatch, lossOf, panicNote } from './qemu/vm-health.js';
 
 type LostCb = Parameters<BoxRuntime['onUnexpectedExit']>[0];
 type LostKind = 'killed' | 'panic' | 'agent_lost';

@@ -7,7 +7,7 @@ import { AgentClient } from '../guest/agent-client.js';
 import { loadFactor } from '../guest/agent-connect.js';
 import { PROTO_VERSION } from '../guest/protocol.js';
 import { type BoxFolder, readState } from './box-folder.js';
-import { mountShares } from './shares.js';
+import { mountShares } from './qemu/shares.js';
 
 interface WaitForAgentOptions {
   timeoutMs?: number;

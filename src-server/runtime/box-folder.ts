@@ -10,8 +10,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { QmpClient } from './qmp.js';
-import type { VmConfig } from './vm-config.js';
+import { QmpClient } from './qemu/qmp.js';
+import type { VmConfig } from './qemu/vm-config.js';
 
 const execFileP = promisify(execFile);
 

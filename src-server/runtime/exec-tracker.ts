@@ -3,7 +3,7 @@
  * when the agent connection changes (PROTOCOL.md, "Detached execs"): a new connection to
  * the same guest re-binds them, a fresh or lost guest ends them with an error.
  */
-import { RuntimeError } from '../boxes/runtime-port.js';
+import { RuntimeError } from '../boxes/ports.js';
 import type { AgentClient } from '../guest/agent-client.js';
 import type { ExecFacade } from './guest-agent-adapter.js';
 

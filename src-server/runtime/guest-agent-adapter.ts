@@ -1,5 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream';
-import type { ExecResult, GuestAgent, GuestExec } from '../boxes/runtime-port.js';
+import type { ExecResult, GuestAgent, GuestExec } from '../boxes/ports.js';
 import type { AgentClient, AgentExec, FileEntry, SignalName } from '../guest/agent-client.js';
 
 const entry = (e: FileEntry) => ({ name: e.name, type: e.type, size: e.size, modified_time: e.mtime, mode: e.mode });

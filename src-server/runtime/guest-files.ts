@@ -10,7 +10,7 @@
  * may have been lost with the VM), so launchVm forgets the record.
  */
 import { createHash } from 'node:crypto';
-import type { GuestFile } from '../boxes/runtime-port.js';
+import type { GuestFile } from '../boxes/ports.js';
 import type { AgentClient } from '../guest/agent-client.js';
 import { type BoxFolder, readState, writeState } from './box-folder.js';
 

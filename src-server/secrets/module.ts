@@ -1,6 +1,6 @@
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import type { PoliciesService } from '../policies/service.js';
+import type { PoliciesService } from '../policies/ports.js';
 import { CryptoBox } from '../util/crypto-box.js';
 import { SecretsRepo } from './secrets-repo.js';
 import { secretsRoutes } from './secrets-routes.js';

@@ -1,7 +1,7 @@
 import type { RouteRegistrar } from '../http/route.js';
 import { page, PageQuery } from '../contract/common.js';
 import { PutSecretBody, SecretMeta, SecretNameParams } from '../contract/secrets.js';
-import type { PoliciesService } from '../policies/service.js';
+import type { PoliciesService } from '../policies/ports.js';
 import type { SecretsService } from './secrets-service.js';
 
 /** Secrets by name: metadata only, never a value. */

@@ -1,6 +1,6 @@
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import type { TemplatePort } from '../boxes/runtime-port.js';
+import type { TemplatePort } from '../boxes/ports.js';
 import { TemplateService } from './template-service.js';
 import { templateRoutes } from './template-routes.js';
 

@@ -1,4 +1,4 @@
-import type { TemplateInfo, TemplatePort } from '../boxes/runtime-port.js';
+import type { TemplateInfo, TemplatePort } from '../boxes/ports.js';
 import { SIZES } from '../contract/boxes.js';
 import type { Template } from '../contract/templates.js';
 import { conflict, notFound } from '../core/errors.js';

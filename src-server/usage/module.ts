@@ -1,7 +1,7 @@
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import type { BoxAccess } from '../boxes/box-access.js';
-import type { BoxService } from '../boxes/box-service.js';
+import type { BoxAccess } from '../boxes/ports.js';
+import type { BoxService } from '../boxes/module.js';
 import type { OrganizationService } from '../core/organization-service.js';
 import { BoxMetricsService } from './box-metrics.js';
 import { MetricsRepo } from './metrics-repo.js';

@@ -1,6 +1,6 @@
 import type { AppBase } from '../app-context.js';
-import type { BoxService } from '../boxes/box-service.js';
-import type { BoxRecord } from '../boxes/boxes-repo.js';
+import type { BoxService } from '../boxes/module.js';
+import type { BoxRecord } from '../boxes/ports.js';
 import type { MetricsRepo, Sample } from './metrics-repo.js';
 import type { UsageService } from './usage-service.js';
 
@@ -46,7 +46,7 @@ export class MetricsSampler {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      const running = boxes.repo.live().filter((b) => b.status === 'running');
+      const running = boxes.live().filter((b) => b.status === 'running');
       const taken = await Promise.all(running.map((b) => this.take(b, now)));
       this.app.db.transaction(() => {
         for (const { box, sample, billFrom } of taken) {
@@ -63,7 +63,7 @@ export class MetricsSampler {
   }
 
   private async take(box: BoxRecord, now: number): Promise<{ box: BoxRecord; sample: Sample; billFrom: number }> {
-    const runtime = this.boxes.runtime;
+    const runtime = this.boxes.meters;
     const vm = await runtime.sample?.(box.box_id).catch(() => undefined);
     let disk: number | null;
     try {

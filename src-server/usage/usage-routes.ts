@@ -1,5 +1,5 @@
 import type { RouteRegistrar } from '../http/route.js';
-import type { BoxAccess } from '../boxes/box-access.js';
+import type { BoxAccess } from '../boxes/ports.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { MetricsQuery, MetricsResponse, SpendQuery, SpendResponse, TokensQuery, TokensResponse } from '../contract/usage.js';
 import type { BoxMetricsService } from './box-metrics.js';

@@ -1,6 +1,6 @@
 import type { AppBase } from '../app-context.js';
 import type { OrganizationService } from '../core/organization-service.js';
-import type { BoxRecord } from '../boxes/boxes-repo.js';
+import type { BoxRecord } from '../boxes/ports.js';
 import type { Rates, SpendQuery, SpendResponse, TokensQuery, TokensResponse } from '../contract/usage.js';
 import { invalid } from '../core/errors.js';
 import { boxCost, ratesFrom, tokenCost } from './rates.js';

@@ -13,7 +13,7 @@ import {
 } from '../contract/volumes.js';
 import { fileTooLarge, writeVolumeFile } from './file-write.js';
 import { streamListing } from './listing-stream.js';
-import type { Volumes } from './service.js';
+import type { Volumes } from './volumes-service.js';
 import { checkWriteDepth, volumeSegments } from './volume-path.js';
 
 /** Browsing and file transfer on a volume without any box (spec: directories, paths; contract/volume-ops.ts). */

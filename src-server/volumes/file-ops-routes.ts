@@ -2,7 +2,7 @@ import type { RouteRegistrar } from '../http/route.js';
 import { DeletedPath, DeletePathQuery, MakeDirectoryBody, MovePathBody } from '../contract/volume-ops.js';
 import { VolumeEntry, VolumeIdParams } from '../contract/volumes.js';
 import { makeDirectory, movePath, removePath } from './file-ops.js';
-import type { Volumes } from './service.js';
+import type { Volumes } from './volumes-service.js';
 import { volumeSegments } from './volume-path.js';
 
 /** New folder, delete, rename on a volume without any box (UI file browser, `box volumes mkdir|rm-path|mv`). */

@@ -3,7 +3,7 @@ import type { Area } from '../area.js';
 import { browseRoutes } from './browse-routes.js';
 import { fileOpsRoutes } from './file-ops-routes.js';
 import { volumeRoutes } from './routes.js';
-import { Volumes } from './service.js';
+import { Volumes } from './volumes-service.js';
 
 /**
  * Volumes: shared storage under `<dataDir>/volumes/<volume_id>/data/`, browsable and

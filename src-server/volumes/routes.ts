@@ -1,7 +1,7 @@
 import type { RouteRegistrar } from '../http/route.js';
 import { page, PageQuery } from '../contract/common.js';
 import { CreateVolumeBody, Volume, VolumeIdParams } from '../contract/volumes.js';
-import type { Volumes } from './service.js';
+import type { Volumes } from './volumes-service.js';
 
 /** Volume records: create (find-or-create by name), list, get, delete. */
 export function volumeRoutes(r: RouteRegistrar, vols: Volumes, createDelayMs: number) {

@@ -1,5 +1,5 @@
 # Shared helpers for the guest image recipe. Sourced, not executed.
-# Progress protocol (read by src-server/runtime/guest-image.ts): lines on stdout of the
+# Progress protocol (read by src-server/runtime/guest-image/guest-image.ts): lines on stdout of the
 # form "@@progress <percent> <message>". Everything else is log output.
 set -euo pipefail
 

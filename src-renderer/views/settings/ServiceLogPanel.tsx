@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import type { LogLevel, ServiceLogEntry } from '../../../src-server/contract/service.js';
+import type { LogLevel, ServiceLogEntry } from '../../../src-server/contract/service-admin.js';
 import { api, apiUrl } from '../../api/client.js';
 
 /** Entries the view keeps (the service keeps 5000 of this run, and a file of older runs). */

@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildAgentSync } from '../../runtime/agent-build.js';
+import { buildAgentSync } from '../../runtime/guest-image/agent-build.js';
 import { AgentClient } from '../agent-client.js';
 
 export const AGENT_BIN = resolve(import.meta.dirname, '../../../resources/guest/build/box-agent');

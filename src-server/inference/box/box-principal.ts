@@ -1,5 +1,5 @@
 import type { IncomingMessage as Request } from 'node:http';
-import type { BoxService } from '../../boxes/box-service.js';
+import type { BoxLookup } from '../../boxes/ports.js';
 import type { Principal } from '../../core/principal.js';
 import { Unauthenticated } from '../../core/errors.js';
 import type { BoxCredentials } from './box-credentials.js';
@@ -20,13 +20,13 @@ export const boxOfKey = (keyId: string): string | null => (keyId.startsWith(KEY_
  * fallback to other auth. The principal's key is synthetic (`box:<box_id>`, scope `user`),
  * so org-scoped operations stay closed to boxes and idempotency keys are per box.
  */
-export function boxPrincipalResolver(credentials: BoxCredentials, boxes: Pick<BoxService, 'repo'>) {
+export function boxPrincipalResolver(credentials: BoxCredentials, boxes: Pick<BoxLookup, 'get'>) {
   return (req: Request): Principal | undefined => {
     const v = credentials.verifyInternal(req.headers);
     if (v === null) return undefined;
     if (v === 'invalid') throw refused('Invalid box gateway credential.');
     if (!LOOPBACK.test(req.socket.remoteAddress ?? '')) throw refused('Box gateway credentials are only accepted from the box egress proxy.');
-    const box = boxes.repo.get(v.boxId);
+    const box = boxes.get(v.boxId);
     if (!box || box.status === 'terminated') throw refused(`Box ${v.boxId} no longer exists.`);
     const now = box.created_at;
     return {

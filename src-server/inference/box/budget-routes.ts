@@ -1,9 +1,9 @@
 import type { RouteRegistrar } from '../../http/route.js';
-import type { BoxAccess } from '../../boxes/box-access.js';
+import type { BoxAccess } from '../../boxes/ports.js';
 import { BoxIdParams, BudgetBody } from '../../contract/boxes.js';
 import { BoxInferenceBudget } from '../../contract/usage.js';
-import type { BoxService } from '../../boxes/box-service.js';
-import type { UsageService } from '../../usage/usage-service.js';
+import type { BoxService } from '../../boxes/module.js';
+import type { UsageService } from '../../usage/ports.js';
 
 /** Reads and sets a box's inference token budget (null = unlimited). */
 export function budgetRoutes(

@@ -1,9 +1,9 @@
-import type { BoxService } from '../../boxes/box-service.js';
+import type { BoxLookup } from '../../boxes/ports.js';
 import { LimitExceeded } from '../../core/errors.js';
-import type { UsageService } from '../../usage/usage-service.js';
+import type { UsageService } from '../../usage/ports.js';
 
 export interface BudgetDeps {
-  boxes: Pick<BoxService, 'repo'>;
+  boxes: Pick<BoxLookup, 'get'>;
   usage: Pick<UsageService, 'boxTokensUsed'>;
 }
 
@@ -18,7 +18,7 @@ export interface BudgetDeps {
  * budget by its own size; the next one is refused.
  */
 export function checkBoxBudget(deps: BudgetDeps, boxId: string): void {
-  const budget = deps.boxes.repo.get(boxId)?.inference_budget_tokens ?? null;
+  const budget = deps.boxes.get(boxId)?.inference_budget_tokens ?? null;
   if (budget === null) return;
   const used = deps.usage.boxTokensUsed(boxId);
   if (used < budget) return;

@@ -2,7 +2,7 @@ import type { RouteRegistrar } from '../../http/route.js';
 import { ChatBody } from '../../contract/inference.js';
 import { chatCompletionObject, chatToNative } from '../adapters/chat.js';
 import { ChatStream } from '../adapters/chat-stream.js';
-import type { InferenceService } from '../service.js';
+import type { InferenceService } from '../inference-service.js';
 import { clientGone } from './client-gone.js';
 import { INFERENCE_BODY_LIMIT } from './limits.js';
 import { streamAnswer } from './stream.js';

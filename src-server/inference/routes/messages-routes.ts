@@ -4,7 +4,7 @@ import { notImplemented } from '../../http/errors.js';
 import type { Method } from '../../http/route.js';
 import { messageObject, messagesToNative } from '../adapters/messages.js';
 import { MessagesStream } from '../adapters/messages-stream.js';
-import type { InferenceService } from '../service.js';
+import type { InferenceService } from '../inference-service.js';
 import { clientGone } from './client-gone.js';
 import { INFERENCE_BODY_LIMIT } from './limits.js';
 import { streamAnswer } from './stream.js';

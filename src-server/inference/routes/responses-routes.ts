@@ -6,7 +6,7 @@ import { Reply } from '../../http/route.js';
 import { responsesToNative } from '../adapters/responses.js';
 import { responseObject } from '../adapters/responses-view.js';
 import { ResponsesStream } from '../adapters/responses-stream.js';
-import type { InferenceService } from '../service.js';
+import type { InferenceService } from '../inference-service.js';
 import { clientGone } from './client-gone.js';
 import { INFERENCE_BODY_LIMIT } from './limits.js';
 import { streamAnswer } from './stream.js';

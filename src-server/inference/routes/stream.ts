@@ -5,7 +5,7 @@ import { errorBody } from '../../http/error-handler.js';
 import type { Prepared } from '../adapters/common.js';
 import type { StreamError, StreamWriter } from '../adapters/stream-frames.js';
 import type { WireStyle } from '../native.js';
-import type { InferenceService } from '../service.js';
+import type { InferenceService } from '../inference-service.js';
 import { clientGone } from './client-gone.js';
 
 const SSE_HEADERS = {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { matchHost, portAllowed } from '../../policies/evaluate.js';
+import { matchHost, portAllowed } from '../../policies/ports.js';
 import { decideConnect } from './decide.js';
 import { forwardTo, type ForwardTarget } from './forward-core.js';
 import { interceptTunnel } from './intercept.js';

@@ -1,5 +1,5 @@
 import type { PolicyDocument } from '../../contract/policies.js';
-import { evaluate, matchHost, portAllowed, type EgressRequest } from '../../policies/evaluate.js';
+import { evaluate, matchHost, portAllowed, type EgressRequest } from '../../policies/ports.js';
 
 /** The policy governing a box's egress; null when none is attached (org default: allow all, logged). */
 export interface PolicyRef {

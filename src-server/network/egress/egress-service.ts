@@ -1,7 +1,7 @@
 import type { AppBase } from '../../app-context.js';
-import type { BoxesRepo } from '../../boxes/boxes-repo.js';
+import type { BoxLookup } from '../../boxes/ports.js';
 import type { PolicyDocument } from '../../contract/policies.js';
-import type { PoliciesService } from '../../policies/service.js';
+import type { PoliciesService } from '../../policies/ports.js';
 import type { SecretsService } from '../../secrets/module.js';
 import { BoxProxy } from './box-proxy.js';
 import type { PolicyRef } from './decide.js';
@@ -34,7 +34,7 @@ export class EgressService {
   constructor(
     private app: AppBase,
     readonly repo: EgressRepo,
-    private dep: { boxes: BoxesRepo; secrets: SecretsService; policies: Pick<PoliciesService, 'get'> },
+    private dep: { boxes: BoxLookup; secrets: SecretsService; policies: Pick<PoliciesService, 'get'> },
   ) {
     this.deps = {
       policyFor: (boxId) => this.policyFor(boxId),
@@ -48,7 +48,7 @@ export class EgressService {
   }
 
   /**
-   * The accelerator that runs the boxes: under TCG their CPU model (runtime/vm-config.ts,
+   * The accelerator that runs the boxes: under TCG their CPU model (runtime/qemu/vm-config.ts,
    * Nehalem) has no AES instructions, so the box leg of intercepted TLS prefers ChaCha20
    * (proxy-deps.ts, boxLegChaCha); with KVM/HVF (`-cpu host`) AES-128-GCM stays first.
    */

@@ -208,7 +208,8 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
   // The upstream leg speaks what the box's leg speaks. An HTTP/2 request (gRPC needs it
   // end to end) goes as a stream of the box's session to an origin that chooses h2 in ALPN;
   // an HTTP/1.1 one takes the HTTP/1.1 pool, which costs the proxy less per request and per
-  // byte than Node's HTTP/2 client (BENCHMARKS.md, issue 11 wave 7).
+  // byte than Node's HTTP/2 client (docs/benchmarks-history.md, "Wave 7 (2026-11-24 09:05-09:50
+  // UTC): a download without an ArrayBuffer per TLS record").
   const sessions = secure && h2 ? deps.agents?.h2 : undefined;
   const key = `${boxId} ${t.host} ${port}`;
   const known = sessions?.known(key);

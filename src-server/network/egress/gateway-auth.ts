@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { INTERNAL_HEADERS, type BoxCredentials } from '../../inference/box/box-credentials.js';
+import { INTERNAL_HEADERS, type BoxCredentials } from '../../inference/ports.js';
 import { HOST_INTERNAL } from './upstream.js';
 
 /**

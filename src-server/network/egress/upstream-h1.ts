@@ -8,7 +8,8 @@ import { ChunkedDecoder, framingOf, parseHead, reusable, type Framing, type H1He
  * The proxy's HTTP/1.1 client to upstreams. Node's http client copies every body piece it
  * parses into a new Buffer and queues it in a stream; on a download through the proxy that
  * doubled the proxy's allocations and set V8 marking its old space over and over (profile in
- * BENCHMARKS.md, issue 11). Here the request head is written once, the response head parsed
+ * docs/benchmarks-history.md, "Wave 5 (issue 11, 2026-11-24): the proxy's own HTTP/1.1 upstream
+ * client"). Here the request head is written once, the response head parsed
  * once (h1-body.ts), and the body is handed on as slices of what the socket read, with its
  * end found from Content-Length or the chunked framing. Connections are kept alive in a pool.
  */

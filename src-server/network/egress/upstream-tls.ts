@@ -66,8 +66,8 @@ export const AES128_FIRST_CIPHERS = [
 
 /**
  * Box-leg order for guests without AES instructions (the TCG CPU model): ChaCha20 first. In
- * such a box the guest's software AES is the slowest party of a download (BENCHMARKS.md:
- * 100 MB by curl in a box, medians: ChaCha20 11.6 MB/s, AES-128-GCM 7.7, AES-256-GCM 7.7).
+ * such a box the guest's software AES is the slowest party of a download (docs/benchmarks-
+ * history.md, "Wave 4 (issue 11, 2026-11-24 00:55-02:00 UTC)": 100 MB by curl in a box, medians: ChaCha20 11.6 MB/s, AES-128-GCM 7.7, AES-256-GCM 7.7).
  */
 export const CHACHA20_FIRST_CIPHERS = AES128_FIRST_CIPHERS.replace(
   'TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256',

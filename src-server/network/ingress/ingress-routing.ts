@@ -1,4 +1,4 @@
-import type { BoxesRepo, BoxRecord } from '../../boxes/boxes-repo.js';
+import type { BoxLookup, BoxRecord } from '../../boxes/ports.js';
 import { INGRESS_SUFFIX, type ListenerService } from '../listeners/listener-service.js';
 import type { ListenerRow } from '../listeners/listeners-repo.js';
 
@@ -10,7 +10,7 @@ type Route = { box: BoxRecord; listener: ListenerRow } | { miss: string };
  * `<guest-port>.<box-name>.box.localhost` → that http listener;
  * a custom domain → the listener it names, or the box's first http listener.
  */
-export function routeHost(boxes: BoxesRepo, listeners: ListenerService, hostHeader: string | undefined): Route {
+export function routeHost(boxes: BoxLookup, listeners: ListenerService, hostHeader: string | undefined): Route {
   const host = (hostHeader ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
   let box: BoxRecord | undefined;
   let guestPort: number | undefined;

@@ -2,8 +2,8 @@ import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AppBase } from '../../app-context.js';
-import type { BoxService } from '../../boxes/box-service.js';
-import type { BoxRecord } from '../../boxes/boxes-repo.js';
+import type { BoxService } from '../../boxes/module.js';
+import type { BoxRecord } from '../../boxes/ports.js';
 import { endToEnd } from '../hop-headers.js';
 import type { ListenerService } from '../listeners/listener-service.js';
 import { routeHost } from './ingress-routing.js';
@@ -68,7 +68,7 @@ export class Ingress {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
-    const route = routeHost(this.boxes.repo, this.listeners, req.headers.host);
+    const route = routeHost(this.boxes, this.listeners, req.headers.host);
     if ('miss' in route) return page(res, 404, 'Nothing published here', route.miss);
     const woke = route.box.status !== 'running';
     try {
@@ -117,7 +117,7 @@ export class Ingress {
 
   private async upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer) {
     socket.on('error', () => {});
-    const route = routeHost(this.boxes.repo, this.listeners, req.headers.host);
+    const route = routeHost(this.boxes, this.listeners, req.headers.host);
     if ('miss' in route) return socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     await this.ready(route.box);
     const up = net.connect(route.listener.host_port, '127.0.0.1', () => {

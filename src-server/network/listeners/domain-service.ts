@@ -1,4 +1,4 @@
-import type { BoxRecord } from '../../boxes/boxes-repo.js';
+import type { BoxRecord } from '../../boxes/ports.js';
 import { MAX_DOMAINS_PER_BOX, type BoxDomain, type CreateDomainBody } from '../../contract/network.js';
 import { invalid, conflict, notFound } from '../../core/errors.js';
 import type { DomainRow, ListenersRepo } from './listeners-repo.js';

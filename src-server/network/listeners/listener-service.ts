@@ -1,6 +1,6 @@
 import type { AppBase } from '../../app-context.js';
-import type { BoxService } from '../../boxes/box-service.js';
-import type { BoxRecord } from '../../boxes/boxes-repo.js';
+import type { BoxService } from '../../boxes/module.js';
+import type { BoxRecord } from '../../boxes/ports.js';
 import { MAX_LISTENERS_PER_BOX, type CreateListenerBody, type Listener } from '../../contract/network.js';
 import { conflict, invalid, notFound, Unavailable } from '../../core/errors.js';
 import { canBind, freeLoopbackPort } from './free-port.js';
@@ -54,7 +54,7 @@ export class ListenerService {
   async reclaimTakenPorts() {
     const boxes = this.boxes;
     for (const l of this.repo.all()) {
-      const box = boxes.repo.get(l.box_id);
+      const box = boxes.get(l.box_id);
       if (!box || box.status === 'running' || box.status === 'terminated' || (await canBind(l.host_port))) continue;
       const port = await freeLoopbackPort(this.repo.hostPorts());
       this.repo.setHostPort(l.box_id, l.guest_port, port);
@@ -131,9 +131,9 @@ export class ListenerService {
         created_at: new Date().toISOString(),
       };
       this.repo.insert(row);
-      const cur = boxes.repo.get(box.box_id)!;
+      const cur = boxes.get(box.box_id)!;
       if (cur.status === 'running') {
-        const rt = boxes.runtime;
+        const rt = boxes.forwards;
         if (!rt.addForward) this.pending.add(`${box.box_id}:${body.guest_port}`);
         else {
           try {
@@ -153,13 +153,13 @@ export class ListenerService {
     return boxes.withLock(box.box_id, async () => {
       const row = this.repo.get(box.box_id, guestPort);
       if (!row) throw notFound(`Guest port ${guestPort} of box ${box.box_id} is not published.`, null, 'guest_port');
-      const cur = boxes.repo.get(box.box_id)!;
+      const cur = boxes.get(box.box_id)!;
       const out = this.toListener(cur, row);
       this.repo.delete(box.box_id, guestPort);
       const key = `${box.box_id}:${guestPort}`;
       this.pending.delete(key);
       if (cur.status === 'running') {
-        await boxes.runtime.removeForward?.(box.box_id, row.host_port).catch((e) => this.app.log.warn(`unpublishing ${key}`, e));
+        await boxes.forwards.removeForward?.(box.box_id, row.host_port).catch((e) => this.app.log.warn(`unpublishing ${key}`, e));
       }
       return { ...out, route_status: 'inactive' as const };
     });

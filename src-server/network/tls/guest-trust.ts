@@ -1,5 +1,5 @@
 import tls from 'node:tls';
-import type { GuestSetup } from '../../boxes/guest-setup.js';
+import type { GuestSetup } from '../../boxes/ports.js';
 
 /** Where the egress CA lands in a box: the Debian local-CA directory (kept by update-ca-certificates) ... */
 export const GUEST_CA_PATH = '/usr/local/share/ca-certificates/box-egress.crt';

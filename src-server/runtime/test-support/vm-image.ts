@@ -9,11 +9,11 @@ import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentClient } from '../../guest/agent-client.js';
-import { AGENT_BUILD_PATH, ensureGuestImage, type GuestImage } from '../guest-image.js';
-import { hostTscKhz } from '../host.js';
-import { buildAgentSync } from '../agent-build.js';
+import { AGENT_BUILD_PATH, ensureGuestImage, type GuestImage } from '../guest-image/guest-image.js';
+import { hostTscKhz } from '../qemu/host.js';
+import { buildAgentSync } from '../guest-image/agent-build.js';
 import { execText } from '../exec-text.js';
-import type { Accel, VmConfig } from '../vm-config.js';
+import type { Accel, VmConfig } from '../qemu/vm-config.js';
 
 export function testImageCache(): string {
   process.env.BOX_IMAGE_CACHE ??= join(tmpdir(), 'box-image-cache');

@@ -12,7 +12,7 @@ import type { LlamaTuning } from '../../../settings.js';
 /** Tokens kept free beside the rendered prompt (the template may render a few more when generating). */
 const CONTEXT_MARGIN = 16;
 
-/** Files under this size are "tiny": one thread each (measured: BENCHMARKS.md, the embedded tiny model, 1 thread). */
+/** Files under this size are "tiny": one thread each (measured: BENCHMARKS.md, "Inference", the embedded tiny model, 1 thread). */
 const TINY_MODEL_BYTES = 256 * 1024 * 1024;
 
 interface Loaded {
