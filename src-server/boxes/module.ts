@@ -2,9 +2,12 @@ import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
 import type { AuditLog } from '../core/audit-log.js';
 import { boxAccess } from './box-access.js';
+import { BoxFileOps } from './box-file-ops.js';
+import { boxOpsRoutes } from './box-ops-routes.js';
 import { boxRoutes } from './box-routes.js';
 import { BoxService, type BoxServiceDeps } from './box-service.js';
 import { checkpointRoutes } from './checkpoint-routes.js';
+import { CheckpointRestore } from './checkpoint-restore.js';
 import { CheckpointService } from './checkpoint-service.js';
 import { execRoutes } from './exec-routes.js';
 import { ExecService } from './exec-service.js';
@@ -54,6 +57,7 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDep
       checkpointRoutes(r, { checkpoints, access });
       execRoutes(r, { execs, access });
       filesRoutes(r, { files, access });
+      boxOpsRoutes(r, { restore: new CheckpointRestore(boxes, checkpoints), fileOps: new BoxFileOps(boxes), access });
     },
     async start() {
       await boxes.reconcile();

@@ -29,6 +29,8 @@ export const ACCEPTS = {
   terminate: ['creating', 'running', 'paused', 'sleeping', 'failed', 'interrupted_restorable'],
   checkpoint: ['running', 'paused', 'sleeping'],
   fork: ['running', 'paused', 'sleeping'],
+  /** ours (issue 29): back to a checkpoint of the box; what it holds now is lost */
+  restore: ['running', 'paused', 'sleeping', 'interrupted_restorable', 'failed'],
   exec: ['running', 'sleeping', 'interrupted_restorable'],
   files: ['running', 'sleeping', 'interrupted_restorable'],
   auto_sleep: ['creating', 'running', 'paused', 'sleeping', 'interrupted_restorable'],
