@@ -14,6 +14,7 @@ from ._async import (
     AsyncCheckpoints,
     AsyncClient,
     AsyncExecStream,
+    AsyncInboxes,
     AsyncPolicies,
     AsyncVolume,
     AsyncVolumes,
@@ -35,7 +36,7 @@ from ._errors import (
     RateLimitError,
     ServiceUnavailableError,
 )
-from ._sync import Box, BoxCode, BoxCron, Boxes, BoxFiles, Checkpoints, Client, ExecStream, Policies, Volume, Volumes
+from ._sync import Box, BoxCode, BoxCron, Boxes, BoxFiles, Checkpoints, Client, ExecStream, Inboxes, Policies, Volume, Volumes
 
 __version__ = "0.1.0"
 
@@ -48,6 +49,7 @@ __all__ = [
     "AsyncCheckpoints",
     "AsyncClient",
     "AsyncExecStream",
+    "AsyncInboxes",
     "AsyncPolicies",
     "AsyncVolume",
     "AsyncVolumes",
@@ -75,6 +77,7 @@ __all__ = [
     "Page",
     "PayloadTooLargeError",
     "PermissionDeniedError",
+    "Inboxes",
     "Policies",
     "RateLimitError",
     "ServiceConfig",
