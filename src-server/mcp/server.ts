@@ -6,6 +6,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { registerBoxOpsTools } from './tools-box-ops.js';
 import { registerBoxTools } from './tools-boxes.js';
 import { registerCodeTools } from './tools-code.js';
 import { registerExecTools } from './tools-exec.js';
@@ -22,6 +23,7 @@ const INSTRUCTIONS =
 export function createBoxMcpServer(api: BoxApi, version = '0.1.0'): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, title: 'Box sandboxes', version }, { instructions: INSTRUCTIONS });
   registerBoxTools(server, api);
+  registerBoxOpsTools(server, api);
   registerExecTools(server, api);
   registerCodeTools(server, api);
   return server;
