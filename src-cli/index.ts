@@ -14,6 +14,7 @@ import { cron } from './commands/cron.js';
 import { egress } from './commands/egress.js';
 import { engines } from './commands/engines.js';
 import { exec } from './commands/exec.js';
+import { files } from './commands/box-files.js';
 import { image } from './commands/image.js';
 import { keys } from './commands/keys.js';
 import { logs } from './commands/logs.js';
@@ -36,6 +37,7 @@ const commands: Group = {
   exec,
   code: codeCmd,
   cp,
+  files,
   volumes,
   policies,
   egress,

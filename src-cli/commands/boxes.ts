@@ -153,11 +153,19 @@ const checkpoints: Command = {
 };
 
 const restore: Command = {
-  usage: 'box boxes restore <checkpoint_id> <new-name>',
-  summary: 'Create a new running box from a checkpoint',
+  usage: 'box boxes restore <checkpoint_id> <new-name> | box boxes restore <checkpoint_id> --in-place',
+  summary: 'Create a new running box from a checkpoint, or (--in-place) take its own box back to it: what that box holds now is lost',
   async run(ctx, argv) {
-    const { positionals } = parse(argv, this.usage, {}, [2, 2]);
-    const box = await ctx.client.call('POST /v1/boxes/from_checkpoint', { body: { checkpoint_id: positionals[0]!, name: positionals[1]! } });
+    const { values, positionals } = parse(argv, this.usage, { 'in-place': { type: 'boolean' } }, [1, 2]);
+    const checkpoint_id = positionals[0]!;
+    if (values['in-place'] && positionals[1]) throw new CliError(`--in-place restores the checkpoint's own box: give no new name\nusage: ${this.usage}`, 2);
+    if (!values['in-place'] && !positionals[1]) throw new CliError(`missing argument: the new box's name (or --in-place)\nusage: ${this.usage}`, 2);
+    const box = values['in-place']
+      ? await ctx.client.call('POST /v1/boxes/:box_id/restore', {
+          params: { box_id: (await ctx.client.call('GET /v1/box-checkpoints/:checkpoint_id', { params: { checkpoint_id } })).box_id },
+          body: { checkpoint_id },
+        })
+      : await ctx.client.call('POST /v1/boxes/from_checkpoint', { body: { checkpoint_id, name: positionals[1]! } });
     if (ctx.json) json(box);
     else showBox(box);
   },

@@ -1,18 +1,15 @@
+import { call } from './client.js';
 import { decodeBase64, runExec } from './exec-stream.js';
 
 const text = (b64: string) => new TextDecoder().decode(decodeBase64(b64));
 
-/**
- * File operations in a box the files API does not have (delete, rename, new folder, where
- * home is), as one argv exec each: no shell, and the path goes in as the working directory
- * plus a relative name, so no quoting can go wrong.
- */
-async function execArgv(boxId: string, argv: string[], cwd?: string): Promise<string> {
+/** Runs one argv exec in the box and answers its stdout (no shell: used only to ask where home is). */
+async function execArgv(boxId: string, argv: string[]): Promise<string> {
   let out = '';
   let err = '';
   let code: number | null = null;
   let failure = '';
-  await runExec(boxId, { command: argv, ...(cwd ? { cwd } : {}), timeout: 60 }, (e) => {
+  await runExec(boxId, { command: argv, timeout: 60 }, (e) => {
     if (e.type === 'stdout') out += text(e.data);
     else if (e.type === 'stderr') err += text(e.data);
     else if (e.type === 'exit') code = e.return_code;
@@ -22,27 +19,16 @@ async function execArgv(boxId: string, argv: string[], cwd?: string): Promise<st
   return out;
 }
 
-const split = (path: string) => {
-  const i = path.lastIndexOf('/');
-  return { dir: path.slice(0, i) || '/', name: path.slice(i + 1) };
+/** New folder, delete and rename in a box, through the files API (issue 29: they were in-box commands sent from here). */
+export const boxFileOps = (boxId: string) => {
+  const params = { box_id: boxId };
+  return {
+    mkdir: (path: string) => call('POST /v1/boxes/:box_id/directories', { params, body: { path } }),
+    remove: (path: string, recursive: boolean) =>
+      call('DELETE /v1/boxes/:box_id/paths', { params, query: { path, ...(recursive ? { recursive: 'true' as const } : {}) } }),
+    rename: (from: string, to: string) => call('POST /v1/boxes/:box_id/paths/move', { params, body: { from, to } }),
+  };
 };
-
-export const boxFileOps = (boxId: string) => ({
-  mkdir: (path: string) => {
-    const { dir, name } = split(path);
-    return execArgv(boxId, ['mkdir', '--', name], dir);
-  },
-  remove: (path: string, recursive: boolean) => {
-    const { dir, name } = split(path);
-    return execArgv(boxId, recursive ? ['rm', '-rf', '--', name] : ['rm', '-f', '--', name], dir);
-  },
-  rename: (from: string, to: string) => {
-    const a = split(from);
-    const b = split(to);
-    if (a.dir !== b.dir) throw new Error('Rename keeps an entry in its folder.');
-    return execArgv(boxId, ['mv', '-n', '--', a.name, b.name], a.dir);
-  },
-});
 
 /** The home of the user execs run as (`$HOME`), or "/" when the box does not say. */
 export async function boxHome(boxId: string): Promise<string> {

@@ -9,6 +9,8 @@ interface Toast {
   id: number;
   text: string;
   kind: 'ok' | 'error' | 'info';
+  /** A button in the toast (e.g. undo); clicking it runs `run` and closes the toast. */
+  action?: { label: string; run: () => void };
 }
 
 let toasts: Toast[] = [];
@@ -16,8 +18,8 @@ let nextId = 1;
 const listeners = new Set<() => void>();
 const emit = () => listeners.forEach((l) => l());
 
-export function toast(text: string, kind: Toast['kind'] = 'ok', ms = 6000) {
-  const t = { id: nextId++, text, kind };
+export function toast(text: string, kind: Toast['kind'] = 'ok', ms = 6000, action?: Toast['action']) {
+  const t = { id: nextId++, text, kind, action };
   toasts = [...toasts, t].slice(-4);
   emit();
   setTimeout(() => dismiss(t.id), ms);
@@ -47,6 +49,19 @@ export function Toaster() {
           className={`panel pointer-events-auto flex items-start gap-2 border-l-4 px-3 py-2 shadow-lg shadow-black/30 ${KIND[t.kind]}`}
         >
           <span className="flex-1">{t.text}</span>
+          {t.action && (
+            <button
+              type="button"
+              className="font-semibold text-accent-300 hover:underline"
+              data-testid="toast-action"
+              onClick={() => {
+                dismiss(t.id);
+                t.action!.run();
+              }}
+            >
+              {t.action.label}
+            </button>
+          )}
           <button type="button" className="text-ink-400 hover:text-ink-100" aria-label="Dismiss" onClick={() => dismiss(t.id)}>
             ×
           </button>

@@ -1,6 +1,6 @@
 import type { IngressUrls } from './box-view.js';
 /** The networking of a box's VM, supplied by the network area (built after boxes). */
-interface BoxNetwork {
+export interface BoxNetwork {
   /** Host loopback port → guest port forwards the VM starts with. */
   forwardsFor(boxId: string): { hostPort: number; guestPort: number }[];
   /** The egress proxy port the VM reaches the outside through (none: no network). */

@@ -2,6 +2,8 @@ import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
 import type { AuditLog } from '../core/audit-log.js';
 import { boxAccess } from './box-access.js';
+import { BoxFileOps } from './box-file-ops.js';
+import { boxOpsRoutes } from './box-ops-routes.js';
 import { boxRoutes } from './box-routes.js';
 import { BoxService, type BoxServiceDeps } from './lifecycle/box-service.js';
 import type { CheckpointService } from './lifecycle/checkpoint-service.js';
@@ -60,6 +62,7 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDep
       checkpointRoutes(r, { checkpoints, access });
       execRoutes(r, { execs, access });
       filesRoutes(r, { files, access });
+      boxOpsRoutes(r, { restore: checkpoints.restorer, fileOps: new BoxFileOps(boxes), access });
     },
     async start() {
       adopting = boxes.reconcile();

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import * as B from './boxes.js';
+import * as BO from './box-ops.js';
 import { listOf, PageQuery, pageOf } from './common.js';
 import * as C from './cron.js';
 import * as Code from './code.js';
@@ -67,6 +68,8 @@ export const ROUTES = {
   'POST /v1/boxes/from_checkpoint': { body: B.FromCheckpointBody, response: Box },
   'POST /v1/boxes/:box_id/fork': { body: B.ForkBody, response: B.ForkResult },
   'GET /v1/box-lineage': { response: listOf(B.LineageEdge) },
+  // ours, beyond the spec (issue 29): restore a box in place to one of its checkpoints
+  'POST /v1/boxes/:box_id/restore': { body: BO.RestoreBody, response: Box },
   // code interpreter (issue 25)
   'POST /v1/boxes/:box_id/code/contexts': { body: Code.CreateContextBody, response: Code.CodeContext },
   'GET /v1/boxes/:box_id/code/contexts': { response: listOf(Code.CodeContext) },
@@ -84,6 +87,10 @@ export const ROUTES = {
   'PUT /v1/boxes/:box_id/files': { query: PutFileQuery, response: V.FileWriteResult },
   'GET /v1/boxes/:box_id/files': { query: GetFileQuery, kind: 'bytes' },
   'GET /v1/boxes/:box_id/directories': { query: ListDirQuery, response: V.DirectoryListing },
+  // ours, beyond the spec (issue 29): the box file browser's new folder, delete, rename
+  'POST /v1/boxes/:box_id/directories': { body: BO.BoxMkdirBody, response: V.VolumeEntry },
+  'DELETE /v1/boxes/:box_id/paths': { query: BO.BoxDeletePathQuery, response: DeletedPath },
+  'POST /v1/boxes/:box_id/paths/move': { body: BO.BoxMovePathBody, response: V.VolumeEntry },
   // cron
   'GET /v1/boxes/:box_id/cron': { query: PageQuery, response: pageOf(C.CronJob) },
   'POST /v1/boxes/:box_id/cron': { body: C.CreateCronBody, response: C.CronJob },
@@ -151,6 +158,7 @@ export const ROUTES = {
   'GET /v1/usage/tokens': { query: TokensQuery, response: TokensResponse },
   // webhook inbox
   'POST /v1/inbox': { body: Ib.CreateInboxBody, response: Ib.Inbox },
+  'POST /v1/inbox/mine': { response: Ib.Inbox },
   'GET /v1/inboxes': { response: listOf(Ib.Inbox) },
   'PATCH /v1/inbox/:inbox_id': { body: Ib.PatchInboxBody, response: Ib.Inbox },
   'GET /v1/inbox': { query: Ib.ListDeliveriesQuery, response: pageOf(Ib.InboxDelivery) },

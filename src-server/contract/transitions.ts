@@ -30,6 +30,8 @@ export const ACCEPTS = {
   checkpoint: ['running', 'paused', 'sleeping'],
   // a failed box forks from its last checkpoint (issue 28)
   fork: ['running', 'paused', 'sleeping', 'failed'],
+  /** ours (issue 29): back to a checkpoint of the box; what it holds now is lost */
+  restore: ['running', 'paused', 'sleeping', 'interrupted_restorable', 'failed'],
   exec: ['running', 'sleeping', 'interrupted_restorable'],
   // a failed box's files are served from its stopped disk (boxes/lifecycle/maintenance.ts)
   files: ['running', 'sleeping', 'interrupted_restorable', 'failed'],

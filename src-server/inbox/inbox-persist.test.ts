@@ -39,6 +39,26 @@ describe('webhook inbox storage', () => {
     await b.close();
   });
 
+  it("each user's own inbox (POST /v1/inbox/mine): the same one on every visit and after a restart, another key's is its own; all stay listed", async () => {
+    const a = await start();
+    const mine = (await (await a.api('/v1/inbox/mine', { method: 'POST' })).json()) as Inbox;
+    expect((await (await a.api('/v1/inbox/mine', { method: 'POST' })).json()).inbox_id).toBe(mine.inbox_id);
+    expect(mine.respond_status).toBe(200);
+    expect((await fetch(mine.url, { method: 'POST', body: 'kept' })).status).toBe(200);
+    const other = await (await a.api('/v1/api-keys', { method: 'POST', json: { name: 'second', scope: 'organization' } })).json();
+    const as2 = { headers: { authorization: `Bearer ${other.secret}` } };
+    const theirs = (await (await a.api('/v1/inbox/mine', { method: 'POST', ...as2 })).json()) as Inbox;
+    expect(theirs.inbox_id).not.toBe(mine.inbox_id);
+    await a.close();
+    const b = await start();
+    const again = (await (await b.api('/v1/inbox/mine', { method: 'POST' })).json()) as Inbox;
+    expect(again).toMatchObject({ inbox_id: mine.inbox_id, delivery_count: 1 });
+    expect((await deliveries(b, mine.inbox_id)).data.map((d) => d.body)).toEqual(['kept']);
+    const listed = ((await (await b.api('/v1/inboxes')).json()) as { data: Inbox[] }).data.map((i) => i.inbox_id);
+    expect(listed).toEqual(expect.arrayContaining([mine.inbox_id, theirs.inbox_id]));
+    await b.close();
+  });
+
   it('an organization keeps at most its byte budget: the oldest deliveries go, the newest stay', async () => {
     const budget = 1024 * 1024;
     const svc = await start({ inboxMaxBytesPerOrg: budget });

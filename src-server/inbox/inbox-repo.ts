@@ -6,6 +6,8 @@ export interface InboxRecord {
   orgId: string;
   respond_status: number;
   created_at: string;
+  /** Whose own inbox it is (POST /v1/inbox/mine: the user of the key, else the key); null for one made by POST /v1/inbox. */
+  owner?: string | null;
 }
 
 interface InboxRow {
@@ -13,6 +15,7 @@ interface InboxRow {
   org_id: string;
   respond_status: number;
   created_at: string;
+  owner: string | null;
 }
 export interface DeliveryRow {
   delivery_id: string;
@@ -26,7 +29,14 @@ export interface DeliveryRow {
   answered_status: number;
 }
 
-const toInbox = (r: InboxRow): InboxRecord => ({ inbox_id: r.inbox_id, orgId: r.org_id, respond_status: r.respond_status, created_at: r.created_at });
+const toInbox = (r: InboxRow): InboxRecord => ({
+  inbox_id: r.inbox_id,
+  orgId: r.org_id,
+  respond_status: r.respond_status,
+  created_at: r.created_at,
+  owner: r.owner,
+});
+const COLUMNS = 'inbox_id, org_id, respond_status, created_at, owner';
 export const toDelivery = (r: DeliveryRow): InboxDelivery => ({
   delivery_id: r.delivery_id,
   inbox_id: r.inbox_id,
@@ -53,8 +63,8 @@ export class InboxRepo {
 
   insert(rec: InboxRecord): void {
     this.db
-      .prepare('INSERT INTO inboxes (inbox_id, org_id, respond_status, created_at) VALUES (?, ?, ?, ?)')
-      .run(rec.inbox_id, rec.orgId, rec.respond_status, rec.created_at);
+      .prepare('INSERT INTO inboxes (inbox_id, org_id, respond_status, created_at, owner) VALUES (?, ?, ?, ?, ?)')
+      .run(rec.inbox_id, rec.orgId, rec.respond_status, rec.created_at, rec.owner ?? null);
   }
 
   /** Drops the organization's oldest inboxes (and their deliveries) so at most `keep` remain. */
@@ -64,14 +74,19 @@ export class InboxRepo {
   }
 
   get(inboxId: string): InboxRecord | undefined {
-    const r = this.db.prepare('SELECT inbox_id, org_id, respond_status, created_at FROM inboxes WHERE inbox_id = ?').get(inboxId) as InboxRow | undefined;
+    const r = this.db.prepare(`SELECT ${COLUMNS} FROM inboxes WHERE inbox_id = ?`).get(inboxId) as InboxRow | undefined;
+    return r && toInbox(r);
+  }
+
+  /** The owner's newest inbox in the organization. */
+  ownedBy(orgId: string, owner: string): InboxRecord | undefined {
+    const r = this.db.prepare(`SELECT ${COLUMNS} FROM inboxes WHERE org_id = ? AND owner = ? ORDER BY seq DESC LIMIT 1`).get(orgId, owner) as
+      InboxRow | undefined;
     return r && toInbox(r);
   }
 
   listFor(orgId: string): InboxRecord[] {
-    return (this.db.prepare('SELECT inbox_id, org_id, respond_status, created_at FROM inboxes WHERE org_id = ? ORDER BY seq').all(orgId) as InboxRow[]).map(
-      toInbox,
-    );
+    return (this.db.prepare(`SELECT ${COLUMNS} FROM inboxes WHERE org_id = ? ORDER BY seq`).all(orgId) as InboxRow[]).map(toInbox);
   }
 
   setStatus(inboxId: string, status: number): void {

@@ -36,13 +36,21 @@ export class InboxService {
   }
 
   /** A new inbox; the organization's oldest goes when it already has MAX_INBOXES_PER_ORG. */
-  create(orgId: string, respondStatus: number): InboxRecord {
-    const rec: InboxRecord = { inbox_id: `inbox_${crypto.randomUUID()}`, orgId, respond_status: respondStatus, created_at: new Date().toISOString() };
+  create(orgId: string, respondStatus: number, owner: string | null = null): InboxRecord {
+    const rec: InboxRecord = { inbox_id: `inbox_${crypto.randomUUID()}`, orgId, respond_status: respondStatus, created_at: new Date().toISOString(), owner };
     this.repo.atomically(() => {
       this.repo.trimInboxes(orgId, MAX_INBOXES_PER_ORG - 1);
       this.repo.insert(rec);
     });
     return rec;
+  }
+
+  /**
+   * The caller's own inbox (owner: the user of its key, else the key): the one it already
+   * has, kept across visits and restarts, or a new one the first time.
+   */
+  mine(orgId: string, owner: string): InboxRecord {
+    return this.repo.atomically(() => this.repo.ownedBy(orgId, owner) ?? this.create(orgId, 200, owner));
   }
 
   /** Any inbox by id (the hook URL is the credential of an unauthenticated sender); 404 otherwise. */

@@ -1,10 +1,14 @@
 import type { Request } from 'express';
+import type { Principal } from '../core/principal.js';
 import type { RouteRegistrar } from '../http/route.js';
 import { page } from '../contract/common.js';
 import { ApiError } from '../http/errors.js';
 import { Reply } from '../http/route.js';
 import { CreateInboxBody, InboxIdParams, ListDeliveriesQuery, PatchInboxBody } from '../contract/inbox.js';
 import { type InboxService, MAX_KEPT_BODY_BYTES } from './inbox-service.js';
+
+/** Whose inbox: the user of the API key (the UI session's too), else the key itself. */
+const owner = (auth: Principal) => auth.key.user_id ?? auth.key.id;
 
 /** Hook requests read at once (each keeps up to MAX_KEPT_BODY_BYTES in memory while it is read). */
 const MAX_HOOKS_IN_FLIGHT = 16;
@@ -21,6 +25,15 @@ export function inboxRoutes(r: RouteRegistrar, inboxes: InboxService) {
     summary: 'Create a webhook inbox (kept across restarts, bounded)',
     body: CreateInboxBody,
     handler: ({ auth, body }) => view(inboxes.create(auth.orgId, body.respond_status)),
+  });
+
+  r.add({
+    method: 'post',
+    path: '/v1/inbox/mine',
+    area: 'box',
+    tag: 'inbox',
+    summary: "Your own inbox (of this key's user, else this key): the one you have, or a new one the first time",
+    handler: ({ auth }) => view(inboxes.mine(auth.orgId, owner(auth))),
   });
 
   r.add({

@@ -11,13 +11,18 @@ import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
 
 const TOOLS = [
+  'box_checkpoint',
   'box_create',
+  'box_delete_path',
   'box_egress_log',
   'box_exec',
   'box_fork',
   'box_list',
   'box_list_files',
+  'box_make_dir',
+  'box_move_path',
   'box_read_file',
+  'box_restore',
   'box_run_code',
   'box_sleep',
   'box_terminate',
@@ -101,6 +106,27 @@ describe('/mcp (streamable HTTP)', () => {
     const listing = data(await tool('box_list_files', { box: 'mcp-one', path: '/root' }));
     expect(listing.entries.map((e: { name: string }) => e.name)).toEqual(expect.arrayContaining(['blob.bin', 'notes.txt']));
     expect(data(await tool('box_egress_log', { box: 'mcp-one' }))).toMatchObject({ entries: [], total: 0 });
+  });
+
+  it('checkpoints and restores a box in place, makes, moves and deletes paths (issue 29)', async () => {
+    await tool('box_create', { name: 'mcp-ops' });
+    await tool('box_write_file', { box: 'mcp-ops', path: '/root/keep.txt', content: 'kept\n' });
+    const cp = data(await tool('box_checkpoint', { box: 'mcp-ops', name: 'base' }));
+    expect(cp).toMatchObject({ name: 'base', status: 'ready' });
+    await tool('box_write_file', { box: 'mcp-ops', path: '/root/later.txt', content: 'later\n' });
+    expect(data(await tool('box_restore', { box: 'mcp-ops', checkpoint_id: cp.checkpoint_id }))).toMatchObject({ name: 'mcp-ops', status: 'running' });
+    const names = async (p: string) => data(await tool('box_list_files', { box: 'mcp-ops', path: p })).entries.map((e: { name: string }) => e.name);
+    expect(await names('/root')).toEqual(['keep.txt']);
+    expect(data(await tool('box_make_dir', { box: 'mcp-ops', path: '/root/d' }))).toMatchObject({ name: 'd', type: 'directory' });
+    expect(data(await tool('box_move_path', { box: 'mcp-ops', from: '/root/keep.txt', to: '/root/d/k.txt' }))).toMatchObject({ name: 'k.txt' });
+    const full = await tool('box_delete_path', { box: 'mcp-ops', path: '/root/d' });
+    expect(full.isError).toBe(true);
+    expect(text(full)).toContain('recursive');
+    expect(data(await tool('box_delete_path', { box: 'mcp-ops', path: '/root/d', recursive: true }))).toEqual({ path: '/root/d', deleted: true });
+    expect(await names('/root')).toEqual([]);
+    const clash = await tool('box_make_dir', { box: 'mcp-ops', path: '/root/../etc' });
+    expect(clash.isError).toBe(true);
+    expect(text(clash)).toContain('path');
   });
 
   it("answers failures as tool errors carrying the API's message", async () => {

@@ -6,6 +6,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { registerBoxOpsTools } from './tools-box-ops.js';
 import { registerBoxTools } from './tools-boxes.js';
 import { registerCodeTools } from './tools-code.js';
 import { registerExecTools } from './tools-exec.js';
@@ -23,6 +24,7 @@ export function createBoxMcpServer(api: BoxApi | ApiOf, version = '0.1.0'): McpS
   const server = new McpServer({ name: MCP_SERVER_NAME, title: 'Box sandboxes', version }, { instructions: INSTRUCTIONS });
   const apiOf: ApiOf = typeof api === 'function' ? api : () => api;
   registerBoxTools(server, apiOf);
+  registerBoxOpsTools(server, apiOf);
   registerExecTools(server, apiOf);
   registerCodeTools(server, apiOf);
   return server;

@@ -79,6 +79,31 @@ def test_lifecycle_checkpoint_restore_fork(client):
         assert b.terminate().status.startswith("terminat")
 
 
+def test_restore_in_place_file_ops_and_own_inbox(client):
+    """Issue 29: restore_to, files mkdir/move/remove, the user's own webhook inbox."""
+    box = client.boxes.create(name="py-ops")
+    box.files.write("/root/keep.txt", b"kept")
+    cp = box.checkpoint(name="base")
+    box.files.write("/root/later.txt", b"later")
+    assert box.restore_to(cp["checkpoint_id"]).status == "running"
+    assert box.files.read("/root/keep.txt") == b"kept"
+    with pytest.raises(NotFoundError):
+        box.files.read("/root/later.txt")
+    assert box.files.mkdir("/root/d")["type"] == "directory"
+    with pytest.raises(ConflictError):
+        box.files.mkdir("/root/d")
+    assert box.files.move("/root/keep.txt", "/root/d/k.txt")["name"] == "k.txt"
+    with pytest.raises(ConflictError) as e:
+        box.files.remove("/root/d")
+    assert e.value.param == "recursive"
+    assert box.files.remove("/root/d", recursive=True) == {"path": "/root/d", "deleted": True}
+    mine = client.inboxes.mine()
+    assert client.inboxes.mine()["inbox_id"] == mine["inbox_id"]
+    assert mine["inbox_id"] in [i["inbox_id"] for i in client.inboxes.list()]
+    assert client.inboxes.deliveries(inbox_id=mine["inbox_id"]) == []
+    box.terminate()
+
+
 def test_cron_volumes_policies(client):
     box = client.boxes.create(name="py-more")
     job = box.cron.create("*/5 * * * *", "echo tick")

@@ -54,6 +54,8 @@ export const ENTRIES: [name: string, expr: string, doc: string][] = [
   ['CodeExecutionData', "Answer<'POST /v1/boxes/:box_id/code/run'>", 'A finished run as the API answers it.'],
   ['CodeResult', "Answer<'POST /v1/boxes/:box_id/code/run'>['results'][number]", 'One rich result of a run, by MIME type (binary types base64).'],
   ['CodeError', "NonNullable<Answer<'POST /v1/boxes/:box_id/code/run'>['error']>", 'An error a run raised, with its traceback.'],
+  ['Inbox', "Answer<'POST /v1/inbox/mine'>", 'A webhook inbox: its URL (no API key needed to post there) and what it answers.'],
+  ['InboxDelivery', "Answer<'GET /v1/inbox'>['data'][number]", 'One webhook an inbox received.'],
   ['Whoami', "Answer<'GET /v1/whoami'>", 'Who the API key is.'],
   ['ErrorEnvelope', 'ErrorBody', "The spec's error envelope."],
 ];

@@ -12,6 +12,8 @@ import type {
   DeletedPath,
   FileWriteResult,
   HttpPolicy,
+  Inbox,
+  InboxDelivery,
   LineageEdge,
   PatchPolicyBody,
   PolicyPreset,
@@ -207,6 +209,32 @@ export class Policies {
   }
 }
 
+/** Webhook inboxes: local receivers for completion webhooks (what the playground shows). */
+export class Inboxes {
+  /** @internal */
+  constructor(private readonly http: Http) {}
+  /** Your own inbox (of this key's user): the same one every time, made the first time. */
+  mine(): Promise<Inbox> {
+    return op(this.http, 'POST /v1/inbox/mine');
+  }
+  /** A new inbox answering `respondStatus` (default 200). */
+  create(o: { respondStatus?: number } = {}): Promise<Inbox> {
+    return op(this.http, 'POST /v1/inbox', { body: { respond_status: o.respondStatus } });
+  }
+  async list(): Promise<Inbox[]> {
+    return (await op(this.http, 'GET /v1/inboxes')).data;
+  }
+  /** Deliveries, newest first (of one inbox, or all of the organization's). */
+  async deliveries(o: { inboxId?: string; limit?: number; offset?: number } = {}): Promise<InboxDelivery[]> {
+    const query = {
+      inbox_id: o.inboxId,
+      limit: o.limit === undefined ? undefined : String(o.limit),
+      offset: o.offset === undefined ? undefined : String(o.offset),
+    };
+    return (await op(this.http, 'GET /v1/inbox', { query })).data;
+  }
+}
+
 /**
  * The Box Desktop client. `new BoxClient()` finds the local service like the `box` CLI
  * (BOX_URL, BOX_API_KEY, the running service's endpoint and key files);
@@ -217,6 +245,7 @@ export class BoxClient {
   readonly checkpoints: Checkpoints;
   readonly volumes: Volumes;
   readonly policies: Policies;
+  readonly inboxes: Inboxes;
   /** @internal */
   readonly http: Http;
 
@@ -226,6 +255,7 @@ export class BoxClient {
     this.checkpoints = new Checkpoints(this.http);
     this.volumes = new Volumes(this.http);
     this.policies = new Policies(this.http);
+    this.inboxes = new Inboxes(this.http);
   }
 
   /** The service's base URL in use. */

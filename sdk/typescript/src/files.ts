@@ -1,5 +1,6 @@
 import type { Http, UploadBody } from './http.js';
-import type { DirectoryListing, FileWriteResult, VolumeEntry } from './types.js';
+import { op } from './ops.js';
+import type { DeletedPath, DirectoryListing, FileWriteResult, VolumeEntry } from './types.js';
 
 export interface WriteOptions {
   /** Octal mode such as '0644' or 0o644 (default 0644). */
@@ -53,5 +54,20 @@ export class BoxFiles {
   /** The entries of a directory (default /). */
   async list(path = '/'): Promise<VolumeEntry[]> {
     return (await this.http.json<DirectoryListing>('GET', `${this.base}/directories`, { query: { path } })).entries;
+  }
+
+  /** Creates a folder (and missing parents); ConflictError when something is already there. */
+  mkdir(path: string): Promise<VolumeEntry> {
+    return op(this.http, 'POST /v1/boxes/:box_id/directories', { params: { box_id: this.boxId }, body: { path } });
+  }
+
+  /** Deletes a file, a link (not its target) or an empty folder; `recursive` deletes a folder with its contents. */
+  remove(path: string, o: { recursive?: boolean } = {}): Promise<DeletedPath> {
+    return op(this.http, 'DELETE /v1/boxes/:box_id/paths', { params: { box_id: this.boxId }, query: { path, recursive: o.recursive ? 'true' : undefined } });
+  }
+
+  /** Renames or moves a path inside the box; ConflictError when `to` exists. */
+  move(from: string, to: string): Promise<VolumeEntry> {
+    return op(this.http, 'POST /v1/boxes/:box_id/paths/move', { params: { box_id: this.boxId }, body: { from, to } });
   }
 }

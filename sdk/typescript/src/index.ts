@@ -1,4 +1,4 @@
-export { BoxClient, Boxes, Checkpoints, Volumes, VolumeHandle, Policies, type Page, type CreateBoxOptions } from './client.js';
+export { BoxClient, Boxes, Checkpoints, Volumes, VolumeHandle, Policies, Inboxes, type Page, type CreateBoxOptions } from './client.js';
 export { Box, BoxCron } from './box.js';
 export { BoxFiles, type WriteOptions } from './files.js';
 export { ExecStream, type ExecOptions, type ExecResult, type ExecOutcome, type ExecStatus, type OutputEvent } from './exec.js';

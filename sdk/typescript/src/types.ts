@@ -454,6 +454,32 @@ export type CodeError = {
   traceback: string;
 };
 
+/** A webhook inbox: its URL (no API key needed to post there) and what it answers. */
+export type Inbox = {
+  inbox_id: string;
+  /** POST here; no API key needed (webhook senders have none). */
+  url: string;
+  respond_status: number;
+  created_at: string;
+  delivery_count: number;
+};
+
+/** One webhook an inbox received. */
+export type InboxDelivery = {
+  delivery_id: string;
+  inbox_id: string;
+  received_at: string;
+  method: string;
+  headers: {
+    [key: string]: string;
+  };
+  /** The body as text (UTF-8); `body_truncated` when it exceeded the kept size. */
+  body: string;
+  body_bytes: number;
+  body_truncated: boolean;
+  answered_status: number;
+};
+
 /** Who the API key is. */
 export type Whoami = {
   org_id: string;

@@ -99,6 +99,27 @@ describe('lifecycle, checkpoints, fork, cron, volumes, policies', () => {
     for (const b of [child, restored, box]) expect((await b.terminate()).status).toMatch(/^terminat/);
   });
 
+  it('restoreTo goes back to a checkpoint in place; files mkdir, move, remove; your own inbox (issue 29)', async () => {
+    const box = await client.boxes.create({ name: 'ts-ops' });
+    await box.files.write('/root/keep.txt', 'kept');
+    const cp = await box.checkpoint({ name: 'base' });
+    await box.files.write('/root/later.txt', 'later');
+    expect(await box.restoreTo(cp.checkpoint_id)).toMatchObject({ id: box.id, status: 'running' });
+    expect(await box.files.readText('/root/keep.txt')).toBe('kept');
+    await expect(box.files.readText('/root/later.txt')).rejects.toBeInstanceOf(NotFoundError);
+    expect(await box.files.mkdir('/root/d')).toMatchObject({ name: 'd', type: 'directory' });
+    await expect(box.files.mkdir('/root/d')).rejects.toBeInstanceOf(ConflictError);
+    expect(await box.files.move('/root/keep.txt', '/root/d/k.txt')).toMatchObject({ name: 'k.txt', type: 'file' });
+    await expect(box.files.remove('/root/d')).rejects.toMatchObject({ param: 'recursive' });
+    expect(await box.files.remove('/root/d', { recursive: true })).toEqual({ path: '/root/d', deleted: true });
+    const mine = await client.inboxes.mine();
+    expect((await client.inboxes.mine()).inbox_id).toBe(mine.inbox_id);
+    await fetch(mine.url, { method: 'POST', body: 'hello' });
+    expect((await client.inboxes.deliveries({ inboxId: mine.inbox_id })).map((d) => d.body)).toEqual(['hello']);
+    expect((await client.inboxes.list()).map((i) => i.inbox_id)).toContain(mine.inbox_id);
+    await box.terminate();
+  });
+
   it('cron jobs, volumes and their files, HTTP policies attached to a box', async () => {
     const box = await client.boxes.create({ name: 'ts-more' });
     const job = await box.cron.create({ schedule: '*/5 * * * *', command: 'echo tick' });

@@ -4,27 +4,23 @@ import { ApiError, call } from '../client.js';
 
 export type { InboxDelivery };
 
-const STORAGE_KEY = 'box.playground-inbox';
-
 /**
- * The playground's webhook inbox. Inboxes live in the service's memory, so one saved
- * from an earlier run may be gone after a restart: then a new one is made.
+ * The playground's webhook inbox: the user's own one (POST /v1/inbox/mine), the same on
+ * every visit, in every window and after a restart (issue 29: a new one was made per visit).
  */
 export const useInbox = () =>
   useQuery({
     queryKey: ['inbox'],
     staleTime: Infinity,
-    queryFn: async () => {
-      const saved = sessionStorage.getItem(STORAGE_KEY);
-      if (saved) {
-        const list = await call('GET /v1/inboxes');
-        const found = list.data.find((i) => i.inbox_id === saved);
-        if (found) return found;
-      }
-      const created = await call('POST /v1/inbox', { body: {} });
-      sessionStorage.setItem(STORAGE_KEY, created.inbox_id);
-      return created;
-    },
+    queryFn: () => call('POST /v1/inbox/mine'),
+  });
+
+/** Every inbox of the organization (earlier ones keep their deliveries), newest first. */
+export const useInboxes = () =>
+  useQuery({
+    queryKey: ['inboxes'],
+    queryFn: async () => (await call('GET /v1/inboxes')).data.slice().reverse(),
+    refetchInterval: 5000,
   });
 
 export const useInboxDeliveries = (inboxId: string | undefined) =>
@@ -41,6 +37,9 @@ export function useSetInboxStatus() {
   return useMutation({
     mutationFn: ({ id, status }: { id: string; status: number }) =>
       call('PATCH /v1/inbox/:inbox_id', { params: { inbox_id: id }, body: { respond_status: status } }),
-    onSuccess: (inbox) => qc.setQueryData(['inbox'], inbox),
+    onSuccess: (inbox) => {
+      if ((qc.getQueryData(['inbox']) as { inbox_id?: string } | undefined)?.inbox_id === inbox.inbox_id) qc.setQueryData(['inbox'], inbox);
+      void qc.invalidateQueries({ queryKey: ['inboxes'] });
+    },
   });
 }

@@ -1,4 +1,6 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { call } from '../../api/client.js';
 import type { Box } from '../../api/hooks/boxes.js';
 import { useBoxAction } from '../../api/hooks/boxes.js';
 import { Button } from '../../ui/Button.js';
@@ -31,8 +33,21 @@ export function BoxActions({ box, compact }: { box: Box; compact?: boolean }) {
   return <ActionButtons box={box} />;
 }
 
+/** Sleep's undo: the toast wakes the box again (resume), for 10 s. */
+function sleptToast(box: Box, refresh: () => void) {
+  toast(`${box.name} is asleep (it wakes on exec, files, ingress or cron).`, 'info', 10_000, {
+    label: 'Undo',
+    run: () =>
+      void call('POST /v1/boxes/:box_id/resume', { params: { box_id: box.box_id } }).then(
+        () => (toast(`${box.name} is awake again`, 'ok', 3000), refresh()),
+        (e: Error) => toast(`Waking ${box.name} failed: ${e.message}`, 'error'),
+      ),
+  });
+}
+
 function ActionButtons({ box, inMenu, onDone }: { box: Box; inMenu?: boolean; onDone?: () => void }) {
   const act = useBoxAction();
+  const qc = useQueryClient();
   const busy = (op: string) => act.isPending && act.variables?.action === op;
   const run = (op: (typeof ACTIONS)[number]['op']) =>
     act.mutate(
@@ -40,6 +55,7 @@ function ActionButtons({ box, inMenu, onDone }: { box: Box; inMenu?: boolean; on
       {
         onSuccess: () => {
           if (op === 'terminate') terminated(box, inMenu);
+          else if (op === 'sleep') sleptToast(box, () => void qc.invalidateQueries({ queryKey: ['boxes'] }));
           else toast(`${box.name}: ${op} done`, 'info', 3000);
           onDone?.();
         },

@@ -12,6 +12,7 @@ import { BoxName } from '../../ui/names.js';
 import { StatusPill } from '../../ui/StatusPill.js';
 import { allows } from './lifecycle.js';
 import { buildLineage, type BoxNode, type CheckpointNode } from './lineage-tree.js';
+import { RestoreInPlace } from './RestoreInPlace.js';
 
 export function LineagePanel({ box }: { box: Box }) {
   const boxes = useBoxes();
@@ -25,7 +26,7 @@ export function LineagePanel({ box }: { box: Box }) {
   return (
     <section className="grid gap-4 xl:grid-cols-[1fr_20rem]" data-testid="lineage">
       <div className="panel p-4">
-        {!tree ? <Loading /> : <ul className="font-mono text-xs">{<BoxItem node={tree} current={box.box_id} />}</ul>}
+        {!tree ? <Loading /> : <ul className="font-mono text-xs">{<BoxItem node={tree} current={box} />}</ul>}
         <ErrorNotice error={boxes.error ?? cps.error} compact />
       </div>
       <div className="space-y-4">
@@ -55,10 +56,10 @@ export function LineagePanel({ box }: { box: Box }) {
   );
 }
 
-function BoxItem({ node, current }: { node: BoxNode; current: string }) {
+function BoxItem({ node, current }: { node: BoxNode; current: Box }) {
   return (
     <li className="relative">
-      <div className={`flex items-center gap-2 rounded px-2 py-1 ${node.id === current ? 'bg-accent-500/10 ring-1 ring-accent-500/40' : ''}`}>
+      <div className={`flex items-center gap-2 rounded px-2 py-1 ${node.id === current.box_id ? 'bg-accent-500/10 ring-1 ring-accent-500/40' : ''}`}>
         <span className="text-sky-300">▣</span>
         {node.box ? (
           <a className="hover:underline" href={href(['boxes', node.id, 'checkpoints'])} title={node.id}>
@@ -80,7 +81,7 @@ function BoxItem({ node, current }: { node: BoxNode; current: string }) {
   );
 }
 
-function CheckpointItem({ node, current }: { node: CheckpointNode; current: string }) {
+function CheckpointItem({ node, current }: { node: CheckpointNode; current: Box }) {
   const restore = useRestoreCheckpoint();
   const qc = useQueryClient();
   const del = useMutation({
@@ -104,6 +105,7 @@ function CheckpointItem({ node, current }: { node: CheckpointNode; current: stri
             new box from here
           </button>
         )}
+        {c.status === 'ready' && c.box_id === current.box_id && <RestoreInPlace box={current} checkpoint={c} />}
         <ConfirmButton
           testId="checkpoint-delete"
           confirmLabel="Delete checkpoint?"

@@ -1,13 +1,21 @@
 import { useState } from 'react';
-import { useInbox, useInboxDeliveries, useSetInboxStatus, type InboxDelivery } from '../../api/hooks/inbox.js';
+import { useInbox, useInboxDeliveries, useInboxes, useSetInboxStatus, type InboxDelivery } from '../../api/hooks/inbox.js';
 import { formatTime } from '../../ui/format.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
 
 const STATUSES = [200, 204, 410, 500, 503];
 
-/** The built-in receiver: its URL, the status it answers (to test retries), what arrived. */
+/**
+ * The built-in receiver: its URL, the status it answers (to test retries), what arrived.
+ * It shows the user's own inbox (the same one every visit); the others of the organization
+ * (earlier ones, other users') are a choice away, with their deliveries.
+ */
 export function InboxPanel() {
-  const inbox = useInbox();
+  const mine = useInbox();
+  const all = useInboxes();
+  const [chosen, setChosen] = useState<string | null>(null);
+  const shown = chosen ? (all.data?.find((i) => i.inbox_id === chosen) ?? null) : null;
+  const inbox = shown ? { ...mine, data: shown, isPending: false } : mine;
   const deliveries = useInboxDeliveries(inbox.data?.inbox_id);
   const setStatus = useSetInboxStatus();
   return (
@@ -32,6 +40,24 @@ export function InboxPanel() {
           </label>
         )}
       </div>
+      {all.data && all.data.length > 1 && (
+        <label className="mb-2 flex items-center gap-2 text-xs text-ink-400">
+          inbox
+          <select
+            className="input w-auto min-w-0 flex-1 py-0.5 font-mono text-xs"
+            value={inbox.data?.inbox_id ?? ''}
+            data-testid="inbox-select"
+            onChange={(e) => setChosen(e.target.value === mine.data?.inbox_id ? null : e.target.value)}
+          >
+            {all.data.map((i) => (
+              <option key={i.inbox_id} value={i.inbox_id}>
+                {i.inbox_id === mine.data?.inbox_id ? 'yours' : i.inbox_id.slice(0, 14)} · {i.delivery_count} deliver{i.delivery_count === 1 ? 'y' : 'ies'} ·
+                since {formatTime(i.created_at)}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       {inbox.isPending && <Loading />}
       <ErrorNotice error={inbox.error ?? setStatus.error ?? deliveries.error} />
       {inbox.data && (

@@ -17,6 +17,7 @@ import { assertAccepts } from '../transitions.js';
 import { KeyedLock } from './box-lock.js';
 import { CheckpointService } from './checkpoint-service.js';
 import { MaintenanceVms } from './maintenance.js';
+import { boxVmConfig } from './vm-config.js';
 
 /** A terminated box stays readable (status `terminated`) this long, then it is purged. */
 const TERMINATED_KEPT_MS = 24 * 3600 * 1000;
@@ -110,18 +111,7 @@ export class BoxService {
   }
 
   private vmConfig(box: BoxRecord): VmConfig {
-    return {
-      boxId: box.box_id,
-      hostname: box.name,
-      image: box.image,
-      vcpus: box.vcpu_count,
-      memoryMib: box.memory_mib,
-      diskGib: box.disk_gib,
-      mounts: box.volume_mounts.map((m, i) => ({ tag: `vol${i}`, hostPath: this.deps.volumes.hostPath(box.org_id, m.volume_id), guestPath: m.mount_path })),
-      forwards: this.hooks.network.forwardsFor(box.box_id),
-      proxyPort: this.hooks.network.proxyPortFor(box.box_id),
-      files: this.guestSetup.files(box),
-    };
+    return boxVmConfig(box, this.deps.volumes, this.hooks.network, this.guestSetup);
   }
 
   async create(auth: Principal, body: CreateBoxBody): Promise<Box> {

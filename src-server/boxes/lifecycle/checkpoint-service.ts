@@ -3,31 +3,21 @@ import { newId } from '../../contract/common.js';
 import type { Principal } from '../../core/principal.js';
 import { conflict, Failed, notFound } from '../../core/errors.js';
 import { assertNameFree, freshLife } from '../box-create.js';
-import type { BoxesRepo, BoxRecord } from '../boxes-repo.js';
-import type { BoxRuntime, StartResult, VmConfig } from '../runtime-port.js';
-import type { BoxOperation } from '../../contract/transitions.js';
-
-/**
- * The lifecycle's core, which BoxService (the owner of the box lock) hands to the
- * checkpoint service it builds; nothing outside boxes/lifecycle/ sees it.
- */
-interface LifecycleCore {
-  repo: BoxesRepo;
-  runtime: Pick<BoxRuntime, 'checkpoint' | 'cloneFromCheckpoint' | 'deleteCheckpoint'>;
-  withLock<T>(boxId: string, fn: () => Promise<T>): Promise<T>;
-  /** Re-reads the box (under the lock) and checks the operation is legal in its state. */
-  fresh(box: BoxRecord, op: BoxOperation): BoxRecord;
-  /** Starts a VM for the box and records the outcome. */
-  boot(box: BoxRecord, start: () => Promise<void | StartResult>, failure?: string, operation?: string): Promise<Box>;
-  vmConfig(box: BoxRecord): VmConfig;
-}
+import type { BoxRecord } from '../boxes-repo.js';
+import { CheckpointRestore } from './checkpoint-restore.js';
+import type { LifecycleCore } from './core.js';
 
 type CheckpointRow = Checkpoint & { org_id: string };
 const publicCp = ({ org_id: _o, ...cp }: CheckpointRow): Checkpoint => cp;
 
 /** Checkpoints (memory + devices + disk), boxes made from them, and forks. */
 export class CheckpointService {
-  constructor(private boxes: LifecycleCore) {}
+  /** Restore in place: a box back to one of its own checkpoints (checkpoint-restore.ts). */
+  readonly restorer: CheckpointRestore;
+
+  constructor(private boxes: LifecycleCore) {
+    this.restorer = new CheckpointRestore(boxes, this);
+  }
 
   /** Takes a checkpoint; a running box is stopped only for the copy, a saved one is not woken. */
   checkpoint(box: BoxRecord, opts: { name?: string; ttl_seconds?: number }): Promise<Checkpoint> {

@@ -15,6 +15,7 @@ from ._async import (
     AsyncCheckpoints,
     AsyncClient,
     AsyncExecStream,
+    AsyncInboxes,
     AsyncPolicies,
     AsyncVolume,
     AsyncVolumes,
@@ -37,7 +38,7 @@ from ._errors import (
     ServiceUnavailableError,
 )
 from . import types
-from ._sync import Box, BoxCode, BoxCron, Boxes, BoxFiles, Checkpoints, Client, ExecStream, Policies, Volume, Volumes
+from ._sync import Box, BoxCode, BoxCron, Boxes, BoxFiles, Checkpoints, Client, ExecStream, Inboxes, Policies, Volume, Volumes
 
 __version__ = "0.1.0"
 
@@ -50,6 +51,7 @@ __all__ = [
     "AsyncCheckpoints",
     "AsyncClient",
     "AsyncExecStream",
+    "AsyncInboxes",
     "AsyncPolicies",
     "AsyncVolume",
     "AsyncVolumes",
@@ -77,6 +79,7 @@ __all__ = [
     "Page",
     "PayloadTooLargeError",
     "PermissionDeniedError",
+    "Inboxes",
     "Policies",
     "RateLimitError",
     "ServiceConfig",

@@ -317,6 +317,18 @@ class AsyncBoxFiles:
     async def list(self, path: str = "/") -> List[VolumeEntry]:
         return (await self._http.json("GET", f"{self._base}/directories", query={"path": path}))["entries"]
 
+    async def mkdir(self, path: str) -> VolumeEntry:
+        """Creates a folder (and missing parents); ConflictError when something is already there."""
+        return await self._http.json("POST", f"{self._base}/directories", json_body={"path": path})
+
+    async def move(self, src: str, dst: str) -> VolumeEntry:
+        """Renames or moves a path inside the box; ConflictError when dst exists."""
+        return await self._http.json("POST", f"{self._base}/paths/move", json_body={"from": src, "to": dst})
+
+    async def remove(self, path: str, *, recursive: bool = False) -> Dict[str, Any]:
+        """Deletes a file, a link or an empty folder; recursive=True a folder with its contents."""
+        return await self._http.json("DELETE", f"{self._base}/paths", query={"path": path, "recursive": recursive or None})
+
 
 class AsyncBoxCron:
     """Cron jobs of one box."""
@@ -529,6 +541,10 @@ class AsyncBox:
     async def checkpoints(self) -> List[Checkpoint]:
         return (await self._http.json("GET", "/v1/box-checkpoints", query={"box_id": self.id}))["data"]
 
+    async def restore_to(self, checkpoint_id: str) -> "AsyncBox":
+        """Takes this box back to one of its own checkpoints, disk and memory (beyond the spec); what it holds now is lost."""
+        return await self._set("POST", "/restore", {"checkpoint_id": checkpoint_id})
+
     # network and policy
 
     async def policy(self) -> HttpPolicy:
@@ -682,6 +698,27 @@ class AsyncVolume:
         return self.info
 
 
+class AsyncInboxes:
+    """Webhook inboxes: local receivers for completion webhooks (what the playground shows)."""
+
+    def __init__(self, http: AsyncHttp) -> None:
+        self._http = http
+
+    async def mine(self) -> Dict[str, Any]:
+        """Your own inbox (of this key's user): the same one every time, made the first time."""
+        return await self._http.json("POST", "/v1/inbox/mine")
+
+    async def create(self, *, respond_status: Optional[int] = None) -> Dict[str, Any]:
+        return await self._http.json("POST", "/v1/inbox", json_body=clean({"respond_status": respond_status}))
+
+    async def list(self) -> List[Dict[str, Any]]:
+        return (await self._http.json("GET", "/v1/inboxes"))["data"]
+
+    async def deliveries(self, *, inbox_id: Optional[str] = None, limit: Optional[int] = None, offset: Optional[int] = None) -> List[Dict[str, Any]]:
+        """Deliveries, newest first (of one inbox, or all of the organization's)."""
+        return (await self._http.json("GET", "/v1/inbox", query={"inbox_id": inbox_id, "limit": limit, "offset": offset}))["data"]
+
+
 class AsyncVolumes:
     def __init__(self, http: AsyncHttp) -> None:
         self._http = http
@@ -745,6 +782,7 @@ class AsyncClient:
         self.checkpoints = AsyncCheckpoints(self._http)
         self.volumes = AsyncVolumes(self._http)
         self.policies = AsyncPolicies(self._http)
+        self.inboxes = AsyncInboxes(self._http)
 
     @property
     def url(self) -> str:

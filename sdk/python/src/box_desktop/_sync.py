@@ -317,6 +317,18 @@ class BoxFiles:
     def list(self, path: str = "/") -> List[VolumeEntry]:
         return (self._http.json("GET", f"{self._base}/directories", query={"path": path}))["entries"]
 
+    def mkdir(self, path: str) -> VolumeEntry:
+        """Creates a folder (and missing parents); ConflictError when something is already there."""
+        return self._http.json("POST", f"{self._base}/directories", json_body={"path": path})
+
+    def move(self, src: str, dst: str) -> VolumeEntry:
+        """Renames or moves a path inside the box; ConflictError when dst exists."""
+        return self._http.json("POST", f"{self._base}/paths/move", json_body={"from": src, "to": dst})
+
+    def remove(self, path: str, *, recursive: bool = False) -> Dict[str, Any]:
+        """Deletes a file, a link or an empty folder; recursive=True a folder with its contents."""
+        return self._http.json("DELETE", f"{self._base}/paths", query={"path": path, "recursive": recursive or None})
+
 
 class BoxCron:
     """Cron jobs of one box."""
@@ -529,6 +541,10 @@ class Box:
     def checkpoints(self) -> List[Checkpoint]:
         return (self._http.json("GET", "/v1/box-checkpoints", query={"box_id": self.id}))["data"]
 
+    def restore_to(self, checkpoint_id: str) -> "Box":
+        """Takes this box back to one of its own checkpoints, disk and memory (beyond the spec); what it holds now is lost."""
+        return self._set("POST", "/restore", {"checkpoint_id": checkpoint_id})
+
     # network and policy
 
     def policy(self) -> HttpPolicy:
@@ -682,6 +698,27 @@ class Volume:
         return self.info
 
 
+class Inboxes:
+    """Webhook inboxes: local receivers for completion webhooks (what the playground shows)."""
+
+    def __init__(self, http: Http) -> None:
+        self._http = http
+
+    def mine(self) -> Dict[str, Any]:
+        """Your own inbox (of this key's user): the same one every time, made the first time."""
+        return self._http.json("POST", "/v1/inbox/mine")
+
+    def create(self, *, respond_status: Optional[int] = None) -> Dict[str, Any]:
+        return self._http.json("POST", "/v1/inbox", json_body=clean({"respond_status": respond_status}))
+
+    def list(self) -> List[Dict[str, Any]]:
+        return (self._http.json("GET", "/v1/inboxes"))["data"]
+
+    def deliveries(self, *, inbox_id: Optional[str] = None, limit: Optional[int] = None, offset: Optional[int] = None) -> List[Dict[str, Any]]:
+        """Deliveries, newest first (of one inbox, or all of the organization's)."""
+        return (self._http.json("GET", "/v1/inbox", query={"inbox_id": inbox_id, "limit": limit, "offset": offset}))["data"]
+
+
 class Volumes:
     def __init__(self, http: Http) -> None:
         self._http = http
@@ -745,6 +782,7 @@ class Client:
         self.checkpoints = Checkpoints(self._http)
         self.volumes = Volumes(self._http)
         self.policies = Policies(self._http)
+        self.inboxes = Inboxes(self._http)
 
     @property
     def url(self) -> str:

@@ -1,0 +1,79 @@
+/**
+ * Issue 29 on a real microVM (QEMU; TCG here): restore in place goes back to the
+ * checkpoint's disk and memory (a file written after it is gone, one written before is
+ * there; a tmpfs file, which lives only in RAM, too), and the box file operations
+ * (new folder, rename, delete) run in the real guest.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
+
+const VM_TIMEOUT = 300_000;
+let svc: TestService;
+let appId: string;
+
+type Ev = { type: string; data?: string };
+async function sh(id: string, command: string): Promise<string> {
+  const res = await svc.api(`/v1/boxes/${id}/exec`, { method: 'POST', json: { command } });
+  if (res.status !== 200) throw new Error(`exec: ${res.status} ${await res.text()}`);
+  const events = (await res.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Ev);
+  return Buffer.concat(events.filter((e) => e.type === 'stdout').map((e) => Buffer.from(e.data!, 'base64'))).toString();
+}
+const post = async (p: string, json: unknown = {}) => {
+  const res = await svc.api(p, { method: 'POST', json });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`${p}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+};
+
+beforeAll(async () => {
+  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxops-') });
+  appId = (await post('/v1/apps/find', { name: 'vm', mint_if_missing: true })).id;
+}, VM_TIMEOUT);
+afterAll(async () => {
+  for (const b of (await (await svc.api('/v1/boxes?limit=100')).json()).data ?? []) {
+    await svc.api(`/v1/boxes/${b.box_id}/terminate`, { method: 'POST' });
+  }
+  await svc.close();
+}, VM_TIMEOUT);
+
+describe('a real box', () => {
+  it(
+    'restores in place to its checkpoint: disk and memory as they were, later writes gone; then file operations in the guest',
+    async () => {
+      const box = await post('/v1/boxes', { app_id: appId, name: 'restore-vm' });
+      const id = box.box_id as string;
+      expect(box.status).toBe('running');
+      await sh(id, 'echo before > /root/before.txt; echo in-ram > /dev/shm/mem.txt; sync');
+      const cp = await post(`/v1/boxes/${id}/checkpoint`, { name: 'base' });
+      await sh(id, 'echo after > /root/after.txt; echo changed > /root/before.txt; echo later > /dev/shm/later.txt; rm /dev/shm/mem.txt; sync');
+
+      const restored = await post(`/v1/boxes/${id}/restore`, { checkpoint_id: cp.checkpoint_id });
+      expect(restored).toMatchObject({ box_id: id, name: 'restore-vm', status: 'running', last_start: { operation: 'restore' } });
+      const seen = await sh(
+        id,
+        'cat /root/before.txt; cat /dev/shm/mem.txt; [ -e /root/after.txt ] && echo after-present || echo after-gone; [ -e /dev/shm/later.txt ] && echo later-present || echo later-gone',
+      );
+      expect(seen).toBe('before\nin-ram\nafter-gone\nlater-gone\n');
+
+      // file operations in the real guest
+      const base = `/v1/boxes/${id}`;
+      expect(await post(`${base}/directories`, { path: '/root/new folder/x' })).toMatchObject({ name: 'x', type: 'directory' });
+      expect(await post(`${base}/paths/move`, { from: '/root/before.txt', to: '/root/new folder/moved.txt' })).toMatchObject({
+        name: 'moved.txt',
+        type: 'file',
+        size: 7,
+      });
+      const full = await svc.api(`${base}/paths?path=${encodeURIComponent('/root/new folder')}`, { method: 'DELETE' });
+      expect(full.status).toBe(409);
+      expect(await errorOf(full)).toMatchObject({ param: 'recursive' });
+      const del = await svc.api(`${base}/paths?path=${encodeURIComponent('/root/new folder')}&recursive=true`, { method: 'DELETE' });
+      expect(await del.json()).toEqual({ path: '/root/new folder', deleted: true });
+      expect(await sh(id, '[ -e "/root/new folder" ] && echo present || echo gone; [ -e /root/before.txt ] && echo b || echo nob')).toBe('gone\nnob\n');
+    },
+    VM_TIMEOUT * 2,
+  );
+});

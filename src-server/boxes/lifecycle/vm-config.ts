@@ -1,0 +1,26 @@
+import type { VolumesService } from '../../volumes/ports.js';
+import type { BoxNetwork } from '../box-hooks.js';
+import type { BoxRecord } from '../boxes-repo.js';
+import type { GuestSetupRegistry } from '../guest-setup.js';
+import type { VmConfig } from '../runtime-port.js';
+
+/** What the runtime needs to start a box's VM: its record, volume folders, networking and guest files. */
+export function boxVmConfig(
+  box: BoxRecord,
+  volumes: Pick<VolumesService, 'hostPath'>,
+  network: BoxNetwork,
+  guestSetup: Pick<GuestSetupRegistry, 'files'>,
+): VmConfig {
+  return {
+    boxId: box.box_id,
+    hostname: box.name,
+    image: box.image,
+    vcpus: box.vcpu_count,
+    memoryMib: box.memory_mib,
+    diskGib: box.disk_gib,
+    mounts: box.volume_mounts.map((m, i) => ({ tag: `vol${i}`, hostPath: volumes.hostPath(box.org_id, m.volume_id), guestPath: m.mount_path })),
+    forwards: network.forwardsFor(box.box_id),
+    proxyPort: network.proxyPortFor(box.box_id),
+    files: guestSetup.files(box),
+  };
+}
