@@ -109,8 +109,11 @@ describe('MCP on real boxes', () => {
   it(
     'serves the same tools over stdio (`box mcp`): exec, files, fork, sleep and wake, egress log',
     async () => {
-      const { tools } = await stdio.listTools();
-      expect(tools).toHaveLength(11);
+      const { tools: overStdio } = await stdio.listTools();
+      const { tools: overHttp } = await http.listTools();
+      // the same tools on both transports (the issue's eleven and the box actions added since)
+      expect(overStdio.map((t) => t.name).sort()).toEqual(overHttp.map((t) => t.name).sort());
+      expect(overStdio.map((t) => t.name)).toEqual(expect.arrayContaining(['box_exec', 'box_run_code', 'box_restore', 'box_egress_log']));
       expect(await call(stdio, 'box_exec', { box: 'mcp-vm', command: ['cat', '/etc/os-release'] })).toMatchObject({
         exit_code: 0,
         stdout: expect.stringContaining('Debian'),
