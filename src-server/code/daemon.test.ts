@@ -36,15 +36,28 @@ function request(body: Record<string, unknown>): Promise<Ev[]> {
 const run = async (body: Record<string, unknown>) => (await request({ op: 'run', timeout: 60, ...body })).at(-1)!.execution as Execution;
 const main = (x: Execution) => x.results.find((r) => r.is_main_result);
 
+/** The daemon on any free port (BOX_CODE_PORT=0), which it names in its first line; a daemon that exits first fails the start. */
+function startDaemon(home: string): Promise<{ d: ChildProcess; port: number }> {
+  const d = spawn('/usr/bin/python3', [join(home, 'boxcode.py')], {
+    env: { ...process.env, BOX_CODE_PORT: '0', HOME: home, MPLCONFIGDIR: home },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    d.stdout!.setEncoding('utf8').on('data', (s: string) => {
+      out += s;
+      const m = /listening on (\d+)/.exec(out);
+      if (m) resolve({ d, port: Number(m[1]) });
+    });
+    d.once('exit', (code) => reject(new Error(`the code daemon exited (${code}) before it listened: ${out}`)));
+  });
+}
+
 beforeAll(async () => {
   const home = mkdtempSync('/tmp/boxcode-test-');
   cpSync(join(RESOURCES_DIR, 'guest', 'code'), home, { recursive: true });
-  const port = 40000 + Math.floor(Math.random() * 9000);
-  daemon = spawn('/usr/bin/python3', [join(home, 'boxcode.py')], {
-    env: { ...process.env, BOX_CODE_PORT: String(port), HOME: home, MPLCONFIGDIR: home },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve) => daemon.stdout!.once('data', () => resolve()));
+  let port: number;
+  ({ d: daemon, port } = await startDaemon(home));
   sock = connect(port, '127.0.0.1');
   let buf = '';
   sock.setEncoding('utf8').on('data', (s: string) => {
@@ -103,6 +116,7 @@ describe('the code daemon, Python (ipykernel)', () => {
     expect(died.error?.name).toBe('KernelDied');
     // a new kernel: the variables are gone, the default context's imports are back
     const again = await run({ code: '("x" in dir(), "np" in dir())' });
+    expect(again.error, JSON.stringify(again)).toBeNull();
     expect(main(again)?.['text/plain']).toBe('(False, True)');
   }, 90_000);
 });
@@ -131,13 +145,8 @@ describe('the code daemon, JavaScript and bash', () => {
     const home = mkdtempSync('/tmp/boxcode-test-');
     cpSync(join(RESOURCES_DIR, 'guest', 'code'), home, { recursive: true });
     const firstRun = async (): Promise<Execution> => {
-      const port = 40000 + Math.floor(Math.random() * 9000);
-      const d = spawn('/usr/bin/python3', [join(home, 'boxcode.py')], {
-        env: { ...process.env, BOX_CODE_PORT: String(port), HOME: home },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const { d, port } = await startDaemon(home);
       try {
-        await new Promise<void>((resolve) => d.stdout!.once('data', () => resolve()));
         const s = connect(port, '127.0.0.1');
         s.write(`${JSON.stringify({ rid: 1, op: 'run', language: 'bash', code: 'echo hi' })}\n`);
         let buf = '';

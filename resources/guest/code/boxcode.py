@@ -147,8 +147,10 @@ async def run(send, req):
         out.stream("stderr", RESET_NOTICE)
     t0 = time.monotonic()
     async with ctx.lock:
-        if ctx.kernel is None or not await ctx.kernel.alive():
-            # a kernel that died is started again on the next run (its state is gone)
+        if ctx.kernel is None or ctx.status == "dead" or not await ctx.kernel.alive():
+            # a kernel that died is started again on the next run (its state is gone); one
+            # reported dead counts as dead even while its process is not reaped yet (it has
+            # closed its pipes, so poll() may still see it for a moment under load)
             await ctx.stop()
             await ctx.start()
         ctx.status = "busy"
@@ -291,7 +293,8 @@ async def main():
     server = await asyncio.start_server(serve_client, "127.0.0.1", PORT, reuse_address=True)
     with open(MARKER, "w") as f:
         f.write("%d\n" % os.getpid())
-    print("box-code listening on %d" % PORT, flush=True)
+    # the port actually bound (BOX_CODE_PORT=0: any free one, as the host tests use it)
+    print("box-code listening on %d" % server.sockets[0].getsockname()[1], flush=True)
     # the daemon's heap as the template leaves it is shared by every clone: a full collection
     # in a clone would write to every object in it (a private copy of each page)
     gc.freeze()
