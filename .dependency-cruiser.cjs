@@ -73,7 +73,7 @@ module.exports = {
       name: 'domain-does-not-import-http',
       severity: 'error',
       comment:
-        'Services, repositories and runtime adapters throw domain errors (core/errors.ts) and know nothing of HTTP; the HTTP layer (http/, route files, module.ts wiring, the composition roots) maps them to statuses.',
+        'Services, repositories and runtime adapters throw domain errors (core/domain-errors.ts) and know nothing of HTTP; the HTTP layer (http/, route files, module.ts wiring, the composition roots) maps them to statuses.',
       from: {
         path: '^src-server/',
         pathNot:

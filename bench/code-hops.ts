@@ -4,29 +4,13 @@
  * and the rest (route, the daemon link's framing, the guest agent's channel), next to exec
  * `true` on the same box; and a just-created box's first cell split the same way.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startService } from '../src-server/service.js';
+import { rm } from 'node:fs/promises';
+import { benchService } from './bench-service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { med, r1 } from './runtime-support.js';
 
 const N = Number(process.argv[2] ?? 20);
-process.env.BOX_IMAGE_CACHE ??= join(tmpdir(), 'box-image-cache');
-const dataDir = await mkdtemp(join(tmpdir(), 'bxh-'));
-const key = `bxk_bench_${randomBytes(8).toString('hex')}`;
-const svc = await startService({ dataDir, apiKey: key, log: { info() {}, warn() {}, error: console.error } });
-const call = async (path: string, json?: unknown) => {
-  const res = await fetch(`${svc.url}${path}`, {
-    method: json === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${key}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return res;
-};
-const post = async (path: string, json: unknown = {}): Promise<any> => (await call(path, json)).json();
+const { svc, dataDir, api: call, post } = await benchService('bxh-');
 const now = () => performance.now();
 const appId = (await post('/v1/apps/find', { name: 'hops', mint_if_missing: true })).id;
 let first: { box_id: string } | undefined;

@@ -9,11 +9,8 @@
  *           boxes idle before their first cell
  * The first create is a warm-up that also builds the template (with its started kernel).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startService } from '../src-server/service.js';
+import { rm } from 'node:fs/promises';
+import { benchService } from './bench-service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { med, qemuPids, r1, r3, sumPssMiB } from './runtime-support.js';
 
@@ -24,20 +21,7 @@ const WARM = opt('--warm', 30);
 const MANY = opt('--many', 16);
 const now = () => performance.now();
 
-process.env.BOX_IMAGE_CACHE ??= join(tmpdir(), 'box-image-cache');
-const dataDir = await mkdtemp(join(tmpdir(), 'bxc-'));
-const key = `bxk_bench_${randomBytes(8).toString('hex')}`;
-const svc = await startService({ dataDir, apiKey: key, log: { info() {}, warn() {}, error: console.error } });
-const api = async (path: string, json?: unknown) => {
-  const res = await fetch(`${svc.url}${path}`, {
-    method: json === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${key}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return res;
-};
-const post = async (path: string, json: unknown = {}): Promise<any> => (await api(path, json)).json();
+const { svc, dataDir, api, post } = await benchService('bxc-');
 const exec = async (id: string, command: string) => {
   const { exit } = readExecStream(await (await api(`/v1/boxes/${id}/exec`, { command })).text());
   if (exit?.status !== 'succeeded') throw new Error(`exec ${command} failed`);

@@ -1,5 +1,5 @@
 import { callWith, type Answer, type CallRest, type JsonRouteKey } from '../../src-server/contract/call.js';
-import type { ErrorBody } from '../../src-server/contract/errors.js';
+import type { ErrorBody } from '../../src-server/contract/error-envelope.js';
 
 /**
  * The renderer's only way to the service: same-origin fetch with the session cookie

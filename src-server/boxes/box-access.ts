@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { OVERRIDE_HEADER, overrideReason } from '../contract/boxes.js';
 import type { AuditLog } from '../core/audit-log.js';
 import type { Principal } from '../core/principal.js';
-import { invalid, notFound } from '../core/errors.js';
+import { invalid, notFound } from '../core/domain-errors.js';
 import type { BoxRecord } from './boxes-repo.js';
 import { authorize, type AccessOp } from './transitions.js';
 

@@ -1,7 +1,7 @@
 import { SIZES, type CreateBoxBody } from '../contract/boxes.js';
 import { newId } from '../contract/common.js';
 import type { AppsService } from '../core/apps-service.js';
-import { conflict, invalid, notFound } from '../core/errors.js';
+import { conflict, invalid, notFound } from '../core/domain-errors.js';
 import type { Principal } from '../core/principal.js';
 import type { PoliciesService } from '../policies/ports.js';
 import type { VolumesService } from '../volumes/ports.js';

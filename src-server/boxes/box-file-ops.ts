@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { VolumeEntry } from '../contract/volumes.js';
-import { conflict, notFound, Unavailable } from '../core/errors.js';
+import { conflict, notFound, Unavailable } from '../core/domain-errors.js';
 import type { BoxService } from './lifecycle/box-service.js';
 import type { BoxRecord } from './boxes-repo.js';
 import type { GuestAgent } from './runtime-port.js';

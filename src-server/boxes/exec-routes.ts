@@ -1,7 +1,7 @@
 import type { RouteRegistrar } from '../http/route.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { CancelBody, ExecBody, ExecParams, ResizeBody, StdinQuery, type ExecEvent } from '../contract/exec.js';
-import { conflict, tooLarge } from '../http/errors.js';
+import { conflict, tooLarge } from '../http/api-errors.js';
 import type { BoxAccess } from './box-access.js';
 import type { ExecService } from './exec-service.js';
 

@@ -1,7 +1,7 @@
 import type { AppBase } from '../app-context.js';
 import { newId } from '../contract/common.js';
 import type { ExecBody, ExecInfo } from '../contract/exec.js';
-import { notFound } from '../core/errors.js';
+import { notFound } from '../core/domain-errors.js';
 import type { BoxService } from './lifecycle/box-service.js';
 import type { BoxRecord } from './boxes-repo.js';
 import { ExecsRepo, toExecInfo } from './execs-repo.js';

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { conflict, Forbidden, invalid, notFound, Unavailable } from '../core/errors.js';
+import { conflict, Forbidden, invalid, notFound, Unavailable } from '../core/domain-errors.js';
 import type { BoxService } from './lifecycle/box-service.js';
 import type { BoxRecord } from './boxes-repo.js';
 import type { MaintenanceVms } from './lifecycle/maintenance.js';

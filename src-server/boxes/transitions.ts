@@ -1,6 +1,6 @@
 import { OVERRIDE_HEADER, type BoxStatus } from '../contract/boxes.js';
 import { ACCEPTS, OVERRIDABLE, TRANSITIONS, type AccessOp, type BoxOperation } from '../contract/transitions.js';
-import { conflict, forbidden } from '../core/errors.js';
+import { conflict, forbidden } from '../core/domain-errors.js';
 
 export type { AccessOp };
 

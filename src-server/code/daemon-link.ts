@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { GuestAgent, GuestExec } from '../boxes/ports.js';
-import { Failed, notFound } from '../core/errors.js';
+import { Failed, notFound } from '../core/domain-errors.js';
 import { GUEST_DIR, GUEST_FILES, GUEST_PORT } from './guest-files.js';
 
 /** One event of the in-guest daemon (resources/guest/code/boxcode.py), keyed by request id. */

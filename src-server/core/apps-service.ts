@@ -1,6 +1,6 @@
 import type { App } from '../contract/identity.js';
 import type { AppsRepo } from '../db/apps-repo.js';
-import { notFound } from './errors.js';
+import { notFound } from './domain-errors.js';
 
 /** Apps: named groups of boxes of an organization. */
 export class AppsService {

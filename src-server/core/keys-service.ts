@@ -1,7 +1,7 @@
 import type { ApiKey, CreateApiKeyBody } from '../contract/identity.js';
 import type { ApiKeyRow, KeysRepo } from '../db/keys-repo.js';
 import type { AuditLog } from './audit-log.js';
-import { conflict, notFound } from './errors.js';
+import { conflict, notFound } from './domain-errors.js';
 import type { Principal } from './principal.js';
 
 /** What a client sees of a key: never its secret hash nor its organization. */

@@ -4,7 +4,7 @@ import type { RouteRegistrar } from '../http/route.js';
 import type { SignInService } from './sign-in-service.js';
 import { LoginLink } from '../contract/identity.js';
 import { SESSION_COOKIE } from '../http/auth.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../http/api-errors.js';
 
 const SignInBody = z.object({ api_key: z.string().trim().min(1, 'api_key: paste an API key (it starts with bxk_).') });
 

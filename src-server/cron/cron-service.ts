@@ -3,7 +3,7 @@ import type { AppBase } from '../app-context.js';
 import type { BoxRecord } from '../boxes/ports.js';
 import { newId } from '../contract/common.js';
 import type { CreateCronBody, CronJob, CronRun } from '../contract/cron.js';
-import { invalid, notFound } from '../core/errors.js';
+import { invalid, notFound } from '../core/domain-errors.js';
 import { CryptoBox } from '../util/crypto-box.js';
 import { CronRepo, type CronRow } from './cron-repo.js';
 import { toJob } from './cron-view.js';

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { invalid, NotImplemented } from '../core/errors.js';
+import { invalid, NotImplemented } from '../core/domain-errors.js';
 import type { Principal } from './ports.js';
 import { ENVD_VERSION, type Sandbox, type SandboxService, type SandboxState } from './sandbox-service.js';
 import type { SnapshotService } from './snapshot-service.js';

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { invalid } from '../core/errors.js';
+import { invalid } from '../core/domain-errors.js';
 import type { BoxRecord, CodeContextView, CodePort, CodeResultView } from './ports.js';
 
 /** E2B's language names of Box's kernels (E2B's code interpreter also names js, ts, r, java). */

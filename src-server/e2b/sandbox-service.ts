@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Box } from '../contract/boxes.js';
-import { conflict, invalid, notFound, DomainError } from '../core/errors.js';
+import { conflict, invalid, notFound, DomainError } from '../core/domain-errors.js';
 import type { AppsPort, BoxesPort, BoxRecord, CheckpointsPort, Principal } from './ports.js';
 import type { SandboxesRepo, SandboxRow } from './sandboxes-repo.js';
 

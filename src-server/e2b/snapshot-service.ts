@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { notFound } from '../core/errors.js';
+import { notFound } from '../core/domain-errors.js';
 import type { CheckpointsPort, ForkPort, Principal } from './ports.js';
 import type { Sandbox, SandboxService } from './sandbox-service.js';
 

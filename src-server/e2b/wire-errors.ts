@@ -1,5 +1,5 @@
 import { Code, ConnectError } from '@connectrpc/connect';
-import { DomainError, type DomainErrorKind } from '../core/errors.js';
+import { DomainError, type DomainErrorKind } from '../core/domain-errors.js';
 
 /** E2B's statuses of Box's domain error kinds (the same as Box's API gives them). */
 const STATUS: Record<DomainErrorKind, number> = {

@@ -1,7 +1,7 @@
 import type { IncomingMessage as Request } from 'node:http';
 import type { Principal } from '../core/principal.js';
 import type { Repos } from '../db/repos.js';
-import { ApiError } from './errors.js';
+import { ApiError } from './api-errors.js';
 
 export const SESSION_COOKIE = 'box_session';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage as Request } from 'node:http';
-import { TooLarge } from '../core/errors.js';
-import { ApiError, tooLarge } from './errors.js';
+import { TooLarge } from '../core/domain-errors.js';
+import { ApiError, tooLarge } from './api-errors.js';
 
 /**
  * Reads a JSON request body as raw bytes (idempotency compares bodies byte for byte),

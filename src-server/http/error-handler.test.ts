@@ -11,7 +11,7 @@ import {
   TooLarge,
   Unauthenticated,
   Unavailable,
-} from '../core/errors.js';
+} from '../core/domain-errors.js';
 import { errorBody } from './error-handler.js';
 
 const quiet = { log: { error: () => {} } } as never;

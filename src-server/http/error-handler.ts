@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppContext } from '../app-context.js';
-import { DomainError, type DomainErrorKind } from '../core/errors.js';
+import { DomainError, type DomainErrorKind } from '../core/domain-errors.js';
 import { isDiskFull } from '../core/disk-space.js';
-import { ApiError } from './errors.js';
+import { ApiError } from './api-errors.js';
 
-/** The one place a domain error kind becomes an HTTP status (its `type` is the spec's, core/errors.ts). */
+/** The one place a domain error kind becomes an HTTP status (its `type` is the spec's, core/domain-errors.ts). */
 const STATUS: Record<DomainErrorKind, number> = {
   invalid: 400,
   unauthenticated: 401,

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from './errors.js';
+import { ApiError } from './api-errors.js';
 
 const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\]|([a-z0-9-]+\.)+localhost)(:\d+)?$/i;
 

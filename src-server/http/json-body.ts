@@ -1,4 +1,4 @@
-import { badRequest } from './errors.js';
+import { badRequest } from './api-errors.js';
 import { paramName } from './validate.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { OrgsRepo } from '../db/orgs-repo.js';
-import { ApiError } from './errors.js';
+import { ApiError } from './api-errors.js';
 
 /** A short request, or a long-lived stream (exec, console, egress log, SSE): each has its own pool. */
 type LimitPool = 'short' | 'stream';

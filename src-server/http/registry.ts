@@ -3,7 +3,7 @@ import type { AppContext } from '../app-context.js';
 import type { RouteRegistrar } from './route.js';
 import { routeContract } from '../contract/routes.js';
 import { authenticate } from './auth.js';
-import { ApiError, badRequest } from './errors.js';
+import { ApiError, badRequest } from './api-errors.js';
 import { runRoute, type Area, type RouteSpec } from './route.js';
 
 /** Keeps every route's spec: it mounts them, answers 404/405, and feeds the OpenAPI document. */

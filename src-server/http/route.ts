@@ -6,7 +6,7 @@ import type { AppContext, RouteApp } from '../app-context.js';
 import type { Principal } from '../core/principal.js';
 import type { ResponseKind } from '../contract/routes.js';
 import { authenticate } from './auth.js';
-import { ApiError, forbidden } from './errors.js';
+import { ApiError, forbidden } from './api-errors.js';
 import { errorBody, pathOf, wireErrorBody, writeJson } from './error-handler.js';
 import { readJsonBody } from './body.js';
 import { parseJsonBody } from './json-body.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from './errors.js';
+import { badRequest } from './api-errors.js';
 
 /** Names a zod issue path the way the spec's `param` does: `document.rules[0].match`. */
 export function paramName(prefix: string | null, path: PropertyKey[]): string | null {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AppBase } from '../app-context.js';
 import type { BoxService } from '../boxes/module.js';
 import type { Image, ImageRunConfig } from '../contract/images.js';
-import { conflict, notFound } from '../core/errors.js';
+import { conflict, notFound } from '../core/domain-errors.js';
 import type { TemplateService } from '../templates/ports.js';
 import { BUILTIN_IMAGE, EMPTY_CONFIG, ImageStore, type ImageManifest } from './image-store.js';
 

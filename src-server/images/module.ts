@@ -4,7 +4,7 @@ import type { BoxService } from '../boxes/module.js';
 import type { TemplateService } from '../templates/ports.js';
 import { BUILTIN_IMAGE } from './image-store.js';
 import { ImagesService } from './images-service.js';
-import { imageRoutes } from './routes.js';
+import { imageRoutes } from './images-routes.js';
 import { startImageCommand } from './start-command.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Inbox, InboxDelivery } from '../contract/inbox.js';
-import { notFound } from '../core/errors.js';
+import { notFound } from '../core/domain-errors.js';
 import { toDelivery, type DeliveryRow, type InboxRecord, type InboxRepo } from './inbox-repo.js';
 
 /** Bounds (an unauthenticated sender can post to any inbox URL it learns). */

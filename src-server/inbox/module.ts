@@ -2,7 +2,7 @@ import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
 import { InboxRepo } from './inbox-repo.js';
 import { InboxService } from './inbox-service.js';
-import { inboxRoutes } from './routes.js';
+import { inboxRoutes } from './inbox-routes.js';
 
 /**
  * Webhook inbox for the playground: `POST /v1/inbox/hooks/{id}` records, `GET /v1/inbox`

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppBase } from '../app-context.js';
 import type { Db } from '../db/connection.js';
 import type { Principal } from '../core/principal.js';
-import { DomainError, Failed } from '../core/errors.js';
+import { DomainError, Failed } from '../core/domain-errors.js';
 import type { Prepared } from './adapters/common.js';
 import { checkBoxBudget, type BudgetDeps } from './box/budget.js';
 import { boxOfKey } from './box/box-principal.js';

@@ -36,7 +36,7 @@ import { openFastConnection } from '../db/fast-connection.js';
 import { DeliveriesRepo } from './webhooks/deliveries-repo.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { WebhookDeliveriesService } from './webhooks/deliveries-service.js';
-import { webhookRoutes } from './webhooks/routes.js';
+import { webhookRoutes } from './webhooks/webhooks-routes.js';
 import { scheduleFrom } from './webhooks/schedule.js';
 import type { BoxAccess } from '../boxes/ports.js';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { BoxRuntime } from '../boxes/ports.js';
 import { CONSOLE_MAX_BYTES, type ConsoleTail } from '../contract/service-admin.js';
-import { NotImplemented } from '../core/errors.js';
+import { NotImplemented } from '../core/domain-errors.js';
 
 /** How often a follower looks for new console output, and the most it sends per look. */
 const FOLLOW_POLL_MS = 400;

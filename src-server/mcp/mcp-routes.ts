@@ -6,7 +6,7 @@ import { ExecBody } from '../contract/exec.js';
 import type { BoxAccess } from '../boxes/ports.js';
 import type { ExecService } from '../boxes/module.js';
 import { errorBody } from '../http/error-handler.js';
-import { ApiError, badRequest } from '../http/errors.js';
+import { ApiError, badRequest } from '../http/api-errors.js';
 import { parseOr400 } from '../http/validate.js';
 import { ApiCallError, type ApiErrorEnvelope, type BoxApi } from './ports.js';
 import type { McpHttpService } from './http-service.js';

@@ -1,7 +1,7 @@
 import type { RouteRegistrar } from '../http/route.js';
 import type { BoxAccess } from '../boxes/ports.js';
 import { AttachPolicyBody, BoxPolicyParams, HttpPolicy } from '../contract/policies.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../http/api-errors.js';
 import type { Policies } from './policies-service.js';
 import type { BoxService } from '../boxes/module.js';
 

@@ -4,7 +4,7 @@ import type { BoxAccess } from '../boxes/ports.js';
 import type { BoxPolicyLinks } from '../boxes/ports.js';
 import type { BoxService } from '../boxes/module.js';
 import { boxPolicyRoutes } from './box-policy-routes.js';
-import { policyRoutes } from './routes.js';
+import { policyRoutes } from './policies-routes.js';
 import { Policies } from './policies-service.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { AppBase } from '../app-context.js';
 import { newId } from '../contract/common.js';
 import type { HttpPolicy, PolicyDocument } from '../contract/policies.js';
-import { conflict, notFound } from '../core/errors.js';
+import { conflict, notFound } from '../core/domain-errors.js';
 import { evaluate, type EgressRequest, type Verdict } from './evaluate.js';
 import { PoliciesRepo } from './policies-repo.js';
 import type { BoxPolicyLinks } from '../boxes/ports.js';

@@ -2,7 +2,7 @@ import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
 import type { BoxService } from '../boxes/module.js';
 import { QuitService } from './quit-service.js';
-import { quitRoutes } from './routes.js';
+import { quitRoutes } from './quit-routes.js';
 
 export type { QuitService };
 

@@ -1,5 +1,5 @@
 import type { SecretMeta } from '../contract/secrets.js';
-import { notFound } from '../core/errors.js';
+import { notFound } from '../core/domain-errors.js';
 import type { CryptoBox } from '../util/crypto-box.js';
 import type { SecretsRepo } from './secrets-repo.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import sshpk from 'sshpk';
 import type { AppBase } from '../app-context.js';
-import { invalid } from '../core/errors.js';
+import { invalid } from '../core/domain-errors.js';
 import { CryptoBox } from '../util/crypto-box.js';
 import { SshCaRepo, type CaRow } from './ssh-ca-repo.js';
 

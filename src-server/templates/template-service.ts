@@ -1,7 +1,7 @@
 import type { TemplateInfo, TemplatePort } from '../boxes/ports.js';
 import { SIZES } from '../contract/boxes.js';
 import type { Template } from '../contract/templates.js';
-import { conflict, notFound } from '../core/errors.js';
+import { conflict, notFound } from '../core/domain-errors.js';
 
 /** The box size whose machine shape this is, else "custom". */
 function sizeName(t: TemplateInfo): string {

@@ -2,7 +2,7 @@ import type { AppBase } from '../app-context.js';
 import type { OrganizationService } from '../core/organization-service.js';
 import type { BoxRecord } from '../boxes/ports.js';
 import type { Rates, SpendQuery, SpendResponse, TokensQuery, TokensResponse } from '../contract/usage.js';
-import { invalid } from '../core/errors.js';
+import { invalid } from '../core/domain-errors.js';
 import { boxCost, ratesFrom, tokenCost } from './rates.js';
 import { HOUR_MS, UsageRepo } from './usage-repo.js';
 

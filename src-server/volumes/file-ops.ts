@@ -1,6 +1,6 @@
 import { constants as C } from 'node:fs';
 import fs from 'node:fs/promises';
-import { invalid, conflict } from '../core/errors.js';
+import { invalid, conflict } from '../core/domain-errors.js';
 import { missing, type VolumeRoot } from './safe-fs.js';
 
 /**

@@ -3,7 +3,7 @@ import { constants as C } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { conflict, invalid, TooLarge } from '../core/errors.js';
+import { conflict, invalid, TooLarge } from '../core/domain-errors.js';
 import type { VolumeRoot } from './safe-fs.js';
 
 interface WriteOptions {

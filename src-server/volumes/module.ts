@@ -2,7 +2,7 @@ import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
 import { browseRoutes } from './browse-routes.js';
 import { fileOpsRoutes } from './file-ops-routes.js';
-import { volumeRoutes } from './routes.js';
+import { volumeRoutes } from './volumes-routes.js';
 import { Volumes } from './volumes-service.js';
 
 /**

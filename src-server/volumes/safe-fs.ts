@@ -2,7 +2,7 @@ import { constants as C, type Stats } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { VolumeEntry } from '../contract/volumes.js';
-import { clientAborted, conflict, Conflict, DomainError, notFound } from '../core/errors.js';
+import { clientAborted, conflict, Conflict, DomainError, notFound } from '../core/domain-errors.js';
 
 /**
  * File access confined to one volume root. The volume is writable by boxes, so any

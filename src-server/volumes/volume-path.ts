@@ -1,4 +1,4 @@
-import { invalid } from '../core/errors.js';
+import { invalid } from '../core/domain-errors.js';
 
 /**
  * Deepest volume path a write may name. The spec bounds a path at 4096 characters (up

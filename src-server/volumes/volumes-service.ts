@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { AppBase } from '../app-context.js';
 import { newId } from '../contract/common.js';
 import type { Volume } from '../contract/volumes.js';
-import { conflict, notFound } from '../core/errors.js';
+import { conflict, notFound } from '../core/domain-errors.js';
 import { VolumesRepo } from './volumes-repo.js';
 import { VolumeRoot } from './safe-fs.js';
 

@@ -62,7 +62,7 @@ export const ENTRIES: [name: string, expr: string, doc: string][] = [
 
 const PROBE_HEAD = `import type { Answer, BodyOf } from '../../../src-server/contract/call.js';
 import type { ExecEvent } from '../../../src-server/contract/exec.js';
-import type { ErrorBody } from '../../../src-server/contract/errors.js';
+import type { ErrorBody } from '../../../src-server/contract/error-envelope.js';
 `;
 
 function printer(checker: ts.TypeChecker, named: Map<ts.Type, string>) {

@@ -2,7 +2,7 @@ import type { AppBase } from '../../app-context.js';
 import type { Box, BoxStatus, CreateBoxBody } from '../../contract/boxes.js';
 import type { AppsService } from '../../core/apps-service.js';
 import type { Principal } from '../../core/principal.js';
-import { Failed, Unavailable } from '../../core/errors.js';
+import { Failed, Unavailable } from '../../core/domain-errors.js';
 import { checkCreate, newBoxRecord } from '../box-create.js';
 import { BoxesRepo, type BoxRecord } from '../boxes-repo.js';
 import { reconcileBoxes } from '../reconcile.js';

@@ -1,5 +1,5 @@
 import type { Box, Checkpoint } from '../../contract/boxes.js';
-import { conflict, invalid } from '../../core/errors.js';
+import { conflict, invalid } from '../../core/domain-errors.js';
 import type { BoxRecord } from '../boxes-repo.js';
 import type { LifecycleCore } from './core.js';
 

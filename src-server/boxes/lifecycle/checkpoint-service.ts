@@ -1,7 +1,7 @@
 import type { Box, Checkpoint } from '../../contract/boxes.js';
 import { newId } from '../../contract/common.js';
 import type { Principal } from '../../core/principal.js';
-import { conflict, Failed, notFound } from '../../core/errors.js';
+import { conflict, Failed, notFound } from '../../core/domain-errors.js';
 import { assertNameFree, freshLife } from '../box-create.js';
 import type { BoxRecord } from '../boxes-repo.js';
 import { CheckpointRestore } from './checkpoint-restore.js';

@@ -1,6 +1,6 @@
 import type { Logger } from '../../app-context.js';
 import type { BoxOperation } from '../../contract/transitions.js';
-import { conflict, Unavailable } from '../../core/errors.js';
+import { conflict, Unavailable } from '../../core/domain-errors.js';
 import type { BoxRecord } from '../boxes-repo.js';
 import type { BoxRuntime, GuestAgent, VmConfig } from '../runtime-port.js';
 

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { invalid } from '../../core/errors.js';
+import { invalid } from '../../core/domain-errors.js';
 import type { FilesPort } from '../ports.js';
 import { resolvePath, type Target } from './target.js';
 

@@ -1,4 +1,4 @@
-import { invalid } from '../../core/errors.js';
+import { invalid } from '../../core/domain-errors.js';
 import { COMPLETION_WINDOWS } from '../../contract/inference.js';
 import type { NativeRequest } from '../native.js';
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage as Request } from 'node:http';
 import type { BoxLookup } from '../../boxes/ports.js';
 import type { Principal } from '../../core/principal.js';
-import { Unauthenticated } from '../../core/errors.js';
+import { Unauthenticated } from '../../core/domain-errors.js';
 import type { BoxCredentials } from './box-credentials.js';
 
 const KEY_PREFIX = 'box:';

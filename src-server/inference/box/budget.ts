@@ -1,5 +1,5 @@
 import type { BoxLookup } from '../../boxes/ports.js';
-import { LimitExceeded } from '../../core/errors.js';
+import { LimitExceeded } from '../../core/domain-errors.js';
 import type { UsageService } from '../../usage/ports.js';
 
 export interface BudgetDeps {

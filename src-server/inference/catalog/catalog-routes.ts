@@ -1,6 +1,6 @@
 import type { RouteRegistrar } from '../../http/route.js';
 import { PullBody, PullParams } from '../../contract/inference.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../http/api-errors.js';
 import { Reply } from '../../http/route.js';
 import type { ModelPulls } from './pulls.js';
 

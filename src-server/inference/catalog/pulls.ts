@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from '../../app-context.js';
-import { invalid, conflict, notFound } from '../../core/errors.js';
+import { invalid, conflict, notFound } from '../../core/domain-errors.js';
 import { isGguf, MODEL_NAME, nameFromFile, type ModelFiles } from '../engines/local/model-files.js';
 import type { CatalogEntry } from './catalog.js';
 import type { PullRow, PullsRepo } from './pulls-repo.js';

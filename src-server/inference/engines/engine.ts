@@ -11,7 +11,7 @@ export interface EngineModel {
 /**
  * An inference engine. Contract: `generate` gets the engine-local model name (the part
  * after `<engine>/`) and either resolves a NativeResult or throws a domain error
- * (core/errors.ts) that is safe to show the caller (upstream failures are mapped, never passed through raw).
+ * (core/domain-errors.ts) that is safe to show the caller (upstream failures are mapped, never passed through raw).
  */
 export interface Engine {
   readonly name: string;

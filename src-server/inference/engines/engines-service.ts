@@ -1,5 +1,5 @@
 import type { EngineInfo, EngineTest, UpsertEngineBody } from '../../contract/inference.js';
-import { Invalid, notFound } from '../../core/errors.js';
+import { Invalid, notFound } from '../../core/domain-errors.js';
 import type { EnginesRepo } from '../store/engines-repo.js';
 import type { EngineDiscovery } from './discovery.js';
 import { upstreamInfo, type EngineRegistry } from './registry.js';

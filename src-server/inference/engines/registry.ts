@@ -1,5 +1,5 @@
 import type { EngineError, EngineInfo } from '../../contract/inference.js';
-import { notFound } from '../../core/errors.js';
+import { notFound } from '../../core/domain-errors.js';
 import type { EnginesRepo, UpstreamRow } from '../store/engines-repo.js';
 import { EchoEngine, ECHO_ENGINE } from './echo/echo-engine.js';
 import { splitModel, type Engine, type EngineModel } from './engine.js';

@@ -1,6 +1,6 @@
 import type { RouteRegistrar } from '../../http/route.js';
 import { AddLocalModelBody, DownloadParams, LocalModelParams, type LocalModel } from '../../contract/inference.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../http/api-errors.js';
 import { Reply } from '../../http/route.js';
 import type { ModelDownloads } from '../engines/local/downloads.js';
 import type { LlamaEngine } from '../engines/local/llama-engine.js';

@@ -1,6 +1,6 @@
 import type { RouteRegistrar } from '../../http/route.js';
 import { MessagesBody } from '../../contract/inference.js';
-import { notImplemented } from '../../http/errors.js';
+import { notImplemented } from '../../http/api-errors.js';
 import type { Method } from '../../http/route.js';
 import { messageObject, messagesToNative } from '../adapters/messages.js';
 import { MessagesStream } from '../adapters/messages-stream.js';

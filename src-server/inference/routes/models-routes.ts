@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RouteRegistrar } from '../../http/route.js';
 import type { ModelEntry, ModelList } from '../../contract/inference.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../http/api-errors.js';
 import type { EngineModel } from '../engines/engine.js';
 import type { EngineRegistry } from '../engines/registry.js';
 

@@ -1,7 +1,7 @@
 import type { RouteRegistrar } from '../../http/route.js';
 import { ResponseIdParams, ResponsesBody } from '../../contract/inference.js';
-import { invalid } from '../../core/errors.js';
-import { notFound, notImplemented } from '../../http/errors.js';
+import { invalid } from '../../core/domain-errors.js';
+import { notFound, notImplemented } from '../../http/api-errors.js';
 import { Reply } from '../../http/route.js';
 import { responsesToNative } from '../adapters/responses.js';
 import { responseObject } from '../adapters/responses-view.js';

@@ -1,5 +1,5 @@
 import type { DeliveryList } from '../../contract/inference.js';
-import { conflict, notFound } from '../../core/errors.js';
+import { conflict, notFound } from '../../core/domain-errors.js';
 import type { StoredResponse } from '../store/responses-repo.js';
 import type { DeliveriesRepo } from './deliveries-repo.js';
 

@@ -1,6 +1,6 @@
 import type { BoxRecord } from '../../boxes/ports.js';
 import { MAX_DOMAINS_PER_BOX, type BoxDomain, type CreateDomainBody } from '../../contract/network.js';
-import { invalid, conflict, notFound } from '../../core/errors.js';
+import { invalid, conflict, notFound } from '../../core/domain-errors.js';
 import type { DomainRow, ListenersRepo } from './listeners-repo.js';
 
 /**

@@ -2,7 +2,7 @@ import type { AppBase } from '../../app-context.js';
 import type { BoxService } from '../../boxes/module.js';
 import type { BoxRecord } from '../../boxes/ports.js';
 import { MAX_LISTENERS_PER_BOX, type CreateListenerBody, type Listener } from '../../contract/network.js';
-import { conflict, invalid, notFound, Unavailable } from '../../core/errors.js';
+import { conflict, invalid, notFound, Unavailable } from '../../core/domain-errors.js';
 import { canBind, freeLoopbackPort } from './free-port.js';
 import type { ListenersRepo, ListenerRow } from './listeners-repo.js';
 

@@ -1,20 +1,17 @@
 /**
- * runtime/templates/: where a box's VM comes from, so that a create is a copy-on-write clone
- * and not a boot. Warm templates, one per image and machine shape (this file); clones of
- * one (template-clone.ts); VMs kept ready per template (template-stock.ts): the warm pool
- * of restored clones (warm-pool.ts) and QEMUs started ahead for restores
- * (restore-spares.ts); which of them a new box gets (clone-source.ts); and a box's machine
- * as a whole: guest image, accelerator, launch config, template (machine-source.ts).
- */
-/**
- * Warm templates: an image and a machine shape booted once until the agent answers, then
- * saved (device state + guest RAM file + the disk, frozen). Boxes start as clones of one
- * (template-clone.ts). Layout: <dataDir>/templates/<template_id>/ is a BoxFolder (ram,
- * devices.bin, disk.qcow2, state.json, serial.log) plus template.json.
- * The id is a hash of everything the saved state depends on (image recipe, kernel,
- * initrd, rootfs, agent, shape, accelerator, QEMU version, this recipe): a change makes a
- * new template, the old one turns `stale` and goes when no box or checkpoint builds on it.
- * Contract: a ready template's files are never written again (clones map the RAM
+ * runtime/templates/: where a box's VM comes from, so that a create is a copy-on-write clone,
+ * not a boot: warm templates, one per image and machine shape (this file); clones of one
+ * (template-clone.ts); VMs kept ready per template (template-stock.ts): the warm pool of
+ * restored clones (warm-pool.ts) and QEMUs started ahead for restores (restore-spares.ts);
+ * which of them a new box gets (clone-source.ts); a box's machine as a whole: guest image,
+ * accelerator, launch config, template (machine-source.ts).
+ *
+ * A warm template: an image and a machine shape booted once until the agent answers, then
+ * saved (device state + guest RAM file + the frozen disk) in <dataDir>/templates/<id>/, a
+ * BoxFolder plus template.json. The id hashes everything the saved state depends on (image
+ * recipe, kernel, initrd, rootfs, agent, shape, accelerator, QEMU version, this recipe): a
+ * change makes a new template, the old one turns `stale` and goes when no box or checkpoint
+ * builds on it. A ready template's files are never written again (clones map the RAM
  * share=off and put overlays on the disk).
  */
 import { createHash } from 'node:crypto';
@@ -34,6 +31,9 @@ import { killVm, launchVm } from '../qemu/vm.js';
 /** Bump when what a template holds changes (prep script, device set). */
 const TEMPLATE_RECIPE = 'tpl-v2'; // v2: SHARE_SLOTS spare 9p devices in templates for boxes with volumes
 const BUILD_TIMEOUT_MS = 180_000;
+/** A template VM has no volumes, no network and no RAM file of its own (clones get theirs). */
+type TemplateVm = Pick<VmConfig, 'mounts' | 'ports' | 'proxyPort' | 'hostname' | 'ramFile' | 'freePageReporting'>;
+const TEMPLATE_VM: TemplateVm = { mounts: [], ports: [], proxyPort: undefined, hostname: 'box', ramFile: undefined, freePageReporting: false };
 
 /**
  * Run in the template guest before it is saved: no identity may be shared by clones. The
@@ -169,16 +169,7 @@ export class TemplateStore {
     this.failed.delete(id);
     await killVm(folder).catch(() => {}); // a build an earlier service process left behind
     await rm(folder.dir, { recursive: true, force: true });
-    const config: VmConfig = {
-      ...base,
-      mounts: [],
-      shareSlots: shape.volumeSlots ? SHARE_SLOTS : 0,
-      ports: [],
-      proxyPort: undefined,
-      hostname: 'box',
-      ramFile: undefined,
-      freePageReporting: false,
-    };
+    const config: VmConfig = { ...base, ...TEMPLATE_VM, shareSlots: shape.volumeSlots ? SHARE_SLOTS : 0 };
     try {
       progress({ phase: 'boot', percent: 10 });
       if (this.aborted) throw new Error('the service is stopping');

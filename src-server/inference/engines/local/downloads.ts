@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { DownloadJob } from '../../../contract/inference.js';
-import { invalid } from '../../../core/errors.js';
+import { invalid } from '../../../core/domain-errors.js';
 import type { DownloadsRepo } from '../../store/downloads-repo.js';
 import { isGguf, MODEL_NAME, nameFromFile, type ModelFiles } from './model-files.js';
 

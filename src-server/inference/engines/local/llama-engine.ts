@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
-import { Failed, Invalid, NotFound } from '../../../core/errors.js';
+import { Failed, Invalid, NotFound } from '../../../core/domain-errors.js';
 import { newCallId, type DeltaSink, type NativeRequest, type NativeResult, type NativeToolCall } from '../../native.js';
 import type { Engine, EngineModel } from '../engine.js';
 import { forcedCallWrapper } from './forced-call.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { invalid, notFound } from '../../../core/errors.js';
+import { invalid, notFound } from '../../../core/domain-errors.js';
 
 export interface ModelFile {
   name: string;

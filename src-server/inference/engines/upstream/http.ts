@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { DomainError, Failed, Invalid, LimitExceeded, NotFound, Unavailable } from '../../../core/errors.js';
+import { DomainError, Failed, Invalid, LimitExceeded, NotFound, Unavailable } from '../../../core/domain-errors.js';
 import { connectFailure } from './probe.js';
 
 const agents = {

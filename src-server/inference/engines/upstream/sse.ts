@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import { Unavailable } from '../../../core/errors.js';
+import { Unavailable } from '../../../core/domain-errors.js';
 import { mapUpstreamError, target, upstreamMessage } from './http.js';
 import { connectFailure } from './probe.js';
 

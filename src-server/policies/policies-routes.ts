@@ -1,7 +1,7 @@
 import type { RouteRegistrar } from '../http/route.js';
 import { page, PageQuery } from '../contract/common.js';
 import { CreatePolicyBody, HttpPolicy, PatchPolicyBody, PolicyIdParams, policyDocumentProblem, type PolicyDocument } from '../contract/policies.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../http/api-errors.js';
 import { POLICY_PRESETS, presetById } from './presets.js';
 import type { Policies } from './policies-service.js';
 

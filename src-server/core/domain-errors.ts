@@ -5,7 +5,7 @@
  * `{error:{message,type,param,code}}`. Domain code never imports `http/` (lint-enforced,
  * docs/architecture.md "Errors").
  */
-import type { ErrorType } from '../contract/errors.js';
+import type { ErrorType } from '../contract/error-envelope.js';
 
 /** What kind of failure; the HTTP layer owns the status each kind becomes. */
 export type DomainErrorKind =
@@ -94,7 +94,7 @@ export class Failed extends ofKind('failed') {}
 export class NotImplemented extends ofKind('not_implemented', { final: true }) {}
 export class Unavailable extends ofKind('unavailable') {}
 
-// Short forms for the common cases (argument order as the former http/errors helpers).
+// Short forms for the common cases (argument order as the former http/api-errors helpers).
 export const invalid = (message: string, param: string | null = null, code: string | null = null) => new Invalid(message, { param, code });
 export const notFound = (message: string, code: string | null = null, param: string | null = null) => new NotFound(message, { code, param });
 export const conflict = (message: string, code: string | null = null, param: string | null = null) => new Conflict(message, { code, param });

@@ -1,5 +1,5 @@
-import type { ErrorBody, ErrorType } from '../contract/errors.js';
-import { NotImplemented, TooLarge } from '../core/errors.js';
+import type { ErrorBody, ErrorType } from '../contract/error-envelope.js';
+import { NotImplemented, TooLarge } from '../core/domain-errors.js';
 
 interface ApiErrorOptions {
   param?: string | null;
@@ -37,10 +37,10 @@ export class ApiError extends Error {
 
 /*
  * Errors the route handlers and the pipeline throw. Everything below is a domain error
- * (core/errors.ts) that error-handler.ts maps to a status; `ApiError` remains for what only
+ * (core/domain-errors.ts) that error-handler.ts maps to a status; `ApiError` remains for what only
  * the HTTP layer knows (authentication, billing, the concurrency limit, body parsing).
  */
-export { conflict, forbidden, invalid as badRequest, notFound } from '../core/errors.js';
+export { conflict, forbidden, invalid as badRequest, notFound } from '../core/domain-errors.js';
 
 /** 501 with `x-should-retry: false`: the OpenAI and Anthropic SDKs retry 5xx unless told not to. */
 export const notImplemented = (message: string) => new NotImplemented(message);

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { Principal } from '../core/principal.js';
 import type { RouteRegistrar } from '../http/route.js';
 import { page } from '../contract/common.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../http/api-errors.js';
 import { Reply } from '../http/route.js';
 import { CreateInboxBody, InboxIdParams, ListDeliveriesQuery, PatchInboxBody } from '../contract/inbox.js';
 import { type InboxService, MAX_KEPT_BODY_BYTES } from './inbox-service.js';
