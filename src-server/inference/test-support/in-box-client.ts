@@ -1,11 +1,13 @@
 /**
  * The agent-SDK client that box-sdks.vm.test.ts runs inside a real box (issue 24): the
- * official `openai` and `@anthropic-ai/sdk` clients, bundled with esbuild into one file
- * (the box has node but no registry), configured only from the box's own environment
- * (OPENAI_BASE_URL / OPENAI_API_KEY, ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY). For each model
- * named on the command line: a streamed Responses function-call round trip, a streamed Chat
- * Completions tool round trip and a streamed Messages tool_use round trip. Prints one JSON
- * report of what the SDKs returned; the test judges it.
+ * official `openai` and `@anthropic-ai/sdk` clients, the Vercel AI SDK, LangChain and the
+ * OpenAI Agents SDK (in-box-agents.ts), bundled with esbuild into one file (the box has node
+ * but no registry), configured only from the box's own environment (OPENAI_BASE_URL /
+ * OPENAI_API_KEY, ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY). For each model named on the
+ * command line: a streamed Responses function-call round trip, a streamed Chat Completions
+ * tool round trip, a streamed Messages tool_use round trip, then each framework's tool loop.
+ * Prints one JSON report of what the libraries returned (and how many HTTP requests they
+ * made); the test judges it.
  *
  * A box reaches the gateway only through its egress proxy (http_proxy). Node's built-in fetch
  * ignores the proxy variables, so the SDKs get undici's fetch with EnvHttpProxyAgent, which
@@ -14,17 +16,29 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
+import { langchain, openaiAgents, vercelAi } from './in-box-agents.js';
 
 const dispatcher = new EnvHttpProxyAgent();
-const proxied = ((url: string, init?: Record<string, unknown>) => undiciFetch(url, { ...init, dispatcher } as never)) as unknown as typeof fetch;
+let requests = 0;
+const proxied = ((url: string, init?: Record<string, unknown>) => {
+  requests++;
+  return undiciFetch(url, { ...init, dispatcher } as never);
+}) as unknown as typeof fetch;
 
 const env = (k: string) => {
   const v = process.env[k];
   if (!v) throw new Error(`${k} is not set in this box`);
   return v;
 };
-const openai = new OpenAI({ apiKey: env('OPENAI_API_KEY'), baseURL: env('OPENAI_BASE_URL'), fetch: proxied, maxRetries: 0 });
-const anthropic = new Anthropic({ apiKey: env('ANTHROPIC_API_KEY'), baseURL: env('ANTHROPIC_BASE_URL'), fetch: proxied, maxRetries: 0 });
+const boxEnv = {
+  openaiKey: env('OPENAI_API_KEY'),
+  openaiBase: env('OPENAI_BASE_URL'),
+  anthropicKey: env('ANTHROPIC_API_KEY'),
+  anthropicBase: env('ANTHROPIC_BASE_URL'),
+  fetch: proxied,
+};
+const openai = new OpenAI({ apiKey: boxEnv.openaiKey, baseURL: boxEnv.openaiBase, fetch: proxied, maxRetries: 0 });
+const anthropic = new Anthropic({ apiKey: boxEnv.anthropicKey, baseURL: boxEnv.anthropicBase, fetch: proxied, maxRetries: 0 });
 
 const PARAMS = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } as const;
 const weather = (city: string) => `sunny in ${city}`;
@@ -104,6 +118,9 @@ async function main() {
       ['responses', responses],
       ['chat', chat],
       ['messages', messages],
+      ['vercelAi', (m: string) => vercelAi(boxEnv, m)],
+      ['langchain', (m: string) => langchain(boxEnv, m)],
+      ['openaiAgents', (m: string) => openaiAgents(boxEnv, m)],
     ] as const) {
       try {
         one[k] = await fn(model);
@@ -113,6 +130,7 @@ async function main() {
     }
     report[model] = one;
   }
+  report.requests = requests;
   console.log(JSON.stringify(report));
 }
 
