@@ -15,7 +15,7 @@ import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { z } from 'zod';
 
-export interface BoxEnv {
+interface BoxEnv {
   openaiKey: string;
   openaiBase: string;
   anthropicKey: string;
