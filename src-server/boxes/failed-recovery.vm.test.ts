@@ -77,7 +77,7 @@ it(
 
     // the reboot stops the maintenance VM and boots the same disk: the write is there
     const rebooted = await post(`/v1/boxes/${box.box_id}/reboot`);
-    expect(rebooted.status).toBe('running');
+    expect(rebooted.status, `the reboot of the failed box: ${JSON.stringify(rebooted)}`).toBe('running');
     expect(await sh(box.box_id, 'cat /root/kept.txt /root/rescued.txt')).toBe('kept\nwritten while failed\n');
   },
   VM_TIMEOUT,
