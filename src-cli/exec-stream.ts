@@ -3,6 +3,7 @@ import type { BoxClient } from './client.js';
 import { seg } from './client.js';
 import { ApiFailure, CliError } from './errors.js';
 import type { ExecEvent } from '../src-server/contract/exec.js';
+import { ndjsonLines } from '../src-server/contract/ndjson.js';
 
 export interface ExecRequest {
   command: string | string[];
@@ -75,18 +76,7 @@ export async function runExec(client: BoxClient, boxId: string, req: ExecRequest
 
 /** Parses an `application/x-ndjson` body into events, line by line as they arrive. */
 async function* ndjson(res: Response): AsyncGenerator<ExecEvent> {
-  const decoder = new TextDecoder();
-  let buf = '';
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    buf += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl).trim();
-      buf = buf.slice(nl + 1);
-      if (line) yield JSON.parse(line) as ExecEvent;
-    }
-  }
-  if (buf.trim()) yield JSON.parse(buf) as ExecEvent;
+  for await (const line of ndjsonLines(res)) yield JSON.parse(line) as ExecEvent;
 }
 
 /** The process exit code mirroring a finished exec (timeout 124 like coreutils timeout). */

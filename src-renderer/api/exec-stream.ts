@@ -1,4 +1,5 @@
 import type { ExecBody, ExecEvent } from '../../src-server/contract/exec.js';
+import { ndjsonLines } from '../../src-server/contract/ndjson.js';
 import { api, apiFetch, call, type Answer } from './client.js';
 
 /**
@@ -12,20 +13,7 @@ export async function runExec(boxId: string, body: ExecBody, onEvent: (e: ExecEv
 
 /** Reads an NDJSON answer line by line (a last line without its newline too) until it ends. */
 export async function readNdjson<T>(res: Response, on: (e: T) => void): Promise<void> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buf += value;
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl).trim();
-      buf = buf.slice(nl + 1);
-      if (line) on(JSON.parse(line) as T);
-    }
-  }
-  if (buf.trim()) on(JSON.parse(buf) as T);
+  for await (const line of ndjsonLines(res)) on(JSON.parse(line) as T);
 }
 
 export const decodeBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));

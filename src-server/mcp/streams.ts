@@ -4,22 +4,6 @@ import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sd
 /** What a tool callback gets besides its arguments (signal, progress token, notifications). */
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-/** The lines of an NDJSON answer, as they arrive. */
-export async function* ndjsonLines(res: Response): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let buf = '';
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    buf += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl).trim();
-      buf = buf.slice(nl + 1);
-      if (line) yield line;
-    }
-  }
-  if (buf.trim()) yield buf.trim();
-}
-
 const KEEP = 64 * 1024;
 
 /**

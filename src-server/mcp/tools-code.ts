@@ -3,7 +3,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { RunCodeBody, type CodeEvent, type CodeExecution } from '../contract/code.js';
 import { boxRef, guarded, resolveBoxId, ToolInputError } from './api-call.js';
-import { ndjsonLines, progressReporter, type ToolExtra } from './streams.js';
+import { progressReporter, type ToolExtra } from './streams.js';
+import { ndjsonLines } from '../contract/ndjson.js';
 import type { ApiOf } from './ports.js';
 
 /** The tools' definitions, built once (the schemas from the contract's RunCodeBody). */

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { ExecBody, type ExecEvent } from '../contract/exec.js';
 import { GetFileQuery, ListDirQuery, PutFileQuery } from '../contract/files.js';
 import { boxRef, call, guarded, jsonResult, resolveBoxId, ToolInputError } from './api-call.js';
-import { ndjsonLines, OutputKeeper, progressReporter, type ToolExtra } from './streams.js';
+import { OutputKeeper, progressReporter, type ToolExtra } from './streams.js';
+import { ndjsonLines } from '../contract/ndjson.js';
 import type { ApiOf } from './ports.js';
 
 /** Files larger than this are refused by box_read_file (a model's context is smaller still). */
