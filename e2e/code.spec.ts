@@ -4,9 +4,10 @@ import { expect, login, screenshot, serviceForFile, test } from './support/fixtu
 import { terminateAll } from './support/service.js';
 
 // A real microVM: the guest image comes from BOX_IMAGE_CACHE (npm test sets it) or is built once.
-// the default template's warm kernel (scripts/test.mjs turns it off for the other specs)
-process.env.BOX_CODE_WARM = '1';
-const svc = serviceForFile({}, { beforeClose: terminateAll });
+// the default template's warm kernel (scripts/test.mjs turns it off for the other specs), for
+// this file's service alone: set in process.env for good, it reached every later file of the
+// same worker, and their first creates waited for a kernel warm-up under load (CI: > 5 min)
+const svc = serviceForFile({}, { beforeClose: terminateAll, env: { BOX_CODE_WARM: '1' } });
 test.setTimeout(900_000);
 
 test('code tab: a notebook in a real box keeps state, shows a chart inline and a table', async ({ page }) => {

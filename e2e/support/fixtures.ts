@@ -8,11 +8,25 @@ import { startE2eService, type E2eService } from './service.js';
  */
 export function serviceForFile(
   tuning: Record<string, unknown> = {},
-  opts: { beforeClose?: (svc: E2eService) => Promise<void>; start?: () => Pick<StartOptions, 'runtime' | 'preparation' | 'diskLowBytes'> } = {},
+  opts: {
+    beforeClose?: (svc: E2eService) => Promise<void>;
+    start?: () => Pick<StartOptions, 'runtime' | 'preparation' | 'diskLowBytes'>;
+    /** BOX_* settings of this file's service alone: set for its start, then put back (a worker runs many files). */
+    env?: Record<string, string>;
+  } = {},
 ) {
   let svc: E2eService | undefined;
   base.beforeAll(async () => {
-    svc = await startE2eService(tuning, opts.start?.());
+    const before = Object.fromEntries(Object.keys(opts.env ?? {}).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, opts.env);
+    try {
+      svc = await startE2eService(tuning, opts.start?.());
+    } finally {
+      for (const [k, v] of Object.entries(before)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
   });
   base.afterAll(async () => {
     if (svc && opts.beforeClose) await opts.beforeClose(svc);

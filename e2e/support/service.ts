@@ -25,7 +25,8 @@ export async function startE2eService(
     throw new Error('out/renderer/index.html is missing: run `npm run build` before the e2e tests.');
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'box-e2e-'));
-  const quiet = { info() {}, warn() {}, error: (...a: unknown[]) => console.error(...a) };
+  // warnings and errors reach the run's output: a slow or failed template build says so there
+  const quiet = { info() {}, warn: (...a: unknown[]) => console.error(...a), error: (...a: unknown[]) => console.error(...a) };
   const svc = await startService({ dataDir, port: 0, apiKey: E2E_KEY, webUiDir: RENDERER_DIR, log: quiet, tuning, ...start });
   const api = (pathname: string, init: RequestInit & { json?: unknown } = {}) => {
     const headers = new Headers(init.headers);
