@@ -52,6 +52,7 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
     let wait = (opts.helloRetryMs ?? 1000) * loadFactor();
     let last = 'no attempt';
     while (Date.now() < deadline) {
+      if (opts.gone?.()) throw new AgentError('disconnected', `agent at ${path} will not answer: ${opts.gone()} (last attempt: ${last})`);
       let sock: net.Socket;
       try {
         sock = await connectOnce(path);
@@ -61,7 +62,7 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
         continue;
       }
       const client = new AgentClient(sock, opts);
-      for (let attempt = 0; Date.now() < deadline && !client.closedErr; attempt++) {
+      for (let attempt = 0; Date.now() < deadline && !client.closedErr && !opts.gone?.(); attempt++) {
         if (attempt === 1) client.flush(); // once is enough: bytes stay in order
         try {
           await client.hello(Math.min(wait, Math.max(1, deadline - Date.now())));

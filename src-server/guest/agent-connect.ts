@@ -34,6 +34,11 @@ export interface ConnectOptions extends ClientOptions {
    * Each further attempt waits twice as long (up to MAX_HELLO_WAIT_MS), all times loadFactor.
    */
   helloRetryMs?: number;
+  /**
+   * Why the agent can no longer come (its VM process exited), or undefined while it may:
+   * asked between attempts, so a dead VM fails the wait at once instead of at the deadline.
+   */
+  gone?: () => string | undefined;
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -53,11 +53,13 @@ export class AgentConnections {
     kind: ConnectKind,
     identity?: (client: AgentClient) => Promise<unknown>,
     timeoutMs = AGENT_BOOT_TIMEOUT_MS,
+    pid?: number,
   ): Promise<AgentClient> {
     let client: AgentClient;
     try {
       client = await waitForAgent(folder, {
         timeoutMs,
+        pid,
         afterRestore: kind === 'resume' || kind === 'restore' || kind === 'clone',
         reseed: kind !== 'resume',
         identity,

@@ -1,8 +1,11 @@
 /**
  * The host refuses an agent that speaks another protocol version, with a message that says
  * what to do; after a restore it sets the clock, and reseeds the RNG unless told the state
- * is the box's own running for the first time.
+ * is the box's own running for the first time. A boot whose VM process exits fails the wait
+ * at once, not at the deadline (a template build under load waits up to 180 s times the load
+ * factor; CI saw a first create wait past the client's 5-minute headers timeout).
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -68,5 +71,27 @@ describe('after a restore', () => {
     expect(seen.filter((t) => t !== M.HELLO).sort()).toEqual([M.TIME_SET, M.RESEED].sort());
     (await waitForAgent(await fakeAgent(PROTO_VERSION), { timeoutMs: 5000, afterRestore: true, reseed: false })).close();
     expect(seen.filter((t) => t !== M.HELLO)).toEqual([M.TIME_SET]);
+  });
+});
+
+describe('a VM process that is gone', () => {
+  it('ends the wait as soon as the process has exited, naming it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'box-gone-'));
+    // a process that exited and was reaped stands for a QEMU that crashed while booting
+    const child = spawn('true');
+    const pid = child.pid!;
+    await new Promise((r) => child.on('exit', r));
+    const t0 = Date.now();
+    const err = await waitForAgent(new BoxFolder(dir), { timeoutMs: 60_000, pid }).catch((e: Error) => e);
+    expect((err as Error).message).toContain(`its VM process (pid ${pid}) exited`);
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
+
+  it('keeps waiting while the process lives, until the deadline', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'box-gone-'));
+    const t0 = Date.now();
+    const err = await waitForAgent(new BoxFolder(dir), { timeoutMs: 400, pid: process.pid }).catch((e: Error) => e);
+    expect((err as Error).message).toMatch(/not ready/);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(350);
   });
 });

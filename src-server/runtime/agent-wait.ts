@@ -8,6 +8,7 @@ import { loadFactor } from '../guest/agent-connect.js';
 import { PROTO_VERSION } from '../guest/protocol.js';
 import { type BoxFolder, readState } from './box-folder.js';
 import { mountShares } from './qemu/shares.js';
+import { exited } from './qemu/vm.js';
 
 interface WaitForAgentOptions {
   timeoutMs?: number;
@@ -25,11 +26,18 @@ interface WaitForAgentOptions {
    * is not translated yet (TCG) serves the batch in one wake-up instead of two round trips.
    */
   identity?: (client: AgentClient) => Promise<unknown>;
+  /** The VM's QEMU process, just started: the wait ends as soon as it exits (a crashed boot fails at once). */
+  pid?: number;
 }
+
 
 export async function waitForAgent(folder: BoxFolder, opts: WaitForAgentOptions = {}): Promise<AgentClient> {
   // the deadline grows with the machine's load, like each HELLO's wait (AgentClient.connect)
-  const client = await AgentClient.connect(folder.agentSock, { timeoutMs: (opts.timeoutMs ?? 60_000) * loadFactor(), helloRetryMs: 200 });
+  const client = await AgentClient.connect(folder.agentSock, {
+    timeoutMs: (opts.timeoutMs ?? 60_000) * loadFactor(),
+    helloRetryMs: 200,
+    ...(opts.pid ? { gone: () => (exited(opts.pid!) ? `its VM process (pid ${opts.pid}) exited` : undefined) } : {}),
+  });
   const proto = client.info?.protocol;
   if (proto !== PROTO_VERSION) {
     client.close();

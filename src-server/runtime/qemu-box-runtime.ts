@@ -8,13 +8,12 @@
  * is ready (warm-pool.ts).
  * Checkpoints live in <dataDir>/checkpoints/<id>/ so they outlive their box.
  */
-import type { AgentClient } from '../guest/agent-client.js';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BoxRuntime, GuestAgent, ImageResolver, Progress, TemplatePort, TemplateWarmup, VmConfig as BoxVmConfig } from '../boxes/ports.js';
 import { RuntimeError } from '../boxes/ports.js';
-import { AgentConnections, type ConnectKind } from './agent-connections.js';
+import { AgentConnections } from './agent-connections.js';
 import { boxFolder, isAlive, livePid, readState, type BoxFolder } from './box-folder.js';
 import type { GuestImage, ImageProgress } from './guest-image/guest-image.js';
 import { MachineSource } from './templates/machine-source.js';
@@ -105,14 +104,20 @@ export class QemuBoxRuntime implements BoxRuntime {
     const clone = await this.clones?.start(cfg, config, folder, onProgress);
     if (clone) {
       this.handles.set(cfg.boxId, clone.handle);
-      await this.connect(cfg.boxId, folder, 'clone', (c) => applyIdentity(c, cfg.hostname));
+      await this.conns.connect(cfg.boxId, folder, 'clone', (c) => applyIdentity(c, cfg.hostname));
       const agent = this.conns.client(cfg.boxId)!;
       // the guest-setup files (a warmed clone holds the install-wide ones already)
       await writeGuestFiles(agent, folder, cfg.files ?? []);
       return { filesWritten: true as const, from: clone.from };
     }
-    this.handles.set(cfg.boxId, await launchVm(folder, config));
-    await this.connect(cfg.boxId, folder, 'boot');
+    return this.boot(cfg.boxId, folder, config);
+  }
+
+  /** A fresh QEMU from the disk; a boot that crashes fails at once (connect watches its pid). */
+  private async boot(boxId: string, folder: BoxFolder, config: Parameters<typeof launchVm>[1]) {
+    const handle = await launchVm(folder, config);
+    this.handles.set(boxId, handle);
+    await this.conns.connect(boxId, folder, 'boot', undefined, undefined, handle.pid);
     return { from: 'boot' };
   }
 
@@ -121,10 +126,6 @@ export class QemuBoxRuntime implements BoxRuntime {
     if (!cfg.files) return {};
     await writeGuestFiles(this.conns.client(cfg.boxId)!, folder, cfg.files);
     return { filesWritten: true };
-  }
-
-  private async connect(boxId: string, folder: BoxFolder, kind: ConnectKind, identity?: (c: AgentClient) => Promise<unknown>) {
-    await this.conns.connect(boxId, folder, kind, identity);
   }
 
   async agent(boxId: string): Promise<GuestAgent> {
@@ -181,16 +182,14 @@ export class QemuBoxRuntime implements BoxRuntime {
     const folder = this.folder(cfg.boxId);
     const kind = (await restoreRanBefore(folder)) ? 'restore' : 'resume';
     this.handles.set(cfg.boxId, await restoreVm(folder, networkOf(cfg), this.clones?.spares));
-    await this.connect(cfg.boxId, folder, kind);
+    await this.conns.connect(cfg.boxId, folder, kind);
     return { from: 'saved_state', ...(await this.syncFiles(cfg, folder)) };
   }
 
   async coldBoot(cfg: BoxVmConfig) {
     await this.stop(cfg.boxId);
     const folder = this.folder(cfg.boxId);
-    this.handles.set(cfg.boxId, await launchVm(folder, await this.machines.vmConfig(cfg)));
-    await this.connect(cfg.boxId, folder, 'boot');
-    return { from: 'boot' };
+    return this.boot(cfg.boxId, folder, await this.machines.vmConfig(cfg));
   }
 
   /** Processes end with the VM: the execs of the box end with an error. */
@@ -240,7 +239,7 @@ export class QemuBoxRuntime implements BoxRuntime {
       this.conns.stopping.delete(boxId);
       if (livePid(folder)) {
         this.handles.set(boxId, h);
-        await this.connect(boxId, folder, 'resume'); // its own state, just saved: clones of the checkpoint reseed
+        await this.conns.connect(boxId, folder, 'resume'); // its own state, just saved: clones of the checkpoint reseed
       } else this.handles.delete(boxId);
     }
     return { sizeBytes: dirSizeBytes(dir) };
@@ -253,7 +252,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     await cloneFolder(dir, folder);
     this.handles.set(cfg.boxId, await restoreVm(folder, { ...networkOf(cfg), hostname: cfg.hostname }, this.clones?.spares));
     // a fork is a new box: its own hostname, machine-id and RNG state (with the clock: waitForAgent)
-    await this.connect(cfg.boxId, folder, 'clone', (c) => applyIdentity(c, cfg.hostname));
+    await this.conns.connect(cfg.boxId, folder, 'clone', (c) => applyIdentity(c, cfg.hostname));
     return { from: 'checkpoint', ...(await this.syncFiles(cfg, folder)) };
   }
 

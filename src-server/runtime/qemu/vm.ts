@@ -13,6 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { loadFactor } from '../../guest/agent-connect.js';
 import { readProcStat } from '../proc-stat.js';
 import { rm } from 'node:fs/promises';
 import { type BoxFolder, createOverlay, ensureFolder, livePid, readState, writeState } from '../box-folder.js';
@@ -106,7 +107,8 @@ export async function attachVm(folder: BoxFolder): Promise<VmHandle> {
 }
 
 /** Gone or a zombie: daemonized QEMU is reaped by whoever is PID 1, sometimes a second late. */
-function exited(pid: number): boolean {
+/** Gone or a zombie: a daemonized QEMU is not our child, and who reaps it varies. */
+export function exited(pid: number): boolean {
   const st = readProcStat(pid);
   return !st || st.state === 'Z';
 }
@@ -130,7 +132,8 @@ export async function killVm(target: BoxFolder | VmHandle): Promise<void> {
   const pid = livePid(folder);
   if (pid) {
     process.kill(pid, 'SIGKILL');
-    if (!(await waitForExit(pid, 5000))) throw new Error(`qemu ${pid} did not exit`);
+    // a loaded machine takes longer to tear down a killed guest's memory
+    if (!(await waitForExit(pid, 5000 * loadFactor()))) throw new Error(`qemu ${pid} did not exit`);
   }
   await removeRuntimeFiles(folder);
 }

@@ -179,13 +179,13 @@ export class TemplateStore {
         await killVm(handle).catch(() => {});
         throw new Error('the service is stopping');
       }
-      const agent = await waitForAgent(folder, { timeoutMs: BUILD_TIMEOUT_MS }).catch(async (e) => {
+      const agent = await waitForAgent(folder, { timeoutMs: BUILD_TIMEOUT_MS, pid: handle.pid }).catch(async (e) => {
         await killVm(handle).catch(() => {});
         throw e;
       });
       progress({ phase: 'prepare', percent: 70 });
       try {
-        for (const w of this.warmups) await runWarmup(w, agent);
+        for (const w of this.warmups) await runWarmup(w, agent, (why) => this.log?.warn(`template ${id}: warm-up ${w.key} left out: ${why}`));
         progress({ phase: 'prepare', percent: 80 });
         const r = await execText(agent, ['/bin/sh', '-c', PREP_SCRIPT]);
         if (r.exitCode !== 0) throw new Error(`template preparation failed: ${r.stderr.trim()}`);
@@ -289,10 +289,10 @@ export class TemplateStore {
 }
 
 /** A warm-up step failing leaves the template as it would be without it (the area starts its work on demand). */
-async function runWarmup(w: TemplateWarmup, agent: Parameters<typeof execText>[0]) {
+async function runWarmup(w: TemplateWarmup, agent: Parameters<typeof execText>[0], failed: (why: string) => void) {
   const guest = {
     sh: (script: string, timeoutMs: number) => execText(agent, ['/bin/sh', '-c', script], timeoutMs),
     writeFile: async (path: string, content: Buffer) => void (await agent.writeFile(path, { mode: 0o644, createParents: true }, content)),
   };
-  await w.run(guest).catch(() => {});
+  await w.run(guest).catch((e: Error) => failed(e.message.slice(0, 500)));
 }
