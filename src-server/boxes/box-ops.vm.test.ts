@@ -2,7 +2,8 @@
  * Issue 29 on a real microVM (QEMU; TCG here): restore in place goes back to the
  * checkpoint's disk and memory (a file written after it is gone, one written before is
  * there; a tmpfs file, which lives only in RAM, too), and the box file operations
- * (new folder, rename, delete) run in the real guest.
+ * (new folder, rename, delete) run in the real guest, and a 20,000-entry directory is
+ * streamed.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +74,22 @@ describe('a real box', () => {
       const del = await svc.api(`${base}/paths?path=${encodeURIComponent('/root/new folder')}&recursive=true`, { method: 'DELETE' });
       expect(await del.json()).toEqual({ path: '/root/new folder', deleted: true });
       expect(await sh(id, '[ -e "/root/new folder" ] && echo present || echo gone; [ -e /root/before.txt ] && echo b || echo nob')).toBe('gone\nnob\n');
+
+      // a large directory is streamed from the guest as the agent sends it: chunked, no
+      // whole body built on the host, complete and sorted (issue 28: bounded memory)
+      await sh(id, 'mkdir /tmp/many && cd /tmp/many && seq -f "f%05g" 0 19999 | xargs touch');
+      const listed = await svc.api(`${base}/directories?path=/tmp/many`);
+      expect(listed.status).toBe(200);
+      expect(listed.headers.get('transfer-encoding')).toBe('chunked');
+      expect(listed.headers.get('content-length')).toBeNull();
+      const { entries } = (await listed.json()) as { entries: { name: string; type: string }[] };
+      expect(entries.length).toBe(20_000);
+      expect(entries[0]).toMatchObject({ name: 'f00000', type: 'file' });
+      expect(entries.every((e, i) => i === 0 || entries[i - 1]!.name < e.name)).toBe(true);
+      // errors still come before any byte of a listing, in the envelope, naming the field
+      const missing = await svc.api(`${base}/directories?path=/tmp/nowhere`);
+      expect(missing.status).toBe(404);
+      expect(await errorOf(missing)).toMatchObject({ param: 'path' });
     },
     VM_TIMEOUT * 2,
   );

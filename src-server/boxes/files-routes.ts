@@ -1,5 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import type { RouteRegistrar } from '../http/route.js';
+import { streamListing } from '../http/listing-stream.js';
 import { BoxIdParams } from '../contract/boxes.js';
 import { GetFileQuery, ListDirQuery, PutFileQuery } from '../contract/files.js';
 import type { BoxAccess } from './box-access.js';
@@ -51,9 +52,10 @@ export function filesRoutes(r: RouteRegistrar, s: { files: FilesService; access:
     params: BoxIdParams,
     query: ListDirQuery,
     summary: 'List a directory inside the box (volume-entry shape, sorted by name)',
-    handler: async ({ auth, req, params, query }) => {
+    handler: async ({ auth, req, res, params, query }) => {
       const box = access.boxFor(req, auth, params.box_id, 'files');
-      return { entries: await s.files.list(box, query.path) };
+      await streamListing(res, await s.files.list(box, query.path));
+      return undefined;
     },
   });
 }

@@ -69,15 +69,32 @@ export class FilesService {
     });
   }
 
-  /** A directory's entries, sorted by name (byte order). */
-  async list(box: BoxRecord, path: string): Promise<EntryInfo[]> {
-    const entries = await this.withAgent(box, async (agent, done) => {
-      try {
-        return await agent.listDir(path).catch((e) => guestError(e, path));
-      } finally {
+  /**
+   * A directory's entries, sorted by name (byte order), in batches as the agent sends them
+   * (a listing of any size is passed on, not held). Errors such as a missing directory are
+   * thrown here, before the first batch; the call ends when the batches are read or dropped.
+   */
+  async list(box: BoxRecord, path: string): Promise<AsyncGenerator<EntryInfo[]>> {
+    return this.withAgent(box, async (agent, done) => {
+      const batches = agent.listDir(path);
+      const first = await batches.next().catch((e) => {
         done();
-      }
+        return guestError(e, path);
+      });
+      return (async function* () {
+        try {
+          if (first.done) return;
+          yield first.value;
+          for (;;) {
+            const next = await batches.next().catch((e) => guestError(e, path));
+            if (next.done) return;
+            yield next.value;
+          }
+        } finally {
+          done();
+          await batches.return(undefined);
+        }
+      })();
     });
-    return [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 }

@@ -190,7 +190,8 @@ export interface GuestAgent {
   writeFile(path: string, opts: { mode: number; createParents: boolean; durable?: boolean }, source: Readable): Promise<{ sizeBytes: number }>;
   readFile(path: string): Promise<{ mode: number; size: number | null; stream: Readable }>;
   stat(path: string, opts: { follow: boolean }): Promise<EntryInfo>;
-  listDir(path: string): Promise<EntryInfo[]>;
+  /** The entries sorted by name (byte order), in batches as the guest sends them: a listing of any size is passed on, not held. */
+  listDir(path: string): AsyncGenerator<EntryInfo[]>;
 }
 
 export class RuntimeError extends Error {

@@ -8,7 +8,6 @@ import type { ExecBody } from '../contract/exec.js';
 import type { Principal } from '../core/principal.js';
 import type { BoxRecord } from '../boxes/ports.js';
 import type { ExecSession } from '../boxes/ports.js';
-import type { EntryInfo } from '../boxes/ports.js';
 
 export type { BoxRecord, ExecSession, Principal };
 
@@ -35,7 +34,6 @@ export interface ExecPort {
 export interface FilesPort {
   write(box: BoxRecord, path: string, opts: { mode: number; createParents: boolean }, source: Readable): Promise<{ sizeBytes: number }>;
   read(box: BoxRecord, path: string): Promise<{ mode: number; size: number | null; stream: Readable }>;
-  list(box: BoxRecord, path: string): Promise<EntryInfo[]>;
 }
 
 export interface AppsPort {

@@ -176,8 +176,9 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
     return files.stat(this, path, opts.follow ?? true);
   }
 
-  listDir(path: string): Promise<files.FileEntry[]> {
-    return files.listDir(this, path);
+  /** The entries in batches as they arrive (agent-files.ts listDirBatches). */
+  listDir(path: string): AsyncGenerator<files.FileEntry[]> {
+    return files.listDirBatches(this, path);
   }
 
   mkdir(path: string, opts: { mode?: number } = {}): Promise<void> {

@@ -120,7 +120,7 @@ describe('files', () => {
     await expect(client.readFile('/dev/null')).rejects.toMatchObject({ code: 'invalid' });
     await expect(client.stat(join(root, 'missing'))).rejects.toMatchObject({ code: 'not_found' });
     writeFileSync(join(root, 'plain'), 'x');
-    await expect(client.listDir(join(root, 'plain'))).rejects.toMatchObject({ code: 'not_directory' });
+    await expect(client.listDir(join(root, 'plain')).next()).rejects.toMatchObject({ code: 'not_directory' });
     await expect(client.writeFile(join(root, 'plain/sub'), { createParents: false }, Buffer.from('x'))).rejects.toMatchObject({ code: 'not_directory' });
     await expect(client.writeFile(join(root, 'nodir/f'), { createParents: false }, Buffer.from('x'))).rejects.toMatchObject({ code: 'not_found' });
     await expect(client.writeFile(root, {}, Buffer.from('x'))).rejects.toMatchObject({ code: 'is_directory' });
@@ -152,7 +152,11 @@ describe('files', () => {
     const names = Array.from({ length: 3000 }, (_, i) => `file-${String(i).padStart(5, '0')}-${'x'.repeat(40)}`);
     for (const n of names) writeFileSync(join(dir, n), n);
     symlinkSync('/nowhere', join(dir, 'dangling'));
-    const list = await client.listDir(dir);
+    const batches = [];
+    for await (const batch of client.listDir(dir)) batches.push(batch);
+    // the agent sends ~48 KiB frames: the host gets the listing in pieces, in order
+    expect(batches.length).toBeGreaterThan(2);
+    const list = batches.flat();
     expect(list.map((e) => e.name)).toEqual([...names, 'dangling', 'sub'].sort());
     expect(list.find((e) => e.name === 'sub')).toMatchObject({ type: 'directory' });
     expect(list.find((e) => e.name === 'dangling')).toMatchObject({ type: 'symlink', target: '/nowhere' });

@@ -186,15 +186,36 @@ export function stat(ch: Channel, path: string, follow: boolean): Promise<FileEn
   return ch.request(M.STAT, payload, (f) => (f.type === M.STAT_REPLY ? parseEntry(new Fields(f.payload)) : undefined));
 }
 
-export function listDir(ch: Channel, path: string): Promise<FileEntry[]> {
-  const entries: FileEntry[] = [];
-  return ch.request(M.LIST, encodeFields([[T.PATH, path]]), (f) => {
-    if (f.type === M.LIST_ENTRIES) {
-      for (const e of new Fields(f.payload).all(T.ENTRY)) entries.push(parseEntry(new Fields(e)));
-      return undefined;
-    }
-    return f.type === M.OK ? entries : undefined;
-  });
+/**
+ * A directory's entries as the agent sends them: sorted by name (byte order), one batch per
+ * LIST_ENTRIES frame (~48 KiB), so a caller can pass a listing of any size on without
+ * holding it. An error before the first batch (no such directory) is the first `next()`'s.
+ */
+export async function* listDirBatches(ch: Channel, path: string): AsyncGenerator<FileEntry[]> {
+  const queue: FileEntry[][] = [];
+  let wake: (() => void) | undefined;
+  let end: { error?: unknown } | undefined;
+  void ch
+    .request(M.LIST, encodeFields([[T.PATH, path]]), (f) => {
+      if (f.type === M.LIST_ENTRIES) {
+        queue.push(new Fields(f.payload).all(T.ENTRY).map((e) => parseEntry(new Fields(e))));
+        wake?.();
+        return undefined;
+      }
+      return f.type === M.OK ? true : undefined;
+    })
+    .then(
+      () => (end = {}),
+      (error: unknown) => (end = { error }),
+    )
+    .finally(() => wake?.());
+  for (;;) {
+    const batch = queue.shift();
+    if (batch) yield batch;
+    else if (end?.error) throw end.error;
+    else if (end) return;
+    else await new Promise<void>((r) => (wake = r));
+  }
 }
 
 export async function mkdir(ch: Channel, path: string, mode = 0o755): Promise<void> {

@@ -134,6 +134,8 @@ export function guestAgentAdapter(client: AgentClient, track: (f: ExecFacade) =>
     writeFile: (p, o, src) => client.writeFile(p, { mode: o.mode, createParents: o.createParents, durable: o.durable }, src),
     readFile: (p) => client.readFile(p),
     stat: async (p, o) => entry(await client.stat(p, { follow: o.follow })),
-    listDir: async (p) => (await client.listDir(p)).map(entry),
+    listDir: async function* (p) {
+      for await (const batch of client.listDir(p)) yield batch.map(entry);
+    },
   };
 }

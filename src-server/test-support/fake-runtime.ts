@@ -189,18 +189,21 @@ class FakeAgent implements GuestAgent {
     const st = fs.statSync(this.p(p));
     return { name: path.basename(p), type: st.isDirectory() ? 'directory' : 'file', size: st.size, modified_time: st.mtimeMs / 1000, mode: st.mode & 0o7777 };
   }
-  async listDir(p: string) {
+  /** Like the agent: sorted by name (byte order), in batches of 100. */
+  async *listDir(p: string): AsyncGenerator<EntryInfo[]> {
     const dir = this.p(p);
     if (!fs.existsSync(dir)) throw Object.assign(new Error('missing'), { code: 'not_found' });
-    return fs.readdirSync(dir).map((n) => {
-      const st = fs.lstatSync(path.join(dir, n));
-      return {
-        name: n,
-        type: st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'file',
-        size: st.size,
-        modified_time: st.mtimeMs / 1000,
-        mode: st.mode & 0o7777,
-      } as EntryInfo;
-    });
+    const names = fs.readdirSync(dir).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    for (let i = 0; i < names.length; i += 100)
+      yield names.slice(i, i + 100).map((n) => {
+        const st = fs.lstatSync(path.join(dir, n));
+        return {
+          name: n,
+          type: st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'file',
+          size: st.size,
+          modified_time: st.mtimeMs / 1000,
+          mode: st.mode & 0o7777,
+        } as EntryInfo;
+      });
   }
 }

@@ -12,7 +12,7 @@ import {
   VolumeIdParams,
 } from '../contract/volumes.js';
 import { fileTooLarge, writeVolumeFile } from './file-write.js';
-import { streamListing } from './listing-stream.js';
+import { streamListing } from '../http/listing-stream.js';
 import type { Volumes } from './volumes-service.js';
 import { checkWriteDepth, volumeSegments } from './volume-path.js';
 

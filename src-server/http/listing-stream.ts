@@ -1,13 +1,12 @@
 import { once } from 'node:events';
 import type { Response } from 'express';
-import type { VolumeEntry } from '../contract/volumes.js';
 
 /**
  * Writes `{"entries":[...]}` batch by batch (chunked), waiting for the socket to drain, so
  * a listing of any size keeps the service's memory flat; the shape is the spec's, unpaged.
- * A client that leaves stops the walk. Errors after the first byte can only cut the body.
+ * A client that leaves stops the walk. Volume and box directory listings both use it. Errors after the first byte can only cut the body.
  */
-export async function streamListing(res: Response, batches: AsyncGenerator<VolumeEntry[]>): Promise<void> {
+export async function streamListing<T>(res: Response, batches: AsyncGenerator<T[]>): Promise<void> {
   res.status(200).type('application/json');
   let first = true;
   let gone = false;
