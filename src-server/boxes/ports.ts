@@ -33,7 +33,6 @@ export type { GuestSetup } from './guest-setup.js';
 /** The runtime port: what boxes need of a VM runtime (runtime/ implements it with QEMU). */
 export type {
   BoxRuntime,
-  EntryInfo,
   ExecResult,
   GuestAgent,
   GuestExec,

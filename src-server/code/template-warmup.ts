@@ -22,7 +22,10 @@ export const codeWarmup: TemplateWarmup = {
     if (probe.exitCode !== 0) return;
     for (const f of GUEST_FILES) await guest.writeFile(`${GUEST_DIR}/${f.name}`, f.content);
     const r = await guest
-      .sh(`cd / && setsid -f python3 ${GUEST_DIR}/boxcode.py >>${GUEST_DIR}/daemon.log 2>&1 </dev/null && python3 ${GUEST_DIR}/boxcode.py warm`, WARM_TIMEOUT_MS)
+      .sh(
+        `cd / && setsid -f python3 ${GUEST_DIR}/boxcode.py >>${GUEST_DIR}/daemon.log 2>&1 </dev/null && python3 ${GUEST_DIR}/boxcode.py warm`,
+        WARM_TIMEOUT_MS,
+      )
       .catch((e: Error) => ({ exitCode: null, stdout: '', stderr: e.message }));
     if (r.exitCode !== 0) {
       // no half-started daemon in the template: its boxes start a fresh one on first use

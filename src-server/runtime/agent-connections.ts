@@ -24,7 +24,7 @@ type LostKind = 'killed' | 'panic' | 'agent_lost';
  * state is its own and was never used past the save, like a laptop waking up), restore
  * one that may have run before (vm-snapshot.ts `restoreRanBefore`).
  */
-export type ConnectKind = 'boot' | 'resume' | 'restore' | 'adopt' | 'clone';
+type ConnectKind = 'boot' | 'resume' | 'restore' | 'adopt' | 'clone';
 const AGENT_BOOT_TIMEOUT_MS = 180_000;
 
 export class AgentConnections {

@@ -30,7 +30,6 @@ interface WaitForAgentOptions {
   pid?: number;
 }
 
-
 export async function waitForAgent(folder: BoxFolder, opts: WaitForAgentOptions = {}): Promise<AgentClient> {
   // the deadline grows with the machine's load, like each HELLO's wait (AgentClient.connect)
   const client = await AgentClient.connect(folder.agentSock, {
