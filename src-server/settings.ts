@@ -76,6 +76,12 @@ export const ENV_SETTINGS = {
   accel: { env: 'BOX_ACCEL', schema: z.enum(['kvm', 'hvf', 'tcg']), default: 'probed', meaning: 'forces the accelerator instead of probing for one' },
   tscKhz: { env: 'BOX_TSC_KHZ', schema: z.coerce.number().positive(), default: "the host's", meaning: 'TSC rate in kHz given to guests (`tsc_early_khz`)' },
   ramDelta: { env: 'BOX_RAMDELTA', schema: flag('0'), default: 'on', meaning: '`0`: clones save their whole RAM (no `box-ramdelta`; for comparisons)' },
+  qemuNice: {
+    env: 'BOX_QEMU_NICE',
+    schema: z.coerce.number().int().min(0).max(19),
+    default: '`0`',
+    meaning: "CPU niceness (0-19) of the boxes' QEMUs, each its own scheduling group: higher, and busy guests yield to everything else on the machine",
+  },
   qemuThp: { env: 'BOX_QEMU_THP', schema: flag('0'), default: 'off', meaning: '`1`: start QEMU directly, with transparent huge pages (for comparisons)' },
   guestKernel: { env: 'BOX_GUEST_KERNEL', schema: z.enum(['stock', 'tiny']), default: '`stock`', meaning: 'guest kernel flavour of the guest image' },
   agentBinary: {

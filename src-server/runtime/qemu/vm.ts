@@ -20,6 +20,8 @@ import { type BoxFolder, createOverlay, ensureFolder, livePid, readState, writeS
 import { qemuLauncher } from '../guest-image/agent-build.js';
 import { QEMU_BINARY, qemuVersion } from './host.js';
 import { QmpClient } from './qmp.js';
+import { setGroupNice } from './vm-priority.js';
+import { boxEnv } from '../../settings.js';
 import { qemuArgs, type VmConfig } from './vm-config.js';
 
 export interface VmHandle {
@@ -31,13 +33,24 @@ export interface VmHandle {
   diskNode: string;
 }
 
+/** BOX_QEMU_NICE's default: guests at the service's priority (they yield only while it starts: headless.ts). */
+const QEMU_NICE = 0;
+
+/** The group niceness of a new QEMU (BOX_QEMU_NICE): its session is its own scheduling group (vm-priority.ts). */
+function niceSession(pid: number): void {
+  const nice = boxEnv().qemuNice ?? QEMU_NICE;
+  if (nice > 0) setGroupNice(pid, nice);
+}
+
 /** Runs QEMU with -daemonize: resolves when the daemon is initialised (parent exited 0). */
 async function spawnDaemon(args: string[]): Promise<void> {
   const launcher = await qemuLauncher();
+  // guests yield the CPU to the service (API, restarts, adoption) and the UI: a guest's
+  // threads inherit the niceness from the start, which a later renice would not reach
+  const nice = boxEnv().qemuNice ?? QEMU_NICE;
+  const argv = [...(nice > 0 ? ['nice', '-n', String(nice)] : []), ...(launcher ? [launcher] : []), QEMU_BINARY, ...args];
   await new Promise<void>((resolve, reject) => {
-    const child = launcher
-      ? spawn(launcher, [QEMU_BINARY, ...args], { detached: true, stdio: ['ignore', 'ignore', 'pipe'] })
-      : spawn(QEMU_BINARY, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (d: string) => (stderr += d));
@@ -61,6 +74,7 @@ export async function startQemu(folder: BoxFolder, config: VmConfig, opts: { inc
   await spawnDaemon(qemuArgs(folder, config, opts));
   const pid = livePid(folder);
   if (!pid) throw new Error(`qemu started but ${folder.pidFile} names no live process`);
+  niceSession(pid);
   const qmp = await QmpClient.connect(folder.qmpSock, { timeoutMs: 10_000 });
   return { folder, pid, qmp, config, diskNode: 'disk0' };
 }
