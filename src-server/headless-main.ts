@@ -12,6 +12,8 @@ import { onStopSignals } from './quit/stop-signals.js';
  * The headless service (headless.ts loads it): `npm run serve -- --port <p> --data-dir <dir>
  * [--inference-port <p>] [--web-ui <dir>]`. `started` runs once the API answers.
  */
+// headless.ts imports it dynamically, after the VMs yield (which the unused-exports check does not follow)
+// ts-unused-exports:disable-next-line
 export async function main(started: () => void = () => {}) {
   const env = boxEnv();
   const { values } = parseArgs({
@@ -35,19 +37,8 @@ export async function main(started: () => void = () => {}) {
   started();
   const dataDir = path.resolve(values['data-dir']!);
   const unpublish = publishEndpoint({ url: svc.url, inference_url: svc.inferenceUrl, data_dir: dataDir });
-  console.log(`Box service listening on ${svc.url}`);
-  if (svc.inferenceUrl !== svc.url) console.log(`Inference API on ${svc.inferenceUrl}`);
-  console.log(env.apiKey ? 'API key: the value of BOX_API_KEY' : `API key: in ${svc.apiKeyFile}`);
-  console.log(`CLI (finds this service through ${path.join(dataDir, 'endpoint.json')}): ${cliLine({ url: svc.url, data_dir: dataDir })}`);
-  if (svc.ctx.config.webUiDir) {
-    console.log(`Web UI, one-time sign-in link (valid ${LOGIN_LINK_TTL_MS / 60_000} minutes, single use): ${svc.loginUrl()}`);
-    console.log(`  Later: \`npx box login-link\` prints a new link, or paste the API key on the sign-in page of ${svc.url}/`);
-  }
-  const onQuit = svc.ctx.services.quit.settings.get().on_quit;
-  console.log(
-    `On Ctrl+C or SIGTERM: ${describeOnQuit(onQuit, 'headless')} (setting on_quit: ${onQuit}; \`npx box settings set on_quit leave_running|stop_boxes\`).`,
-  );
-  // Quitting says what it does to running boxes (setting on_quit, GET /v1/service/quit-plan).
+  // Quitting says what it does to running boxes (setting on_quit, GET /v1/service/quit-plan);
+  // its handlers come before the banner, so a signal sent on seeing the banner is handled.
   // A process-group signal reaches this process and every launcher that forwards it: the
   // repeats within a second are the same stop (stop-signals.ts); a signal later than that,
   // while boxes are being put to sleep, leaves the rest running and exits.
@@ -83,4 +74,16 @@ export async function main(started: () => void = () => {}) {
       });
     },
   });
+  console.log(`Box service listening on ${svc.url}`);
+  if (svc.inferenceUrl !== svc.url) console.log(`Inference API on ${svc.inferenceUrl}`);
+  console.log(env.apiKey ? 'API key: the value of BOX_API_KEY' : `API key: in ${svc.apiKeyFile}`);
+  console.log(`CLI (finds this service through ${path.join(dataDir, 'endpoint.json')}): ${cliLine({ url: svc.url, data_dir: dataDir })}`);
+  if (svc.ctx.config.webUiDir) {
+    console.log(`Web UI, one-time sign-in link (valid ${LOGIN_LINK_TTL_MS / 60_000} minutes, single use): ${svc.loginUrl()}`);
+    console.log(`  Later: \`npx box login-link\` prints a new link, or paste the API key on the sign-in page of ${svc.url}/`);
+  }
+  const onQuit = svc.ctx.services.quit.settings.get().on_quit;
+  console.log(
+    `On Ctrl+C or SIGTERM: ${describeOnQuit(onQuit, 'headless')} (setting on_quit: ${onQuit}; \`npx box settings set on_quit leave_running|stop_boxes\`).`,
+  );
 }

@@ -37,7 +37,7 @@ it('prints the on_quit rule at start, and what it does on SIGTERM', async () => 
     });
     expect(await set.json()).toEqual({ on_quit: 'leave_running' });
     child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await exited, `the service's output:\n${out}`).toBe(0);
     expect(out).toContain('SIGTERM: No box is running; quitting just stops the service.');
     expect(out).toContain('Box service stopped.');
     expect(fs.existsSync(path.join(dataDir, 'endpoint.json'))).toBe(false);
