@@ -11,12 +11,17 @@ import { templateRoutes } from './template-routes.js';
  */
 export function templatesArea(app: AppBase, deps: { templates: TemplatePort | undefined }) {
   const templates = new TemplateService(deps.templates);
+  let stopping = false;
   const area: Area = {
     name: 'templates',
     routes: (r) => templateRoutes(r, templates),
     start() {
       if (app.config.env.templates === false || !app.config.tuning.prepareTemplates) return;
-      templates.prepareDefault('debian', (m) => app.log.warn(m));
+      // a build the service's stop ends (its VM killed) is no failure to warn about
+      templates.prepareDefault('debian', (m) => app.log[stopping ? 'info' : 'warn'](m));
+    },
+    stop() {
+      stopping = true;
     },
   };
   return { templates, area };

@@ -31,6 +31,7 @@ import { killVm, launchVm } from '../qemu/vm.js';
 /** Bump when what a template holds changes (prep script, device set). */
 const TEMPLATE_RECIPE = 'tpl-v2'; // v2: SHARE_SLOTS spare 9p devices in templates for boxes with volumes
 const BUILD_TIMEOUT_MS = 180_000;
+const STOPPING = 'the service is stopping';
 /** A template VM has no volumes, no network and no RAM file of its own (clones get theirs). */
 type TemplateVm = Pick<VmConfig, 'mounts' | 'ports' | 'proxyPort' | 'hostname' | 'ramFile' | 'freePageReporting'>;
 const TEMPLATE_VM: TemplateVm = { mounts: [], ports: [], proxyPort: undefined, hostname: 'box', ramFile: undefined, freePageReporting: false };
@@ -149,7 +150,7 @@ export class TemplateStore {
         .then(
           (r) => (this.log?.info(`${what}: built in ${((Date.now() - t0) / 1000).toFixed(1)} s`), r),
           (e: unknown) => {
-            this.log?.warn(`${what}: build failed after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${(e as Error).message}`);
+            this.log?.[this.aborted ? 'info' : 'warn'](`${what}: build failed after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${(e as Error).message}`);
             throw e;
           },
         )
@@ -172,12 +173,12 @@ export class TemplateStore {
     const config: VmConfig = { ...base, ...TEMPLATE_VM, shareSlots: shape.volumeSlots ? SHARE_SLOTS : 0 };
     try {
       progress({ phase: 'boot', percent: 10 });
-      if (this.aborted) throw new Error('the service is stopping');
+      if (this.aborted) throw new Error(STOPPING);
       const handle = await launchVm(folder, config);
       // abortBuilds may have run while QEMU started: no template VM outlives the service
       if (this.aborted) {
         await killVm(handle).catch(() => {});
-        throw new Error('the service is stopping');
+        throw new Error(STOPPING);
       }
       const agent = await waitForAgent(folder, { timeoutMs: BUILD_TIMEOUT_MS, pid: handle.pid }).catch(async (e) => {
         await killVm(handle).catch(() => {});
@@ -201,7 +202,7 @@ export class TemplateStore {
       progress({ phase: 'ready', percent: 100 });
       return this.readyOf(id)!;
     } catch (e) {
-      const error = (e as Error).message;
+      const error = this.aborted ? STOPPING : (e as Error).message;
       this.failed.set(id, { shape, error });
       await rm(folder.dir, { recursive: true, force: true }).catch(() => {});
       throw new Error(`building template ${id} failed: ${error}`, { cause: e });
