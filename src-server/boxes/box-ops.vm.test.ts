@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
+import { expectStreamedListing } from '../test-support/listing.js';
 
 const VM_TIMEOUT = 300_000;
 let svc: TestService;
@@ -78,14 +79,7 @@ describe('a real box', () => {
       // a large directory is streamed from the guest as the agent sends it: chunked, no
       // whole body built on the host, complete and sorted (issue 28: bounded memory)
       await sh(id, 'mkdir /tmp/many && cd /tmp/many && seq -f "f%05g" 0 19999 | xargs touch');
-      const listed = await svc.api(`${base}/directories?path=/tmp/many`);
-      expect(listed.status).toBe(200);
-      expect(listed.headers.get('transfer-encoding')).toBe('chunked');
-      expect(listed.headers.get('content-length')).toBeNull();
-      const { entries } = (await listed.json()) as { entries: { name: string; type: string }[] };
-      expect(entries.length).toBe(20_000);
-      expect(entries[0]).toMatchObject({ name: 'f00000', type: 'file' });
-      expect(entries.every((e, i) => i === 0 || entries[i - 1]!.name < e.name)).toBe(true);
+      await expectStreamedListing(await svc.api(`${base}/directories?path=/tmp/many`), 20_000, 'f00000');
       // errors still come before any byte of a listing, in the envelope, naming the field
       const missing = await svc.api(`${base}/directories?path=/tmp/nowhere`);
       expect(missing.status).toBe(404);
