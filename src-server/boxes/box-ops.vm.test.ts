@@ -7,22 +7,18 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
+import { errorOf, startTestService, type TestService, terminateBoxes } from '../test-support/harness.js';
 import { expectStreamedListing } from '../test-support/listing.js';
+import { readExecStream } from '../test-support/exec-stream.js';
 
 const VM_TIMEOUT = 300_000;
 let svc: TestService;
 let appId: string;
 
-type Ev = { type: string; data?: string };
 async function sh(id: string, command: string): Promise<string> {
   const res = await svc.api(`/v1/boxes/${id}/exec`, { method: 'POST', json: { command } });
   if (res.status !== 200) throw new Error(`exec: ${res.status} ${await res.text()}`);
-  const events = (await res.text())
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Ev);
-  return Buffer.concat(events.filter((e) => e.type === 'stdout').map((e) => Buffer.from(e.data!, 'base64'))).toString();
+  return readExecStream(await res.text()).stdout;
 }
 const post = async (p: string, json: unknown = {}) => {
   const res = await svc.api(p, { method: 'POST', json });
@@ -36,9 +32,7 @@ beforeAll(async () => {
   appId = (await post('/v1/apps/find', { name: 'vm', mint_if_missing: true })).id;
 }, VM_TIMEOUT);
 afterAll(async () => {
-  for (const b of (await (await svc.api('/v1/boxes?limit=100')).json()).data ?? []) {
-    await svc.api(`/v1/boxes/${b.box_id}/terminate`, { method: 'POST' });
-  }
+  await terminateBoxes(svc);
   await svc.close();
 }, VM_TIMEOUT);
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../test-support/harness.js';
+import { startTestService, type TestService, terminateBoxes } from '../test-support/harness.js';
 
 const VM_TIMEOUT = 240_000;
 let svc: TestService;
@@ -44,9 +44,7 @@ beforeAll(async () => {
   await svc.api(`/v1/box-volumes/${volumeId}/files?path=hello.txt`, { method: 'PUT', body: 'from the host\n' });
 }, VM_TIMEOUT);
 afterAll(async () => {
-  for (const b of (await (await svc.api('/v1/boxes?limit=100')).json()).data ?? []) {
-    await svc.api(`/v1/boxes/${b.box_id}/terminate`, { method: 'POST' });
-  }
+  await terminateBoxes(svc);
   await svc.close();
 }, VM_TIMEOUT);
 

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../test-support/harness.js';
+import { startTestService, type TestService, terminateBoxes } from '../test-support/harness.js';
 import { readExecStream } from '../test-support/exec-stream.js';
 import { killUnder } from '../test-support/spawned-service.js';
 import { boxFolder, livePid } from '../runtime/box-folder.js';
@@ -35,7 +35,7 @@ beforeAll(async () => {
   svc = await startTestService({ dataDir });
 }, VM_TIMEOUT);
 afterAll(async () => {
-  for (const b of (await (await svc.api('/v1/boxes?limit=100')).json()).data ?? []) await svc.api(`/v1/boxes/${b.box_id}/terminate`, { method: 'POST' });
+  await terminateBoxes(svc);
   await svc.close();
   killUnder(dataDir);
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
+import { errorOf, startTestService, type TestService, terminateBoxes } from '../test-support/harness.js';
 import { BuildError, buildImage } from './index.js';
 import { ImageStore } from './image-store.js';
 import { importOciArchive } from './oci-import.js';
@@ -48,7 +48,7 @@ beforeAll(async () => {
   appId = (await post('/v1/apps/find', { name: 'img', mint_if_missing: true })).id;
 }, VM_TIMEOUT);
 afterAll(async () => {
-  for (const b of (await (await svc.api('/v1/boxes?limit=100')).json()).data ?? []) await svc.api(`/v1/boxes/${b.box_id}/terminate`, { method: 'POST' });
+  await terminateBoxes(svc);
   await svc.close();
 }, VM_TIMEOUT);
 

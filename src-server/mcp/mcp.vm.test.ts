@@ -13,7 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../test-support/harness.js';
+import { startTestService, type TestService, terminateBoxes } from '../test-support/harness.js';
 
 const VM_TIMEOUT = 300_000;
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -52,9 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await http?.close();
   await stdio?.close();
-  for (const b of (await (await svc.api('/v1/boxes?limit=100')).json()).data ?? []) {
-    await svc.api(`/v1/boxes/${b.box_id}/terminate`, { method: 'POST' });
-  }
+  await terminateBoxes(svc);
   await svc?.close();
 }, VM_TIMEOUT);
 

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../test-support/harness.js';
+import { startTestService, type TestService, terminateBoxes } from '../test-support/harness.js';
 
 const VM_TIMEOUT = 600_000;
 const execFileP = promisify(execFile);
@@ -53,7 +53,7 @@ beforeAll(async () => {
   appId = (await post('/v1/apps/find', { name: 'tpl', mint_if_missing: true })).id;
 }, VM_TIMEOUT);
 afterAll(async () => {
-  for (const b of (await (await svc.api('/v1/boxes?limit=100')).json()).data ?? []) await svc.api(`/v1/boxes/${b.box_id}/terminate`, { method: 'POST' });
+  await terminateBoxes(svc);
   await svc.close();
 }, VM_TIMEOUT);
 

@@ -53,3 +53,9 @@ export async function errorOf(res: Response) {
   }
   return body.error;
 }
+
+/** Terminates every box of the service (a VM test's afterAll: no QEMU outlives the file). */
+export async function terminateBoxes(svc: Pick<TestService, 'api'>): Promise<void> {
+  const list = (await (await svc.api('/v1/boxes?limit=100')).json()) as { data?: { box_id: string }[] };
+  for (const b of list.data ?? []) await svc.api(`/v1/boxes/${b.box_id}/terminate`, { method: 'POST' });
+}
