@@ -36,18 +36,11 @@ export interface VmHandle {
 /** BOX_QEMU_NICE's default: guests at the service's priority (they yield only while it starts: headless.ts). */
 const QEMU_NICE = 0;
 
-/** The group niceness of a new QEMU (BOX_QEMU_NICE): its session is its own scheduling group (vm-priority.ts). */
-function niceSession(pid: number): void {
-  const nice = boxEnv().qemuNice ?? QEMU_NICE;
-  if (nice > 0) setGroupNice(pid, nice);
-}
-
 /** Runs QEMU with -daemonize: resolves when the daemon is initialised (parent exited 0). */
-async function spawnDaemon(args: string[]): Promise<void> {
+async function spawnDaemon(args: string[], nice: number): Promise<void> {
   const launcher = await qemuLauncher();
-  // guests yield the CPU to the service (API, restarts, adoption) and the UI: a guest's
-  // threads inherit the niceness from the start, which a later renice would not reach
-  const nice = boxEnv().qemuNice ?? QEMU_NICE;
+  // BOX_QEMU_NICE where there is no autogroup: a guest's threads inherit the niceness from
+  // the start, which a later renice would not reach
   const argv = [...(nice > 0 ? ['nice', '-n', String(nice)] : []), ...(launcher ? [launcher] : []), QEMU_BINARY, ...args];
   await new Promise<void>((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -71,10 +64,12 @@ export async function startQemu(folder: BoxFolder, config: VmConfig, opts: { inc
   if (livePid(folder)) throw new Error(`a VM is already running for ${folder.dir}`);
   await ensureFolder(folder);
   await removeRuntimeFiles(folder);
-  await spawnDaemon(qemuArgs(folder, config, opts));
+  const nice = boxEnv().qemuNice ?? QEMU_NICE;
+  await spawnDaemon(qemuArgs(folder, config, opts), nice);
   const pid = livePid(folder);
   if (!pid) throw new Error(`qemu started but ${folder.pidFile} names no live process`);
-  niceSession(pid);
+  // with autogroup, its session is its own scheduling group: the group's niceness is what counts (vm-priority.ts)
+  if (nice > 0) setGroupNice(pid, nice);
   const qmp = await QmpClient.connect(folder.qmpSock, { timeoutMs: 10_000 });
   return { folder, pid, qmp, config, diskNode: 'disk0' };
 }
