@@ -46,8 +46,8 @@ const http = new Client({ name: 'bench-http', version: '1' });
 await http.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: auth } }));
 const stdio = new Client({ name: 'bench-stdio', version: '1' });
 const stdioTransport = new StdioClientTransport({
-  command: join(ROOT, 'node_modules', '.bin', 'tsx'),
-  args: [join(ROOT, 'src-cli', 'index.ts'), 'mcp'],
+  command: process.execPath,
+  args: [join(ROOT, 'bin', 'box.mjs'), 'mcp'],
   env: { PATH: process.env.PATH!, HOME: process.env.HOME!, BOX_URL: svc.url, BOX_API_KEY: key, BOX_DATA_DIR: dataDir },
   stderr: 'ignore',
 });
@@ -71,7 +71,7 @@ const columns: Record<string, () => Promise<void>> = {
 const ms: Record<string, number[]> = Object.fromEntries(Object.keys(columns).map((k) => [k, []]));
 /**
  * CPU time (ms) each column spends on this machine's cores, load or not: this process (the
- * client and the in-process service) plus `box mcp` and its children (tsx runs node in a child).
+ * client and the in-process service) plus `box mcp` (bin/box.mjs, one process) and any children.
  * QEMU's is left out: the guest runs the same `true` for every column.
  */
 const cpu: Record<string, number> = Object.fromEntries(Object.keys(columns).map((k) => [k, 0]));

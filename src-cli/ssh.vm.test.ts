@@ -78,7 +78,7 @@ describe('box exec --tty (real VM)', () => {
     'gives the command a terminal of the local size, passes keys through, restores and exits with the code',
     async () => {
       await ensureBox();
-      const cmd = `stty cols 100 rows 30; node_modules/.bin/tsx src-cli/index.ts exec sshvm --tty -- 'tty; stty size; read x; echo "got:$x"; exit 5'`;
+      const cmd = `stty cols 100 rows 30; ${process.execPath} bin/box.mjs exec sshvm --tty -- 'tty; stty size; read x; echo "got:$x"; exit 5'`;
       const out = await bash(`(sleep 4; printf 'hello\\r') | script -qec "${cmd.replace(/["$\\]/g, '\\$&')}" /dev/null; echo "rc=$?"`);
       expect(out).toMatch(/\/dev\/pts\/\d+/);
       expect(out).toContain('30 100');

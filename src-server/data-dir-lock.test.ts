@@ -59,8 +59,8 @@ it('a second service on the same dir is refused while the first runs, and starts
   const dir = fs.mkdtempSync(path.join(tmp, 'svc-'));
   const key = 'bxk_dir_lock_test_00000000000000000000000';
   const first = spawn(
-    path.join(ROOT, 'node_modules/.bin/tsx'),
-    ['src-server/headless.ts', '--port', '0', '--data-dir', dir, '--web-ui', path.join(dir, 'no-ui')],
+    process.execPath,
+    ['--import', 'tsx', 'src-server/headless.ts', '--port', '0', '--data-dir', dir, '--web-ui', path.join(dir, 'no-ui')],
     {
       cwd: ROOT,
       env: { ...process.env, BOX_API_KEY: key, BOX_TEMPLATES: '0', HOME: dir },
@@ -75,8 +75,9 @@ it('a second service on the same dir is refused while the first runs, and starts
   while (!/listening on (http:\/\/\S+)/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
   const second = () => startService({ dataDir: dir, apiKey: key, runtime: (d) => new FakeRuntime(d), log: { info() {}, warn() {}, error() {} } });
-  // (tsx runs the service in a child of the process spawned here: its pid is not first.pid)
-  await expect(second()).rejects.toThrow(`, ${url}) is already using the data dir ${dir}. Stop it first, or give this one its own --data-dir (BOX_DATA_DIR).`);
+  // Node with tsx as its loader, as `npm start` runs it: the service is the process spawned
+  // here (the tsx CLI would relay a SIGTERM and SIGKILL the service if it answered slowly)
+  await expect(second()).rejects.toThrow(`Another Box service (pid ${first.pid}, ${url}) is already using the data dir ${dir}. Stop it first, or give this one its own --data-dir (BOX_DATA_DIR).`);
   expect((await fetch(`${url}/v1/whoami`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200); // the first goes on
   first.kill('SIGTERM');
   expect(await exit(first)).toBe(0);

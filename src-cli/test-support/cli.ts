@@ -4,8 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const ENTRY = path.join(ROOT, 'src-cli', 'index.ts');
+// bin/box.mjs, as `npx box` runs it: one Node process with tsx as its loader
+const BIN = path.join(ROOT, 'bin', 'box.mjs');
 
 interface CliResult {
   code: number;
@@ -20,11 +20,11 @@ interface CliEnv {
   [k: string]: string | undefined;
 }
 
-/** `tsx src-cli/index.ts <args>` with only the given BOX_* variables (no key file lookup from $HOME). */
+/** `box <args>` (bin/box.mjs) with only the given BOX_* variables (no key file lookup from $HOME). */
 export function runCli(env: CliEnv, args: string[], o: { input?: string | Buffer; timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BOX_')));
-    const child = spawn(TSX, [ENTRY, ...args], {
+    const child = spawn(process.execPath, [BIN, ...args], {
       cwd: o.cwd ?? ROOT,
       env: { ...clean, BOX_DATA_DIR: '/nonexistent-box-data-dir', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],

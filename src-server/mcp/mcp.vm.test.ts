@@ -17,8 +17,7 @@ import { startTestService, type TestService, terminateBoxes } from '../test-supp
 
 const VM_TIMEOUT = 300_000;
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const CLI = path.join(ROOT, 'src-cli', 'index.ts');
+const BOX = path.join(ROOT, 'bin', 'box.mjs'); // the `box` command, as `npx box` runs it
 const INSPECTOR = path.join(ROOT, 'node_modules', '.bin', 'mcp-inspector-cli');
 
 let svc: TestService;
@@ -35,8 +34,8 @@ const call = async (c: Client, name: string, args: Record<string, unknown>) => {
 /** `box mcp` as a desktop host starts it: a child process speaking MCP on stdin/stdout. */
 function boxMcp(apiKey: string) {
   return new StdioClientTransport({
-    command: TSX,
-    args: [CLI, 'mcp'],
+    command: process.execPath,
+    args: [BOX, 'mcp'],
     env: { PATH: process.env.PATH!, HOME: process.env.HOME!, BOX_URL: svc.url, BOX_API_KEY: apiKey, BOX_DATA_DIR: '/nonexistent-box-data-dir' },
     stderr: 'pipe',
   });
@@ -176,7 +175,7 @@ describe('MCP on real boxes', () => {
         },
       );
       expect((JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain('box_exec');
-      const args = ['--cli', '-e', `BOX_URL=${svc.url}`, '-e', `BOX_API_KEY=${svc.key}`, TSX, CLI, 'mcp'];
+      const args = ['--cli', '-e', `BOX_URL=${svc.url}`, '-e', `BOX_API_KEY=${svc.key}`, process.execPath, BOX, 'mcp'];
       const called = await run(
         INSPECTOR,
         [...args, '--method', 'tools/call', '--tool-name', 'box_exec', '--tool-arg', 'box=mcp-vm', '--tool-arg', 'command=echo from-the-inspector'],
