@@ -54,3 +54,20 @@ it.skipIf(!olderNode)(
   },
   120_000,
 );
+
+// The service is not the CLI: its native modules are built for the project's Node 22, on
+// which npm scripts run it. Started by hand on an older Node, it says so instead of crashing.
+it.skipIf(!olderNode)(`the service started on ${olderNode ?? 'an older Node'} says which Node it needs and how to start it`, async () => {
+  const r = await new Promise<{ status: number; stderr: string }>((resolve) =>
+    execFile(
+      olderNode!,
+      ['--import', 'tsx', path.join(ROOT, 'src-server/headless.ts'), '--port', '0', '--data-dir', tmp],
+      { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+      (e, _o, stderr) => resolve({ status: e ? Number(e.code ?? 1) : 0, stderr }),
+    ),
+  );
+  expect(r.status).toBe(1);
+  expect(r.stderr).toMatch(/The Box service needs Node 22 or later, the project's own; this is Node (1\d|2[01])\./);
+  expect(r.stderr).toContain('Start it with `npm start` or `npm run serve`');
+  expect(fs.existsSync(path.join(tmp, 'service.lock'))).toBe(false); // it stopped before touching the data dir
+});

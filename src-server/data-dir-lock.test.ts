@@ -58,15 +58,11 @@ it('refuses a dir another live process holds; takes it over when that process is
 it('a second service on the same dir is refused while the first runs, and starts once it stopped', async () => {
   const dir = fs.mkdtempSync(path.join(tmp, 'svc-'));
   const key = 'bxk_dir_lock_test_00000000000000000000000';
-  const first = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src-server/headless.ts', '--port', '0', '--data-dir', dir, '--web-ui', path.join(dir, 'no-ui')],
-    {
-      cwd: ROOT,
-      env: { ...process.env, BOX_API_KEY: key, BOX_TEMPLATES: '0', HOME: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const first = spawn(process.execPath, ['--import', 'tsx', 'src-server/headless.ts', '--port', '0', '--data-dir', dir, '--web-ui', path.join(dir, 'no-ui')], {
+    cwd: ROOT,
+    env: { ...process.env, BOX_API_KEY: key, BOX_TEMPLATES: '0', HOME: dir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(first);
   let out = '';
   first.stdout!.on('data', (b: Buffer) => (out += b.toString()));
@@ -77,7 +73,9 @@ it('a second service on the same dir is refused while the first runs, and starts
   const second = () => startService({ dataDir: dir, apiKey: key, runtime: (d) => new FakeRuntime(d), log: { info() {}, warn() {}, error() {} } });
   // Node with tsx as its loader, as `npm start` runs it: the service is the process spawned
   // here (the tsx CLI would relay a SIGTERM and SIGKILL the service if it answered slowly)
-  await expect(second()).rejects.toThrow(`Another Box service (pid ${first.pid}, ${url}) is already using the data dir ${dir}. Stop it first, or give this one its own --data-dir (BOX_DATA_DIR).`);
+  await expect(second()).rejects.toThrow(
+    `Another Box service (pid ${first.pid}, ${url}) is already using the data dir ${dir}. Stop it first, or give this one its own --data-dir (BOX_DATA_DIR).`,
+  );
   expect((await fetch(`${url}/v1/whoami`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200); // the first goes on
   first.kill('SIGTERM');
   expect(await exit(first)).toBe(0);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { readProcStat } from './runtime/proc-stat.js';
 
 /**
  * One service per data dir. Two on the same dir (a second `npm start`, the desktop app and
@@ -18,14 +19,7 @@ interface Owner {
   url?: string;
 }
 
-function startTimeOf(pid: number): string | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-}
+const startTimeOf = (pid: number): string | null => readProcStat(pid)?.startTicks ?? null;
 
 function alive(o: Owner): boolean {
   try {

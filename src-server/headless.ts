@@ -8,6 +8,14 @@
 import { entryDataDir } from './entry-data-dir.js';
 import { yieldVmsWhileStarting } from './runtime/qemu/vm-priority.js';
 
+// Its native modules (better-sqlite3) are built for the project's Node 22, the one npm
+// scripts run; an older Node crashes on them without a word (a segfault on Node 20).
+if (Number(process.versions.node.split('.')[0]) < 22) {
+  console.error(
+    `The Box service needs Node 22 or later, the project's own; this is Node ${process.versions.node} (${process.execPath}). Start it with \`npm start\` or \`npm run serve\`, which run the project's Node.`,
+  );
+  process.exit(1);
+}
 const dataDir = entryDataDir(process.argv.slice(2), process.env);
 const restore = yieldVmsWhileStarting(dataDir);
 try {

@@ -18,7 +18,7 @@
  * Boxes must reference the part paths (stable as long as the part exists), never the
  * combination directory. BOX_IMAGE_CACHE, when set, replaces the data dir as the root.
  */
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rename, rm, symlink, writeFile, readdir } from 'node:fs/promises';
@@ -26,6 +26,7 @@ import { createWriteStream } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { withFileLock } from '../file-lock.js';
+import { killLeftoverRecipe, spawnRecipe } from './recipe-group.js';
 import { boxEnv } from '../../settings.js';
 import { AGENT_BUILD_PATH, RECIPE_DIR, RESOURCES_DIR } from '../resources.js';
 
@@ -134,18 +135,17 @@ async function buildPart(
   env: Record<string, string> = {},
 ): Promise<void> {
   const tmp = `${finalDir}.tmp`;
+  const group = `${finalDir}.group`;
+  await killLeftoverRecipe(group); // a build a crashed service left running writes into tmp
   await rm(tmp, { recursive: true, force: true });
   await mkdir(tmp, { recursive: true });
   const logPath = `${finalDir}.log`;
   const log = createWriteStream(logPath);
+  const child = spawnRecipe('bash', [join(RECIPE_DIR, script), tmp, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } }, group);
   const code = await new Promise<number>((res, rej) => {
-    const child = spawn('bash', [join(RECIPE_DIR, script), tmp, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    });
     let pending = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
       log.write(chunk);
       pending += chunk;
       const lines = pending.split('\n');
@@ -155,7 +155,7 @@ async function buildPart(
         if (m) onLine(Number(m[1]), m[2]);
       }
     });
-    child.stderr.pipe(log, { end: false });
+    child.stderr!.pipe(log, { end: false });
     child.on('error', rej);
     child.on('close', (c) => res(c ?? 1));
   });
@@ -245,5 +245,5 @@ export async function unreferencedParts(dataDir: string): Promise<string[]> {
     const m = JSON.parse(readFileSync(meta, 'utf8')) as GuestImage;
     for (const f of [m.kernel, m.initrd, m.rootfs]) used.add(dirname(f));
   }
-  return parts.map((p) => join(root, 'parts', p)).filter((p) => !p.endsWith('.log') && !used.has(p));
+  return parts.map((p) => join(root, 'parts', p)).filter((p) => !p.endsWith('.log') && !p.endsWith('.group') && !used.has(p));
 }
