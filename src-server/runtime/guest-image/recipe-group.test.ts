@@ -58,6 +58,16 @@ it('the whole group dies with the service process when it exits', async () => {
   expect(fs.existsSync(record)).toBe(false); // nothing for the next build to take for a leftover
 });
 
+it('a process that leaves stop signals to Node (npm run guest:build) still ends its build on Ctrl+C, and dies of the signal', async () => {
+  const record = path.join(tmp, 'sigint.group');
+  const { pgid, child } = await serviceWithRecipe(record, 'hang');
+  const ended = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_code, sig) => r(sig)));
+  child.kill('SIGINT'); // the terminal's Ctrl+C reaches the process; its build is in a group of its own
+  expect(await ended).toBe('SIGINT');
+  expect(await until(() => !groupAlive(pgid))).toBe(true);
+  expect(fs.existsSync(record)).toBe(false);
+});
+
 it('after a kill -9 of the service, the next build kills what is left of the old group', async () => {
   const record = path.join(tmp, 'crash.group');
   const { pgid, child } = await serviceWithRecipe(record, 'hang');

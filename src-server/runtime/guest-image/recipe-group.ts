@@ -36,16 +36,32 @@ function killGroup(pgid: number): void {
   }
 }
 
+function endAll(): void {
+  for (const [pgid, record] of running) {
+    killGroup(pgid);
+    rmSync(record, { force: true });
+  }
+}
+
+/**
+ * A group of its own no longer gets the terminal's Ctrl+C. A process that handles its stop
+ * signals (the service) exits through process.exit, where the exit hook ends the builds; one
+ * that does not (`npm run guest:build`) would die of the signal without running it: for
+ * those the builds end here and the signal is raised again, to end the process as it would have.
+ */
+function onStopSignal(sig: NodeJS.Signals): void {
+  if (process.listenerCount(sig) > 1) return;
+  endAll();
+  process.removeListener(sig, onStopSignal);
+  process.kill(process.pid, sig);
+}
+
 /** Spawns `cmd` as the leader of a new process group and records the group in `recordFile`. */
 export function spawnRecipe(cmd: string, args: string[], opts: SpawnOptions, recordFile: string): ChildProcess {
   if (!exitHook) {
     exitHook = true;
-    process.on('exit', () => {
-      for (const [pgid, record] of running) {
-        killGroup(pgid);
-        rmSync(record, { force: true });
-      }
-    });
+    process.on('exit', endAll);
+    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, onStopSignal);
   }
   const child = spawn(cmd, args, { ...opts, detached: true });
   const pgid = child.pid;
