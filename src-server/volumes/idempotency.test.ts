@@ -88,14 +88,17 @@ describe('Idempotency-Key on volume creation', () => {
 describe('an idempotent request still in flight', () => {
   let slow: TestService;
   beforeAll(async () => {
-    slow = await startTestService({ tuning: { volumeCreateDelayMs: 800 } });
+    slow = await startTestService({ tuning: { volumeCreateDelayMs: 3000 } }); // long enough for the duplicate to arrive meanwhile on a loaded machine
   });
   afterAll(() => slow.close());
 
   it('a duplicate sent meanwhile → server_error; after it settles the replay works', async () => {
     const post = () => slow.api('/v1/box-volumes', { method: 'POST', json: { name: 'slow' }, headers: { 'Idempotency-Key': 'k-flight' } });
     const first = post();
-    await new Promise((r) => setTimeout(r, 200));
+    // the duplicate goes out once the first holds the key (a fixed 200 ms was not enough on a loaded machine)
+    const claimed = () => slow.ctx.db.prepare("SELECT 1 FROM idempotency_keys WHERE key = 'k-flight' AND state = 'in_flight'").get() !== undefined;
+    for (const deadline = Date.now() + 30_000; !claimed() && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 10));
+    expect(claimed()).toBe(true);
     const dup = await post();
     expect((await errorOf(dup)).type).toBe('server_error');
     const done = await first;
