@@ -61,7 +61,7 @@ if (electron && hasDisplay && process.env.BOX_HEADLESS !== '1') {
       ? 'No display found: starting the headless service with the web UI.'
       : 'Electron binary not available: starting the headless service with the web UI.',
   );
-  // Node with tsx as its loader, not the tsx CLI: that CLI relays signals once more and
-  // SIGKILLs the service 30 ms later when it does not report them back.
-  run(process.execPath, ['--import', 'tsx', path.join(root, 'src-server/headless.ts'), '--web-ui', path.join(root, 'out/renderer'), ...process.argv.slice(2)]);
+  // Node on the entry (it registers tsx itself, after the VMs yield), not the tsx CLI: that
+  // CLI relays signals once more and SIGKILLs the service 30 ms later when it does not report them back.
+  run(process.execPath, [path.join(root, 'src-server/headless.ts'), '--web-ui', path.join(root, 'out/renderer'), ...process.argv.slice(2)]);
 }

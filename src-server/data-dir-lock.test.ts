@@ -58,7 +58,7 @@ it('refuses a dir another live process holds; takes it over when that process is
 it('a second service on the same dir is refused while the first runs, and starts once it stopped', async () => {
   const dir = fs.mkdtempSync(path.join(tmp, 'svc-'));
   const key = 'bxk_dir_lock_test_00000000000000000000000';
-  const first = spawn(process.execPath, ['--import', 'tsx', 'src-server/headless.ts', '--port', '0', '--data-dir', dir, '--web-ui', path.join(dir, 'no-ui')], {
+  const first = spawn(process.execPath, ['src-server/headless.ts', '--port', '0', '--data-dir', dir, '--web-ui', path.join(dir, 'no-ui')], {
     cwd: ROOT,
     env: { ...process.env, BOX_API_KEY: key, BOX_TEMPLATES: '0', HOME: dir },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -71,8 +71,8 @@ it('a second service on the same dir is refused while the first runs, and starts
   while (!/listening on (http:\/\/\S+)/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
   const second = () => startService({ dataDir: dir, apiKey: key, runtime: (d) => new FakeRuntime(d), log: { info() {}, warn() {}, error() {} } });
-  // Node with tsx as its loader, as `npm start` runs it: the service is the process spawned
-  // here (the tsx CLI would relay a SIGTERM and SIGKILL the service if it answered slowly)
+  // Node on the entry, as `npm start` runs it: the service is the process spawned here (the
+  // tsx CLI would relay a SIGTERM and SIGKILL the service if it answered slowly)
   await expect(second()).rejects.toThrow(
     `Another Box service (pid ${first.pid}, ${url}) is already using the data dir ${dir}. Stop it first, or give this one its own --data-dir (BOX_DATA_DIR).`,
   );

@@ -10,11 +10,12 @@ import { onStopSignals } from './quit/stop-signals.js';
 
 /**
  * The headless service (headless.ts loads it): `npm run serve -- --port <p> --data-dir <dir>
- * [--inference-port <p>] [--web-ui <dir>]`. `started` runs once the API answers.
+ * [--inference-port <p>] [--web-ui <dir>]`. `started` runs once the API answers (what it
+ * returns goes to the service log).
  */
 // headless.ts imports it dynamically, after the VMs yield (which the unused-exports check does not follow)
 // ts-unused-exports:disable-next-line
-export async function main(started: () => void = () => {}) {
+export async function main(started: () => string | undefined = () => undefined) {
   const env = boxEnv();
   const { values } = parseArgs({
     options: {
@@ -34,7 +35,8 @@ export async function main(started: () => void = () => {}) {
     apiKey: env.apiKey,
     webUiDir: fs.existsSync(webUi) ? webUi : undefined,
   });
-  started();
+  const yielded = started();
+  if (yielded) svc.ctx.log.info(yielded);
   const dataDir = path.resolve(values['data-dir']!);
   const unpublish = publishEndpoint({ url: svc.url, inference_url: svc.inferenceUrl, data_dir: dataDir });
   // Quitting says what it does to running boxes (setting on_quit, GET /v1/service/quit-plan);

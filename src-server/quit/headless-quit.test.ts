@@ -12,15 +12,11 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 it('prints the on_quit rule at start, and what it does on SIGTERM', async () => {
   const key = 'bxk_headless_quit_test_000000000000000000';
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src-server/headless.ts', '--port', '0', '--data-dir', dataDir, '--web-ui', path.join(dataDir, 'no-ui')],
-    {
-      cwd: ROOT,
-      env: { ...process.env, BOX_API_KEY: key, BOX_TEMPLATES: '0', HOME: dataDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, ['src-server/headless.ts', '--port', '0', '--data-dir', dataDir, '--web-ui', path.join(dataDir, 'no-ui')], {
+    cwd: ROOT,
+    env: { ...process.env, BOX_API_KEY: key, BOX_TEMPLATES: '0', HOME: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr.on('data', (b: Buffer) => (out += b.toString()));

@@ -36,7 +36,7 @@ export async function spawnService(opts: {
       ? ['npm', ['run', 'serve', '--', ...serviceArgs]]
       : opts.launcher === 'npm start'
         ? ['npm', ['start', '--', ...serviceArgs]]
-        : [process.execPath, ['--import', 'tsx', 'src-server/headless.ts', ...serviceArgs]];
+        : [process.execPath, ['src-server/headless.ts', ...serviceArgs]];
   const child = spawn(cmd, args as string[], {
     cwd: ROOT,
     detached: true,

@@ -35,15 +35,11 @@ const groupAlive = (pgid: number) => liveGroupMembers(pgid).length > 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function startService(dataDir: string) {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src-server/headless.ts', '--port', '0', '--data-dir', dataDir, '--web-ui', path.join(dataDir, 'no-ui')],
-    {
-      cwd: ROOT,
-      env: { ...process.env, BOX_API_KEY: key, BOX_TEMPLATES: '0', BOX_IMAGE_CACHE: cache, HOME: dataDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, ['src-server/headless.ts', '--port', '0', '--data-dir', dataDir, '--web-ui', path.join(dataDir, 'no-ui')], {
+    cwd: ROOT,
+    env: { ...process.env, BOX_API_KEY: key, BOX_TEMPLATES: '0', BOX_IMAGE_CACHE: cache, HOME: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   started.push(child);
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
