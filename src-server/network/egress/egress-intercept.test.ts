@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { selfSignedCert } from '../../test-support/self-signed.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { PolicyDocument } from '../../contract/policies.js';
 import { openDatabase, type Db } from '../../db/connection.js';
@@ -242,8 +242,10 @@ describe('egress TLS interception', () => {
     expect(String(msg)).toBe(`echo:hello key=${SECRET}`);
     ws.close();
     await once(ws, 'close');
-    await new Promise((r) => setTimeout(r, 50));
-    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ method: 'GET', path: '/ws', scheme: 'https', status: 101 });
+    // the entry is written when the exchange ends: waited for, not a fixed 50 ms (a loaded machine)
+    await vi.waitFor(() => expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ method: 'GET', path: '/ws', scheme: 'https', status: 101 }), {
+      timeout: 10_000,
+    });
   });
 
   it(`streams ${BIG >> 20} MB each way without buffering the body`, async () => {
@@ -266,12 +268,14 @@ describe('egress TLS interception', () => {
     expect(down.bytes).toBe(BIG);
     expect(down.sha).toBe(createHash('sha256').update(BIG_BODY).digest('hex'));
     t!.destroy();
-    await new Promise((r) => setTimeout(r, 50));
-    const rows = repo.page(BOX, 2, 0).rows;
-    expect(rows.map((r) => [r.method, r.bytes_out, r.bytes_in])).toEqual([
-      ['GET', 0, BIG],
-      ['PUT', BIG, up.text.length],
-    ]);
+    await vi.waitFor(
+      () =>
+        expect(repo.page(BOX, 2, 0).rows.map((r) => [r.method, r.bytes_out, r.bytes_in])).toEqual([
+          ['GET', 0, BIG],
+          ['PUT', BIG, up.text.length],
+        ]),
+      { timeout: 10_000 },
+    );
   });
 
   it('tls: "passthrough" relays the bytes untouched: the client sees the upstream\'s own certificate', async () => {

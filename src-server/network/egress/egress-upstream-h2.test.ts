@@ -13,7 +13,7 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import type net from 'node:net';
 import tls from 'node:tls';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Db } from '../../db/connection.js';
 import { selfSignedCert } from '../../test-support/self-signed.js';
 import { sendBulk } from '../../test-support/send-bulk.js';
@@ -195,10 +195,14 @@ describe('HTTP/2 to origins that offer it', () => {
       [H2_HOST, '2.0', 'GET', '/v1/models?x=1', H2_HOST, SECRET],
       [H1_HOST, '1.1', 'GET', '/v1/models?x=1', H1_HOST, SECRET],
     ]);
-    await new Promise((r) => setTimeout(r, 50));
-    const [e2, e1] = logged();
-    expect(e2).toEqual(['GET', H2_HOST, '/v1/models', 'https', 'allow', 2, 200, 0, a.text.length]);
-    expect(e1!.slice(2)).toEqual(e2!.slice(2).map((v, i) => (i === 6 ? b.text.length : v)));
+    await vi.waitFor(
+      () => {
+        const [e2, e1] = logged();
+        expect(e2).toEqual(['GET', H2_HOST, '/v1/models', 'https', 'allow', 2, 200, 0, a.text.length]);
+        expect(e1!.slice(2)).toEqual(e2!.slice(2).map((v, i) => (i === 6 ? b.text.length : v)));
+      },
+      { timeout: 10_000 },
+    );
     expect(JSON.stringify(logged())).not.toContain(SECRET);
   });
 
@@ -215,10 +219,14 @@ describe('HTTP/2 to origins that offer it', () => {
     for (const r of results.slice(2)) expect(r.status).toBe(200);
     expect(seen.every((s) => s.version === '2.0')).toBe(true);
     expect(h2Sessions - before).toBeLessThanOrEqual(1);
-    await new Promise((r) => setTimeout(r, 50));
-    const rows = logged();
-    expect(rows.find((r) => r[0] === 'PUT')!.slice(7)).toEqual([body.length, results[0]!.text.length]);
-    expect(rows.find((r) => r[2] === '/big')!.slice(6)).toEqual([200, 0, BIG]);
+    await vi.waitFor(
+      () => {
+        const rows = logged();
+        expect(rows.find((r) => r[0] === 'PUT')!.slice(7)).toEqual([body.length, results[0]!.text.length]);
+        expect(rows.find((r) => r[2] === '/big')!.slice(6)).toEqual([200, 0, BIG]);
+      },
+      { timeout: 10_000 },
+    );
   });
 
   it('an origin that does not choose h2 is asked once, then served by the HTTP/1.1 keep-alive pool', async () => {
