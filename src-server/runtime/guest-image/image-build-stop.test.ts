@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { liveGroupMembers } from '../proc-stat.js';
+import { groupAlive, killGroups } from '../test-support/process-groups.js';
 import { afterAll, afterEach, expect, it } from 'vitest';
 
 // The headless service on an empty image cache starts building the guest image. Stopped
@@ -19,19 +19,10 @@ afterEach(() => {
   for (const c of started.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
 });
 afterAll(() => {
-  // process.kill, never procps' kill: `kill -KILL -<pgid>` (procps-ng 4.0.2) sends kill(-1, SIGKILL)
-  for (const g of groups) {
-    try {
-      if (g > 1) process.kill(-g, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
+  killGroups(groups);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-/** A process of the group still runs (zombies, which this machine's init reaps slowly, do not count). */
-const groupAlive = (pgid: number) => liveGroupMembers(pgid).length > 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function startService(dataDir: string) {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { liveGroupMembers } from '../proc-stat.js';
+import { groupAlive, killGroups } from '../test-support/process-groups.js';
 import { killLeftoverRecipe, spawnRecipe } from './recipe-group.js';
 
 // No part of a guest image build outlives the service that started it: its process group
@@ -12,19 +12,10 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'box-recipe-group-'));
 const groups: number[] = [];
 afterAll(() => {
-  // process.kill, never procps' kill: `kill -KILL -<pgid>` (procps-ng 4.0.2) sends kill(-1, SIGKILL)
-  for (const g of groups) {
-    try {
-      if (g > 1) process.kill(-g, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
+  killGroups(groups);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-/** A process of the group still runs (zombies, which this machine's init reaps slowly, do not count). */
-const groupAlive = (pgid: number) => liveGroupMembers(pgid).length > 0;
 const until = async (what: () => boolean, ms = 10_000) => {
   const deadline = Date.now() + ms;
   while (!what() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
