@@ -28,7 +28,8 @@ function alive(o: Owner): boolean {
     if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
   // the pid lives: still the same process unless its start time says otherwise
-  return o.start === null || startTimeOf(o.pid) === null || startTimeOf(o.pid) === o.start;
+  const now = startTimeOf(o.pid);
+  return o.start === null || now === null || now === o.start;
 }
 
 function readOwner(file: string): Owner | null {
