@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { hasEnded, readProcStat } from './proc-stat.js';
 import { QmpClient } from './qemu/qmp.js';
 import type { VmConfig } from './qemu/vm-config.js';
 
@@ -164,6 +165,17 @@ export function livePid(folder: BoxFolder): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The folder's QEMU while it is exiting: its main thread a zombie (its command line already
+ * empty, so livePid no longer knows it), other threads still tearing it down with the disk's
+ * lock held (proc-stat.ts hasEnded). Waiting for it is safe even if the pid was reused: it is ending.
+ */
+export function exitingPid(folder: BoxFolder): number | undefined {
+  const pid = readPid(folder);
+  const st = pid ? readProcStat(pid) : undefined;
+  return st && st.state === 'Z' && !hasEnded(st) ? pid : undefined;
 }
 
 export function isAlive(folder: BoxFolder): boolean {

@@ -2,8 +2,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 interface ProcStat {
-  /** R, S, D, Z... */
+  /** R, S, D, Z... of its main thread. */
   state: string;
+  /** Its threads still running or exiting, the main thread counted (even when it is a zombie). */
+  threads: number;
   /** Its process group. */
   pgrp: number;
   cpuSeconds: number;
@@ -25,16 +27,33 @@ export function readProcStat(pid: number): ProcStat | undefined {
   }
   // the command name may hold spaces and parentheses: fields start after the last ')'
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { state: f[0]!, pgrp: Number(f[2]), cpuSeconds: (Number(f[11]) + Number(f[12])) / CLK_TCK, rssBytes: Number(f[21]) * PAGE, startTicks: f[19]! };
+  return {
+    state: f[0]!,
+    threads: Number(f[17]),
+    pgrp: Number(f[2]),
+    cpuSeconds: (Number(f[11]) + Number(f[12])) / CLK_TCK,
+    rssBytes: Number(f[21]) * PAGE,
+    startTicks: f[19]!,
+  };
 }
 
-/** The pids of the processes of group `pgid` that still run (zombies are left out: an init that reaps slowly keeps them a while). */
+/**
+ * Ended: no such process, or a zombie with no other thread left. The main thread of a
+ * multi-threaded process (QEMU) shows Z as soon as it has exited, while its other threads
+ * may still be tearing down the process's memory, its files (and their locks) still open:
+ * measured here, 1.25 s with 18 GiB touched. Only when the last thread is gone are they closed.
+ */
+export function hasEnded(st: ProcStat | undefined): boolean {
+  return !st || st.state === 'X' || (st.state === 'Z' && st.threads <= 1);
+}
+
+/** The pids of the processes of group `pgid` that still run (ended ones are left out: an init that reaps slowly keeps zombies a while). */
 export function liveGroupMembers(pgid: number): number[] {
   const pids: number[] = [];
   for (const p of readdirSync('/proc')) {
     if (!/^\d+$/.test(p)) continue;
     const st = readProcStat(Number(p));
-    if (st && st.pgrp === pgid && st.state !== 'Z' && st.state !== 'X') pids.push(Number(p));
+    if (st && st.pgrp === pgid && !hasEnded(st)) pids.push(Number(p));
   }
   return pids;
 }

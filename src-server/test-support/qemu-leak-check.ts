@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { hasEnded, readProcStat } from '../runtime/proc-stat.js';
 
 /**
  * vitest globalSetup (issue 28): the test suite leaves no QEMU behind. Every process a test
@@ -15,7 +16,7 @@ function qemusOfRun(run: string): { pid: number; cmd: string }[] {
     if (!/^\d+$/.test(p)) continue;
     try {
       const cmd = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (!QEMU.test(cmd) || fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.startsWith('Z')) continue;
+      if (!QEMU.test(cmd) || hasEnded(readProcStat(Number(p)))) continue;
       if (fs.readFileSync(`/proc/${p}/environ`, 'utf8').split('\0').includes(`BOX_TEST_RUN=${run}`)) found.push({ pid: Number(p), cmd });
     } catch {
       /* gone, or not ours to read */

@@ -14,9 +14,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { loadFactor } from '../../guest/agent-connect.js';
-import { readProcStat } from '../proc-stat.js';
+import { hasEnded, readProcStat } from '../proc-stat.js';
 import { rm } from 'node:fs/promises';
-import { type BoxFolder, createOverlay, ensureFolder, livePid, readState, writeState } from '../box-folder.js';
+import { type BoxFolder, createOverlay, ensureFolder, exitingPid, livePid, readState, writeState } from '../box-folder.js';
 import { qemuLauncher } from '../guest-image/agent-build.js';
 import { QEMU_BINARY, qemuVersion } from './host.js';
 import { QmpClient } from './qmp.js';
@@ -115,11 +115,13 @@ export async function attachVm(folder: BoxFolder): Promise<VmHandle> {
   return { folder, pid, qmp, config: state.config, diskNode: node };
 }
 
-/** Gone or a zombie: daemonized QEMU is reaped by whoever is PID 1, sometimes a second late. */
-/** Gone or a zombie: a daemonized QEMU is not our child, and who reaps it varies. */
+/**
+ * Gone, or a zombie whose threads have all ended (proc-stat.ts hasEnded): a daemonized QEMU
+ * is not our child, and who reaps it varies. Until its last thread ends, its disk's lock is
+ * held and a new QEMU on the same disk fails.
+ */
 export function exited(pid: number): boolean {
-  const st = readProcStat(pid);
-  return !st || st.state === 'Z';
+  return hasEnded(readProcStat(pid));
 }
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
@@ -138,7 +140,8 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
 export async function killVm(target: BoxFolder | VmHandle): Promise<void> {
   const folder = 'qmp' in target ? target.folder : target;
   if ('qmp' in target) target.qmp.close();
-  const pid = livePid(folder);
+  // one killed before (by us, or by a crash) may still be exiting, its disk locked
+  const pid = livePid(folder) ?? exitingPid(folder);
   if (pid) {
     process.kill(pid, 'SIGKILL');
     // a loaded machine takes longer to tear down a killed guest's memory
