@@ -44,6 +44,7 @@ describe('a real box', () => {
       const id = box.box_id as string;
       expect(box.status).toBe('running');
       await sh(id, 'echo before > /root/before.txt; echo in-ram > /dev/shm/mem.txt; sync');
+      const machineId = await sh(id, 'cat /etc/machine-id');
       const cp = await post(`/v1/boxes/${id}/checkpoint`, { name: 'base' });
       await sh(id, 'echo after > /root/after.txt; echo changed > /root/before.txt; echo later > /dev/shm/later.txt; rm /dev/shm/mem.txt; sync');
 
@@ -54,6 +55,12 @@ describe('a real box', () => {
         'cat /root/before.txt; cat /dev/shm/mem.txt; [ -e /root/after.txt ] && echo after-present || echo after-gone; [ -e /dev/shm/later.txt ] && echo later-present || echo later-gone',
       );
       expect(seen).toBe('before\nin-ram\nafter-gone\nlater-gone\n');
+      // it is the same machine: its machine-id stays; a fork of the same checkpoint is another one
+      expect(await sh(id, 'cat /etc/machine-id')).toBe(machineId);
+      const fork = (await post(`/v1/boxes/from_checkpoint`, { checkpoint_id: cp.checkpoint_id, name: 'restore-vm-fork' })) as { box_id: string };
+      const forkId = await sh(fork.box_id, 'cat /etc/machine-id');
+      expect(forkId).toMatch(/^[0-9a-f]{32}\n$/);
+      expect(forkId).not.toBe(machineId);
 
       // file operations in the real guest
       const base = `/v1/boxes/${id}`;

@@ -38,7 +38,11 @@ export interface BoxRuntime {
    * while a running box is still being resumed; the promise resolves after that.
    */
   checkpoint(boxId: string, checkpointId: string, running: boolean, onSaved?: () => void): Promise<{ sizeBytes: number }>;
-  cloneFromCheckpoint(checkpointId: string, cfg: VmConfig): Promise<void | StartResult>;
+  /**
+   * A new box from a checkpoint (a fork): its own hostname, machine-id and RNG state. With
+   * `sameBox` (restore in place) the box keeps its machine-id, which the checkpoint holds.
+   */
+  cloneFromCheckpoint(checkpointId: string, cfg: VmConfig, opts?: { sameBox?: boolean }): Promise<void | StartResult>;
   deleteCheckpoint(checkpointId: string): Promise<void>;
   /** Called when a VM dies without being asked to (killed, guest panic, agent gone). */
   onUnexpectedExit(cb: (boxId: string, reason: { kind: 'killed' | 'panic' | 'agent_lost'; message: string }) => void): void;

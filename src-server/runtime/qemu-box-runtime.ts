@@ -245,14 +245,15 @@ export class QemuBoxRuntime implements BoxRuntime {
     return { sizeBytes: dirSizeBytes(dir) };
   }
 
-  async cloneFromCheckpoint(checkpointId: string, cfg: BoxVmConfig) {
+  async cloneFromCheckpoint(checkpointId: string, cfg: BoxVmConfig, opts: { sameBox?: boolean } = {}) {
     const dir = this.cpDir(checkpointId);
     if (!existsSync(join(dir, 'meta.json'))) throw new RuntimeError(`checkpoint ${checkpointId} has no files`);
     const folder = this.folder(cfg.boxId);
     await cloneFolder(dir, folder);
     this.handles.set(cfg.boxId, await restoreVm(folder, { ...networkOf(cfg), hostname: cfg.hostname }, this.clones?.spares));
-    // a fork is a new box: its own hostname, machine-id and RNG state (with the clock: waitForAgent)
-    await this.conns.connect(cfg.boxId, folder, 'clone', (c) => applyIdentity(c, cfg.hostname));
+    // a fork is a new box: its own hostname, machine-id and RNG state (with the clock: waitForAgent);
+    // a box restored in place stays itself: its machine-id is the checkpoint's, its RNG reseeded all the same
+    await this.conns.connect(cfg.boxId, folder, 'clone', (c) => applyIdentity(c, cfg.hostname, { newMachineId: !opts.sameBox }));
     return { from: 'checkpoint', ...(await this.syncFiles(cfg, folder)) };
   }
 

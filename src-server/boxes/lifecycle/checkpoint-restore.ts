@@ -12,7 +12,8 @@ import type { LifecycleCore } from './core.js';
  *
  * Built only from existing primitives: the box's VM and folder go (runtime.destroy; a
  * checkpoint's frozen layers stay while a checkpoint builds on them), then the box starts
- * from the checkpoint under its own id (runtime.cloneFromCheckpoint), recorded by boot().
+ * from the checkpoint under its own id (runtime.cloneFromCheckpoint, sameBox: it keeps its
+ * machine-id), recorded by boot().
  */
 export class CheckpointRestore {
   constructor(
@@ -36,7 +37,7 @@ export class CheckpointRestore {
       await runtime.destroy(cur.box_id);
       return this.boxes.boot(
         cur,
-        () => runtime.cloneFromCheckpoint(cp.checkpoint_id, this.boxes.vmConfig(cur)),
+        () => runtime.cloneFromCheckpoint(cp.checkpoint_id, this.boxes.vmConfig(cur), { sameBox: true }),
         `Restoring checkpoint ${cp.checkpoint_id} failed`,
         'restore',
       );

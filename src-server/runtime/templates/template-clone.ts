@@ -44,11 +44,11 @@ async function cloneConsole(tpl: Ready): Promise<Buffer> {
  * What makes a clone this box and no other, applied without starting a guest process
  * (a cold exec after a restore costs seconds under TCG): the kernel hostname goes with a
  * second RNG reseed (PROTOCOL.md, RESEED), /etc/hostname and a fresh /etc/machine-id
- * (from host randomness) are written through the agent. The clock and the first reseed
+ * (from host randomness, unless the box is restored in place: it keeps its own) are written through the agent. The clock and the first reseed
  * are done by waitForAgent on every restore. SSH host keys: the template has none; the
  * SSH feature generates them per box.
  */
-export async function applyIdentity(agent: AgentClient, hostname: string): Promise<void> {
+export async function applyIdentity(agent: AgentClient, hostname: string, { newMachineId = true } = {}): Promise<void> {
   try {
     // not synced: the guest writes them back within seconds; a clone killed before that
     // boots with the template's (the kernel hostname comes from the command line then).
@@ -58,7 +58,7 @@ export async function applyIdentity(agent: AgentClient, hostname: string): Promi
     await Promise.all([
       agent.reseed(randomBytes(64), hostname),
       agent.writeFile('/etc/hostname', opts, Buffer.from(`${hostname}\n`)),
-      agent.writeFile('/etc/machine-id', { ...opts, mode: 0o444 }, Buffer.from(`${randomBytes(16).toString('hex')}\n`)),
+      newMachineId && agent.writeFile('/etc/machine-id', { ...opts, mode: 0o444 }, Buffer.from(`${randomBytes(16).toString('hex')}\n`)),
     ]);
   } catch (e) {
     throw new Error(`applying the box identity failed: ${(e as Error).message}`, { cause: e });
