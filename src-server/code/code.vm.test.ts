@@ -122,6 +122,10 @@ describe('the code interpreter in a real box', () => {
       const a = await run({ context_id: ctx.id, code: 'const n = 40; console.log("js", n)' });
       expect(a.stdout).toBe('js 40\n');
       expect(text(await run({ context_id: ctx.id, code: 'n + 2' }))).toBe('42');
+      // a cell's stdin is empty: reading it ends at once, it never takes the next request
+      const read = await run({ context_id: ctx.id, code: 'require("fs").readFileSync(0, "utf8").length', timeout: 30 });
+      expect(read.error).toBeNull();
+      expect(text(read)).toBe('0');
       expect((await run({ language: 'javascript', code: 'typeof n' })).context_id).not.toBe(ctx.id);
       expect(await (await svc.api(`/v1/boxes/${boxId}/code/contexts/${ctx.id}`, { method: 'DELETE' })).json()).toEqual({ id: ctx.id, deleted: true });
     },

@@ -168,6 +168,30 @@ describe('the code daemon, JavaScript and bash', () => {
     expect(after.stdout).toBe('hi\n');
   }, 60_000);
 
+  it("a cell that reads stdin, or runs a program that does, reads nothing: the next cell's request is not its input", async () => {
+    // each kernel's requests come on a pipe of their own; a cell's stdin is /dev/null
+    const py = await run({ code: 'import subprocess, sys\nprint(repr(sys.stdin.read()), subprocess.run(["cat"]).returncode)', timeout: 20 });
+    expect(py.error, JSON.stringify(py)).toBeNull();
+    expect(py.stdout).toBe("'' 0\n");
+    expect(main(await run({ code: '6 * 7' }))?.['text/plain']).toBe('42');
+
+    const js = (await request({ op: 'create', language: 'javascript' })).at(-1)!.context as { id: string };
+    const jsRead = await run({
+      context_id: js.id,
+      code: 'const cp = require("child_process"); [require("fs").readFileSync(0, "utf8"), String(cp.execSync("cat", { stdio: ["inherit", "pipe", "pipe"] }))]',
+      timeout: 20,
+    });
+    expect(jsRead.error, JSON.stringify(jsRead)).toBeNull();
+    expect(main(jsRead)?.['text/plain']).toBe("[ '', '' ]");
+    expect(main(await run({ context_id: js.id, code: '6 * 7' }))?.['text/plain']).toBe('42');
+
+    const sh = (await request({ op: 'create', language: 'bash' })).at(-1)!.context as { id: string };
+    const shRead = await run({ context_id: sh.id, code: 'read -r line; echo "read=$? [$line]"; cat; echo done', timeout: 20 });
+    expect(shRead.error, JSON.stringify(shRead)).toBeNull();
+    expect(shRead.stdout).toBe('read=1 []\ndone\n');
+    expect((await run({ context_id: sh.id, code: 'echo next' })).stdout).toBe('next\n');
+  }, 90_000);
+
   it('answers an unknown context as not_found', async () => {
     expect((await request({ op: 'run', context_id: 'ctx_nope', code: '1' })).at(-1)).toMatchObject({ type: 'fail', code: 'not_found' });
   });

@@ -1,5 +1,6 @@
 // JavaScript kernel of the box code daemon (kernels.py): one Node process per context.
-// Cells arrive as JSON lines on stdin ({code, env}); each runs in this process's global
+// Cells arrive as JSON lines on the fd named by BOX_CODE_IN ({code, env}; stdin is the
+// cell's, /dev/null); each runs in this process's global
 // context (vm.runInThisContext: globals and top-level let/const persist across cells), its
 // console output goes to stdout/stderr as usual, and its value, error and end are reported
 // as JSON lines on the fd named by BOX_CODE_FD. SIGINT interrupts a running cell.
@@ -8,9 +9,12 @@ const fs = require('fs');
 const util = require('util');
 const vm = require('vm');
 const readline = require('readline');
+const net = require('net');
 
 const fd = Number(process.env.BOX_CODE_FD);
 const report = (e) => fs.writeSync(fd, JSON.stringify(e) + '\n');
+const requests = new net.Socket({ fd: Number(process.env.BOX_CODE_IN), readable: true, writable: false });
+delete process.env.BOX_CODE_IN;
 globalThis.require = require;
 globalThis.module = module;
 let count = 0;
@@ -91,7 +95,7 @@ async function run(req) {
 }
 
 let queue = Promise.resolve();
-readline.createInterface({ input: process.stdin }).on('line', (line) => {
+readline.createInterface({ input: requests }).on('line', (line) => {
   const req = JSON.parse(line);
   if (req.setenv) return void Object.assign(process.env, req.setenv);
   queue = queue.then(() => run(req));

@@ -22,7 +22,9 @@ BASH_PRELUDE = (
 
 class PipeKernel:
     """A context's kernel: a child process in its own session; what it reports comes on a
-    pipe of its own (BOX_CODE_FD), its stdout and stderr are the cell's."""
+    pipe of its own (BOX_CODE_FD), its stdout and stderr are the cell's. Cells never read
+    their requests: Python and JavaScript take them on another pipe (BOX_CODE_IN), their
+    stdin is /dev/null; bash reads its commands on stdin and runs each cell from /dev/null."""
 
     def __init__(self, language, cwd, env, home):
         self.language, self.cwd, self.env, self.home = language, cwd, env, home
@@ -37,6 +39,12 @@ class PipeKernel:
         os.makedirs(self.cwd, exist_ok=True)
         r, w = os.pipe()
         env = dict(self.env, BOX_CODE_FD=str(w))
+        fds = [w]
+        requests = None
+        if self.language != "bash":
+            requests, theirs = os.pipe()[::-1]
+            env["BOX_CODE_IN"] = str(theirs)
+            fds.append(theirs)
         if self.language == "python":
             argv = [sys.executable, os.path.join(self.home, "pyrun.py")]
         elif self.language == "javascript":
@@ -44,10 +52,13 @@ class PipeKernel:
         else:
             argv = ["bash", "--norc", "--noprofile"]
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            pass_fds=(w,), cwd=self.cwd, env=env, start_new_session=True,
+            argv, stdin=subprocess.PIPE if requests is None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            pass_fds=fds, cwd=self.cwd, env=env, start_new_session=True,
         )
-        os.close(w)
+        for f in fds:
+            os.close(f)
+        self.requests = self.proc.stdin if requests is None else os.fdopen(requests, "wb")
         self.events = r
         self.count = 0
         loop = asyncio.get_event_loop()
@@ -61,8 +72,8 @@ class PipeKernel:
             self._send(BASH_PRELUDE)
 
     def _send(self, text):
-        self.proc.stdin.write(text.encode())
-        self.proc.stdin.flush()
+        self.requests.write(text.encode())
+        self.requests.flush()
 
     def _read(self, name, drain=False):
         fd = (self.proc.stdout if name == "stdout" else self.proc.stderr).fileno()
@@ -142,7 +153,7 @@ class PipeKernel:
                 with open(cell, "w") as f:
                     f.write(code + "\n")
                 assigns = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in env.items())
-                self._send('%s source %s; echo "end $?" >&3\n' % (assigns, cell))
+                self._send('%s source %s </dev/null; echo "end $?" >&3\n' % (assigns, cell))
             try:
                 r = await asyncio.wait_for(asyncio.shield(self.done), timeout)
             except asyncio.TimeoutError:
@@ -182,7 +193,7 @@ class PipeKernel:
         except ProcessLookupError:
             pass
         self.proc.wait()
-        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+        for f in {self.requests, self.proc.stdin, self.proc.stdout, self.proc.stderr} - {None}:
             f.close()
         os.close(self.events)
         self.proc = None

@@ -3,7 +3,7 @@
 ipykernel's in-process kernel (InProcessKernel: IPython's shell with ipykernel's display
 formatters, displayhook and Jupyter messages), driven from this process's main thread:
 no ZMQ sockets, no second kernel process, no I/O thread. A cell arrives as a JSON line on
-stdin ({code, env} or {setenv}); it runs as a Jupyter execute_request; what it prints goes
+the fd named by BOX_CODE_IN ({code, env} or {setenv}; stdin is the cell's, /dev/null); it runs as a Jupyter execute_request; what it prints goes
 to this process's stdout and stderr (so output from C code and child processes is caught
 too); its results, error and end are reported as JSON lines on the fd named by
 BOX_CODE_FD, in the order the kernel published them. SIGINT interrupts a running cell
@@ -16,6 +16,7 @@ import os
 import sys
 
 FD = int(os.environ.pop("BOX_CODE_FD"))
+REQUESTS = int(os.environ.pop("BOX_CODE_IN"))
 # plots become PNG display data (plt.show() and a figure left as a cell's value)
 os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
 # ipykernel imports debugpy when it can, for a debugger we do not offer: a heavy import
@@ -112,10 +113,10 @@ def main():
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     count = 0
-    stdin = sys.stdin.buffer
+    requests = os.fdopen(REQUESTS, "rb")
     while True:
         try:
-            line = stdin.readline()
+            line = requests.readline()
         except KeyboardInterrupt:  # an interrupt between cells changes nothing
             continue
         if not line:
