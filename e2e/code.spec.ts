@@ -29,6 +29,11 @@ test('code tab: a notebook in a real box keeps state, shows a chart inline and a
   await expect(img).toBeVisible({ timeout: 120_000 });
   // a real decoded picture, not a broken image
   expect(await img.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBeGreaterThan(100);
+  // and what it plots, as data, under it
+  const data = cells.nth(1).getByTestId('code-chart-data');
+  await expect(data).toContainText('Data: line “squares” · 1 series');
+  await data.locator('summary').click();
+  await expect(data).toContainText('10 points (0, 0) (1, 1) (2, 4) (3, 9) …');
 
   await input.fill('pd.DataFrame({"x": xs[:3], "square": xs[:3] ** 2})');
   await input.press('Shift+Enter');

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeExecution } from '../contract/code.js';
 import { runCli } from '../../src-cli/test-support/cli.js';
-import { startTestService, type TestService } from '../test-support/harness.js';
+import { startTestService, templatesReady, type TestService } from '../test-support/harness.js';
 
 const VM_TIMEOUT = 600_000;
 let svc: TestService;
@@ -23,7 +23,8 @@ const text = (x: CodeExecution) => x.results.find((r) => r.is_main_result)?.['te
 
 beforeAll(async () => {
   process.env.BOX_CODE_WARM = '1'; // the default template's warm kernel (vitest.config.ts turns it off)
-  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxcode-') });
+  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxcode-'), tuning: { prepareTemplates: true } });
+  await templatesReady(svc); // built with its warm kernel before the first create asks for it
   const appId = (await post('/v1/apps/find', { name: 'code', mint_if_missing: true })).id;
   boxId = (await post('/v1/boxes', { app_id: appId, name: 'code1' })).box_id;
 }, VM_TIMEOUT);
@@ -63,6 +64,19 @@ describe('the code interpreter in a real box', () => {
       const png = Buffer.from(String(shown.results.find((r) => r['image/png'])?.['image/png']), 'base64');
       expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
       expect(png.readUInt32BE(16)).toBeGreaterThan(100); // IHDR width
+      // beside the picture, what it plots
+      expect(shown.results.find((r) => r['image/png'])?.['application/vnd.box.chart+json']).toMatchObject({
+        type: 'line',
+        elements: [
+          {
+            points: [
+              [0, 1],
+              [1, 3],
+              [2, 2],
+            ],
+          },
+        ],
+      });
       const fig = await run({ code: 'fig, ax = plt.subplots()\nax.bar([1, 2], [3, 4])\nfig' });
       expect(fig.results.find((r) => r.is_main_result)?.['image/png']).toBeTruthy();
       const df = await run({ code: 'pd.DataFrame({"a": [1, 2], "b": [3, 4]})' });

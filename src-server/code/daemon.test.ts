@@ -35,6 +35,7 @@ function request(body: Record<string, unknown>): Promise<Ev[]> {
 }
 const run = async (body: Record<string, unknown>) => (await request({ op: 'run', timeout: 60, ...body })).at(-1)!.execution as Execution;
 const main = (x: Execution) => x.results.find((r) => r.is_main_result);
+const CHART = 'application/vnd.box.chart+json';
 
 /** The daemon on any free port (BOX_CODE_PORT=0), which it names in its first line; a daemon that exits first fails the start. */
 function startDaemon(home: string): Promise<{ d: ChildProcess; port: number }> {
@@ -93,6 +94,56 @@ describe('the code daemon, Python (ipykernel)', () => {
     expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
     const fig = await run({ code: 'fig, ax = plt.subplots()\nax.bar([1, 2], [3, 4])\nfig' });
     expect(main(fig)?.['image/png']).toBeTruthy();
+    // beside the picture, what it plots (E2B's chart shape)
+    expect(shown.results[0]![CHART]).toMatchObject({
+      type: 'line',
+      elements: [
+        {
+          points: [
+            [0, 1],
+            [1, 3],
+            [2, 2],
+          ],
+        },
+      ],
+    });
+    expect(main(fig)?.[CHART]).toMatchObject({ type: 'bar', elements: [{ value: 3 }, { value: 4 }] });
+    const charts = await run({
+      code: [
+        'fig, (a, b) = plt.subplots(1, 2)',
+        'a.pie([1, 3], labels=["x", "y"]); a.set_title("share")',
+        'b.scatter([1, 2], [5, 6], label="pts"); b.set_xlabel("t")',
+        'fig.suptitle("both")',
+        'fig',
+      ].join('\n'),
+    });
+    expect(main(charts)?.[CHART]).toMatchObject({
+      type: 'superchart',
+      title: 'both',
+      elements: [
+        {
+          type: 'pie',
+          title: 'share',
+          elements: [
+            { label: 'x', angle: 90 },
+            { label: 'y', angle: 270 },
+          ],
+        },
+        {
+          type: 'scatter',
+          x_label: 't',
+          elements: [
+            {
+              label: 'pts',
+              points: [
+                [1, 5],
+                [2, 6],
+              ],
+            },
+          ],
+        },
+      ],
+    });
     const df = await run({ code: 'import pandas as pd\npd.DataFrame({"a": [1, 2], "b": [3, 4]})' });
     expect(String(main(df)?.['text/html'])).toContain('<table');
   }, 60_000);

@@ -60,6 +60,12 @@ export const CodeResult = z
     'text/latex': z.string().optional(),
     'application/json': z.unknown().optional(),
     'application/pdf': z.string().optional(),
+    /**
+     * A matplotlib figure's data beside its picture: { type: line | scatter | bar | pie |
+     * superchart | unknown, title, elements, axis labels, ticks and scales }, the shape of
+     * E2B's result.chart (resources/guest/code/charts.py).
+     */
+    'application/vnd.box.chart+json': z.record(z.string(), z.unknown()).optional(),
     is_main_result: z.boolean(),
   })
   .passthrough();

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError, Sandbox, TimeoutError, type Execution, type ExecutionError, type OutputMessage, type Result } from '@e2b/code-interpreter';
-import { startTestService, type TestService } from '../test-support/harness.js';
+import { startTestService, templatesReady, type TestService } from '../test-support/harness.js';
 
 const VM = 600_000;
 let svc: TestService;
@@ -15,11 +15,12 @@ let sbx: Sandbox;
 
 beforeAll(async () => {
   process.env.BOX_CODE_WARM = '1'; // the template's warm kernel (vitest.config.ts turns it off)
-  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxe2bci-') });
+  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxe2bci-'), tuning: { prepareTemplates: true } });
+  await templatesReady(svc); // built with its warm kernel before the first create asks for it
   process.env.E2B_API_URL = `${svc.url}/e2b/api`;
   process.env.E2B_SANDBOX_URL = `${svc.url}/e2b/sandbox`;
   process.env.E2B_API_KEY = svc.key;
-  // the first create of a data dir builds its warm template: minutes under TCG, past the SDK's 60 s default.
+  // the template is built (above); a create still restores a clone under TCG, past the SDK's 60 s default under load.
   // A sandbox lives 5 min by default (E2B's rule, kept): under CI load these cases take longer.
   sbx = await Sandbox.create({ requestTimeoutMs: VM, timeoutMs: 3_600_000 });
 }, VM);
@@ -78,6 +79,28 @@ describe('@e2b/code-interpreter on a real box', () => {
       const png = Buffer.from(img!.png!, 'base64');
       expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
       expect(png.readUInt32BE(16)).toBeGreaterThan(100); // IHDR width
+      // E2B's result.chart: what the figure plots
+      expect(img!.chart).toMatchObject({
+        type: 'line',
+        title: 't',
+        elements: [
+          {
+            points: [
+              [0, 1],
+              [1, 3],
+              [2, 2],
+            ],
+          },
+        ],
+      });
+      const bars = await sbx.runCode('fig, ax = plt.subplots()\nax.bar(["a", "b"], [3, 5], label="n")\nfig', slow);
+      expect(bars.results.find((r) => r.isMainResult)?.chart).toMatchObject({
+        type: 'bar',
+        elements: [
+          { label: 'a', group: 'n', value: 3 },
+          { label: 'b', group: 'n', value: 5 },
+        ],
+      });
       const df = await sbx.runCode('import pandas as pd\npd.DataFrame({"a": [1, 2], "b": [3, 4]})', slow);
       expect(df.results[0]!.html).toContain('<table');
       expect(df.text).toContain('a  b');

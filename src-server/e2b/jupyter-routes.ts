@@ -36,6 +36,7 @@ const FIELDS: Record<string, string> = {
   'text/latex': 'latex',
   'application/json': 'json',
   'application/javascript': 'javascript',
+  'application/vnd.box.chart+json': 'chart',
 };
 
 function e2bResult(r: CodeResultView) {

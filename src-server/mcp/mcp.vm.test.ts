@@ -90,6 +90,21 @@ describe('MCP on real boxes', () => {
       const png = Buffer.from(image!.data, 'base64');
       expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
       expect(png.readUInt32BE(16)).toBeGreaterThan(100); // IHDR width
+      // and what it plots, as text a model can read
+      const data = chart.content.find((c) => c.type === 'text' && (c as { text: string }).text.startsWith('chart data')) as { text: string } | undefined;
+      expect(data?.text).toMatch(/^chart data \(line\): \{/);
+      expect(JSON.parse(data!.text.slice(data!.text.indexOf('{')))).toMatchObject({
+        type: 'line',
+        elements: [
+          {
+            points: [
+              [0, 1],
+              [1, 3],
+              [2, 2],
+            ],
+          },
+        ],
+      });
 
       const failed = await code(stdio, 'def f():\n    return 1 / 0\nf()');
       expect(failed.isError).toBe(true);

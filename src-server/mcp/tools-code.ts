@@ -13,7 +13,7 @@ const CODE_TOOLS = {
     title: 'Run code in a box (Jupyter-style)',
     description:
       'Run a Python (default), JavaScript or bash snippet in a box\'s code interpreter, like a Jupyter notebook cell: variables, imports and functions persist between calls in the same context; the value of the last expression comes back as `text` (e.g. "6 * 7" answers "42"), with stdout, stderr and, on an exception, its name, value and traceback. ' +
-      'Plots (matplotlib: plt.show() or a figure as the last expression) come back as images. numpy, pandas and matplotlib are available in Python. ' +
+      'Plots (matplotlib: plt.show() or a figure as the last expression) come back as images, with what they plot as data (series and points, bars, slices). numpy, pandas and matplotlib are available in Python. ' +
       'For shell commands and programs use box_exec.',
     inputSchema: z.object({
       box: boxRef,
@@ -60,6 +60,10 @@ async function collectCode(res: Response, extra: ToolExtra): Promise<CodeExecuti
 
 /** Terminal colours in a kernel's traceback: noise for a model. */
 const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
+const CHART = 'application/vnd.box.chart+json';
+/** A chart's data in a tool answer: a model reads the numbers; 10,000 points a series would crowd its context. */
+const CHART_TEXT_MAX = 16 * 1024;
+const capped = (s: string) => (s.length > CHART_TEXT_MAX ? `${s.slice(0, CHART_TEXT_MAX)}… (cut at ${CHART_TEXT_MAX} characters; the HTTP API has it all)` : s);
 
 /**
  * The main result's text, outputs and error as text for the model; images as image content.
@@ -87,6 +91,8 @@ function toolResult(x: CodeExecution): CallToolResult {
   if (x.error) parts.push(`${x.error.name}: ${x.error.value}\n${x.error.traceback.replace(ANSI, '')}`);
   const content: CallToolResult['content'] = [{ type: 'text', text: parts.join('\n\n') || '(no output)' }];
   for (const r of x.results) {
+    const chart = r[CHART];
+    if (chart) content.push({ type: 'text', text: `chart data (${String(chart.type)}): ${capped(JSON.stringify(chart))}` });
     if (r['image/png']) content.push({ type: 'image', data: r['image/png'], mimeType: 'image/png' });
     else if (r['image/jpeg']) content.push({ type: 'image', data: r['image/jpeg'], mimeType: 'image/jpeg' });
     else if (!r.is_main_result && r['text/plain']) content.push({ type: 'text', text: r['text/plain'] });

@@ -59,3 +59,21 @@ export async function terminateBoxes(svc: Pick<TestService, 'api'>): Promise<voi
   const list = (await (await svc.api('/v1/boxes?limit=100')).json()) as { data?: { box_id: string }[] };
   for (const b of list.data ?? []) await svc.api(`/v1/boxes/${b.box_id}/terminate`, { method: 'POST' });
 }
+
+/**
+ * Waits until the service's templates are built (start it with tuning.prepareTemplates:
+ * true). A VM test whose first create would build the template (with the code warm-up:
+ * minutes under TCG and load) waits here, polling, instead of holding one request open
+ * past fetch's 300 s headers timeout. Throws on a failed build, naming its error.
+ */
+export async function templatesReady(svc: Pick<TestService, 'api'>, timeoutMs = 900_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const list = (await (await svc.api('/v1/templates')).json()) as { data: { template_id: string; state: string; error?: string }[] };
+    const failed = list.data.find((t) => t.state === 'failed');
+    if (failed) throw new Error(`template ${failed.template_id} failed to build: ${failed.error}`);
+    if (list.data.length && list.data.every((t) => t.state === 'ready')) return;
+    if (Date.now() > deadline) throw new Error(`templates not ready after ${timeoutMs} ms: ${JSON.stringify(list.data.map((t) => t.state))}`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}

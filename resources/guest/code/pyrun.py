@@ -27,6 +27,8 @@ from ipykernel.inprocess.ipkernel import InProcessKernel  # noqa: E402
 from ipykernel.iostream import IOPubThread  # noqa: E402
 from traitlets import default  # noqa: E402
 
+import charts  # noqa: E402
+
 
 def _plain_format_call(method):
     """IPython's formatters' __call__ without the `decorator` package's wrapper, which binds
@@ -106,6 +108,7 @@ def main():
         f.reconfigure(line_buffering=True, write_through=False)
     kernel = BoxKernel()
     kernel.shell.history_manager.enabled = False
+    charts.register(kernel.shell)  # a matplotlib figure's data beside its PNG
     kernel._execute_sleep = 0  # a pause after each cell "for iopub to flush": ours is synchronous
     kernel._publish_execute_input = lambda *args: None  # the cell's code echoed to IOPub: nobody reads it here
     session = kernel.session

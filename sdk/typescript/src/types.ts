@@ -445,6 +445,10 @@ export type CodeResult = {
   'text/latex'?: string;
   'application/json'?: unknown;
   'application/pdf'?: string;
+  /** A matplotlib figure's data beside its picture: { type: line | scatter | bar | pie | superchart | unknown, title, elements, axis labels, ticks and scales }, the shape of E2B's result.chart (resources/guest/code/charts.py). */
+  'application/vnd.box.chart+json'?: {
+    [key: string]: unknown;
+  };
 };
 
 /** An error a run raised, with its traceback. */

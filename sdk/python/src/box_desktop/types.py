@@ -415,6 +415,7 @@ _CodeResultOptional = TypedDict("_CodeResultOptional", {
     "text/latex": str,
     "application/json": Any,
     "application/pdf": str,
+    "application/vnd.box.chart+json": Dict[str, Any],
 }, total=False)
 
 
