@@ -4,7 +4,8 @@
  * measured in the same run (the machine is shared and noisy):
  *   first:  create + `1+1` on a just-created box, p50 / create + exec `true`
  *   warm:   `1+1` in a warm context, p50 / exec `true` on the same box
- *   chart:  a matplotlib line chart to PNG, p50 / exec `true`
+ *   chart:  a matplotlib line chart to PNG, p50 / exec `true`; and what its data costs
+ *           (charts.py's formatter): the same cell with the formatter on / off, alternating
  *   many:   idle PSS per box with N boxes that each ran a cell (live kernel) / the same
  *           boxes idle before their first cell
  * The first create is a warm-up that also builds the template (with its started kernel).
@@ -87,6 +88,22 @@ for (let i = 0; i < Math.max(5, RUNS); i++) {
     }),
   );
 }
+// the chart's data beside its PNG: the same cell with charts.py's formatter on and off, alternating
+const FORMATTER = "get_ipython().display_formatter.formatters['application/vnd.box.chart+json'].enabled";
+const withData: number[] = [];
+const withoutData: number[] = [];
+for (let i = 0; i < Math.max(10, RUNS * 2); i++) {
+  for (const on of i % 2 ? [true, false] : [false, true]) {
+    await run(box, `${FORMATTER} = ${on ? 'True' : 'False'}`);
+    const ms = await timed(async () => {
+      const x = await run(box, CHART);
+      if (Boolean(x.results.some((r: Record<string, unknown>) => r['application/vnd.box.chart+json'])) !== on)
+        throw new Error(`chart data ${on ? 'missing' : 'present'}`);
+    });
+    (on ? withData : withoutData).push(ms);
+  }
+}
+await run(box, `${FORMATTER} = True`);
 out.warm = {
   '1+1 warm, p50 ms (goal <= 20)': r1(med(warm)),
   'baseline: exec true, p50 ms': r1(med(execs)),
@@ -94,6 +111,9 @@ out.warm = {
   '1+1 warm: of it in the box (daemon + kernel, its duration_ms), p50 ms': r1(med(inDaemon)),
   'matplotlib line chart to PNG, p50 ms (goal <= 400)': r1(med(chart)),
   'chart / exec true': r3(med(chart) / med(execs)),
+  'chart with its data (application/vnd.box.chart+json), p50 ms': r1(med(withData)),
+  'baseline: the same chart, data formatter off, p50 ms': r1(med(withoutData)),
+  'chart data cost: with / without': r3(med(withData) / med(withoutData)),
 };
 await terminate(box);
 
