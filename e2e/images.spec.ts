@@ -13,6 +13,7 @@ test('images: the list shows built-in and imported images, the create dialog off
   const archive = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'oci-e2e-')), 'a.tar');
   await makeTestDockerArchive(archive, { withCmd: false });
   await importOciArchive(new ImageStore(svc().dataDir), archive, 'tools');
+  fs.rmSync(path.dirname(archive), { recursive: true, force: true });
 
   await login(page, svc());
   await new AppPage(page).open('images');

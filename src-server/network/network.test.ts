@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -291,7 +292,7 @@ describe('egress through the service', () => {
 
 describe('across a service restart', () => {
   it('a box keeps its proxy port; a listener whose host port was taken meanwhile moves to a free one', async () => {
-    const dataDir = svc.dataDir + '-restart';
+    const dataDir = fs.mkdtempSync(`${svc.dataDir}-restart-`);
     const first = await startTestService({ dataDir, runtime: (d) => new FakeRuntime(d) });
     const app = (await (await first.api('/v1/apps/find', { method: 'POST', json: { name: 'r', mint_if_missing: true } })).json()).id;
     const box = await (await first.api('/v1/boxes', { method: 'POST', json: { app_id: app, name: 'keeper' } })).json();
