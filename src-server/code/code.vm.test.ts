@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeExecution } from '../contract/code.js';
+import { LINE_1_3_2 } from './test-support/chart.js';
 import { runCli } from '../../src-cli/test-support/cli.js';
 import { startTestService, templatesReady, type TestService } from '../test-support/harness.js';
 
@@ -65,18 +66,7 @@ describe('the code interpreter in a real box', () => {
       expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
       expect(png.readUInt32BE(16)).toBeGreaterThan(100); // IHDR width
       // beside the picture, what it plots
-      expect(shown.results.find((r) => r['image/png'])?.['application/vnd.box.chart+json']).toMatchObject({
-        type: 'line',
-        elements: [
-          {
-            points: [
-              [0, 1],
-              [1, 3],
-              [2, 2],
-            ],
-          },
-        ],
-      });
+      expect(shown.results.find((r) => r['image/png'])?.['application/vnd.box.chart+json']).toMatchObject(LINE_1_3_2);
       const fig = await run({ code: 'fig, ax = plt.subplots()\nax.bar([1, 2], [3, 4])\nfig' });
       expect(fig.results.find((r) => r.is_main_result)?.['image/png']).toBeTruthy();
       const df = await run({ code: 'pd.DataFrame({"a": [1, 2], "b": [3, 4]})' });

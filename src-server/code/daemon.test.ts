@@ -9,6 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES_DIR } from '../runtime/guest-image/guest-image.js';
+import { LINE_1_3_2 } from './test-support/chart.js';
 
 type Ev = { rid: number; type: string; [k: string]: unknown };
 type Execution = {
@@ -95,18 +96,7 @@ describe('the code daemon, Python (ipykernel)', () => {
     const fig = await run({ code: 'fig, ax = plt.subplots()\nax.bar([1, 2], [3, 4])\nfig' });
     expect(main(fig)?.['image/png']).toBeTruthy();
     // beside the picture, what it plots (E2B's chart shape)
-    expect(shown.results[0]![CHART]).toMatchObject({
-      type: 'line',
-      elements: [
-        {
-          points: [
-            [0, 1],
-            [1, 3],
-            [2, 2],
-          ],
-        },
-      ],
-    });
+    expect(shown.results[0]![CHART]).toMatchObject(LINE_1_3_2);
     expect(main(fig)?.[CHART]).toMatchObject({ type: 'bar', elements: [{ value: 3 }, { value: 4 }] });
     const charts = await run({
       code: [

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError, Sandbox, TimeoutError, type Execution, type ExecutionError, type OutputMessage, type Result } from '@e2b/code-interpreter';
 import { startTestService, templatesReady, type TestService } from '../test-support/harness.js';
+import { LINE_1_3_2 } from '../code/test-support/chart.js';
 
 const VM = 600_000;
 let svc: TestService;
@@ -80,19 +81,7 @@ describe('@e2b/code-interpreter on a real box', () => {
       expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
       expect(png.readUInt32BE(16)).toBeGreaterThan(100); // IHDR width
       // E2B's result.chart: what the figure plots
-      expect(img!.chart).toMatchObject({
-        type: 'line',
-        title: 't',
-        elements: [
-          {
-            points: [
-              [0, 1],
-              [1, 3],
-              [2, 2],
-            ],
-          },
-        ],
-      });
+      expect(img!.chart).toMatchObject({ ...LINE_1_3_2, title: 't' });
       const bars = await sbx.runCode('fig, ax = plt.subplots()\nax.bar(["a", "b"], [3, 5], label="n")\nfig', slow);
       expect(bars.results.find((r) => r.isMainResult)?.chart).toMatchObject({
         type: 'bar',

@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService, terminateBoxes } from '../test-support/harness.js';
+import { LINE_1_3_2 } from '../code/test-support/chart.js';
 
 const VM_TIMEOUT = 300_000;
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -93,18 +94,7 @@ describe('MCP on real boxes', () => {
       // and what it plots, as text a model can read
       const data = chart.content.find((c) => c.type === 'text' && (c as { text: string }).text.startsWith('chart data')) as { text: string } | undefined;
       expect(data?.text).toMatch(/^chart data \(line\): \{/);
-      expect(JSON.parse(data!.text.slice(data!.text.indexOf('{')))).toMatchObject({
-        type: 'line',
-        elements: [
-          {
-            points: [
-              [0, 1],
-              [1, 3],
-              [2, 2],
-            ],
-          },
-        ],
-      });
+      expect(JSON.parse(data!.text.slice(data!.text.indexOf('{')))).toMatchObject(LINE_1_3_2);
 
       const failed = await code(stdio, 'def f():\n    return 1 / 0\nf()');
       expect(failed.isError).toBe(true);
