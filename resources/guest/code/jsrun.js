@@ -1,9 +1,9 @@
 // JavaScript kernel of the box code daemon (kernels.py): one Node process per context.
 // Cells arrive as JSON lines on the fd named by BOX_CODE_IN ({code, env}; stdin is the
-// cell's, /dev/null); each runs in this process's global
-// context (vm.runInThisContext: globals and top-level let/const persist across cells), its
-// console output goes to stdout/stderr as usual, and its value, error and end are reported
-// as JSON lines on the fd named by BOX_CODE_FD. SIGINT interrupts a running cell.
+// cell's, /dev/null); each runs in this process's global context (vm.runInThisContext:
+// globals and top-level let/const persist across cells), its console output goes to
+// stdout/stderr as usual, and its value, error and end are reported as JSON lines on the
+// fd named by BOX_CODE_FD. SIGINT interrupts a running cell.
 'use strict';
 const fs = require('fs');
 const util = require('util');

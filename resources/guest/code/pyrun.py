@@ -3,11 +3,11 @@
 ipykernel's in-process kernel (InProcessKernel: IPython's shell with ipykernel's display
 formatters, displayhook and Jupyter messages), driven from this process's main thread:
 no ZMQ sockets, no second kernel process, no I/O thread. A cell arrives as a JSON line on
-the fd named by BOX_CODE_IN ({code, env} or {setenv}; stdin is the cell's, /dev/null); it runs as a Jupyter execute_request; what it prints goes
-to this process's stdout and stderr (so output from C code and child processes is caught
-too); its results, error and end are reported as JSON lines on the fd named by
-BOX_CODE_FD, in the order the kernel published them. SIGINT interrupts a running cell
-(KeyboardInterrupt).
+the fd named by BOX_CODE_IN ({code, env} or {setenv}; stdin is the cell's, /dev/null); it
+runs as a Jupyter execute_request; what it prints goes to this process's stdout and
+stderr (so output from C code and child processes is caught too); its results, error and
+end are reported as JSON lines on the fd named by BOX_CODE_FD, in the order the kernel
+published them. SIGINT interrupts a running cell (KeyboardInterrupt).
 """
 
 import asyncio
