@@ -1,0 +1,37 @@
+"""HTTP (egress) policies."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, List, Mapping, Optional
+
+from .._base import Page, clean, seg
+from ..types import HttpPolicy, PolicyPreset
+from .transport import AsyncHttp
+
+
+class AsyncPolicies:
+    """HTTP (egress) policies: what boxes may reach, and secrets injected on the way out."""
+
+    def __init__(self, http: AsyncHttp) -> None:
+        self._http = http
+
+    async def presets(self) -> List[PolicyPreset]:
+        return (await self._http.json("GET", "/v1/http-policies/presets"))["data"]
+
+    async def create(self, *, name: Optional[str] = None, document: Optional[Mapping[str, Any]] = None, preset: Optional[str] = None) -> HttpPolicy:
+        body = clean({"name": name, "document": document, "preset": preset})
+        return await self._http.json("POST", "/v1/http-policies", json_body=body, idempotency_key=str(uuid.uuid4()))
+
+    async def list(self, *, limit: Optional[int] = None, offset: Optional[int] = None) -> Page[HttpPolicy]:
+        p = await self._http.json("GET", "/v1/http-policies", query={"limit": limit, "offset": offset})
+        return Page(p["data"], p["limit"], p["offset"], p["total"], p["has_more"])
+
+    async def get(self, policy_id: str) -> HttpPolicy:
+        return await self._http.json("GET", f"/v1/http-policies/{seg(policy_id)}")
+
+    async def update(self, policy_id: str, *, name: Optional[str] = None, document: Optional[Mapping[str, Any]] = None) -> HttpPolicy:
+        return await self._http.json("PATCH", f"/v1/http-policies/{seg(policy_id)}", json_body=clean({"name": name, "document": document}))
+
+    async def delete(self, policy_id: str) -> HttpPolicy:
+        return await self._http.json("DELETE", f"/v1/http-policies/{seg(policy_id)}")
