@@ -1,5 +1,7 @@
+import importlib
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -14,8 +16,51 @@ def test_sync_client_is_generated_from_the_async_one():
     assert r.returncode == 0, r.stderr
 
 
+def unasync_check(pkg):
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "unasync.py"), "--check", "--package", str(pkg)], capture_output=True, text=True)
+
+
+def test_every_generated_file_is_checked(tmp_path):
+    src = ROOT / "src" / "box_desktop"
+    modules = sorted(p.name for p in (src / "_async").glob("*.py"))
+    assert "client.py" in modules and len(modules) > 10
+    assert sorted(p.name for p in (src / "_sync").glob("*.py")) == modules
+    pkg = tmp_path / "box_desktop"
+    shutil.copytree(src, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    assert unasync_check(pkg).returncode == 0
+    (pkg / "_sync" / "__pycache__").mkdir(exist_ok=True)
+    (pkg / "_sync" / "__pycache__" / "box.cpython-311.pyc").write_bytes(b"")  # bytecode is no stray
+    assert unasync_check(pkg).returncode == 0
+    for name in modules:
+        f = pkg / "_sync" / name
+        text = f.read_text()
+        f.write_text(text + "# edited\n")
+        r = unasync_check(pkg)
+        assert r.returncode != 0 and f"{f} is stale" in r.stderr
+        f.unlink()
+        r = unasync_check(pkg)
+        assert r.returncode != 0 and f"{f} is missing" in r.stderr
+        f.write_text(text)
+    stray = pkg / "_sync" / "removed.py"
+    stray.write_text("")
+    r = unasync_check(pkg)
+    assert r.returncode != 0 and f"{stray} is made by no file of _async/" in r.stderr
+    subprocess.run([sys.executable, str(ROOT / "tools" / "unasync.py"), "--package", str(pkg)], check=True)
+    assert not stray.exists() and unasync_check(pkg).returncode == 0
+
+
 def test_typed_package():
     assert (pathlib.Path(box_desktop.__file__).parent / "py.typed").exists()
+
+
+def test_installed_with_every_module():
+    """The installed package (not the source tree) holds _async/ and _sync/, module by module."""
+    installed = pathlib.Path(box_desktop.__file__).parent
+    for sub in ("_async", "_sync"):
+        mod = importlib.import_module(f"box_desktop.{sub}")
+        assert pathlib.Path(mod.__file__).parent == installed / sub
+        have = sorted(p.name for p in (installed / sub).glob("*.py"))
+        assert have == sorted(p.name for p in (ROOT / "src" / "box_desktop" / "_async").glob("*.py"))
 
 
 def test_finds_the_service_like_the_cli(tmp_path):
