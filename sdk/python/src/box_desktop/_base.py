@@ -51,6 +51,29 @@ def retry_delay(status: int, headers: Mapping[str, str], attempt: int, max_retri
     return None if delay > max_delay else delay
 
 
+
+class Described:
+    """An object of the API held as its description, ``info`` (as of the last call that
+    answered it): its id, name and path come from it."""
+
+    _id_field = ""
+    """The field of ``info`` that holds the id."""
+    _collection = ""
+    """The path of the collection the object is in."""
+    info: Any
+
+    @property
+    def id(self) -> str:
+        return self.info[self._id_field]
+
+    @property
+    def name(self) -> str:
+        return self.info["name"]
+
+    @property
+    def _p(self) -> str:
+        return f"{self._collection}/{seg(self.id)}"
+
 @dataclass(frozen=True)
 class OutputEvent:
     """One piece of a command's output, in the order the box produced it."""

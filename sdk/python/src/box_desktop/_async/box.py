@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, AsyncIterator, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .._base import CodeExecution, ExecResult, clean, seg
+from .._base import CodeExecution, Described, ExecResult, clean
 from ..types import BoxInfo, Checkpoint, EgressLogRow, ExecInfo, HttpPolicy, Listener, PolicyDetached
 from .code import AsyncBoxCode
 from .cron import AsyncBoxCron
@@ -15,12 +15,15 @@ from .files import AsyncBoxFiles
 from .transport import AsyncHttp
 
 
-class AsyncBox:
+class AsyncBox(Described):
     """One box: ``info`` is its API description as of the last call that answered it."""
+
+    _id_field = "box_id"
+    _collection = "/v1/boxes"
 
     def __init__(self, http: AsyncHttp, info: BoxInfo) -> None:
         self._http = http
-        self.info = info
+        self.info: BoxInfo = info
         self.files = AsyncBoxFiles(http, info["box_id"])
         self.cron = AsyncBoxCron(http, info["box_id"])
         self.code = AsyncBoxCode(http, info["box_id"])
@@ -29,20 +32,8 @@ class AsyncBox:
         return f"Box(id={self.id!r}, name={self.name!r}, status={self.status!r})"
 
     @property
-    def id(self) -> str:
-        return self.info["box_id"]
-
-    @property
-    def name(self) -> str:
-        return self.info["name"]
-
-    @property
     def status(self) -> str:
         return self.info["status"]
-
-    @property
-    def _p(self) -> str:
-        return f"/v1/boxes/{seg(self.id)}"
 
     async def _set(self, method: str, suffix: str, body: Any = None) -> "AsyncBox":
         self.info = await self._http.json(method, f"{self._p}{suffix}", json_body=body)

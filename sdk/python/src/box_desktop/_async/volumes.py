@@ -5,29 +5,20 @@ from __future__ import annotations
 import uuid
 from typing import List, Optional
 
-from .._base import Page, seg
+from .._base import Described, Page, seg
 from ..types import DeletedPath, VolumeEntry, VolumeFileWriteResult, VolumeInfo
 from .transport import AsyncHttp, Upload
 
 
-class AsyncVolume:
+class AsyncVolume(Described):
     """A volume and its files."""
+
+    _id_field = "volume_id"
+    _collection = "/v1/box-volumes"
 
     def __init__(self, http: AsyncHttp, info: VolumeInfo) -> None:
         self._http = http
-        self.info = info
-
-    @property
-    def id(self) -> str:
-        return self.info["volume_id"]
-
-    @property
-    def name(self) -> str:
-        return self.info["name"]
-
-    @property
-    def _p(self) -> str:
-        return f"/v1/box-volumes/{seg(self.id)}"
+        self.info: VolumeInfo = info
 
     async def write(self, path: str, data: Upload, *, mode: Optional[str] = None, create_parents: Optional[bool] = None) -> VolumeFileWriteResult:
         return await self._http.json("PUT", f"{self._p}/files", query={"path": path, "mode": mode, "create_parents": create_parents}, content=data)

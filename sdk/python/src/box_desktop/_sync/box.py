@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, Iterator, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .._base import CodeExecution, ExecResult, clean, seg
+from .._base import CodeExecution, Described, ExecResult, clean
 from ..types import BoxInfo, Checkpoint, EgressLogRow, ExecInfo, HttpPolicy, Listener, PolicyDetached
 from .code import BoxCode
 from .cron import BoxCron
@@ -16,12 +16,15 @@ from .files import BoxFiles
 from .transport import Http
 
 
-class Box:
+class Box(Described):
     """One box: ``info`` is its API description as of the last call that answered it."""
+
+    _id_field = "box_id"
+    _collection = "/v1/boxes"
 
     def __init__(self, http: Http, info: BoxInfo) -> None:
         self._http = http
-        self.info = info
+        self.info: BoxInfo = info
         self.files = BoxFiles(http, info["box_id"])
         self.cron = BoxCron(http, info["box_id"])
         self.code = BoxCode(http, info["box_id"])
@@ -30,20 +33,8 @@ class Box:
         return f"Box(id={self.id!r}, name={self.name!r}, status={self.status!r})"
 
     @property
-    def id(self) -> str:
-        return self.info["box_id"]
-
-    @property
-    def name(self) -> str:
-        return self.info["name"]
-
-    @property
     def status(self) -> str:
         return self.info["status"]
-
-    @property
-    def _p(self) -> str:
-        return f"/v1/boxes/{seg(self.id)}"
 
     def _set(self, method: str, suffix: str, body: Any = None) -> "Box":
         self.info = self._http.json(method, f"{self._p}{suffix}", json_body=body)
