@@ -17,7 +17,7 @@ from typing import Dict, List
 PKG = pathlib.Path(__file__).resolve().parent.parent / "src" / "box_desktop"
 
 RULES = [
-    (r'^"""The asynchronous client, .*?"""', '"""The synchronous client: GENERATED from _async/ by tools/unasync.py, do not edit."""'),
+    (r'^"""The asynchronous client\. .*?"""', '"""The synchronous client: GENERATED from _async/ by tools/unasync.py, do not edit."""'),
     (r"\bimport asyncio\b", "import time"),
     (r"\basyncio\.sleep\(", "time.sleep("),
     (r"\bAsync([A-Z]\w*)", r"\1"),

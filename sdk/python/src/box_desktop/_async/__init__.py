@@ -1,4 +1,4 @@
-"""The asynchronous client, a module per resource. _sync/ is generated from this package,
+"""The asynchronous client. A module per resource; _sync/ is generated from this package,
 file by file (tools/unasync.py)."""
 
 from .box import AsyncBox
