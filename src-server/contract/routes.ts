@@ -10,6 +10,7 @@ import * as Id from './identity.js';
 import { Image, ImageList } from './images.js';
 import * as Ib from './inbox.js';
 import * as Inf from './inference.js';
+import { CompactBody, CompactedResponse } from './inference-compact.js';
 import { ChatCompletion, MessageObject, NeverSucceeds, ResponseObject } from './inference-wire.js';
 import { ChatStreamChunk, MessagesStreamEvent, ResponsesStreamEvent } from './inference-stream.js';
 import * as N from './network.js';
@@ -178,6 +179,7 @@ export const ROUTES = {
   'GET /v1/openapi.json': { response: Id.OpenApiDocument },
   // inference
   'POST /v1/responses': { body: Inf.ResponsesBody, response: ResponseObject, kind: 'sse', events: ResponsesStreamEvent },
+  'POST /v1/responses/compact': { body: CompactBody, response: CompactedResponse },
   'GET /v1/responses/:response_id': { response: ResponseObject },
   'DELETE /v1/responses/:response_id': never,
   'POST /v1/responses/:response_id/cancel': never,

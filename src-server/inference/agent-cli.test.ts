@@ -13,8 +13,8 @@ import { startInferenceService } from './test-support/service.js';
 // Anthropic's Claude Code (`claude -p`) over Messages, streamed, with its own tools. The model
 // (box/echo's tool mode, or a scripted upstream of either style behind the gateway) calls
 // Claude Code's first tool; Claude Code runs it and sends the result back; the model answers
-// with it: a whole agent loop of two turns. (OpenAI's Codex CLI cannot be tested this way:
-// it always sends `store: false` on Responses, which the spec refuses.)
+// with it: a whole agent loop of two turns. (OpenAI's Codex CLI is not run here; the
+// `store: false` it sends on Responses is served since issue 34.)
 const require = createRequire(import.meta.url);
 const claude = (() => {
   try {

@@ -5,6 +5,7 @@ import type { Principal } from '../core/principal.js';
 import { DomainError, Failed } from '../core/domain-errors.js';
 import type { Prepared } from './adapters/common.js';
 import { checkBoxBudget, type BudgetDeps } from './box/budget.js';
+import { compactionObject } from './compaction.js';
 import { boxOfKey } from './box/box-principal.js';
 import type { EngineRegistry } from './engines/registry.js';
 import type { DeltaSink, NativeRequest, NativeResult, StoredError, WireStyle } from './native.js';
@@ -88,9 +89,16 @@ export class InferenceService {
     if (p.native.format.type === 'json_schema') schemaValidator(p.native.format.schema, SCHEMA_PARAM[style]);
   }
 
+  /** POST /v1/responses/compact: a known model (404 otherwise); no engine runs (compaction.ts). */
+  compact(p: Prepared) {
+    this.engines.resolve(p.native.model);
+    return compactionObject(p.native.model, p.native.messages);
+  }
+
   /**
    * Runs now; the finished request is stored just after the answer leaves, batched with the
-   * others of the same turn (store/write-behind.ts). Errors go to the caller and nothing is stored.
+   * others of the same turn (store/write-behind.ts), unless `store: false` (charged all the
+   * same). Errors go to the caller and nothing is stored.
    */
   async runSync(style: WireStyle, p: Prepared, auth: Principal, signal?: AbortSignal, stream?: StreamHooks): Promise<StoredResponse> {
     this.check(style, p, auth);
@@ -108,7 +116,7 @@ export class InferenceService {
     stored.result = result;
     stored.startedAt = createdAt;
     stored.completedAt = Date.now();
-    this.writer.add(stored, p.webhook ? { ...this.delivery(stored, p), state: 'pending' } : null);
+    if (p.store) this.writer.add(stored, p.webhook ? { ...this.delivery(stored, p), state: 'pending' } : null);
     this.emitUsage(stored);
     return stored;
   }

@@ -13,12 +13,20 @@ export interface NativeToolCall {
 }
 
 /**
+ * An image a user turn carries: its bytes (base64, one of IMAGE_MEDIA_TYPES) or a URL the
+ * engine fetches itself (Box never fetches it). Each style's image part converts to this.
+ */
+export type NativeImage = { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string };
+
+/**
  * One turn. An assistant turn may carry tool calls (beside or instead of text); a `tool`
  * turn is one tool's result, answering the call `toolCallId`.
  */
 export interface NativeMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
   text: string;
+  /** Images after the text (user turns). */
+  images?: NativeImage[];
   toolCalls?: NativeToolCall[];
   toolCallId?: string;
   /** Name of the tool answered (tool turns; filled from the matching call when known). */

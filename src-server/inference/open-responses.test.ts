@@ -158,10 +158,10 @@ it('every Responses answer carries the Open Responses required fields, with thei
   }
 });
 
-it('previous_response_id: an unknown id is 404 naming the field; top_logprobs > 0 is refused', async () => {
+it('previous_response_id: an unknown id is 404 previous_response_not_found naming the field; top_logprobs > 0 is refused', async () => {
   const r = await svc.api('/v1/responses', { method: 'POST', json: { model: 'box/echo', input: 'x', previous_response_id: 'resp_nope' } });
   expect(r.status).toBe(404);
-  expect((await r.json()).error.param).toBe('previous_response_id');
+  expect((await r.json()).error).toMatchObject({ param: 'previous_response_id', code: 'previous_response_not_found' });
   const t = await svc.api('/v1/responses', { method: 'POST', json: { model: 'box/echo', input: 'x', top_logprobs: 3 } });
   expect(t.status).toBe(400);
   expect((await t.json()).error.param).toBe('top_logprobs');

@@ -1,10 +1,11 @@
 import type { ChatBody } from '../../contract/inference.js';
 import type { NativeFormat, NativeMessage } from '../native.js';
 import type { StoredResponse } from '../store/responses-repo.js';
-import { contentText, prepared, refuse, refusePresent, wantsStream, type Prepared } from './common.js';
+import { contentText, imageSink, prepared, refuse, refusePresent, wantsStream, type Prepared } from './common.js';
+import { chatImage } from './images.js';
 import { argumentsText, chatTools } from './tools.js';
 
-/** POST /v1/chat/completions → native request (spec, Chat Completions limitations; beyond it: `stream` and function tools). */
+/** POST /v1/chat/completions → native request (spec, Chat Completions limitations; beyond it: `stream`, function tools, `store: false` and `image_url` parts). */
 export function chatToNative(body: ChatBody): Prepared {
   const b = body as Record<string, unknown>;
   const stream = wantsStream(b);
@@ -14,6 +15,7 @@ export function chatToNative(body: ChatBody): Prepared {
   for (const f of ['audio', 'modalities', 'prediction', 'logprobs', 'top_logprobs', 'web_search_options'] as const) {
     if (b[f] !== undefined && b[f] !== null && b[f] !== false) refuse(f, `${f} is not supported: output is text only.`);
   }
+  if (b.store !== undefined && b.store !== null && typeof b.store !== 'boolean') refuse('store', 'store must be true or false.');
   const messages = body.messages.map((m, i) => chatMessage(m, `messages[${i}]`));
   const p = prepared(
     {
@@ -35,7 +37,7 @@ export function chatToNative(body: ChatBody): Prepared {
     },
     { reasoning: { effort: body.reasoning_effort ?? null, summary: null }, user: body.user ?? null },
     body.metadata,
-    { stream },
+    { stream, store: b.store !== false },
   );
   p.streamUsage = body.stream_options?.include_usage === true;
   return p;
@@ -66,7 +68,9 @@ function chatMessage(m: { role: string; content: unknown }, param: string): Nati
   if (role !== 'system' && role !== 'user' && role !== 'assistant') {
     refuse(`${param}.role`, `${param}.role "${m.role}" is not supported: send system, developer, user, assistant or tool.`);
   }
-  const msg: NativeMessage = { role, text: contentText(m.content ?? '', `${param}.content`, ['text']) };
+  const images = role === 'user' ? imageSink(chatImage) : undefined;
+  const msg: NativeMessage = { role, text: contentText(m.content ?? '', `${param}.content`, ['text'], images) };
+  if (images?.images.length) msg.images = images.images;
   if (rec.tool_calls !== undefined && rec.tool_calls !== null) {
     if (role !== 'assistant' || !Array.isArray(rec.tool_calls)) refuse(`${param}.tool_calls`, 'tool_calls belong on assistant messages, as an array.');
     msg.toolCalls = rec.tool_calls.map((c: Record<string, unknown>, j: number) => {

@@ -1,6 +1,24 @@
 import { invalid } from '../../core/domain-errors.js';
 import { COMPLETION_WINDOWS } from '../../contract/inference.js';
-import type { NativeRequest } from '../native.js';
+import type { NativeImage, NativeRequest } from '../native.js';
+
+/** Collects the image parts of a content array: `take` answers whether the part was an image. */
+interface ImageSink {
+  take(part: Record<string, unknown>, where: string): boolean;
+}
+
+/** An ImageSink for one style's image parser (adapters/images.ts); `images` fills as parts are read. */
+export function imageSink(parse: (p: Record<string, unknown>, where: string) => NativeImage | null): ImageSink & { images: NativeImage[] } {
+  const images: NativeImage[] = [];
+  return {
+    images,
+    take(p, where) {
+      const img = parse(p, where);
+      if (img) images.push(img);
+      return img !== null;
+    },
+  };
+}
 
 /** What every adapter's request converter produces, beside the native request. */
 export interface Prepared {
@@ -13,6 +31,8 @@ export interface Prepared {
   background: boolean;
   /** `stream: true`: answer as server-sent events in the request's wire style. */
   stream: boolean;
+  /** `store: false` (Responses, Chat Completions): answered and charged, never stored. */
+  store: boolean;
   /** Chat Completions' `stream_options.include_usage`. */
   streamUsage?: boolean;
 }
@@ -62,9 +82,10 @@ function isHttpUrl(s: string): boolean {
 
 /**
  * Text of a message's content: a string or an array of text blocks (`textTypes`).
- * Anything else (images, audio, files, tool blocks) is refused naming the block.
+ * `image` (where a style's images are allowed) collects its image parts (adapters/images.ts).
+ * Anything else (audio, files, tool blocks) is refused naming the block.
  */
-export function contentText(content: unknown, param: string, textTypes: string[]): string {
+export function contentText(content: unknown, param: string, textTypes: string[], image?: ImageSink): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) refuse(param, `${param} must be a string or an array of text blocks.`);
   return content
@@ -72,8 +93,12 @@ export function contentText(content: unknown, param: string, textTypes: string[]
       const p = part as { type?: unknown; text?: unknown } | null;
       const where = `${param}[${i}]`;
       if (!p || typeof p !== 'object' || typeof p.type !== 'string') refuse(`${where}.type`, `${where} must be a content block with a type.`);
+      if (image && image.take(p as Record<string, unknown>, where)) return '';
       if (!textTypes.includes(p.type)) {
-        refuse(`${where}.type`, `Content is text only: ${where} is a "${p.type}" block; send ${textTypes.map((t) => `"${t}"`).join(' or ')} blocks.`);
+        refuse(
+          `${where}.type`,
+          `Content is text${image ? ' and images' : ''} only: ${where} is a "${p.type}" block; send ${textTypes.map((t) => `"${t}"`).join(' or ')} blocks.`,
+        );
       }
       if (typeof p.text !== 'string') refuse(`${where}.text`, `${where}.text must be a string.`);
       return p.text;
@@ -86,11 +111,14 @@ export function prepared(
   native: NativeRequest,
   echo: Record<string, unknown>,
   meta: Record<string, string> | null | undefined,
-  opts: { background?: boolean; stream?: boolean } = {},
+  opts: { background?: boolean; stream?: boolean; store?: boolean } = {},
 ): Prepared {
   if (native.messages.length === 0) refuse('messages', 'At least one message is required.');
   nameToolResults(native);
-  return { native, echo, background: opts.background ?? false, stream: opts.stream ?? false, ...checkMetadata(meta) };
+  const store = opts.store ?? true;
+  const checked = checkMetadata(meta);
+  if (!store && checked.webhook) refuse('store', 'store=false cannot be combined with metadata.completion_webhook: the webhook carries the stored response.');
+  return { native, echo: store ? echo : { ...echo, store: false }, background: opts.background ?? false, stream: opts.stream ?? false, store, ...checked };
 }
 
 /** Tool turns learn the name of the call they answer (chat templates and Anthropic-style upstreams want it). */

@@ -2,9 +2,10 @@ import type { MessagesBody } from '../../contract/inference.js';
 import { parsedArguments, type NativeFormat, type NativeMessage } from '../native.js';
 import type { StoredResponse } from '../store/responses-repo.js';
 import { contentText, prepared, refuse, refusePresent, wantsStream, type Prepared } from './common.js';
+import { messagesImage } from './images.js';
 import { messagesTools } from './tools.js';
 
-/** POST /v1/messages → native request (spec, Messages limitations; beyond it: `stream`, `system` and client tools). */
+/** POST /v1/messages → native request (spec, Messages limitations; beyond it: `stream`, `system`, client tools and `image` blocks). */
 export function messagesToNative(body: MessagesBody): Prepared {
   const b = body as Record<string, unknown>;
   const stream = wantsStream(b);
@@ -69,10 +70,12 @@ function addMessage(out: NativeMessage[], role: 'user' | 'assistant', content: u
       if (typeof blk.tool_use_id !== 'string') refuse(`${at}.tool_use_id`, `${at}.tool_use_id must name the tool_use answered.`);
       const text = blk.content === undefined || blk.content === null ? '' : contentText(blk.content, `${at}.content`, ['text']);
       out.push({ role: 'tool', text, toolCallId: blk.tool_use_id, ...(blk.is_error === true ? { isError: true } : {}) });
+    } else if (role === 'user' && blk?.type === 'image') {
+      (msg.images ??= []).push(messagesImage(blk as Record<string, unknown>, at)!);
     } else texts.push(blk);
   });
   msg.text = contentText(texts, param, ['text']);
-  if (msg.text || msg.toolCalls || !content.length) out.push(msg);
+  if (msg.text || msg.toolCalls || msg.images || !content.length) out.push(msg);
 }
 
 /**

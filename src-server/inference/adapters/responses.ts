@@ -1,21 +1,26 @@
 import type { ResponsesBody } from '../../contract/inference.js';
 import type { NativeFormat, NativeMessage } from '../native.js';
 import type { StoredResponse } from '../store/responses-repo.js';
-import { contentText, prepared, refuse, refusePresent, wantsStream, type Prepared } from './common.js';
+import { decodeCompaction, expandCompaction } from '../compaction.js';
+import { contentText, imageSink, prepared, refuse, refusePresent, wantsStream, type Prepared } from './common.js';
+import { responsesImage } from './images.js';
 import { argumentsText, responsesTools } from './tools.js';
 
 /**
  * POST /v1/responses → native request (spec, Inference API, Responses limitations).
- * Beyond the spec: `stream`, function tools, and `previous_response_id` (`previous` is that
+ * Beyond the spec: `stream`, function tools, `previous_response_id` (`previous` is that
  * stored response, looked up by the route: its conversation and output come first; its
- * instructions do not carry over, as in OpenAI's API).
+ * instructions do not carry over, as in OpenAI's API), `store: false` (answered, never
+ * stored), `input_image` parts and `compaction` items (issue 34).
  */
 export function responsesToNative(body: ResponsesBody, previous?: StoredResponse): Prepared {
   const b = body as Record<string, unknown>;
   const stream = wantsStream(b);
   if (stream && body.background) refuse('stream', 'stream=true with background=true is not supported: poll GET /v1/responses/{id}.');
   const { tools, toolChoice } = responsesTools(b);
-  if (b.store === false) refuse('store', 'store=false is not supported: every response is stored.');
+  if (b.store !== undefined && b.store !== null && typeof b.store !== 'boolean') refuse('store', 'store must be true or false.');
+  const store = b.store !== false;
+  if (!store && body.background) refuse('store', 'store=false cannot be combined with background=true: a background response is read back from the store.');
   if (b.truncation !== undefined && b.truncation !== null && b.truncation !== 'disabled') {
     refuse('truncation', 'truncation supports only "disabled".');
   }
@@ -25,8 +30,9 @@ export function responsesToNative(body: ResponsesBody, previous?: StoredResponse
   const messages: NativeMessage[] = [];
   if (body.instructions) messages.push({ role: 'system', text: body.instructions });
   if (previous) messages.push(...continuation(previous));
+  const inputStart = messages.length;
   if (typeof body.input === 'string') messages.push({ role: 'user', text: body.input });
-  else body.input.forEach((item, i) => addInputItem(messages, item, `input[${i}]`));
+  else body.input.forEach((item, i) => addInputItem(messages, item, `input[${i}]`, inputStart));
 
   const f = body.text?.format;
   const format: NativeFormat =
@@ -63,7 +69,7 @@ export function responsesToNative(body: ResponsesBody, previous?: StoredResponse
       ...openResponsesEcho(b),
     },
     body.metadata,
-    { background: body.background ?? false, stream },
+    { background: body.background ?? false, stream, store },
   );
 }
 
@@ -85,8 +91,9 @@ function continuation(r: StoredResponse): NativeMessage[] {
   return msgs;
 }
 
-/** One input item: a message, a function call the model made, or a function call's output. */
-function addInputItem(out: NativeMessage[], item: Record<string, unknown>, param: string) {
+/** One input item: a message, a function call the model made, a function call's output, or a compaction (compaction.ts). */
+function addInputItem(out: NativeMessage[], item: Record<string, unknown>, param: string, inputStart: number) {
+  if (item.type === 'compaction') return expandCompaction(out, inputStart, decodeCompaction(item.encrypted_content, `${param}.encrypted_content`));
   if (item.type === 'function_call') {
     if (typeof item.call_id !== 'string' || !item.call_id) refuse(`${param}.call_id`, `${param}.call_id must be a string.`);
     if (typeof item.name !== 'string') refuse(`${param}.name`, `${param}.name must be a string.`);
@@ -108,12 +115,13 @@ function addInputItem(out: NativeMessage[], item: Record<string, unknown>, param
 /** A message item (`type` "message" or absent) with text content. */
 function inputItem(item: Record<string, unknown>, param: string): NativeMessage {
   if (item.type !== undefined && item.type !== 'message') {
-    refuse(`${param}.type`, `Input is text only: ${param} is a "${String(item.type)}" item; send message, function_call or function_call_output items.`);
+    refuse(`${param}.type`, `${param} is a "${String(item.type)}" item; send message, function_call, function_call_output or compaction items.`);
   }
   const role = item.role;
   if (role !== 'user' && role !== 'assistant' && role !== 'system' && role !== 'developer') {
     refuse(`${param}.role`, `${param}.role must be one of user, assistant, system, developer.`);
   }
-  const text = contentText(item.content, `${param}.content`, ['input_text', 'output_text', 'text']);
-  return { role: role === 'developer' ? 'system' : role, text };
+  const images = role === 'user' ? imageSink(responsesImage) : undefined;
+  const text = contentText(item.content, `${param}.content`, ['input_text', 'output_text', 'text'], images);
+  return { role: role === 'developer' ? 'system' : role, text, ...(images?.images.length ? { images: images.images } : {}) };
 }

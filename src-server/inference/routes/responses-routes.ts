@@ -1,5 +1,6 @@
 import type { RouteRegistrar } from '../../http/route.js';
 import { ResponseIdParams, ResponsesBody } from '../../contract/inference.js';
+import { CompactBody } from '../../contract/inference-compact.js';
 import { invalid } from '../../core/domain-errors.js';
 import { notFound, notImplemented } from '../../http/api-errors.js';
 import { Reply } from '../../http/route.js';
@@ -11,13 +12,14 @@ import { clientGone } from './client-gone.js';
 import { INFERENCE_BODY_LIMIT } from './limits.js';
 import { streamAnswer } from './stream.js';
 
-/** POST /v1/responses, GET /v1/responses/{id} (any style's id), and the unsupported operations. */
+/** POST /v1/responses, POST /v1/responses/compact, GET /v1/responses/{id} (any style's id), and the unsupported operations. */
 export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
   /** The stored response a request continues (any style's id; a finished one of the caller's organization). */
   const previousOf = (id: string | null | undefined, orgId: string) => {
     if (!id) return undefined;
     const prev = svc.get(id);
-    if (!prev || prev.orgId !== orgId) throw notFound(`No response with id ${id}.`, null, 'previous_response_id');
+    // Unknown, another organization's, or answered with store=false: Open Responses' code.
+    if (!prev || prev.orgId !== orgId) throw notFound(`Previous response with id ${id} not found.`, 'previous_response_not_found', 'previous_response_id');
     if (!prev.result) throw invalid(`The response ${id} has not finished (status ${prev.status}); continue from a finished response.`, 'previous_response_id');
     return prev;
   };
@@ -37,6 +39,23 @@ export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
       if (p.stream) return streamAnswer(res, app, svc, 'responses', p, auth, new ResponsesStream());
       if (p.background) return new Reply(202, responseObject(svc.enqueue('responses', p, auth)));
       return responseObject(await svc.runSync('responses', p, auth, clientGone(res)));
+    },
+  });
+  r.add({
+    method: 'post',
+    path: '/v1/responses/compact',
+    area: 'inference',
+    tag: 'inference',
+    auth: 'any',
+    summary:
+      'Compact a conversation (input and/or previous_response_id) into a response.compaction: its user messages and one compaction item, which a later POST /v1/responses takes as an input item',
+    body: CompactBody,
+    bodyLimitBytes: INFERENCE_BODY_LIMIT,
+    handler: ({ body, auth }) => {
+      if (!body.input?.length && !body.previous_response_id) throw invalid('Send the conversation to compact: input, previous_response_id, or both.', 'input');
+      // Instructions are not packed: they do not carry over to the next response (as with previous_response_id).
+      const conversation = { model: body.model, input: body.input ?? [] } as ResponsesBody;
+      return svc.compact(responsesToNative(conversation, previousOf(body.previous_response_id, auth.orgId)));
     },
   });
   r.add({

@@ -1,4 +1,5 @@
-import type { DeltaSink, NativeRequest, NativeResult, NativeToolCall } from '../../native.js';
+import type { DeltaSink, NativeImage, NativeRequest, NativeResult, NativeToolCall } from '../../native.js';
+import { imageInfo } from '../../images/image-info.js';
 import { emptyUsage, newCallId } from '../../native.js';
 import type { Engine, EngineModel } from '../engine.js';
 import { schemaInstance } from './schema-instance.js';
@@ -16,7 +17,8 @@ const echoTokens = (text: string): string[] => text.match(/\w+|[^\s\w]/g) ?? [];
 
 /**
  * The built-in test engine, always present, so a fresh install answers (issue 10). It never
- * pretends to be a language model: its answer is `Echo: <the last user message>`, a
+ * pretends to be a language model: its answer is `Echo: <the last user message>` (with a
+ * description of each image it carries: describeImage), a
  * schema-valid instance for `json_schema` formats, cut at the token cap with stop
  * `max_tokens` (status `incomplete`). Deterministic and instant: webhooks, background
  * requests, structured output and clients can be exercised offline.
@@ -40,7 +42,8 @@ export class EchoEngine implements Engine {
   }
 
   async generate(_model: string, req: NativeRequest, signal?: AbortSignal, onDelta?: DeltaSink): Promise<NativeResult> {
-    const lastUser = [...req.messages].reverse().find((m) => m.role === 'user')?.text ?? '';
+    const lastUserTurn = [...req.messages].reverse().find((m) => m.role === 'user');
+    const lastUser = lastUserTurn?.text ?? '';
     const inputTokens = req.messages.reduce(
       (n, m) => n + echoTokens(m.text).length + (m.toolCalls ?? []).reduce((k, c) => k + echoTokens(`${c.name} ${c.arguments}`).length, 0),
       0,
@@ -53,7 +56,11 @@ export class EchoEngine implements Engine {
     }
     const results = trailingToolResults(req);
     const full =
-      results !== null ? results : req.format.type === 'json_schema' ? JSON.stringify(schemaInstance(req.format.schema, lastUser)) : `Echo: ${lastUser}`;
+      results !== null
+        ? results
+        : req.format.type === 'json_schema'
+          ? JSON.stringify(schemaInstance(req.format.schema, lastUser))
+          : ['Echo:', lastUser, ...(lastUserTurn?.images ?? []).map(describeImage)].filter(Boolean).join(' ');
     const { text, count, cut } = capTokens(full, req.maxOutputTokens);
     if (onDelta) {
       for (const piece of text.match(/\s*(\w+|[^\s\w])|\s+$/g) ?? []) {
@@ -70,6 +77,17 @@ export class EchoEngine implements Engine {
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * What the echo says of an image it received: `[image: image/png, 412 bytes, 32x32]` (the
+ * size its header states), or `[image: <url>, not fetched]`.
+ */
+function describeImage(i: NativeImage): string {
+  if (i.kind === 'url') return `[image: ${i.url}, not fetched]`;
+  const bytes = Buffer.from(i.data, 'base64');
+  const info = imageInfo(bytes);
+  return `[image: ${i.mediaType}, ${bytes.length} bytes${info ? `, ${info.width}x${info.height}` : ''}]`;
 }
 
 /** The longest prefix of `text` holding at most `cap` echo tokens. */

@@ -61,6 +61,13 @@ export class LlamaEngine implements Engine {
   }
 
   async generate(name: string, req: NativeRequest, signal?: AbortSignal, onDelta?: DeltaSink): Promise<NativeResult> {
+    // The embedded runtime reads text only (node-llama-cpp has no image input): say so, never drop the images.
+    if (req.messages.some((m) => m.images?.length)) {
+      throw new Invalid(`The model "local/${name}" has no vision support: it reads text only. Send the images to a model that takes images.`, {
+        code: 'model_not_vision_capable',
+        param: 'model',
+      });
+    }
     const lm = await this.load(name);
     lm.active++;
     const release = await lm.slots.acquire();

@@ -12,10 +12,13 @@ const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 type Block = Record<string, unknown>;
 type Turn = { role: 'user' | 'assistant'; content: string | Block[] };
 
-/** A native turn as Anthropic content: text, `tool_use` (assistant) and `tool_result` (tool turns, sent as user). */
+/** A native turn as Anthropic content: text, images, `tool_use` (assistant) and `tool_result` (tool turns, sent as user). */
 function blocks(m: NativeRequest['messages'][number]): Block[] {
   if (m.role === 'tool') return [{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.text, ...(m.isError ? { is_error: true } : {}) }];
   const out: Block[] = m.text ? [{ type: 'text', text: m.text }] : [];
+  for (const i of m.images ?? []) {
+    out.push({ type: 'image', source: i.kind === 'url' ? { type: 'url', url: i.url } : { type: 'base64', media_type: i.mediaType, data: i.data } });
+  }
   for (const c of m.toolCalls ?? []) {
     out.push({ type: 'tool_use', id: c.id, name: c.name, input: parsedArguments(c) });
   }
@@ -33,7 +36,7 @@ export function toAnthropicMessages(model: string, req: NativeRequest): Record<s
   for (const m of req.messages) {
     if (m.role === 'system') continue;
     const role = m.role === 'tool' ? 'user' : m.role;
-    const plain = m.role !== 'tool' && !m.toolCalls?.length;
+    const plain = m.role !== 'tool' && !m.toolCalls?.length && !m.images?.length;
     const last = messages[messages.length - 1];
     if (last && last.role === role) {
       if (plain && typeof last.content === 'string') last.content += `\n\n${m.text}`;

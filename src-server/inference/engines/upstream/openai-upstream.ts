@@ -1,4 +1,4 @@
-import type { DeltaSink, NativeRequest, NativeResult } from '../../native.js';
+import type { DeltaSink, NativeImage, NativeRequest, NativeResult } from '../../native.js';
 import type { Engine, EngineModel } from '../engine.js';
 import { upstreamJson } from './http.js';
 import { OpenAiChunkReader } from './openai-stream.js';
@@ -56,8 +56,15 @@ function openAiMessage(m: NativeRequest['messages'][number]): Record<string, unk
       tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
     };
   }
+  if (m.images?.length) {
+    const parts = [...(m.text ? [{ type: 'text', text: m.text }] : []), ...m.images.map((i) => ({ type: 'image_url', image_url: { url: imageUrl(i) } }))];
+    return { role: m.role, content: parts };
+  }
   return { role: m.role, content: m.text };
 }
+
+/** An image as OpenAI's `image_url`: a data URL for bytes, the URL as sent otherwise. */
+const imageUrl = (i: NativeImage) => (i.kind === 'url' ? i.url : `data:${i.mediaType};base64,${i.data}`);
 
 interface ChatCompletion {
   choices?: {
