@@ -21,6 +21,8 @@ export const FunctionCallItem = z.object({
   id: z.string(),
   call_id: z.string(),
   name: z.string(),
+  /** The namespace tool the function belongs to (Responses `namespace` tools). */
+  namespace: z.string().optional(),
   arguments: z.string(),
   status: z.enum(['in_progress', 'completed', 'incomplete']),
 });
@@ -32,6 +34,9 @@ const FunctionTool = z.object({
   parameters: Open,
   strict: z.boolean().nullable(),
 });
+
+/** A Responses `namespace` tool: function tools grouped under one name (Codex CLI sends them). */
+const NamespaceTool = z.object({ type: z.literal('namespace'), name: z.string(), tools: z.array(FunctionTool) });
 
 /** Responses API object (also what GET /v1/responses/{id} answers for every style). */
 export const ResponseObject = z.object({
@@ -55,7 +60,7 @@ export const ResponseObject = z.object({
   temperature: z.number(),
   text: z.object({ format: Open }),
   tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: z.string() })]),
-  tools: z.array(FunctionTool),
+  tools: z.array(z.union([FunctionTool, NamespaceTool])),
   top_p: z.number(),
   truncation: z.string(),
   usage: z

@@ -35,12 +35,26 @@ export interface NativeMessage {
   isError?: boolean;
 }
 
-/** A function tool the model may call; `parameters` is a JSON schema of its arguments. */
+/**
+ * A function tool the model may call; `parameters` is a JSON schema of its arguments. A
+ * function of a Responses `namespace` tool carries its namespace, and its `name` is then
+ * qualified (`namespacedName`), so engines and upstreams see one flat, unique name.
+ */
 export interface NativeTool {
   name: string;
   description?: string;
   parameters: Record<string, unknown>;
   strict?: boolean;
+  namespace?: string;
+}
+
+/** The flat name of a namespace's function (`crm__lookup`): valid for every upstream's tool names. */
+export const namespacedName = (namespace: string, name: string) => `${namespace}__${name}`;
+
+/** A call's name as the Responses API writes it: the function's own name, and its namespace when it has one. */
+export function callName(name: string, tools: NativeTool[] | undefined): { name: string; namespace?: string } {
+  const ns = tools?.find((t) => t.name === name)?.namespace;
+  return ns ? { name: name.slice(ns.length + 2), namespace: ns } : { name };
 }
 
 /** `auto`: the model decides; `none`: no call; `required`: at least one call; `{name}`: that tool. */

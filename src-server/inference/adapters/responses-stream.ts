@@ -1,4 +1,4 @@
-import type { NativeDelta } from '../native.js';
+import { callName, type NativeDelta } from '../native.js';
 import type { StoredResponse } from '../store/responses-repo.js';
 import { callItemId, outputItemId, responseObject } from './responses-view.js';
 import { frame, type StreamError, type StreamWriter } from './stream-frames.js';
@@ -7,7 +7,8 @@ interface Call {
   outputIndex: number;
   itemId: string;
   callId: string;
-  name: string;
+  /** The function's name, and its namespace when it has one (as the Responses API writes a call). */
+  name: { name: string; namespace?: string };
   args: string;
   done: boolean;
 }
@@ -26,6 +27,7 @@ export class ResponsesStream implements StreamWriter {
   private outputs = 0;
   private text: { outputIndex: number; text: string; done: boolean } | null = null;
   private calls: Call[] = [];
+  private tools: StoredResponse['native']['tools'];
 
   private ev(type: string, body: Record<string, unknown>): string {
     return frame(type, { type, ...body, sequence_number: this.seq++ });
@@ -33,6 +35,7 @@ export class ResponsesStream implements StreamWriter {
 
   start(r: StoredResponse): string {
     this.id = r.id;
+    this.tools = r.native.tools;
     const response = responseObject(r);
     return this.ev('response.created', { response }) + this.ev('response.in_progress', { response });
   }
@@ -74,10 +77,10 @@ export class ResponsesStream implements StreamWriter {
     c.done = true;
     const args = c.args || '{}';
     return (
-      this.ev('response.function_call_arguments.done', { item_id: c.itemId, output_index: c.outputIndex, name: c.name, arguments: args }) +
+      this.ev('response.function_call_arguments.done', { item_id: c.itemId, output_index: c.outputIndex, name: c.name.name, arguments: args }) +
       this.ev('response.output_item.done', {
         output_index: c.outputIndex,
-        item: { id: c.itemId, type: 'function_call', status: 'completed', call_id: c.callId, name: c.name, arguments: args },
+        item: { id: c.itemId, type: 'function_call', status: 'completed', call_id: c.callId, ...c.name, arguments: args },
       })
     );
   }
@@ -98,13 +101,14 @@ export class ResponsesStream implements StreamWriter {
       );
     }
     if (d.type === 'tool_call') {
-      const c: Call = { outputIndex: this.outputs++, itemId: callItemId(this.id, d.index), callId: d.id, name: d.name, args: '', done: false };
+      const name = callName(d.name, this.tools);
+      const c: Call = { outputIndex: this.outputs++, itemId: callItemId(this.id, d.index), callId: d.id, name, args: '', done: false };
       this.calls[d.index] = c;
       return (
         this.closeText('completed') +
         this.ev('response.output_item.added', {
           output_index: c.outputIndex,
-          item: { id: c.itemId, type: 'function_call', status: 'in_progress', call_id: c.callId, name: c.name, arguments: '' },
+          item: { id: c.itemId, type: 'function_call', status: 'in_progress', call_id: c.callId, ...c.name, arguments: '' },
         })
       );
     }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { callName } from '../native.js';
 import type { StoredResponse } from '../store/responses-repo.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
@@ -9,13 +10,24 @@ export const callItemId = (responseId: string, i: number) => `fc_${createHash('s
 
 /** Tools and choice as the Responses API writes them (requests without tools answer as before: none). */
 function toolsView(n: StoredResponse['native']) {
-  const tools = (n.tools ?? []).map((t) => ({
-    type: 'function' as const,
-    name: t.name,
-    description: t.description ?? null,
-    parameters: t.parameters,
-    strict: t.strict ?? null,
-  }));
+  const tools: unknown[] = [];
+  const spaces = new Map<string, unknown[]>();
+  for (const t of n.tools ?? []) {
+    const fn = {
+      type: 'function' as const,
+      name: callName(t.name, n.tools).name,
+      description: t.description ?? null,
+      parameters: t.parameters,
+      strict: t.strict ?? null,
+    };
+    if (!t.namespace) tools.push(fn);
+    else if (spaces.has(t.namespace)) spaces.get(t.namespace)!.push(fn);
+    else {
+      const inner = [fn];
+      spaces.set(t.namespace, inner);
+      tools.push({ type: 'namespace' as const, name: t.namespace, tools: inner });
+    }
+  }
   if (!tools.length) return { tools, tool_choice: 'none' as unknown, parallel_tool_calls: false };
   const c = n.toolChoice ?? 'auto';
   return { tools, tool_choice: typeof c === 'string' ? c : { type: 'function', name: c.name }, parallel_tool_calls: n.parallelToolCalls ?? true };
@@ -36,7 +48,14 @@ function outputItems(r: StoredResponse) {
     });
   }
   calls.forEach((c, i) =>
-    items.push({ type: 'function_call' as const, id: callItemId(r.id, i), call_id: c.id, name: c.name, arguments: c.arguments, status: 'completed' as const }),
+    items.push({
+      type: 'function_call' as const,
+      id: callItemId(r.id, i),
+      call_id: c.id,
+      ...callName(c.name, r.native.tools),
+      arguments: c.arguments,
+      status: 'completed' as const,
+    }),
   );
   return items;
 }

@@ -1,5 +1,5 @@
 import type { ResponsesBody } from '../../contract/inference.js';
-import type { NativeFormat, NativeMessage } from '../native.js';
+import { namespacedName, type NativeFormat, type NativeMessage } from '../native.js';
 import type { StoredResponse } from '../store/responses-repo.js';
 import { decodeCompaction, expandCompaction } from '../compaction.js';
 import { contentText, imageSink, prepared, refuse, refusePresent, wantsStream, type Prepared } from './common.js';
@@ -25,7 +25,7 @@ export function responsesToNative(body: ResponsesBody, previous?: StoredResponse
     refuse('truncation', 'truncation supports only "disabled".');
   }
   refusePresent(b, ['conversation', 'prompt'], 'send the whole input, or previous_response_id.');
-  if (Array.isArray(b.include) && b.include.length) refuse('include', 'include is not supported.');
+  checkInclude(b.include);
 
   const messages: NativeMessage[] = [];
   if (body.instructions) messages.push({ role: 'system', text: body.instructions });
@@ -73,6 +73,18 @@ export function responsesToNative(body: ResponsesBody, previous?: StoredResponse
   );
 }
 
+/**
+ * `include`: `reasoning.encrypted_content` is accepted (Codex CLI always asks for it): the
+ * engines give no reasoning items, so there is nothing to add. Anything else is refused, naming it.
+ */
+function checkInclude(include: unknown) {
+  if (include === undefined || include === null) return;
+  if (!Array.isArray(include)) refuse('include', 'include must be an array.');
+  include.forEach((v, i) => {
+    if (v !== 'reasoning.encrypted_content') refuse(`include[${i}]`, `include "${String(v)}" is not supported (only "reasoning.encrypted_content").`);
+  });
+}
+
 /** Open Responses fields we accept and echo as sent (the engines do not use them). */
 function openResponsesEcho(b: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -97,7 +109,10 @@ function addInputItem(out: NativeMessage[], item: Record<string, unknown>, param
   if (item.type === 'function_call') {
     if (typeof item.call_id !== 'string' || !item.call_id) refuse(`${param}.call_id`, `${param}.call_id must be a string.`);
     if (typeof item.name !== 'string') refuse(`${param}.name`, `${param}.name must be a string.`);
-    const call = { id: item.call_id, name: item.name, arguments: argumentsText(item.arguments ?? '{}', `${param}.arguments`) };
+    if (item.namespace !== undefined && item.namespace !== null && typeof item.namespace !== 'string')
+      refuse(`${param}.namespace`, `${param}.namespace must be a string.`);
+    const name = typeof item.namespace === 'string' && item.namespace ? namespacedName(item.namespace, item.name) : item.name;
+    const call = { id: item.call_id, name, arguments: argumentsText(item.arguments ?? '{}', `${param}.arguments`) };
     const last = out[out.length - 1];
     if (last?.role === 'assistant') (last.toolCalls ??= []).push(call);
     else out.push({ role: 'assistant', text: '', toolCalls: [call] });

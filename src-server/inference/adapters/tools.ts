@@ -1,4 +1,4 @@
-import type { NativeTool, NativeToolChoice } from '../native.js';
+import { namespacedName, type NativeTool, type NativeToolChoice } from '../native.js';
 import { refuse } from './common.js';
 
 /**
@@ -46,11 +46,35 @@ function named(tools: NativeTool[], name: unknown, param: string): NativeToolCho
 
 const MODES = ['auto', 'none', 'required'];
 
-/** Responses: `{type: "function", name, description, parameters, strict}`; choice strings or `{type: "function", name}`. */
+/**
+ * A Responses `namespace` tool (`{type: "namespace", name, description, tools: [functions]}`):
+ * its functions, each named `<namespace>__<name>` for the engines, the namespace's
+ * description before their own. Calls go back to the client with `name` and `namespace` apart.
+ */
+function namespaceTools(t: Rec, param: string): NativeTool[] {
+  if (typeof t.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(t.name)) refuse(`${param}.name`, `${param}.name must be 1..64 letters, digits, "_" or "-".`);
+  const ns = t.name;
+  return list(t.tools, `${param}.tools`).map((f, j) => {
+    const at = `${param}.tools[${j}]`;
+    if (f.type !== 'function') refuse(`${at}.type`, `A namespace holds function tools here: ${at} is a "${String(f.type)}" tool.`);
+    const description = [typeof t.description === 'string' ? t.description : '', typeof f.description === 'string' ? f.description : '']
+      .filter(Boolean)
+      .join('\n\n');
+    const fn = tool(f.name, description || undefined, f.parameters, f.strict, at);
+    return { ...fn, name: namespacedName(ns, fn.name), namespace: ns };
+  });
+}
+
+/** Responses: `{type: "function", name, description, parameters, strict}` and `namespace` tools of them; choice strings or `{type: "function", name}`. */
 export function responsesTools(b: Rec): { tools: NativeTool[]; toolChoice: NativeToolChoice } {
-  const tools = list(b.tools).map((t, i) => {
-    if (t.type !== 'function') refuse(`tools[${i}].type`, `Only function tools are supported: tools[${i}] is a "${String(t.type)}" tool.`);
-    return tool(t.name, t.description, t.parameters, t.strict, `tools[${i}]`);
+  const tools = list(b.tools).flatMap((t, i) => {
+    if (t.type === 'namespace') return namespaceTools(t, `tools[${i}]`);
+    if (t.type !== 'function')
+      refuse(
+        `tools[${i}].type`,
+        `tools[${i}] is a hosted "${String(t.type)}" tool, which this gateway does not run: send function or namespace tools (Codex CLI: set web_search = "disabled").`,
+      );
+    return [tool(t.name, t.description, t.parameters, t.strict, `tools[${i}]`)];
   });
   checkNames(tools);
   const c = b.tool_choice;
@@ -58,7 +82,10 @@ export function responsesTools(b: Rec): { tools: NativeTool[]; toolChoice: Nativ
   if (typeof c === 'string')
     toolChoice = MODES.includes(c) ? (c as NativeToolChoice) : refuse('tool_choice', 'tool_choice must be auto, none, required or a function.');
   else if (isRec(c))
-    toolChoice = c.type === 'function' ? named(tools, c.name, 'tool_choice.name') : refuse('tool_choice.type', 'tool_choice must name a function tool.');
+    toolChoice =
+      c.type === 'function'
+        ? named(tools, typeof c.namespace === 'string' && typeof c.name === 'string' ? namespacedName(c.namespace, c.name) : c.name, 'tool_choice.name')
+        : refuse('tool_choice.type', 'tool_choice must name a function tool.');
   return { tools, toolChoice: checkChoice(tools, toolChoice) };
 }
 
