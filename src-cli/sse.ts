@@ -1,4 +1,4 @@
-import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { createParser } from 'eventsource-parser';
 
 /**
  * Reads a `text/event-stream` body and calls `on(event, data)` with each event's parsed
@@ -7,12 +7,15 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
  * without a space, multi-line data, comments, an event split across chunks).
  */
 export async function readEventStream(body: ReadableStream<Uint8Array>, on: (event: string, data: unknown) => void, signal?: AbortSignal): Promise<void> {
-  try {
-    const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
-    for await (const ev of events as unknown as AsyncIterable<{ event?: string; data: string }>) {
+  const parser = createParser({
+    onEvent(ev) {
       // [DONE] ends a Chat Completions stream
       if (ev.data && ev.data !== '[DONE]') on(ev.event ?? 'message', JSON.parse(ev.data));
-    }
+    },
+  });
+  const dec = new TextDecoder();
+  try {
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) parser.feed(dec.decode(chunk, { stream: true }));
   } catch (e) {
     if (!signal?.aborted) throw e;
   }
