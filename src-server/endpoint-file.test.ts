@@ -8,7 +8,7 @@ import { spawnService, type Spawned } from './test-support/spawned-service.js';
 // Two services on one machine: the default data dir's, then one on another --data-dir. The
 // second must not take plain `npx box` away from the first (~/.box-desktop/endpoint.json
 // stays the first's); it registers itself in ~/.box-desktop/services/, and `box status`
-// names it.
+// names it. Once the first stops, plain `box` finds the second.
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'box-endpoint-'));
 const home = path.join(tmp, 'home');
 const defaultDir = path.join(home, '.box-desktop');
@@ -57,14 +57,17 @@ it('a second service on another data dir leaves plain `box` on the first, and `b
   const fromSecond = await runCli({ HOME: home, BOX_URL: second.url, BOX_API_KEY: key }, ['status', '--json']);
   expect(JSON.parse(fromSecond.stdout).other_services).toEqual([{ url: first.url, data_dir: defaultDir, pid: first.child.pid }]);
 
-  // stopping the second removes its records, not the first's
+  // stopping the first hands plain `box` to the second, which is still running
+  first.child.kill('SIGTERM');
+  expect((await first.exited).code, first.output()).toBe(0);
+  expect(record(path.join(defaultDir, 'endpoint.json'))).toMatchObject({ url: second.url, data_dir: otherDir, pid: second.child.pid });
+  const whoNow = await box(['status']);
+  expect(whoNow.stdout).toMatch(new RegExp(`^url:\\s+${second.url}$`, 'm'));
+  expect(whoNow.stdout).not.toContain('other services');
+  // stopping the second removes all its records
   second.child.kill('SIGTERM');
   expect((await second.exited).code, second.output()).toBe(0);
   expect(fs.readdirSync(path.join(defaultDir, 'services'))).toEqual([]);
   expect(fs.existsSync(path.join(otherDir, 'endpoint.json'))).toBe(false);
-  expect(record(path.join(defaultDir, 'endpoint.json'))).toMatchObject({ url: first.url, pid: first.child.pid });
-  expect((await box(['status'])).stdout).not.toContain('other services');
-  first.child.kill('SIGTERM');
-  expect((await first.exited).code, first.output()).toBe(0);
   expect(fs.existsSync(path.join(defaultDir, 'endpoint.json'))).toBe(false);
 }, 180_000);

@@ -12,7 +12,7 @@ import { alive, startTimeOf } from './data-dir-lock.js';
  * - `~/.box-desktop/endpoint.json`, the record plain `box` reads: the default data dir's
  *   service always writes it (it is its own); a service on another data dir claims it only
  *   while no live service owns it, so a second service never takes `box` away from the one
- *   it was talking to;
+ *   it was talking to (when its owner stops, it hands it to another live service, if any);
  * - `~/.box-desktop/services/<hash of its data dir>.json` when its data dir is not the
  *   default one, so `box status` can name every service running on this machine.
  *
@@ -53,18 +53,41 @@ export function publishEndpoint(rec: Omit<EndpointRecord, 'pid' | 'start' | 'sta
     files.push(serviceRecordFile(home, full.data_dir));
     if (!pointerHolder(env)) files.push(pointer);
   }
-  for (const f of files) {
-    try {
-      fs.mkdirSync(path.dirname(f), { recursive: true, mode: 0o700 });
-      fs.writeFileSync(`${f}.${process.pid}.tmp`, `${JSON.stringify(full, null, 2)}\n`);
-      fs.renameSync(`${f}.${process.pid}.tmp`, f);
-    } catch {
-      // a read-only home must not stop the service; the banner still prints BOX_URL
-    }
-  }
+  for (const f of files) writeRecord(f, full);
   return () => {
-    for (const f of files) if (readEndpoint(f)?.pid === process.pid) fs.rmSync(f, { force: true });
+    // the pointer too: it may have been handed to this service after its start
+    const heldPointer = readEndpoint(pointer)?.pid === process.pid;
+    for (const f of new Set([...files, pointer])) if (readEndpoint(f)?.pid === process.pid) fs.rmSync(f, { force: true });
+    // plain `box` is handed to a service still running on another data dir, if any
+    if (heldPointer) {
+      const next = listFiles(path.join(home, SERVICES_DIR))
+        .map(readEndpoint)
+        .find((r) => r && r.pid !== process.pid && alive({ pid: r.pid, start: r.start ?? null }));
+      if (next) writeRecord(pointer, next);
+    }
   };
+}
+
+function writeRecord(file: string, rec: EndpointRecord) {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify(rec, null, 2)}\n`);
+    fs.renameSync(`${file}.${process.pid}.tmp`, file);
+  } catch {
+    // a read-only home must not stop the service; the banner still prints BOX_URL
+  }
+}
+
+function listFiles(dir: string): string[] {
+  try {
+    return fs
+      .readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort()
+      .map((n) => path.join(dir, n));
+  } catch {
+    return [];
+  }
 }
 
 /** The live service plain `box` finds (`~/.box-desktop/endpoint.json`), when it is another process. */
