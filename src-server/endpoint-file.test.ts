@@ -22,7 +22,8 @@ afterAll(async () => {
 });
 
 const start = async (dataDir: string) => {
-  const s = await spawnService({ launcher: 'node', dataDir, key, env: { HOME: home, BOX_TEMPLATES: '0' } });
+  // BOX_CLIENT_ID (Box.com's SDKs) is no setting of this Box: the service warns and starts
+  const s = await spawnService({ launcher: 'node', dataDir, key, env: { HOME: home, BOX_TEMPLATES: '0', BOX_CLIENT_ID: 'box-dot-com-app' } });
   started.push(s);
   return s;
 };
@@ -31,6 +32,7 @@ const box = (args: string[]) => runCli({ HOME: home, BOX_DATA_DIR: undefined, BO
 
 it('a second service on another data dir leaves plain `box` on the first, and `box status` names it', async () => {
   const first = await start(defaultDir);
+  expect(first.output()).toMatch(/BOX_CLIENT_ID is not a setting of Box and is ignored \(the nearest is BOX_\w+;/);
   expect(record(path.join(defaultDir, 'endpoint.json'))).toMatchObject({ url: first.url, pid: first.child.pid });
 
   const second = await start(otherDir);
