@@ -39,7 +39,7 @@ export const loginLink: Command = {
 
 export const status: Command = {
   usage: 'box status [--json]',
-  summary: 'Where the service is, what it runs on, and what it is still preparing (guest image)',
+  summary: 'Where the service is, what it runs on, what it is still preparing (guest image), and the other services on this machine',
   async run(ctx, argv) {
     parse(argv, this.usage, {});
     const st = await ctx.client.call('GET /v1/status');
