@@ -27,10 +27,12 @@ interface EndpointRecord {
  * `<dir>/endpoint.json`, written by a running service (src-server/endpoint-file.ts), kept
  * only while the pid that wrote it is alive (a stale file from a crash is ignored).
  */
-function liveEndpoint(dir: string): EndpointRecord | undefined {
+const liveEndpoint = (dir: string) => liveRecord(path.join(dir, 'endpoint.json'));
+
+function liveRecord(file: string): EndpointRecord | undefined {
   let rec: EndpointRecord;
   try {
-    rec = JSON.parse(fs.readFileSync(path.join(dir, 'endpoint.json'), 'utf8')) as EndpointRecord;
+    rec = JSON.parse(fs.readFileSync(file, 'utf8')) as EndpointRecord;
   } catch {
     return undefined;
   }
@@ -41,6 +43,30 @@ function liveEndpoint(dir: string): EndpointRecord | undefined {
     if ((e as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
   return rec;
+}
+
+/**
+ * The live services of this machine other than the one at `url`: the one plain `box` finds
+ * (`~/.box-desktop/endpoint.json`) and those on other data dirs, which each leave a record in
+ * `~/.box-desktop/services/` (src-server/endpoint-file.ts).
+ */
+export function otherServices(url: string, env: NodeJS.ProcessEnv = process.env): { url: string; data_dir: string; pid: number }[] {
+  const home = path.resolve(env.HOME || os.homedir(), '.box-desktop');
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(path.join(home, 'services')).filter((n) => n.endsWith('.json'));
+  } catch {
+    // no other service ever ran
+  }
+  const seen = new Set([url.replace(/\/+$/, '')]);
+  const out: { url: string; data_dir: string; pid: number }[] = [];
+  for (const file of [path.join(home, 'endpoint.json'), ...names.sort().map((n) => path.join(home, 'services', n))]) {
+    const rec = liveRecord(file);
+    if (!rec || seen.has(rec.url)) continue;
+    seen.add(rec.url);
+    out.push({ url: rec.url, data_dir: rec.data_dir, pid: rec.pid });
+  }
+  return out;
 }
 
 const DEFAULT_URL = 'http://127.0.0.1:8787';

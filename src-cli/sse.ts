@@ -1,26 +1,21 @@
+import { createParser } from 'eventsource-parser';
+
 /**
  * Reads a `text/event-stream` body and calls `on(event, data)` with each event's parsed
- * JSON data, until the body ends or `signal` aborts (then it resolves quietly).
+ * JSON data, until the body ends or `signal` aborts (then it resolves quietly). The parsing
+ * is eventsource-parser's (the WHATWG rules: CR, LF or CRLF line ends, `data:` with or
+ * without a space, multi-line data, comments, an event split across chunks).
  */
 export async function readEventStream(body: ReadableStream<Uint8Array>, on: (event: string, data: unknown) => void, signal?: AbortSignal): Promise<void> {
+  const parser = createParser({
+    onEvent(ev) {
+      // [DONE] ends a Chat Completions stream
+      if (ev.data && ev.data !== '[DONE]') on(ev.event ?? 'message', JSON.parse(ev.data));
+    },
+  });
   const dec = new TextDecoder();
-  let buf = '';
   try {
-    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-      buf += dec.decode(chunk, { stream: true });
-      let i: number;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const lines = block.split('\n');
-        const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
-        const data = lines
-          .filter((l) => l.startsWith('data: '))
-          .map((l) => l.slice(6))
-          .join('\n');
-        if (data && data !== '[DONE]') on(event, JSON.parse(data)); // [DONE] ends a Chat Completions stream
-      }
-    }
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) parser.feed(dec.decode(chunk, { stream: true }));
   } catch (e) {
     if (!signal?.aborted) throw e;
   }

@@ -19,9 +19,10 @@ interface Owner {
   url?: string;
 }
 
-const startTimeOf = (pid: number): string | null => readProcStat(pid)?.startTicks ?? null;
+export const startTimeOf = (pid: number): string | null => readProcStat(pid)?.startTicks ?? null;
 
-function alive(o: Owner): boolean {
+/** Whether the process `o` names still runs: its pid lives and, where its start time was recorded, started then. */
+export function alive(o: { pid: number; start: string | null }): boolean {
   try {
     process.kill(o.pid, 0);
   } catch (e) {

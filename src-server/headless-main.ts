@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { cliLine, publishEndpoint } from './endpoint-file.js';
+import { cliLine, pointerHolder, publishEndpoint } from './endpoint-file.js';
 import { LOGIN_LINK_TTL_MS } from './core/sign-in-service.js';
 import { describeOnQuit } from './quit/quit-plan.js';
 import { startService } from './service.js';
@@ -80,6 +80,11 @@ export async function main(started: () => string | undefined = () => undefined) 
   if (svc.inferenceUrl !== svc.url) console.log(`Inference API on ${svc.inferenceUrl}`);
   console.log(env.apiKey ? 'API key: the value of BOX_API_KEY' : `API key: in ${svc.apiKeyFile}`);
   console.log(`CLI (finds this service through ${path.join(dataDir, 'endpoint.json')}): ${cliLine({ url: svc.url, data_dir: dataDir })}`);
+  const first = pointerHolder();
+  if (first)
+    console.log(
+      `  (a plain \`npx box\` goes on talking to the service of ${first.data_dir}, pid ${first.pid}, ${first.url}; \`npx box status\` lists this one)`,
+    );
   if (svc.ctx.config.webUiDir) {
     console.log(`Web UI, one-time sign-in link (valid ${LOGIN_LINK_TTL_MS / 60_000} minutes, single use): ${svc.loginUrl()}`);
     console.log(`  Later: \`npx box login-link\` prints a new link, or paste the API key on the sign-in page of ${svc.url}/`);

@@ -52,7 +52,7 @@ const UI_KEY_NAME = 'desktop-ui';
 
 export async function startService(opts: StartOptions): Promise<ServiceHandle> {
   const t0 = performance.now();
-  // A malformed or unknown BOX_* variable, or a bad tuning key, stops the start here.
+  // A malformed BOX_* setting or a bad tuning key stops the start here (an unknown BOX_* variable is a warning, logged below).
   const env = boxEnv();
   const config: ServiceConfig = {
     dataDir: path.resolve(opts.dataDir),
@@ -83,6 +83,7 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
   const db = openDatabase(config.dataDir);
   // Every area logs through it: a ring for GET /v1/service/log, <data dir>/logs/service.log, and opts.log (the console).
   const log = new ServiceLog(config.dataDir, opts.log ?? console);
+  for (const w of config.env.warnings) log.warn(w);
   const repos = makeRepos(db);
   const org = repos.orgs.ensureDefault();
   const apiKeyFile = seedKeys(db, repos, org.id, config.dataDir, opts.apiKey);

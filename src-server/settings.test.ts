@@ -11,12 +11,24 @@ describe('settings table', () => {
     expect(readEnv({ HOME: '/h' }).warmPool).toBeUndefined();
   });
 
-  it('refuses a malformed or unknown BOX_* variable, naming it', () => {
+  it('refuses a malformed value of a known BOX_* setting, naming it', () => {
     expect(() => readEnv({ BOX_WARM_POOL: 'many' })).toThrow(/BOX_WARM_POOL="many"/);
     expect(() => readEnv({ BOX_WARM_POOL: '20' })).toThrow(/BOX_WARM_POOL/);
     expect(() => readEnv({ BOX_TEMPLATES: 'off' })).toThrow(/BOX_TEMPLATES="off"/);
-    expect(() => readEnv({ BOX_WARMPOOL: '1' })).toThrow(/BOX_WARMPOOL is not a setting of Box/);
-    expect(() => readEnv({ BOX_WARMPOOL: '1' })).toThrow(SettingsError);
+    expect(() => readEnv({ BOX_TEMPLATES: 'off', BOX_CLIENT_ID: 'x' })).toThrow(SettingsError);
+  });
+
+  it('ignores an unknown BOX_* variable with a warning naming it and the nearest known name', () => {
+    const env = readEnv({ BOX_WARMPOOL: '1', BOX_CLIENT_ID: 'abc', BOX_DEVELOPER_TOKEN: 't', BOX_URL: 'http://x', BOX_TEMPLATES: '0' });
+    expect(env).toMatchObject({ templates: false });
+    expect(env.warmPool).toBeUndefined();
+    expect(env.warnings).toHaveLength(3);
+    expect(env.warnings[0]).toBe(
+      'BOX_WARMPOOL is not a setting of Box and is ignored (the nearest is BOX_WARM_POOL; the table: README.md, src-server/settings.ts)',
+    );
+    expect(env.warnings[1]).toMatch(/^BOX_CLIENT_ID is not a setting of Box and is ignored \(the nearest is BOX_\w+;/);
+    expect(env.warnings[2]).toMatch(/^BOX_DEVELOPER_TOKEN is not a setting/);
+    expect(readEnv({ BOX_URL: 'http://x', HOME: '/h' }).warnings).toEqual([]);
   });
 
   it('types the tuning and refuses an unknown or mistyped key', () => {
@@ -46,11 +58,28 @@ describe('settings table', () => {
 describe('a service with a bad setting', () => {
   afterEach(() => {
     delete process.env.BOX_WARM_POOL;
+    delete process.env.BOX_CLIENT_ID;
   });
 
   it('does not start, and says which variable is wrong', async () => {
     process.env.BOX_WARM_POOL = 'lots';
     await expect(startTestService()).rejects.toThrow(/BOX_WARM_POOL="lots"/);
+  });
+
+  it("starts with another program's BOX_* variable, and its log names it", async () => {
+    process.env.BOX_CLIENT_ID = 'box-dot-com-app';
+    const warned: unknown[][] = [];
+    const svc = await startTestService({ log: { info() {}, warn: (...a: unknown[]) => warned.push(a), error() {} } });
+    try {
+      expect((await svc.api('/v1/whoami')).status).toBe(200);
+      expect(warned.map((a) => String(a[0]))).toContainEqual(
+        expect.stringMatching(/^BOX_CLIENT_ID is not a setting of Box and is ignored \(the nearest is BOX_/),
+      );
+      const log = fs.readFileSync(`${svc.dataDir}/logs/service.log`, 'utf8');
+      expect(log).toContain('BOX_CLIENT_ID is not a setting of Box');
+    } finally {
+      await svc.close();
+    }
   });
 
   it('does not start with an unknown tuning key', async () => {

@@ -2,8 +2,10 @@
  * Every knob of the service, in one table (docs/architecture.md, "Settings"):
  *
  * - `ENV_SETTINGS`: the `BOX_*` environment variables the service reads. `readEnv` parses
- *   them with zod; a malformed value, or a `BOX_*` variable that no table here names (a
- *   typo such as BOX_WARMPOOL), fails the start with a message naming the variable.
+ *   them with zod; a malformed value fails the start with a message naming the variable. A
+ *   `BOX_*` variable that no table here names (a typo such as BOX_WARMPOOL, or one of
+ *   another program: Box.com's SDKs read BOX_CLIENT_ID) is ignored with a warning naming
+ *   it and the nearest known name (`EnvSettings.warnings`, on the service log at start).
  *   `startService` parses them once and hands them down as `ServiceConfig.env`; the runtime's
  *   free functions read the same parse through `boxEnv()`. README.md's "Runtime knobs"
  *   table is checked against this one (settings.test.ts).
@@ -143,20 +145,36 @@ export type EnvSettings = { [K in keyof Env]?: z.output<Env[K]['schema']> } & {
   xdgCacheHome?: string;
   /** Under vitest: response checks on, engine discovery off unless asked for. */
   underTests: boolean;
+  /** One line per unknown BOX_* variable (ignored), for the service log. */
+  warnings: string[];
 };
 
 export class SettingsError extends Error {}
 
-/** Parses the environment; throws SettingsError naming each bad or unknown BOX_* variable. */
+/** Edit distance (insertions, deletions, substitutions) between two names. */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/** Parses the environment; throws SettingsError naming each malformed BOX_* setting; an unknown one goes to `warnings`. */
 export function readEnv(env: Record<string, string | undefined> = process.env): EnvSettings {
   const known = new Map<string, string>(Object.entries(ENV_SETTINGS).map(([k, s]) => [s.env, k]));
   const problems: string[] = [];
+  const warnings: string[] = [];
   const out: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith('BOX_') || raw === undefined || raw === '') continue;
     const key = known.get(name);
     if (!key) {
-      if (!OTHER_BOX_VARIABLES.includes(name)) problems.push(`${name} is not a setting of Box (the table: README.md, src-server/settings.ts)`);
+      if (OTHER_BOX_VARIABLES.includes(name)) continue;
+      const nearest = [...known.keys(), ...OTHER_BOX_VARIABLES].sort((a, b) => distance(name, a) - distance(name, b))[0];
+      warnings.push(`${name} is not a setting of Box and is ignored (the nearest is ${nearest}; the table: README.md, src-server/settings.ts)`);
       continue;
     }
     const r = (ENV_SETTINGS as Record<string, EnvSetting>)[key].schema.safeParse(raw);
@@ -164,7 +182,7 @@ export function readEnv(env: Record<string, string | undefined> = process.env): 
     else problems.push(`${name}=${JSON.stringify(raw)}: ${r.error.issues.map((i) => i.message).join('; ')}`);
   }
   if (problems.length) throw new SettingsError(`bad environment: ${problems.join(', ')}`);
-  return { ...out, home: env.HOME || os.homedir(), xdgCacheHome: env.XDG_CACHE_HOME || undefined, underTests: Boolean(env.VITEST) } as EnvSettings;
+  return { ...out, home: env.HOME || os.homedir(), xdgCacheHome: env.XDG_CACHE_HOME || undefined, underTests: Boolean(env.VITEST), warnings } as EnvSettings;
 }
 
 let cached: { key: string; value: EnvSettings } | undefined;

@@ -4,6 +4,7 @@ import { CliError } from '../errors.js';
 import { json } from '../output.js';
 import { resolveBoxId } from '../resolve.js';
 import type { CodeEvent, CodeExecution, CodeResult } from '../../src-server/contract/code.js';
+import { ndjsonLines } from '../../src-server/contract/ndjson.js';
 
 const LANGS = ['python', 'javascript', 'bash'];
 
@@ -40,9 +41,7 @@ export const code: Command = {
     const body = { code: source, language: values.context ? undefined : values.language, context_id: values.context, timeout };
     const res = await ctx.client.raw('POST', `/v1/boxes/${encodeURIComponent(boxId)}/code/run?stream=1`, { json: body });
     let execution: CodeExecution | undefined;
-    let buf = '';
     const take = (line: string) => {
-      if (!line.trim()) return;
       const e = JSON.parse(line) as CodeEvent | { type: 'failed'; message: string } | { type: 'heartbeat' };
       if (e.type === 'failed') throw new CliError(`box: ${e.message}`, 1);
       if (e.type === 'end') execution = e.execution;
@@ -52,16 +51,7 @@ export const code: Command = {
       else if (e.type === 'result') process.stdout.write(`${describe(e.result)}\n`);
       else if (e.type === 'error') process.stderr.write(`${e.error.traceback || `${e.error.name}: ${e.error.value}`}\n`);
     };
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buf += decoder.decode(chunk, { stream: true });
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        take(buf.slice(0, nl));
-        buf = buf.slice(nl + 1);
-      }
-    }
-    take(buf);
+    for await (const line of ndjsonLines(res)) take(line);
     if (!execution) throw new CliError('box: the run ended without its result', 1);
     if (ctx.json) json(execution);
     if (execution.truncated && !ctx.json) process.stderr.write('box: output was cut at the cap\n');

@@ -1,4 +1,5 @@
 import { parse, type Command } from '../args.js';
+import { otherServices } from '../config.js';
 import { fields, json } from '../output.js';
 import { stageLine } from '../progress.js';
 
@@ -38,11 +39,12 @@ export const loginLink: Command = {
 
 export const status: Command = {
   usage: 'box status [--json]',
-  summary: 'Where the service is, what it runs on, and what it is still preparing (guest image)',
+  summary: 'Where the service is, what it runs on, what it is still preparing (guest image), and the other services on this machine',
   async run(ctx, argv) {
     parse(argv, this.usage, {});
     const st = await ctx.client.call('GET /v1/status');
-    if (ctx.json) return json(st);
+    const others = otherServices(ctx.config.url);
+    if (ctx.json) return json({ ...st, other_services: others });
     fields({
       url: ctx.config.url,
       found_via: ctx.config.urlSource,
@@ -52,5 +54,8 @@ export const status: Command = {
       accelerator: st.accelerator ?? null,
     });
     for (const s of st.preparation?.stages ?? []) process.stdout.write(`${stageLine(s)}\n`);
+    // The other services running on this machine (each on its own data dir), which this `box` does not talk to.
+    if (others.length) process.stdout.write(`other services on this machine (BOX_URL=<url> talks to one):\n`);
+    for (const o of others) process.stdout.write(`  ${o.url}  data dir ${o.data_dir}  pid ${o.pid}\n`);
   },
 };

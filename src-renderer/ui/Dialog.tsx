@@ -1,8 +1,10 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 
 /**
- * Modal dialog: focus moves into it on open and returns to the opener on close, Tab
- * stays inside, Esc closes.
+ * Modal dialog: a native `<dialog>` opened with `showModal()`, so the browser keeps focus and
+ * Tab inside it (the rest of the page is inert) and turns Esc into `cancel` on the topmost
+ * one. It is open while mounted: Esc, the Esc button and a click on the backdrop call
+ * `onClose`, and unmounting returns focus to the element that had it before.
  */
 export function Dialog({
   title,
@@ -19,62 +21,48 @@ export function Dialog({
   wide?: boolean;
   testId?: string;
 }) {
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const opener = document.activeElement as HTMLElement | null;
-    // The body's first field, else its first button, else the Esc button: React's autoFocus
-    // does not set the attribute, so look at fields before the header's close button.
-    const root = ref.current;
-    const first =
-      root?.querySelector<HTMLElement>('[data-autofocus]') ??
-      root?.querySelector<HTMLElement>('[data-dialog-body] :is(input:not([type=hidden]):not([disabled]), select, textarea)') ??
-      root?.querySelector<HTMLElement>('[data-dialog-body] button:not([disabled]), footer button:not([disabled])') ??
-      root?.querySelector<HTMLElement>('button');
-    first?.focus();
-    return () => opener?.focus?.();
-  }, []);
-  // Esc closes even when focus fell out of the dialog (e.g. its content was replaced).
+  const ref = useRef<HTMLDialogElement>(null);
   const closeRef = useRef(onClose);
   closeRef.current = onClose;
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape' || e.defaultPrevented) return;
-      const dialogs = document.querySelectorAll('[role="dialog"]');
-      if (dialogs[dialogs.length - 1] !== ref.current) return; // only the topmost one
+  // Before the first paint: the dialog never shows as a non-modal box.
+  useLayoutEffect(() => {
+    const dialog = ref.current!;
+    const opener = document.activeElement as HTMLElement | null;
+    // Esc: the parent decides (it unmounts the dialog). A dialog the browser closed itself (a
+    // second Esc without a user action in between is not cancelable) asks the parent too.
+    const onCancel = (e: Event) => {
       e.preventDefault();
       closeRef.current();
     };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
+    const onNativeClose = () => closeRef.current();
+    dialog.addEventListener('cancel', onCancel);
+    dialog.addEventListener('close', onNativeClose);
+    if (!dialog.open) dialog.showModal();
+    // The body's first field, else its first button, else the Esc button: React's autoFocus
+    // does not set the attribute, so look at fields before the header's close button.
+    const first =
+      dialog.querySelector<HTMLElement>('[data-autofocus]') ??
+      dialog.querySelector<HTMLElement>('[data-dialog-body] :is(input:not([type=hidden]):not([disabled]), select, textarea)') ??
+      dialog.querySelector<HTMLElement>('[data-dialog-body] button:not([disabled]), footer button:not([disabled])') ??
+      dialog.querySelector<HTMLElement>('button');
+    first?.focus();
+    return () => {
+      dialog.removeEventListener('cancel', onCancel);
+      dialog.removeEventListener('close', onNativeClose);
+      if (dialog.open) dialog.close();
+      opener?.focus?.();
+    };
   }, []);
-  const onKeyDown = (e: React.KeyboardEvent) => {
-    if (e.key !== 'Tab' || !ref.current) return;
-    const items = [...ref.current.querySelectorAll<HTMLElement>('button:not([disabled]), input, select, textarea, [tabindex="0"]')];
-    if (items.length === 0) return;
-    const [first, last] = [items[0], items[items.length - 1]];
-    if (e.shiftKey && document.activeElement === first) {
-      e.preventDefault();
-      last.focus();
-    } else if (!e.shiftKey && document.activeElement === last) {
-      e.preventDefault();
-      first.focus();
-    }
-  };
   return (
-    <div
-      className="fixed inset-0 z-40 flex items-start justify-center bg-black/60 pt-[10vh] backdrop-blur-[2px]"
+    <dialog
+      ref={ref}
+      aria-label={title}
+      data-testid={testId}
+      // The dialog box is the panel itself: a press on the dialog element, not on its content, is on the backdrop.
       onMouseDown={(e) => e.target === e.currentTarget && onClose()}
+      className={`panel mx-auto mt-[10vh] max-h-[80vh] w-full overflow-hidden p-0 text-inherit shadow-2xl shadow-black/50 backdrop:bg-black/60 backdrop:backdrop-blur-[2px] ${wide ? 'max-w-3xl' : 'max-w-lg'}`}
     >
-      <div
-        ref={ref}
-        tabIndex={-1}
-        role="dialog"
-        aria-modal="true"
-        aria-label={title}
-        data-testid={testId}
-        onKeyDown={onKeyDown}
-        className={`panel flex max-h-[80vh] w-full flex-col shadow-2xl shadow-black/50 ${wide ? 'max-w-3xl' : 'max-w-lg'}`}
-      >
+      <div className="flex max-h-[80vh] flex-col">
         <header className="flex items-center justify-between border-b border-ink-700 px-4 py-3">
           <h2 className="text-sm font-semibold">{title}</h2>
           <button type="button" onClick={onClose} className="rounded px-1.5 text-ink-400 hover:bg-ink-700 hover:text-ink-100" aria-label="Close">
@@ -86,6 +74,6 @@ export function Dialog({
         </div>
         {footer && <footer className="flex justify-end gap-2 border-t border-ink-700 px-4 py-3">{footer}</footer>}
       </div>
-    </div>
+    </dialog>
   );
 }
