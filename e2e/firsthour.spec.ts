@@ -42,8 +42,16 @@ test('service log: live entries with a level filter and a search', async ({ page
   await expect(page.getByTestId('log-state')).toHaveText('● live');
   svc().ctx.log.info('e2e: an ordinary event');
   svc().ctx.log.error('e2e: the upstream fell over');
+  svc().ctx.log.info('e2e: a box event', { box_id: 'box_e2e_fields', phase: 'start' });
   const entries = page.getByTestId('log-entry');
   await expect(entries.filter({ hasText: 'e2e: an ordinary event' })).toHaveCount(1);
+  // A line's fields are chips after its text; a click searches for that value.
+  const boxLine = entries.filter({ hasText: 'e2e: a box event' });
+  await expect(boxLine.getByTestId('log-field')).toHaveText(['box_id=box_e2e_fields', 'phase=start']);
+  await boxLine.getByTestId('log-field').first().click();
+  await expect(page.getByTestId('log-search')).toHaveValue('box_e2e_fields');
+  await expect(entries).toHaveCount(1);
+  await page.getByTestId('log-search').fill('');
   await expect(entries.filter({ hasText: 'e2e: the upstream fell over' })).toHaveAttribute('data-level', 'error');
   await page.getByTestId('log-level').selectOption('error');
   await expect(entries.filter({ hasText: 'e2e: the upstream fell over' })).toHaveCount(1);

@@ -26,11 +26,12 @@ afterAll(async () => {
 
 it('box logs: the service log with a level filter; -f follows it', async () => {
   svc.ctx.log.info('cli-test: info line');
-  svc.ctx.log.warn('cli-test: warning line');
+  svc.ctx.log.warn('cli-test: warning line', { box_id: 'box_cli', reason: 'two words' });
   const all = await runCli(env, ['logs']);
   expect(all.code).toBe(0);
-  expect(all.stdout).toMatch(/INFO {2}cli-test: info line/);
-  expect(all.stdout).toMatch(/WARN {2}cli-test: warning line/);
+  expect(all.stdout).toMatch(/INFO {2}cli-test: info line\n/);
+  // the fields after the text, as the service's terminal shows them
+  expect(all.stdout).toMatch(/WARN {2}cli-test: warning line {2}box_id=box_cli reason="two words"\n/);
   expect(all.stderr).toContain('logs/service.log');
   const warn = await runCli(env, ['logs', '--level', 'warn']);
   expect(warn.stdout).toContain('cli-test: warning line');

@@ -124,7 +124,11 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
   }
   // the first line of logs/service.log, so the file is there from the start
   const took = `process up ${process.uptime().toFixed(1)} s, of which the database, wiring and listen ${Math.round(performance.now() - t0)} ms`;
-  log.info(`service starting on ${baseUrl} (data dir ${config.dataDir}, pid ${process.pid}; ${took})`);
+  log.info(`service starting on ${baseUrl} (data dir ${config.dataDir}, pid ${process.pid}; ${took})`, {
+    phase: 'start',
+    pid: process.pid,
+    duration_ms: Math.round(performance.now() - t0),
+  });
   for (const a of areas) await a.start?.();
 
   return {

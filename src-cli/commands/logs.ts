@@ -7,7 +7,10 @@ import { followFor, readEventStream } from '../sse.js';
 type Entry = ServiceLogEntry;
 
 const LEVELS = ['info', 'warn', 'error'];
-const line = (e: Entry) => `${e.at.replace('T', ' ').slice(0, 23)}  ${e.level.toUpperCase().padEnd(5)} ${e.message}\n`;
+/** A field as `key=value` (quoted when it has a space, `=` or a quote), as the service's terminal writes it. */
+const field = ([k, v]: [string, unknown]) => `${k}=${typeof v === 'string' && /[\s="]/.test(v) ? JSON.stringify(v) : String(v)}`;
+const line = (e: Entry) =>
+  `${e.at.replace('T', ' ').slice(0, 23)}  ${e.level.toUpperCase().padEnd(5)} ${e.message}${e.fields ? `  ${Object.entries(e.fields).map(field).join(' ')}` : ''}\n`;
 
 /** `box logs`: the service's own log (this run, from memory; the file on disk has older runs). */
 export const logs: Command = {

@@ -4,7 +4,7 @@ import { queryInt } from './common.js';
 /**
  * The service's own log, a box's serial console, and service-wide settings (issue 15).
  * Shapes are ours (the spec names none): the log is a bounded in-memory ring of this
- * run (also appended to `<data dir>/logs/service.log`), the console is a box's serial log
+ * run (also appended to `<data dir>/logs/service.log`, one JSON object a line), the console is a box's serial log
  * file read from the end, both with a server-sent `?stream=1` form.
  */
 
@@ -17,6 +17,8 @@ export const ServiceLogEntry = z.object({
   at: z.string(),
   level: z.enum(LOG_LEVELS),
   message: z.string(),
+  /** What the line is about, apart from its text: `box_id`, `phase`, `duration_ms`, `error`... (absent when none). */
+  fields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
 });
 export type ServiceLogEntry = z.infer<typeof ServiceLogEntry>;
 
@@ -26,7 +28,7 @@ export const ServiceLogQuery = z.object({
   /** The newest `limit` entries (oldest first); with `after`, the first `limit` after it. */
   limit: queryInt(1, 5000, 200),
   after: queryInt(0, Number.MAX_SAFE_INTEGER, 0),
-  /** Case-insensitive text filter on the message. */
+  /** Case-insensitive text filter on the message and the fields' values. */
   search: z.string().max(200).optional(),
   /** `1`: answer `text/event-stream`, one `entry` event per entry (the newest `limit` first). */
   stream: z.enum(['0', '1']).optional(),

@@ -42,8 +42,12 @@ interface RenderedError {
   headers: Record<string, string>;
 }
 
-/** Turns anything thrown into the spec's envelope; internals are logged, never sent. */
-export function errorBody(err: unknown, app?: Pick<AppContext, 'log'> & Partial<Pick<AppContext, 'diskSpace'>>): RenderedError {
+/** Turns anything thrown into the spec's envelope; internals are logged (with the request's method and path when given), never sent. */
+export function errorBody(
+  err: unknown,
+  app?: Pick<AppContext, 'log'> & Partial<Pick<AppContext, 'diskSpace'>>,
+  where?: { method?: string; path: string },
+): RenderedError {
   if (err instanceof DomainError) err = fromDomain(err);
   if (app?.diskSpace && isDiskFull(err)) {
     // 507 Insufficient Storage, naming the disk and what to free (issue 28), not a generic 500
@@ -66,7 +70,7 @@ export function errorBody(err: unknown, app?: Pick<AppContext, 'log'> & Partial<
     const a = new ApiError(400, 'invalid_request_error', 'The request was aborted by the client.', { code: 'client_aborted' });
     return { status: 400, body: a.toBody(), headers: {} };
   }
-  (app?.log ?? console).error('unexpected error', err);
+  (app?.log ?? console).error('unexpected error', err, ...(where ? [{ method: where.method, path: where.path }] : []));
   const a = new ApiError(500, 'server_error', 'The service hit an unexpected error; it was logged.');
   return { status: 500, body: a.toBody(), headers: {} };
 }
@@ -110,8 +114,9 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: unknow
     res.destroy();
     return;
   }
-  const r = errorBody(err, app);
-  writeJson(res, r.status, r.headers, JSON.stringify(wireErrorBody(pathOf(req), r.body)));
+  const path = pathOf(req);
+  const r = errorBody(err, app, { method: req.method, path });
+  writeJson(res, r.status, r.headers, JSON.stringify(wireErrorBody(path, r.body)));
 }
 
 export function errorMiddleware(app: Pick<AppContext, 'log'>) {

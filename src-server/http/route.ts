@@ -239,9 +239,10 @@ async function execute(
     }
   } catch (err) {
     if (res.headersSent) throw err;
-    const e = errorBody(err, app);
+    const path = pathOf(req);
+    const e = errorBody(err, app, { method: req.method, path });
     status = e.status;
-    payload = wireErrorBody(pathOf(req), e.body);
+    payload = wireErrorBody(path, e.body);
     headers = e.headers;
   }
   const text = status === 204 ? null : JSON.stringify(payload);

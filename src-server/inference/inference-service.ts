@@ -159,7 +159,7 @@ export class InferenceService {
         e instanceof DomainError
           ? { code: String(e.code ?? e.type), message: e.message }
           : { code: 'server_error', message: 'The request failed unexpectedly.' };
-      if (!(e instanceof DomainError)) this.app.log.error('inference: background request failed', e);
+      if (!(e instanceof DomainError)) this.app.log.error('inference: background request failed', e, { response_id: id, model: r.native.model });
     }
     const status = result ? (result.stop === 'max_tokens' ? 'incomplete' : 'completed') : 'failed';
     const at = Date.now();

@@ -54,13 +54,17 @@ async function collect(pathname: string, event: string, until: (got: unknown[]) 
 describe('GET /v1/service/log', () => {
   it('answers what the service logged, oldest first, filtered by level and text, and writes the file', async () => {
     svc.ctx.log.info('first-info-line');
-    svc.ctx.log.warn('a warning about', { box: 'box_x' });
+    svc.ctx.log.warn('a warning about', { box_id: 'box_x', duration_ms: 12, note: undefined });
     svc.ctx.log.error('an error', new Error('boom-detail'));
     const all = await (await svc.api('/v1/service/log?limit=50')).json();
     const mine = all.data.filter((e: { message: string }) => /first-info-line|a warning about|an error/.test(e.message));
     expect(mine.map((e: { level: string }) => e.level)).toEqual(['info', 'warn', 'error']);
-    expect(mine[1].message).toContain("box: 'box_x'");
+    // A trailing plain object is the line's fields, apart from its text; an Error's message is the field `error`.
+    expect(mine[0].fields).toBeUndefined();
+    expect(mine[1]).toMatchObject({ message: 'a warning about', fields: { box_id: 'box_x', duration_ms: 12 } });
+    expect(mine[1].fields).not.toHaveProperty('note');
     expect(mine[2].message).toContain('boom-detail');
+    expect(mine[2].fields).toEqual({ error: 'boom-detail' });
     expect(all.last_seq).toBe(all.data[all.data.length - 1].seq);
     expect(all.file).toBe(path.join(svc.dataDir, 'logs', 'service.log'));
     const warn = await (await svc.api('/v1/service/log?level=warn')).json();
@@ -68,11 +72,20 @@ describe('GET /v1/service/log', () => {
     expect(warn.data.some((e: { message: string }) => e.message.includes('a warning about'))).toBe(true);
     const found = await (await svc.api('/v1/service/log?search=BOOM-DETAIL')).json();
     expect(found.data).toHaveLength(1);
+    // The search reads the fields' values too.
+    const byField = await (await svc.api('/v1/service/log?search=box_x')).json();
+    expect(byField.data.map((e: { message: string }) => e.message)).toEqual(['a warning about']);
     const after = await (await svc.api(`/v1/service/log?after=${mine[1].seq}`)).json();
     expect(after.data[0].seq).toBe(mine[2].seq);
-    const text = fs.readFileSync(all.file, 'utf8');
-    expect(text).toMatch(/Z WARN {2}a warning about/);
-    expect(text).toContain('ERROR an error');
+    // The file: one JSON object a line, the fields beside at, level and msg.
+    const lines = fs
+      .readFileSync(all.file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.find((l) => l.msg === 'a warning about')).toEqual({ at: mine[1].at, level: 'warn', msg: 'a warning about', box_id: 'box_x', duration_ms: 12 });
+    expect(lines.find((l) => l.msg === mine[2].message)).toMatchObject({ level: 'error', error: 'boom-detail' });
+    expect(lines.find((l) => String(l.msg).startsWith('service starting on'))).toMatchObject({ level: 'info', phase: 'start', pid: process.pid });
   });
 
   it('refuses a bad level or limit by name, and a user-scoped key', async () => {

@@ -17,6 +17,7 @@ import { AgentConnections } from './agent-connections.js';
 import { boxFolder, isAlive, livePid, readState, type BoxFolder } from './box-folder.js';
 import type { GuestImage, ImageProgress } from './guest-image/guest-image.js';
 import { MachineSource } from './templates/machine-source.js';
+import type { RuntimeLog } from '../logger.js';
 import { diskUsageBytes, sampleVm } from './metrics.js';
 import { collectCheckpointGarbage, collectLayers, deleteCheckpointDir, dirSizeBytes } from './qemu/layers.js';
 import { applyIdentity } from './templates/template-clone.js';
@@ -31,7 +32,7 @@ import { writeGuestFiles } from './guest-files.js';
 import { boxEnv } from '../settings.js';
 interface QemuRuntimeOptions {
   onImageProgress?: (p: ImageProgress) => void;
-  log?: { info(m: string): void; warn(m: string): void }; // the service log: image and template builds
+  log?: RuntimeLog; // the service log: image and template builds
   /** Clone boxes from warm templates (default: unless BOX_TEMPLATES=0). */
   templates?: boolean;
   /** Warmed clones kept ready per template in use (default: BOX_WARM_POOL, else 1). */

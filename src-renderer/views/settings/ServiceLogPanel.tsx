@@ -2,6 +2,27 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { LogLevel, ServiceLogEntry } from '../../../src-server/contract/service-admin.js';
 import { api, apiUrl } from '../../api/client.js';
 
+/** A line's fields as small chips after its text; a click searches for that value (e.g. every line of one box). */
+function Fields({ fields, onPick }: { fields: NonNullable<ServiceLogEntry['fields']>; onPick: (v: string) => void }) {
+  return (
+    <span className="ml-2 inline-flex flex-wrap gap-1 align-middle" data-testid="log-fields">
+      {Object.entries(fields).map(([k, v]) => (
+        <button
+          key={k}
+          type="button"
+          className="rounded bg-ink-800 px-1 text-[10.5px] text-ink-300 hover:bg-ink-700 focus:outline-none focus-visible:ring-1 focus-visible:ring-sky-400"
+          title={`Show the lines that mention ${String(v)}`}
+          onClick={() => onPick(String(v))}
+          data-testid="log-field"
+        >
+          <span className="text-ink-500">{k}=</span>
+          {String(v)}
+        </button>
+      ))}
+    </span>
+  );
+}
+
 /** Entries the view keeps (the service keeps 5000 of this run, and a file of older runs). */
 const KEEP = 1000;
 const LEVEL_CLASS: Record<LogLevel, string> = { info: 'text-ink-300', warn: 'text-amber-300', error: 'text-rose-300' };
@@ -84,6 +105,7 @@ export function ServiceLogPanel() {
         {rows.map((e) => (
           <div key={e.seq} className={`whitespace-pre-wrap break-all ${LEVEL_CLASS[e.level]}`} data-testid="log-entry" data-level={e.level}>
             <span className="text-ink-500">{new Date(e.at).toLocaleTimeString()}</span> <span className="uppercase">{e.level}</span> {e.message}
+            {e.fields && <Fields fields={e.fields} onPick={setSearch} />}
           </div>
         ))}
       </div>

@@ -64,7 +64,8 @@ export class BoxService {
     const [withLock, fresh, boot, vmConfig] = [this.withLock.bind(this), this.fresh.bind(this), this.boot.bind(this), this.vmConfig.bind(this)];
     this.checkpoints = new CheckpointService({ repo: this.repo, runtime, withLock, fresh, boot, vmConfig });
     this.maintenance = new MaintenanceVms({ runtime, withLock, fresh, vmConfig, get: (id) => this.repo.get(id) }, app.log);
-    this.repo.onStatus = (b, from, reason) => app.log.info(`box ${b.box_id} (${b.name}): ${from} -> ${b.status}${reason ? `: ${reason}` : ''}`);
+    this.repo.onStatus = (b, from, r) =>
+      app.log.info(`box ${b.box_id} (${b.name}): ${from} -> ${b.status}${r ? `: ${r}` : ''}`, { box_id: b.box_id, from, to: b.status });
     runtime.onUnexpectedExit((boxId, reason) => this.onVmLost(boxId, reason));
   }
 
@@ -131,7 +132,7 @@ export class BoxService {
       const last_start = { operation, ms: Math.round(performance.now() - t0), from: started?.from ?? null };
       return this.view(this.repo.setStatus(box.box_id, 'running', { started_at: new Date().toISOString(), last_start }));
     } catch (e) {
-      this.app.log.error(`box ${box.box_id} failed to start`, e);
+      this.app.log.error(`box ${box.box_id} failed to start`, e, { box_id: box.box_id, phase: operation });
       await this.runtime.stop(box.box_id).catch(() => {});
       return this.view(this.repo.setStatus(box.box_id, 'failed', { error_message: `${failure}: ${(e as Error).message}` }));
     }
@@ -282,7 +283,7 @@ export class BoxService {
     const box = this.repo.get(boxId);
     if (!box || box.status !== 'running') return;
     const to: BoxStatus = reason.kind === 'killed' ? 'interrupted_restorable' : 'failed';
-    this.app.log.warn(`box ${boxId} lost its VM (${reason.kind}): ${reason.message}`);
+    this.app.log.warn(`box ${boxId} lost its VM (${reason.kind}): ${reason.message}`, { box_id: boxId, reason: reason.kind });
     this.repo.setStatus(boxId, to, { error_message: reason.message });
   }
 

@@ -59,7 +59,11 @@ export class MaintenanceVms {
         }
         v = { inFlight: 0 };
         this.vms.set(box.box_id, v);
-        this.log.info(`box ${box.box_id} (${cur.name}): maintenance VM started from its disk for file calls in ${Date.now() - t0} ms (the box stays failed)`);
+        this.log.info(`box ${box.box_id} (${cur.name}): maintenance VM started from its disk for file calls in ${Date.now() - t0} ms (the box stays failed)`, {
+          box_id: box.box_id,
+          phase: 'maintenance',
+          duration_ms: Date.now() - t0,
+        });
       }
       clearTimeout(v.timer);
       v.inFlight++;
@@ -87,7 +91,7 @@ export class MaintenanceVms {
       // a reboot or terminate since then owns the box's VM now
       if (this.boxes.get(boxId)?.status !== 'failed') return;
       await this.boxes.runtime.stop(boxId).catch((e: unknown) => this.log.warn(`box ${boxId}: stopping its maintenance VM: ${(e as Error).message}`));
-      this.log.info(`box ${boxId}: maintenance VM stopped (idle ${Math.round(this.idleMs / 1000)} s)`);
+      this.log.info(`box ${boxId}: maintenance VM stopped (idle ${Math.round(this.idleMs / 1000)} s)`, { box_id: boxId, phase: 'maintenance' });
     });
   }
 

@@ -8,6 +8,7 @@ import { ensureAgentBinary } from '../guest-image/agent-build.js';
 import { ensureGuestImage, type GuestImage, type ImageProgress } from '../guest-image/guest-image.js';
 import { hostTscKhz } from '../qemu/host.js';
 import { TemplateStore } from './templates.js';
+import type { RuntimeLog } from '../../logger.js';
 import type { VmConfig } from '../qemu/vm-config.js';
 
 export class MachineSource {
@@ -20,7 +21,7 @@ export class MachineSource {
   constructor(
     private dataDir: string,
     private onImageProgress?: (p: ImageProgress) => void,
-    private log?: { info(m: string): void; warn(m: string): void },
+    private log?: RuntimeLog,
   ) {
     this.store = new TemplateStore(dataDir);
     this.store.log = log;
@@ -48,16 +49,25 @@ export class MachineSource {
     const onProgress = (p: ImageProgress) => {
       if (!building && p.phase !== 'check' && p.phase !== 'done') {
         building = true;
-        this.log?.info(`guest image: build started (${p.phase}: ${p.message}): not in the image cache for this recipe, kernel and agent`);
+        this.log?.info(`guest image: build started (${p.phase}: ${p.message}): not in the image cache for this recipe, kernel and agent`, {
+          phase: 'image_build',
+        });
       }
       this.onImageProgress?.(p);
     };
     try {
       const img = await ensureGuestImage({ dataDir: this.dataDir, onProgress });
-      if (building || !img.cached) this.log?.info(`guest image ${img.recipeHash}: built in ${((Date.now() - t0) / 1000).toFixed(1)} s (${img.dir})`);
+      if (building || !img.cached)
+        this.log?.info(`guest image ${img.recipeHash}: built in ${((Date.now() - t0) / 1000).toFixed(1)} s (${img.dir})`, {
+          phase: 'image_build',
+          duration_ms: Date.now() - t0,
+        });
       return img;
     } catch (e) {
-      this.log?.warn(`guest image: build failed after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${(e as Error).message}`);
+      this.log?.warn(`guest image: build failed after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${(e as Error).message}`, {
+        phase: 'image_build',
+        duration_ms: Date.now() - t0,
+      });
       throw e;
     }
   }

@@ -75,7 +75,7 @@ export class TemplateStore {
   readonly warmups: TemplateWarmup[] = [];
 
   /** Where template builds are told (the service log): start, reason, end and time, or the failure. */
-  log?: { info(m: string): void; warn(m: string): void };
+  log?: { info(m: string, fields?: object): void; warn(m: string, fields?: object): void };
 
   constructor(private dataDir: string) {}
 
@@ -145,12 +145,13 @@ export class TemplateStore {
       const before = this.failed.get(id);
       const why = before ? `its last build failed (${before.error})` : 'no ready template of this shape for the present image, kernel and agent';
       const t0 = Date.now();
-      this.log?.info(`${what}: build started: ${why}`);
+      const f = () => ({ template_id: id, phase: 'template_build', duration_ms: Date.now() - t0 });
+      this.log?.info(`${what}: build started: ${why}`, { template_id: id, phase: 'template_build' });
       entry.promise = this.build(id, shape, key, base, (p) => Object.assign(progress, p))
         .then(
-          (r) => (this.log?.info(`${what}: built in ${((Date.now() - t0) / 1000).toFixed(1)} s`), r),
+          (r) => (this.log?.info(`${what}: built in ${((Date.now() - t0) / 1000).toFixed(1)} s`, f()), r),
           (e: unknown) => {
-            this.log?.[this.aborted ? 'info' : 'warn'](`${what}: build failed after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${(e as Error).message}`);
+            this.log?.[this.aborted ? 'info' : 'warn'](`${what}: build failed after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${(e as Error).message}`, f());
             throw e;
           },
         )
