@@ -2,6 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiError } from './api/client.js';
+import { startConnectionWatch } from './api/connection.js';
 import { App } from './app/App.js';
 import './styles.css';
 
@@ -13,8 +14,11 @@ const queryClient = new QueryClient({
       refetchOnWindowFocus: true,
       staleTime: 2000,
     },
+    // A change sent while the service is down fails at once (its button says why), never queued for later.
+    mutations: { networkMode: 'always' },
   },
 });
+startConnectionWatch();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -1,5 +1,6 @@
 import { callWith, type Answer, type CallRest, type JsonRouteKey } from '../../src-server/contract/call.js';
 import type { ErrorBody } from '../../src-server/contract/error-envelope.js';
+import { isNetworkError, reportReachable, reportUnreachable } from './connection.js';
 
 /**
  * The renderer's only way to the service: same-origin fetch with the session cookie
@@ -35,6 +36,13 @@ export class ApiError extends Error {
   }
 }
 
+/** A request that got no answer: the service is not running (or not reachable). */
+export class ServiceUnreachableError extends Error {
+  constructor() {
+    super('The service is not reachable: it is stopped or restarting.');
+  }
+}
+
 type Query = Record<string, string | number | boolean | undefined | null>;
 
 interface RequestOptions {
@@ -61,13 +69,22 @@ export async function apiFetch(path: string, opts: RequestOptions = {}): Promise
     body = JSON.stringify(opts.json);
     headers['content-type'] = 'application/json';
   }
-  const res = await fetch(apiUrl(path, opts.query), {
-    method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
-    headers,
-    body,
-    credentials: 'same-origin',
-    signal: opts.signal,
-  });
+  let res: Response;
+  try {
+    res = await fetch(apiUrl(path, opts.query), {
+      method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
+      headers,
+      body,
+      credentials: 'same-origin',
+      signal: opts.signal,
+    });
+  } catch (e) {
+    // No answer at all: the service is down (connection.ts), said in words, not "Failed to fetch".
+    if (!isNetworkError(e)) throw e;
+    reportUnreachable();
+    throw new ServiceUnreachableError();
+  }
+  reportReachable();
   if (!res.ok) throw await ApiError.from(res);
   return res;
 }

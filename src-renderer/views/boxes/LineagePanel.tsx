@@ -36,7 +36,7 @@ export function LineagePanel({ box }: { box: Box }) {
         >
           <div className="label">Checkpoint this box</div>
           <input className="input" placeholder="name (optional)" value={cpName} onChange={(e) => setCpName(e.target.value)} />
-          <Button type="submit" busy={checkpoint.isPending} disabled={!allows('checkpoint', box.status)} data-testid="checkpoint">
+          <Button type="submit" needsService busy={checkpoint.isPending} disabled={!allows('checkpoint', box.status)} data-testid="checkpoint">
             Checkpoint
           </Button>
           <ErrorNotice error={checkpoint.error} compact />
@@ -46,7 +46,7 @@ export function LineagePanel({ box }: { box: Box }) {
             {box.status === 'failed' ? 'Fork from its last checkpoint (a new running box)' : 'Fork (checkpoint + new box, without waking it)'}
           </div>
           <input className="input font-mono" value={forkName} onChange={(e) => setForkName(e.target.value.toLowerCase())} />
-          <Button type="submit" busy={fork.isPending} disabled={!allows('fork', box.status) || !forkName} data-testid="fork">
+          <Button type="submit" needsService busy={fork.isPending} disabled={!allows('fork', box.status) || !forkName} data-testid="fork">
             Fork
           </Button>
           <ErrorNotice error={fork.error} compact />
@@ -122,7 +122,7 @@ function CheckpointItem({ node, current }: { node: CheckpointNode; current: Box 
           onSubmit={(e) => (e.preventDefault(), restore.mutate({ checkpoint_id: c.checkpoint_id, name }, { onSuccess: (b) => navigate(['boxes', b.box_id]) }))}
         >
           <input className="input w-48 font-mono" placeholder="new-box-name" value={name} onChange={(e) => setName(e.target.value.toLowerCase())} autoFocus />
-          <Button type="submit" small busy={restore.isPending} disabled={!name}>
+          <Button type="submit" small needsService busy={restore.isPending} disabled={!name}>
             Start
           </Button>
           <ErrorNotice error={restore.error} compact />
