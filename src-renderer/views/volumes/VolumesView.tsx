@@ -1,4 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { Ago } from '../../ui/Ago.js';
 import { useState } from 'react';
 import { call } from '../../api/client.js';
 import { useCreateVolume, useDeleteVolume, useVolumeDirectory, useVolumes, volumeFileUrl } from '../../api/hooks/volumes.js';
@@ -6,7 +7,6 @@ import { href, navigate } from '../../app/router.js';
 import { FileBrowser } from '../../transfer/FileBrowser.js';
 import { Button } from '../../ui/Button.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
-import { formatAgo } from '../../ui/format.js';
 import { Empty, ErrorNotice, Loading, PageHeader } from '../../ui/states.js';
 import { Mono } from '../../ui/StatusPill.js';
 
@@ -65,7 +65,7 @@ export function VolumesView({ volumeId, path }: { volumeId?: string; path: strin
                   >
                     <div className="font-medium">{v.name}</div>
                     <div className="text-[11px] text-ink-400">
-                      {v.backend} · created {formatAgo(v.created_at)}
+                      {v.backend} · created <Ago iso={v.created_at} testId="volume-created" />
                     </div>
                   </a>
                 </li>
