@@ -94,3 +94,38 @@ test('relative times tick: a new volume\'s "created 0s ago" moves on without a r
   const first = await ago();
   await expect.poll(ago, { timeout: 8000 }).not.toBe(first);
 });
+
+test('theme: light / dark / system from the sidebar (kept across reloads) and from the palette ("dark", "light", "theme")', async ({ page }) => {
+  await login(page, svc());
+  const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const dark = await bg(); // the browser's scheme is dark (playwright.config.ts)
+  await expect(page.getByTestId('theme-system')).toHaveAttribute('aria-checked', 'true');
+
+  await page.getByTestId('theme-light').click();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+  await expect.poll(bg).toBe('rgb(246, 247, 250)');
+  await expect(page.getByTestId('theme-light')).toHaveAttribute('aria-checked', 'true');
+  await screenshot(page, 'theme-light');
+  await page.reload();
+  await expect(page.getByTestId('theme-light')).toHaveAttribute('aria-checked', 'true');
+  expect(await bg()).toBe('rgb(246, 247, 250)');
+
+  // The palette: "theme" lists the three, "dark" finds dark.
+  await page.keyboard.press('Control+k');
+  await page.getByTestId('palette-input').fill('theme');
+  await expect(page.getByTestId('palette-item')).toHaveText([/Theme: light/, /Theme: dark/, /Theme: follow the system/]);
+  await page.getByTestId('palette-input').fill('dark');
+  await expect(page.getByTestId('palette-item').first()).toContainText('Theme: dark');
+  await page.keyboard.press('Enter');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await expect.poll(bg).toBe(dark);
+  expect(await page.evaluate(() => localStorage.getItem('box-desktop.theme'))).toBe('dark');
+
+  // "System" follows the browser again: light when the system is light.
+  await page.getByTestId('theme-system').click();
+  await expect(page.locator('html')).not.toHaveAttribute('data-theme', /./);
+  await page.emulateMedia({ colorScheme: 'light' });
+  await expect.poll(bg).toBe('rgb(246, 247, 250)');
+  await page.getByTestId('theme-dark').click();
+  await expect.poll(bg).toBe(dark);
+});

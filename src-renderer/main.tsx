@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { ApiError } from './api/client.js';
 import { startConnectionWatch } from './api/connection.js';
 import { App } from './app/App.js';
+import { applySavedTheme } from './app/theme.js';
 import './styles.css';
 
 /** Client errors (4xx) are answers, not glitches: never retry them. */
@@ -19,6 +20,7 @@ const queryClient = new QueryClient({
   },
 });
 startConnectionWatch();
+applySavedTheme();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

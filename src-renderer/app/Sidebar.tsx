@@ -3,6 +3,7 @@ import { useStatus, useWhoami } from '../api/hooks/identity.js';
 import { VIEWS, type ViewId } from './nav.js';
 import { href } from './router.js';
 import { KEY_HINT } from './shortcuts.js';
+import { ThemeSwitch } from './ThemeSwitch.js';
 
 export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: () => void }) {
   const who = useWhoami();
@@ -65,6 +66,7 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
             {KEY_HINT.mod}K
           </kbd>
         </button>
+        <ThemeSwitch />
         {status.data?.disk?.low && (
           <div
             role="alert"
