@@ -37,7 +37,7 @@ export class ApiError extends Error {
 }
 
 /** A request that got no answer: the service is not running (or not reachable). */
-export class ServiceUnreachableError extends Error {
+class ServiceUnreachableError extends Error {
   constructor() {
     super('The service is not reachable: it is stopped or restarting.');
   }

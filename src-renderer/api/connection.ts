@@ -10,7 +10,7 @@ import { useSyncExternalStore } from 'react';
  * when the service is back every paused or stale query is retried and refetched, so an open
  * page recovers without a reload.
  */
-export type Connection = 'up' | 'down';
+type Connection = 'up' | 'down';
 
 interface ConnectionState {
   status: Connection;
