@@ -129,3 +129,16 @@ test('theme: light / dark / system from the sidebar (kept across reloads) and fr
   await page.getByTestId('theme-dark').click();
   await expect.poll(bg).toBe(dark);
 });
+
+test('volumes: Create with no name says so at the field; a bad name gets a human message, not zod text', async ({ page }) => {
+  await login(page, svc());
+  await page.evaluate((h) => (location.hash = h), '#/volumes');
+  await page.getByTestId('volume-create').click();
+  await expect(page.getByTestId('volume-name-missing')).toContainText('Give the volume a name');
+  await expect(page.getByTestId('volume-name')).toHaveAttribute('aria-invalid', 'true');
+  await page.getByTestId('volume-name').fill('x'.repeat(130));
+  await expect(page.getByTestId('volume-name-missing')).toHaveCount(0);
+  await page.getByTestId('volume-create').click();
+  await expect(page.getByTestId('error')).toHaveText('Name must be at most 128 characters long.');
+  await expect(page.getByText(/Too big|expected string/)).toHaveCount(0);
+});

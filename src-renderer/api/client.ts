@@ -1,6 +1,7 @@
 import { callWith, type Answer, type CallRest, type JsonRouteKey } from '../../src-server/contract/call.js';
 import type { ErrorBody } from '../../src-server/contract/error-envelope.js';
 import { isNetworkError, reportReachable, reportUnreachable } from './connection.js';
+import { humanValidation } from './human-errors.js';
 
 /**
  * The renderer's only way to the service: same-origin fetch with the session cookie
@@ -28,7 +29,8 @@ export class ApiError extends Error {
     try {
       const body = JSON.parse(text) as Partial<ErrorBody>;
       const e = body.error;
-      if (e && typeof e.message === 'string') return new ApiError(status, e.message, e.type ?? 'server_error', e.param ?? null, e.code ?? null, body);
+      if (e && typeof e.message === 'string')
+        return new ApiError(status, status === 400 ? humanValidation(e.message) : e.message, e.type ?? 'server_error', e.param ?? null, e.code ?? null, body);
     } catch {
       // not JSON: fall through to a generic error with the text
     }
