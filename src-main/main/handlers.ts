@@ -7,7 +7,8 @@ import type { ServiceHost } from './service-host.js';
 /** Biggest file the native open dialog hands to the renderer in one message. */
 const MAX_DIALOG_FILE_BYTES = 512 * 1024 * 1024;
 
-export function ipcHandlers(host: ServiceHost): IpcHandlers {
+/** `start`: starts the service (and updates the tray), as the tray's "Start service" does. */
+export function ipcHandlers(host: ServiceHost, start: () => Promise<void>): IpcHandlers {
   const windowOf = (e: Electron.IpcMainInvokeEvent) => BrowserWindow.fromWebContents(e.sender) ?? undefined;
   return {
     'dialog:open-files': async (args, event) => {
@@ -29,6 +30,10 @@ export function ipcHandlers(host: ServiceHost): IpcHandlers {
       return picked.filePath;
     },
     'service:state': () => ({ running: host.running, url: host.url, dataDir: host.dataDir }),
+    'service:start': async () => {
+      await start();
+      return { running: host.running, url: host.url, dataDir: host.dataDir };
+    },
     'shell:reveal-data-folder': async () => {
       const err = await shell.openPath(host.dataDir);
       if (err) throw new Error(err);

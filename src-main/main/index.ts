@@ -87,7 +87,12 @@ if (!app.requestSingleInstanceLock()) {
     again: () => app.exit(130),
   });
 
-  registerIpc(ipcHandlers(host), () => host.origin);
+  // The page's "Start service" (its banner, while the service is down): no reload, the page reconnects.
+  const startFromPage = async () => {
+    await host.start();
+    menus?.refresh();
+  };
+  registerIpc(ipcHandlers(host, startFromPage), () => host.origin);
   app
     .whenReady()
     .then(async () => {

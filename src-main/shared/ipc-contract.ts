@@ -21,6 +21,8 @@ interface IpcChannels {
   /** Native save dialog, then writes the given bytes there; answers the path or null. */
   'dialog:save-file': { args: { defaultName: string; bytes: Uint8Array }; result: string | null };
   'service:state': { args: void; result: ServiceState };
+  /** Starts the stopped service on its port (the open page reconnects by itself); answers its state. */
+  'service:start': { args: void; result: ServiceState };
   'shell:reveal-data-folder': { args: void; result: void };
   'clipboard:copy-api-key': { args: void; result: boolean };
 }
@@ -34,7 +36,14 @@ export type IpcEnvelope<T> = { ok: true; result: T } | { ok: false; error: { mes
 /** The single IPC channel name all calls travel on. */
 export const IPC_CHANNEL = 'box-desktop:invoke';
 
-export const IPC_CHANNEL_NAMES: IpcChannel[] = ['dialog:open-files', 'dialog:save-file', 'service:state', 'shell:reveal-data-folder', 'clipboard:copy-api-key'];
+export const IPC_CHANNEL_NAMES: IpcChannel[] = [
+  'dialog:open-files',
+  'dialog:save-file',
+  'service:state',
+  'service:start',
+  'shell:reveal-data-folder',
+  'clipboard:copy-api-key',
+];
 
 /** What `window.boxDesktop` looks like in the renderer (absent in the web UI). */
 export interface DesktopBridge {

@@ -1,5 +1,7 @@
 import { callWith, type Answer, type CallRest, type JsonRouteKey } from '../../src-server/contract/call.js';
 import type { ErrorBody } from '../../src-server/contract/error-envelope.js';
+import { isNetworkError, reportReachable, reportUnreachable } from './connection.js';
+import { humanValidation } from './human-errors.js';
 
 /**
  * The renderer's only way to the service: same-origin fetch with the session cookie
@@ -27,11 +29,19 @@ export class ApiError extends Error {
     try {
       const body = JSON.parse(text) as Partial<ErrorBody>;
       const e = body.error;
-      if (e && typeof e.message === 'string') return new ApiError(status, e.message, e.type ?? 'server_error', e.param ?? null, e.code ?? null, body);
+      if (e && typeof e.message === 'string')
+        return new ApiError(status, status === 400 ? humanValidation(e.message) : e.message, e.type ?? 'server_error', e.param ?? null, e.code ?? null, body);
     } catch {
       // not JSON: fall through to a generic error with the text
     }
     return new ApiError(status, text.trim() || `HTTP ${status}`, status >= 500 ? 'server_error' : 'invalid_request_error', null, null, text);
+  }
+}
+
+/** A request that got no answer: the service is not running (or not reachable). */
+class ServiceUnreachableError extends Error {
+  constructor() {
+    super('The service is not reachable: it is stopped or restarting.');
   }
 }
 
@@ -61,13 +71,22 @@ export async function apiFetch(path: string, opts: RequestOptions = {}): Promise
     body = JSON.stringify(opts.json);
     headers['content-type'] = 'application/json';
   }
-  const res = await fetch(apiUrl(path, opts.query), {
-    method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
-    headers,
-    body,
-    credentials: 'same-origin',
-    signal: opts.signal,
-  });
+  let res: Response;
+  try {
+    res = await fetch(apiUrl(path, opts.query), {
+      method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
+      headers,
+      body,
+      credentials: 'same-origin',
+      signal: opts.signal,
+    });
+  } catch (e) {
+    // No answer at all: the service is down (connection.ts), said in words, not "Failed to fetch".
+    if (!isNetworkError(e)) throw e;
+    reportUnreachable();
+    throw new ServiceUnreachableError();
+  }
+  reportReachable();
   if (!res.ok) throw await ApiError.from(res);
   return res;
 }

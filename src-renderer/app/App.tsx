@@ -18,6 +18,7 @@ import { navigate, useRoute } from './router.js';
 import { ShortcutHelp, openShortcutHelp } from './shortcut-help.js';
 import { SignIn } from './SignIn.js';
 import { useGlobalShortcuts } from './shortcuts.js';
+import { ServiceBanner } from './ServiceBanner.js';
 import { Sidebar } from './Sidebar.js';
 
 export function App() {
@@ -56,6 +57,7 @@ export function App() {
     <div className="flex min-h-full">
       <Sidebar current={view} onPalette={openPalette} />
       <main className="min-w-0 flex-1 px-4 py-4 lg:px-8 lg:py-6" key={view}>
+        <ServiceBanner />
         {pages[view]()}
       </main>
       {palette && <CommandPalette onClose={() => setPalette(false)} />}

@@ -1,11 +1,17 @@
+import { useServiceUp } from '../api/connection.js';
 import { useStatus, useWhoami } from '../api/hooks/identity.js';
 import { VIEWS, type ViewId } from './nav.js';
 import { href } from './router.js';
 import { KEY_HINT } from './shortcuts.js';
+import { ThemeSwitch } from './ThemeSwitch.js';
 
 export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: () => void }) {
   const who = useWhoami();
   const status = useStatus();
+  // Down wins over the last answer: the status query keeps its data while paused.
+  const up = useServiceUp();
+  const ok = up && status.isSuccess;
+  const bad = !up || status.isError;
   return (
     <nav
       className="sticky top-0 flex h-screen w-14 shrink-0 flex-col self-start border-r border-ink-800 bg-ink-950 lg:w-56"
@@ -60,6 +66,7 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
             {KEY_HINT.mod}K
           </kbd>
         </button>
+        <ThemeSwitch />
         {status.data?.disk?.low && (
           <div
             role="alert"
@@ -71,11 +78,9 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
           </div>
         )}
         <div className="flex items-center gap-1.5" data-testid="service-status">
-          <span className={`h-1.5 w-1.5 shrink-0 rounded-full ${status.isSuccess ? 'bg-accent-400' : status.isError ? 'bg-rose-400' : 'bg-ink-600'}`} />
-          <span className="hidden lg:inline">
-            {status.isSuccess ? `service ${status.data.version}` : status.isError ? 'service unreachable' : 'connecting…'}
-          </span>
-          <span className="sr-only lg:hidden">{status.isSuccess ? 'service' : ''}</span>
+          <span className={`h-1.5 w-1.5 shrink-0 rounded-full ${ok ? 'bg-accent-400' : bad ? 'bg-rose-400' : 'bg-ink-600'}`} />
+          <span className="hidden lg:inline">{ok ? `service ${status.data?.version}` : bad ? 'service unreachable' : 'connecting…'}</span>
+          <span className="sr-only lg:hidden">{ok ? 'service' : bad ? 'service unreachable' : ''}</span>
         </div>
       </div>
     </nav>

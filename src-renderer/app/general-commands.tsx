@@ -3,6 +3,7 @@ import type { CommandSource } from './commands.js';
 import { VIEWS } from './nav.js';
 import { navigate } from './router.js';
 import { openShortcutHelp } from './shortcut-help.js';
+import { setTheme, THEMES } from './theme.js';
 
 const SETTINGS = [
   { label: 'Settings: API keys', at: [] },
@@ -21,7 +22,7 @@ const CREATES = [
   { label: 'Create a secret…', run: () => navigate(['secrets']), keywords: 'new token' },
 ];
 
-/** Views (g + key), creates, settings sections and the shortcut help. */
+/** Views (g + key), creates, settings sections, the shortcut help and the theme. */
 export const GeneralCommands: CommandSource = ({ publish }) => {
   useEffect(() => {
     publish('general', [
@@ -29,6 +30,12 @@ export const GeneralCommands: CommandSource = ({ publish }) => {
       ...CREATES.map((c) => ({ id: `create-${c.label}`, ...c })),
       ...SETTINGS.map((s) => ({ id: `settings-${s.label}`, label: s.label, keywords: 'preferences', run: () => navigate(['settings', ...s.at]) })),
       { id: 'shortcuts', label: 'Keyboard shortcuts', hint: '?', keywords: 'help keys', run: openShortcutHelp },
+      ...THEMES.map((t) => ({
+        id: `theme-${t}`,
+        label: t === 'system' ? 'Theme: follow the system' : `Theme: ${t}`,
+        keywords: `theme appearance colors mode ${t === 'system' ? 'auto light dark' : t}`,
+        run: () => setTheme(t),
+      })),
     ]);
   }, [publish]);
   return null;

@@ -1,4 +1,5 @@
-import type { ButtonHTMLAttributes } from 'react';
+import type { ComponentProps } from 'react';
+import { SERVICE_DOWN_HINT, useServiceUp } from '../api/connection.js';
 
 type Variant = 'primary' | 'secondary' | 'ghost' | 'danger';
 
@@ -16,13 +17,23 @@ export function Button({
   busy,
   children,
   disabled,
+  needsService,
+  title,
   ...rest
-}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant; small?: boolean; busy?: boolean }) {
+}: ComponentProps<'button'> & {
+  variant?: Variant;
+  small?: boolean;
+  busy?: boolean;
+  /** It changes something in the service: disabled (saying why) while the service is down. */
+  needsService?: boolean;
+}) {
+  const down = !useServiceUp() && needsService;
   return (
     <button
       type="button"
       {...rest}
-      disabled={disabled || busy}
+      title={down ? SERVICE_DOWN_HINT : title}
+      disabled={disabled || busy || down}
       className={`inline-flex items-center gap-1.5 rounded-md transition-colors disabled:cursor-not-allowed disabled:opacity-40 ${small ? 'px-2 py-1 text-xs' : 'px-3 py-1.5 text-sm'} ${VARIANTS[variant]} ${className}`}
     >
       {busy && <span className="inline-block h-3 w-3 animate-spin rounded-full border-2 border-current border-t-transparent" aria-hidden />}

@@ -1,3 +1,5 @@
+import { useServiceUp } from '../api/connection.js';
+
 const TONES: Record<string, string> = {
   running: 'bg-emerald-400/15 text-emerald-300 ring-emerald-400/30',
   ready: 'bg-emerald-400/15 text-emerald-300 ring-emerald-400/30',
@@ -17,13 +19,20 @@ const TONES: Record<string, string> = {
   interrupted_restorable: 'bg-orange-400/15 text-orange-300 ring-orange-400/30',
 };
 
-export function StatusPill({ status, testId }: { status: string; testId?: string }) {
+/**
+ * A state as the service last said it; "unknown" while the service is down (issue 38): a
+ * stopped service's last word is not the box's state now.
+ */
+export function StatusPill({ status: said, testId }: { status: string; testId?: string }) {
+  const up = useServiceUp();
+  const status = up ? said : 'unknown';
   const tone = TONES[status] ?? 'bg-ink-700 text-ink-300 ring-ink-600';
   const live = status === 'running' || status === 'creating';
   return (
     <span
       data-testid={testId}
       data-status={status}
+      title={up ? undefined : `State unknown while the service is stopped (last seen: ${said.replace(/_/g, ' ')})`}
       className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-[11px] font-medium ring-1 ring-inset ${tone}`}
     >
       <span className={`h-1.5 w-1.5 rounded-full bg-current ${live ? 'animate-pulse' : ''}`} />

@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection.js';
 import type { InboxDelivery } from '../contract/inbox.js';
+import { INTERNAL_HEADERS } from '../inference/ports.js';
 
 export interface InboxRecord {
   inbox_id: string;
@@ -37,12 +38,24 @@ const toInbox = (r: InboxRow): InboxRecord => ({
   owner: r.owner,
 });
 const COLUMNS = 'inbox_id, org_id, respond_status, created_at, owner';
+/**
+ * Headers an inbox never keeps nor shows: the service's own credentials. A request that
+ * reaches the service through a box's egress proxy carries the proxy's proof
+ * (`x-box-gateway-auth`, `x-box-id`: INTERNAL_HEADERS), and a same-origin page's request the
+ * UI session cookie; an inbox is readable by the whole organization (issue 38, item 10).
+ */
+const NEVER_KEPT = new Set<string>([...INTERNAL_HEADERS, 'cookie']);
+
+/** The headers an inbox keeps (names are lower-case, as Node gives them). */
+export const keptHeaders = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).filter(([k]) => !NEVER_KEPT.has(k.toLowerCase())));
+
 export const toDelivery = (r: DeliveryRow): InboxDelivery => ({
   delivery_id: r.delivery_id,
   inbox_id: r.inbox_id,
   received_at: r.received_at,
   method: r.method,
-  headers: JSON.parse(r.headers) as Record<string, string>,
+  // kept before the filter existed: still never shown
+  headers: keptHeaders(JSON.parse(r.headers) as Record<string, string>),
   body: r.body.toString('utf8'),
   body_bytes: r.body_bytes,
   body_truncated: r.body_truncated === 1,

@@ -1,6 +1,6 @@
 import type { Inbox, InboxDelivery } from '../contract/inbox.js';
 import { notFound } from '../core/domain-errors.js';
-import { toDelivery, type DeliveryRow, type InboxRecord, type InboxRepo } from './inbox-repo.js';
+import { keptHeaders, toDelivery, type DeliveryRow, type InboxRecord, type InboxRepo } from './inbox-repo.js';
 
 /** Bounds (an unauthenticated sender can post to any inbox URL it learns). */
 const MAX_DELIVERIES_PER_INBOX = 500;
@@ -79,7 +79,7 @@ export class InboxService {
 
   /** Stores one delivery (durably: it is on disk before the sender gets its answer), then trims. */
   record(rec: InboxRecord, d: { method: string; headers: Record<string, string>; body: Buffer; body_bytes: number }): InboxDelivery {
-    const headers = JSON.stringify(d.headers);
+    const headers = JSON.stringify(keptHeaders(d.headers));
     const row: DeliveryRow = {
       delivery_id: `dlv_${crypto.randomUUID()}`,
       inbox_id: rec.inbox_id,

@@ -28,6 +28,25 @@ describe('webhook inbox', () => {
     expect(body.data[0].answered_status).toBe(200);
   });
 
+  it("never keeps nor shows the service's own credentials (the egress proxy's proof, the UI session cookie)", async () => {
+    const inbox = await createInbox();
+    const headers = {
+      'x-box-gateway-auth': 'hmac-proof',
+      'x-box-id': 'box_1',
+      cookie: 'box_session=secret',
+      'webhook-id': 'msg_2',
+      authorization: 'Bearer user-token',
+    };
+    expect((await fetch(inbox.url, { method: 'POST', headers, body: '{}' })).status).toBe(200);
+    const list = (await (await svc.api(`/v1/inbox?inbox_id=${inbox.inbox_id}`)).json()) as { data: InboxDelivery[] };
+    const shown = list.data[0].headers;
+    expect(shown['webhook-id']).toBe('msg_2');
+    // the sender's own token is the sender's business (a webhook's configured bearer)
+    expect(shown.authorization).toBe('Bearer user-token');
+    for (const h of ['x-box-gateway-auth', 'x-box-id', 'cookie']) expect(shown).not.toHaveProperty(h);
+    expect(JSON.stringify(list)).not.toMatch(/hmac-proof|box_session/);
+  });
+
   it('answers the configured status so senders retry, and it can be changed', async () => {
     const inbox = await createInbox({ respond_status: 503 });
     expect((await fetch(inbox.url, { method: 'POST', body: 'x' })).status).toBe(503);

@@ -6,6 +6,7 @@ import { useBoxAction } from '../../api/hooks/boxes.js';
 import { Button } from '../../ui/Button.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
 import { href, navigate } from '../../app/router.js';
+import { SERVICE_DOWN_HINT, useServiceUp } from '../../api/connection.js';
 import { ErrorNotice } from '../../ui/states.js';
 import { toast } from '../../ui/toast.js';
 import { ACTIONS, actionEnabled } from './lifecycle.js';
@@ -21,6 +22,13 @@ export const CONFIRM: Partial<Record<(typeof ACTIONS)[number]['op'], string>> = 
   sleep: 'Sleep? (wakes on use)',
   reboot: 'Reboot? (processes restart)',
   terminate: 'Terminate?',
+};
+
+/** What confirming does, shown in the confirmation popover. */
+const CONSEQUENCE: Partial<Record<(typeof ACTIONS)[number]['op'], string>> = {
+  sleep: 'The box stops now (open shells close). It wakes by itself on exec, files, ingress or cron.',
+  reboot: 'The guest restarts: every process in it stops; its disk is kept.',
+  terminate: 'The box stops and is deleted with its disk. Its checkpoints stay and can start new boxes.',
 };
 
 /**
@@ -48,6 +56,7 @@ function sleptToast(box: Box, refresh: () => void) {
 function ActionButtons({ box, inMenu, onDone }: { box: Box; inMenu?: boolean; onDone?: () => void }) {
   const act = useBoxAction();
   const qc = useQueryClient();
+  const up = useServiceUp();
   const busy = (op: string) => act.isPending && act.variables?.action === op;
   const run = (op: (typeof ACTIONS)[number]['op']) =>
     act.mutate(
@@ -66,22 +75,32 @@ function ActionButtons({ box, inMenu, onDone }: { box: Box; inMenu?: boolean; on
       <div className={inMenu ? 'flex flex-col items-stretch gap-0.5' : 'inline-flex flex-wrap items-center justify-end gap-1'}>
         {ACTIONS.filter((a) => !inMenu || actionEnabled(a.op, box.status)).map((a) => {
           const enabled = actionEnabled(a.op, box.status);
-          const title = enabled ? a.hint : `Not while the box is ${box.status.replace(/_/g, ' ')}`;
+          const title = !up ? SERVICE_DOWN_HINT : enabled ? a.hint : `Not while the box is ${box.status.replace(/_/g, ' ')}`;
           const confirm = CONFIRM[a.op];
           return (
-            <span key={a.op} title={title} className={inMenu ? 'flex [&>button]:w-full' : ''}>
+            <span key={a.op} title={title} className={inMenu ? 'flex [&>button]:w-full [&>span]:flex-1 [&>span>button]:w-full' : ''}>
               {confirm ? (
                 <ConfirmButton
                   disabled={!enabled || act.isPending}
                   busy={busy(a.op)}
                   testId={`action-${a.op}`}
                   confirmLabel={confirm}
+                  consequence={`${box.name}: ${CONSEQUENCE[a.op]}`}
+                  confirmText={a.label}
                   onConfirm={() => run(a.op)}
                 >
                   {a.label}
                 </ConfirmButton>
               ) : (
-                <Button small variant="ghost" disabled={!enabled || act.isPending} busy={busy(a.op)} data-testid={`action-${a.op}`} onClick={() => run(a.op)}>
+                <Button
+                  small
+                  variant="ghost"
+                  needsService
+                  disabled={!enabled || act.isPending}
+                  busy={busy(a.op)}
+                  data-testid={`action-${a.op}`}
+                  onClick={() => run(a.op)}
+                >
                   {a.label}
                 </Button>
               )}

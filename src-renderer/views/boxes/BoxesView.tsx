@@ -38,7 +38,7 @@ function BoxList() {
         title="Boxes"
         subtitle="MicroVM sandboxes on this machine."
         actions={
-          <Button variant="primary" onClick={() => setCreating(true)} data-testid="box-new">
+          <Button variant="primary" needsService onClick={() => setCreating(true)} data-testid="box-new">
             New box
           </Button>
         }
@@ -73,7 +73,7 @@ function BoxList() {
         <Empty
           title={search || status ? 'No box matches' : 'No boxes yet'}
           action={
-            <Button variant="primary" onClick={() => setCreating(true)}>
+            <Button variant="primary" needsService onClick={() => setCreating(true)}>
               Create a box
             </Button>
           }

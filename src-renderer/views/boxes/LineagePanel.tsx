@@ -1,4 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Ago } from '../../ui/Ago.js';
 import { useState } from 'react';
 import { call } from '../../api/client.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
@@ -6,11 +7,11 @@ import { toast } from '../../ui/toast.js';
 import { useBoxes, useCheckpointBox, useCheckpoints, useForkBox, useLineage, useRestoreCheckpoint, type Box } from '../../api/hooks/boxes.js';
 import { href, navigate } from '../../app/router.js';
 import { Button } from '../../ui/Button.js';
-import { formatAgo, formatBytes } from '../../ui/format.js';
+import { formatBytes } from '../../ui/format.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
 import { BoxName } from '../../ui/names.js';
 import { StatusPill } from '../../ui/StatusPill.js';
-import { allows } from './lifecycle.js';
+import { allows, forkName as freeForkName } from './lifecycle.js';
 import { buildLineage, type BoxNode, type CheckpointNode } from './lineage-tree.js';
 import { RestoreInPlace } from './RestoreInPlace.js';
 
@@ -21,7 +22,11 @@ export function LineagePanel({ box }: { box: Box }) {
   const checkpoint = useCheckpointBox();
   const fork = useForkBox();
   const [cpName, setCpName] = useState('');
-  const [forkName, setForkName] = useState(`${box.name}-fork`);
+  // The suggested name is free (a second fork must not answer 409); once edited, the user's.
+  const similar = useBoxes({ search: box.name, limit: 100 });
+  const taken = new Set((similar.data?.data ?? []).filter((b) => b.status !== 'terminated').map((b) => b.name));
+  const [edited, setForkName] = useState<string | null>(null);
+  const forkName = edited ?? freeForkName(box.name, taken);
   const tree = boxes.data && cps.data ? buildLineage(box.box_id, boxes.data.data, cps.data, lineage.data ?? []) : null;
   return (
     <section className="grid gap-4 xl:grid-cols-[1fr_20rem]" data-testid="lineage">
@@ -36,17 +41,20 @@ export function LineagePanel({ box }: { box: Box }) {
         >
           <div className="label">Checkpoint this box</div>
           <input className="input" placeholder="name (optional)" value={cpName} onChange={(e) => setCpName(e.target.value)} />
-          <Button type="submit" busy={checkpoint.isPending} disabled={!allows('checkpoint', box.status)} data-testid="checkpoint">
+          <Button type="submit" needsService busy={checkpoint.isPending} disabled={!allows('checkpoint', box.status)} data-testid="checkpoint">
             Checkpoint
           </Button>
           <ErrorNotice error={checkpoint.error} compact />
         </form>
-        <form className="panel space-y-2 p-4" onSubmit={(e) => (e.preventDefault(), fork.mutate({ id: box.box_id, name: forkName }))}>
+        <form
+          className="panel space-y-2 p-4"
+          onSubmit={(e) => (e.preventDefault(), fork.mutate({ id: box.box_id, name: forkName }, { onSuccess: () => setForkName(null) }))}
+        >
           <div className="label">
             {box.status === 'failed' ? 'Fork from its last checkpoint (a new running box)' : 'Fork (checkpoint + new box, without waking it)'}
           </div>
-          <input className="input font-mono" value={forkName} onChange={(e) => setForkName(e.target.value.toLowerCase())} />
-          <Button type="submit" busy={fork.isPending} disabled={!allows('fork', box.status) || !forkName} data-testid="fork">
+          <input className="input font-mono" data-testid="fork-name" value={forkName} onChange={(e) => setForkName(e.target.value.toLowerCase())} />
+          <Button type="submit" needsService busy={fork.isPending} disabled={!allows('fork', box.status) || !forkName} data-testid="fork">
             Fork
           </Button>
           <ErrorNotice error={fork.error} compact />
@@ -97,7 +105,7 @@ function CheckpointItem({ node, current }: { node: CheckpointNode; current: Box 
         <span className="text-amber-300">◆</span>
         <span>{c.name ?? c.checkpoint_id.slice(0, 14)}</span>
         <span className="text-ink-400">
-          gen {c.checkpoint_generation} · {formatBytes(c.size_bytes)} · {formatAgo(c.created_at)}
+          gen {c.checkpoint_generation} · {formatBytes(c.size_bytes)} · <Ago iso={c.created_at} />
         </span>
         <StatusPill status={c.status} />
         {c.status === 'ready' && (
@@ -122,7 +130,7 @@ function CheckpointItem({ node, current }: { node: CheckpointNode; current: Box 
           onSubmit={(e) => (e.preventDefault(), restore.mutate({ checkpoint_id: c.checkpoint_id, name }, { onSuccess: (b) => navigate(['boxes', b.box_id]) }))}
         >
           <input className="input w-48 font-mono" placeholder="new-box-name" value={name} onChange={(e) => setName(e.target.value.toLowerCase())} autoFocus />
-          <Button type="submit" small busy={restore.isPending} disabled={!name}>
+          <Button type="submit" small needsService busy={restore.isPending} disabled={!name}>
             Start
           </Button>
           <ErrorNotice error={restore.error} compact />

@@ -41,6 +41,7 @@ export function TerminalPanel({ box }: { box: Box }) {
         <Button
           variant={state === 'open' ? 'secondary' : 'primary'}
           small
+          needsService
           disabled={!canExec}
           onClick={() => setSession(openShell(box.box_id))}
           data-testid="terminal-connect"

@@ -1,20 +1,13 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { call } from '../../api/client.js';
-import { useBoxes, type Box } from '../../api/hooks/boxes.js';
+import { useBoxes } from '../../api/hooks/boxes.js';
 import type { Command, CommandSource } from '../../app/commands.js';
 import { navigate } from '../../app/router.js';
 import { toast } from '../../ui/toast.js';
 import { errorMessage } from '../../api/client.js';
-import { ACTIONS, actionEnabled, allows } from './lifecycle.js';
+import { ACTIONS, actionEnabled, allows, forkName } from './lifecycle.js';
 import { CONFIRM } from './BoxActions.js';
-
-/** A free fork name: `<name>-fork`, then `<name>-fork-2`, … */
-function forkName(box: Box, taken: Set<string>): string {
-  const base = `${box.name.slice(0, 55)}-fork`;
-  if (!taken.has(base)) return base;
-  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
-}
 
 /** Every action on every box, by its name: open, terminal, files, cron, lifecycle, checkpoint, fork. */
 export const BoxCommands: CommandSource = ({ publish }) => {
@@ -64,7 +57,7 @@ export const BoxCommands: CommandSource = ({ publish }) => {
             }, fail),
         });
       if (allows('fork', b.status)) {
-        const name = forkName(b, names);
+        const name = forkName(b.name, names);
         cmds.push({
           id: `fork-${b.box_id}`,
           label: `Fork box ${b.name}`,

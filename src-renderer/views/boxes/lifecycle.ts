@@ -12,6 +12,20 @@ export const ACTIONS = [
   { op: 'terminate', label: 'Terminate', hint: 'Stop and delete the box' },
 ] as const;
 
-/** Resume on a running box answers `already_running`: offer it only where it changes something. */
-export const actionEnabled = (op: (typeof ACTIONS)[number]['op'], status: BoxStatus) =>
-  op === 'resume' ? status !== 'running' && allows('resume', status) : allows(op, status);
+/**
+ * The service accepts resume on a running box and sleep on a sleeping one (idempotent,
+ * ACCEPTS): offer each only where it changes something.
+ */
+const NO_OP_IN: Partial<Record<(typeof ACTIONS)[number]['op'], BoxStatus>> = { resume: 'running', sleep: 'sleeping' };
+
+export const actionEnabled = (op: (typeof ACTIONS)[number]['op'], status: BoxStatus) => NO_OP_IN[op] !== status && allows(op, status);
+
+/**
+ * A free fork name (box names are unique among the organization's boxes that are not
+ * terminated): `<name>-fork`, then `<name>-fork-2`, …
+ */
+export function forkName(name: string, taken: ReadonlySet<string>): string {
+  const base = `${name.slice(0, 55)}-fork`;
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+}

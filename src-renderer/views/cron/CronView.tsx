@@ -1,10 +1,11 @@
 import { useState } from 'react';
+import { Ago } from '../../ui/Ago.js';
 import { useBoxes } from '../../api/hooks/boxes.js';
 import { PAGE_SIZE, useAllCronJobs, useCronJobs, useCronRuns, useDeleteCron, useRunCronNow, type CronJob } from '../../api/hooks/cron.js';
 import { href, navigate } from '../../app/router.js';
 import { Button } from '../../ui/Button.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
-import { formatAgo, formatTime } from '../../ui/format.js';
+import { formatTime } from '../../ui/format.js';
 import { Empty, ErrorNotice, Loading, PageHeader } from '../../ui/states.js';
 import { StatusPill } from '../../ui/StatusPill.js';
 import { CreateCronForm } from './CreateCronForm.js';
@@ -113,7 +114,9 @@ function CronRow({ job, showBox, boxName }: { job: CronJob; showBox: boolean; bo
         </td>
         <td className="text-xs">
           <div className="font-mono">{inZone(new Date(job.next_run_at), job.timezone)}</div>
-          <div className="text-ink-400">{formatAgo(job.next_run_at)}</div>
+          <div className="text-ink-400">
+            <Ago iso={job.next_run_at} />
+          </div>
         </td>
         <td className="text-xs text-ink-400" data-testid="cron-last-run" data-at={job.last_run_at ?? ''}>
           {job.last_run_at ? formatTime(job.last_run_at) : 'never'}

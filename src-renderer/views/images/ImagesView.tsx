@@ -1,6 +1,6 @@
 import { useDeleteImage, useImages } from '../../api/hooks/images.js';
+import { Ago } from '../../ui/Ago.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
-import { formatAgo } from '../../ui/format.js';
 import { Empty, ErrorNotice, Loading, PageHeader } from '../../ui/states.js';
 import { BoxName } from '../../ui/names.js';
 import { Mono } from '../../ui/StatusPill.js';
@@ -50,7 +50,7 @@ export function ImagesView() {
                 <td>{i.source}</td>
                 <td className="font-mono">{i.base ?? '—'}</td>
                 <td title="This image's own layers; a shared base is not counted">{mib(i.size_bytes)}</td>
-                <td>{i.source === 'builtin' && i.size_bytes === 0 ? 'built on first use' : formatAgo(i.created_at)}</td>
+                <td>{i.source === 'builtin' && i.size_bytes === 0 ? 'built on first use' : <Ago iso={i.created_at} />}</td>
                 <td>
                   {i.boxes.length === 0
                     ? '—'

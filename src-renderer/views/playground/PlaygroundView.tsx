@@ -126,6 +126,7 @@ export function PlaygroundView() {
             variant="primary"
             className="w-full justify-center"
             busy={busy}
+            needsService
             disabled={!input.model || 'error' in built}
             onClick={() => {
               setFollowed(false);

@@ -17,6 +17,11 @@ const base: PlaygroundInput = {
 };
 
 describe('playground request builder', () => {
+  it('does not build a request with an empty prompt (nothing is sent)', () => {
+    for (const prompt of ['', '  \n '])
+      for (const style of ['responses', 'chat', 'messages'] as const) expect(buildRequest({ ...base, style, prompt })).toHaveProperty('error');
+  });
+
   it('builds each style with its own field names', () => {
     expect(buildRequest(base)).toEqual({ path: '/v1/responses', body: { model: 'local/tiny', temperature: 0, input: 'hi', max_output_tokens: 16 } });
     expect(buildRequest({ ...base, style: 'chat' })).toEqual({

@@ -34,6 +34,8 @@ const STYLE_PATHS: Record<Style, string> = {
 const num = (s: string) => (s.trim() === '' ? undefined : Number(s));
 
 export function buildRequest(i: PlaygroundInput): { path: string; body: Record<string, unknown> } | { error: string } {
+  // An empty prompt costs a model call for nothing (and some engines answer it with an error).
+  if (!i.prompt.trim()) return { error: 'Write a prompt first: an empty one is not sent to the model.' };
   let tools: unknown[] | undefined;
   if (i.toolsOn) {
     const parsed = parseTools(i.toolsText ?? '[]');

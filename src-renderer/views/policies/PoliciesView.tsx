@@ -1,7 +1,7 @@
 import { useBoxes } from '../../api/hooks/boxes.js';
+import { Ago } from '../../ui/Ago.js';
 import { usePolicies } from '../../api/hooks/policies.js';
 import { href } from '../../app/router.js';
-import { formatAgo } from '../../ui/format.js';
 import { Empty, ErrorNotice, Loading, PageHeader } from '../../ui/states.js';
 import { Mono } from '../../ui/StatusPill.js';
 import { PolicyBoxes } from './PolicyBoxes.js';
@@ -43,7 +43,7 @@ export function PoliciesView({ policyId }: { policyId?: string }) {
                   >
                     <div className="font-medium">{p.name}</div>
                     <div className="text-[11px] text-ink-400">
-                      {Object.keys(p.document).length} hosts · {usedBy(p.id)} {usedBy(p.id) === 1 ? 'box' : 'boxes'} · updated {formatAgo(p.updated_at)}
+                      {Object.keys(p.document).length} hosts · {usedBy(p.id)} {usedBy(p.id) === 1 ? 'box' : 'boxes'} · updated <Ago iso={p.updated_at} />
                     </div>
                   </a>
                 </li>

@@ -1,11 +1,11 @@
 import { useState } from 'react';
+import { Ago } from '../../ui/Ago.js';
 import { SECRET_NAME } from '../../../src-server/contract/secrets.js';
 import { ApiError } from '../../api/client.js';
 import { useDeleteSecret, useSecretPolicies, useSecrets, useSetSecret, type SecretMeta } from '../../api/hooks/secrets.js';
 import { href } from '../../app/router.js';
 import { Button } from '../../ui/Button.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
-import { formatAgo } from '../../ui/format.js';
 import { Empty, ErrorNotice, Loading, PageHeader } from '../../ui/states.js';
 import { toast } from '../../ui/toast.js';
 
@@ -76,7 +76,9 @@ function SecretRow({ secret }: { secret: SecretMeta }) {
           ))
         )}
       </td>
-      <td className="whitespace-nowrap text-ink-400">{formatAgo(secret.updated_at)}</td>
+      <td className="whitespace-nowrap text-ink-400">
+        <Ago iso={secret.updated_at} />
+      </td>
       <td className="text-right">
         <ConfirmButton
           testId="secret-delete"

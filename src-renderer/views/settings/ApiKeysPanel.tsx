@@ -1,9 +1,9 @@
 import { useState } from 'react';
+import { Ago } from '../../ui/Ago.js';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from '../../api/hooks/identity.js';
 import { Button } from '../../ui/Button.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
 import { Dialog } from '../../ui/Dialog.js';
-import { formatAgo } from '../../ui/format.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
 import { Mono } from '../../ui/StatusPill.js';
 
@@ -41,7 +41,9 @@ export function ApiKeysPanel() {
                   <Mono>{`${k.prefix}…`}</Mono>
                 </td>
                 <td>{k.scope}</td>
-                <td className="text-ink-400">{formatAgo(k.last_used_at)}</td>
+                <td className="text-ink-400">
+                  <Ago iso={k.last_used_at} />
+                </td>
                 <td className="text-right">
                   {k.name !== 'desktop-ui' && (
                     <ConfirmButton busy={revoke.isPending && revoke.variables === k.id} onConfirm={() => revoke.mutate(k.id)} confirmLabel="Revoke it?">

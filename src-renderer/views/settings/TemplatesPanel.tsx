@@ -1,6 +1,7 @@
 import { useDeleteTemplate, useTemplates } from '../../api/hooks/templates.js';
+import { Ago } from '../../ui/Ago.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
-import { formatAgo, formatBytes } from '../../ui/format.js';
+import { formatBytes } from '../../ui/format.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
 
 const STATE_STYLE: Record<string, string> = {
@@ -69,7 +70,11 @@ export function TemplatesPanel() {
                   {t.restore_spares} spare
                 </span>
               )}
-              {t.built_at && <span className="text-ink-400">built {formatAgo(t.built_at)}</span>}
+              {t.built_at && (
+                <span className="text-ink-400">
+                  built <Ago iso={t.built_at} />
+                </span>
+              )}
             </div>
             {t.error && <div className="mt-1 text-xs text-red-400">{t.error}</div>}
           </li>

@@ -1,4 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { Ago } from '../../ui/Ago.js';
 import { useState } from 'react';
 import { call } from '../../api/client.js';
 import { useCreateVolume, useDeleteVolume, useVolumeDirectory, useVolumes, volumeFileUrl } from '../../api/hooks/volumes.js';
@@ -6,7 +7,6 @@ import { href, navigate } from '../../app/router.js';
 import { FileBrowser } from '../../transfer/FileBrowser.js';
 import { Button } from '../../ui/Button.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
-import { formatAgo } from '../../ui/format.js';
 import { Empty, ErrorNotice, Loading, PageHeader } from '../../ui/states.js';
 import { Mono } from '../../ui/StatusPill.js';
 
@@ -15,6 +15,8 @@ export function VolumesView({ volumeId, path }: { volumeId?: string; path: strin
   const create = useCreateVolume();
   const del = useDeleteVolume();
   const [name, setName] = useState('');
+  // Create with no name said nothing: it says what is missing, at the field.
+  const [nameMissing, setNameMissing] = useState(false);
   const selected = volumes.data?.find((v) => v.volume_id === volumeId);
   return (
     <div data-testid="view-volumes">
@@ -25,7 +27,7 @@ export function VolumesView({ volumeId, path }: { volumeId?: string; path: strin
             className="flex gap-2"
             onSubmit={(e) => {
               e.preventDefault();
-              if (!name.trim()) return;
+              if (!name.trim()) return setNameMissing(true);
               create.mutate(name.trim(), {
                 onSuccess: (v) => {
                   setName('');
@@ -35,17 +37,24 @@ export function VolumesView({ volumeId, path }: { volumeId?: string; path: strin
             }}
           >
             <input
-              className={`input ${create.error ? 'input-error' : ''}`}
+              className={`input ${create.error || nameMissing ? 'input-error' : ''}`}
               placeholder="new-volume-name"
               value={name}
-              onChange={(e) => setName(e.target.value)}
+              onChange={(e) => (setName(e.target.value), setNameMissing(false))}
               data-testid="volume-name"
               aria-label="New volume name"
+              aria-invalid={nameMissing || undefined}
+              aria-describedby={nameMissing ? 'volume-name-missing' : undefined}
             />
             <Button type="submit" variant="primary" busy={create.isPending} data-testid="volume-create">
               Create
             </Button>
           </form>
+          {nameMissing && (
+            <p id="volume-name-missing" role="alert" className="text-xs text-rose-300" data-testid="volume-name-missing">
+              Give the volume a name (letters, digits, “.”, “-” and “_”).
+            </p>
+          )}
           <ErrorNotice error={create.error} compact />
           {volumes.isPending ? (
             <Loading />
@@ -65,7 +74,7 @@ export function VolumesView({ volumeId, path }: { volumeId?: string; path: strin
                   >
                     <div className="font-medium">{v.name}</div>
                     <div className="text-[11px] text-ink-400">
-                      {v.backend} · created {formatAgo(v.created_at)}
+                      {v.backend} · created <Ago iso={v.created_at} testId="volume-created" />
                     </div>
                   </a>
                 </li>
