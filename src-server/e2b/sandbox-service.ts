@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Box } from '../contract/boxes.js';
 import { conflict, invalid, notFound, DomainError } from '../core/domain-errors.js';
 import type { AppsPort, BoxesPort, BoxRecord, CheckpointsPort, Principal } from './ports.js';
+import { pageOf, type PageQuery } from './sandbox-page.js';
 import type { SandboxesRepo, SandboxRow } from './sandboxes-repo.js';
 
 /** The envd version E2B's SDK reads from create/connect to pick its features (see README "Coming from E2B"). */
@@ -12,7 +13,7 @@ const DEFAULT_TIMEOUT_S = 300;
 const MAX_TIMEOUT_S = 86_400;
 const E2B_APP = 'e2b';
 
-export type SandboxState = 'running' | 'paused';
+type SandboxState = 'running' | 'paused';
 
 interface CreateSandbox {
   templateID?: string;
@@ -40,6 +41,14 @@ function timeoutSeconds(t: number | undefined): number {
   if (t === undefined) return DEFAULT_TIMEOUT_S;
   if (!Number.isInteger(t) || t < 0 || t > MAX_TIMEOUT_S) throw invalid(`timeout must be a whole number of seconds from 0 to ${MAX_TIMEOUT_S}.`, 'timeout');
   return t;
+}
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw invalid(`metadata: "${s}" is not valid percent-encoded UTF-8`, 'metadata');
+  }
 }
 
 /**
@@ -122,8 +131,17 @@ export class SandboxService {
     return this.get(auth.orgId, box.box_id);
   }
 
-  /** Sandboxes of the organization, oldest first, running and paused unless `states` narrows them. */
-  list(orgId: string, q: { states?: SandboxState[]; metadata?: Record<string, string>; template?: string }): Sandbox[] {
+  /**
+   * One page of the organization's sandboxes (sandbox-page.ts), running and paused unless
+   * `states` narrows them; `metadata` is E2B's `k1=v1&k2=v2`, each key and value URL-encoded.
+   */
+  page(orgId: string, q: PageQuery & { states?: SandboxState[]; metadata?: string; template?: string }): { items: Sandbox[]; nextToken?: string } {
+    const metadata = q.metadata === undefined ? undefined : Object.fromEntries([...new URLSearchParams(q.metadata)].map(([k, v]) => [decode(k), decode(v)]));
+    return pageOf(this.list(orgId, { states: q.states, metadata, template: q.template }), q);
+  }
+
+  /** Sandboxes of the organization, running and paused unless `states` narrows them. */
+  private list(orgId: string, q: { states?: SandboxState[]; metadata?: Record<string, string>; template?: string }): Sandbox[] {
     const out: Sandbox[] = [];
     for (const row of this.repo.byOrg(orgId)) {
       const box = this.deps.boxes.get(row.box_id);

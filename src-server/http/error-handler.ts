@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppContext } from '../app-context.js';
+import type { ErrorBody } from '../contract/error-envelope.js';
 import { DomainError, type DomainErrorKind } from '../core/domain-errors.js';
 import { isDiskFull } from '../core/disk-space.js';
 import { ApiError } from './api-errors.js';
@@ -72,15 +73,30 @@ export function errorBody(err: unknown, app?: Pick<AppContext, 'log'> & Partial<
 }
 
 /**
- * Errors of Anthropic-style endpoints (`/v1/messages...`) also carry a top-level
- * `"type": "error"`, which Anthropic clients read; the spec's `error` envelope is unchanged.
+ * How a route writes its errors (`RouteSpec.errors`): `box`, the spec's envelope
+ * `{error:{message,type,param,code}}` (Anthropic-style endpoints, `/v1/messages...`, also
+ * carry a top-level `"type": "error"`, which Anthropic clients read); `e2b`, E2B's
+ * `{code, message}` (its API at /e2b, read by the stock E2B SDKs). The status and headers
+ * are the same in every style: the table above is the only one.
  */
-export function wireErrorBody(path: string, body: unknown): unknown {
-  return path.startsWith('/v1/messages') && body && typeof body === 'object' ? { type: 'error', ...body } : body;
+export type ErrorStyle = 'box' | 'e2b';
+
+/** The style of a request's errors, set by the pipeline once a route is matched (errors before it: `box`). */
+const styles = new WeakMap<IncomingMessage, ErrorStyle>();
+
+export function setErrorStyle(req: IncomingMessage, style: ErrorStyle | undefined): void {
+  if (style && style !== 'box') styles.set(req, style);
+}
+
+/** The body of a rendered error in a request's style. */
+export function styledErrorBody(req: IncomingMessage, e: RenderedError): unknown {
+  const body = e.body as ErrorBody;
+  if (styles.get(req) === 'e2b') return { code: e.status, message: body.error.message };
+  return pathOf(req).startsWith('/v1/messages') ? { type: 'error', ...body } : body;
 }
 
 /** The path of a request, without its query (Express's `req.path`, for plain node:http requests too). */
-export const pathOf = (req: IncomingMessage): string => {
+const pathOf = (req: IncomingMessage): string => {
   const url = (req as Partial<Request>).originalUrl ?? req.url ?? '/';
   const q = url.indexOf('?');
   return q < 0 ? url : url.slice(0, q);
@@ -111,7 +127,7 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: unknow
     return;
   }
   const r = errorBody(err, app);
-  writeJson(res, r.status, r.headers, JSON.stringify(wireErrorBody(pathOf(req), r.body)));
+  writeJson(res, r.status, r.headers, JSON.stringify(styledErrorBody(req, r)));
 }
 
 export function errorMiddleware(app: Pick<AppContext, 'log'>) {

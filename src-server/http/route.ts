@@ -7,7 +7,7 @@ import type { Principal } from '../core/principal.js';
 import type { ResponseKind } from '../contract/routes.js';
 import { authenticate } from './auth.js';
 import { ApiError, forbidden } from './api-errors.js';
-import { errorBody, pathOf, wireErrorBody, writeJson } from './error-handler.js';
+import { errorBody, setErrorStyle, styledErrorBody, writeJson, type ErrorStyle } from './error-handler.js';
 import { readJsonBody } from './body.js';
 import { parseJsonBody } from './json-body.js';
 import { drainHash, hashWhileStreaming } from './stream-hash.js';
@@ -19,6 +19,17 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** Where a routes function declares its routes (http/registry.ts RouteRegistry). */
 export interface RouteRegistrar {
   add<B, Q, P>(spec: RouteSpec<B, Q, P>): void;
+  /** What answers a request under `prefix` that no route takes (mounted after the routes). */
+  fallback(f: Fallback): void;
+}
+
+/** Unknown routes under a prefix of another API: authenticated, then `error(req)` in its error style. */
+export interface Fallback {
+  prefix: string;
+  area: Area;
+  errors: ErrorStyle;
+  /** `req.path` is relative to `prefix`. */
+  error: (req: Request) => unknown;
 }
 export type Area = 'box' | 'inference' | 'common';
 
@@ -51,6 +62,15 @@ export interface RouteSpec<B = any, Q = any, P = any> {
   tag: string;
   /** `org` (default for box API): organization-scoped key; `any`: any valid key; `none`: public. */
   auth?: 'org' | 'any' | 'none';
+  /**
+   * Resolves the caller from a credential of another API instead of Box's API key (E2B's
+   * sandbox access token, e2b/); billing, limits and idempotency then apply to its principal.
+   */
+  authenticate?: (req: IncomingMessage) => Principal;
+  /** How errors are written (http/error-handler.ts): `box` (default, the spec's envelope) or `e2b`. */
+  errors?: ErrorStyle;
+  /** A long-lived answer (a stream the handler writes) other than `ndjson`/`sse`: the streams' pool. */
+  longLived?: boolean;
   /** Routes that stay usable at zero credits (so credits can be added). */
   billingExempt?: boolean;
   params?: z.ZodType<P>;
@@ -93,13 +113,14 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
   // Streamed uploads too (their body is hashed as it streams); keyless routes have no key to scope by.
   const idempotent = spec.idempotent ?? (MUTATING.includes(spec.method) && authMode !== 'none');
   // exec, console, egress log and SSE answers may last hours: their own pool (http/limits.ts)
-  const stream = spec.responseKind === 'ndjson' || spec.responseKind === 'sse';
+  const stream = spec.longLived ?? (spec.responseKind === 'ndjson' || spec.responseKind === 'sse');
   const frees = spec.method === 'delete' || spec.path.endsWith('/terminate');
 
   return async (req: PipelineRequest, res: ServerResponse) => {
+    setErrorStyle(req, spec.errors);
     // Inference routes also accept a box's egress proxy (the box principal; never org-scoped).
     const viaBox = spec.area === 'inference' && authMode !== 'none' ? app.boxPrincipal(req) : undefined;
-    const auth = authMode === 'none' ? (undefined as unknown as Principal) : (viaBox ?? authenticate(req, app.repos));
+    const auth = authMode === 'none' ? (undefined as unknown as Principal) : (viaBox ?? (spec.authenticate ?? ((r) => authenticate(r, app.repos)))(req));
     if (authMode === 'org' && auth.key.scope !== 'organization') {
       throw forbidden('This operation needs an organization-scoped API key.');
     }
@@ -241,7 +262,7 @@ async function execute(
     if (res.headersSent) throw err;
     const e = errorBody(err, app);
     status = e.status;
-    payload = wireErrorBody(pathOf(req), e.body);
+    payload = styledErrorBody(req, e);
     headers = e.headers;
   }
   const text = status === 204 ? null : JSON.stringify(payload);
