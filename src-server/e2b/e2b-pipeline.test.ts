@@ -35,6 +35,12 @@ describe('E2B through the route pipeline', () => {
       const err = await Sandbox.create(opts).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SandboxError);
       expect((err as SandboxError & { statusCode?: number }).statusCode).toBe(402);
+      // the sandbox URL (envd, the code interpreter) and the signed file URLs are refused too
+      const health = await fetch(`${opts.sandboxUrl}/health`, { headers: { 'E2b-Sandbox-Id': sbx.sandboxId, 'X-Access-Token': accessToken(sbx) } });
+      expect(health.status).toBe(402);
+      expect(await health.json()).toEqual({ code: 402, message: expect.stringMatching(/no credits/) });
+      await expect(sbx.commands.run('echo hi')).rejects.toThrow();
+      expect((await fetch(await sbx.downloadUrl('/etc/hostname'))).status).toBe(402);
     } finally {
       expect((await svc.api('/v1/organization', { method: 'PATCH', json: { credits_usd_nanos: 1_000_000_000_000 } })).status).toBe(200);
     }
@@ -43,6 +49,7 @@ describe('E2B through the route pipeline', () => {
   });
 
   it("answers the concurrency limit's 429 in E2B format, with Retry-After", async () => {
+    const sbx = await Sandbox.create(opts);
     const held = await holdRequests(2);
     try {
       const res = await e2b('/v2/sandboxes');
@@ -50,10 +57,16 @@ describe('E2B through the route pipeline', () => {
       expect(res.headers.get('retry-after')).toBe('1');
       expect(await res.json()).toEqual({ code: 429, message: expect.stringMatching(/Too many requests/) });
       await expect(Sandbox.list(opts).nextItems()).rejects.toBeInstanceOf(RateLimitError);
+      const health = await fetch(`${opts.sandboxUrl}/health`, { headers: { 'E2b-Sandbox-Id': sbx.sandboxId, 'X-Access-Token': accessToken(sbx) } });
+      expect(health.status).toBe(429);
+      expect(health.headers.get('retry-after')).toBe('1');
+      expect(await health.json()).toEqual({ code: 429, message: expect.stringMatching(/Too many requests/) });
     } finally {
       await held.release();
     }
     expect((await e2b('/v2/sandboxes')).status).toBe(200);
+    expect((await sbx.commands.run('echo free')).stdout).toBe('free\n');
+    await sbx.kill();
   });
 
   it('creates one sandbox per Idempotency-Key and replays its answer', async () => {
@@ -86,6 +99,8 @@ describe('E2B through the route pipeline', () => {
     expect(doc.paths['/e2b/api/sandboxes/{sandboxID}/fork']!.post!.tags).toEqual(['e2b']);
   });
 });
+
+const accessToken = (sbx: Sandbox) => (sbx as unknown as { envdAccessToken: string }).envdAccessToken;
 
 /** Holds `n` Box requests in flight (headers sent, body still arriving) until released. */
 async function holdRequests(n: number): Promise<{ release(): Promise<void> }> {

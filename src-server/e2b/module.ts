@@ -40,8 +40,8 @@ export function e2bArea(
       e2bApiRoutes(r, { sandboxes, snapshots });
     },
     mount(express: Express) {
-      express.use('/files', e2bSignedFilesRoutes({ sandboxes, filesHttp, log: (...a) => app.log.error(...a) }));
-      express.use('/e2b/sandbox', e2bSandboxRoutes({ sandboxes, processes, filesystem, filesHttp, code: deps.code, log: (...a) => app.log.error(...a) }));
+      express.use('/files', e2bSignedFilesRoutes({ gate: app, sandboxes, filesHttp }));
+      express.use('/e2b/sandbox', e2bSandboxRoutes({ gate: app, sandboxes, processes, filesystem, filesHttp, code: deps.code }));
     },
     start() {
       timer = setInterval(() => {

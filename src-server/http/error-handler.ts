@@ -120,14 +120,24 @@ export function writeJson(res: ServerResponse, status: number, headers: Record<s
   res.end(body);
 }
 
+/** Anything thrown, rendered in the request's error style (`setErrorStyle`). */
+export function renderError(
+  req: IncomingMessage,
+  err: unknown,
+  app: Pick<AppContext, 'log'>,
+): { status: number; headers: Record<string, string>; body: unknown } {
+  const r = errorBody(err, app);
+  return { status: r.status, headers: r.headers, body: styledErrorBody(req, r) };
+}
+
 /** Answers anything thrown with the envelope (or drops a connection whose answer already began). */
 export function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, app: Pick<AppContext, 'log'>): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const r = errorBody(err, app);
-  writeJson(res, r.status, r.headers, JSON.stringify(styledErrorBody(req, r)));
+  const r = renderError(req, err, app);
+  writeJson(res, r.status, r.headers, JSON.stringify(r.body));
 }
 
 export function errorMiddleware(app: Pick<AppContext, 'log'>) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { AppContext, RouteApp } from '../app-context.js';
+import type { AppBase, AppContext, RouteApp } from '../app-context.js';
 import type { Principal } from '../core/principal.js';
 import type { ResponseKind } from '../contract/routes.js';
 import { authenticate } from './auth.js';
@@ -124,10 +124,8 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
     if (authMode === 'org' && auth.key.scope !== 'organization') {
       throw forbidden('This operation needs an organization-scoped API key.');
     }
-    if (auth && !spec.billingExempt) app.billing.check(auth.orgId);
-    const release = auth ? app.limiter.acquire(auth.orgId, stream ? 'stream' : 'short') : () => {};
+    const release = auth ? admit(app, auth.orgId, res, { stream, billingExempt: spec.billingExempt }) : () => {};
     if (frees) app.diskSpace.beforeFreeing(); // at 0 bytes free a delete still has room for SQLite's journal
-    res.on('close', release);
     try {
       const key = idempotent ? idempotencyKey(req) : undefined;
       if (key !== undefined && spec.rawBody) return await rawIdempotent(spec, app, req, res, auth, key);
@@ -156,6 +154,24 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
       if (res.writableEnded) release();
     }
   };
+}
+
+/**
+ * The pipeline's admission of an authenticated request: billing (402 at zero credits), then
+ * the organization's concurrency limit (429), released when the answer ends (the returned
+ * function releases it earlier). Also run by E2B's sandbox URL, which is not a registry
+ * route (e2b/sandbox-routes.ts).
+ */
+export function admit(
+  app: Pick<AppBase, 'billing' | 'limiter'>,
+  orgId: string,
+  res: ServerResponse,
+  opts: { stream: boolean; billingExempt?: boolean },
+): () => void {
+  if (!opts.billingExempt) app.billing.check(orgId);
+  const release = app.limiter.acquire(orgId, opts.stream ? 'stream' : 'short');
+  res.on('close', release);
+  return release;
 }
 
 /** What the pipeline reads of a request: node:http's, plus Express's additions when Express routed it. */
