@@ -62,15 +62,8 @@ export interface RouteSpec<B = any, Q = any, P = any> {
   tag: string;
   /** `org` (default for box API): organization-scoped key; `any`: any valid key; `none`: public. */
   auth?: 'org' | 'any' | 'none';
-  /**
-   * Resolves the caller from a credential of another API instead of Box's API key (E2B's
-   * sandbox access token, e2b/); billing, limits and idempotency then apply to its principal.
-   */
-  authenticate?: (req: IncomingMessage) => Principal;
   /** How errors are written (http/error-handler.ts): `box` (default, the spec's envelope) or `e2b`. */
   errors?: ErrorStyle;
-  /** A long-lived answer (a stream the handler writes) other than `ndjson`/`sse`: the streams' pool. */
-  longLived?: boolean;
   /** Routes that stay usable at zero credits (so credits can be added). */
   billingExempt?: boolean;
   params?: z.ZodType<P>;
@@ -113,14 +106,14 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
   // Streamed uploads too (their body is hashed as it streams); keyless routes have no key to scope by.
   const idempotent = spec.idempotent ?? (MUTATING.includes(spec.method) && authMode !== 'none');
   // exec, console, egress log and SSE answers may last hours: their own pool (http/limits.ts)
-  const stream = spec.longLived ?? (spec.responseKind === 'ndjson' || spec.responseKind === 'sse');
+  const stream = spec.responseKind === 'ndjson' || spec.responseKind === 'sse';
   const frees = spec.method === 'delete' || spec.path.endsWith('/terminate');
 
   return async (req: PipelineRequest, res: ServerResponse) => {
     setErrorStyle(req, spec.errors);
     // Inference routes also accept a box's egress proxy (the box principal; never org-scoped).
     const viaBox = spec.area === 'inference' && authMode !== 'none' ? app.boxPrincipal(req) : undefined;
-    const auth = authMode === 'none' ? (undefined as unknown as Principal) : (viaBox ?? (spec.authenticate ?? ((r) => authenticate(r, app.repos)))(req));
+    const auth = authMode === 'none' ? (undefined as unknown as Principal) : (viaBox ?? authenticate(req, app.repos));
     if (authMode === 'org' && auth.key.scope !== 'organization') {
       throw forbidden('This operation needs an organization-scoped API key.');
     }
