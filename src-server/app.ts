@@ -55,7 +55,7 @@ function mountWebUi(app: Express, ctx: AppContext, signIn: SignInService) {
   const dir = ctx.config.webUiDir;
   if (!dir || !fs.existsSync(path.join(dir, 'index.html'))) return;
   app.use(express.static(dir, { index: false, maxAge: '1h' }));
-  app.get(/^\/(?!v1\/|ui\/).*/, (_req, res) => {
+  app.get(/^\/(?!v1\/|ui\/|e2b\/).*/, (_req, res) => {
     res.set('Cache-Control', 'no-store').sendFile(path.join(dir, 'index.html'));
   });
 }

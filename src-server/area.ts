@@ -9,8 +9,9 @@ export interface Area {
   name: string;
   routes(r: RouteRegistrar): void;
   /**
-   * Routes outside Box's contract table, in another API's own wire format (E2B's at /e2b),
-   * mounted on the main app behind the same local guard before the registry's routes.
+   * Handlers that are not registry routes, in another API's own protocol (E2B's sandbox URL:
+   * connect-rpc, NDJSON; its signed file URLs), mounted on the main app behind the same local
+   * guard before the web UI and the registry's routes; they run the pipeline's `admit`.
    */
   mount?(app: Express): void;
   start?(): void | Promise<void>;

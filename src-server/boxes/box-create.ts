@@ -6,6 +6,7 @@ import type { Principal } from '../core/principal.js';
 import type { PoliciesService } from '../policies/ports.js';
 import type { VolumesService } from '../volumes/ports.js';
 import type { BoxRecord, BoxesRepo } from './boxes-repo.js';
+import { UnknownImage } from './unknown-image.js';
 
 /** What a box creation is checked against: other areas' services, and this area's names. */
 interface CreateChecks {
@@ -24,7 +25,7 @@ interface CreateChecks {
 export function checkCreate(c: CreateChecks, auth: Principal, body: CreateBoxBody): void {
   if (!c.apps.exists(auth.orgId, body.app_id)) throw notFound(`No app ${body.app_id} in this organization; create it with POST /v1/apps/find.`, null, 'app_id');
   const images = c.images();
-  if (!images.includes(body.image)) throw invalid(`Unknown image "${body.image}"; available: ${images.join(', ')}.`, 'image');
+  if (!images.includes(body.image)) throw new UnknownImage(`Unknown image "${body.image}"; available: ${images.join(', ')}.`, { param: 'image' });
   assertNameFree(c.repo, auth.orgId, body.name);
   const seen = new Set<string>();
   body.volume_mounts.forEach((m, i) => {

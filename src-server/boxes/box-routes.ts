@@ -14,7 +14,8 @@ export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: Box
     tag: 'boxes',
     body: CreateBoxBody,
     summary: 'Create a box; answers once it is running (exec ready) or has failed',
-    handler: ({ auth, body }) => s.boxes.create(auth, body),
+    // a box whose VM did not start is answered as it is, failed with the reason (the spec)
+    handler: async ({ auth, body }) => (await s.boxes.create(auth, body)).box,
   });
 
   r.add({

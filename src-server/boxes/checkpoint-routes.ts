@@ -68,7 +68,7 @@ export function checkpointRoutes(r: RouteRegistrar, s: { checkpoints: Checkpoint
       const cp = cps.get(auth.orgId, body.checkpoint_id);
       const src = cps.sourceBox(cp);
       if (src) authorize(auth, src, 'from_checkpoint', undefined);
-      return cps.fromCheckpoint(auth, cp, body.name);
+      return cps.fromCheckpoint(auth, cp, body.name).then((made) => made.box);
     },
   });
 
@@ -80,7 +80,10 @@ export function checkpointRoutes(r: RouteRegistrar, s: { checkpoints: Checkpoint
     params: BoxIdParams,
     body: ForkBody,
     summary: 'Checkpoint + from_checkpoint in one call; a paused or sleeping box is not woken',
-    handler: ({ auth, req, params, body }) => s.checkpoints.fork(auth, access.boxFor(req, auth, params.box_id, 'fork'), body.name, body.count),
+    handler: async ({ auth, req, params, body }) => {
+      const forked = await s.checkpoints.fork(auth, access.boxFor(req, auth, params.box_id, 'fork'), body.name, body.count);
+      return { checkpoint_id: forked.checkpoint_id, boxes: forked.boxes.map((made) => made.box) };
+    },
   });
 
   r.add({

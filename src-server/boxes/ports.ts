@@ -46,3 +46,5 @@ export type {
   VmConfig,
 } from './runtime-port.js';
 export { RuntimeError } from './runtime-port.js';
+export { UnknownImage } from './unknown-image.js';
+export type { NewBox } from './lifecycle/new-box.js';

@@ -4,6 +4,7 @@ import * as BO from './box-ops.js';
 import { listOf, PageQuery, pageOf } from './common.js';
 import * as C from './cron.js';
 import * as Code from './code.js';
+import * as E from './e2b.js';
 import { CancelBody, ExecBody, ExecCancelled, ExecInfo, ExecResized, ExecResult, ResizeBody, StdinAccepted, StdinQuery } from './exec.js';
 import { GetFileQuery, ListDirQuery, PutFileQuery } from './files.js';
 import * as Id from './identity.js';
@@ -77,6 +78,22 @@ export const ROUTES = {
   'DELETE /v1/boxes/:box_id/code/contexts/:context_id': { response: Code.ContextDeleted },
   'POST /v1/boxes/:box_id/code/contexts/:context_id/restart': { response: Code.CodeContext },
   'POST /v1/boxes/:box_id/code/run': { body: Code.RunCodeBody, query: Code.RunCodeQuery, response: Code.CodeExecution, kind: 'ndjson' },
+  // E2B's REST API (issue 27), in E2B's wire shapes and errors (`{code, message}`): e2b/
+  'POST /e2b/api/sandboxes': { body: E.E2BCreateBody, response: E.E2BCreated },
+  'POST /e2b/api/v2/sandboxes': { body: E.E2BCreateBody, response: E.E2BCreated },
+  'GET /e2b/api/sandboxes': { query: E.E2BListQuery, response: E.E2BListedSandbox.array() },
+  'GET /e2b/api/v2/sandboxes': { query: E.E2BListQuery, response: E.E2BListedSandbox.array() },
+  'GET /e2b/api/sandboxes/:sandboxID': { response: E.E2BSandboxDetail },
+  'DELETE /e2b/api/sandboxes/:sandboxID': { response: E.E2BNoContent },
+  'POST /e2b/api/sandboxes/:sandboxID/timeout': { body: E.E2BTimeoutBody, response: E.E2BNoContent },
+  'POST /e2b/api/sandboxes/:sandboxID/refreshes': { body: E.E2BRefreshBody, response: E.E2BNoContent },
+  'POST /e2b/api/sandboxes/:sandboxID/pause': { response: E.E2BNoContent },
+  'POST /e2b/api/v2/sandboxes/:sandboxID/connect': { body: E.E2BTimeoutBody, response: E.E2BCreated },
+  'POST /e2b/api/sandboxes/:sandboxID/resume': { body: E.E2BTimeoutBody, response: E.E2BCreated },
+  'POST /e2b/api/sandboxes/:sandboxID/fork': { body: E.E2BForkBody, response: E.E2BForkResult.array() },
+  'POST /e2b/api/sandboxes/:sandboxID/snapshots': { body: E.E2BSnapshotBody, response: E.E2BSnapshot },
+  'GET /e2b/api/snapshots': { query: E.E2BSnapshotsQuery, response: E.E2BSnapshot.array() },
+  'DELETE /e2b/api/templates/:templateID': { response: E.E2BNoContent },
   // exec
   'POST /v1/boxes/:box_id/exec': { body: ExecBody, kind: 'ndjson' },
   'GET /v1/boxes/:box_id/exec': { response: listOf(ExecInfo) },

@@ -1,35 +1,20 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { z } from 'zod';
-import { invalid, NotImplemented } from '../core/domain-errors.js';
-import type { Principal } from './ports.js';
-import { ENVD_VERSION, type Sandbox, type SandboxService, type SandboxState } from './sandbox-service.js';
+import type { Request } from 'express';
+import type { z } from 'zod';
+import {
+  E2BCreateBody,
+  E2BForkBody,
+  E2BListQuery,
+  E2BRefreshBody,
+  E2BSandboxIdParams,
+  E2BSnapshotBody,
+  E2BSnapshotsQuery,
+  E2BTemplateIdParams,
+  E2BTimeoutBody,
+} from '../contract/e2b.js';
+import { NotImplemented } from '../core/domain-errors.js';
+import { Reply, type Method, type RouteRegistrar, type RouteSpec } from '../http/route.js';
+import { ENVD_VERSION, type Sandbox, type SandboxService } from './sandbox-service.js';
 import type { SnapshotService } from './snapshot-service.js';
-import { e2bError } from './wire-errors.js';
-
-const CreateBody = z.object({
-  templateID: z.string().min(1).max(256).optional(),
-  timeout: z.number().int().optional(),
-  metadata: z.record(z.string(), z.string()).optional(),
-  envVars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names must be letters, digits and "_"'), z.string()).optional(),
-  autoPause: z.boolean().optional(),
-  // E2B's options Box does not apply: refused with a 501 naming each (unsupportedCreate)
-  allow_internet_access: z.boolean().nullish(),
-  network: z.record(z.string(), z.unknown()).nullish(),
-  mcp: z.unknown().optional(),
-  volumeMounts: z.array(z.unknown()).nullish(),
-  autoResume: z.object({ enabled: z.boolean().optional() }).nullish(),
-  autoPauseMemory: z.boolean().nullish(),
-});
-const TimeoutBody = z.object({ timeout: z.number().int().optional() });
-
-function parse<T>(schema: z.ZodType<T>, body: unknown): T {
-  const r = schema.safeParse(body ?? {});
-  if (!r.success) {
-    const issue = r.error.issues[0]!;
-    throw invalid(`${issue.path.join('.') || 'body'}: ${issue.message}`, issue.path.join('.') || null);
-  }
-  return r.data;
-}
 
 /** E2B's ListedSandbox / SandboxDetail of a sandbox. */
 function listed(s: Sandbox) {
@@ -64,99 +49,93 @@ function created(s: Sandbox) {
   };
 }
 
-type Handler = (auth: Principal, req: Request, res: Response) => Promise<unknown> | unknown;
+const NO_CONTENT = new Reply(204, null);
+const PREFIX = '/e2b/api';
 
 /**
- * E2B's REST API (the sandbox lifecycle) under /e2b/api, in E2B's wire shapes: answers and
- * errors `{code, message}` as the stock SDKs read them. A route E2B has and Box does not
- * answers 501 naming it.
+ * E2B's REST API (the sandbox lifecycle) under /e2b/api, in E2B's wire shapes, through
+ * Box's route pipeline (authentication by `X-API-Key`, billing, limits, idempotency,
+ * validation, the response check under tests) with E2B's errors `{code, message}` as the
+ * stock SDKs read them. A route E2B has and Box does not answers 501 naming it.
  */
-export function e2bApiRoutes(deps: { sandboxes: SandboxService; snapshots: SnapshotService; authenticate: (req: Request) => Principal }): Router {
+export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxService; snapshots: SnapshotService }): void {
   const { sandboxes, snapshots } = deps;
-  const r = express.Router();
-  r.use(express.json({ limit: '1mb' }));
-  const on = (method: 'get' | 'post' | 'delete' | 'put' | 'patch', path: string, h: Handler, status = 200) =>
-    r[method](path, (req: Request, res: Response, next: NextFunction) => {
-      Promise.resolve()
-        .then(() => h(deps.authenticate(req), req, res))
-        .then((out) => {
-          if (res.headersSent) return;
-          if (out === undefined) res.status(204).end();
-          else res.status(status).json(out);
-        })
-        .catch(next);
-    });
-  const id = (req: Request) => String(req.params.sandboxID);
+  const on = <B, Q, P>(method: Method, path: string, summary: string, spec: Omit<RouteSpec<B, Q, P>, 'method' | 'path' | 'area' | 'tag' | 'summary'>) =>
+    r.add({ method, path: `${PREFIX}${path}`, area: 'box', tag: 'e2b', summary, errors: 'e2b', ...spec });
+  const params = E2BSandboxIdParams;
 
-  const create: Handler = async (auth, req) => {
-    const body = parse(CreateBody, req.body);
+  const create = (body: z.infer<typeof E2BCreateBody>, auth: Parameters<SandboxService['create']>[0]) => {
     unsupportedCreate(body);
-    return created(await sandboxes.create(auth, body));
+    return sandboxes.create(auth, body).then((s) => new Reply(201, created(s)));
   };
-  on('post', '/sandboxes', create, 201);
-  on('post', '/v2/sandboxes', create, 201);
+  on('post', '/sandboxes', 'E2B: create a sandbox (older route)', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
+  on('post', '/v2/sandboxes', 'E2B: create a sandbox', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
 
-  const list =
-    (v2: boolean): Handler =>
-    (auth, req, res) => {
-      const q = req.query as Record<string, string | undefined>;
-      const metadata = q.metadata
-        ? Object.fromEntries([...new URLSearchParams(q.metadata)].map(([k, v]) => [decodeURIComponent(k), decodeURIComponent(v)]))
-        : undefined;
-      const states = q.state ? (q.state.split(',') as SandboxState[]) : v2 ? undefined : ['running' as const];
-      for (const s of states ?? []) if (s !== 'running' && s !== 'paused') throw invalid(`state must be running or paused, not "${s}"`, 'state');
-      const all = sandboxes.list(auth.orgId, { states, metadata, template: q.template });
-      if (q.order === 'desc') all.reverse();
-      const limit = q.limit === undefined ? 100 : Number(q.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit must be from 1 to 100', 'limit');
-      const offset = q.nextToken ? Number(Buffer.from(q.nextToken, 'base64url').toString()) : 0;
-      if (!Number.isInteger(offset) || offset < 0) throw invalid('nextToken is not one this service gave', 'nextToken');
-      const page = all.slice(offset, offset + limit);
-      if (offset + limit < all.length) res.setHeader('x-next-token', Buffer.from(String(offset + limit)).toString('base64url'));
-      return page.map(listed);
-    };
-  on('get', '/sandboxes', list(false));
-  on('get', '/v2/sandboxes', list(true));
+  const list = (v2: boolean) => (auth: { orgId: string }, q: E2BListQuery) => {
+    const { items, nextToken } = sandboxes.page(auth.orgId, { ...q, states: q.state ?? (v2 ? undefined : ['running']) });
+    return new Reply(200, items.map(listed), nextToken ? { 'X-Next-Token': nextToken } : {});
+  };
+  on('get', '/sandboxes', 'E2B: list running sandboxes (older route)', { query: E2BListQuery, handler: ({ auth, query }) => list(false)(auth, query) });
+  on('get', '/v2/sandboxes', 'E2B: list sandboxes, newest first, paged', { query: E2BListQuery, handler: ({ auth, query }) => list(true)(auth, query) });
 
-  on('get', '/sandboxes/:sandboxID', (auth, req) => {
-    const s = sandboxes.get(auth.orgId, id(req));
-    return { ...listed(s), domain: null, lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: false } };
+  on('get', '/sandboxes/:sandboxID', 'E2B: a sandbox', {
+    params,
+    handler: ({ auth, params: p }) => {
+      const s = sandboxes.get(auth.orgId, p.sandboxID);
+      return { ...listed(s), domain: null, lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: false } };
+    },
   });
-  on('delete', '/sandboxes/:sandboxID', async (auth, req) => void (await sandboxes.kill(auth.orgId, id(req))));
-  on('post', '/sandboxes/:sandboxID/timeout', (auth, req) => void sandboxes.setTimeout(auth.orgId, id(req), parse(TimeoutBody, req.body).timeout ?? 0));
-  on(
-    'post',
-    '/sandboxes/:sandboxID/refreshes',
-    (auth, req) => void sandboxes.setTimeout(auth.orgId, id(req), z.object({ duration: z.number().int().optional() }).parse(req.body ?? {}).duration),
-  );
-  on('post', '/sandboxes/:sandboxID/pause', async (auth, req) => void (await sandboxes.pause(auth.orgId, id(req))));
-  const connect: Handler = async (auth, req) => created(await sandboxes.connect(auth.orgId, id(req), parse(TimeoutBody, req.body).timeout));
-  on('post', '/v2/sandboxes/:sandboxID/connect', connect, 201);
-  on('post', '/sandboxes/:sandboxID/resume', connect, 201);
-  on('post', '/sandboxes/:sandboxID/fork', async (auth, req) => {
-    const b = parse(z.object({ timeout: z.number().int().optional(), count: z.number().int().min(1).max(8).optional() }), req.body);
-    return (await snapshots.fork(auth, id(req), b.count ?? 1, b.timeout)).map((f) => ('error' in f ? { error: f.error } : { sandbox: created(f.sandbox) }));
+  on('delete', '/sandboxes/:sandboxID', 'E2B: kill a sandbox', {
+    params,
+    handler: async ({ auth, params: p }) => (await sandboxes.kill(auth.orgId, p.sandboxID), NO_CONTENT),
   });
-  on(
-    'post',
-    '/sandboxes/:sandboxID/snapshots',
-    async (auth, req) => snapshots.create(auth.orgId, id(req), parse(z.object({ name: z.string().min(1).max(128).optional() }), req.body).name),
-    201,
-  );
-  on('get', '/snapshots', (auth, req) => {
-    const q = req.query as Record<string, string | undefined>;
-    return snapshots.list(auth.orgId, { sandboxID: q.sandboxID, name: q.name });
+  on('post', '/sandboxes/:sandboxID/timeout', "E2B: set a sandbox's timeout", {
+    params,
+    body: E2BTimeoutBody,
+    handler: ({ auth, params: p, body }) => (sandboxes.setTimeout(auth.orgId, p.sandboxID, body.timeout ?? 0), NO_CONTENT),
   });
-  on('delete', '/templates/:templateID', async (auth, req) => void (await snapshots.delete(auth.orgId, String(req.params.templateID))));
-  r.use((req: Request, _res: Response, next: NextFunction) => {
-    const what = `${req.method} ${req.path}`;
-    next(new NotImplemented(`Box's E2B API does not support ${what} (${unsupportedReason(req.path)}).`));
+  on('post', '/sandboxes/:sandboxID/refreshes', "E2B: extend a sandbox's timeout", {
+    params,
+    body: E2BRefreshBody,
+    handler: ({ auth, params: p, body }) => (sandboxes.setTimeout(auth.orgId, p.sandboxID, body.duration), NO_CONTENT),
   });
-  r.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const { status, body } = e2bError(err);
-    res.status(status).json(body);
+  on('post', '/sandboxes/:sandboxID/pause', 'E2B: pause a sandbox', {
+    params,
+    handler: async ({ auth, params: p }) => (await sandboxes.pause(auth.orgId, p.sandboxID), NO_CONTENT),
   });
-  return r;
+  const connect = { params, body: E2BTimeoutBody };
+  on('post', '/v2/sandboxes/:sandboxID/connect', 'E2B: connect to a sandbox (resumes a paused one)', {
+    ...connect,
+    handler: async ({ auth, params: p, body }) => new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout))),
+  });
+  on('post', '/sandboxes/:sandboxID/resume', 'E2B: resume a paused sandbox (older route)', {
+    ...connect,
+    handler: async ({ auth, params: p, body }) => new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout))),
+  });
+  on('post', '/sandboxes/:sandboxID/fork', 'E2B: fork a sandbox', {
+    params,
+    body: E2BForkBody,
+    handler: async ({ auth, params: p, body }) =>
+      (await snapshots.fork(auth, p.sandboxID, body.count ?? 1, body.timeout)).map((f) =>
+        'error' in f ? { error: f.error } : { sandbox: created(f.sandbox) },
+      ),
+  });
+  on('post', '/sandboxes/:sandboxID/snapshots', 'E2B: snapshot a sandbox', {
+    params,
+    body: E2BSnapshotBody,
+    handler: async ({ auth, params: p, body }) => new Reply(201, await snapshots.create(auth.orgId, p.sandboxID, body.name)),
+  });
+  on('get', '/snapshots', 'E2B: list snapshots', { query: E2BSnapshotsQuery, handler: ({ auth, query }) => snapshots.list(auth.orgId, query) });
+  on('delete', '/templates/:templateID', 'E2B: delete a snapshot', {
+    params: E2BTemplateIdParams,
+    handler: async ({ auth, params: p }) => (await snapshots.delete(auth.orgId, p.templateID), NO_CONTENT),
+  });
+  r.fallback({
+    prefix: PREFIX,
+    area: 'box',
+    errors: 'e2b',
+    error: (req: Request) => new NotImplemented(`Box's E2B API does not support ${req.method} ${req.path} (${unsupportedReason(req.path)}).`),
+  });
 }
 
 function unsupportedReason(path: string): string {
@@ -173,7 +152,7 @@ function unsupportedReason(path: string): string {
  * Create options whose E2B meaning Box cannot keep: refused (501, the SDK shows the message)
  * rather than dropped, so code never runs with a restriction it believes it has.
  */
-function unsupportedCreate(b: z.infer<typeof CreateBody>) {
+function unsupportedCreate(b: z.infer<typeof E2BCreateBody>) {
   const no = (option: string, why: string) => {
     throw new NotImplemented(`Box's E2B API does not support ${option}: ${why}.`, { param: option });
   };

@@ -108,4 +108,38 @@ describe('E2B SDK on the fake runtime', () => {
     expect(await gone.json()).toEqual({ code: 404, message: `Sandbox ${made.sandboxID} not found` });
     await sbx.kill();
   });
+
+  it('lists newest first, page by page (limit, nextToken), with states, startedAfter and order', async () => {
+    const tag = { list: 'paged' };
+    const a = await Sandbox.create({ ...opts, metadata: tag });
+    const b = await Sandbox.create({ ...opts, metadata: tag });
+    const c = await Sandbox.create({ ...opts, metadata: tag });
+    expect(await b.pause()).toBe(true);
+    const ids = (list: Array<{ sandboxId: string }>) => list.map((s) => s.sandboxId);
+    const pages = Sandbox.list({ ...opts, query: { metadata: tag }, limit: 2 });
+    const first = await pages.nextItems();
+    expect(ids(first)).toEqual([c.sandboxId, b.sandboxId]);
+    expect(first.map((s) => s.state)).toEqual(['running', 'paused']);
+    expect(pages.hasNext).toBe(true);
+    // a sandbox killed between two pages shifts nothing out of the next one
+    await c.kill();
+    expect(ids(await pages.nextItems())).toEqual([a.sandboxId]);
+    expect(pages.hasNext).toBe(false);
+    expect(ids(await Sandbox.list({ ...opts, query: { metadata: tag, state: ['paused'] } }).nextItems())).toEqual([b.sandboxId]);
+    expect(ids(await Sandbox.list({ ...opts, query: { metadata: tag, state: ['running'] } }).nextItems())).toEqual([a.sandboxId]);
+    const startedB = (await b.getInfo()).startedAt;
+    expect(ids(await Sandbox.list({ ...opts, query: { metadata: tag, startedAfter: startedB } }).nextItems())).toEqual([b.sandboxId]);
+    expect(ids(await Sandbox.list({ ...opts, query: { metadata: tag }, order: 'asc' }).nextItems())).toEqual([a.sandboxId, b.sandboxId]);
+    // the older route lists the running ones
+    const h = { 'X-API-Key': svc.key };
+    const v1 = (await (await fetch(`${opts.apiUrl}/sandboxes?metadata=list%3Dpaged`, { headers: h })).json()) as Array<{ sandboxID: string }>;
+    expect(v1.map((s) => s.sandboxID)).toEqual([a.sandboxId]);
+    for (const q of ['limit=0', 'limit=101', 'nextToken=not-a-token', 'state=gone', 'startedAfter=yesterday']) {
+      const res = await fetch(`${opts.apiUrl}/v2/sandboxes?${q}`, { headers: h });
+      expect(res.status, q).toBe(400);
+      expect(await res.json()).toEqual({ code: 400, message: expect.any(String) });
+    }
+    await a.kill();
+    await Sandbox.kill(b.sandboxId, opts);
+  });
 });

@@ -1,7 +1,6 @@
-import type { Express, Request } from 'express';
+import type { Express } from 'express';
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
-import { authenticate } from '../http/auth.js';
 import { e2bApiRoutes } from './api-routes.js';
 import { EnvdFilesHttp } from './envd/files-http.js';
 import { EnvdFilesystem } from './envd/filesystem.js';
@@ -18,9 +17,10 @@ const SWEEP_MS = 1000;
 /**
  * E2B compatibility (issue 27): E2B's REST API at /e2b/api and envd plus the code
  * interpreter at /e2b/sandbox, in E2B's wire formats, so the stock SDKs run unchanged with
- * E2B_API_URL, E2B_SANDBOX_URL and a Box API key. Its routes are not in Box's contract
- * table (E2B's shapes, not Box's), so the area mounts them itself (`mount`), behind the
- * same local guard as every route.
+ * E2B_API_URL, E2B_SANDBOX_URL and a Box API key. The REST API's routes are Box routes
+ * (`routes`: contract/e2b.ts, the one pipeline, errors in E2B's `{code, message}`); the
+ * sandbox URL and the SDK's signed file URLs are mounted by the area itself (`mount`),
+ * behind the same local guard as every route.
  */
 export function e2bArea(
   app: AppBase,
@@ -36,11 +36,12 @@ export function e2bArea(
   let sweeping = false;
   const area: Area = {
     name: 'e2b',
-    routes() {},
+    routes(r) {
+      e2bApiRoutes(r, { sandboxes, snapshots });
+    },
     mount(express: Express) {
-      express.use('/e2b/api', e2bApiRoutes({ sandboxes, snapshots, authenticate: (req: Request) => authenticate(req, app.repos) }));
-      express.use('/files', e2bSignedFilesRoutes({ sandboxes, filesHttp, log: (...a) => app.log.error(...a) }));
-      express.use('/e2b/sandbox', e2bSandboxRoutes({ sandboxes, processes, filesystem, filesHttp, code: deps.code, log: (...a) => app.log.error(...a) }));
+      express.use('/files', e2bSignedFilesRoutes({ gate: app, sandboxes, filesHttp }));
+      express.use('/e2b/sandbox', e2bSandboxRoutes({ gate: app, sandboxes, processes, filesystem, filesHttp, code: deps.code }));
     },
     start() {
       timer = setInterval(() => {

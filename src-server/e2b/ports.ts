@@ -6,14 +6,15 @@ import type { Readable } from 'node:stream';
 import type { Box, Checkpoint, CreateBoxBody } from '../contract/boxes.js';
 import type { ExecBody } from '../contract/exec.js';
 import type { Principal } from '../core/principal.js';
-import type { BoxRecord } from '../boxes/ports.js';
-import type { ExecSession } from '../boxes/ports.js';
+import type { BoxRecord, ExecSession, NewBox } from '../boxes/ports.js';
 
-export type { BoxRecord, ExecSession, Principal };
+export type { BoxRecord, ExecSession, NewBox, Principal };
+/** Thrown by `BoxesPort.create` for an image Box does not have (E2B: an unknown template). */
+export { UnknownImage } from '../boxes/ports.js';
 
 export interface BoxesPort {
   get(boxId: string): BoxRecord | undefined;
-  create(auth: Principal, body: CreateBoxBody): Promise<Box>;
+  create(auth: Principal, body: CreateBoxBody): Promise<NewBox>;
   pause(box: BoxRecord): Promise<Box>;
   resume(box: BoxRecord): Promise<unknown>;
   terminate(box: BoxRecord): Promise<Box>;
@@ -24,7 +25,7 @@ export interface CheckpointsPort {
   get(orgId: string, id: string): Checkpoint & { org_id: string };
   list(orgId: string, q: { box_id?: string; name?: string }): Checkpoint[];
   delete(cp: Checkpoint & { org_id: string }): Promise<Checkpoint>;
-  fromCheckpoint(auth: Principal, cp: Checkpoint & { org_id: string }, name: string, parent?: string | null): Promise<Box>;
+  fromCheckpoint(auth: Principal, cp: Checkpoint & { org_id: string }, name: string, parent?: string | null): Promise<NewBox>;
 }
 
 export interface ExecPort {
@@ -42,7 +43,7 @@ export interface AppsPort {
 }
 
 export interface ForkPort {
-  fork(auth: Principal, box: BoxRecord, name: string, count: number): Promise<{ checkpoint_id: string; boxes: Box[] }>;
+  fork(auth: Principal, box: BoxRecord, name: string, count: number): Promise<{ checkpoint_id: string; boxes: NewBox[] }>;
 }
 
 /** The code interpreter's service (issue 25; docs: /work code API), as the E2B area uses it. */

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import type { Box } from '../contract/boxes.js';
-import { conflict, invalid, notFound, DomainError } from '../core/domain-errors.js';
-import type { AppsPort, BoxesPort, BoxRecord, CheckpointsPort, Principal } from './ports.js';
+import { conflict, Failed, invalid, notFound } from '../core/domain-errors.js';
+import { UnknownImage, type AppsPort, type BoxesPort, type BoxRecord, type CheckpointsPort, type NewBox, type Principal } from './ports.js';
+import { pageOf, type PageQuery } from './sandbox-page.js';
 import type { SandboxesRepo, SandboxRow } from './sandboxes-repo.js';
 
 /** The envd version E2B's SDK reads from create/connect to pick its features (see README "Coming from E2B"). */
@@ -12,7 +12,7 @@ const DEFAULT_TIMEOUT_S = 300;
 const MAX_TIMEOUT_S = 86_400;
 const E2B_APP = 'e2b';
 
-export type SandboxState = 'running' | 'paused';
+type SandboxState = 'running' | 'paused';
 
 interface CreateSandbox {
   templateID?: string;
@@ -40,6 +40,14 @@ function timeoutSeconds(t: number | undefined): number {
   if (t === undefined) return DEFAULT_TIMEOUT_S;
   if (!Number.isInteger(t) || t < 0 || t > MAX_TIMEOUT_S) throw invalid(`timeout must be a whole number of seconds from 0 to ${MAX_TIMEOUT_S}.`, 'timeout');
   return t;
+}
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw invalid(`metadata: "${s}" is not valid percent-encoded UTF-8`, 'metadata');
+  }
 }
 
 /**
@@ -81,30 +89,30 @@ export class SandboxService {
     const timeout = timeoutSeconds(body.timeout);
     const name = `e2b-${crypto.randomBytes(4).toString('hex')}`;
     const app = this.deps.apps.find(auth.orgId, E2B_APP, true);
-    let box: Box;
+    let made: NewBox;
     if (template.startsWith('boxcp_')) {
       const cp = this.deps.checkpoints.get(auth.orgId, template);
-      box = await this.deps.checkpoints.fromCheckpoint(auth, cp, name);
+      made = await this.deps.checkpoints.fromCheckpoint(auth, cp, name);
     } else {
       const image = DEFAULT_TEMPLATES.has(template) ? 'debian' : template;
-      box = await this.deps.boxes
+      made = await this.deps.boxes
         .create(auth, { app_id: app.id, name, image, size: 's', visibility: 'org', ingress_ports: [], volume_mounts: [], auto_sleep: { automatic: false } })
         .catch((e: unknown) => {
-          if (e instanceof DomainError && e.param === 'image')
-            throw notFound(`template '${template}' not found: no Box image of that name`, 'not_found', 'templateID');
+          if (e instanceof UnknownImage) throw notFound(`template '${template}' not found: no Box image of that name`, 'not_found', 'templateID');
           throw e;
         });
     }
-    return this.register(auth, box, { template, metadata: body.metadata ?? {}, envs: body.envVars ?? {}, autoPause: !!body.autoPause, timeout });
+    return this.register(auth, made, { template, metadata: body.metadata ?? {}, envs: body.envVars ?? {}, autoPause: !!body.autoPause, timeout });
   }
 
-  /** Makes a new box (created, forked or from a snapshot) a sandbox with its own access token. */
+  /** Makes a new box (created, forked or from a snapshot) a sandbox with its own access token; one that did not start fails (500). */
   register(
     auth: Principal,
-    box: Box,
+    made: NewBox,
     o: { template: string; metadata: Record<string, string>; envs: Record<string, string>; autoPause: boolean; timeout?: number },
   ): Sandbox {
-    if (box.status !== 'running') throw new DomainError('failed', `Sandbox ${box.box_id} did not start: ${box.error_message ?? box.status}`);
+    if (!made.started) throw new Failed(`Sandbox ${made.box.box_id} did not start: ${made.reason}`);
+    const { box } = made;
     const now = Date.now();
     this.repo.insert({
       box_id: box.box_id,
@@ -122,8 +130,17 @@ export class SandboxService {
     return this.get(auth.orgId, box.box_id);
   }
 
-  /** Sandboxes of the organization, oldest first, running and paused unless `states` narrows them. */
-  list(orgId: string, q: { states?: SandboxState[]; metadata?: Record<string, string>; template?: string }): Sandbox[] {
+  /**
+   * One page of the organization's sandboxes (sandbox-page.ts), running and paused unless
+   * `states` narrows them; `metadata` is E2B's `k1=v1&k2=v2`, each key and value URL-encoded.
+   */
+  page(orgId: string, q: PageQuery & { states?: SandboxState[]; metadata?: string; template?: string }): { items: Sandbox[]; nextToken?: string } {
+    const metadata = q.metadata === undefined ? undefined : Object.fromEntries([...new URLSearchParams(q.metadata)].map(([k, v]) => [decode(k), decode(v)]));
+    return pageOf(this.list(orgId, { states: q.states, metadata, template: q.template }), q);
+  }
+
+  /** Sandboxes of the organization, running and paused unless `states` narrows them. */
+  private list(orgId: string, q: { states?: SandboxState[]; metadata?: Record<string, string>; template?: string }): Sandbox[] {
     const out: Sandbox[] = [];
     for (const row of this.repo.byOrg(orgId)) {
       const box = this.deps.boxes.get(row.box_id);
@@ -169,7 +186,7 @@ export class SandboxService {
       this.repo.setTimes(id, { end_at: new Date(end).toISOString() });
     }
     const after = this.get(orgId, id);
-    if (after.state !== 'running') throw new DomainError('failed', `Sandbox ${id} could not be resumed: ${after.box.error_message ?? after.box.status}`);
+    if (after.state !== 'running') throw new Failed(`Sandbox ${id} could not be resumed: ${after.box.error_message ?? after.box.status}`);
     return after;
   }
 

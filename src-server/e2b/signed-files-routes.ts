@@ -1,18 +1,14 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import crypto from 'node:crypto';
+import type { AppBase } from '../app-context.js';
+import { ApiError } from '../http/api-errors.js';
+import { renderError, setErrorStyle } from '../http/error-handler.js';
+import { admit } from '../http/route.js';
 import type { EnvdFilesHttp } from './envd/files-http.js';
 import type { Target } from './envd/target.js';
 import type { SandboxService } from './sandbox-service.js';
-import { e2bError } from './wire-errors.js';
 
-class Refused extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+const refused = (status: 401 | 502, message: string) => new ApiError(status, status === 401 ? 'authentication_error' : 'server_error', message);
 
 /** envd's URL signature (the SDK's getSignature): v1_ + base64 SHA-256 of path:operation:user:token[:expiration]. */
 function signature(path: string, operation: string, user: string, token: string, expiration: string | undefined): string {
@@ -26,25 +22,32 @@ const same = (a: string, b: string) => a.length === b.length && crypto.timingSaf
  * The SDK's signed file URLs (`uploadUrl`, `downloadUrl`). With E2B_SANDBOX_URL set it
  * builds them as `/files?path=…&signature=…` on the server's root, without the sandbox id:
  * the sandbox is the one whose access token made the signature (checked against each
- * sandbox's token, constant-time), and an expired signature is refused.
+ * sandbox's token, constant-time), and an expired signature is refused. Admitted as every
+ * request of the sandbox's organization (billing, the concurrency limit: `admit`).
  */
-export function e2bSignedFilesRoutes(deps: { sandboxes: SandboxService; filesHttp: EnvdFilesHttp; log: (...a: unknown[]) => void }): Router {
+export function e2bSignedFilesRoutes(deps: {
+  gate: Pick<AppBase, 'billing' | 'limiter' | 'log'>;
+  sandboxes: SandboxService;
+  filesHttp: EnvdFilesHttp;
+}): Router {
   const r = express.Router();
-  const target = (req: Request, operation: 'read' | 'write'): Target => {
+  const target = (req: Request, res: Response, operation: 'read' | 'write'): Target => {
     const q = req.query as Record<string, string | undefined>;
-    if (!q.signature) throw new Refused(401, "A signed URL needs its signature (from the SDK's uploadUrl or downloadUrl).");
-    if (q.signature_expiration && Number(q.signature_expiration) * 1000 < Date.now()) throw new Refused(401, 'This signed URL has expired.');
+    if (!q.signature) throw refused(401, "A signed URL needs its signature (from the SDK's uploadUrl or downloadUrl).");
+    if (q.signature_expiration && Number(q.signature_expiration) * 1000 < Date.now()) throw refused(401, 'This signed URL has expired.');
     const row = deps.sandboxes
       .rows()
       .find((s) => same(signature(q.path ?? '', operation, q.username ?? '', s.access_token, q.signature_expiration), q.signature!));
-    if (!row) throw new Refused(401, `The signature does not match this ${operation} URL of any sandbox.`);
+    if (!row) throw refused(401, `The signature does not match this ${operation} URL of any sandbox.`);
     const box = deps.sandboxes.box(row.box_id);
-    if (!box || box.status !== 'running') throw new Refused(502, `The sandbox ${row.box_id} is not running.`);
+    if (!box || box.status !== 'running') throw refused(502, `The sandbox ${row.box_id} is not running.`);
+    admit(deps.gate, row.org_id, res, { stream: false });
     return { row, box, user: q.username || undefined };
   };
   const run = (op: 'read' | 'write', h: (t: Target, req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) => {
+    setErrorStyle(req, 'e2b');
     Promise.resolve()
-      .then(() => h(target(req, op), req, res))
+      .then(() => h(target(req, res, op), req, res))
       .then((out) => {
         if (!res.headersSent && out !== undefined) res.json(out);
       })
@@ -58,10 +61,10 @@ export function e2bSignedFilesRoutes(deps: { sandboxes: SandboxService; filesHtt
     '/',
     run('write', (t, req) => deps.filesHttp.upload(t, req)),
   );
-  r.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const { status, body } = e2bError(err, deps.log);
+  r.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) return void res.destroy();
-    res.status(status).json(body);
+    const { status, body, headers } = renderError(req, err, deps.gate);
+    res.status(status).set(headers).json(body);
   });
   return r;
 }

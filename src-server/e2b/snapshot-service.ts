@@ -26,21 +26,20 @@ export class SnapshotService {
     const src = this.sandboxes.get(auth.orgId, id);
     const name = `e2b-${crypto.randomBytes(4).toString('hex')}`;
     const { boxes } = await this.checkpoints.fork(auth, src.box, name, count);
-    return boxes.map((b) => {
-      try {
-        return {
-          sandbox: this.sandboxes.register(auth, b, {
-            template: src.row.template_id,
-            metadata: src.row.metadata,
-            envs: src.row.envs,
-            autoPause: src.row.auto_pause,
-            timeout,
-          }),
-        };
-      } catch (e) {
-        return { error: { code: 500, message: (e as Error).message } };
-      }
-    });
+    // each child is a sandbox, or E2B's per-fork error when its VM did not start
+    return boxes.map((made) =>
+      made.started
+        ? {
+            sandbox: this.sandboxes.register(auth, made, {
+              template: src.row.template_id,
+              metadata: src.row.metadata,
+              envs: src.row.envs,
+              autoPause: src.row.auto_pause,
+              timeout,
+            }),
+          }
+        : { error: { code: 500, message: `Sandbox ${made.box.box_id} did not start: ${made.reason}` } },
+    );
   }
 
   async create(orgId: string, id: string, name?: string): Promise<{ snapshotID: string; names: string[] }> {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppContext } from '../app-context.js';
+import type { ErrorBody } from '../contract/error-envelope.js';
 import { DomainError, type DomainErrorKind } from '../core/domain-errors.js';
 import { isDiskFull } from '../core/disk-space.js';
 import { ApiError } from './api-errors.js';
@@ -76,11 +77,26 @@ export function errorBody(
 }
 
 /**
- * Errors of Anthropic-style endpoints (`/v1/messages...`) also carry a top-level
- * `"type": "error"`, which Anthropic clients read; the spec's `error` envelope is unchanged.
+ * How a route writes its errors (`RouteSpec.errors`): `box`, the spec's envelope
+ * `{error:{message,type,param,code}}` (Anthropic-style endpoints, `/v1/messages...`, also
+ * carry a top-level `"type": "error"`, which Anthropic clients read); `e2b`, E2B's
+ * `{code, message}` (its API at /e2b, read by the stock E2B SDKs). The status and headers
+ * are the same in every style: the table above is the only one.
  */
-export function wireErrorBody(path: string, body: unknown): unknown {
-  return path.startsWith('/v1/messages') && body && typeof body === 'object' ? { type: 'error', ...body } : body;
+export type ErrorStyle = 'box' | 'e2b';
+
+/** The style of a request's errors, set by the pipeline once a route is matched (errors before it: `box`). */
+const styles = new WeakMap<IncomingMessage, ErrorStyle>();
+
+export function setErrorStyle(req: IncomingMessage, style: ErrorStyle | undefined): void {
+  if (style && style !== 'box') styles.set(req, style);
+}
+
+/** The body of a rendered error in a request's style. */
+export function styledErrorBody(req: IncomingMessage, e: RenderedError): unknown {
+  const body = e.body as ErrorBody;
+  if (styles.get(req) === 'e2b') return { code: e.status, message: body.error.message };
+  return pathOf(req).startsWith('/v1/messages') ? { type: 'error', ...body } : body;
 }
 
 /** The path of a request, without its query (Express's `req.path`, for plain node:http requests too). */
@@ -108,15 +124,24 @@ export function writeJson(res: ServerResponse, status: number, headers: Record<s
   res.end(body);
 }
 
+/** Anything thrown, rendered in the request's error style (`setErrorStyle`). */
+export function renderError(
+  req: IncomingMessage,
+  err: unknown,
+  app: Pick<AppContext, 'log'>,
+): { status: number; headers: Record<string, string>; body: unknown } {
+  const r = errorBody(err, app, { method: req.method, path: pathOf(req) });
+  return { status: r.status, headers: r.headers, body: styledErrorBody(req, r) };
+}
+
 /** Answers anything thrown with the envelope (or drops a connection whose answer already began). */
 export function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, app: Pick<AppContext, 'log'>): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const path = pathOf(req);
-  const r = errorBody(err, app, { method: req.method, path });
-  writeJson(res, r.status, r.headers, JSON.stringify(wireErrorBody(path, r.body)));
+  const r = renderError(req, err, app);
+  writeJson(res, r.status, r.headers, JSON.stringify(r.body));
 }
 
 export function errorMiddleware(app: Pick<AppContext, 'log'>) {

@@ -22,6 +22,13 @@ const ERROR_SCHEMA = {
   },
 };
 
+/** E2B's error body (routes with `errors: 'e2b'`, e2b/): `code` is the HTTP status. */
+const E2B_ERROR_SCHEMA = {
+  type: 'object',
+  required: ['code', 'message'],
+  properties: { code: { type: 'integer' }, message: { type: 'string' } },
+};
+
 /** Content types of a route's success answer: its JSON schema and/or its declared stream kind. */
 const KIND_TYPES = {
   ndjson: { 'application/x-ndjson': { schema: { type: 'string', description: 'One JSON event a line' } } },
@@ -64,18 +71,22 @@ export function buildOpenApi(specs: RouteSpec[], version: string) {
       }
     }
     const op: Record<string, unknown> = {
-      operationId: `${s.method}_${s.path.replace(/^\/v1\//, '').replace(/[/:{}-]+/g, '_')}`,
+      operationId: `${s.method}_${s.path.replace(/^\/(v1\/)?/, '').replace(/[/:{}-]+/g, '_')}`,
       summary: s.summary,
       tags: [s.tag],
       parameters,
       responses: {
         '200': { description: 'Success', content: responseContent(s) },
-        default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        default: {
+          description: 'Error',
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${s.errors === 'e2b' ? 'E2BError' : 'Error'}` } } },
+        },
       },
     };
     if (s.body) op.requestBody = { required: true, content: { 'application/json': { schema: toSchema(s.body) } } };
     if (s.rawBody) op.requestBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } };
     if (s.auth === 'none') op.security = [];
+    else if (s.errors === 'e2b') op.security = [{ e2bApiKey: [] }, { bearer: [] }];
     (paths[p] ??= {})[s.method] = op;
   }
   return {
@@ -83,8 +94,8 @@ export function buildOpenApi(specs: RouteSpec[], version: string) {
     info: { title: 'Box Compute and Inference Service (Box Desktop)', version },
     servers: [{ url: '/' }],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: { Error: ERROR_SCHEMA },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, e2bApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      schemas: { Error: ERROR_SCHEMA, E2BError: E2B_ERROR_SCHEMA },
     },
     security: [{ bearer: [] }],
     paths,

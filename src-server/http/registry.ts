@@ -1,14 +1,20 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { AppContext } from '../app-context.js';
-import type { RouteRegistrar } from './route.js';
+import type { Fallback, RouteRegistrar } from './route.js';
 import { routeContract } from '../contract/routes.js';
 import { authenticate } from './auth.js';
 import { ApiError, badRequest } from './api-errors.js';
+import { setErrorStyle } from './error-handler.js';
 import { runRoute, type Area, type RouteSpec } from './route.js';
 
 /** Keeps every route's spec: it mounts them, answers 404/405, and feeds the OpenAPI document. */
 export class RouteRegistry implements RouteRegistrar {
   readonly specs: RouteSpec[] = [];
+  private fallbacks: Fallback[] = [];
+
+  fallback(f: Fallback): void {
+    this.fallbacks.push(f);
+  }
 
   add(spec: RouteSpec<any, any, any>): void {
     if (this.specs.some((s) => s.method === spec.method && s.path === spec.path)) {
@@ -42,13 +48,22 @@ export class RouteRegistry implements RouteRegistrar {
       run(req, res).catch(next);
     });
     // Before any route: Express would answer a malformed %-escape in a parameter with a bare 500.
-    app.use('/v1', (req: Request, _res: Response, next: NextFunction) => {
-      const bad = malformedParam(ordered, `/v1${req.path}`);
+    app.use((req: Request, _res: Response, next: NextFunction) => {
+      const bad = malformedParam(ordered, req.path);
       if (!bad) return next();
+      setErrorStyle(req, bad.errors);
       if (!bad.keyless) authenticate(req, ctx.repos);
       next(badRequest(`Invalid ${bad.param}: the path segment is not valid percent-encoded UTF-8.`, bad.param, 'invalid_encoding'));
     });
     for (const spec of ordered) app[spec.method](spec.path, runRoute(spec, ctx));
+    // Another API's unknown routes (E2B's at /e2b/api), answered in its own error style once the caller is known.
+    for (const f of this.fallbacks.filter((f) => areas.includes(f.area))) {
+      app.use(f.prefix, (req: Request, _res: Response, next: NextFunction) => {
+        setErrorStyle(req, f.errors);
+        authenticate(req, ctx.repos);
+        next(f.error(req));
+      });
+    }
     // Unknown routes and methods: authenticate first, so routes cannot be enumerated without a key.
     app.use('/v1', (req: Request, _res: Response, next: NextFunction) => {
       const candidates = ordered.filter((s) => matches(s.path, `/v1${req.path}`));
@@ -73,7 +88,7 @@ export class RouteRegistry implements RouteRegistrar {
 }
 
 /** The parameter a path fills with a segment that does not decode, and whether every such route is keyless. */
-function malformedParam(specs: RouteSpec[], path: string): { param: string; keyless: boolean } | undefined {
+function malformedParam(specs: RouteSpec[], path: string): { param: string; keyless: boolean; errors: RouteSpec['errors'] } | undefined {
   const segs = path.replace(/\/+$/, '').split('/');
   const badAt = segs.findIndex((s) => s.includes('%') && !decodes(s));
   if (badAt < 0) return undefined;
@@ -82,7 +97,7 @@ function malformedParam(specs: RouteSpec[], path: string): { param: string; keyl
     return pat.length === segs.length && pat[badAt]!.startsWith(':') && pat.every((p, i) => p.startsWith(':') || p === segs[i]);
   });
   if (!fits.length) return undefined; // no route takes it: the 404 path answers
-  return { param: fits[0]!.path.split('/')[badAt]!.slice(1), keyless: fits.every((s) => s.auth === 'none') };
+  return { param: fits[0]!.path.split('/')[badAt]!.slice(1), keyless: fits.every((s) => s.auth === 'none'), errors: fits[0]!.errors };
 }
 
 function decodes(seg: string): boolean {

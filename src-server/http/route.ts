@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { AppContext, RouteApp } from '../app-context.js';
+import type { AppBase, AppContext, RouteApp } from '../app-context.js';
 import type { Principal } from '../core/principal.js';
 import type { ResponseKind } from '../contract/routes.js';
 import { authenticate } from './auth.js';
 import { ApiError, forbidden } from './api-errors.js';
-import { errorBody, pathOf, wireErrorBody, writeJson } from './error-handler.js';
+import { errorBody, pathOf, setErrorStyle, styledErrorBody, writeJson, type ErrorStyle } from './error-handler.js';
 import { readJsonBody } from './body.js';
 import { parseJsonBody } from './json-body.js';
 import { drainHash, hashWhileStreaming } from './stream-hash.js';
@@ -19,6 +19,17 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** Where a routes function declares its routes (http/registry.ts RouteRegistry). */
 export interface RouteRegistrar {
   add<B, Q, P>(spec: RouteSpec<B, Q, P>): void;
+  /** What answers a request under `prefix` that no route takes (mounted after the routes). */
+  fallback(f: Fallback): void;
+}
+
+/** Unknown routes under a prefix of another API: authenticated, then `error(req)` in its error style. */
+export interface Fallback {
+  prefix: string;
+  area: Area;
+  errors: ErrorStyle;
+  /** `req.path` is relative to `prefix`. */
+  error: (req: Request) => unknown;
 }
 export type Area = 'box' | 'inference' | 'common';
 
@@ -51,6 +62,8 @@ export interface RouteSpec<B = any, Q = any, P = any> {
   tag: string;
   /** `org` (default for box API): organization-scoped key; `any`: any valid key; `none`: public. */
   auth?: 'org' | 'any' | 'none';
+  /** How errors are written (http/error-handler.ts): `box` (default, the spec's envelope) or `e2b`. */
+  errors?: ErrorStyle;
   /** Routes that stay usable at zero credits (so credits can be added). */
   billingExempt?: boolean;
   params?: z.ZodType<P>;
@@ -97,16 +110,15 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
   const frees = spec.method === 'delete' || spec.path.endsWith('/terminate');
 
   return async (req: PipelineRequest, res: ServerResponse) => {
+    setErrorStyle(req, spec.errors);
     // Inference routes also accept a box's egress proxy (the box principal; never org-scoped).
     const viaBox = spec.area === 'inference' && authMode !== 'none' ? app.boxPrincipal(req) : undefined;
     const auth = authMode === 'none' ? (undefined as unknown as Principal) : (viaBox ?? authenticate(req, app.repos));
     if (authMode === 'org' && auth.key.scope !== 'organization') {
       throw forbidden('This operation needs an organization-scoped API key.');
     }
-    if (auth && !spec.billingExempt) app.billing.check(auth.orgId);
-    const release = auth ? app.limiter.acquire(auth.orgId, stream ? 'stream' : 'short') : () => {};
+    const release = auth ? admit(app, auth.orgId, res, { stream, billingExempt: spec.billingExempt }) : () => {};
     if (frees) app.diskSpace.beforeFreeing(); // at 0 bytes free a delete still has room for SQLite's journal
-    res.on('close', release);
     try {
       const key = idempotent ? idempotencyKey(req) : undefined;
       if (key !== undefined && spec.rawBody) return await rawIdempotent(spec, app, req, res, auth, key);
@@ -135,6 +147,24 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
       if (res.writableEnded) release();
     }
   };
+}
+
+/**
+ * The pipeline's admission of an authenticated request: billing (402 at zero credits), then
+ * the organization's concurrency limit (429), released when the answer ends (the returned
+ * function releases it earlier). Also run by E2B's sandbox URL, which is not a registry
+ * route (e2b/sandbox-routes.ts).
+ */
+export function admit(
+  app: Pick<AppBase, 'billing' | 'limiter'>,
+  orgId: string,
+  res: ServerResponse,
+  opts: { stream: boolean; billingExempt?: boolean },
+): () => void {
+  if (!opts.billingExempt) app.billing.check(orgId);
+  const release = app.limiter.acquire(orgId, opts.stream ? 'stream' : 'short');
+  res.on('close', release);
+  return release;
 }
 
 /** What the pipeline reads of a request: node:http's, plus Express's additions when Express routed it. */
@@ -242,7 +272,7 @@ async function execute(
     const path = pathOf(req);
     const e = errorBody(err, app, { method: req.method, path });
     status = e.status;
-    payload = wireErrorBody(path, e.body);
+    payload = styledErrorBody(req, e);
     headers = e.headers;
   }
   const text = status === 204 ? null : JSON.stringify(payload);

@@ -7,7 +7,7 @@ import { startTestService, type TestService } from '../test-support/harness.js';
 /**
  * The standing route fuzzer (issue 14): every operation of GET /v1/openapi.json gets
  * hostile requests on the fake runtime. Never a 500, always the spec's envelope on an
- * error, never a hang. FUZZ_RUNS (per operation) and FUZZ_SEED reproduce or widen a run.
+ * error (E2B's `{code, message}` on E2B's routes), never a hang. FUZZ_RUNS (per operation) and FUZZ_SEED reproduce or widen a run.
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
 const SEED = Number(process.env.FUZZ_SEED ?? 1414);
@@ -40,11 +40,16 @@ async function check(r: FuzzRequest): Promise<Wrong | undefined> {
   }
   const text = await res.text();
   if (res.status === 500) return { request, status: 500, why: text.slice(0, 200) };
-  let body: { error?: Record<string, unknown> };
+  let body: { error?: Record<string, unknown>; code?: unknown; message?: unknown };
   try {
     body = JSON.parse(text);
   } catch {
     return { request, status: res.status, why: `error body is not JSON: ${text.slice(0, 120)}` };
+  }
+  // E2B's API (routes with errors: 'e2b') answers E2B's `{code, message}`, code the status
+  if (new URL(r.url).pathname.startsWith('/e2b/')) {
+    if (body.code === res.status && typeof body.message === 'string' && Object.keys(body).length === 2) return undefined;
+    return { request, status: res.status, why: `not E2B's error body: ${text.slice(0, 160)}` };
   }
   const e = body.error;
   if (!e || typeof e.message !== 'string' || typeof e.type !== 'string' || !('param' in e) || !('code' in e)) {

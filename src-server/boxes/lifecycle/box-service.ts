@@ -1,4 +1,5 @@
 import type { AppBase } from '../../app-context.js';
+import { newBox, type NewBox } from './new-box.js';
 import type { Box, BoxStatus, CreateBoxBody } from '../../contract/boxes.js';
 import type { AppsService } from '../../core/apps-service.js';
 import type { Principal } from '../../core/principal.js';
@@ -100,7 +101,6 @@ export class BoxService {
   }
 
   /** One page of the organization's boxes, as the API shows them. */
-
   list(orgId: string, q: Parameters<BoxesRepo['list']>[1]): { rows: Box[]; total: number } {
     const { rows, total } = this.repo.list(orgId, q);
     return { rows: rows.map((r) => this.view(r)), total };
@@ -115,11 +115,12 @@ export class BoxService {
     return boxVmConfig(box, this.deps.volumes, this.hooks.network, this.guestSetup);
   }
 
-  async create(auth: Principal, body: CreateBoxBody): Promise<Box> {
+  /** A new box: running, or failed to start (`NewBox`); an unknown image throws `UnknownImage`. */
+  async create(auth: Principal, body: CreateBoxBody): Promise<NewBox> {
     checkCreate({ ...this.deps, images: () => this.hooks.images.names() }, auth, body);
     const rec = newBoxRecord(auth, body);
     this.repo.insert(rec);
-    return this.withLock(rec.box_id, () => this.boot(rec, () => this.runtime.create(this.vmConfig(rec)), undefined, 'create'));
+    return newBox(await this.withLock(rec.box_id, () => this.boot(rec, () => this.runtime.create(this.vmConfig(rec)), undefined, 'create')));
   }
 
   /** Starts a VM for the box and records the outcome: running, or failed with the reason. */

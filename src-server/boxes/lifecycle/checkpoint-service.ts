@@ -1,4 +1,5 @@
-import type { Box, Checkpoint } from '../../contract/boxes.js';
+import type { Checkpoint } from '../../contract/boxes.js';
+import { newBox, type NewBox } from './new-box.js';
 import { newId } from '../../contract/common.js';
 import type { Principal } from '../../core/principal.js';
 import { conflict, Failed, notFound } from '../../core/domain-errors.js';
@@ -93,7 +94,7 @@ export class CheckpointService {
   }
 
   /** A new running box with the checkpoint's memory and disk; same machine shape as its source. */
-  async fromCheckpoint(auth: Principal, cp: CheckpointRow, name: string, parent: string | null = null): Promise<Box> {
+  async fromCheckpoint(auth: Principal, cp: CheckpointRow, name: string, parent: string | null = null): Promise<NewBox> {
     if (cp.status !== 'ready') throw conflict(`Checkpoint ${cp.checkpoint_id} is ${cp.status}, not ready.`, 'failed_precondition', 'checkpoint_id');
     const src = this.boxes.repo.get(cp.box_id);
     if (!src) throw notFound(`The box checkpoint ${cp.checkpoint_id} was taken from no longer exists.`, null, 'checkpoint_id');
@@ -101,7 +102,7 @@ export class CheckpointService {
     const rec: BoxRecord = { ...src, ...freshLife(auth), name };
     this.boxes.repo.insert(rec);
     this.boxes.repo.recordFork(rec.box_id, parent, cp.checkpoint_id);
-    return this.boxes.withLock(rec.box_id, () =>
+    const box = await this.boxes.withLock(rec.box_id, () =>
       this.boxes.boot(
         rec,
         () => this.boxes.runtime.cloneFromCheckpoint(cp.checkpoint_id, this.boxes.vmConfig(rec)),
@@ -109,10 +110,11 @@ export class CheckpointService {
         parent ? 'fork' : 'from_checkpoint',
       ),
     );
+    return newBox(box);
   }
 
   /** A failed box cannot be checkpointed: its forks start from its last ready checkpoint (issue 28). */
-  private async forkFailed(auth: Principal, box: BoxRecord, names: string[]): Promise<{ checkpoint_id: string; boxes: Box[] }> {
+  private async forkFailed(auth: Principal, box: BoxRecord, names: string[]): Promise<{ checkpoint_id: string; boxes: NewBox[] }> {
     const last = this.boxes.repo
       .listCheckpoints(auth.orgId, { box_id: box.box_id })
       .filter((c) => c.status === 'ready')
@@ -123,13 +125,14 @@ export class CheckpointService {
         'failed_precondition',
         'box_id',
       );
-    const boxes: Box[] = [];
+    const boxes: NewBox[] = [];
     for (const n of names) boxes.push(await this.fromCheckpoint(auth, last, n, box.box_id));
     return { checkpoint_id: last.checkpoint_id, boxes };
   }
 
   /** Checkpoint + from_checkpoint in one call; a paused or sleeping source stays as it is. */
-  async fork(auth: Principal, box: BoxRecord, name: string, count: number): Promise<{ checkpoint_id: string; boxes: Box[] }> {
+  /** Each child is a `NewBox`: one that did not start is failed, the others run. */
+  async fork(auth: Principal, box: BoxRecord, name: string, count: number): Promise<{ checkpoint_id: string; boxes: NewBox[] }> {
     const names = count === 1 ? [name] : Array.from({ length: count }, (_, i) => `${name}-${i + 1}`);
     for (const n of names) assertNameFree(this.boxes.repo, auth.orgId, n);
     if (this.boxes.repo.get(box.box_id)?.status === 'failed') return this.forkFailed(auth, box, names);
@@ -139,7 +142,7 @@ export class CheckpointService {
     const savedP = new Promise<CheckpointRow>((r) => (saved = r));
     const taking = this.boxes.withLock(box.box_id, () => this.take(box, { name: `fork:${name}` }, saved));
     const row = await Promise.race([savedP, taking.then((cp) => this.get(auth.orgId, cp.checkpoint_id))]);
-    const boxes: Box[] = [];
+    const boxes: NewBox[] = [];
     try {
       for (const n of names) boxes.push(await this.fromCheckpoint(auth, row, n, box.box_id));
     } finally {
