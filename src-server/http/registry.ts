@@ -4,11 +4,17 @@ import type { RouteRegistrar } from './route.js';
 import { routeContract } from '../contract/routes.js';
 import { authenticate } from './auth.js';
 import { ApiError, badRequest } from './api-errors.js';
-import { runRoute, type Area, type RouteSpec } from './route.js';
+import { runRoute, type Area, type RouteSpec, type UpgradeSpec } from './route.js';
 
 /** Keeps every route's spec: it mounts them, answers 404/405, and feeds the OpenAPI document. */
 export class RouteRegistry implements RouteRegistrar {
   readonly specs: RouteSpec[] = [];
+  readonly upgrades: UpgradeSpec[] = [];
+
+  upgrade(spec: UpgradeSpec): void {
+    if (this.upgrades.some((s) => s.path === spec.path)) throw new Error(`upgrade ${spec.path} registered twice`);
+    this.upgrades.push(spec);
+  }
 
   add(spec: RouteSpec<any, any, any>): void {
     if (this.specs.some((s) => s.method === spec.method && s.path === spec.path)) {

@@ -13,12 +13,15 @@ import { parseJsonBody } from './json-body.js';
 import { drainHash, hashWhileStreaming } from './stream-hash.js';
 import { parseOr400 } from './validate.js';
 import { recordViolation, responseProblem } from './response-check.js';
+import type { Duplex } from 'node:stream';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** Where a routes function declares its routes (http/registry.ts RouteRegistry). */
 export interface RouteRegistrar {
   add<B, Q, P>(spec: RouteSpec<B, Q, P>): void;
+  /** A WebSocket endpoint (http/upgrade.ts): same guard, authentication and billing as `add`'s routes. */
+  upgrade(spec: UpgradeSpec): void;
 }
 export type Area = 'box' | 'inference' | 'common';
 
@@ -82,6 +85,31 @@ export interface RouteSpec<B = any, Q = any, P = any> {
   bodyLimitBytes?: number;
   /** Return a value (sent as JSON 200), a Reply, or undefined after writing `res` yourself. */
   handler: (ctx: RouteCtx<B, Q, P>) => unknown | Promise<unknown>;
+}
+
+/**
+ * An HTTP upgrade (WebSocket) endpoint: `GET path` with `Upgrade: websocket`. The upgrade
+ * request goes through the same checks as a request of the HTTP pipeline (`runRoute`):
+ * the local guard (Host and origin: no DNS rebinding, no cross-origin page), authentication
+ * (API key, session cookie, or a box's egress credential on inference endpoints) and
+ * billing; a refusal is the spec's JSON error envelope with its status, and no upgrade.
+ * The handler takes over the socket; `admit` is what each unit of work on it runs first
+ * (billing, then a slot of the organization's stream pool, released by the returned function).
+ */
+export interface UpgradeSpec {
+  path: string;
+  area: Area;
+  summary: string;
+  handle(ctx: UpgradeCtx): void;
+}
+
+interface UpgradeCtx {
+  req: IncomingMessage;
+  socket: Duplex;
+  head: Buffer;
+  auth: Principal;
+  app: RouteApp;
+  admit(): () => void;
 }
 
 const IDEMPOTENCY_HEADER = 'idempotency-key';
