@@ -108,7 +108,7 @@ export class InferenceService {
     stored.result = result;
     stored.startedAt = createdAt;
     stored.completedAt = Date.now();
-    this.writer.add(stored, p.webhook ? { ...this.delivery(stored, p), state: 'pending' } : null);
+    if (p.store !== false) this.writer.add(stored, p.webhook ? { ...this.delivery(stored, p), state: 'pending' } : null);
     this.emitUsage(stored);
     return stored;
   }

@@ -15,6 +15,8 @@ export interface Prepared {
   stream: boolean;
   /** Chat Completions' `stream_options.include_usage`. */
   streamUsage?: boolean;
+  /** `store: false` (WebSocket mode, routes/responses-ws.ts): answered and charged, never stored nor webhooked. */
+  store?: boolean;
 }
 
 export function refuse(param: string, message: string): never {

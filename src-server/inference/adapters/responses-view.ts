@@ -69,7 +69,7 @@ export function responseObject(r: StoredResponse) {
     previous_response_id: (r.echo.previous_response_id as string | undefined) ?? null,
     reasoning: (r.echo.reasoning as object | undefined) ?? { effort: n.params.reasoningEffort ?? null, summary: null },
     service_tier: 'default',
-    store: true,
+    store: (r.echo.store as boolean | undefined) ?? true,
     temperature: n.params.temperature ?? 1,
     text: { format: n.format.type === 'json_schema' ? { ...n.format } : { type: 'text' } },
     top_p: n.params.topP ?? 1,
