@@ -10,7 +10,8 @@
 // auth, no parsing) in its own process: the floor any gateway in between pays on this
 // machine for the extra hop, measured in the same run as the gateway.
 // WebSocket mode: a WebSocket turn against an HTTP streamed turn, same request (inference-ws.ts).
-// `--only=websocket` runs just that part.
+// Embeddings: the gateway against node-llama-cpp alone on the tiny model (inference-embed.ts).
+// `--only=websocket,embeddings` runs just those parts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -18,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMs, measureEmbeddedVsBare, measureStreaming, PACE_MS } from './inference-stream.js';
+import { measureEmbeddingsVsBare } from './inference-embed.js';
 import { measureWsVsHttp } from './inference-ws.js';
 
 const KEY = 'bxk_bench_key_000000000000000000000000000';
@@ -167,8 +169,8 @@ async function main() {
       instant_upstream: await measureWsVsHttp(gw.info.url, auth, 'up/m'),
     });
     if (only) {
-      // `--only=websocket`: just these scenarios (a shared machine: the full run takes minutes)
-      const parts: Record<string, () => Promise<unknown>> = { websocket };
+      // `--only=websocket,embeddings`: just these scenarios (a shared machine: the full run takes minutes)
+      const parts: Record<string, () => Promise<unknown>> = { websocket, embeddings: () => measureEmbeddingsVsBare(gw.info.url, auth, gw.proc.pid) };
       const out: Record<string, unknown> = { cores: os.availableParallelism(), load_average_1m: { start: loadAtStart } };
       for (const k of only) out[k] = await parts[k]!();
       (out.load_average_1m as Record<string, number>).end = os.loadavg()[0]!;
@@ -200,6 +202,7 @@ async function main() {
     );
     const embeddedVsBare = process.argv.includes('--no-local') ? null : await measureEmbeddedVsBare(gw.info.url, auth, gw.proc.pid);
     const ws = await websocket();
+    const embeddings = process.argv.includes('--no-local') ? null : await measureEmbeddingsVsBare(gw.info.url, auth, gw.proc.pid);
     const report = {
       cores: os.availableParallelism(),
       load_average_1m: { start: loadAtStart, end: os.loadavg()[0] },
@@ -209,6 +212,7 @@ async function main() {
       streaming_and_tools: streaming,
       embedded_vs_node_llama_cpp: embeddedVsBare,
       websocket_vs_http_turn: ws,
+      embeddings_vs_node_llama_cpp: embeddings,
       goals: {
         websocket_turn_p50_ratio_at_most_0_8: { box_echo: ws.box_echo.ratio_p50 <= 0.8, instant_upstream: ws.instant_upstream.ratio_p50 <= 0.8 },
         first_streamed_byte_added_p50_under_1ms: streaming.first_text_byte_ms.added_p50 < 1,
@@ -217,6 +221,7 @@ async function main() {
         ),
         tool_round_trip_added_p50_under_2ms: streaming.tool_round_trip_ms.added_p50 < 2,
         embedded_ratio_at_least_0_95: embeddedVsBare ? embeddedVsBare.ratio >= 0.95 : null,
+        embeddings_ratio_at_least_0_95: embeddings ? embeddings.ratio >= 0.95 : null,
         overhead_p50_under_1ms: instant.latency_ms.overhead_p50 < 1,
         throughput_ratio_at_least_0_95: { instant: instant.throughput_rps_c16.ratio >= 0.95, realistic: realistic.throughput_rps_c16.ratio >= 0.95 },
       },
