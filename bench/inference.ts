@@ -9,6 +9,9 @@
 // A third path goes through a bare pass-through proxy (plain node:http, keep-alive agent, no
 // auth, no parsing) in its own process: the floor any gateway in between pays on this
 // machine for the extra hop, measured in the same run as the gateway.
+// WebSocket mode: a WebSocket turn against an HTTP streamed turn, same request (inference-ws.ts).
+// Embeddings: the gateway against node-llama-cpp alone on the tiny model (inference-embed.ts).
+// `--only=websocket,embeddings` runs just those parts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -16,6 +19,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMs, measureEmbeddedVsBare, measureStreaming, PACE_MS } from './inference-stream.js';
+import { measureEmbeddingsVsBare } from './inference-embed.js';
+import { measureWsVsHttp } from './inference-ws.js';
 
 const KEY = 'bxk_bench_key_000000000000000000000000000';
 /** A second upstream answers after this long, like a real model server would. */
@@ -23,6 +28,10 @@ const SLOW_UPSTREAM_MS = 20;
 /** Concurrent load on each path before anything is measured (per scenario). */
 const WARMUP_MS = 4000;
 const role = process.argv.find((a) => a.startsWith('--role='))?.slice(7);
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
 
 function child(r: string, env: Record<string, string> = {}): Promise<{ proc: ChildProcess; info: { url: string; dataDir?: string } }> {
   const prof = r === 'gateway' && process.env.BENCH_GATEWAY_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROF}`] : [];
@@ -155,6 +164,19 @@ async function main() {
     await post(`${gw.info.url}/v1/engines`, { name: 'up', kind: 'openai', base_url: up.info.url }, auth);
     await post(`${gw.info.url}/v1/engines`, { name: 'slow', kind: 'openai', base_url: slow.info.url }, auth);
     await post(`${gw.info.url}/v1/engines`, { name: 'paced', kind: 'openai', base_url: paced.info.url }, auth);
+    const websocket = async () => ({
+      box_echo: await measureWsVsHttp(gw.info.url, auth, 'box/echo'),
+      instant_upstream: await measureWsVsHttp(gw.info.url, auth, 'up/m'),
+    });
+    if (only) {
+      // `--only=websocket,embeddings`: just these scenarios (a shared machine: the full run takes minutes)
+      const parts: Record<string, () => Promise<unknown>> = { websocket, embeddings: () => measureEmbeddingsVsBare(gw.info.url, auth, gw.proc.pid) };
+      const out: Record<string, unknown> = { cores: os.availableParallelism(), load_average_1m: { start: loadAtStart } };
+      for (const k of only) out[k] = await parts[k]!();
+      (out.load_average_1m as Record<string, number>).end = os.loadavg()[0]!;
+      console.log(JSON.stringify(out, null, 2));
+      return;
+    }
     const body = { messages: [{ role: 'user', content: 'the quick brown fox jumps over the lazy dog' }], max_completion_tokens: 64 };
     const pair = (u: { info: { url: string }; proc: ChildProcess }, name: string): Pair => ({
       direct: () => post(`${u.info.url}/chat/completions`, { model: 'm', ...body }),
@@ -179,6 +201,8 @@ async function main() {
       'up',
     );
     const embeddedVsBare = process.argv.includes('--no-local') ? null : await measureEmbeddedVsBare(gw.info.url, auth, gw.proc.pid);
+    const ws = await websocket();
+    const embeddings = process.argv.includes('--no-local') ? null : await measureEmbeddingsVsBare(gw.info.url, auth, gw.proc.pid);
     const report = {
       cores: os.availableParallelism(),
       load_average_1m: { start: loadAtStart, end: os.loadavg()[0] },
@@ -187,13 +211,17 @@ async function main() {
       embedded_tiny_model: embedded,
       streaming_and_tools: streaming,
       embedded_vs_node_llama_cpp: embeddedVsBare,
+      websocket_vs_http_turn: ws,
+      embeddings_vs_node_llama_cpp: embeddings,
       goals: {
+        websocket_turn_p50_ratio_at_most_0_8: { box_echo: ws.box_echo.ratio_p50 <= 0.8, instant_upstream: ws.instant_upstream.ratio_p50 <= 0.8 },
         first_streamed_byte_added_p50_under_1ms: streaming.first_text_byte_ms.added_p50 < 1,
         streamed_tokens_ratio_at_least_0_97: Object.fromEntries(
           Object.entries(streaming.streamed_tokens_per_s[`paced_${PACE_MS}ms`]!).map(([c, r]) => [`paced_${c}`, r.ratio >= 0.97]),
         ),
         tool_round_trip_added_p50_under_2ms: streaming.tool_round_trip_ms.added_p50 < 2,
         embedded_ratio_at_least_0_95: embeddedVsBare ? embeddedVsBare.ratio >= 0.95 : null,
+        embeddings_ratio_at_least_0_95: embeddings ? embeddings.ratio >= 0.95 : null,
         overhead_p50_under_1ms: instant.latency_ms.overhead_p50 < 1,
         throughput_ratio_at_least_0_95: { instant: instant.throughput_rps_c16.ratio >= 0.95, realistic: realistic.throughput_rps_c16.ratio >= 0.95 },
       },

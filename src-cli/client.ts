@@ -95,7 +95,7 @@ async function failureOf(res: Response): Promise<ApiFailure> {
 }
 
 /** Operations the inference listener serves (the CLI may be pointed at a separate inference URL). */
-const INFERENCE_PATH = / \/v1\/(responses|chat|messages|models)/;
+const INFERENCE_PATH = / \/v1\/(responses|chat|messages|models|embeddings)/;
 
 /** Path segment encoding for ids and names in URLs. */
 export const seg = encodeURIComponent;

@@ -12,6 +12,7 @@ import { code as codeCmd } from './commands/code.js';
 import { cp } from './commands/cp.js';
 import { cron } from './commands/cron.js';
 import { egress } from './commands/egress.js';
+import { embed } from './commands/embed.js';
 import { engines } from './commands/engines.js';
 import { exec } from './commands/exec.js';
 import { files } from './commands/box-files.js';
@@ -48,6 +49,7 @@ const commands: Group = {
   image,
   template,
   models,
+  embed,
   engines,
   logs,
   mcp,

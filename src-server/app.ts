@@ -10,6 +10,7 @@ import { errorMiddleware } from './http/error-handler.js';
 import { localGuard } from './http/guard.js';
 import { plainFront } from './http/plain-front.js';
 import { RouteRegistry } from './http/registry.js';
+import { upgradeListener } from './http/upgrade.js';
 import type { Area } from './http/route.js';
 
 interface BuiltApps {
@@ -17,7 +18,11 @@ interface BuiltApps {
   /** Serves every area (and the web UI); `inference` is set when inference has its own port. */
   main: RequestListener;
   inference?: RequestListener;
+  /** The servers' `upgrade` listeners (WebSocket endpoints, http/upgrade.ts), same areas as `main` and `inference`. */
+  upgrades: { main: Upgrades; inference?: Upgrades };
 }
+
+type Upgrades = ReturnType<typeof upgradeListener>;
 
 /** Builds the request listeners (no listen): routes of every area, the guard, errors, web UI. */
 export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitInference?: boolean; signIn: SignInService }): BuiltApps {
@@ -30,14 +35,16 @@ export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitIn
   registry.mount(main, ctx, mainAreas);
   main.use(errorMiddleware(ctx));
   let inference: RequestListener | undefined;
+  const upgrades: BuiltApps['upgrades'] = { main: upgradeListener(registry.upgrades, ctx, mainAreas) };
   if (opts.splitInference) {
+    upgrades.inference = upgradeListener(registry.upgrades, ctx, ['inference', 'common']);
     const app = baseApp();
     registry.mount(app, ctx, ['inference', 'common']);
     app.use(errorMiddleware(ctx));
     inference = plainFront(registry.specs, ctx, ['inference', 'common'], app);
   }
   // `plain` routes (the inference endpoints) skip Express: http/plain-front.ts.
-  return { registry, main: plainFront(registry.specs, ctx, mainAreas, main), inference };
+  return { registry, main: plainFront(registry.specs, ctx, mainAreas, main), inference, upgrades };
 }
 
 function baseApp(): Express {

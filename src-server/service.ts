@@ -113,13 +113,13 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
   const { app: ctx, areas } = await wire(base, runtime);
   const split = config.inferencePort !== undefined;
   const apps = createApp(ctx, areas, { splitInference: split, signIn: ctx.services.signIn });
-  const server = await listen(http.createServer(apps.main), config.port, config.host);
+  const server = await listen(http.createServer(apps.main).on('upgrade', apps.upgrades.main.listener), config.port, config.host);
   baseUrl = `http://${config.host}:${(server.address() as AddressInfo).port}`;
   lock.setUrl(baseUrl);
   let inferenceUrl = baseUrl;
   let infServer: http.Server | undefined;
   if (split && apps.inference) {
-    infServer = await listen(http.createServer(apps.inference), config.inferencePort!, config.host);
+    infServer = await listen(http.createServer(apps.inference).on('upgrade', apps.upgrades.inference!.listener), config.inferencePort!, config.host);
     inferenceUrl = `http://${config.host}:${(infServer.address() as AddressInfo).port}`;
   }
   // the first line of logs/service.log, so the file is there from the start
@@ -143,6 +143,7 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
     },
     close: async () => {
       base.diskSpace.stop();
+      for (const u of [apps.upgrades.main, apps.upgrades.inference]) u?.closeAll(); // WebSockets: the servers' close would wait for them
       for (const a of [...areas].reverse()) await a.stop?.();
       await Promise.all([server, infServer].filter(Boolean).map((s) => closeServer(s!)));
       db.close();

@@ -118,6 +118,8 @@ export const ModelEntry = z.object({
   type: z.literal('model'),
   display_name: z.string(),
   created_at: z.string(),
+  /** Beyond the spec: `embedding` when the model answers POST /v1/embeddings. */
+  capabilities: z.array(z.enum(['embedding'])).optional(),
 });
 export type ModelEntry = z.infer<typeof ModelEntry>;
 export const ModelList = z.object({

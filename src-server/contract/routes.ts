@@ -12,6 +12,7 @@ import { Image, ImageList } from './images.js';
 import * as Ib from './inbox.js';
 import * as Inf from './inference.js';
 import { CompactBody, CompactedResponse } from './inference-compact.js';
+import { EmbeddingList, EmbeddingsBody } from './inference-embeddings.js';
 import { ChatCompletion, MessageObject, NeverSucceeds, ResponseObject } from './inference-wire.js';
 import { ChatStreamChunk, MessagesStreamEvent, ResponsesStreamEvent } from './inference-stream.js';
 import * as N from './network.js';
@@ -211,6 +212,7 @@ export const ROUTES = {
   'DELETE /v1/messages/batches/:batch_id': never,
   'POST /v1/messages/batches/:batch_id/cancel': never,
   'GET /v1/messages/batches/:batch_id/results': never,
+  'POST /v1/embeddings': { body: EmbeddingsBody, response: EmbeddingList },
   'GET /v1/models': { response: Inf.ModelList },
   'GET /v1/models/:model_id': { response: Inf.ModelEntry },
   'GET /v1/models/:engine/:model': { response: Inf.ModelEntry },

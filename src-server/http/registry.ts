@@ -5,7 +5,7 @@ import { routeContract } from '../contract/routes.js';
 import { authenticate } from './auth.js';
 import { ApiError, badRequest } from './api-errors.js';
 import { setErrorStyle } from './error-handler.js';
-import { runRoute, type Area, type RouteSpec } from './route.js';
+import { runRoute, type Area, type RouteSpec, type UpgradeSpec } from './route.js';
 
 /** Keeps every route's spec: it mounts them, answers 404/405, and feeds the OpenAPI document. */
 export class RouteRegistry implements RouteRegistrar {
@@ -14,6 +14,13 @@ export class RouteRegistry implements RouteRegistrar {
 
   fallback(f: Fallback): void {
     this.fallbacks.push(f);
+  }
+
+  readonly upgrades: UpgradeSpec[] = [];
+
+  upgrade(spec: UpgradeSpec): void {
+    if (this.upgrades.some((s) => s.path === spec.path)) throw new Error(`upgrade ${spec.path} registered twice`);
+    this.upgrades.push(spec);
   }
 
   add(spec: RouteSpec<any, any, any>): void {

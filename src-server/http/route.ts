@@ -9,16 +9,20 @@ import { authenticate } from './auth.js';
 import { ApiError, forbidden } from './api-errors.js';
 import { errorBody, pathOf, setErrorStyle, styledErrorBody, writeJson, type ErrorStyle } from './error-handler.js';
 import { readJsonBody } from './body.js';
+import { idempotencyKey, replayOrRefuse } from './idempotency-key.js';
 import { parseJsonBody } from './json-body.js';
 import { drainHash, hashWhileStreaming } from './stream-hash.js';
 import { parseOr400 } from './validate.js';
 import { recordViolation, responseProblem } from './response-check.js';
+import type { Duplex } from 'node:stream';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** Where a routes function declares its routes (http/registry.ts RouteRegistry). */
 export interface RouteRegistrar {
   add<B, Q, P>(spec: RouteSpec<B, Q, P>): void;
+  /** A WebSocket endpoint (http/upgrade.ts): same guard, authentication and billing as `add`'s routes. */
+  upgrade(spec: UpgradeSpec): void;
   /** What answers a request under `prefix` that no route takes (mounted after the routes). */
   fallback(f: Fallback): void;
 }
@@ -97,7 +101,31 @@ export interface RouteSpec<B = any, Q = any, P = any> {
   handler: (ctx: RouteCtx<B, Q, P>) => unknown | Promise<unknown>;
 }
 
-const IDEMPOTENCY_HEADER = 'idempotency-key';
+/**
+ * An HTTP upgrade (WebSocket) endpoint: `GET path` with `Upgrade: websocket`. The upgrade
+ * request goes through the same checks as a request of the HTTP pipeline (`runRoute`):
+ * the local guard (Host and origin: no DNS rebinding, no cross-origin page), authentication
+ * (API key, session cookie, or a box's egress credential on inference endpoints) and
+ * billing; a refusal is the spec's JSON error envelope with its status, and no upgrade.
+ * The handler takes over the socket; `admit` is what each unit of work on it runs first
+ * (billing, then a slot of the organization's stream pool, released by the returned function).
+ */
+export interface UpgradeSpec {
+  path: string;
+  area: Area;
+  summary: string;
+  handle(ctx: UpgradeCtx): void;
+}
+
+interface UpgradeCtx {
+  req: IncomingMessage;
+  socket: Duplex;
+  head: Buffer;
+  auth: Principal;
+  app: RouteApp;
+  admit(): () => void;
+}
+
 const MUTATING: Method[] = ['post', 'put', 'patch', 'delete'];
 
 /** The whole request pipeline for one route: auth → limits → idempotency → validation → handler. */
@@ -197,36 +225,6 @@ async function rawIdempotent(spec: RouteSpec, app: AppContext, req: PipelineRequ
   } finally {
     if (!settled) app.repos.idempotency.release(keyId, key);
   }
-}
-
-function idempotencyKey(req: IncomingMessage): string | undefined {
-  const v = req.headers[IDEMPOTENCY_HEADER];
-  if (typeof v !== 'string' || v.trim() === '') return undefined; // blank keys are ignored
-  // Node hands header values over as latin1 (one char per wire byte): that length is the byte count.
-  if (Buffer.byteLength(v, 'latin1') > 255) {
-    throw new ApiError(400, 'invalid_request_error', 'Idempotency-Key must be at most 255 bytes.', { param: 'Idempotency-Key' });
-  }
-  return v;
-}
-
-function replayOrRefuse(
-  res: ServerResponse,
-  prior: { request_hash: string; state: string; status: number | null; content_type: string | null; body: Buffer | null },
-  reqHash: string,
-) {
-  if (prior.request_hash !== reqHash) {
-    throw new ApiError(409, 'conflict_error', 'This Idempotency-Key was already used with a different request; send the corrected request under a new key.', {
-      param: 'Idempotency-Key',
-      code: 'idempotency_key_reused',
-    });
-  }
-  if (prior.state === 'in_flight') {
-    throw new ApiError(503, 'server_error', 'A request with this Idempotency-Key is still being processed; retry shortly.', {
-      code: 'idempotency_in_flight',
-      headers: { 'Retry-After': '1' },
-    });
-  }
-  writeJson(res, prior.status!, { 'Idempotent-Replayed': 'true' }, prior.body ?? Buffer.alloc(0), prior.content_type ?? 'application/json');
 }
 
 /** `record`: called with the JSON answer before it is written (idempotency settles there). */

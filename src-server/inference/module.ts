@@ -28,6 +28,9 @@ import { localModelsRoutes } from './routes/local-models-routes.js';
 import { messagesRoutes } from './routes/messages-routes.js';
 import { modelsRoutes } from './routes/models-routes.js';
 import { responsesRoutes } from './routes/responses-routes.js';
+import { responsesWsRoutes } from './routes/responses-ws.js';
+import { embeddingsRoutes } from './routes/embeddings-routes.js';
+import { EmbeddingsService } from './embeddings.js';
 import { InferenceService } from './inference-service.js';
 import { DownloadsRepo } from './store/downloads-repo.js';
 import { EnginesRepo } from './store/engines-repo.js';
@@ -141,6 +144,8 @@ export function inferenceArea(app: AppBase, deps: InferenceDeps) {
     name: 'inference',
     routes(r) {
       responsesRoutes(r, inference.service);
+      responsesWsRoutes(r, inference.service);
+      embeddingsRoutes(r, new EmbeddingsService(inference.engines, inference.service, { boxes: deps.boxes, usage: deps.usage }, app.log));
       chatRoutes(r, inference.service);
       messagesRoutes(r, inference.service);
       modelsRoutes(r, inference.engines);

@@ -143,3 +143,24 @@ export const parsedArguments = (c: NativeToolCall): unknown => {
     return {};
   }
 };
+
+/** An embeddings request (POST /v1/embeddings) as engines see it: texts, or token ids. */
+export interface NativeEmbedRequest {
+  inputs: (string | number[])[];
+  /** Wanted vector length (engines that can shorten theirs; upstreams get it as sent). */
+  dimensions?: number;
+  user?: string;
+}
+
+export interface NativeEmbeddings {
+  /** One vector per input, in order. */
+  vectors: number[][];
+  inputTokens: number;
+}
+
+/** `v` cut to its first `dimensions` values (when given) and scaled to length 1 (OpenAI's vectors are unit length). */
+export function unitVector(v: readonly number[], dimensions?: number): number[] {
+  const cut = dimensions !== undefined && dimensions < v.length ? v.slice(0, dimensions) : [...v];
+  const norm = Math.hypot(...cut);
+  return norm > 0 ? cut.map((x) => x / norm) : cut;
+}

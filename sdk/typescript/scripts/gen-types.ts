@@ -57,6 +57,8 @@ export const ENTRIES: [name: string, expr: string, doc: string][] = [
   ['Inbox', "Answer<'POST /v1/inbox/mine'>", 'A webhook inbox: its URL (no API key needed to post there) and what it answers.'],
   ['InboxDelivery', "Answer<'GET /v1/inbox'>['data'][number]", 'One webhook an inbox received.'],
   ['Whoami', "Answer<'GET /v1/whoami'>", 'Who the API key is.'],
+  ['EmbeddingsBody', "BodyOf<'POST /v1/embeddings'>", 'The body of POST /v1/embeddings (OpenAI Embeddings API).'],
+  ['EmbeddingList', "Answer<'POST /v1/embeddings'>", 'What POST /v1/embeddings answers: one vector per input (floats, or base64 float32).'],
   ['ErrorEnvelope', 'ErrorBody', "The spec's error envelope."],
 ];
 

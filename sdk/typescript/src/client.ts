@@ -1,4 +1,5 @@
 import { Box } from './box.js';
+import { Embeddings } from './embeddings.js';
 import type { UploadBody } from './http.js';
 import { Http, type ClientOptions } from './http.js';
 import { op } from './ops.js';
@@ -246,6 +247,7 @@ export class BoxClient {
   readonly volumes: Volumes;
   readonly policies: Policies;
   readonly inboxes: Inboxes;
+  readonly embeddings: Embeddings;
   /** @internal */
   readonly http: Http;
 
@@ -256,6 +258,7 @@ export class BoxClient {
     this.volumes = new Volumes(this.http);
     this.policies = new Policies(this.http);
     this.inboxes = new Inboxes(this.http);
+    this.embeddings = new Embeddings(this.http);
   }
 
   /** The service's base URL in use. */

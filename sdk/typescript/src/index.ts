@@ -1,5 +1,6 @@
 export { BoxClient, Boxes, Checkpoints, Volumes, VolumeHandle, Policies, Inboxes, type Page, type CreateBoxOptions } from './client.js';
 export { Box, BoxCron } from './box.js';
+export { Embeddings } from './embeddings.js';
 export { BoxFiles, type WriteOptions } from './files.js';
 export { ExecStream, type ExecOptions, type ExecResult, type ExecOutcome, type ExecStatus, type OutputEvent } from './exec.js';
 export { BoxCode, type CodeEvent, type CodeExecution, type RunCodeOptions } from './code.js';

@@ -493,6 +493,31 @@ export type Whoami = {
   user_id: null | string;
 };
 
+/** The body of POST /v1/embeddings (OpenAI Embeddings API). */
+export type EmbeddingsBody = {
+  [key: string]: unknown;
+  model: string;
+  input: string | string[] | number[] | number[][];
+  encoding_format?: null | 'float' | 'base64';
+  dimensions?: null | number;
+  user?: null | string;
+};
+
+/** What POST /v1/embeddings answers: one vector per input (floats, or base64 float32). */
+export type EmbeddingList = {
+  object: 'list';
+  data: {
+    object: 'embedding';
+    index: number;
+    embedding: string | number[];
+  }[];
+  model: string;
+  usage: {
+    prompt_tokens: number;
+    total_tokens: number;
+  };
+};
+
 /** The spec's error envelope. */
 export type ErrorEnvelope = {
   error: {

@@ -148,6 +148,20 @@ describe('lifecycle, checkpoints, fork, cron, volumes, policies', () => {
   });
 });
 
+describe('embeddings', () => {
+  it('embed answers unit vectors per text; create answers base64 when asked; an unknown model is a NotFoundError', async () => {
+    const [a, b] = await client.embeddings.embed('box/echo', ['one', 'two'], { dimensions: 16 });
+    expect(a).toHaveLength(16);
+    expect(Math.hypot(...a!)).toBeCloseTo(1, 6);
+    expect(b).not.toEqual(a);
+    expect(await client.embeddings.embed('box/echo', 'one', { dimensions: 16 })).toEqual([a]);
+    const raw = await client.embeddings.create({ model: 'box/echo', input: 'one', encoding_format: 'base64' });
+    expect(Buffer.from(raw.data[0]!.embedding as string, 'base64').length).toBe(64 * 4);
+    expect(raw.usage.prompt_tokens).toBe(1);
+    await expect(client.embeddings.embed('box/nothing', 'x')).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
 describe('typed errors and idempotency', () => {
   it('errors carry the envelope: 404, 400 naming the field, 401, 409', async () => {
     const nf = await client.boxes.get('box_00000000-0000-4000-8000-000000000000').catch((e: unknown) => e);

@@ -1,4 +1,4 @@
-import type { DeltaSink, NativeRequest, NativeResult } from '../native.js';
+import type { DeltaSink, NativeEmbedRequest, NativeEmbeddings, NativeRequest, NativeResult } from '../native.js';
 
 /** A model as an engine lists it; `id` is already `<engine>/<model>`. */
 export interface EngineModel {
@@ -6,6 +6,8 @@ export interface EngineModel {
   /** Unix seconds. */
   created: number;
   displayName: string;
+  /** The model answers POST /v1/embeddings (GET /v1/models shows `capabilities: ["embedding"]`). */
+  embeds?: boolean;
 }
 
 /**
@@ -24,6 +26,8 @@ export interface Engine {
    * the complete result.
    */
   generate(model: string, req: NativeRequest, signal?: AbortSignal, onDelta?: DeltaSink): Promise<NativeResult>;
+  /** Embeddings (POST /v1/embeddings); engines without it answer 400 for every model. */
+  embed?(model: string, req: NativeEmbedRequest, signal?: AbortSignal): Promise<NativeEmbeddings>;
   status(): Record<string, unknown>;
   close(): Promise<void>;
 }

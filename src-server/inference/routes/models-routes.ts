@@ -13,6 +13,7 @@ const entry = (m: EngineModel): ModelEntry => ({
   type: 'model',
   display_name: m.displayName,
   created_at: new Date(m.created * 1000).toISOString(),
+  ...(m.embeds ? { capabilities: ['embedding' as const] } : {}),
 });
 
 const ModelIdParams = z.object({ model_id: z.string().min(1).max(512) });

@@ -78,6 +78,12 @@ export async function startFakeUpstream(kind: 'openai' | 'anthropic', opts: { ap
             : { data: [{ id: 'fake-claude', type: 'model', display_name: 'Fake Claude', created_at: '2024-01-01T00:00:00Z' }], has_more: false },
         );
       }
+      if (kind === 'openai' && req.method === 'POST' && path === '/v1/embeddings') {
+        // [characters, position, dimensions asked (or 3)] per input: the test reads back what reached it
+        const inputs: unknown[] = typeof body.input === 'string' || typeof body.input[0] === 'number' ? [body.input] : body.input;
+        const data = inputs.map((t, index) => ({ object: 'embedding', index, embedding: [String(t).length, index, body.dimensions ?? 3] }));
+        return send(200, { object: 'list', data, model: body.model, usage: { prompt_tokens: 5 * inputs.length, total_tokens: 5 * inputs.length } });
+      }
       if (kind === 'openai' && req.method === 'POST' && path === '/v1/chat/completions') {
         const msgs = body.messages as any[];
         const last = [...msgs].reverse().find((m: any) => m.role === 'user');

@@ -1,7 +1,8 @@
-import type { DeltaSink, NativeImage, NativeRequest, NativeResult, NativeToolCall } from '../../native.js';
+import type { DeltaSink, NativeEmbedRequest, NativeEmbeddings, NativeImage, NativeRequest, NativeResult, NativeToolCall } from '../../native.js';
 import { imageInfo } from '../../images/image-info.js';
 import { emptyUsage, newCallId } from '../../native.js';
 import type { Engine, EngineModel } from '../engine.js';
+import { echoEmbedding } from './echo-embedding.js';
 import { schemaInstance } from './schema-instance.js';
 
 export const ECHO_ENGINE = 'box';
@@ -34,7 +35,7 @@ export class EchoEngine implements Engine {
   readonly kind = 'test' as const;
 
   async listModels(): Promise<EngineModel[]> {
-    return [{ id: ECHO_MODEL_ID, created: CREATED, displayName: ECHO_DISPLAY_NAME }];
+    return [{ id: ECHO_MODEL_ID, created: CREATED, displayName: ECHO_DISPLAY_NAME, embeds: true }];
   }
 
   hasModel(model: string): boolean {
@@ -70,6 +71,15 @@ export class EchoEngine implements Engine {
       }
     }
     return { text, stop: cut ? 'max_tokens' : 'end', usage: { ...emptyUsage(), inputTokens, outputTokens: count } };
+  }
+
+  /** Deterministic vectors (echo-embedding.ts); token-id inputs are embedded as their ids joined by spaces. */
+  async embed(_model: string, req: NativeEmbedRequest): Promise<NativeEmbeddings> {
+    const texts = req.inputs.map((i) => (typeof i === 'string' ? i : i.join(' ')));
+    return {
+      vectors: texts.map((t) => echoEmbedding(t, req.dimensions)),
+      inputTokens: req.inputs.reduce((n, i) => n + (typeof i === 'string' ? echoTokens(i).length : i.length), 0),
+    };
   }
 
   status(): Record<string, unknown> {

@@ -1,9 +1,18 @@
 import os from 'node:os';
-import type { Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import type { Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import { Failed, Invalid, NotFound } from '../../../core/domain-errors.js';
-import { newCallId, type DeltaSink, type NativeRequest, type NativeResult, type NativeToolCall } from '../../native.js';
+import {
+  newCallId,
+  type DeltaSink,
+  type NativeEmbedRequest,
+  type NativeEmbeddings,
+  type NativeRequest,
+  type NativeResult,
+  type NativeToolCall,
+} from '../../native.js';
 import type { Engine, EngineModel } from '../engine.js';
 import { forcedCallWrapper } from './forced-call.js';
+import { embedWith } from './llama-embeddings.js';
 import { functionsOf, toChatHistory } from './history.js';
 import type { ModelFiles } from './model-files.js';
 import { Semaphore } from './semaphore.js';
@@ -21,6 +30,8 @@ interface Loaded {
   slots: Semaphore;
   lastUsed: number;
   active: number;
+  /** Made on the first embeddings request (llama-embeddings.ts). */
+  embedding?: Promise<LlamaEmbeddingContext>;
 }
 
 /**
@@ -57,7 +68,23 @@ export class LlamaEngine implements Engine {
   }
 
   async listModels(): Promise<EngineModel[]> {
-    return this.files.list().map((f) => ({ id: `local/${f.name}`, created: Math.floor(f.createdAt / 1000), displayName: f.name }));
+    return this.files.list().map((f) => ({ id: `local/${f.name}`, created: Math.floor(f.createdAt / 1000), displayName: f.name, embeds: true }));
+  }
+
+  async embed(name: string, req: NativeEmbedRequest, signal?: AbortSignal): Promise<NativeEmbeddings> {
+    const lm = await this.load(name);
+    lm.active++;
+    try {
+      if (!lm.embedding) {
+        const made = lm.model.createEmbeddingContext({ threads: lm.context.currentThreads, contextSize: lm.context.contextSize });
+        made.catch(() => (lm.embedding = undefined)); // the next request tries again
+        lm.embedding = made;
+      }
+      return await embedWith(await lm.embedding, lm.model, req, signal);
+    } finally {
+      lm.active--;
+      lm.lastUsed = Date.now();
+    }
   }
 
   async generate(name: string, req: NativeRequest, signal?: AbortSignal, onDelta?: DeltaSink): Promise<NativeResult> {
@@ -198,6 +225,7 @@ export class LlamaEngine implements Engine {
       const lm = await p.catch(() => undefined);
       if (!lm || lm.active > 0 || Date.now() - lm.lastUsed < idleMs) continue;
       this.loaded.delete(name);
+      await (await lm.embedding?.catch(() => undefined))?.dispose();
       await lm.context.dispose();
       await lm.model.dispose();
     }
@@ -211,6 +239,7 @@ export class LlamaEngine implements Engine {
     clearInterval(this.idleTimer);
     for (const p of this.loaded.values()) {
       const lm = await p.catch(() => undefined);
+      await (await lm?.embedding?.catch(() => undefined))?.dispose();
       await lm?.context.dispose();
       await lm?.model.dispose();
     }

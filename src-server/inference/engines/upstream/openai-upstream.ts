@@ -1,6 +1,7 @@
-import type { DeltaSink, NativeImage, NativeRequest, NativeResult } from '../../native.js';
+import type { DeltaSink, NativeEmbedRequest, NativeEmbeddings, NativeImage, NativeRequest, NativeResult } from '../../native.js';
 import type { Engine, EngineModel } from '../engine.js';
 import { upstreamJson } from './http.js';
+import { fromOpenAiEmbeddings } from './openai-embeddings.js';
 import { OpenAiChunkReader } from './openai-stream.js';
 import { upstreamStream } from './sse.js';
 
@@ -139,11 +140,30 @@ export class OpenAiUpstream implements Engine {
     return fromOpenAiChat(body);
   }
 
+  /** Passed through to the upstream's `/embeddings` (floats asked for; the gateway encodes base64 itself). */
+  async embed(model: string, req: NativeEmbedRequest, signal?: AbortSignal): Promise<NativeEmbeddings> {
+    const body = await upstreamJson(this.name, this.url('/embeddings'), {
+      headers: this.headers(),
+      body: {
+        model,
+        input: req.inputs,
+        encoding_format: 'float',
+        ...(req.dimensions ? { dimensions: req.dimensions } : {}),
+        ...(req.user ? { user: req.user } : {}),
+      },
+      timeoutMs: this.cfg.timeoutMs,
+      signal,
+    });
+    return fromOpenAiEmbeddings(this.name, body, req.inputs.length);
+  }
+
   async listModels(): Promise<EngineModel[]> {
     const body = (await upstreamJson(this.name, this.url('/models'), { headers: this.headers(), timeoutMs: 5000 })) as {
       data?: { id?: string; created?: number }[];
     };
-    return (body.data ?? []).filter((m) => typeof m.id === 'string').map((m) => ({ id: `${this.name}/${m.id}`, created: m.created ?? 0, displayName: m.id! }));
+    return (body.data ?? [])
+      .filter((m) => typeof m.id === 'string')
+      .map((m) => ({ id: `${this.name}/${m.id}`, created: m.created ?? 0, displayName: m.id!, ...(/embed/i.test(m.id!) ? { embeds: true } : {}) }));
   }
 
   status() {
