@@ -3,6 +3,8 @@ import { namespacedName, type NativeFormat, type NativeMessage } from '../native
 import type { StoredResponse } from '../store/responses-repo.js';
 import { contentText, prepared, refuse, refusePresent, wantsStream, type Prepared } from './common.js';
 import { argumentsText, responsesTools } from './tools.js';
+import { responsesHosted, withHosted } from '../hosted/hosted-tools.js';
+import { hostedInputItem, hostedTurns } from '../hosted/hosted-turns.js';
 
 /**
  * POST /v1/responses → native request (spec, Inference API, Responses limitations).
@@ -15,6 +17,7 @@ export function responsesToNative(body: ResponsesBody, previous?: StoredResponse
   const stream = wantsStream(b);
   if (stream && body.background) refuse('stream', 'stream=true with background=true is not supported: poll GET /v1/responses/{id}.');
   const { tools, toolChoice } = responsesTools(b);
+  const hosted = responsesHosted(b);
   if (b.store === false) refuse('store', 'store=false is not supported: every response is stored.');
   if (b.truncation !== undefined && b.truncation !== null && b.truncation !== 'disabled') {
     refuse('truncation', 'truncation supports only "disabled".');
@@ -42,8 +45,9 @@ export function responsesToNative(body: ResponsesBody, previous?: StoredResponse
       messages,
       format,
       maxOutputTokens: body.max_output_tokens ?? undefined,
-      tools,
+      tools: withHosted(tools, hosted),
       toolChoice,
+      ...(hosted.length ? { hosted } : {}),
       parallelToolCalls: body.parallel_tool_calls ?? true,
       maxToolCalls: body.max_tool_calls ?? undefined,
       params: {
@@ -93,12 +97,14 @@ function openResponsesEcho(b: Record<string, unknown>): Record<string, unknown> 
 /** A stored response's conversation (without its instructions) and its output, to continue from. */
 function continuation(r: StoredResponse): NativeMessage[] {
   const msgs = r.native.messages.filter((m, i) => !(i === 0 && m.role === 'system' && r.echo.instructions));
+  if (r.result) msgs.push(...hostedTurns(r.result));
   if (r.result) msgs.push({ role: 'assistant', text: r.result.text, ...(r.result.toolCalls?.length ? { toolCalls: r.result.toolCalls } : {}) });
   return msgs;
 }
 
 /** One input item: a message, a function call the model made, or a function call's output. */
 function addInputItem(out: NativeMessage[], item: Record<string, unknown>, param: string) {
+  if (hostedInputItem(out, item)) return;
   if (item.type === 'function_call') {
     if (typeof item.call_id !== 'string' || !item.call_id) refuse(`${param}.call_id`, `${param}.call_id must be a string.`);
     if (typeof item.name !== 'string') refuse(`${param}.name`, `${param}.name must be a string.`);

@@ -1,4 +1,5 @@
 import { namespacedName, type NativeTool, type NativeToolChoice } from '../native.js';
+import { isMessagesHosted, isResponsesHosted } from '../hosted/hosted-tools.js';
 import { refuse } from './common.js';
 
 /**
@@ -69,6 +70,7 @@ function namespaceTools(t: Rec, param: string): NativeTool[] {
 export function responsesTools(b: Rec): { tools: NativeTool[]; toolChoice: NativeToolChoice } {
   const tools = list(b.tools).flatMap((t, i) => {
     if (t.type === 'namespace') return namespaceTools(t, `tools[${i}]`);
+    if (isResponsesHosted(t)) return []; // run by the gateway (hosted/hosted-tools.ts)
     if (t.type !== 'function')
       refuse(
         `tools[${i}].type`,
@@ -108,11 +110,12 @@ export function chatTools(b: Rec): { tools: NativeTool[]; toolChoice: NativeTool
 
 /** Messages: `{name, description, input_schema}` (type absent or "custom"); `{type: auto|any|none|tool, name, disable_parallel_tool_use}`. */
 export function messagesTools(b: Rec): { tools: NativeTool[]; toolChoice: NativeToolChoice; parallel: boolean } {
-  const tools = list(b.tools).map((t, i) => {
+  const tools = list(b.tools).flatMap((t, i) => {
+    if (isMessagesHosted(t)) return []; // run by the gateway (hosted/hosted-tools.ts)
     if (t.type !== undefined && t.type !== null && t.type !== 'custom') {
       refuse(`tools[${i}].type`, `Only client tools are supported: tools[${i}] is a "${String(t.type)}" server tool.`);
     }
-    return tool(t.name, t.description, t.input_schema, undefined, `tools[${i}]`);
+    return [tool(t.name, t.description, t.input_schema, undefined, `tools[${i}]`)];
   });
   checkNames(tools);
   const c = b.tool_choice;
