@@ -164,6 +164,11 @@ describe('Messages: the code execution server tool', () => {
     expect(text.text).toContain('Linux');
     expect(m.container?.id).toMatch(/^box_/);
     expect((await box(m.container!.id)).status).toBe('running');
+    // GET /v1/responses/{id} shows it Responses-shaped: the command as a shell call and its output
+    const got = await openai.responses.retrieve(m.id);
+    expect(got.tools).toEqual([{ type: 'code_execution_20250825', name: 'code_execution' }]);
+    expect(got.output.map((o) => o.type)).toEqual(['shell_call', 'shell_call_output', 'message']);
+    expect(got.output[1]).toMatchObject({ call_id: use.id, output: [{ stdout: 'Linux\n' }] });
 
     const again = await anthropic.messages.create({
       model: 'box/echo',
