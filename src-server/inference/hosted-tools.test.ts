@@ -111,6 +111,9 @@ describe('Responses: shell in a box', () => {
     });
     expect(missing.status).toBe(400);
     expect((await errorOf(missing)).param).toBe('tools[0].container');
+    const queued = await svc.api('/v1/responses', { method: 'POST', json: { model: 'box/echo', input: 'x', tools: [SHELL], background: true } });
+    expect(queued.status).toBe(400);
+    expect((await errorOf(queued)).param).toBe('background');
   });
 
   it('streams the shell call and its output as the openai client reads them', async () => {
