@@ -70,7 +70,12 @@ export const ResponseObject = z.object({
   store: z.boolean(),
   temperature: z.number(),
   text: z.object({ format: Open }),
-  tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: z.string() })]),
+  tool_choice: z.union([
+    z.enum(['none', 'auto', 'required']),
+    z.object({ type: z.literal('function'), name: z.string() }),
+    /** A hosted tool (inference/hosted/). */
+    z.object({ type: z.enum(['code_interpreter', 'shell', 'bash_code_execution']) }),
+  ]),
   tools: z.array(z.union([FunctionTool, NamespaceTool, CodeInterpreterTool, ShellTool, CodeExecutionTool])),
   top_p: z.number(),
   truncation: z.string(),

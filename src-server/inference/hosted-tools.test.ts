@@ -141,6 +141,17 @@ describe('Responses: shell in a box', () => {
     expect(got.output_text).toContain('Linux');
   });
 
+  it('tool_choice names a hosted tool; a client function beside it stays the client’s', async () => {
+    const fn = { type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false } as const;
+    const forced = await openai.responses.create({ model: 'box/echo', input: 'echo forced', tools: [fn, SHELL], tool_choice: { type: 'shell' } });
+    expect(forced.output.map((o) => o.type)).toEqual(['shell_call', 'shell_call_output', 'message']);
+    expect(forced.tool_choice).toEqual({ type: 'shell' });
+    const client = await openai.responses.create({ model: 'box/echo', input: 'Paris', tools: [fn, SHELL], tool_choice: 'required' });
+    expect(client.output).toMatchObject([{ type: 'function_call', name: 'get_weather' }]);
+    const only = await openai.responses.create({ model: 'box/echo', input: 'echo required', tools: [SHELL], tool_choice: 'required' });
+    expect(only.output_text).toContain('required');
+  });
+
   it('stops incomplete after the bound of hosted calls, on an upstream model', async () => {
     looperCalls = 0;
     const r = await openai.responses.create({ model: 'up/loop', input: 'go', tools: [SHELL] });

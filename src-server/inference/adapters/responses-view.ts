@@ -33,7 +33,9 @@ function toolsView(n: StoredResponse['native']) {
   tools.push(...hostedToolsView(n));
   if (!tools.length) return { tools, tool_choice: 'none' as unknown, parallel_tool_calls: false };
   const c = n.toolChoice ?? 'auto';
-  return { tools, tool_choice: typeof c === 'string' ? c : { type: 'function', name: c.name }, parallel_tool_calls: n.parallelToolCalls ?? true };
+  const hosted = typeof c === 'string' ? undefined : isHostedCall(n.hosted, c.name);
+  const choice = typeof c === 'string' ? c : hosted ? { type: hosted.kind } : { type: 'function', name: c.name };
+  return { tools, tool_choice: choice, parallel_tool_calls: n.parallelToolCalls ?? true };
 }
 
 /** The output items: the assistant message (when it said something, or called nothing), then one function_call per call. */

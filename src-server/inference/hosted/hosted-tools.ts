@@ -98,6 +98,13 @@ export function messagesHosted(b: Rec): NativeHostedTool[] {
   return [{ kind: 'bash_code_execution', name: 'bash_code_execution', container, wire: tools[found] as Rec }];
 }
 
+/** Responses' `tool_choice: {type: "code_interpreter" | "shell"}`: that hosted tool, which must be among the tools. */
+export function hostedChoice(b: Rec, type: string): { name: string } {
+  const sent = Array.isArray(b.tools) && (b.tools as unknown[]).some((t) => isRec(t) && t.type === type);
+  if (!sent) refuse('tool_choice', `tool_choice names the ${type} tool, which is not among the tools.`);
+  return { name: type };
+}
+
 /** Hosted functions join the client's tools; a client tool of the same name is refused. */
 export function withHosted(tools: NativeTool[], hosted: NativeHostedTool[]): NativeTool[] {
   for (const h of hosted)
