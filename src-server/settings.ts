@@ -113,6 +113,12 @@ export const ENV_SETTINGS = {
     default: 'on',
     meaning: "`0`: templates without the code interpreter's started Python kernel (the test suite's other VM tests)",
   },
+  hostedToolBoxTtl: {
+    env: 'BOX_HOSTED_BOX_TTL',
+    schema: z.coerce.number().int().min(60),
+    default: '`1200`',
+    meaning: 'seconds a box made by a hosted tool (`container: auto`) may stay idle before it is terminated',
+  },
 } satisfies Record<string, EnvSetting>;
 
 /** `BOX_*` variables other programs read (the CLI, scripts, the guest recipe, tests): accepted, unused here. */
@@ -278,6 +284,8 @@ const TuningSchema = z.strictObject({
   backgroundStopWaitMs: ms().default(5000),
   upstreamTimeoutMs: ms().default(600_000),
   structuredAttempts: z.number().int().positive().default(2),
+  /** inference/hosted/: hosted tool calls per request before it stops `incomplete`. */
+  hostedMaxCalls: z.number().int().positive().default(16),
   /** inference/catalog: the model catalog (absent: the built-in one). */
   modelCatalog: z.array(CatalogEntry).optional(),
   /** inference/engines/discovery.ts: false, or options (absent: on, except under tests). */

@@ -87,10 +87,19 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
   const inbox = inboxArea(base);
   const usage = usageArea(base, { boxes: boxes.boxes, organization: core.organization, access });
   const boxCredentials = HmacBoxCredentials.forDataDir(base.config.dataDir);
-  const inference = inferenceArea(base, { usage: usage.usage, boxes: boxes.boxes, credentials: boxCredentials, organization: core.organization, access });
+  const code = codeArea(base, { boxes: boxes.boxes, access });
+  const inference = inferenceArea(base, {
+    usage: usage.usage,
+    boxes: boxes.boxes,
+    credentials: boxCredentials,
+    organization: core.organization,
+    access,
+    execs: boxes.execs,
+    code: code.code,
+    apps: core.apps,
+  });
   const logs = logsArea({ log: base.serviceLog, runtime, access });
   const quit = quitArea(base, { boxes: boxes.boxes });
-  const code = codeArea(base, { boxes: boxes.boxes, access });
   const mcp = mcpArea(base, { execs: boxes.execs, access });
   const e2b = e2bArea(base, {
     boxes: {

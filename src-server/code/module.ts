@@ -7,6 +7,8 @@ import { CodeService } from './code-service.js';
 import type { CodeBoxes } from './ports.js';
 import { codeWarmup } from './template-warmup.js';
 
+export type { CodeService };
+
 /** The code interpreter (issue 25): contexts and runs, served by a daemon inside each box. */
 export function codeArea(app: AppBase, deps: { boxes: BoxService; access: BoxAccess }) {
   const b = deps.boxes;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChatCompletion, FunctionCallItem, MessageObject, OutputMessage, ResponseObject } from './inference-wire.js';
+import { BashResultBlock, CodeInterpreterCallItem, HostedResponsesEvents, ServerToolUseBlock, ShellCallItem, ShellCallOutputItem } from './inference-hosted.js';
 
 /**
  * The server-sent events of `stream: true` on the three create endpoints (issue 24, beyond
@@ -8,7 +9,13 @@ import { ChatCompletion, FunctionCallItem, MessageObject, OutputMessage, Respons
  * `data: [DONE]`. The OpenAPI document shows them as the `text/event-stream` answer.
  */
 const seq = { sequence_number: z.number().int() };
-const StreamItem = z.union([OutputMessage.extend({ status: z.enum(['in_progress', 'completed', 'incomplete']) }), FunctionCallItem]);
+const StreamItem = z.union([
+  OutputMessage.extend({ status: z.enum(['in_progress', 'completed', 'incomplete']) }),
+  FunctionCallItem,
+  CodeInterpreterCallItem,
+  ShellCallItem,
+  ShellCallOutputItem,
+]);
 const TextPart = z.object({ type: z.literal('output_text'), text: z.string(), annotations: z.array(z.unknown()), logprobs: z.array(z.unknown()) });
 const at = { item_id: z.string(), output_index: z.number().int() };
 const lifecycle = (type: string) => z.object({ type: z.literal(type), ...seq, response: ResponseObject });
@@ -35,6 +42,7 @@ export const ResponsesStreamEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('response.function_call_arguments.delta'), ...seq, ...at, delta: z.string() }),
   z.object({ type: z.literal('response.function_call_arguments.done'), ...seq, ...at, name: z.string(), arguments: z.string() }),
   z.object({ type: z.literal('error'), ...seq, code: z.string().nullable(), message: z.string(), param: z.string().nullable() }),
+  ...HostedResponsesEvents,
 ]);
 
 const ToolCallDelta = z.object({
@@ -75,7 +83,12 @@ export const MessagesStreamEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('content_block_start'),
     index: z.number().int(),
-    content_block: z.union([MessageObject.shape.content.element.options[0], MessageObject.shape.content.element.options[1]]),
+    content_block: z.union([
+      MessageObject.shape.content.element.options[0],
+      MessageObject.shape.content.element.options[1],
+      ServerToolUseBlock,
+      BashResultBlock,
+    ]),
   }),
   z.object({
     type: z.literal('content_block_delta'),

@@ -1,4 +1,14 @@
 import { z } from 'zod';
+import {
+  BashResultBlock,
+  CodeExecutionTool,
+  CodeInterpreterCallItem,
+  CodeInterpreterTool,
+  ServerToolUseBlock,
+  ShellCallItem,
+  ShellCallOutputItem,
+  ShellTool,
+} from './inference-hosted.js';
 
 /**
  * The answers of the three inference styles, as the official `openai` and
@@ -47,11 +57,12 @@ export const ResponseObject = z.object({
   background: z.boolean(),
   completed_at: z.number().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
-  incomplete_details: z.object({ reason: z.literal('max_output_tokens') }).nullable(),
+  /** `max_tool_calls`: the hosted tools' loop reached its bound (beyond OpenAI's reasons). */
+  incomplete_details: z.object({ reason: z.enum(['max_output_tokens', 'max_tool_calls']) }).nullable(),
   instructions: z.string().nullable(),
   max_output_tokens: z.number().int().nullable(),
   model: z.string(),
-  output: z.array(z.union([OutputMessage, FunctionCallItem])),
+  output: z.array(z.union([OutputMessage, FunctionCallItem, CodeInterpreterCallItem, ShellCallItem, ShellCallOutputItem])),
   parallel_tool_calls: z.boolean(),
   previous_response_id: z.string().nullable(),
   reasoning: Open,
@@ -59,8 +70,13 @@ export const ResponseObject = z.object({
   store: z.boolean(),
   temperature: z.number(),
   text: z.object({ format: Open }),
-  tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: z.string() })]),
-  tools: z.array(z.union([FunctionTool, NamespaceTool])),
+  tool_choice: z.union([
+    z.enum(['none', 'auto', 'required']),
+    z.object({ type: z.literal('function'), name: z.string() }),
+    /** A hosted tool (inference/hosted/). */
+    z.object({ type: z.enum(['code_interpreter', 'shell', 'bash_code_execution']) }),
+  ]),
+  tools: z.array(z.union([FunctionTool, NamespaceTool, CodeInterpreterTool, ShellTool, CodeExecutionTool])),
   top_p: z.number(),
   truncation: z.string(),
   usage: z
@@ -124,9 +140,14 @@ export const MessageObject = z.object({
     z.union([
       z.object({ type: z.literal('text'), text: z.string() }),
       z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() }),
+      ServerToolUseBlock,
+      BashResultBlock,
     ]),
   ),
-  stop_reason: z.enum(['end_turn', 'max_tokens', 'tool_use']),
+  /** `pause_turn`: the code execution loop reached its bound. */
+  stop_reason: z.enum(['end_turn', 'max_tokens', 'tool_use', 'pause_turn']),
+  /** The box the code execution tool ran in (send its id as `container` to reuse it). */
+  container: z.object({ id: z.string(), expires_at: z.string() }).optional(),
   stop_sequence: z.null(),
   usage: z.object({
     input_tokens: z.number().int(),

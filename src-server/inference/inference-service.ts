@@ -8,7 +8,8 @@ import { checkBoxBudget, type BudgetDeps } from './box/budget.js';
 import { compactionObject } from './compaction.js';
 import { boxOfKey } from './box/box-principal.js';
 import type { EngineRegistry } from './engines/registry.js';
-import type { DeltaSink, NativeRequest, NativeResult, StoredError, WireStyle } from './native.js';
+import type { HostedLoop } from './hosted/hosted-loop.js';
+import type { DeltaSink, HostedEvent, NativeRequest, NativeResult, StoredError, WireStyle } from './native.js';
 import type { ResponsesRepo, StoredResponse } from './store/responses-repo.js';
 import { ResponseWriteBehind } from './store/write-behind.js';
 import { checkStructured, schemaValidator } from './structured.js';
@@ -38,6 +39,8 @@ interface UsageEvent {
 interface StreamHooks {
   started(r: StoredResponse): void;
   onDelta: DeltaSink;
+  /** Hosted tool calls as they run (hosted/hosted-loop.ts). */
+  onHosted?: (e: HostedEvent) => void;
 }
 
 interface InferenceHooks {
@@ -58,6 +61,8 @@ export class InferenceService {
   readonly writer: ResponseWriteBehind;
   /** Synchronous requests between their check and their answer (the writer batches while any are). */
   private running = 0;
+  /** Runs hosted tools' calls in boxes (hosted/hosted-loop.ts); the module sets it. */
+  hosted: HostedLoop | null = null;
 
   constructor(
     private app: AppBase,
@@ -87,6 +92,7 @@ export class InferenceService {
     this.engines.resolve(p.native.model);
     if (auth?.box) checkBoxBudget(this.budgets, auth.box.id);
     if (p.native.format.type === 'json_schema') schemaValidator(p.native.format.schema, SCHEMA_PARAM[style]);
+    if (auth && p.native.hosted?.length) this.hosted?.check(p.native, auth, p.background);
   }
 
   /** POST /v1/responses/compact: a known model (404 otherwise); no engine runs (compaction.ts). */
@@ -108,11 +114,11 @@ export class InferenceService {
     let result: NativeResult;
     this.running++;
     try {
-      result = await this.execute(p.native, signal, stream?.onDelta);
+      result = await this.generate(stored, auth, signal, stream);
     } finally {
       this.running--;
     }
-    stored.status = result.stop === 'max_tokens' ? 'incomplete' : 'completed';
+    stored.status = result.stop === 'max_tokens' || result.hostedLimit ? 'incomplete' : 'completed';
     stored.result = result;
     stored.startedAt = createdAt;
     stored.completedAt = Date.now();
@@ -169,6 +175,14 @@ export class InferenceService {
     })();
     if (activated) this.hooks.webhooksChanged();
     if (result) this.emitUsage({ ...r, result });
+  }
+
+  /** The engine call, through the hosted tools' loop when the request has hosted tools. */
+  private generate(r: StoredResponse, auth: Principal, signal?: AbortSignal, stream?: StreamHooks): Promise<NativeResult> {
+    const run = (n: NativeRequest, onDelta?: DeltaSink) => this.execute(n, signal, onDelta);
+    if (!this.hosted || !r.native.hosted?.length) return run(r.native, stream?.onDelta);
+    const previousId = r.echo.previous_response_id as string | undefined;
+    return this.hosted.run(r.native, { auth, responseId: r.id, previousId, signal, onDelta: stream?.onDelta, onHosted: stream?.onHosted }, run);
   }
 
   /**

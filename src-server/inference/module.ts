@@ -42,6 +42,12 @@ import { WebhookDeliveriesService } from './webhooks/deliveries-service.js';
 import { webhookRoutes } from './webhooks/webhooks-routes.js';
 import { scheduleFrom } from './webhooks/schedule.js';
 import type { BoxAccess } from '../boxes/ports.js';
+import type { ExecService } from '../boxes/module.js';
+import type { CodeService } from '../code/module.js';
+import type { AppsService } from '../core/apps-service.js';
+import { hostedBoxPort } from './hosted/box-port.js';
+import { HostedLoop } from './hosted/hosted-loop.js';
+import { HostedReaper } from './hosted/hosted-reaper.js';
 
 /**
  * Tuning keys (ctx.config.tuning, typed in settings.ts), mostly for tests: `webhookSchedule` (webhooks/schedule.ts),
@@ -66,7 +72,12 @@ export interface InferenceArea {
   boxPrincipal: ReturnType<typeof boxPrincipalResolver>;
   fastDb: Db;
   maxRounds: number;
+  /** Terminates idle boxes made by hosted tools (BOX_HOSTED_BOX_TTL). */
+  hostedReaper: HostedReaper;
 }
+
+/** Default seconds a hosted tool's `auto` box may stay idle (BOX_HOSTED_BOX_TTL). */
+const HOSTED_BOX_TTL_S = 1200;
 
 const MODELS_DIR = 'models';
 
@@ -77,6 +88,10 @@ interface InferenceDeps {
   /** Each organization's webhook signing secret. */
   organization: Pick<OrganizationService, 'get'>;
   access: BoxAccess;
+  /** Hosted tools (code_interpreter, shell, code execution) run in boxes: exec, the code interpreter, the `hosted-tools` app. */
+  execs: ExecService;
+  code: CodeService;
+  apps: AppsService;
 }
 
 function build(app: AppBase, deps: InferenceDeps): InferenceArea {
@@ -119,6 +134,10 @@ function build(app: AppBase, deps: InferenceDeps): InferenceArea {
   const discovery = new EngineDiscovery(engines, new InferenceSettingsRepo(app.db), { ...(d || {}), allowed }, app.log);
   const pulls = new ModelPulls(files, new PullsRepo(app.db), t.modelCatalog ?? DEFAULT_CATALOG, app.log);
   const boxPrincipal = boxPrincipalResolver(deps.credentials, deps.boxes);
+  const hostedBoxes = hostedBoxPort({ boxes: deps.boxes, execs: deps.execs, code: deps.code, access: deps.access, apps: deps.apps });
+  const ttlS = app.config.env.hostedToolBoxTtl ?? HOSTED_BOX_TTL_S;
+  service.hosted = new HostedLoop(hostedBoxes, t.hostedMaxCalls, (id) => service.get(id)?.result?.containerId, ttlS, app.log);
+  const hostedReaper = new HostedReaper(hostedBoxes, ttlS, app.log);
   return {
     service,
     engines,
@@ -133,6 +152,7 @@ function build(app: AppBase, deps: InferenceDeps): InferenceArea {
     boxPrincipal,
     fastDb,
     maxRounds: schedule.maxRounds,
+    hostedReaper,
   };
 }
 
@@ -179,9 +199,11 @@ export function inferenceArea(app: AppBase, deps: InferenceDeps) {
       inference.pulls.start();
       inference.queue.start();
       inference.dispatcher.start();
+      inference.hostedReaper.start();
     },
     async stop() {
       inference.downloads.stop();
+      inference.hostedReaper.stop();
       inference.discovery.stop();
       inference.pulls.stop();
       await inference.dispatcher.stop();

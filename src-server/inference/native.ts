@@ -86,6 +86,50 @@ export interface NativeRequest {
   parallelToolCalls?: boolean;
   /** Responses' `max_tool_calls`: calls beyond it are dropped. */
   maxToolCalls?: number;
+  /** Hosted tools the gateway runs in a box (inference/hosted/); each is also in `tools` as a function. */
+  hosted?: NativeHostedTool[];
+}
+
+/**
+ * A hosted tool (issue 34): the model sees a function (`name`), the gateway runs its calls
+ * in a box. `container` is `auto` (a box made for the caller) or a box id; `wire` is the
+ * tool as the caller sent it (echoed back).
+ */
+export interface NativeHostedTool {
+  kind: 'code_interpreter' | 'shell' | 'bash_code_execution';
+  name: string;
+  container: 'auto' | { boxId: string };
+  wire: Record<string, unknown>;
+}
+
+/** One hosted call the gateway ran: what the model asked, what came back (`result`: the text the model saw). */
+export interface HostedCall {
+  id: string;
+  kind: NativeHostedTool['kind'];
+  name: string;
+  arguments: string;
+  containerId: string;
+  status: 'completed' | 'failed' | 'incomplete';
+  /** code_interpreter: logs and images (data URLs). */
+  outputs?: ({ type: 'logs'; logs: string } | { type: 'image'; url: string })[];
+  /** shell, bash_code_execution: one entry per command. */
+  commands?: { command: string; stdout: string; stderr: string; exitCode: number | null; timedOut: boolean }[];
+  result: string;
+}
+
+/** A hosted call's progress while streaming: `started` (its box known), `running`, `done` (outputs filled). */
+export interface HostedEvent {
+  type: 'started' | 'running' | 'done';
+  call: HostedCall;
+  /** The round (index in `NativeResult.hosted`) and the call's index in it. */
+  step: number;
+  index: number;
+}
+
+/** One round of the hosted loop: what the model said beside its hosted calls, and the calls run. */
+export interface HostedStep {
+  text: string;
+  calls: HostedCall[];
 }
 
 interface NativeUsage {
@@ -104,6 +148,13 @@ export interface NativeResult {
   stop: 'end' | 'max_tokens' | 'tool_calls';
   usage: NativeUsage;
   toolCalls?: NativeToolCall[];
+  /** Rounds of hosted calls before this answer (inference/hosted/), and the box they ran in. */
+  hosted?: HostedStep[];
+  containerId?: string;
+  /** When that box is terminated if left idle (ms since the epoch). */
+  containerExpiresAt?: number;
+  /** The hosted loop stopped at its bound: the response is `incomplete`. */
+  hostedLimit?: boolean;
 }
 
 /**

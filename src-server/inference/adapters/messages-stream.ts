@@ -1,6 +1,7 @@
-import type { NativeDelta } from '../native.js';
+import type { HostedEvent, NativeDelta } from '../native.js';
+import { hostedMessagesFrames } from '../hosted/hosted-stream.js';
 import type { StoredResponse } from '../store/responses-repo.js';
-import { messagesStop, messagesUsage } from './messages.js';
+import { messagesStopOf, messagesUsage } from './messages.js';
 import { frame, type StreamError, type StreamWriter } from './stream-frames.js';
 
 const ERROR_TYPES: Record<number, string> = {
@@ -74,8 +75,13 @@ export class MessagesStream implements StreamWriter {
   finish(r: StoredResponse): string {
     let out = this.blocks === 0 ? this.startBlock({ type: 'text', text: '' }, null) : ''; // the same one empty text block the JSON answer has
     out += this.close();
-    out += this.ev('message_delta', { delta: { stop_reason: messagesStop(r.result!.stop), stop_sequence: null }, usage: messagesUsage(r) });
+    out += this.ev('message_delta', { delta: { stop_reason: messagesStopOf(r), stop_sequence: null }, usage: messagesUsage(r) });
     return out + this.ev('message_stop');
+  }
+
+  /** A hosted call's blocks (code execution): each whole, opened and closed at once. */
+  hosted(e: HostedEvent): string {
+    return hostedMessagesFrames(e, (block) => this.startBlock(block, null) + this.close());
   }
 
   error(e: StreamError): string {

@@ -4,12 +4,16 @@ import type { StoredResponse } from '../store/responses-repo.js';
 import { contentText, prepared, refuse, refusePresent, wantsStream, type Prepared } from './common.js';
 import { messagesImage } from './images.js';
 import { messagesTools } from './tools.js';
+import { messagesHosted, withHosted } from '../hosted/hosted-tools.js';
+import { hostedBlock } from '../hosted/hosted-turns.js';
+import { hostedBlocks } from '../hosted/hosted-view.js';
 
 /** POST /v1/messages → native request (spec, Messages limitations; beyond it: `stream`, `system`, client tools and `image` blocks). */
 export function messagesToNative(body: MessagesBody): Prepared {
   const b = body as Record<string, unknown>;
   const stream = wantsStream(b);
   const { tools, toolChoice, parallel } = messagesTools(b);
+  const hosted = messagesHosted(b);
   refusePresent(b, ['top_k'], 'use temperature or top_p.');
   // `adaptive` lets the model decide whether to think (beyond the spec: these engines answer
   // without thinking, which that allows; Claude Code sends it); `enabled` asks for thinking.
@@ -18,7 +22,7 @@ export function messagesToNative(body: MessagesBody): Prepared {
     refuse('thinking', 'thinking is not supported: send {"type": "adaptive"} or {"type": "disabled"}.');
   }
   refusePresent(b, ['service_tier'], 'there is one service tier.');
-  refusePresent(b, ['stop_sequences', 'mcp_servers', 'container'], 'this field is unavailable here.');
+  refusePresent(b, ['stop_sequences', 'mcp_servers'], 'this field is unavailable here.');
   const messages: NativeMessage[] = [];
   if (b.system !== undefined && b.system !== null) {
     const text = contentText(b.system, 'system', ['text']);
@@ -37,8 +41,9 @@ export function messagesToNative(body: MessagesBody): Prepared {
       messages,
       format,
       maxOutputTokens: body.max_tokens,
-      tools,
+      tools: withHosted(tools, hosted),
       toolChoice,
+      ...(hosted.length ? { hosted } : {}),
       parallelToolCalls: parallel,
       params: { temperature: body.temperature ?? undefined, topP: body.top_p ?? undefined },
     },
@@ -61,8 +66,10 @@ function addMessage(out: NativeMessage[], role: 'user' | 'assistant', content: u
   }
   const texts: unknown[] = [];
   const msg: NativeMessage = { role, text: '' };
+  const hostedResults: NativeMessage[] = [];
   content.forEach((blk: Block, i) => {
     const at = `${param}[${i}]`;
+    if (role === 'assistant' && blk && hostedBlock(msg, hostedResults, blk)) return;
     if (role === 'assistant' && blk?.type === 'tool_use') {
       if (typeof blk.id !== 'string' || typeof blk.name !== 'string') refuse(at, `${at} must be {type: "tool_use", id, name, input}.`);
       (msg.toolCalls ??= []).push({ id: blk.id, name: blk.name, arguments: JSON.stringify(blk.input ?? {}) });
@@ -76,6 +83,7 @@ function addMessage(out: NativeMessage[], role: 'user' | 'assistant', content: u
   });
   msg.text = contentText(texts, param, ['text']);
   if (msg.text || msg.toolCalls || msg.images || !content.length) out.push(msg);
+  out.push(...hostedResults);
 }
 
 /**
@@ -90,13 +98,23 @@ export function messageObject(r: StoredResponse) {
     model: r.native.model,
     // Anthropic omits `citations` when there are none; a `null` there breaks strict clients (Vercel AI SDK).
     content: messageContent(r),
-    stop_reason: messagesStop(r.result!.stop),
+    stop_reason: messagesStopOf(r),
     stop_sequence: null,
     usage: messagesUsage(r),
+    ...messagesContainer(r),
   };
 }
 
-export const messagesStop = (stop: 'end' | 'max_tokens' | 'tool_calls') =>
+/** The stop reason; `pause_turn` when the code execution loop reached its bound (as Anthropic's API says it). */
+export const messagesStopOf = (r: StoredResponse) => (r.result!.hostedLimit ? ('pause_turn' as const) : messagesStop(r.result!.stop));
+
+/** The box the code execution tool used (its id is the `container` a next request sends to reuse it). */
+const messagesContainer = (r: StoredResponse) =>
+  r.result?.containerId
+    ? { container: { id: r.result.containerId, expires_at: new Date(r.result.containerExpiresAt ?? r.completedAt ?? Date.now()).toISOString() } }
+    : {};
+
+const messagesStop = (stop: 'end' | 'max_tokens' | 'tool_calls') =>
   stop === 'max_tokens' ? ('max_tokens' as const) : stop === 'tool_calls' ? ('tool_use' as const) : ('end_turn' as const);
 
 /** Text, then one `tool_use` block per call; a text block only when there is text, or nothing else. */
@@ -104,6 +122,7 @@ function messageContent(r: StoredResponse) {
   const calls = r.result!.toolCalls ?? [];
   const text = r.result!.text;
   return [
+    ...hostedBlocks(r.result!),
     ...(text || !calls.length ? [{ type: 'text' as const, text }] : []),
     ...calls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: parsedArguments(c) })),
   ];

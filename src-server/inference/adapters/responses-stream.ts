@@ -1,6 +1,8 @@
-import { callName, type NativeDelta } from '../native.js';
+import { callName, type HostedEvent, type NativeDelta } from '../native.js';
+import { HostedResponsesFrames } from '../hosted/hosted-stream.js';
+import { messageItemId } from '../hosted/hosted-view.js';
 import type { StoredResponse } from '../store/responses-repo.js';
-import { callItemId, outputItemId, responseObject } from './responses-view.js';
+import { callItemId, responseObject } from './responses-view.js';
 import { frame, type StreamError, type StreamWriter } from './stream-frames.js';
 
 interface Call {
@@ -28,6 +30,13 @@ export class ResponsesStream implements StreamWriter {
   private text: { outputIndex: number; text: string; done: boolean } | null = null;
   private calls: Call[] = [];
   private tools: StoredResponse['native']['tools'];
+  /** Hosted rounds so far: the next text is the message of this round (hosted/hosted-stream.ts). */
+  private round = 0;
+  private hostedFrames = new HostedResponsesFrames(
+    () => this.id,
+    (type, body) => this.ev(type, body),
+    () => this.outputs++,
+  );
 
   private ev(type: string, body: Record<string, unknown>): string {
     return frame(type, { type, ...body, sequence_number: this.seq++ });
@@ -43,7 +52,7 @@ export class ResponsesStream implements StreamWriter {
   private openText(): string {
     this.text = { outputIndex: this.outputs++, text: '', done: false };
     const at = { output_index: this.text.outputIndex };
-    const itemId = outputItemId(this.id);
+    const itemId = messageItemId(this.id, this.round);
     return (
       this.ev('response.output_item.added', { ...at, item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }) +
       this.ev('response.content_part.added', {
@@ -59,7 +68,7 @@ export class ResponsesStream implements StreamWriter {
     const t = this.text;
     if (!t || t.done) return '';
     t.done = true;
-    const itemId = outputItemId(this.id);
+    const itemId = messageItemId(this.id, this.round);
     const at = { item_id: itemId, output_index: t.outputIndex, content_index: 0 };
     const part = { type: 'output_text', text: t.text, annotations: [], logprobs: [] };
     return (
@@ -92,7 +101,7 @@ export class ResponsesStream implements StreamWriter {
       return (
         open +
         this.ev('response.output_text.delta', {
-          item_id: outputItemId(this.id),
+          item_id: messageItemId(this.id, this.round),
           output_index: this.text!.outputIndex,
           content_index: 0,
           delta: d.text,
@@ -125,6 +134,16 @@ export class ResponsesStream implements StreamWriter {
     out += this.closeText(incomplete ? 'incomplete' : 'completed');
     for (const c of this.calls) if (c) out += this.closeCall(c);
     return out + this.ev(incomplete ? 'response.incomplete' : 'response.completed', { response: responseObject(r) });
+  }
+
+  /** A hosted call: the text before it ends; text after it is the next round's message. */
+  hosted(e: HostedEvent): string {
+    const out = e.type === 'started' ? this.closeText('completed') : '';
+    if (e.type === 'started') {
+      this.text = null;
+      this.round = e.step + 1;
+    }
+    return out + this.hostedFrames.frames(e);
   }
 
   error(e: StreamError): string {

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { callName } from '../native.js';
+import { hostedItems, hostedToolsView, messageItemId } from '../hosted/hosted-view.js';
+import { isHostedCall } from '../hosted/hosted-tools.js';
 import type { StoredResponse } from '../store/responses-repo.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 /** Stable ids of the output items (the same on every GET, and in the stream). */
-export const outputItemId = (responseId: string) => `msg_${createHash('sha256').update(responseId).digest('hex').slice(0, 40)}`;
 export const callItemId = (responseId: string, i: number) => `fc_${createHash('sha256').update(`${responseId}/${i}`).digest('hex').slice(0, 40)}`;
 
 /** Tools and choice as the Responses API writes them (requests without tools answer as before: none). */
@@ -13,6 +14,7 @@ function toolsView(n: StoredResponse['native']) {
   const tools: unknown[] = [];
   const spaces = new Map<string, unknown[]>();
   for (const t of n.tools ?? []) {
+    if (isHostedCall(n.hosted, t.name)) continue; // shown as sent, below
     const fn = {
       type: 'function' as const,
       name: callName(t.name, n.tools).name,
@@ -28,20 +30,23 @@ function toolsView(n: StoredResponse['native']) {
       tools.push({ type: 'namespace' as const, name: t.namespace, tools: inner });
     }
   }
+  tools.push(...hostedToolsView(n));
   if (!tools.length) return { tools, tool_choice: 'none' as unknown, parallel_tool_calls: false };
   const c = n.toolChoice ?? 'auto';
-  return { tools, tool_choice: typeof c === 'string' ? c : { type: 'function', name: c.name }, parallel_tool_calls: n.parallelToolCalls ?? true };
+  const hosted = typeof c === 'string' ? undefined : isHostedCall(n.hosted, c.name);
+  const choice = typeof c === 'string' ? c : hosted ? { type: hosted.kind } : { type: 'function', name: c.name };
+  return { tools, tool_choice: choice, parallel_tool_calls: n.parallelToolCalls ?? true };
 }
 
 /** The output items: the assistant message (when it said something, or called nothing), then one function_call per call. */
 function outputItems(r: StoredResponse) {
   const result = r.result!;
   const calls = result.toolCalls ?? [];
-  const items: unknown[] = [];
+  const items: unknown[] = hostedItems(r.id, result);
   if (result.text || !calls.length) {
     items.push({
       type: 'message' as const,
-      id: outputItemId(r.id),
+      id: messageItemId(r.id, result.hosted?.length ?? 0),
       role: 'assistant' as const,
       status: r.status === 'incomplete' ? ('incomplete' as const) : ('completed' as const),
       content: [{ type: 'output_text' as const, text: result.text, annotations: [], logprobs: [] }],
@@ -79,7 +84,7 @@ export function responseObject(r: StoredResponse) {
     background: r.background,
     completed_at: finished && r.completedAt ? seconds(r.completedAt) : null,
     error: r.error ? { code: r.error.code, message: r.error.message } : null,
-    incomplete_details: r.status === 'incomplete' ? { reason: 'max_output_tokens' as const } : null,
+    incomplete_details: r.status === 'incomplete' ? { reason: r.result?.hostedLimit ? ('max_tool_calls' as const) : ('max_output_tokens' as const) } : null,
     instructions: (r.echo.instructions as string | null | undefined) ?? null,
     max_output_tokens: n.maxOutputTokens ?? null,
     model: n.model,

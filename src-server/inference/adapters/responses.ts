@@ -5,6 +5,8 @@ import { decodeCompaction, expandCompaction } from '../compaction.js';
 import { contentText, imageSink, prepared, refuse, refusePresent, wantsStream, type Prepared } from './common.js';
 import { responsesImage } from './images.js';
 import { argumentsText, responsesTools } from './tools.js';
+import { responsesHosted, withHosted } from '../hosted/hosted-tools.js';
+import { hostedInputItem, hostedTurns } from '../hosted/hosted-turns.js';
 
 /**
  * POST /v1/responses → native request (spec, Inference API, Responses limitations).
@@ -18,6 +20,7 @@ export function responsesToNative(body: ResponsesBody, previous?: StoredResponse
   const stream = wantsStream(b);
   if (stream && body.background) refuse('stream', 'stream=true with background=true is not supported: poll GET /v1/responses/{id}.');
   const { tools, toolChoice } = responsesTools(b);
+  const hosted = responsesHosted(b);
   if (b.store !== undefined && b.store !== null && typeof b.store !== 'boolean') refuse('store', 'store must be true or false.');
   const store = b.store !== false;
   if (!store && body.background) refuse('store', 'store=false cannot be combined with background=true: a background response is read back from the store.');
@@ -48,8 +51,9 @@ export function responsesToNative(body: ResponsesBody, previous?: StoredResponse
       messages,
       format,
       maxOutputTokens: body.max_output_tokens ?? undefined,
-      tools,
+      tools: withHosted(tools, hosted),
       toolChoice,
+      ...(hosted.length ? { hosted } : {}),
       parallelToolCalls: body.parallel_tool_calls ?? true,
       maxToolCalls: body.max_tool_calls ?? undefined,
       params: {
@@ -99,13 +103,15 @@ function openResponsesEcho(b: Record<string, unknown>): Record<string, unknown> 
 /** A stored response's conversation (without its instructions) and its output, to continue from. */
 function continuation(r: StoredResponse): NativeMessage[] {
   const msgs = r.native.messages.filter((m, i) => !(i === 0 && m.role === 'system' && r.echo.instructions));
+  if (r.result) msgs.push(...hostedTurns(r.result));
   if (r.result) msgs.push({ role: 'assistant', text: r.result.text, ...(r.result.toolCalls?.length ? { toolCalls: r.result.toolCalls } : {}) });
   return msgs;
 }
 
-/** One input item: a message, a function call the model made, a function call's output, or a compaction (compaction.ts). */
+/** One input item: a message, a function call the model made, a function call's output, a hosted tool's item, or a compaction (compaction.ts). */
 function addInputItem(out: NativeMessage[], item: Record<string, unknown>, param: string, inputStart: number) {
   if (item.type === 'compaction') return expandCompaction(out, inputStart, decodeCompaction(item.encrypted_content, `${param}.encrypted_content`));
+  if (hostedInputItem(out, item)) return;
   if (item.type === 'function_call') {
     if (typeof item.call_id !== 'string' || !item.call_id) refuse(`${param}.call_id`, `${param}.call_id must be a string.`);
     if (typeof item.name !== 'string') refuse(`${param}.name`, `${param}.name must be a string.`);

@@ -1,4 +1,4 @@
-import type { NativeDelta } from '../native.js';
+import type { HostedEvent, NativeDelta } from '../native.js';
 import type { StoredResponse } from '../store/responses-repo.js';
 
 /** An error as the stream reports it (the envelope's fields). */
@@ -20,6 +20,8 @@ export interface StreamWriter {
   delta(d: NativeDelta): string;
   finish(r: StoredResponse): string;
   error(e: StreamError): string;
+  /** A hosted call's progress (styles with hosted tools: Responses, Messages). */
+  hosted?(e: HostedEvent): string;
 }
 
 /** One SSE frame; `event` is omitted for Chat Completions (its clients read `data` only). */

@@ -1,4 +1,5 @@
 import { namespacedName, type NativeTool, type NativeToolChoice } from '../native.js';
+import { hostedChoice, isMessagesHosted, isResponsesHosted } from '../hosted/hosted-tools.js';
 import { refuse } from './common.js';
 
 /**
@@ -33,8 +34,9 @@ function checkNames(tools: NativeTool[]) {
   });
 }
 
-function checkChoice(tools: NativeTool[], choice: NativeToolChoice): NativeToolChoice {
-  if (choice === 'required' && !tools.length) refuse('tool_choice', 'tool_choice asks for a tool call, but no tools were sent.');
+/** `count`: the tools sent, hosted ones included. */
+function checkChoice(count: number, choice: NativeToolChoice): NativeToolChoice {
+  if (choice === 'required' && !count) refuse('tool_choice', 'tool_choice asks for a tool call, but no tools were sent.');
   return choice;
 }
 
@@ -69,6 +71,7 @@ function namespaceTools(t: Rec, param: string): NativeTool[] {
 export function responsesTools(b: Rec): { tools: NativeTool[]; toolChoice: NativeToolChoice } {
   const tools = list(b.tools).flatMap((t, i) => {
     if (t.type === 'namespace') return namespaceTools(t, `tools[${i}]`);
+    if (isResponsesHosted(t)) return []; // run by the gateway (hosted/hosted-tools.ts)
     if (t.type !== 'function')
       refuse(
         `tools[${i}].type`,
@@ -82,11 +85,12 @@ export function responsesTools(b: Rec): { tools: NativeTool[]; toolChoice: Nativ
   if (typeof c === 'string')
     toolChoice = MODES.includes(c) ? (c as NativeToolChoice) : refuse('tool_choice', 'tool_choice must be auto, none, required or a function.');
   else if (isRec(c))
-    toolChoice =
-      c.type === 'function'
+    toolChoice = isResponsesHosted(c)
+      ? hostedChoice(b, String(c.type))
+      : c.type === 'function'
         ? named(tools, typeof c.namespace === 'string' && typeof c.name === 'string' ? namespacedName(c.namespace, c.name) : c.name, 'tool_choice.name')
         : refuse('tool_choice.type', 'tool_choice must name a function tool.');
-  return { tools, toolChoice: checkChoice(tools, toolChoice) };
+  return { tools, toolChoice: checkChoice(tools.length + list(b.tools).filter(isResponsesHosted).length, toolChoice) };
 }
 
 /** Chat Completions: `{type: "function", function: {name, description, parameters, strict}}`; `{type: "function", function: {name}}`. */
@@ -103,16 +107,17 @@ export function chatTools(b: Rec): { tools: NativeTool[]; toolChoice: NativeTool
   if (typeof c === 'string')
     toolChoice = MODES.includes(c) ? (c as NativeToolChoice) : refuse('tool_choice', 'tool_choice must be auto, none, required or a function.');
   else if (isRec(c)) toolChoice = named(tools, isRec(c.function) ? c.function.name : undefined, 'tool_choice.function.name');
-  return { tools, toolChoice: checkChoice(tools, toolChoice) };
+  return { tools, toolChoice: checkChoice(tools.length, toolChoice) };
 }
 
 /** Messages: `{name, description, input_schema}` (type absent or "custom"); `{type: auto|any|none|tool, name, disable_parallel_tool_use}`. */
 export function messagesTools(b: Rec): { tools: NativeTool[]; toolChoice: NativeToolChoice; parallel: boolean } {
-  const tools = list(b.tools).map((t, i) => {
+  const tools = list(b.tools).flatMap((t, i) => {
+    if (isMessagesHosted(t)) return []; // run by the gateway (hosted/hosted-tools.ts)
     if (t.type !== undefined && t.type !== null && t.type !== 'custom') {
       refuse(`tools[${i}].type`, `Only client tools are supported: tools[${i}] is a "${String(t.type)}" server tool.`);
     }
-    return tool(t.name, t.description, t.input_schema, undefined, `tools[${i}]`);
+    return [tool(t.name, t.description, t.input_schema, undefined, `tools[${i}]`)];
   });
   checkNames(tools);
   const c = b.tool_choice;
@@ -126,7 +131,7 @@ export function messagesTools(b: Rec): { tools: NativeTool[]; toolChoice: Native
     else refuse('tool_choice.type', 'tool_choice.type must be auto, any, tool or none.');
     parallel = c.disable_parallel_tool_use !== true;
   }
-  return { tools, toolChoice: checkChoice(tools, toolChoice), parallel };
+  return { tools, toolChoice: checkChoice(tools.length + list(b.tools).filter(isMessagesHosted).length, toolChoice), parallel };
 }
 
 /** A call's arguments as the JSON text every style carries; objects are serialized. */

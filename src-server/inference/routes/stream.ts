@@ -53,6 +53,7 @@ export async function streamAnswer(
         write(writer.start(r));
       },
       onDelta: (d) => write(writer.delta(d)),
+      onHosted: (e) => write(writer.hosted?.(e) ?? ''),
     });
     write(writer.finish(stored));
   } catch (e) {

@@ -26,8 +26,8 @@ const echoTokens = (text: string): string[] => text.match(/\w+|[^\s\w]/g) ?? [];
  *
  * Tool mode (issue 24): with tools offered (and tool_choice not `none`) it calls the first
  * tool (or the one tool_choice names) once, with schema-valid arguments derived from the
- * last user message; when the conversation ends in tool results, it answers with their
- * text (joined by newlines). So an agent loop runs to its end without a model. Streamed,
+ * last user message (a hosted tool, issue 34: the message itself, as code or command);
+ * when the conversation ends in tool results, it answers with their text (joined by newlines). So an agent loop runs to its end without a model. Streamed,
  * it sends its answer one token at a time.
  */
 export class EchoEngine implements Engine {
@@ -119,8 +119,17 @@ function toolCall(req: NativeRequest, lastUser: string): NativeToolCall | null {
   if (!tools.length || req.toolChoice === 'none' || req.messages[req.messages.length - 1]?.role === 'tool') return null;
   const choice = req.toolChoice;
   const tool = (typeof choice === 'object' ? tools.find((t) => t.name === choice.name) : undefined) ?? tools[0]!;
+  const hosted = req.hosted?.find((h) => h.name === tool.name);
+  if (hosted) return { id: newCallId(), name: tool.name, arguments: JSON.stringify(HOSTED_ARGS[hosted.kind](lastUser)) };
   return { id: newCallId(), name: tool.name, arguments: JSON.stringify(schemaInstance(tool.parameters, lastUser) ?? {}) };
 }
+
+/** A hosted tool (issue 34) gets the last user message as it is: the code, or the command. */
+const HOSTED_ARGS: Record<NonNullable<NativeRequest['hosted']>[number]['kind'], (text: string) => Record<string, unknown>> = {
+  code_interpreter: (code) => ({ code }),
+  shell: (command) => ({ commands: [command] }),
+  bash_code_execution: (command) => ({ command }),
+};
 
 /** The text of the tool results the conversation ends with, or null when it does not end in one. */
 function trailingToolResults(req: NativeRequest): string | null {

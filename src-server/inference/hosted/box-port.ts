@@ -1,0 +1,79 @@
+import type { IncomingMessage } from 'node:http';
+import type { BoxAccess, BoxRecord } from '../../boxes/ports.js';
+import type { BoxService, ExecService } from '../../boxes/module.js';
+import type { CodeService } from '../../code/module.js';
+import type { CodeExecution } from '../../contract/code.js';
+import type { AppsService } from '../../core/apps-service.js';
+import type { Principal } from '../../core/principal.js';
+import { Unavailable } from '../../core/domain-errors.js';
+
+/** What one shell command gave. */
+interface CommandOutcome {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  timedOut: boolean;
+}
+
+/**
+ * What the hosted tools need of the boxes and code areas (hosted-loop.ts): the same access
+ * check as the API, box creation charged to the caller, a Python run, a command.
+ */
+export interface HostedBoxPort {
+  /** A live box of the caller's organization the caller may operate (`exec`), else 404/403 as the API answers. */
+  boxFor(auth: Principal, boxId: string): BoxRecord;
+  get(boxId: string): BoxRecord | undefined;
+  /** A new box for the caller (default image), in its organization's `hosted-tools` app, auto-sleeping. */
+  create(auth: Principal, name: string): Promise<BoxRecord>;
+  runCode(box: BoxRecord, code: string, timeoutS: number): Promise<CodeExecution>;
+  exec(box: BoxRecord, command: string, timeoutS: number): Promise<CommandOutcome>;
+  /** Live boxes of the organizations' `hosted-tools` apps (the reaper's). */
+  hostedBoxes(): BoxRecord[];
+  terminate(box: BoxRecord): Promise<unknown>;
+}
+
+/** The app that holds the boxes hosted tools make (`container: auto`). */
+const HOSTED_APP = 'hosted-tools';
+/** Seconds of idleness before a hosted box sleeps. */
+const SLEEP_AFTER_S = 60;
+
+/** No override header: a hosted tool operates a box only as its creator may (the `X-Box-Override-Reason` path is the API's). */
+const NO_OVERRIDE = { headers: {}, method: 'POST', url: '/v1/responses' } as unknown as IncomingMessage;
+
+export function hostedBoxPort(deps: { boxes: BoxService; execs: ExecService; code: CodeService; access: BoxAccess; apps: AppsService }): HostedBoxPort {
+  const { boxes, execs, code, access, apps } = deps;
+  return {
+    boxFor: (auth, boxId) => access.boxFor(NO_OVERRIDE, auth, boxId, 'exec'),
+    get: (id) => boxes.get(id),
+    async create(auth, name) {
+      const app = apps.find(auth.orgId, HOSTED_APP, true);
+      const made = await boxes.create(auth, {
+        app_id: app.id,
+        name,
+        image: 'debian',
+        size: 's',
+        visibility: 'org',
+        ingress_ports: [],
+        volume_mounts: [],
+        auto_sleep: { automatic: true, min_seconds_before_sleep: SLEEP_AFTER_S },
+      });
+      if (!made.started) throw new Unavailable(`The box for the hosted tool (${made.box.box_id}) did not start: ${made.reason}`, { code: 'container_failed' });
+      return boxes.get(made.box.box_id)!;
+    },
+    runCode: (box, src, timeoutS) => code.run(box, { code: src, language: 'python', timeout: timeoutS }),
+    async exec(box, command, timeoutS) {
+      const s = await execs.start(box, { command: ['/bin/sh', '-c', command], timeout: timeoutS });
+      const r = await execs.wait(box.box_id, s.id);
+      return { stdout: r.stdout, stderr: r.stderr, exitCode: r.return_code, timedOut: r.status === 'timed_out' };
+    },
+    hostedBoxes: () =>
+      boxes.live().filter((b) => {
+        try {
+          return apps.find(b.org_id, HOSTED_APP, false).id === b.app_id;
+        } catch {
+          return false;
+        }
+      }),
+    terminate: (box) => boxes.terminate(box),
+  };
+}
