@@ -21,6 +21,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { CatalogEntry } from './contract/inference.js';
 import { Rates } from './contract/usage.js';
+import { editDistance } from './util/edit-distance.js';
 
 /** '0' or '1'; true unless it is `off`. */
 const flag = (off: '0' | '1') => z.enum(['0', '1']).transform((v) => v !== off);
@@ -157,17 +158,6 @@ export type EnvSettings = { [K in keyof Env]?: z.output<Env[K]['schema']> } & {
 
 export class SettingsError extends Error {}
 
-/** Edit distance (insertions, deletions, substitutions) between two names. */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length]!;
-}
-
 /** Parses the environment; throws SettingsError naming each malformed BOX_* setting; an unknown one goes to `warnings`. */
 export function readEnv(env: Record<string, string | undefined> = process.env): EnvSettings {
   const known = new Map<string, string>(Object.entries(ENV_SETTINGS).map(([k, s]) => [s.env, k]));
@@ -179,7 +169,7 @@ export function readEnv(env: Record<string, string | undefined> = process.env): 
     const key = known.get(name);
     if (!key) {
       if (OTHER_BOX_VARIABLES.includes(name)) continue;
-      const nearest = [...known.keys(), ...OTHER_BOX_VARIABLES].sort((a, b) => distance(name, a) - distance(name, b))[0];
+      const nearest = [...known.keys(), ...OTHER_BOX_VARIABLES].sort((a, b) => editDistance(name, a) - editDistance(name, b))[0];
       warnings.push(`${name} is not a setting of Box and is ignored (the nearest is ${nearest}; the table: README.md, src-server/settings.ts)`);
       continue;
     }
