@@ -30,6 +30,7 @@ cp "$here/slim.control" "$stub/pkg/DEBIAN/control"
 dpkg-deb --root-owner-group --build "$stub/pkg" "$stub/box-guest-slim.deb" >/dev/null
 
 progress 2 "mmdebstrap bookworm minbase + packages.txt"
+t0=${EPOCHREALTIME/./}
 # A mount namespace of its own: the /proc, /sys and /dev mounts mmdebstrap makes in the
 # tree go away with it, even when the build is killed (recipe-group.ts).
 unshare --mount --propagation private \
@@ -44,7 +45,7 @@ unshare --mount --propagation private \
   --customize-hook="cp '$here/slim-dpkg.cfg' \"\$1/etc/dpkg/dpkg.cfg.d/box-slim\"" \
   bookworm "$out/tree" "$mirror" 2>&1 \
   | while IFS= read -r line; do
-      case "$line" in "I: "*) echo "[+${SECONDS}s] $line" ;; *) echo "$line" ;; esac
+      t=${EPOCHREALTIME/./} && echo "[+$(((t - t0) / 100000))] $line" # tenths of a second since the start
       case "$line" in
         "I: running apt-get update"*) echo "@@progress 5 apt-get update" ;;
         "I: downloading packages"*) echo "@@progress 10 downloading packages" ;;
