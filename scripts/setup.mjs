@@ -37,14 +37,14 @@ export function missingDebianPackages() {
 }
 const missing = missingDebianPackages();
 if (missing === null) {
-  if (!check) say('not a Debian-like system: install QEMU, debootstrap and a Linux kernel image yourself (scripts/debian-packages.txt lists them).');
+  if (!check) say('not a Debian-like system: install QEMU, mmdebstrap and a Linux kernel image yourself (scripts/debian-packages.txt lists them).');
 } else if (missing.length) {
   const cmd = `apt-get install -y --no-install-recommends ${missing.join(' ')}`;
   const isRoot = process.getuid?.() === 0;
   if (check) problems.push(`missing Debian packages: ${missing.join(' ')}. Install: sudo ${cmd}`);
   else if (isRoot || args.has('--sudo')) {
     say(
-      `installing ${missing.length} Debian packages (QEMU for the VMs, debootstrap and a kernel for the guest image, chromium for UI tests): ${missing.join(' ')}`,
+      `installing ${missing.length} Debian packages (QEMU for the VMs, mmdebstrap and a kernel for the guest image, chromium for UI tests): ${missing.join(' ')}`,
     );
     const pre = isRoot ? [] : ['sudo'];
     if (

@@ -12,7 +12,8 @@ interface ImageProgressEvent {
 const PHASE_WORDS: Record<string, string> = {
   check: 'checking the cached image',
   kernel: 'preparing the kernel',
-  rootfs: 'building the Debian root filesystem (the long part)',
+  base: 'installing the Debian packages (the long part)',
+  rootfs: 'building the Debian root filesystem (its configuration, ext4)',
   initrd: 'packing the guest agent into the initrd',
   done: 'ready',
 };

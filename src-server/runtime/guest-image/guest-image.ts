@@ -6,10 +6,13 @@
  */
 /**
  * Builds and caches the default `debian` guest image by running the recipe scripts in
- * resources/guest/image. Three parts, each cached under its own content hash so that an
- * agent change rebuilds only the initrd:
+ * resources/guest/image. Its parts, each cached under its own content hash so that an
+ * agent change rebuilds only the initrd and a configuration change only the rootfs:
+ *   images/debian/parts/base-<h>/tree/          (build-base.sh + packages.txt + slim files:
+ *                                                the installed tree, the slow part)
+ *   images/debian/parts/debs/                   (apt's downloaded .debs, across base keys)
+ *   images/debian/parts/rootfs-<h>/rootfs.raw   (build-rootfs.sh + base: configuration, mke2fs)
  *   images/debian/parts/kernel-<h>/vmlinux      (build-kernel.sh + kernel version)
- *   images/debian/parts/rootfs-<h>/rootfs.raw   (build-rootfs.sh + packages.txt)
  *   images/debian/parts/initrd-<h>/initrd.img   (build-initrd.sh + init + agent + kernel)
  * and `images/debian/<recipe-hash>/` names the combination (symlinks + image.json).
  * Kernel flavours: `stock` (Debian's linux-image, modules in the initrd; default) or
@@ -34,7 +37,7 @@ export { AGENT_BUILD_PATH, RECIPE_DIR, RESOURCES_DIR };
 
 const execFileP = promisify(execFile);
 
-type ImagePhase = 'check' | 'kernel' | 'rootfs' | 'initrd' | 'done';
+type ImagePhase = 'check' | 'base' | 'kernel' | 'rootfs' | 'initrd' | 'done';
 export interface ImageProgress {
   phase: ImagePhase;
   /** Overall percent, 0–100. */
@@ -101,6 +104,7 @@ async function kernelVersion(): Promise<string> {
 }
 
 interface PartKeys {
+  base: string;
   kernel: string;
   rootfs: string;
   initrd: string;
@@ -121,9 +125,10 @@ export async function computeImageKeys(agentPath: string, flavour: KernelFlavour
     const vmlinuz = statSync(`/boot/vmlinuz-${kver}`);
     kernel = hashOf([common, recipeFile('build-kernel.sh'), kver, `${vmlinuz.size}:${vmlinuz.mtimeMs}`]);
   }
-  const rootfs = hashOf([common, recipeFile('build-rootfs.sh'), recipeFile('packages.txt'), recipeFile('packages-apt.txt'), boxEnv().rootfsSize ?? '2G']);
+  const base = hashOf([common, ...['build-base.sh', 'packages.txt', 'slim.control', 'slim-dpkg.cfg'].map(recipeFile)]);
+  const rootfs = hashOf([common, recipeFile('build-rootfs.sh'), base, boxEnv().rootfsSize ?? '2G']);
   const initrd = hashOf([common, recipeFile('build-initrd.sh'), recipeFile('init'), readFileSync(agentPath), kernel]);
-  return { kernel, rootfs, initrd, recipe: hashOf([kernel, rootfs, initrd]), kernelVersion: kver };
+  return { base, kernel, rootfs, initrd, recipe: hashOf([kernel, rootfs, initrd]), kernelVersion: kver };
 }
 
 /** Runs one recipe script into `<finalDir>.tmp`, renaming it into place on success. */
@@ -177,11 +182,13 @@ export async function ensureGuestImage(opts: EnsureGuestImageOptions): Promise<G
   const flavour = kernelFlavour(opts.kernel);
   const keys = await computeImageKeys(agent.path, flavour);
   const dirs = {
+    base: join(root, 'parts', `base-${keys.base}`),
     kernel: join(root, 'parts', `kernel-${keys.kernel}`),
     rootfs: join(root, 'parts', `rootfs-${keys.rootfs}`),
     initrd: join(root, 'parts', `initrd-${keys.initrd}`),
   };
   const files = {
+    base: join(dirs.base, 'tree'),
     kernel: join(dirs.kernel, 'vmlinux'),
     rootfs: join(dirs.rootfs, 'rootfs.raw'),
     initrd: join(dirs.initrd, 'initrd.img'),
@@ -192,7 +199,9 @@ export async function ensureGuestImage(opts: EnsureGuestImageOptions): Promise<G
     kernelFlavour: flavour,
     recipeHash: keys.recipe,
     dir: comboDir,
-    ...files,
+    kernel: files.kernel,
+    initrd: files.initrd,
+    rootfs: files.rootfs,
     kernelVersion: keys.kernelVersion,
     agent,
     cached,
@@ -207,10 +216,14 @@ export async function ensureGuestImage(opts: EnsureGuestImageOptions): Promise<G
     join(root, '.build.lock'),
     async () => {
       if (complete()) return result(true);
-      // Overall percent: rootfs 0–85, kernel 85–90, initrd 90–100.
+      // Overall percent: base 0–75, rootfs 75–85, kernel 85–90, initrd 90–100. The base is
+      // needed only when the rootfs is (a cache that has the rootfs may have dropped it).
       const tiny = flavour === 'tiny';
-      const steps: [keyof typeof dirs, string, string[], number, number, Record<string, string>][] = [
-        ['rootfs', 'build-rootfs.sh', [], 0, tiny ? 30 : 85, {}],
+      type Step = [keyof typeof dirs, string, string[], number, number, Record<string, string>];
+      const base: Step[] = existsSync(files.rootfs) ? [] : [['base', 'build-base.sh', [join(root, 'parts', 'debs')], 0, tiny ? 25 : 75, {}]];
+      const steps: Step[] = [
+        ...base,
+        ['rootfs', 'build-rootfs.sh', [files.base], tiny ? 25 : 75, tiny ? 30 : 85, {}],
         ['kernel', tiny ? 'build-kernel-tiny.sh' : 'build-kernel.sh', [], tiny ? 30 : 85, 90, {}],
         ['initrd', 'build-initrd.sh', [agent.path], 90, 100, tiny ? { BOX_INITRD_MODULES: '' } : {}],
       ];
@@ -242,8 +255,10 @@ export async function unreferencedParts(dataDir: string): Promise<string[]> {
   for (const d of await readdir(root)) {
     const meta = join(root, d, 'image.json');
     if (!existsSync(meta)) continue;
-    const m = JSON.parse(readFileSync(meta, 'utf8')) as GuestImage;
+    const m = JSON.parse(readFileSync(meta, 'utf8')) as GuestImage & { keys?: Partial<PartKeys> };
     for (const f of [m.kernel, m.initrd, m.rootfs]) used.add(dirname(f));
+    if (m.keys?.base) used.add(join(root, 'parts', `base-${m.keys.base}`));
   }
+  used.add(join(root, 'parts', 'debs')); // shared by every base build
   return parts.map((p) => join(root, 'parts', p)).filter((p) => !p.endsWith('.log') && !p.endsWith('.group') && !used.has(p));
 }

@@ -93,6 +93,14 @@ describe('box VMs (real QEMU)', () => {
     expect(await probeQmp(parent())).toBe('running');
   }, 120_000);
 
+  it("the default image has E2B's conventions: `user` with passwordless sudo, git, python", async () => {
+    const r = await execText(agent!, `su - user -c 'id -un; echo $HOME; sudo -n id -u; git --version; python --version' 2>&1`);
+    const [name, home, sudoUid, git, python] = r.stdout.trim().split('\n');
+    expect([name, home, sudoUid]).toEqual(['user', '/home/user', '0']);
+    expect(git).toMatch(/^git version 2\./);
+    expect(python).toMatch(/^Python 3\./);
+  }, 60_000);
+
   it('saves and restores: /dev/shm and running processes survive', async () => {
     const r = await execText(agent!, 'echo before-save > /dev/shm/marker; sleep 1000 & echo $!');
     const pid = r.stdout.trim();
