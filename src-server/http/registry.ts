@@ -5,10 +5,14 @@ import { routeContract } from '../contract/routes.js';
 import { authenticate } from './auth.js';
 import { ApiError, badRequest } from './api-errors.js';
 import { runRoute, type Area, type RouteSpec } from './route.js';
+import { specificity } from './route-match.js';
+import { Dispatcher } from './dispatch.js';
 
 /** Keeps every route's spec: it mounts them, answers 404/405, and feeds the OpenAPI document. */
 export class RouteRegistry implements RouteRegistrar {
   readonly specs: RouteSpec[] = [];
+  /** The same routes called in-process (http/dispatch.ts), live once they are mounted. */
+  readonly dispatcher = new Dispatcher(() => this.specs);
 
   add(spec: RouteSpec<any, any, any>): void {
     if (this.specs.some((s) => s.method === spec.method && s.path === spec.path)) {
@@ -24,6 +28,7 @@ export class RouteRegistry implements RouteRegistrar {
   }
 
   mount(app: Express, ctx: AppContext, areas: Area[]): void {
+    this.dispatcher.bind(ctx);
     // Literal segments before parameters, so `/v1/boxes/spend` wins over `/v1/boxes/:box_id`.
     const ordered = [...this.specs].filter((s) => areas.includes(s.area)).sort((a, b) => specificity(b.path) - specificity(a.path));
     // Literal paths (no parameter) by exact method and path, ahead of Express's walk over
@@ -92,11 +97,6 @@ function decodes(seg: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Mount order: literal segments count, earlier ones more (http/plain-front.ts follows it too). */
-export function specificity(path: string): number {
-  return path.split('/').reduce((n, seg, i) => n + (seg.startsWith(':') ? 0 : 1000 >> i), 0);
 }
 
 function matches(pattern: string, path: string): boolean {

@@ -2,11 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { httpBoxApi, type ApiOf, type BoxApi } from './ports.js';
+import type { ApiOf, BoxApi } from './ports.js';
 import { createBoxMcpServer } from './server.js';
 
-/** The request headers that carry the caller's credentials, handed on to the API calls. */
-const CREDENTIALS = ['authorization', 'x-api-key', 'cookie'] as const;
 /** Idle servers kept for the next requests (one per request in flight; more are made on demand). */
 const IDLE_MAX = 8;
 
@@ -21,28 +19,19 @@ const apiOfRequest: ApiOf = (extra) => {
  * Streamable HTTP at /mcp (stateless: each POST is answered on its own, no session to
  * keep or leak; GET and DELETE are answered 405 by the route). The route has already run the
  * API's guard (loopback Host, no cross-origin) and authenticated the caller; the tools then
- * call the box API on the service's own loopback listener with the caller's credentials,
- * so MCP answers exactly what the API answers that key (access, audit, billing, errors).
+ * run the API's routes in-process as that caller (mcp-routes.ts, http/dispatch.ts), so MCP
+ * answers exactly what the API answers that key (access, audit, billing, limits, errors).
  *
  * Building an McpServer costs about a millisecond (the SDK's Server makes its own Ajv, the
  * tools register their schemas), so servers are reused: a request takes an idle one (or a new
  * one), connects it to its own transport, and gives it back once its transport is closed.
- * Nothing of a caller stays on a server: the box API of a request (its credentials, its
- * in-process exec) travels with that request, as its `authInfo`, to the tool calls it makes.
+ * Nothing of a caller stays on a server: the box API of a request (its caller) travels with that request, as its `authInfo`, to the tool calls it makes.
  */
 export class McpHttpService {
   private readonly idle: McpServer[] = [];
 
-  constructor(private readonly baseUrl: () => string) {}
-
-  /** `exec`: the in-process exec for this caller (mcp-routes.ts), used by box_exec. */
-  async handle(req: IncomingMessage, res: ServerResponse, body: unknown, exec: BoxApi['exec']): Promise<void> {
-    const creds: Record<string, string> = {};
-    for (const h of CREDENTIALS) {
-      const v = req.headers[h];
-      if (typeof v === 'string') creds[h] = v;
-    }
-    const boxApi: BoxApi = { ...httpBoxApi(this.baseUrl(), creds), exec };
+  /** `boxApi`: this request's caller's in-process box API (mcp-routes.ts). */
+  async handle(req: IncomingMessage, res: ServerResponse, body: unknown, boxApi: BoxApi): Promise<void> {
     const auth: AuthInfo = { token: '', clientId: 'box-api-key', scopes: [], extra: { boxApi } };
     (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
     const server = this.idle.pop() ?? createBoxMcpServer(apiOfRequest);

@@ -188,3 +188,59 @@ describe('/mcp (streamable HTTP)', () => {
     expect((await svc.api('/mcp', { headers: { accept: 'text/event-stream' } })).status).toBe(405);
   });
 });
+
+describe('/mcp in-process: the API pipeline behind every tool call (issue 36)', () => {
+  it('at zero credits each tool call answers the 402 of its route as a tool error, and the session stays usable', async () => {
+    await svc.api('/v1/organization', { method: 'PATCH', json: { credits_usd_nanos: 0 } });
+    try {
+      const r = await tool('box_list', {});
+      expect(r.isError).toBe(true);
+      expect(text(r)).toBe('Your organization has no credits left; add credits to continue. (HTTP 402, code credits_exhausted)');
+      expect(text(await tool('box_exec', { box: 'mcp-one', command: 'true' }))).toMatch(/HTTP 402, code credits_exhausted/);
+      // The MCP session itself is not billed: listing tools and ping still answer.
+      expect((await client.listTools()).tools.length).toBe(TOOLS.length);
+    } finally {
+      await svc.api('/v1/organization', { method: 'PATCH', json: { credits_usd_nanos: 5_000_000_000 } });
+    }
+    expect(data(await tool('box_list', {})).total).toBeGreaterThan(0);
+  });
+
+  it("counts each tool call against the organization's concurrency limit (429 when it is full)", async () => {
+    const org = await (await svc.api('/v1/organization')).json();
+    const held: (() => void)[] = [];
+    // Fill the short pool (the /mcp request itself is in the stream pool): its box_list finds no slot.
+    for (;;) {
+      try {
+        held.push(svc.ctx.limiter.acquire(org.org_id));
+      } catch {
+        break;
+      }
+    }
+    try {
+      const r = await tool('box_list', {});
+      expect(r.isError).toBe(true);
+      expect(text(r)).toMatch(/^Too many requests in flight for this organization \(limit \d+\).*\(HTTP 429, code rate_limited\)$/);
+    } finally {
+      for (const release of held) release();
+    }
+    expect(svc.ctx.limiter.current(org.org_id)).toBe(0);
+    expect((await tool('box_list', {})).isError).toBeUndefined();
+  });
+
+  it("runs an operator's override of a private box through the access check and audits it with the route's path", async () => {
+    const app = await (await svc.api('/v1/apps/find', { method: 'POST', json: { name: 'default', mint_if_missing: true } })).json();
+    const box = await (await svc.api('/v1/boxes', { method: 'POST', json: { app_id: app.id, name: 'mcp-audited', visibility: 'private' } })).json();
+    const other = await (await svc.api('/v1/api-keys', { method: 'POST', json: { name: 'mcp-operator', scope: 'organization' } })).json();
+    const plain = await connect({ authorization: `Bearer ${other.secret}` });
+    const refused = (await plain.callTool({ name: 'box_exec', arguments: { box: box.box_id, command: 'true' } })) as CallToolResult;
+    expect(text(refused)).toMatch(/private to the key that created it.*\(HTTP 403/);
+    await plain.close();
+    const operator = await connect({ authorization: `Bearer ${other.secret}`, 'X-Box-Override-Reason': 'incident 77' });
+    const ran = (await operator.callTool({ name: 'box_exec', arguments: { box: box.box_id, command: 'echo in' } })) as CallToolResult;
+    expect(data(ran)).toMatchObject({ exit_code: 0, stdout: 'in\n' });
+    await operator.close();
+    const log = await (await svc.api('/v1/audit-log')).json();
+    expect(log.data[0]).toMatchObject({ action: 'box.override.exec', target: box.box_id, reason: 'incident 77', key_id: other.id });
+    expect(JSON.stringify(log.data[0])).toContain(`/v1/boxes/${box.box_id}/exec`);
+  });
+});

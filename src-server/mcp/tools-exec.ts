@@ -74,11 +74,8 @@ export function registerExecTools(server: McpServer, apiOf: ApiOf) {
       const box_id = await resolveBoxId(api, args.box, extra.signal);
       const body = { command: args.command, cwd: args.cwd, env: args.env, timeout: args.timeout };
       const run = new ExecCollector(extra);
-      if (api.exec) await api.exec(box_id, body, (e) => run.add(e), extra.signal);
-      else {
-        const res = await api.send({ method: 'POST', path: `/v1/boxes/${encodeURIComponent(box_id)}/exec`, json: body, signal: extra.signal });
-        for await (const line of ndjsonLines(res)) if (run.add(JSON.parse(line) as ExecEvent)) break;
-      }
+      const res = await api.send({ method: 'POST', path: `/v1/boxes/${encodeURIComponent(box_id)}/exec`, json: body, signal: extra.signal });
+      for await (const line of ndjsonLines(res)) if (run.add(JSON.parse(line) as ExecEvent)) break;
       return jsonResult(run.result());
     }),
   );
