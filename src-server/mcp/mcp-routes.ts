@@ -13,10 +13,10 @@ const MCP_BODY_LIMIT = 24 * 1024 * 1024;
 
 /**
  * /mcp: the MCP server over streamable HTTP, behind the API's own pipeline (the local
- * guard, an organization API key, billing, the concurrency limit). POST carries JSON-RPC;
- * GET and DELETE (a server-sent stream of its own, a session's end) are answered 405 after
- * the same checks, as the MCP transport allows a server without sessions to: clients then
- * carry on with POSTs alone.
+ * guard, an organization API key, the concurrency limit; billing is each tool call's, below).
+ * POST carries JSON-RPC (an initialize opens a session, http-service.ts); GET (a session's
+ * server-sent stream) and DELETE (its end) need Mcp-Session-Id, and are answered 405
+ * without one after the same checks, as the MCP transport allows.
  */
 export function mcpRoutes(r: RouteRegistrar, mcp: McpHttpService) {
   r.add({
@@ -32,7 +32,7 @@ export function mcpRoutes(r: RouteRegistrar, mcp: McpHttpService) {
     bodyLimitBytes: MCP_BODY_LIMIT,
     handler: async ({ auth, req, res, body }) => {
       checkMcpPost(req, body);
-      await mcp.handle(req, res, body, inProcessBoxApi(r.dispatcher, auth, req));
+      await mcp.handle(req, res, body, inProcessBoxApi(r.dispatcher, auth, req), auth);
     },
   });
   for (const method of ['get', 'delete'] as const) {
@@ -41,16 +41,19 @@ export function mcpRoutes(r: RouteRegistrar, mcp: McpHttpService) {
       path: '/mcp',
       area: 'box',
       tag: 'mcp',
-      summary: 'MCP (streamable HTTP): not used by this server, which keeps no sessions (405)',
-      handler: () => {
+      summary:
+        method === 'get'
+          ? "MCP (streamable HTTP): a session's stream of server notifications (resource updates), with Mcp-Session-Id"
+          : 'MCP (streamable HTTP): end a session, with Mcp-Session-Id',
+      billingExempt: true,
+      handler: async ({ auth, req, res }) => {
+        const sid = req.headers['mcp-session-id'];
+        if (typeof sid === 'string') return void (await mcp.sessionRequest(req, res, sid, inProcessBoxApi(r.dispatcher, auth, req), auth));
         throw new ApiError(
           405,
           'invalid_request_error',
-          `${method.toUpperCase()} /mcp is not used: this MCP server keeps no sessions; send JSON-RPC with POST /mcp.`,
-          {
-            code: 'method_not_allowed',
-            headers: { Allow: 'POST' },
-          },
+          `${method.toUpperCase()} /mcp without Mcp-Session-Id is not used: open a session with an initialize request (POST /mcp), or send JSON-RPC with POST /mcp alone.`,
+          { code: 'method_not_allowed', headers: { Allow: 'POST' } },
         );
       },
     });

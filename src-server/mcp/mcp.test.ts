@@ -5,7 +5,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
@@ -242,5 +242,126 @@ describe('/mcp in-process: the API pipeline behind every tool call (issue 36)', 
     const log = await (await svc.api('/v1/audit-log')).json();
     expect(log.data[0]).toMatchObject({ action: 'box.override.exec', target: box.box_id, reason: 'incident 77', key_id: other.id });
     expect(JSON.stringify(log.data[0])).toContain(`/v1/boxes/${box.box_id}/exec`);
+  });
+});
+
+describe('/mcp: logging, progress, resources and subscriptions, completion, sessions (issue 34)', () => {
+  const until = async (what: () => boolean, ms = 8000) => {
+    for (const end = Date.now() + ms; !what();) {
+      if (Date.now() > end) throw new Error('timed out waiting');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  it('streams box_exec output as log notifications before the answer, filtered by logging/setLevel', async () => {
+    const c = await connect({ authorization: `Bearer ${svc.key}` });
+    const events: ({ level: string; data: any } | 'answer')[] = [];
+    c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void events.push({ level: n.params.level, data: n.params.data }));
+    const box = data((await c.callTool({ name: 'box_create', arguments: { name: 'mcp-log' } })) as CallToolResult);
+    await c.setLoggingLevel('info');
+    const cmd = 'for i in 1 2 3; do echo chunk$i; sleep 0.2; done; echo oops >&2';
+    const r = (await c.callTool({ name: 'box_exec', arguments: { box: 'mcp-log', command: cmd } })) as CallToolResult;
+    events.push('answer');
+    expect(data(r)).toMatchObject({ exit_code: 0, stdout: 'chunk1\nchunk2\nchunk3\n', stderr: 'oops\n' });
+    const logs = events.filter((e) => e !== 'answer' && e.data.box_id === box.box_id) as { level: string; data: any }[];
+    const out = logs.filter((l) => l.data.stream === 'stdout');
+    // Chunk by chunk as they came (0.2 s apart), all of them ahead of the answer.
+    expect(out.length).toBeGreaterThanOrEqual(2);
+    expect(out.map((l) => l.data.text).join('')).toBe('chunk1\nchunk2\nchunk3\n');
+    expect(logs.filter((l) => l.data.stream === 'stderr').map((l) => l.data.text)).toEqual(['oops\n']);
+    expect(logs.every((l) => l.level === 'info')).toBe(true);
+    expect(events.indexOf('answer')).toBe(events.length - 1);
+
+    await c.setLoggingLevel('warning');
+    events.length = 0;
+    await c.callTool({ name: 'box_exec', arguments: { box: 'mcp-log', command: 'echo quiet' } });
+    expect(events).toEqual([]);
+    await c.close();
+  });
+
+  it('reports progress while box_create waits, when the call has a progress token', async () => {
+    const progress: { progress: number; message?: string }[] = [];
+    const r = (await client.callTool({ name: 'box_create', arguments: { name: 'mcp-progress' } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    })) as CallToolResult;
+    expect(data(r)).toMatchObject({ name: 'mcp-progress', status: 'running' });
+    expect(progress[0]).toMatchObject({ progress: 0, message: 'creating box mcp-progress…' });
+  });
+
+  it("serves a box's files, console and egress log as resources, and completes box_id", async () => {
+    const box = data(await tool('box_create', { name: 'mcp-res' }));
+    await tool('box_write_file', { box: 'mcp-res', path: '/root/a.txt', content: 'alpha\n' });
+    await tool('box_write_file', { box: 'mcp-res', path: '/root/b.bin', content: Buffer.from([0, 1, 2]).toString('base64'), encoding: 'base64' });
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+    expect(templates.sort()).toEqual(['box://{box_id}/console', 'box://{box_id}/egress-log', 'box://{box_id}/files/{+path}']);
+    const listed = (await client.listResources()).resources;
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ uri: `box://${box.box_id}/console`, name: 'mcp-res console', mimeType: 'text/plain' }),
+        expect.objectContaining({ uri: `box://${box.box_id}/egress-log`, name: 'mcp-res egress log' }),
+      ]),
+    );
+    const text1 = await client.readResource({ uri: 'box://mcp-res/files/root/a.txt' });
+    expect(text1.contents).toEqual([{ uri: 'box://mcp-res/files/root/a.txt', mimeType: 'text/plain', text: 'alpha\n' }]);
+    const bin = await client.readResource({ uri: `box://${box.box_id}/files/root/b.bin` });
+    expect(bin.contents[0]).toMatchObject({ mimeType: 'application/octet-stream', blob: Buffer.from([0, 1, 2]).toString('base64') });
+    const egress = await client.readResource({ uri: `box://${box.box_id}/egress-log` });
+    expect(JSON.parse((egress.contents[0] as { text: string }).text)).toMatchObject({ entries: [], total: 0 });
+    expect((await client.readResource({ uri: `box://${box.box_id}/console` })).contents[0]).toMatchObject({ mimeType: 'text/plain' });
+    await expect(client.readResource({ uri: 'box://mcp-res/files/root/none.txt' })).rejects.toThrow(
+      /MCP error -32002: No such file or directory in the box: \/root\/none.txt \(HTTP 404/,
+    );
+
+    const done = await client.complete({ ref: { type: 'ref/resource', uri: 'box://{box_id}/console' }, argument: { name: 'box_id', value: 'mcp-re' } });
+    expect(done.completion.values).toEqual(['mcp-res']);
+    expect((await client.complete({ ref: { type: 'ref/prompt', name: 'none' }, argument: { name: 'x', value: '' } })).completion.values).toEqual([]);
+  });
+
+  it('notifies a subscriber when a subscribed file changes, and stops after unsubscribe', async () => {
+    await tool('box_create', { name: 'mcp-sub' });
+    await tool('box_write_file', { box: 'mcp-sub', path: '/root/w.txt', content: 'one' });
+    const c = await connect({ authorization: `Bearer ${svc.key}` });
+    const updated: string[] = [];
+    c.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+    const uri = 'box://mcp-sub/files/root/w.txt';
+    await c.subscribeResource({ uri });
+    await new Promise((r) => setTimeout(r, 1200)); // its first look
+    await tool('box_write_file', { box: 'mcp-sub', path: '/root/w.txt', content: 'two' });
+    await until(() => updated.length > 0);
+    expect(updated).toEqual([uri]);
+    await c.unsubscribeResource({ uri });
+    await tool('box_write_file', { box: 'mcp-sub', path: '/root/w.txt', content: 'three' });
+    await new Promise((r) => setTimeout(r, 2200));
+    expect(updated).toEqual([uri]);
+    await c.close();
+  });
+
+  it('keeps a session to the key that opened it', async () => {
+    const res = await initialize({ authorization: `Bearer ${svc.key}` });
+    const sid = res.headers.get('mcp-session-id')!;
+    await res.body?.cancel();
+    expect(sid).toMatch(/^[0-9a-f-]{36}$/);
+    const other = await (await svc.api('/v1/api-keys', { method: 'POST', json: { name: 'mcp-session-thief', scope: 'organization' } })).json();
+    const list = (key: string) =>
+      fetch(`${svc.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${key}`,
+          'mcp-session-id': sid,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+    const stolen = await list(other.secret);
+    expect(stolen.status).toBe(404);
+    expect((await errorOf(stolen)).code).toBe('session_not_found');
+    const own = await list(svc.key);
+    expect(own.status).toBe(200);
+    await own.body?.cancel();
+    const end = await fetch(`${svc.url}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${svc.key}`, 'mcp-session-id': sid } });
+    expect(end.status).toBe(200);
+    expect((await list(svc.key)).status).toBe(404);
   });
 });

@@ -11,6 +11,6 @@ import { mcpRoutes } from './mcp-routes.js';
  */
 export function mcpArea(_app: AppBase) {
   const mcp = new McpHttpService();
-  const area: Area = { name: 'mcp', routes: (r) => mcpRoutes(r, mcp) };
+  const area: Area = { name: 'mcp', routes: (r) => mcpRoutes(r, mcp), stop: () => mcp.close() };
   return { mcp, area };
 }
