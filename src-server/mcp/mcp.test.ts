@@ -5,6 +5,8 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import path from 'node:path';
 import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
@@ -364,4 +366,32 @@ describe('/mcp: logging, progress, resources and subscriptions, completion, sess
     expect(end.status).toBe(200);
     expect((await list(svc.key)).status).toBe(404);
   });
+});
+
+describe('box mcp (stdio, an HTTP client of the service): the same protocol', () => {
+  it('streams exec output as log messages and reads a file resource', async () => {
+    await tool('box_create', { name: 'mcp-stdio' });
+    await tool('box_write_file', { box: 'mcp-stdio', path: '/root/s.txt', content: 'over stdio\n' });
+    const box = path.resolve(import.meta.dirname, '../../bin/box.mjs');
+    const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, BOX_URL: svc.url, BOX_API_KEY: svc.key, BOX_DATA_DIR: '/nonexistent-box-data-dir' };
+    const c = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
+    await c.connect(new StdioClientTransport({ command: process.execPath, args: [box, 'mcp'], env, stderr: 'ignore' }));
+    try {
+      const logs: any[] = [];
+      c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
+      await c.setLoggingLevel('debug');
+      const r = (await c.callTool({ name: 'box_exec', arguments: { box: 'mcp-stdio', command: 'echo a; sleep 0.2; echo b' } })) as CallToolResult;
+      expect(data(r)).toMatchObject({ exit_code: 0, stdout: 'a\nb\n' });
+      expect(
+        logs
+          .filter((l) => l.stream === 'stdout')
+          .map((l) => l.text)
+          .join(''),
+      ).toBe('a\nb\n');
+      const read = await c.readResource({ uri: 'box://mcp-stdio/files/root/s.txt' });
+      expect(read.contents[0]).toMatchObject({ mimeType: 'text/plain', text: 'over stdio\n' });
+    } finally {
+      await c.close();
+    }
+  }, 60_000);
 });
