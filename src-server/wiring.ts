@@ -100,7 +100,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
   });
   const logs = logsArea({ log: base.serviceLog, runtime, access });
   const quit = quitArea(base, { boxes: boxes.boxes });
-  const mcp = mcpArea(base, { execs: boxes.execs, access });
+  const mcp = mcpArea(base);
   const e2b = e2bArea(base, {
     boxes: {
       get: (id) => boxes.boxes.get(id),

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { AppContext } from '../app-context.js';
 import { sendError } from './error-handler.js';
 import { guardError } from './guard.js';
-import { specificity } from './registry.js';
+import { paramsOf, specificity } from './route-match.js';
 import { runRoute, type Area, type RouteSpec } from './route.js';
 
 type Run = (req: IncomingMessage & { params?: Record<string, string> }, res: ServerResponse) => Promise<unknown>;
@@ -72,25 +72,4 @@ export function plainFront(specs: RouteSpec[], ctx: AppContext, areas: Area[], e
     if (found.params) (req as IncomingMessage & { params?: Record<string, string> }).params = found.params;
     found.run(req, res).catch((e: unknown) => sendError(req, res, e, ctx));
   };
-}
-
-/** The decoded parameters when `parts` (a path split on '/') fits the pattern, else undefined. */
-function paramsOf(segs: string[], parts: string[]): Record<string, string> | undefined {
-  if (segs.length !== parts.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < segs.length; i++) {
-    const seg = segs[i]!;
-    const part = parts[i]!;
-    if (!seg.startsWith(':')) {
-      if (seg !== part) return undefined;
-      continue;
-    }
-    if (part === '') return undefined;
-    try {
-      params[seg.slice(1)] = part.includes('%') ? decodeURIComponent(part) : part;
-    } catch {
-      return undefined; // Express's registry answers the malformed escape (400 invalid_encoding)
-    }
-  }
-  return params;
 }

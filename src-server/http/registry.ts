@@ -6,6 +6,8 @@ import { authenticate } from './auth.js';
 import { ApiError, badRequest } from './api-errors.js';
 import { setErrorStyle } from './error-handler.js';
 import { runRoute, type Area, type RouteSpec, type UpgradeSpec } from './route.js';
+import { specificity } from './route-match.js';
+import { Dispatcher } from './dispatch.js';
 
 /** Keeps every route's spec: it mounts them, answers 404/405, and feeds the OpenAPI document. */
 export class RouteRegistry implements RouteRegistrar {
@@ -23,6 +25,9 @@ export class RouteRegistry implements RouteRegistrar {
     this.upgrades.push(spec);
   }
 
+  /** The same routes called in-process (http/dispatch.ts), live once they are mounted. */
+  readonly dispatcher = new Dispatcher(() => this.specs);
+
   add(spec: RouteSpec<any, any, any>): void {
     if (this.specs.some((s) => s.method === spec.method && s.path === spec.path)) {
       throw new Error(`route ${spec.method.toUpperCase()} ${spec.path} registered twice`);
@@ -37,6 +42,7 @@ export class RouteRegistry implements RouteRegistrar {
   }
 
   mount(app: Express, ctx: AppContext, areas: Area[]): void {
+    this.dispatcher.bind(ctx);
     // Literal segments before parameters, so `/v1/boxes/spend` wins over `/v1/boxes/:box_id`.
     const ordered = [...this.specs].filter((s) => areas.includes(s.area)).sort((a, b) => specificity(b.path) - specificity(a.path));
     // Literal paths (no parameter) by exact method and path, ahead of Express's walk over
@@ -114,11 +120,6 @@ function decodes(seg: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Mount order: literal segments count, earlier ones more (http/plain-front.ts follows it too). */
-export function specificity(path: string): number {
-  return path.split('/').reduce((n, seg, i) => n + (seg.startsWith(':') ? 0 : 1000 >> i), 0);
 }
 
 function matches(pattern: string, path: string): boolean {

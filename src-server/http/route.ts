@@ -21,6 +21,8 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** Where a routes function declares its routes (http/registry.ts RouteRegistry). */
 export interface RouteRegistrar {
   add<B, Q, P>(spec: RouteSpec<B, Q, P>): void;
+  /** Every route of the service, called in-process for a known caller (http/dispatch.ts; the MCP area). */
+  readonly dispatcher: Dispatch;
   /** A WebSocket endpoint (http/upgrade.ts): same guard, authentication and billing as `add`'s routes. */
   upgrade(spec: UpgradeSpec): void;
   /** What answers a request under `prefix` that no route takes (mounted after the routes). */
@@ -36,6 +38,27 @@ export interface Fallback {
   error: (req: Request) => unknown;
 }
 export type Area = 'box' | 'inference' | 'common';
+
+/** One in-process call: an operation of the contract with its path filled in, as a client sends it. */
+export interface DispatchRequest {
+  method: string;
+  /** e.g. `/v1/boxes/box_.../exec` (parameters percent-encoded, as `contract/call.ts` fills them). */
+  path: string;
+  query?: Record<string, string | number | boolean | null | undefined>;
+  /** A JSON body (sent as application/json). */
+  json?: unknown;
+  /** A raw body (file uploads). */
+  body?: Uint8Array;
+  /** Request headers the route reads (e.g. X-Box-Override, Idempotency-Key). */
+  headers?: Record<string, string>;
+  /** Aborting it closes the answer, as a client hanging up closes a socket's. */
+  signal?: AbortSignal;
+}
+
+/** Calls the service's routes in-process for a known caller (http/dispatch.ts; `RouteRegistrar.dispatcher`). */
+export interface Dispatch {
+  send(principal: Principal, r: DispatchRequest): Promise<globalThis.Response>;
+}
 
 interface RouteCtx<B, Q, P> {
   req: Request;
@@ -128,20 +151,38 @@ interface UpgradeCtx {
 
 const MUTATING: Method[] = ['post', 'put', 'patch', 'delete'];
 
+const authModeOf = (spec: RouteSpec) => spec.auth ?? (spec.area === 'inference' ? 'any' : 'org');
+
 /** The whole request pipeline for one route: auth → limits → idempotency → validation → handler. */
 export function runRoute(spec: RouteSpec, app: AppContext) {
-  const authMode = spec.auth ?? (spec.area === 'inference' ? 'any' : 'org');
+  const authMode = authModeOf(spec);
+  const run = runAs(spec, app);
+  return async (req: PipelineRequest, res: ServerResponse) => {
+    setErrorStyle(req, spec.errors); // an authentication error is already in the route's error style
+    // Inference routes also accept a box's egress proxy (the box principal; never org-scoped).
+    const viaBox = spec.area === 'inference' && authMode !== 'none' ? app.boxPrincipal(req) : undefined;
+    const auth = authMode === 'none' ? undefined : (viaBox ?? authenticate(req, app.repos));
+    return run(req, res, auth);
+  };
+}
+
+/**
+ * The pipeline after authentication, for a caller already known: the scope check, billing,
+ * the concurrency limit, body, idempotency, validation, the handler and its answer. HTTP
+ * requests come through `runRoute`; in-process calls (http/dispatch.ts) with their principal.
+ */
+export function runAs(spec: RouteSpec, app: AppContext) {
+  const authMode = authModeOf(spec);
   // Streamed uploads too (their body is hashed as it streams); keyless routes have no key to scope by.
   const idempotent = spec.idempotent ?? (MUTATING.includes(spec.method) && authMode !== 'none');
   // exec, console, egress log and SSE answers may last hours: their own pool (http/limits.ts)
   const stream = spec.responseKind === 'ndjson' || spec.responseKind === 'sse';
   const frees = spec.method === 'delete' || spec.path.endsWith('/terminate');
 
-  return async (req: PipelineRequest, res: ServerResponse) => {
+  return async (req: PipelineRequest, res: ServerResponse, principal: Principal | undefined) => {
     setErrorStyle(req, spec.errors);
-    // Inference routes also accept a box's egress proxy (the box principal; never org-scoped).
-    const viaBox = spec.area === 'inference' && authMode !== 'none' ? app.boxPrincipal(req) : undefined;
-    const auth = authMode === 'none' ? (undefined as unknown as Principal) : (viaBox ?? authenticate(req, app.repos));
+    // undefined only for keyless routes (a principal handed in is not theirs to bill or limit)
+    const auth = (authMode === 'none' ? undefined : principal) as Principal;
     if (authMode === 'org' && auth.key.scope !== 'organization') {
       throw forbidden('This operation needs an organization-scoped API key.');
     }

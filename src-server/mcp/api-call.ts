@@ -54,19 +54,20 @@ export function jsonResult(value: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 1) }], structuredContent: value };
 }
 
-/** An error as an MCP tool error (`isError`), carrying the API's message, code and field. */
-function errorResult(e: unknown): CallToolResult {
-  let text: string;
+/** An error's text for the model: the API's message, HTTP status, code and field. */
+export function errorText(e: unknown): string {
   if (e instanceof ApiCallError) {
     const { message, code, param } = e.envelope;
     const details = [e.status ? `HTTP ${e.status}` : '', code ? `code ${code}` : '', param ? `field ${param}` : ''].filter(Boolean).join(', ');
-    text = details ? `${message} (${details})` : message;
-  } else if (e instanceof ToolInputError) {
-    text = e.message;
-  } else {
-    text = `Unexpected error: ${(e as Error)?.message ?? String(e)}`;
+    return details ? `${message} (${details})` : message;
   }
-  return { content: [{ type: 'text', text }], isError: true };
+  if (e instanceof ToolInputError) return e.message;
+  return `Unexpected error: ${(e as Error)?.message ?? String(e)}`;
+}
+
+/** An error as an MCP tool error (`isError`), carrying the API's message, code and field. */
+function errorResult(e: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: errorText(e) }], isError: true };
 }
 
 /** Runs a tool body; any failure becomes a tool error result instead of a protocol error. */

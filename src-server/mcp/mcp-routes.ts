@@ -1,14 +1,11 @@
 import type { RouteRegistrar } from '../http/route.js';
 import type { IncomingMessage } from 'node:http';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { BoxIdParams } from '../contract/boxes.js';
-import { ExecBody } from '../contract/exec.js';
-import type { BoxAccess } from '../boxes/ports.js';
-import type { ExecService } from '../boxes/module.js';
-import { errorBody } from '../http/error-handler.js';
+import { OVERRIDE_HEADER } from '../contract/boxes.js';
+import type { Principal } from '../core/principal.js';
 import { ApiError, badRequest } from '../http/api-errors.js';
-import { parseOr400 } from '../http/validate.js';
-import { ApiCallError, type ApiErrorEnvelope, type BoxApi } from './ports.js';
+import type { Dispatch } from '../http/route.js';
+import { apiCallError, type BoxApi } from './ports.js';
 import type { McpHttpService } from './http-service.js';
 
 /** MCP requests may carry whole files (box_write_file takes up to 16 MiB, base64 grows it). */
@@ -16,12 +13,12 @@ const MCP_BODY_LIMIT = 24 * 1024 * 1024;
 
 /**
  * /mcp: the MCP server over streamable HTTP, behind the API's own pipeline (the local
- * guard, an organization API key, billing, the concurrency limit). POST carries JSON-RPC;
- * GET and DELETE (a server-sent stream of its own, a session's end) are answered 405 after
- * the same checks, as the MCP transport allows a server without sessions to: clients then
- * carry on with POSTs alone.
+ * guard, an organization API key, the concurrency limit; billing is each tool call's, below).
+ * POST carries JSON-RPC (an initialize opens a session, http-service.ts); GET (a session's
+ * server-sent stream) and DELETE (its end) need Mcp-Session-Id, and are answered 405
+ * without one after the same checks, as the MCP transport allows.
  */
-export function mcpRoutes(r: RouteRegistrar, mcp: McpHttpService, svc: { execs: ExecService; access: BoxAccess }) {
+export function mcpRoutes(r: RouteRegistrar, mcp: McpHttpService) {
   r.add({
     method: 'post',
     path: '/mcp',
@@ -30,33 +27,12 @@ export function mcpRoutes(r: RouteRegistrar, mcp: McpHttpService, svc: { execs: 
     summary: 'MCP (streamable HTTP): JSON-RPC requests to the box tools; answers JSON or a server-sent stream with progress',
     plain: true,
     idempotent: false,
+    // Each tool call is billed as its own operation (402 as a tool error): the session stays usable.
+    billingExempt: true,
     bodyLimitBytes: MCP_BODY_LIMIT,
-    handler: async ({ app, auth, req, res, body }) => {
+    handler: async ({ auth, req, res, body }) => {
       checkMcpPost(req, body);
-      // box_exec runs in-process, checked and started exactly as POST /v1/boxes/{id}/exec does.
-      const exec: BoxApi['exec'] = async (boxId, execBody, onEvent, signal) => {
-        let session;
-        try {
-          const box = svc.access.boxFor(req, auth, parseOr400(BoxIdParams, { box_id: boxId }).box_id, 'exec');
-          session = await svc.execs.start(box, parseOr400(ExecBody, execBody));
-        } catch (e) {
-          const { status, body: envelope } = errorBody(e, app);
-          throw new ApiCallError(status, (envelope as { error: ApiErrorEnvelope }).error);
-        }
-        await new Promise<void>((resolve) => {
-          let detach = () => {};
-          const stop = () => {
-            detach();
-            resolve();
-          };
-          detach = session.attach((e) => {
-            onEvent(e);
-            if (e.type === 'exit') queueMicrotask(stop);
-          });
-          signal?.addEventListener('abort', stop, { once: true });
-        });
-      };
-      await mcp.handle(req, res, body, exec);
+      await mcp.handle(req, res, body, inProcessBoxApi(r.dispatcher, auth, req), auth);
     },
   });
   for (const method of ['get', 'delete'] as const) {
@@ -65,16 +41,19 @@ export function mcpRoutes(r: RouteRegistrar, mcp: McpHttpService, svc: { execs: 
       path: '/mcp',
       area: 'box',
       tag: 'mcp',
-      summary: 'MCP (streamable HTTP): not used by this server, which keeps no sessions (405)',
-      handler: () => {
+      summary:
+        method === 'get'
+          ? "MCP (streamable HTTP): a session's stream of server notifications (resource updates), with Mcp-Session-Id"
+          : 'MCP (streamable HTTP): end a session, with Mcp-Session-Id',
+      billingExempt: true,
+      handler: async ({ auth, req, res }) => {
+        const sid = req.headers['mcp-session-id'];
+        if (typeof sid === 'string') return void (await mcp.sessionRequest(req, res, sid, inProcessBoxApi(r.dispatcher, auth, req), auth));
         throw new ApiError(
           405,
           'invalid_request_error',
-          `${method.toUpperCase()} /mcp is not used: this MCP server keeps no sessions; send JSON-RPC with POST /mcp.`,
-          {
-            code: 'method_not_allowed',
-            headers: { Allow: 'POST' },
-          },
+          `${method.toUpperCase()} /mcp without Mcp-Session-Id is not used: open a session with an initialize request (POST /mcp), or send JSON-RPC with POST /mcp alone.`,
+          { code: 'method_not_allowed', headers: { Allow: 'POST' } },
         );
       },
     });
@@ -104,4 +83,23 @@ function checkMcpPost(req: IncomingMessage, body: unknown) {
   if (messages.length === 0 || messages.length > 100 || !messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)) {
     throw badRequest('The body must be one JSON-RPC 2.0 message of MCP, or a batch of 1 to 100 of them.', 'body');
   }
+}
+
+/**
+ * The box API of one /mcp request: every tool call runs the service's own route in-process
+ * (http/dispatch.ts), for the caller the request authenticated, through the same pipeline
+ * as over HTTP after authentication (organization scope, billing, the concurrency limit,
+ * validation, the handler's access checks and audit). An operator's X-Box-Override-Reason
+ * on the /mcp request goes with each call, as it would with each HTTP request.
+ */
+function inProcessBoxApi(dispatch: Dispatch, auth: Principal, req: IncomingMessage): BoxApi {
+  const override = req.headers[OVERRIDE_HEADER.toLowerCase()];
+  const headers: Record<string, string> = typeof override === 'string' ? { [OVERRIDE_HEADER]: override } : {};
+  return {
+    async send(call) {
+      const res = await dispatch.send(auth, { ...call, headers: { ...headers, ...call.headers } });
+      if (res.ok) return res;
+      throw await apiCallError(res);
+    },
+  };
 }

@@ -5,7 +5,9 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import path from 'node:path';
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
@@ -187,4 +189,209 @@ describe('/mcp (streamable HTTP)', () => {
     expect((await fetch(`${svc.url}/mcp`, { headers: { accept: 'text/event-stream' } })).status).toBe(401);
     expect((await svc.api('/mcp', { headers: { accept: 'text/event-stream' } })).status).toBe(405);
   });
+});
+
+describe('/mcp in-process: the API pipeline behind every tool call (issue 36)', () => {
+  it('at zero credits each tool call answers the 402 of its route as a tool error, and the session stays usable', async () => {
+    await svc.api('/v1/organization', { method: 'PATCH', json: { credits_usd_nanos: 0 } });
+    try {
+      const r = await tool('box_list', {});
+      expect(r.isError).toBe(true);
+      expect(text(r)).toBe('Your organization has no credits left; add credits to continue. (HTTP 402, code credits_exhausted)');
+      expect(text(await tool('box_exec', { box: 'mcp-one', command: 'true' }))).toMatch(/HTTP 402, code credits_exhausted/);
+      // The MCP session itself is not billed: listing tools and ping still answer.
+      expect((await client.listTools()).tools.length).toBe(TOOLS.length);
+    } finally {
+      await svc.api('/v1/organization', { method: 'PATCH', json: { credits_usd_nanos: 5_000_000_000 } });
+    }
+    expect(data(await tool('box_list', {})).total).toBeGreaterThan(0);
+  });
+
+  it("counts each tool call against the organization's concurrency limit (429 when it is full)", async () => {
+    const org = await (await svc.api('/v1/organization')).json();
+    const held: (() => void)[] = [];
+    // Fill the short pool (the /mcp request itself is in the stream pool): its box_list finds no slot.
+    for (;;) {
+      try {
+        held.push(svc.ctx.limiter.acquire(org.org_id));
+      } catch {
+        break;
+      }
+    }
+    try {
+      const r = await tool('box_list', {});
+      expect(r.isError).toBe(true);
+      expect(text(r)).toMatch(/^Too many requests in flight for this organization \(limit \d+\).*\(HTTP 429, code rate_limited\)$/);
+    } finally {
+      for (const release of held) release();
+    }
+    expect(svc.ctx.limiter.current(org.org_id)).toBe(0);
+    expect((await tool('box_list', {})).isError).toBeUndefined();
+  });
+
+  it("runs an operator's override of a private box through the access check and audits it with the route's path", async () => {
+    const app = await (await svc.api('/v1/apps/find', { method: 'POST', json: { name: 'default', mint_if_missing: true } })).json();
+    const box = await (await svc.api('/v1/boxes', { method: 'POST', json: { app_id: app.id, name: 'mcp-audited', visibility: 'private' } })).json();
+    const other = await (await svc.api('/v1/api-keys', { method: 'POST', json: { name: 'mcp-operator', scope: 'organization' } })).json();
+    const plain = await connect({ authorization: `Bearer ${other.secret}` });
+    const refused = (await plain.callTool({ name: 'box_exec', arguments: { box: box.box_id, command: 'true' } })) as CallToolResult;
+    expect(text(refused)).toMatch(/private to the key that created it.*\(HTTP 403/);
+    await plain.close();
+    const operator = await connect({ authorization: `Bearer ${other.secret}`, 'X-Box-Override-Reason': 'incident 77' });
+    const ran = (await operator.callTool({ name: 'box_exec', arguments: { box: box.box_id, command: 'echo in' } })) as CallToolResult;
+    expect(data(ran)).toMatchObject({ exit_code: 0, stdout: 'in\n' });
+    await operator.close();
+    const log = await (await svc.api('/v1/audit-log')).json();
+    expect(log.data[0]).toMatchObject({ action: 'box.override.exec', target: box.box_id, reason: 'incident 77', key_id: other.id });
+    expect(JSON.stringify(log.data[0])).toContain(`/v1/boxes/${box.box_id}/exec`);
+  });
+});
+
+describe('/mcp: logging, progress, resources and subscriptions, completion, sessions (issue 34)', () => {
+  const until = async (what: () => boolean, ms = 8000) => {
+    for (const end = Date.now() + ms; !what();) {
+      if (Date.now() > end) throw new Error('timed out waiting');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  it('streams box_exec output as log notifications before the answer, filtered by logging/setLevel', async () => {
+    const c = await connect({ authorization: `Bearer ${svc.key}` });
+    const events: ({ level: string; data: any } | 'answer')[] = [];
+    c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void events.push({ level: n.params.level, data: n.params.data }));
+    const box = data((await c.callTool({ name: 'box_create', arguments: { name: 'mcp-log' } })) as CallToolResult);
+    await c.setLoggingLevel('info');
+    const cmd = 'for i in 1 2 3; do echo chunk$i; sleep 0.2; done; echo oops >&2';
+    const r = (await c.callTool({ name: 'box_exec', arguments: { box: 'mcp-log', command: cmd } })) as CallToolResult;
+    events.push('answer');
+    expect(data(r)).toMatchObject({ exit_code: 0, stdout: 'chunk1\nchunk2\nchunk3\n', stderr: 'oops\n' });
+    const logs = events.filter((e) => e !== 'answer' && e.data.box_id === box.box_id) as { level: string; data: any }[];
+    const out = logs.filter((l) => l.data.stream === 'stdout');
+    // Chunk by chunk as they came (0.2 s apart), all of them ahead of the answer.
+    expect(out.length).toBeGreaterThanOrEqual(2);
+    expect(out.map((l) => l.data.text).join('')).toBe('chunk1\nchunk2\nchunk3\n');
+    expect(logs.filter((l) => l.data.stream === 'stderr').map((l) => l.data.text)).toEqual(['oops\n']);
+    expect(logs.every((l) => l.level === 'info')).toBe(true);
+    expect(events.indexOf('answer')).toBe(events.length - 1);
+
+    await c.setLoggingLevel('warning');
+    events.length = 0;
+    await c.callTool({ name: 'box_exec', arguments: { box: 'mcp-log', command: 'echo quiet' } });
+    expect(events).toEqual([]);
+    await c.close();
+  });
+
+  it('reports progress while box_create waits, when the call has a progress token', async () => {
+    const progress: { progress: number; message?: string }[] = [];
+    const r = (await client.callTool({ name: 'box_create', arguments: { name: 'mcp-progress' } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    })) as CallToolResult;
+    expect(data(r)).toMatchObject({ name: 'mcp-progress', status: 'running' });
+    expect(progress[0]).toMatchObject({ progress: 0, message: 'creating box mcp-progress…' });
+  });
+
+  it("serves a box's files, console and egress log as resources, and completes box_id", async () => {
+    const box = data(await tool('box_create', { name: 'mcp-res' }));
+    await tool('box_write_file', { box: 'mcp-res', path: '/root/a.txt', content: 'alpha\n' });
+    await tool('box_write_file', { box: 'mcp-res', path: '/root/b.bin', content: Buffer.from([0, 1, 2]).toString('base64'), encoding: 'base64' });
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+    expect(templates.sort()).toEqual(['box://{box_id}/console', 'box://{box_id}/egress-log', 'box://{box_id}/files/{+path}']);
+    const listed = (await client.listResources()).resources;
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ uri: `box://${box.box_id}/console`, name: 'mcp-res console', mimeType: 'text/plain' }),
+        expect.objectContaining({ uri: `box://${box.box_id}/egress-log`, name: 'mcp-res egress log' }),
+      ]),
+    );
+    const text1 = await client.readResource({ uri: 'box://mcp-res/files/root/a.txt' });
+    expect(text1.contents).toEqual([{ uri: 'box://mcp-res/files/root/a.txt', mimeType: 'text/plain', text: 'alpha\n' }]);
+    const bin = await client.readResource({ uri: `box://${box.box_id}/files/root/b.bin` });
+    expect(bin.contents[0]).toMatchObject({ mimeType: 'application/octet-stream', blob: Buffer.from([0, 1, 2]).toString('base64') });
+    const egress = await client.readResource({ uri: `box://${box.box_id}/egress-log` });
+    expect(JSON.parse((egress.contents[0] as { text: string }).text)).toMatchObject({ entries: [], total: 0 });
+    expect((await client.readResource({ uri: `box://${box.box_id}/console` })).contents[0]).toMatchObject({ mimeType: 'text/plain' });
+    await expect(client.readResource({ uri: 'box://mcp-res/files/root/none.txt' })).rejects.toThrow(
+      /MCP error -32002: No such file or directory in the box: \/root\/none.txt \(HTTP 404/,
+    );
+
+    const done = await client.complete({ ref: { type: 'ref/resource', uri: 'box://{box_id}/console' }, argument: { name: 'box_id', value: 'mcp-re' } });
+    expect(done.completion.values).toEqual(['mcp-res']);
+    expect((await client.complete({ ref: { type: 'ref/prompt', name: 'none' }, argument: { name: 'x', value: '' } })).completion.values).toEqual([]);
+  });
+
+  it('notifies a subscriber when a subscribed file changes, and stops after unsubscribe', async () => {
+    await tool('box_create', { name: 'mcp-sub' });
+    await tool('box_write_file', { box: 'mcp-sub', path: '/root/w.txt', content: 'one' });
+    const c = await connect({ authorization: `Bearer ${svc.key}` });
+    const updated: string[] = [];
+    c.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+    const uri = 'box://mcp-sub/files/root/w.txt';
+    await c.subscribeResource({ uri });
+    await new Promise((r) => setTimeout(r, 1200)); // its first look
+    await tool('box_write_file', { box: 'mcp-sub', path: '/root/w.txt', content: 'two' });
+    await until(() => updated.length > 0);
+    expect(updated).toEqual([uri]);
+    await c.unsubscribeResource({ uri });
+    await tool('box_write_file', { box: 'mcp-sub', path: '/root/w.txt', content: 'three' });
+    await new Promise((r) => setTimeout(r, 2200));
+    expect(updated).toEqual([uri]);
+    await c.close();
+  });
+
+  it('keeps a session to the key that opened it', async () => {
+    const res = await initialize({ authorization: `Bearer ${svc.key}` });
+    const sid = res.headers.get('mcp-session-id')!;
+    await res.body?.cancel();
+    expect(sid).toMatch(/^[0-9a-f-]{36}$/);
+    const other = await (await svc.api('/v1/api-keys', { method: 'POST', json: { name: 'mcp-session-thief', scope: 'organization' } })).json();
+    const list = (key: string) =>
+      fetch(`${svc.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${key}`,
+          'mcp-session-id': sid,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+    const stolen = await list(other.secret);
+    expect(stolen.status).toBe(404);
+    expect((await errorOf(stolen)).code).toBe('session_not_found');
+    const own = await list(svc.key);
+    expect(own.status).toBe(200);
+    await own.body?.cancel();
+    const end = await fetch(`${svc.url}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${svc.key}`, 'mcp-session-id': sid } });
+    expect(end.status).toBe(200);
+    expect((await list(svc.key)).status).toBe(404);
+  });
+});
+
+describe('box mcp (stdio, an HTTP client of the service): the same protocol', () => {
+  it('streams exec output as log messages and reads a file resource', async () => {
+    await tool('box_create', { name: 'mcp-stdio' });
+    await tool('box_write_file', { box: 'mcp-stdio', path: '/root/s.txt', content: 'over stdio\n' });
+    const box = path.resolve(import.meta.dirname, '../../bin/box.mjs');
+    const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, BOX_URL: svc.url, BOX_API_KEY: svc.key, BOX_DATA_DIR: '/nonexistent-box-data-dir' };
+    const c = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
+    await c.connect(new StdioClientTransport({ command: process.execPath, args: [box, 'mcp'], env, stderr: 'ignore' }));
+    try {
+      const logs: any[] = [];
+      c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
+      await c.setLoggingLevel('debug');
+      const r = (await c.callTool({ name: 'box_exec', arguments: { box: 'mcp-stdio', command: 'echo a; sleep 0.2; echo b' } })) as CallToolResult;
+      expect(data(r)).toMatchObject({ exit_code: 0, stdout: 'a\nb\n' });
+      expect(
+        logs
+          .filter((l) => l.stream === 'stdout')
+          .map((l) => l.text)
+          .join(''),
+      ).toBe('a\nb\n');
+      const read = await c.readResource({ uri: 'box://mcp-stdio/files/root/s.txt' });
+      expect(read.contents[0]).toMatchObject({ mimeType: 'text/plain', text: 'over stdio\n' });
+    } finally {
+      await c.close();
+    }
+  }, 60_000);
 });

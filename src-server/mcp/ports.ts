@@ -1,6 +1,5 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { ExecEvent } from '../contract/exec.js';
 
 /**
  * What the MCP server needs from the outside: the box API. The MCP tools (server.ts) reach
@@ -8,8 +7,8 @@ import type { ExecEvent } from '../contract/exec.js';
  * both transports run the same code and answer what the HTTP API answers (its access
  * checks, audit, billing, idempotency and error messages included):
  *  - `box mcp` (stdio, src-cli) implements it with the CLI's HTTP client and its key;
- *  - `/mcp` on the service (module.ts) implements it over the service's own loopback
- *    listener, with the credentials the MCP request came with (loopback-api.ts).
+ *  - `/mcp` on the service implements it in-process (mcp-routes.ts): each call runs the
+ *    route through the service's pipeline (http/dispatch.ts) as the /mcp request's caller.
  */
 interface ApiRequest {
   method: string;
@@ -24,36 +23,20 @@ interface ApiRequest {
   signal?: AbortSignal;
 }
 
-/** One command to run: the fields of the contract's ExecBody the MCP tools send. */
-interface ExecRequest {
-  command: string | string[];
-  cwd?: string;
-  env?: Record<string, string>;
-  timeout?: number;
-}
-
 export interface BoxApi {
   /** Sends one request; a 2xx answer comes back as is, any other throws an ApiCallError. */
   send(req: ApiRequest): Promise<Response>;
-  /**
-   * Runs a command and hands over its events (ExecEvent, as POST /v1/boxes/{id}/exec
-   * streams them) until `exit`; refusals throw an ApiCallError with the API's envelope.
-   * Absent: box_exec streams POST /v1/boxes/{id}/exec through `send`. The service gives it
-   * to /mcp to run exec in-process, with the same access check and service as the route
-   * (mcp-routes.ts), without a second trip through HTTP on exec's hot path.
-   */
-  exec?(boxId: string, body: ExecRequest, onEvent: (e: ExecEvent) => void, signal?: AbortSignal): Promise<void>;
 }
 
 /**
  * The box API a tool call acts through, from the call's context: `box mcp` has one for the
- * process; /mcp hands each request's own (its caller's credentials and in-process exec) in
+ * process; /mcp hands each request's own (in-process, as its caller) in
  * the request's `authInfo`, so a server can be reused across requests (http-service.ts).
  */
 export type ApiOf = (extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => BoxApi;
 
 /** The spec's error envelope of a failed API call. */
-export interface ApiErrorEnvelope {
+interface ApiErrorEnvelope {
   message: string;
   type: string;
   param: string | null;
@@ -71,7 +54,7 @@ export class ApiCallError extends Error {
 }
 
 /** Reads a failed answer's envelope; a body outside the envelope still becomes a clear message. */
-async function apiCallError(res: Response): Promise<ApiCallError> {
+export async function apiCallError(res: Response): Promise<ApiCallError> {
   const text = await res.text().catch(() => '');
   try {
     const e = (JSON.parse(text) as { error?: Partial<ApiErrorEnvelope> }).error;

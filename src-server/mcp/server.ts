@@ -11,22 +11,31 @@ import { registerBoxTools } from './tools-boxes.js';
 import { registerCodeTools } from './tools-code.js';
 import { registerExecTools } from './tools-exec.js';
 import { httpBoxApi, type ApiOf, type BoxApi } from './ports.js';
+import { handleLogLevel } from './logging.js';
+import { registerBoxResources } from './resources.js';
+import { closeSubscriptions } from './subscriptions.js';
 
 const MCP_SERVER_NAME = 'box';
 
 const INSTRUCTIONS =
   'Box runs sandboxes ("boxes"): isolated Linux microVMs on this machine. Create one with box_create (or reuse one from box_list), ' +
   'then run shell commands with box_exec, Python/JavaScript snippets with box_run_code, and move files with box_write_file, box_read_file and box_list_files. ' +
-  'Every box tool takes `box` as a box id or name. Fork a box to try things on a copy; terminate boxes you no longer need.';
+  'Every box tool takes `box` as a box id or name. Fork a box to try things on a copy; terminate boxes you no longer need. ' +
+  'Resources: box://BOX/files/PATH (a file), box://BOX/console and box://BOX/egress-log, which can be subscribed to.';
 
 /** A new MCP server with every box tool, acting through `api` (one for all calls, or each call's own). */
 export function createBoxMcpServer(api: BoxApi | ApiOf, version = '0.1.0'): McpServer {
-  const server = new McpServer({ name: MCP_SERVER_NAME, title: 'Box sandboxes', version }, { instructions: INSTRUCTIONS });
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, title: 'Box sandboxes', version },
+    { instructions: INSTRUCTIONS, capabilities: { logging: {}, completions: {}, resources: { subscribe: true, listChanged: true } } },
+  );
   const apiOf: ApiOf = typeof api === 'function' ? api : () => api;
   registerBoxTools(server, apiOf);
   registerBoxOpsTools(server, apiOf);
   registerExecTools(server, apiOf);
   registerCodeTools(server, apiOf);
+  registerBoxResources(server, apiOf);
+  handleLogLevel(server);
   return server;
 }
 
@@ -46,5 +55,6 @@ export async function serveStdio(url: string, apiKey: string): Promise<void> {
   });
   await server.connect(transport);
   await closed;
+  closeSubscriptions(server);
   await server.close();
 }

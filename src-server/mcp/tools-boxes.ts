@@ -4,6 +4,8 @@ import { CreateBoxBody, ForkBody, ListBoxesQuery, SleepBody } from '../contract/
 import { EgressLogQuery } from '../contract/network.js';
 import { boxRef, boxSummary, call, guarded, jsonResult, resolveBoxId } from './api-call.js';
 import type { ApiOf } from './ports.js';
+import { toolLog } from './logging.js';
+import { whileWaiting } from './waiting.js';
 
 const limit = (max: number, def: number) => z.number().int().min(1).max(max).optional().describe(`At most this many (1-${max}, default ${def}).`);
 const offset = z.number().int().min(0).max(100000).optional().describe('Skip this many first (paging; default 0).');
@@ -27,7 +29,7 @@ const BOX_TOOLS = {
     title: 'Create a box',
     description:
       'Create a new sandbox box: an isolated Linux microVM (Debian, with a shell, coreutils and python3) in which commands and code can run without touching this machine. ' +
-      'Waits until the box runs (usually well under a second once the image is prepared; the very first box of a fresh install may take minutes) and answers its box_id and name. ' +
+      'Waits until the box runs (usually well under a second once the image is prepared; the very first box of a fresh install may take minutes, reported as progress and as log messages of the image builds) and answers its box_id and name. ' +
       'Names are unique among live boxes. Terminate boxes you no longer need with box_terminate.',
     inputSchema: z.object({
       name: CreateBoxBody.shape.name.describe('A name for the box: 1-63 lowercase letters, digits or "-", e.g. "scratch" or "test-run-2".'),
@@ -96,8 +98,13 @@ export function registerBoxTools(server: McpServer, apiOf: ApiOf) {
     guarded(async () => {
       const api = apiOf(extra);
       const app = await call(api, 'POST /v1/apps/find', { body: { name: args.app ?? 'default', mint_if_missing: true }, signal: extra.signal });
-      const box = await call(api, 'POST /v1/boxes', { body: { app_id: app.id, name: args.name, image: args.image, size: args.size }, signal: extra.signal });
-      return jsonResult(boxSummary(box));
+      const stop = whileWaiting(api, extra, toolLog(server, extra, 'box_create'), `creating box ${args.name ?? ''}`.trim());
+      try {
+        const box = await call(api, 'POST /v1/boxes', { body: { app_id: app.id, name: args.name, image: args.image, size: args.size }, signal: extra.signal });
+        return jsonResult(boxSummary(box));
+      } finally {
+        stop();
+      }
     }),
   );
 

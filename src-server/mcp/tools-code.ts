@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { RunCodeBody, type CodeEvent, type CodeExecution } from '../contract/code.js';
 import { boxRef, guarded, resolveBoxId, ToolInputError } from './api-call.js';
 import { progressReporter, type ToolExtra } from './streams.js';
+import { toolLog, type ToolLog } from './logging.js';
+import { OutputStreamer } from './output-stream.js';
 import { ndjsonLines } from '../contract/ndjson.js';
 import type { ApiOf } from './ports.js';
 
@@ -43,17 +45,27 @@ export function registerCodeTools(server: McpServer, apiOf: ApiOf) {
         json: body,
         signal: extra.signal,
       });
-      return toolResult(await collectCode(res, extra));
+      return toolResult(await collectCode(res, extra, toolLog(server, extra, 'box_run_code'), box_id));
     }),
   );
 }
 
-async function collectCode(res: Response, extra: ToolExtra): Promise<CodeExecution> {
+async function collectCode(res: Response, extra: ToolExtra, log: ToolLog, boxId: string): Promise<CodeExecution> {
   const progress = progressReporter(extra);
-  for await (const line of ndjsonLines(res)) {
-    const ev = JSON.parse(line) as CodeEvent;
-    if (ev.type === 'stdout' || ev.type === 'stderr') progress(ev.data);
-    else if (ev.type === 'end') return ev.execution;
+  const stream = new OutputStreamer(log, { box_id: boxId });
+  try {
+    for await (const line of ndjsonLines(res)) {
+      const ev = JSON.parse(line) as CodeEvent;
+      if (ev.type === 'stdout' || ev.type === 'stderr') {
+        progress(ev.data);
+        stream.add(ev.type, ev.data);
+      } else if (ev.type === 'end') {
+        if (ev.execution.error) log('error', { box_id: boxId, name: ev.execution.error.name, value: ev.execution.error.value });
+        return ev.execution;
+      }
+    }
+  } finally {
+    stream.flush();
   }
   throw new ToolInputError('The code run ended without its result (the stream broke off).');
 }

@@ -4,6 +4,8 @@ import { ExecBody, type ExecEvent } from '../contract/exec.js';
 import { GetFileQuery, ListDirQuery, PutFileQuery } from '../contract/files.js';
 import { boxRef, call, guarded, jsonResult, resolveBoxId, ToolInputError } from './api-call.js';
 import { OutputKeeper, progressReporter, type ToolExtra } from './streams.js';
+import { toolLog, type ToolLog } from './logging.js';
+import { OutputStreamer } from './output-stream.js';
 import { ndjsonLines } from '../contract/ndjson.js';
 import type { ApiOf } from './ports.js';
 
@@ -17,7 +19,7 @@ const EXEC_TOOLS = {
     description:
       'Run a command inside a box and wait for it to finish. A string runs as a shell command line (/bin/sh -c, so pipes, && and redirections work); an array runs that program with those arguments, no shell. ' +
       'Runs as root, in / unless `cwd` is given; state persists between calls (files, installed packages), but each call is a new shell (use cwd/env, not `cd`/`export` from an earlier call). ' +
-      'Answers exit_code, stdout and stderr (a non-zero exit_code is a normal answer, not a tool error; very long output keeps its beginning and end). Output is reported as progress while the command runs. ' +
+      'Answers exit_code, stdout and stderr (a non-zero exit_code is a normal answer, not a tool error; very long output keeps its beginning and end). Output streams while the command runs: as log messages (notifications/message, each chunk in full) and, when the call has a progress token, as progress. ' +
       'Sleeping boxes wake up automatically. For Python or JavaScript snippets whose value you want back, box_run_code is simpler.',
     inputSchema: z.object({
       box: boxRef,
@@ -73,11 +75,12 @@ export function registerExecTools(server: McpServer, apiOf: ApiOf) {
       const api = apiOf(extra);
       const box_id = await resolveBoxId(api, args.box, extra.signal);
       const body = { command: args.command, cwd: args.cwd, env: args.env, timeout: args.timeout };
-      const run = new ExecCollector(extra);
-      if (api.exec) await api.exec(box_id, body, (e) => run.add(e), extra.signal);
-      else {
-        const res = await api.send({ method: 'POST', path: `/v1/boxes/${encodeURIComponent(box_id)}/exec`, json: body, signal: extra.signal });
+      const run = new ExecCollector(extra, toolLog(server, extra, 'box_exec'), box_id);
+      const res = await api.send({ method: 'POST', path: `/v1/boxes/${encodeURIComponent(box_id)}/exec`, json: body, signal: extra.signal });
+      try {
         for await (const line of ndjsonLines(res)) if (run.add(JSON.parse(line) as ExecEvent)) break;
+      } finally {
+        run.flush();
       }
       return jsonResult(run.result());
     }),
@@ -152,21 +155,37 @@ function utf8(bytes: Buffer): string | undefined {
 class ExecCollector {
   private readonly out = { stdout: new OutputKeeper(), stderr: new OutputKeeper() };
   private readonly progress: (text: string) => void;
+  private readonly stream: OutputStreamer;
   private readonly errors: { code: string; message: string }[] = [];
   private execId = '';
   private exit: Extract<ExecEvent, { type: 'exit' }> | undefined;
 
-  constructor(extra: ToolExtra) {
+  constructor(
+    extra: ToolExtra,
+    private readonly log: ToolLog,
+    boxId: string,
+  ) {
     this.progress = progressReporter(extra);
+    this.stream = new OutputStreamer(log, { box_id: boxId });
   }
 
   /** Takes one event; answers true at the exit. */
   add(ev: ExecEvent): boolean {
     if (ev.type === 'started') this.execId = ev.exec_id;
-    else if (ev.type === 'stdout' || ev.type === 'stderr') this.progress(this.out[ev.type].add(Buffer.from(ev.data, 'base64')));
-    else if (ev.type === 'error') this.errors.push({ code: ev.code, message: ev.message });
-    else if (ev.type === 'exit') this.exit = ev;
+    else if (ev.type === 'stdout' || ev.type === 'stderr') {
+      const text = this.out[ev.type].add(Buffer.from(ev.data, 'base64'));
+      this.progress(text);
+      this.stream.add(ev.type, text);
+    } else if (ev.type === 'error') {
+      this.errors.push({ code: ev.code, message: ev.message });
+      this.log('error', { exec_id: this.execId, code: ev.code, message: ev.message });
+    } else if (ev.type === 'exit') this.exit = ev;
     return this.exit !== undefined;
+  }
+
+  /** Sends the output not yet streamed (before the answer). */
+  flush() {
+    this.stream.flush();
   }
 
   result() {
