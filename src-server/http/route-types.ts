@@ -1,0 +1,65 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Request } from 'express';
+import type { RouteApp } from '../app-context.js';
+import type { Principal } from '../core/principal.js';
+import type { ErrorStyle } from './error-handler.js';
+
+/** The pipeline's small types (http/route.ts re-exports them): methods, areas, fallbacks, in-process calls, WebSocket endpoints. */
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Unknown routes under a prefix of another API: authenticated, then `error(req)` in its error style. */
+export interface Fallback {
+  prefix: string;
+  area: Area;
+  errors: ErrorStyle;
+  /** `req.path` is relative to `prefix`. */
+  error: (req: Request) => unknown;
+}
+export type Area = 'box' | 'inference' | 'common';
+
+/** One in-process call: an operation of the contract with its path filled in, as a client sends it. */
+export interface DispatchRequest {
+  method: string;
+  /** e.g. `/v1/boxes/box_.../exec` (parameters percent-encoded, as `contract/call.ts` fills them). */
+  path: string;
+  query?: Record<string, string | number | boolean | null | undefined>;
+  /** A JSON body (sent as application/json). */
+  json?: unknown;
+  /** A raw body (file uploads). */
+  body?: Uint8Array;
+  /** Request headers the route reads (e.g. X-Box-Override, Idempotency-Key). */
+  headers?: Record<string, string>;
+  /** Aborting it closes the answer, as a client hanging up closes a socket's. */
+  signal?: AbortSignal;
+}
+
+/** Calls the service's routes in-process for a known caller (http/dispatch.ts; `RouteRegistrar.dispatcher`). */
+export interface Dispatch {
+  send(principal: Principal, r: DispatchRequest): Promise<globalThis.Response>;
+}
+
+/**
+ * An HTTP upgrade (WebSocket) endpoint: `GET path` with `Upgrade: websocket`. The upgrade
+ * request goes through the same checks as a request of the HTTP pipeline (`runRoute`):
+ * the local guard (Host and origin: no DNS rebinding, no cross-origin page), authentication
+ * (API key, session cookie, or a box's egress credential on inference endpoints) and
+ * billing; a refusal is the spec's JSON error envelope with its status, and no upgrade.
+ * The handler takes over the socket; `admit` is what each unit of work on it runs first
+ * (billing, then a slot of the organization's stream pool, released by the returned function).
+ */
+export interface UpgradeSpec {
+  path: string;
+  area: Area;
+  summary: string;
+  handle(ctx: UpgradeCtx): void;
+}
+
+interface UpgradeCtx {
+  req: IncomingMessage;
+  socket: Duplex;
+  head: Buffer;
+  auth: Principal;
+  app: RouteApp;
+  admit(): () => void;
+}
