@@ -65,8 +65,7 @@ export class BoxService {
     const [withLock, fresh, boot, vmConfig] = [this.withLock.bind(this), this.fresh.bind(this), this.boot.bind(this), this.vmConfig.bind(this)];
     this.checkpoints = new CheckpointService({ repo: this.repo, runtime, withLock, fresh, boot, vmConfig });
     this.maintenance = new MaintenanceVms({ runtime, withLock, fresh, vmConfig, get: (id) => this.repo.get(id) }, app.log);
-    this.repo.onStatus = (b, from, r) =>
-      app.log.info(`box ${b.box_id} (${b.name}): ${from} -> ${b.status}${r ? `: ${r}` : ''}`, { box_id: b.box_id, from, to: b.status });
+    this.repo.onStatus = (b, from, r) => app.log.info(`box ${b.box_id} (${b.name}): ${from} -> ${b.status}${r ? `: ${r}` : ''}`, { box_id: b.box_id });
     runtime.onUnexpectedExit((boxId, reason) => this.onVmLost(boxId, reason));
   }
 
