@@ -43,11 +43,20 @@ export type CallRest<K extends RouteKey> = ParamsArg<K> extends { params?: undef
 /** What a client's transport receives: the method, the filled-in path, and the rest. */
 export interface CallRequest {
   method: string;
+  /** e.g. `/v1/boxes/box_.../exec` (parameters percent-encoded). */
   path: string;
   query?: Record<string, QueryValue>;
+  /** A JSON body (sent as application/json). */
   json?: unknown;
+  /** Request headers the route reads (e.g. X-Box-Override-Reason, Idempotency-Key). */
   headers?: Record<string, string>;
+  /** Aborting it closes the answer, as a client hanging up closes a socket's. */
   signal?: AbortSignal;
+}
+
+/** One request of the API as the MCP tools and the in-process dispatcher send it: a call, or a raw body (file uploads). */
+export interface ApiRequest extends CallRequest {
+  body?: Uint8Array;
 }
 
 /** `METHOD /v1/x/:id` with its parameters filled in (each percent-encoded, `/` too). */

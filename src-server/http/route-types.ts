@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Request } from 'express';
 import type { RouteApp } from '../app-context.js';
+import type { ApiRequest } from '../contract/call.js';
 import type { Principal } from '../core/principal.js';
 import type { ErrorStyle } from './error-handler.js';
 
@@ -19,20 +20,7 @@ export interface Fallback {
 export type Area = 'box' | 'inference' | 'common';
 
 /** One in-process call: an operation of the contract with its path filled in, as a client sends it. */
-export interface DispatchRequest {
-  method: string;
-  /** e.g. `/v1/boxes/box_.../exec` (parameters percent-encoded, as `contract/call.ts` fills them). */
-  path: string;
-  query?: Record<string, string | number | boolean | null | undefined>;
-  /** A JSON body (sent as application/json). */
-  json?: unknown;
-  /** A raw body (file uploads). */
-  body?: Uint8Array;
-  /** Request headers the route reads (e.g. X-Box-Override, Idempotency-Key). */
-  headers?: Record<string, string>;
-  /** Aborting it closes the answer, as a client hanging up closes a socket's. */
-  signal?: AbortSignal;
-}
+export type DispatchRequest = ApiRequest;
 
 /** Calls the service's routes in-process for a known caller (http/dispatch.ts; `RouteRegistrar.dispatcher`). */
 export interface Dispatch {

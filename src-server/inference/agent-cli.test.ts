@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../test-support/harness.js';
-import { startFakeUpstream, type FakeUpstream } from './test-support/fake-upstreams.js';
-import { startInferenceService } from './test-support/service.js';
+import type { FakeUpstream } from './test-support/fake-upstreams.js';
+import { packageBin, startGatewayWithUpstreams } from './test-support/agent-cli.js';
 
 // Issue 24: an agent CLI as its users run it, non-interactive, offline, against the gateway:
 // Anthropic's Claude Code (`claude -p`) over Messages, streamed, with its own tools. The model
@@ -15,31 +14,20 @@ import { startInferenceService } from './test-support/service.js';
 // Claude Code's first tool; Claude Code runs it and sends the result back; the model answers
 // with it: a whole agent loop of two turns. (OpenAI's Codex CLI is not run here; the
 // `store: false` it sends on Responses is served since issue 34.)
-const require = createRequire(import.meta.url);
-const claude = (() => {
-  try {
-    return path.join(path.dirname(require.resolve('@anthropic-ai/claude-code/package.json')), 'bin', 'claude.exe');
-  } catch {
-    return null;
-  }
-})();
+const claude = packageBin('@anthropic-ai/claude-code', 'bin/claude.exe');
 
+let gw: Awaited<ReturnType<typeof startGatewayWithUpstreams>> | undefined;
 let svc: TestService;
 let an: FakeUpstream;
 let oa: FakeUpstream;
 let home = '';
 beforeAll(async () => {
-  svc = await startInferenceService();
-  an = await startFakeUpstream('anthropic');
-  oa = await startFakeUpstream('openai');
-  await svc.api('/v1/engines', { method: 'POST', json: { name: 'an', kind: 'anthropic', base_url: an.url } });
-  await svc.api('/v1/engines', { method: 'POST', json: { name: 'oa', kind: 'openai', base_url: oa.url } });
+  gw = await startGatewayWithUpstreams();
+  ({ svc, an, oa } = gw);
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-home-'));
 });
 afterAll(async () => {
-  await svc?.close();
-  await an?.close();
-  await oa?.close();
+  await gw?.close();
   if (home) fs.rmSync(home, { recursive: true, force: true });
 });
 

@@ -1,14 +1,13 @@
 import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../test-support/harness.js';
-import { startFakeUpstream, type FakeUpstream } from './test-support/fake-upstreams.js';
-import { startInferenceService } from './test-support/service.js';
+import type { FakeUpstream } from './test-support/fake-upstreams.js';
+import { packageBin, startGatewayWithUpstreams } from './test-support/agent-cli.js';
 
 // Issue 34: OpenAI's Codex CLI as its users run it (`codex exec`, non-interactive, offline),
 // from the npm registry, against the gateway over Responses, streamed, with `store: false`,
@@ -16,15 +15,9 @@ import { startInferenceService } from './test-support/service.js';
 // upstream of either style behind the gateway) calls Codex's first tool, `exec_command`;
 // Codex runs the command itself (Box executes nothing for it) and sends the output back; the
 // model answers with it. The config is the README's ("Codex CLI").
-const require = createRequire(import.meta.url);
-const codex = (() => {
-  try {
-    return path.join(path.dirname(require.resolve('@openai/codex/package.json')), 'bin', 'codex.js');
-  } catch {
-    return null;
-  }
-})();
+const codex = packageBin('@openai/codex', 'bin/codex.js');
 
+let gw: Awaited<ReturnType<typeof startGatewayWithUpstreams>> | undefined;
 let svc: TestService;
 let an: FakeUpstream;
 let oa: FakeUpstream;
@@ -32,20 +25,15 @@ let home = '';
 beforeAll(async () => {
   // A devDependency: a checkout without it fails here rather than skipping the client.
   if (!codex) throw new Error('@openai/codex is not installed (npm ci installs it)');
-  svc = await startInferenceService();
-  an = await startFakeUpstream('anthropic');
-  oa = await startFakeUpstream('openai');
-  await svc.api('/v1/engines', { method: 'POST', json: { name: 'an', kind: 'anthropic', base_url: an.url } });
-  await svc.api('/v1/engines', { method: 'POST', json: { name: 'oa', kind: 'openai', base_url: oa.url } });
+  gw = await startGatewayWithUpstreams();
+  ({ svc, an, oa } = gw);
   // Codex warns that it will not create its helper links under a temporary dir, and goes on.
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'codex-home-'));
   fs.mkdirSync(path.join(home, '.codex'));
   fs.writeFileSync(path.join(home, '.codex', 'config.toml'), codexConfig(`${svc.url}/v1`));
 });
 afterAll(async () => {
-  await svc?.close();
-  await an?.close();
-  await oa?.close();
+  await gw?.close();
   if (home) fs.rmSync(home, { recursive: true, force: true });
 });
 

@@ -1,5 +1,6 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ApiRequest } from '../contract/call.js';
 
 /**
  * What the MCP server needs from the outside: the box API. The MCP tools (server.ts) reach
@@ -10,19 +11,6 @@ import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sd
  *  - `/mcp` on the service implements it in-process (mcp-routes.ts): each call runs the
  *    route through the service's pipeline (http/dispatch.ts) as the /mcp request's caller.
  */
-interface ApiRequest {
-  method: string;
-  /** Path with its parameters filled in, e.g. `/v1/boxes/box_.../exec`. */
-  path: string;
-  query?: Record<string, string | number | boolean | null | undefined>;
-  /** JSON body (sets Content-Type). */
-  json?: unknown;
-  /** Raw body (file uploads). */
-  body?: Uint8Array;
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-}
-
 export interface BoxApi {
   /** Sends one request; a 2xx answer comes back as is, any other throws an ApiCallError. */
   send(req: ApiRequest): Promise<Response>;
