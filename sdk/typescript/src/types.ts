@@ -498,7 +498,7 @@ export type EmbeddingsBody = {
   [key: string]: unknown;
   model: string;
   input: string | string[] | number[] | number[][];
-  encoding_format?: null | 'float' | 'base64';
+  encoding_format?: null | 'base64' | 'float';
   dimensions?: null | number;
   user?: null | string;
 };
