@@ -67,6 +67,8 @@ async function firstRun(label: string): Promise<Run> {
   await poll;
   row['template + box'] = s1((Number(row['box running']) - Number(row['image ready'] ?? 0)) * 1000);
   row['load after'] = load();
+  // A box outlives its service (on_quit): terminate it, or its QEMU is left running once the data dir is gone.
+  await post(`/v1/boxes/${box.box_id}/terminate`, {});
   await svc.close();
   if (!argv.includes('--keep')) await rm(dataDir, { recursive: true, force: true });
   return row;
