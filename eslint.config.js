@@ -37,6 +37,9 @@ export default tseslint.config(
       'resources/**',
       'test-results/**',
       'playwright-report/**',
+      // generated from E2B's specifications by scripts/gen-e2b-types.mjs
+      'src-server/e2b/envd/gen/**',
+      'src-server/contract/e2b-openapi.gen.ts',
     ],
   },
   js.configs.recommended,
