@@ -319,6 +319,33 @@ describe('/mcp: logging, progress, resources and subscriptions, completion, sess
     expect((await client.complete({ ref: { type: 'ref/prompt', name: 'none' }, argument: { name: 'x', value: '' } })).completion.values).toEqual([]);
   });
 
+  it("offers prompts: box_task sets up a task in a fresh box, box_diagnose embeds a box's console and egress log", async () => {
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name).sort()).toEqual(['box_diagnose', 'box_task']);
+    for (const p of prompts) expect(p.description!.length).toBeGreaterThan(40);
+    expect(prompts.find((p) => p.name === 'box_task')!.arguments).toEqual([
+      expect.objectContaining({ name: 'task', required: true }),
+      expect.objectContaining({ name: 'template', required: false }),
+    ]);
+
+    const task = await client.getPrompt({ name: 'box_task', arguments: { task: 'count the primes below 100', template: 'debian' } });
+    const taskText = (task.messages[0]!.content as { text: string }).text;
+    expect(taskText).toContain('count the primes below 100');
+    expect(taskText).toContain('box_create (image "debian")');
+
+    const box = data(await tool('box_create', { name: 'mcp-diag' }));
+    const diag = await client.getPrompt({ name: 'box_diagnose', arguments: { box: 'mcp-diag' } });
+    expect(diag.description).toBe('Diagnose box mcp-diag (running)');
+    expect(diag.messages.map((m) => m.content.type)).toEqual(['text', 'resource', 'resource']);
+    expect(diag.messages[1]!.content).toMatchObject({ type: 'resource', resource: { uri: `box://${box.box_id}/console`, mimeType: 'text/plain' } });
+    expect(diag.messages[2]!.content).toMatchObject({ type: 'resource', resource: { uri: `box://${box.box_id}/egress-log`, mimeType: 'application/json' } });
+    // its argument completes to the live boxes; a missing box is the API's 404, named
+    const done = await client.complete({ ref: { type: 'ref/prompt', name: 'box_diagnose' }, argument: { name: 'box', value: 'mcp-di' } });
+    expect(done.completion.values).toEqual(['mcp-diag']);
+    await expect(client.getPrompt({ name: 'box_diagnose', arguments: { box: 'no-such-box' } })).rejects.toThrow(/no-such-box/);
+    await expect(client.getPrompt({ name: 'box_task', arguments: {} })).rejects.toThrow(/task/);
+  });
+
   it('notifies a subscriber when a subscribed file changes, and stops after unsubscribe', async () => {
     await tool('box_create', { name: 'mcp-sub' });
     await tool('box_write_file', { box: 'mcp-sub', path: '/root/w.txt', content: 'one' });

@@ -4,6 +4,7 @@ import { call, errorText } from './api-call.js';
 import { CONSOLE_TEMPLATE, EGRESS_TEMPLATE, FILE_TEMPLATE, readBoxUri } from './box-uris.js';
 import { ApiCallError, type ApiOf } from './ports.js';
 import type { ToolExtra } from './streams.js';
+import { completePromptArg } from './prompts.js';
 import { subscriptionsOf } from './subscriptions.js';
 
 /** Live boxes listed as resources (console and egress log each), newest first. */
@@ -65,9 +66,14 @@ export function registerBoxResources(server: McpServer, apiOf: ApiOf) {
     subscriptionsOf(server).unsubscribe(req.params.uri);
     return {};
   });
-  // box_id of the templates completes to the live boxes' names and ids; nothing else completes.
+  // box_id of the templates completes to the live boxes' names and ids, and the prompts'
+  // arguments (prompts.ts); nothing else completes.
   server.server.setRequestHandler(CompleteRequestSchema, async (req, extra) => {
     const { ref, argument } = req.params;
+    if (ref.type === 'ref/prompt') {
+      const values = await completePromptArg(apiOf, extra, ref.name, argument.name, argument.value);
+      return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
+    }
     if (ref.type !== 'ref/resource' || argument.name !== 'box_id' || ![FILE_TEMPLATE, CONSOLE_TEMPLATE, EGRESS_TEMPLATE].includes(ref.uri)) {
       return { completion: { values: [], hasMore: false } };
     }

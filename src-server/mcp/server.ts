@@ -12,6 +12,7 @@ import { registerCodeTools } from './tools-code.js';
 import { registerExecTools } from './tools-exec.js';
 import { httpBoxApi, type ApiOf, type BoxApi } from './ports.js';
 import { handleLogLevel } from './logging.js';
+import { registerBoxPrompts } from './prompts.js';
 import { registerBoxResources } from './resources.js';
 import { closeSubscriptions } from './subscriptions.js';
 
@@ -21,7 +22,8 @@ const INSTRUCTIONS =
   'Box runs sandboxes ("boxes"): isolated Linux microVMs on this machine. Create one with box_create (or reuse one from box_list), ' +
   'then run shell commands with box_exec, Python/JavaScript snippets with box_run_code, and move files with box_write_file, box_read_file and box_list_files. ' +
   'Every box tool takes `box` as a box id or name. Fork a box to try things on a copy; terminate boxes you no longer need. ' +
-  'Resources: box://BOX/files/PATH (a file), box://BOX/console and box://BOX/egress-log, which can be subscribed to.';
+  'Resources: box://BOX/files/PATH (a file), box://BOX/console and box://BOX/egress-log, which can be subscribed to. ' +
+  "Prompts: box_task (a task in a fresh box) and box_diagnose (a box's console and egress log, for a diagnosis).";
 
 /** A new MCP server with every box tool, acting through `api` (one for all calls, or each call's own). */
 export function createBoxMcpServer(api: BoxApi | ApiOf, version = '0.1.0'): McpServer {
@@ -35,6 +37,7 @@ export function createBoxMcpServer(api: BoxApi | ApiOf, version = '0.1.0'): McpS
   registerExecTools(server, apiOf);
   registerCodeTools(server, apiOf);
   registerBoxResources(server, apiOf);
+  registerBoxPrompts(server, apiOf);
   handleLogLevel(server);
   return server;
 }
