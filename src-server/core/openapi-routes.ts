@@ -12,6 +12,9 @@ export function openApiRoutes(r: RouteRegistrar) {
     tag: 'meta',
     auth: 'none',
     summary: 'This OpenAPI document',
-    handler: () => (doc ??= buildOpenApi((r as unknown as { specs: never[] }).specs, API_VERSION)),
+    handler: () => {
+      const reg = r as unknown as { specs: never[]; upgrades: never[] };
+      return (doc ??= buildOpenApi(reg.specs, reg.upgrades, API_VERSION));
+    },
   });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteSpec } from './route.js';
+import type { RouteSpec, UpgradeSpec } from './route.js';
 
 const toSchema = (s: z.ZodType, io: 'input' | 'output' = 'input') =>
   z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'openapi-3.0' }) as Record<string, any>;
@@ -55,7 +55,7 @@ function responseContent(s: RouteSpec): Record<string, unknown> {
 }
 
 /** The OpenAPI document, generated from the same zod schemas that validate requests. */
-export function buildOpenApi(specs: RouteSpec[], version: string) {
+export function buildOpenApi(specs: RouteSpec[], upgrades: UpgradeSpec[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const s of specs) {
     const p = s.path.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -89,6 +89,7 @@ export function buildOpenApi(specs: RouteSpec[], version: string) {
     else if (s.errors === 'e2b') op.security = [{ e2bApiKey: [] }, { bearer: [] }];
     (paths[p] ??= {})[s.method] = op;
   }
+  for (const u of upgrades) (paths[u.path.replace(/:([A-Za-z_]+)/g, '{$1}')] ??= {}).get = upgradeOp(u);
   return {
     openapi: '3.0.3',
     info: { title: 'Box Compute and Inference Service (Box Desktop)', version },
@@ -99,5 +100,21 @@ export function buildOpenApi(specs: RouteSpec[], version: string) {
     },
     security: [{ bearer: [] }],
     paths,
+  };
+}
+
+/** A WebSocket endpoint: `GET` with `Upgrade: websocket`, answered 101; its messages under `x-websocket`. */
+function upgradeOp(u: UpgradeSpec) {
+  return {
+    operationId: `ws_${u.path.replace(/^\/(v1\/)?/, '').replace(/[/:{}-]+/g, '_')}`,
+    summary: u.summary,
+    description: 'A WebSocket endpoint (beyond the spec): open it with `Upgrade: websocket`; each message is one JSON object.',
+    tags: [u.area],
+    parameters: [{ name: 'Upgrade', in: 'header', required: true, schema: { type: 'string', enum: ['websocket'] } }],
+    responses: {
+      '101': { description: 'Switching Protocols: the connection is a WebSocket' },
+      default: { description: 'Error (no upgrade)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    },
+    ...(u.messages ? { 'x-websocket': { client: toSchema(u.messages.client), server: toSchema(u.messages.server, 'output') } } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Request } from 'express';
+import type { ZodType } from 'zod';
 import type { RouteApp } from '../app-context.js';
 import type { ApiRequest } from '../contract/call.js';
 import type { Principal } from '../core/principal.js';
@@ -40,6 +41,8 @@ export interface UpgradeSpec {
   path: string;
   area: Area;
   summary: string;
+  /** The messages each side sends once upgraded, for the OpenAPI document (`x-websocket`). */
+  messages?: { client: ZodType; server: ZodType };
   handle(ctx: UpgradeCtx): void;
 }
 

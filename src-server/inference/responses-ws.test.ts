@@ -122,6 +122,20 @@ describe('WebSocket mode on /v1/responses', () => {
     d.close();
   });
 
+  it('the OpenAPI document lists the WebSocket endpoint, 101, with the messages of each side', async () => {
+    const doc = await (await svc.api('/v1/openapi.json')).json();
+    const op = doc.paths['/v1/responses'].get;
+    expect(op.responses['101'].description).toContain('WebSocket');
+    expect(op.parameters).toEqual([expect.objectContaining({ name: 'Upgrade', in: 'header', required: true })]);
+    expect(op['x-websocket'].client.properties.type.const ?? op['x-websocket'].client.properties.type.enum).toEqual(
+      expect.arrayContaining(['response.create']),
+    );
+    expect(op['x-websocket'].client.required).toEqual(expect.arrayContaining(['type', 'model', 'input']));
+    const server = JSON.stringify(op['x-websocket'].server);
+    for (const t of ['response.created', 'response.output_text.delta', 'response.completed', 'error']) expect(server).toContain(`"${t}"`);
+    expect(doc.paths['/v1/responses'].post.responses['200']).toBeDefined();
+  });
+
   it('refuses bad events with an error event and keeps the connection', async () => {
     const c = await connect();
     expect(last(await c.turn({ model: 'box/echo', input: 'x', background: true }))).toMatchObject({ type: 'error', error: { param: 'background' } });

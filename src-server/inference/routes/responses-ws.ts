@@ -1,6 +1,7 @@
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { RouteApp } from '../../app-context.js';
 import { ResponsesBody } from '../../contract/inference.js';
+import { ResponsesWsClientEvent, ResponsesWsServerEvent } from '../../contract/inference-ws.js';
 import { invalid } from '../../core/domain-errors.js';
 import type { Principal } from '../../core/principal.js';
 import { errorBody } from '../../http/error-handler.js';
@@ -39,6 +40,7 @@ export function responsesWsRoutes(r: RouteRegistrar, svc: InferenceService) {
     path: '/v1/responses',
     area: 'inference',
     summary: 'WebSocket mode: response.create events in, Responses stream events out; per-connection continuation (store=false too)',
+    messages: { client: ResponsesWsClientEvent, server: ResponsesWsServerEvent },
     handle: ({ req, socket, head, auth, app, admit }) => {
       wss.handleUpgrade(req, socket, head, (ws) => new Session(ws, svc, auth, app, admit));
     },
