@@ -29,6 +29,41 @@ describe('preparation tracker', () => {
   });
 });
 
+describe('the time left never goes up (issue 35)', () => {
+  it('a slower pace never raises the estimate (it counts down, then stays at 0); a faster pace lowers it', () => {
+    let now = 0;
+    const t = new PreparationTracker(() => now);
+    const eta = () => t.snapshot().stages[0]!.eta_seconds;
+    t.onImage({ phase: 'kernel', percent: 0, message: 'k' });
+    now += 10_000;
+    t.onImage({ phase: 'base', percent: 50, message: 'fast start' }); // pace: 10 s more
+    expect(eta()).toBe(10);
+    now += 4_000;
+    expect(eta()).toBe(6);
+    t.onImage({ phase: 'base', percent: 55, message: 'slower' }); // pace alone would say 11.5 s
+    expect(eta()).toBe(6);
+    now += 30_000;
+    t.onImage({ phase: 'rootfs', percent: 60, message: 'much slower' }); // pace: 29 s
+    expect(eta()).toBe(0);
+    const seen: number[] = [];
+    for (let p = 61; p < 100; p += 3) {
+      now += 5_000;
+      t.onImage({ phase: 'rootfs', percent: p, message: 'x' });
+      seen.push(eta()!);
+    }
+    expect(seen.every((v, i) => i === 0 || v <= seen[i - 1]!)).toBe(true);
+    // a faster pace does lower it
+    let now2 = 0;
+    const u = new PreparationTracker(() => now2);
+    u.onImage({ phase: 'kernel', percent: 0, message: 'k' });
+    now2 += 10_000;
+    u.onImage({ phase: 'base', percent: 10, message: 'slow start' }); // 90 s
+    now2 += 1_000;
+    u.onImage({ phase: 'base', percent: 50, message: 'fast' }); // 11 s
+    expect(u.snapshot().stages[0]!.eta_seconds).toBe(11);
+  });
+});
+
 describe('first box: progress in the API and the CLI', () => {
   let svc: TestService;
   beforeAll(async () => {

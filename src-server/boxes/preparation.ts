@@ -43,9 +43,20 @@ export class PreparationTracker {
       message: done ? p.message : `${PHASE_WORDS[p.phase] ?? p.phase}: ${p.message}`,
       started_at: startedAt,
       updated_at: at,
-      eta_seconds: !done && percent >= 5 && elapsed > 2 ? Math.round((elapsed * (100 - percent)) / percent) : null,
+      eta_seconds: done ? null : this.timeLeft(s, percent >= 5 && elapsed > 2 ? (elapsed * (100 - percent)) / percent : null),
       error: null,
     });
+  }
+
+  /**
+   * The new estimate from the pace so far, but never more than what was shown a moment ago
+   * (the last estimate counted down with the clock): the time left never goes up (issue 35).
+   * Past an estimate that ran out it stays 0, which the UI and the CLI show as "taking longer".
+   */
+  private timeLeft(prev: PreparationStage, pace: number | null): number | null {
+    const shown = prev.state === 'running' ? countedDown(prev, this.now()) : null;
+    if (pace === null) return shown;
+    return Math.round(shown === null ? pace : Math.min(pace, shown));
   }
 
   failed(name: PreparationStage['name'], e: unknown): void {
@@ -66,13 +77,15 @@ export class PreparationTracker {
     // The estimate counts down from the moment it was made: between progress events the
     // time left shrinks with the clock (it never grows while nothing new is known).
     const now = this.now();
-    const stages = [...this.stages.values()].map((s) =>
-      s.state === 'running' && s.eta_seconds !== null && s.updated_at
-        ? { ...s, eta_seconds: Math.max(0, Math.round(s.eta_seconds - (now - Date.parse(s.updated_at)) / 1000)) }
-        : s,
-    );
+    const stages = [...this.stages.values()].map((s) => (s.state === 'running' ? { ...s, eta_seconds: countedDown(s, now) } : s));
     return { ready: stages.every((s) => s.state === 'ready'), stages };
   }
+}
+
+/** A running stage's estimate counted down from when it was made, at `now` (0 at worst). */
+function countedDown(s: PreparationStage, now: number): number | null {
+  if (s.eta_seconds === null || !s.updated_at) return s.eta_seconds;
+  return Math.max(0, Math.round(s.eta_seconds - (now - Date.parse(s.updated_at)) / 1000));
 }
 
 function blank(name: PreparationStage['name'], label: string, typical: number): PreparationStage {
