@@ -2,7 +2,7 @@ import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import type { ExecEvent } from '../../contract/exec.js';
 import type { ExecPort } from '../ports.js';
 import { rpcError } from '../wire-errors.js';
-import { parse, PRINTF, type Entry } from './filesystem.js';
+import { FIELDS, parse, PRINTF, type Entry } from './entries.js';
 import { resolvePath, targetOf } from './target.js';
 
 const POLL_S = 0.2;
@@ -53,7 +53,7 @@ export function watchDir(execs: ExecPort) {
         const parts = buf.split('\0');
         buf = parts.pop()!;
         for (const p of parts) {
-          if (p === END && fields.length % 9 === 0) {
+          if (p === END && fields.length % FIELDS === 0) {
             const snap: Snapshot = new Map();
             for (const e of parse(fields.map((f) => `${f}\0`).join(''))) if (!UPLOAD_TEMP.test(e.path)) snap.set(e.path, e);
             queue.push(snap);
