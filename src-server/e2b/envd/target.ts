@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { createContextKey, type HandlerContext } from '@connectrpc/connect';
 import type { BoxRecord } from '../ports.js';
 import type { SandboxRow } from '../sandboxes-repo.js';
@@ -45,7 +46,6 @@ export function basicUser(header: string | null | undefined): string | undefined
 const homeOf = (user: string | undefined) => (!user || user === 'root' ? '/root' : `/home/${user}`);
 
 export function resolvePath(path: string, user: string | undefined): string {
-  if (path.startsWith('/')) return path;
-  if (path === '~' || path === '') return homeOf(user);
-  return `${homeOf(user)}/${path.replace(/^~\//, '')}`;
+  // cleaned as envd cleans it (filepath.Abs): `.`, `..` and trailing slashes resolved
+  return posix.resolve(homeOf(user), path === '~' ? '.' : path.replace(/^~\//, ''));
 }
