@@ -51,7 +51,7 @@ export class FilesService {
   }
 
   /** Streams `source` into one regular file (a complete retry replaces it). */
-  async write(box: BoxRecord, path: string, opts: { mode: number; createParents: boolean }, source: Readable): Promise<{ sizeBytes: number }> {
+  async write(box: BoxRecord, path: string, opts: { mode: number; createParents: boolean; user?: string }, source: Readable): Promise<{ sizeBytes: number }> {
     return this.withAgent(box, async (agent, done) => {
       try {
         return await agent.writeFile(path, opts, source).catch((e) => guestError(e, path));
@@ -61,9 +61,9 @@ export class FilesService {
     });
   }
 
-  async read(box: BoxRecord, path: string): Promise<{ mode: number; size: number | null; stream: Readable }> {
+  async read(box: BoxRecord, path: string, opts: { user?: string } = {}): Promise<{ mode: number; size: number | null; stream: Readable }> {
     return this.withAgent(box, async (agent, done) => {
-      const file = await agent.readFile(path).catch((e) => guestError(e, path));
+      const file = await agent.readFile(path, opts).catch((e) => guestError(e, path));
       file.stream.once('close', done);
       return file;
     });

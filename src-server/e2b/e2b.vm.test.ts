@@ -119,7 +119,7 @@ describe('E2B SDK on real boxes', () => {
       const deep = (await a.files.list('/tmp/e2b', { depth: 2 })).map((e) => e.path);
       expect(deep).toContain('/tmp/e2b/sub/two.txt');
       const st = await a.files.getInfo('/tmp/e2b/one.txt');
-      expect(st).toMatchObject({ name: 'one.txt', type: 'file', size: 10, owner: 'root', permissions: '-rw-r--r--' });
+      expect(st).toMatchObject({ name: 'one.txt', type: 'file', size: 10, owner: 'user', permissions: '-rw-r--r--' });
       expect(st.modifiedTime!.getTime()).toBeGreaterThan(Date.now() - 600_000);
       const moved = await a.files.rename('/tmp/e2b/one.txt', '/tmp/e2b/moved/uno.txt');
       expect(moved.path).toBe('/tmp/e2b/moved/uno.txt');
@@ -149,7 +149,7 @@ describe('E2B SDK on real boxes', () => {
       expect((await a.getInfo()).endAt.getTime()).toBeGreaterThan(Date.now() + 3_500_000);
       expect(await a.isRunning()).toBe(true);
       const b = await Sandbox.create({ metadata: { suite: 'e2b-vm', role: 'b' }, lifecycle: { onTimeout: 'pause' }, timeoutMs: 600_000, requestTimeoutMs: VM });
-      await b.files.write('/root/kept.txt', 'kept across the pause');
+      await b.files.write('kept.txt', 'kept across the pause');
       const pager = Sandbox.list({ query: { metadata: { suite: 'e2b-vm' } }, limit: 1 });
       const first = await pager.nextItems();
       expect(pager.hasNext).toBe(true);
@@ -164,7 +164,7 @@ describe('E2B SDK on real boxes', () => {
       expect((await Sandbox.list({ query: { state: ['paused'] } }).nextItems()).map((s) => s.sandboxId)).toEqual([b.sandboxId]);
       expect(await b.isRunning()).toBe(false);
       const b2 = await Sandbox.connect(b.sandboxId, { timeoutMs: 600_000 });
-      expect(await b2.files.read('/root/kept.txt')).toBe('kept across the pause');
+      expect(await b2.files.read('kept.txt')).toBe('kept across the pause');
       expect(await b2.kill()).toBe(true);
       await expect(Sandbox.getInfo(b.sandboxId)).rejects.toBeInstanceOf(SandboxNotFoundError);
       expect(await Sandbox.kill(b.sandboxId)).toBe(false);
@@ -175,14 +175,14 @@ describe('E2B SDK on real boxes', () => {
   it(
     "pauses and connects with files and processes' state intact",
     async () => {
-      await a.files.write('/root/state.txt', 'before the pause');
+      await a.files.write('state.txt', 'before the pause');
       await a.commands.run('echo 41 > /dev/shm/counter');
       expect(await a.pause()).toBe(true);
       expect(await a.pause()).toBe(false); // already paused
       expect((await a.getInfo()).state).toBe('paused');
       await expect(a.commands.run('true')).rejects.toThrow();
       const again = await Sandbox.connect(a.sandboxId);
-      expect(await again.files.read('/root/state.txt')).toBe('before the pause');
+      expect(await again.files.read('state.txt')).toBe('before the pause');
       expect((await again.commands.run('echo $(( $(cat /dev/shm/counter) + 1 ))')).stdout).toBe('42\n'); // memory (tmpfs) kept
       expect((await again.getInfo()).state).toBe('running');
     },
@@ -192,20 +192,20 @@ describe('E2B SDK on real boxes', () => {
   it(
     'forks and snapshots; a sandbox past its timeout is killed',
     async () => {
-      await a.files.write('/root/lineage.txt', 'from a');
+      await a.files.write('lineage.txt', 'from a');
       const [child] = await a.fork({ timeoutMs: 600_000, requestTimeoutMs: VM });
       expect(child).toBeInstanceOf(Sandbox);
       const c = child as Sandbox;
       expect(c.sandboxId).not.toBe(a.sandboxId);
-      expect(await c.files.read('/root/lineage.txt')).toBe('from a');
+      expect(await c.files.read('lineage.txt')).toBe('from a');
       expect((await c.commands.run('echo $GREETING')).stdout).toBe('hello from envs\n');
 
       const snap = await a.createSnapshot({ name: 'e2b-vm-snap' });
       expect(snap.snapshotId).toMatch(/^boxcp_/);
       expect((await Sandbox.listSnapshots({ sandboxId: a.sandboxId }).nextItems()).map((s) => s.snapshotId)).toContain(snap.snapshotId);
-      await a.files.write('/root/lineage.txt', 'changed after the snapshot');
+      await a.files.write('lineage.txt', 'changed after the snapshot');
       const fromSnap = await Sandbox.create(snap.snapshotId, { requestTimeoutMs: VM });
-      expect(await fromSnap.files.read('/root/lineage.txt')).toBe('from a');
+      expect(await fromSnap.files.read('lineage.txt')).toBe('from a');
       await fromSnap.kill();
       expect(await Sandbox.deleteSnapshot(snap.snapshotId)).toBe(true);
       expect(await Sandbox.deleteSnapshot(snap.snapshotId)).toBe(false);

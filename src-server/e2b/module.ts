@@ -29,7 +29,7 @@ export function e2bArea(
   const repo = new SandboxesRepo(app.db);
   const sandboxes = new SandboxService(repo, { boxes: deps.boxes, checkpoints: deps.checkpoints, apps: deps.apps, log: app.log });
   const snapshots = new SnapshotService(sandboxes, deps.checkpoints);
-  const processes = new EnvdProcesses(deps.execs);
+  const processes = new EnvdProcesses(deps.execs, (id) => deps.boxes.get(id)?.status === 'running');
   const filesystem = new EnvdFilesystem(deps.execs);
   const filesHttp = new EnvdFilesHttp(deps.files);
   let timer: NodeJS.Timeout | undefined;

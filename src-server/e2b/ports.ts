@@ -33,8 +33,9 @@ export interface ExecPort {
 }
 
 export interface FilesPort {
-  write(box: BoxRecord, path: string, opts: { mode: number; createParents: boolean }, source: Readable): Promise<{ sizeBytes: number }>;
-  read(box: BoxRecord, path: string): Promise<{ mode: number; size: number | null; stream: Readable }>;
+  /** user: as that user of the box (its permissions; what is created is theirs). */
+  write(box: BoxRecord, path: string, opts: { mode: number; createParents: boolean; user?: string }, source: Readable): Promise<{ sizeBytes: number }>;
+  read(box: BoxRecord, path: string, opts?: { user?: string }): Promise<{ mode: number; size: number | null; stream: Readable }>;
 }
 
 export interface AppsPort {

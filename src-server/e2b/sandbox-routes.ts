@@ -12,7 +12,7 @@ import { Process as ProcessService } from './envd/gen/process_pb.js';
 import type { EnvdFilesHttp } from './envd/files-http.js';
 import type { EnvdFilesystem } from './envd/filesystem.js';
 import type { EnvdProcesses } from './envd/processes.js';
-import { basicUser, TARGET, type Target } from './envd/target.js';
+import { basicUser, defaultUser, TARGET, type Target } from './envd/target.js';
 import { e2bJupyterRoutes } from './jupyter-routes.js';
 import type { CodePort } from './ports.js';
 import type { SandboxService } from './sandbox-service.js';
@@ -70,7 +70,7 @@ export function e2bSandboxRoutes(deps: {
     } catch (e) {
       return next(e);
     }
-    targets.set(req, { row, box, user: basicUser(req.headers.authorization) });
+    targets.set(req, { row, box, user: basicUser(req.headers.authorization) ?? defaultUser(box), drop: () => res.destroy() });
     next();
   });
   const jupyter = e2bJupyterRoutes(deps.code, (req) => targets.get(req)!.box);

@@ -5,7 +5,7 @@ import { ApiError } from '../http/api-errors.js';
 import { renderError, setErrorStyle } from '../http/error-handler.js';
 import { admit } from '../http/route.js';
 import type { EnvdFilesHttp } from './envd/files-http.js';
-import type { Target } from './envd/target.js';
+import { defaultUser, type Target } from './envd/target.js';
 import type { SandboxService } from './sandbox-service.js';
 
 const refused = (status: 401 | 502, message: string) => new ApiError(status, status === 401 ? 'authentication_error' : 'server_error', message);
@@ -33,16 +33,18 @@ export function e2bSignedFilesRoutes(deps: {
   const r = express.Router();
   const target = (req: Request, res: Response, operation: 'read' | 'write'): Target => {
     const q = req.query as Record<string, string | undefined>;
-    if (!q.signature) throw refused(401, "A signed URL needs its signature (from the SDK's uploadUrl or downloadUrl).");
-    if (q.signature_expiration && Number(q.signature_expiration) * 1000 < Date.now()) throw refused(401, 'This signed URL has expired.');
+    // envd's words and order: the signature is checked before its expiration (a forger learns nothing of it)
+    if (!q.signature) throw refused(401, 'missing signature query parameter');
+    if (q.signature_expiration !== undefined && !/^-?\d+$/.test(q.signature_expiration)) throw refused(401, 'invalid signature_expiration');
     const row = deps.sandboxes
       .rows()
       .find((s) => same(signature(q.path ?? '', operation, q.username ?? '', s.access_token, q.signature_expiration), q.signature!));
-    if (!row) throw refused(401, `The signature does not match this ${operation} URL of any sandbox.`);
+    if (!row) throw refused(401, 'invalid signature');
+    if (q.signature_expiration !== undefined && Number(q.signature_expiration) * 1000 < Date.now()) throw refused(401, 'signature is already expired');
     const box = deps.sandboxes.box(row.box_id);
     if (!box || box.status !== 'running') throw refused(502, `The sandbox ${row.box_id} is not running.`);
     admit(deps.gate, row.org_id, res, { stream: false });
-    return { row, box, user: q.username || undefined };
+    return { row, box, user: q.username || defaultUser(box) };
   };
   const run = (op: 'read' | 'write', h: (t: Target, req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) => {
     setErrorStyle(req, 'e2b');

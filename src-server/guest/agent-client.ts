@@ -168,8 +168,8 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
     return files.writeFile(this, path, opts, source);
   }
 
-  readFile(path: string, opts: { windowBytes?: number } = {}): Promise<{ mode: number; size: number | null; stream: Readable }> {
-    return files.readFile(this, path, opts.windowBytes ?? 1024 * 1024);
+  readFile(path: string, opts: { windowBytes?: number; user?: string } = {}): Promise<{ mode: number; size: number | null; stream: Readable }> {
+    return files.readFile(this, path, opts.windowBytes ?? 1024 * 1024, opts.user);
   }
 
   stat(path: string, opts: { follow?: boolean } = {}): Promise<files.FileEntry> {

@@ -46,6 +46,8 @@ export interface WriteFileOptions {
    * small files nothing in the guest reads while they are written.
    */
   inPlace?: boolean;
+  /** Written as this user of the box (its permissions apply, what is created is theirs); default the agent's root. */
+  user?: string;
 }
 
 export type FileSource = Readable | Buffer | AsyncIterable<Uint8Array | string>;
@@ -122,6 +124,7 @@ export async function writeFile(ch: Channel, path: string, opts: WriteFileOption
     [T.PARENTS, opts.createParents ?? true],
     ...(opts.durable === false ? [[T.DURABLE, false] as [number, boolean]] : []),
     ...(opts.inPlace ? [[T.IN_PLACE, true] as [number, boolean]] : []),
+    ...(opts.user ? [[T.USER, opts.user] as [number, string]] : []),
   ]);
   ch.sendControl(M.FILE_WRITE, 0, id, fields);
   try {
@@ -137,7 +140,7 @@ export async function writeFile(ch: Channel, path: string, opts: WriteFileOption
   return done.promise;
 }
 
-export function readFile(ch: Channel, path: string, window: number): Promise<{ mode: number; size: number | null; stream: Readable }> {
+export function readFile(ch: Channel, path: string, window: number, user?: string): Promise<{ mode: number; size: number | null; stream: Readable }> {
   return new Promise((resolve, reject) => {
     let stream: CreditReadable | undefined;
     const abort = () => {
@@ -166,15 +169,7 @@ export function readFile(ch: Channel, path: string, window: number): Promise<{ m
         else reject(err);
       },
     });
-    ch.sendControl(
-      M.FILE_READ,
-      0,
-      id,
-      encodeFields([
-        [T.PATH, path],
-        [T.WINDOW, window],
-      ]),
-    );
+    ch.sendControl(M.FILE_READ, 0, id, encodeFields([[T.PATH, path], [T.WINDOW, window], ...(user ? [[T.USER, user] as [number, string]] : [])]));
   });
 }
 

@@ -131,8 +131,8 @@ export function guestAgentAdapter(client: AgentClient, track: (f: ExecFacade) =>
       track(facade);
       return facade;
     },
-    writeFile: (p, o, src) => client.writeFile(p, { mode: o.mode, createParents: o.createParents, durable: o.durable }, src),
-    readFile: (p) => client.readFile(p),
+    writeFile: (p, o, src) => client.writeFile(p, { mode: o.mode, createParents: o.createParents, durable: o.durable, user: o.user }, src),
+    readFile: (p, o) => client.readFile(p, { user: o?.user }),
     stat: async (p, o) => entry(await client.stat(p, { follow: o.follow })),
     listDir: async function* (p) {
       for await (const batch of client.listDir(p)) yield batch.map(entry);

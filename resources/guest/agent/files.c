@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -143,12 +144,33 @@ static int start_read(uint32_t id, char *path, int64_t window)
 	return 1;
 }
 
+/* user(13) on a file request: the request acts as that user (filesystem uid and gid, so
+ * its permissions apply and what it creates is theirs), as E2B's envd does; the final
+ * rename of an upload's temp file stays the agent's. Agents before it ignore the tag. */
+static int as_user(const struct frame *f, struct user_info *u)
+{
+	char *name = tlv_str(f, T_USER, 0);
+	int r = name && *name ? lookup_user(name, u) : 1;
+	if (r < 0)
+		send_error(f->stream, "invalid", 0, "unknown user: %.60s", name);
+	free(name);
+	if (r == 0) {
+		setfsgid(u->gid);
+		setfsuid(u->uid);
+	}
+	return r;
+}
+
 void files_request(const struct frame *f)
 {
 	char *path = tlv_str(f, T_PATH, 0);
 	int kept = 0;
+	struct user_info u;
+	int user = 1;
 	if (!path || path[0] != '/' || strlen(path) >= 4096) {
 		send_error(f->stream, "invalid", 0, "path must be absolute");
+	} else if ((user = as_user(f, &u)) < 0) {
+		/* answered */
 	} else if (f->type == M_STAT) {
 		do_stat(f->stream, path, tlv_int(f, T_FOLLOW, 1) != 0);
 	} else if (f->type == M_LIST) {
@@ -165,6 +187,10 @@ void files_request(const struct frame *f)
 				   tlv_int(f, T_IN_PLACE, 0) != 0);
 	} else {
 		kept = start_read(f->stream, path, tlv_int(f, T_WINDOW, 0));
+	}
+	if (user == 0) {
+		setfsuid(0);
+		setfsgid(0);
 	}
 	if (!kept)
 		free(path);

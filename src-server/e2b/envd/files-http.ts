@@ -19,8 +19,9 @@ export class EnvdFilesHttp {
   async download(t: Target, req: Request, res: Response): Promise<void> {
     const q = req.query as Record<string, string | undefined>;
     if (!q.path) throw invalid('path is required', 'path');
-    const path = resolvePath(q.path, q.username ?? t.user);
-    const file = await this.files.read(t.box, path);
+    const user = q.username || t.user;
+    const path = resolvePath(q.path, user);
+    const file = await this.files.read(t.box, path, { user });
     res.writeHead(200, {
       'Content-Type': 'application/octet-stream',
       'Content-Disposition': `attachment; filename="${encodeURIComponent(name(path))}"`,
@@ -31,12 +32,12 @@ export class EnvdFilesHttp {
 
   async upload(t: Target, req: Request): Promise<Array<{ name: string; type: 'file'; path: string }>> {
     const q = req.query as Record<string, string | undefined>;
-    const user = q.username ?? t.user;
+    const user = q.username || t.user;
     const type = req.headers['content-type'] ?? '';
     const written: Array<{ name: string; type: 'file'; path: string }> = [];
     const put = async (p: string, source: Readable) => {
       const path = resolvePath(p, user);
-      await this.files.write(t.box, path, { mode: 0o644, createParents: true }, source);
+      await this.files.write(t.box, path, { mode: 0o644, createParents: true, user }, source);
       written.push({ name: name(path), type: 'file', path });
     };
     if (type.startsWith('multipart/form-data')) {
@@ -48,10 +49,11 @@ export class EnvdFilesHttp {
         duplex: 'half',
       } as RequestInit).formData();
       for (const [, v] of form) {
-        if (typeof v === 'string') continue;
-        const p = q.path ?? (v.name && v.name !== 'blob' ? v.name : undefined);
+        // as envd: every part is a file's content (a plain field too, when ?path= names where it goes)
+        const file = typeof v === 'string' ? undefined : v;
+        const p = q.path ?? (file?.name && file.name !== 'blob' ? file.name : undefined);
         if (!p) throw invalid('each file part needs a filename (its path), or send ?path=', 'path');
-        await put(p, Readable.from(Buffer.from(await v.arrayBuffer())));
+        await put(p, Readable.from(file ? Buffer.from(await file.arrayBuffer()) : Buffer.from(v as string)));
       }
       if (!written.length) throw invalid('the form holds no file part', 'file');
       return written;

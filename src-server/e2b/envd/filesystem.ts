@@ -1,27 +1,10 @@
 import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import type { ExecPort } from '../ports.js';
+import { parse, PRINTF, type Entry } from './entries.js';
 import { guestShell } from './guest-shell.js';
 import { resolvePath, targetOf, type Target } from './target.js';
 import { watchDir } from './watch.js';
 
-/** envd's EntryInfo (filesystem.proto) as the service answers it. */
-interface Entry {
-  name: string;
-  type: number;
-  path: string;
-  size: bigint;
-  mode: number;
-  permissions: string;
-  owner: string;
-  group: string;
-  modifiedTime: { seconds: bigint; nanos: number };
-  symlinkTarget?: string;
-  metadata: Record<string, string>;
-}
-
-// One entry per 8 NUL-terminated fields: type, size, mode, permissions, owner, group, mtime, symlink target, path.
-const PRINTF = '%y\\0%s\\0%m\\0%M\\0%u\\0%g\\0%T@\\0%l\\0%p\\0';
-const FIELDS = 9;
 const NOT_FOUND = 3;
 const NOT_DIR = 4;
 const EXISTS = 5;
@@ -33,33 +16,9 @@ const SCRIPTS = {
   list: `${guard}; [ -d "$1" ] || { echo "path is not a directory: $1" >&2; exit ${NOT_DIR}; }; find "$1" -mindepth 1 -maxdepth "$2" -printf '${PRINTF}'`,
   makeDir: `if [ -e "$1" ]; then [ -d "$1" ] || { echo "path exists and is not a directory: $1" >&2; exit ${NOT_DIR}; }; echo "directory already exists: $1" >&2; exit ${EXISTS}; fi; mkdir -p -- "$1" && find "$1" -maxdepth 0 -printf '${PRINTF}'`,
   move: `${guard}; mkdir -p -- "$(dirname -- "$2")" && mv -T -- "$1" "$2" && find "$2" -maxdepth 0 -printf '${PRINTF}'`,
-  remove: `${guard}; rm -rf -- "$1"`,
+  // envd removes with os.RemoveAll: a path that is not there is no error
+  remove: `rm -rf -- "$1"`,
 };
-
-const TYPES: Record<string, number> = { f: 1, d: 2, l: 3 };
-
-function parse(out: Buffer): Entry[] {
-  const f = out.toString('utf8').split('\0');
-  const entries: Entry[] = [];
-  for (let i = 0; i + FIELDS <= f.length; i += FIELDS) {
-    const [y, size, mode, perms, owner, group, mtime, link, path] = f.slice(i, i + FIELDS) as string[];
-    const [sec, frac = '0'] = mtime!.split('.');
-    entries.push({
-      name: path!.split('/').filter(Boolean).pop() ?? '/',
-      type: TYPES[y!] ?? 0,
-      path: path!,
-      size: BigInt(size!),
-      mode: parseInt(mode!, 8),
-      permissions: perms!,
-      owner: owner!,
-      group: group!,
-      modifiedTime: { seconds: BigInt(sec!), nanos: Number(frac.padEnd(9, '0').slice(0, 9)) },
-      symlinkTarget: y === 'l' ? link : undefined,
-      metadata: {},
-    });
-  }
-  return entries;
-}
 
 /**
  * envd's filesystem service on Box's exec: each call runs one short script of coreutils

@@ -11,6 +11,7 @@ interface ProcessConfig {
   cwd?: string;
 }
 interface Proc {
+  boxId: string;
   pid: number;
   tag?: string;
   config: ProcessConfig;
@@ -57,6 +58,24 @@ class Feed<T> {
   }
 }
 
+const SHELL_READY_MS = 5000;
+
+/**
+ * A terminal's start is answered once its shell has written something (its prompt) or at
+ * most SHELL_READY_MS: under TCG a login shell takes a second or more to read its profile,
+ * and a client that types and disconnects at once would see only the terminal's echo.
+ * Nothing is lost either way (the stream replays from the start).
+ */
+async function shellReady(session: ExecSession): Promise<void> {
+  let ready!: () => void;
+  const written = new Promise<void>((r) => (ready = r));
+  const detach = session.attach((e: ExecEvent) => e.type !== 'started' && ready()); // output, or its end
+  const timer = setTimeout(ready, SHELL_READY_MS);
+  await written;
+  clearTimeout(timer);
+  detach();
+}
+
 /**
  * envd's process service on Box's exec: each started process is an exec of the sandbox's
  * box with a pid of this service's own numbering (Box does not expose guest pids); it
@@ -66,7 +85,11 @@ export class EnvdProcesses {
   private procs = new Map<string, Map<number, Proc>>();
   private nextPid = new Map<string, number>();
 
-  constructor(private execs: ExecPort) {}
+  /** running: whether the box still runs (a process that ends with its sandbox drops its stream, as envd does). */
+  constructor(
+    private execs: ExecPort,
+    private running: (boxId: string) => boolean = () => true,
+  ) {}
 
   private of(boxId: string): Map<number, Proc> {
     let m = this.procs.get(boxId);
@@ -109,7 +132,7 @@ export class EnvdProcesses {
       });
     const pid = (this.nextPid.get(t.box.box_id) ?? 1000) + 1;
     this.nextPid.set(t.box.box_id, pid);
-    const proc: Proc = { pid, tag: req.tag, config, pty: !!req.pty, session };
+    const proc: Proc = { boxId: t.box.box_id, pid, tag: req.tag, config, pty: !!req.pty, session };
     const table = this.of(t.box.box_id);
     table.set(pid, proc);
     void session.done.then(() => setTimeout(() => table.delete(pid), 30_000).unref());
@@ -120,8 +143,15 @@ export class EnvdProcesses {
   private async *events(p: Proc, ctx: HandlerContext, replay: boolean): AsyncGenerator<Event> {
     const feed = new Feed<Event>();
     let live = replay;
+    let dropped = false;
     const detach = p.session.attach((e: ExecEvent) => {
-      if (!live) return;
+      if (!live || dropped) return;
+      // Killed (or paused) with its sandbox: envd is gone too, and the client sees its
+      // connection drop (the SDK then asks /health, which answers 502: its TimeoutError).
+      if ((e.type === 'error' || e.type === 'exit') && !this.running(p.boxId)) {
+        dropped = true;
+        return feed.end();
+      }
       if (e.type === 'stdout' || e.type === 'stderr') {
         feed.push({ event: { case: 'data', value: { output: { case: p.pty ? 'pty' : e.type, value: Buffer.from(e.data, 'base64') } } } });
       } else if (e.type === 'error') {
@@ -140,6 +170,13 @@ export class EnvdProcesses {
     try {
       yield { event: { case: 'start', value: { pid: p.pid } } };
       yield* feed.drain(ctx.signal);
+      if (dropped) {
+        targetOf(ctx).drop?.();
+        await new Promise<void>((r) => {
+          ctx.signal.addEventListener('abort', () => r());
+          setTimeout(r, 5000).unref();
+        });
+      }
     } finally {
       clearInterval(beat);
       detach();
@@ -150,6 +187,7 @@ export class EnvdProcesses {
     return {
       start: async function* (this: EnvdProcesses, req: Parameters<EnvdProcesses['launch']>[1], ctx: HandlerContext) {
         const p = await this.launch(targetOf(ctx), req);
+        if (p.pty) await shellReady(p.session);
         for await (const e of this.events(p, ctx, true)) yield { event: e };
       }.bind(this),
       connect: async function* (this: EnvdProcesses, req: { process?: Selector }, ctx: HandlerContext) {

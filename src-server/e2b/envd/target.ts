@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { createContextKey, type HandlerContext } from '@connectrpc/connect';
 import type { BoxRecord } from '../ports.js';
 import type { SandboxRow } from '../sandboxes-repo.js';
@@ -6,8 +7,23 @@ import type { SandboxRow } from '../sandboxes-repo.js';
 export interface Target {
   row: SandboxRow;
   box: BoxRecord;
-  /** The user named by envd's `Authorization: Basic <user:>` header, if any. */
+  /**
+   * The user the call acts as: the one named by envd's `Authorization: Basic <user:>` header
+   * (or a file URL's `username`), else the sandbox's default (`defaultUser`).
+   */
   user: string | undefined;
+  /** Drops the request's connection, as a sandbox's envd does when the sandbox dies under it. */
+  drop?: () => void;
+}
+
+/**
+ * E2B's base template runs everything as `user` (home and working directory /home/user,
+ * passwordless sudo), and envd 0.4+ uses it when the SDK names no user. Box's default image
+ * has that account, so its sandboxes do the same; a sandbox of another Box image keeps that
+ * image's own default (its USER, else root). Box's own API keeps root.
+ */
+export function defaultUser(box: Pick<BoxRecord, 'image'>): string | undefined {
+  return box.image === 'debian' ? 'user' : undefined;
 }
 
 export const TARGET = createContextKey<Target | undefined>(undefined, { description: 'e2b sandbox' });
@@ -30,7 +46,6 @@ export function basicUser(header: string | null | undefined): string | undefined
 const homeOf = (user: string | undefined) => (!user || user === 'root' ? '/root' : `/home/${user}`);
 
 export function resolvePath(path: string, user: string | undefined): string {
-  if (path.startsWith('/')) return path;
-  if (path === '~' || path === '') return homeOf(user);
-  return `${homeOf(user)}/${path.replace(/^~\//, '')}`;
+  // cleaned as envd cleans it (filepath.Abs): `.`, `..` and trailing slashes resolved
+  return posix.resolve(homeOf(user), path === '~' ? '.' : path.replace(/^~\//, ''));
 }
