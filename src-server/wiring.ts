@@ -108,12 +108,20 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
       pause: (b) => boxes.boxes.pause(b),
       resume: (b) => boxes.boxes.resume(b),
       terminate: (b) => boxes.boxes.terminate(b),
+      reboot: (b) => boxes.boxes.reboot(b),
+      setHttpPolicy: (id, p) => boxes.boxes.setHttpPolicy(id, p),
     },
     checkpoints: boxes.checkpoints,
     execs: boxes.execs,
     files: boxes.files,
     apps: core.apps,
     code: code.code,
+    policies: {
+      create: (org, name, doc) => policies.policies.create(org, name, doc),
+      update: (org, id, doc) => policies.policies.update(org, id, undefined, doc),
+      delete: (org, id) => policies.policies.delete(org, id),
+    },
+    metrics: { samples: (id, from, to) => usage.metrics.samples(id, from, to) },
   });
 
   const services: Services = {

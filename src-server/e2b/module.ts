@@ -5,7 +5,8 @@ import { e2bApiRoutes } from './api-routes.js';
 import { EnvdFilesHttp } from './envd/files-http.js';
 import { EnvdFilesystem } from './envd/filesystem.js';
 import { EnvdProcesses } from './envd/processes.js';
-import type { AppsPort, BoxesPort, CheckpointsPort, CodePort, ExecPort, FilesPort, ForkPort } from './ports.js';
+import { e2bFeatureRoutes } from './feature-routes.js';
+import type { AppsPort, BoxesPort, CheckpointsPort, CodePort, ExecPort, FilesPort, ForkPort, MetricsPort, PoliciesPort } from './ports.js';
 import { SandboxService } from './sandbox-service.js';
 import { e2bSandboxRoutes } from './sandbox-routes.js';
 import { SandboxesRepo } from './sandboxes-repo.js';
@@ -24,10 +25,20 @@ const SWEEP_MS = 1000;
  */
 export function e2bArea(
   app: AppBase,
-  deps: { boxes: BoxesPort; checkpoints: CheckpointsPort & ForkPort; execs: ExecPort; files: FilesPort; apps: AppsPort; code: CodePort },
+  deps: {
+    boxes: BoxesPort;
+    checkpoints: CheckpointsPort & ForkPort;
+    execs: ExecPort;
+    files: FilesPort;
+    apps: AppsPort;
+    code: CodePort;
+    policies: PoliciesPort;
+    metrics: MetricsPort;
+  },
 ) {
   const repo = new SandboxesRepo(app.db);
-  const sandboxes = new SandboxService(repo, { boxes: deps.boxes, checkpoints: deps.checkpoints, apps: deps.apps, log: app.log });
+  const { boxes, checkpoints, apps, policies, files } = deps;
+  const sandboxes = new SandboxService(repo, { boxes, checkpoints, apps, policies, files, log: app.log });
   const snapshots = new SnapshotService(sandboxes, deps.checkpoints);
   const processes = new EnvdProcesses(deps.execs);
   const filesystem = new EnvdFilesystem(deps.execs);
@@ -37,6 +48,7 @@ export function e2bArea(
   const area: Area = {
     name: 'e2b',
     routes(r) {
+      e2bFeatureRoutes(r, { sandboxes, metrics: deps.metrics });
       e2bApiRoutes(r, { sandboxes, snapshots });
     },
     mount(express: Express) {
