@@ -13,6 +13,7 @@ import { codeArea } from './code/module.js';
 import type { CodeService } from './code/code-service.js';
 import { cronArea } from './cron/module.js';
 import { e2bArea } from './e2b/module.js';
+import { buildImage } from './images/index.js';
 import { imagesArea } from './images/module.js';
 import type { ImagesService } from './images/images-service.js';
 import { inboxArea } from './inbox/module.js';
@@ -122,6 +123,10 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
       delete: (org, id) => policies.policies.delete(org, id),
     },
     metrics: { samples: (id, from, to) => usage.metrics.samples(id, from, to) },
+    images: {
+      build: (o) => buildImage({ ...o, store: images.images.store }),
+      has: async (name) => (await images.images.store.get(name)) !== undefined,
+    },
   });
 
   const services: Services = {

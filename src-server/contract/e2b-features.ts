@@ -68,3 +68,65 @@ export const E2BMetric = z.object({
 });
 export const E2BMetrics = z.array(E2BMetric);
 export const E2BSandboxesWithMetrics = z.object({ sandboxes: z.record(z.string(), E2BMetric) });
+
+/** `POST /v3/templates` (E2B's TemplateBuildRequestV3): a build of a template, by name (`name:tag` allowed). */
+export const E2BTemplateRequestBody = z.object({
+  name: z.string().min(1).max(128).optional(),
+  alias: z.string().min(1).max(128).optional(),
+  tags: z.array(z.string().min(1).max(64)).max(16).nullish(),
+  cpuCount: z.number().int().min(1).max(8).nullish(),
+  memoryMB: z.number().int().min(128).max(16384).nullish(),
+  minFreeDiskMb: z.number().int().min(0).nullish(),
+  teamID: z.string().optional(),
+});
+
+export const E2BTemplateStep = z.object({
+  type: z.string().min(1).max(32),
+  args: z.array(z.string().max(65536)).max(256).optional(),
+  filesHash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "must be the SDK's sha256 of the files")
+    .optional(),
+  force: z.boolean().optional(),
+});
+
+/** `POST /v2/templates/{templateID}/builds/{buildID}` (E2B's TemplateBuildStartV2). */
+export const E2BTemplateBuildStart = z.object({
+  fromImage: z.string().max(256).optional(),
+  fromTemplate: z.string().max(256).optional(),
+  fromImageRegistry: z.unknown().optional(),
+  force: z.boolean().optional(),
+  steps: z.array(E2BTemplateStep).max(256).optional(),
+  startCmd: z.string().max(65536).optional(),
+  readyCmd: z.string().max(65536).optional(),
+});
+
+export const E2BTemplateBuildParams = z.object({ templateID: z.string().min(1).max(256), buildID: z.string().min(1).max(64) });
+export const E2BTemplateFilesParams = z.object({
+  templateID: z.string().min(1).max(256),
+  hash: z.string().regex(/^[0-9a-f]{64}$/, "must be the SDK's sha256 of the files"),
+});
+export const E2BAliasParams = z.object({ alias: z.string().min(1).max(256) });
+export const E2BBuildStatusQuery = z.object({ logsOffset: z.coerce.number().int().min(0).optional(), limit: z.coerce.number().int().min(1).optional() });
+
+export const E2BTemplateRequested = z.object({
+  templateID: z.string(),
+  buildID: z.string(),
+  names: z.array(z.string()),
+  aliases: z.array(z.string()),
+  tags: z.array(z.string()),
+  public: z.boolean(),
+});
+export const E2BTemplateFileUpload = z.object({ present: z.boolean(), url: z.string().optional(), headers: z.record(z.string(), z.string()).optional() });
+const BuildLogEntry = z.object({ timestamp: z.string(), level: z.enum(['debug', 'info', 'warn', 'error']), message: z.string(), step: z.string().optional() });
+export const E2BTemplateBuildInfo = z.object({
+  templateID: z.string(),
+  buildID: z.string(),
+  status: z.enum(['building', 'waiting', 'ready', 'error']),
+  logEntries: z.array(BuildLogEntry),
+  logs: z.array(z.string()),
+  reason: z.object({ message: z.string(), step: z.string().optional(), logEntries: z.array(BuildLogEntry).optional() }).optional(),
+});
+export const E2BTemplateAlias = z.object({ templateID: z.string(), public: z.boolean() });
+/** A 202 with an empty JSON object (E2B sends no body; the SDK reads none). */
+export const E2BAccepted = z.object({});

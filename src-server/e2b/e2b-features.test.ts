@@ -6,11 +6,12 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Sandbox } from 'e2b';
+import { BuildError, Sandbox, Template } from 'e2b';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
 import { e2bMetric, metricsWindow } from './metrics.js';
 import { hostKey, policyOf } from './network-rules.js';
+import { boxfileOf } from './template-boxfile.js';
 
 let svc: TestService;
 let opts: { apiKey: string; apiUrl: string; sandboxUrl: string };
@@ -132,5 +133,70 @@ describe('E2B lifecycle on Box pause and resume', () => {
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toMatch(/autoResume cannot be combined with keepMemory: false/);
+  });
+});
+
+describe('E2B template builds on Box images', () => {
+  it('turns template steps into a Boxfile', () => {
+    const ctx = fs.mkdtempSync('/tmp/bxe2bctx-');
+    fs.mkdirSync(`${ctx}/files-0/folder/sub`, { recursive: true });
+    fs.writeFileSync(`${ctx}/files-0/folder/a.txt`, 'a');
+    fs.writeFileSync(`${ctx}/files-0/folder/sub/b.txt`, 'b');
+    const boxfile = boxfileOf(
+      'debian',
+      {
+        steps: [
+          { type: 'COPY', args: ['folder/*', 'folder', '', ''], filesHash: 'h' },
+          { type: 'RUN', args: ['cat folder/a.txt'] },
+          { type: 'RUN', args: ['whoami', 'user'] },
+          { type: 'ENV', args: ['A', 'one "1"', 'B', 'two'] },
+          { type: 'WORKDIR', args: ['/app'] },
+          { type: 'COPY', args: ['folder/a.txt', '/opt/a.txt', 'user', '0644'], filesHash: 'h' },
+        ],
+        startCmd: 'echo hi',
+      },
+      ctx,
+      () => 'files-0',
+    );
+    expect(boxfile.split('\n')).toEqual([
+      'FROM debian',
+      'COPY ["files-0/folder/a.txt","files-0/folder/sub","folder/"]',
+      'RUN ["bash", "-c", "cat folder/a.txt"]',
+      'USER user',
+      'RUN ["bash", "-c", "whoami"]',
+      'USER root',
+      'ENV A="one \\"1\\"" B="two"',
+      'WORKDIR /app',
+      'COPY ["--chmod=644","files-0/folder/a.txt","/opt/a.txt"]',
+      'RUN ["chown", "-R", "user", "/opt/a.txt"]',
+      'CMD ["bash", "-c", "echo hi"]',
+      '',
+    ]);
+    expect(() => boxfileOf('debian', { steps: [{ type: 'COPY', args: ['nope/*', 'x'], filesHash: 'h' }] }, ctx, () => 'files-0')).toThrow(
+      /no uploaded files match "nope\/\*"/,
+    );
+    expect(() => boxfileOf('debian', { steps: [{ type: 'HEALTHCHECK', args: [] }] }, ctx, () => 'files-0')).toThrow(/HEALTHCHECK is not one/);
+    fs.rmSync(ctx, { recursive: true });
+  });
+
+  it('builds through the SDK: uploads copies once, reports a base it cannot pull as the build error', async () => {
+    const ctx = fs.mkdtempSync('/tmp/bxe2bctx-');
+    fs.writeFileSync(`${ctx}/hello.txt`, 'hello');
+    const logs: string[] = [];
+    const t = Template({ fileContextPath: ctx }).fromImage('ubuntu:22.04').copy('hello.txt', '/hello.txt').runCmd('cat /hello.txt');
+    const err = await Template.build(t, 'feature-test', { ...opts, onBuildLogs: (l) => void logs.push(l.message) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BuildError);
+    expect((err as Error).message).toMatch(/fromImage 'ubuntu:22.04': Box builds from its own images/);
+    expect(logs).toContain("Uploaded 'hello.txt'");
+    // the same files again: present, not re-sent
+    const again: string[] = [];
+    await Template.build(t, 'feature-test', { ...opts, onBuildLogs: (l) => void again.push(l.message) }).catch(() => {});
+    expect(again).toContain("Skipping upload of 'hello.txt', already cached");
+    expect(await Template.exists('base', opts)).toBe(true);
+    expect(await Template.exists('no-such-template', opts)).toBe(false);
+    // the upload URL wants its signature
+    const put = await fetch(`${svc.url}/e2b/template-files/${'0'.repeat(64)}?signature=forged`, { method: 'PUT', body: 'x' });
+    expect(put.status).toBe(401);
+    fs.rmSync(ctx, { recursive: true });
   });
 });

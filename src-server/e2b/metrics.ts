@@ -20,7 +20,7 @@ interface Sizes {
 }
 
 /** E2B's SandboxMetric. */
-export interface E2BMetric {
+interface E2BMetric {
   timestamp: string;
   timestampUnix: number;
   cpuCount: number;

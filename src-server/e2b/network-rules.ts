@@ -4,7 +4,7 @@ import type { BoxesPort, PoliciesPort } from './ports.js';
 import type { SandboxesRepo, SandboxRow } from './sandboxes-repo.js';
 
 /** E2B's "all traffic" selector (the SDK's ALL_TRAFFIC). */
-export const ALL_TRAFFIC = '0.0.0.0/0';
+const ALL_TRAFFIC = '0.0.0.0/0';
 
 /** E2B's network options of a sandbox, as create and updateNetwork send them. */
 export interface E2BNetwork {

@@ -88,3 +88,15 @@ export interface CodePort {
     onEvent: (e: CodeEventView) => void,
   ): Promise<{ execution_count: number | null; error: unknown }>;
 }
+
+/** What Box's image builder (images/) reports while it builds. */
+export type ImageBuildEvent =
+  | { type: 'step'; index: number; total: number; text: string; cached: boolean }
+  | { type: 'output'; stream: 'stdout' | 'stderr'; text: string }
+  | { type: 'info'; text: string };
+
+/** Box's image builder (Boxfile steps in builder VMs) and its store, as E2B's template builds use them. */
+export interface ImageBuildPort {
+  build(o: { boxfile: string; context: string; name: string; memoryMib?: number; onEvent: (e: ImageBuildEvent) => void }): Promise<unknown>;
+  has(name: string): Promise<boolean>;
+}
