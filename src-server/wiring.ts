@@ -13,6 +13,7 @@ import { codeArea } from './code/module.js';
 import type { CodeService } from './code/code-service.js';
 import { cronArea } from './cron/module.js';
 import { e2bArea } from './e2b/module.js';
+import { buildImage } from './images/index.js';
 import { imagesArea } from './images/module.js';
 import type { ImagesService } from './images/images-service.js';
 import { inboxArea } from './inbox/module.js';
@@ -108,12 +109,24 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
       pause: (b) => boxes.boxes.pause(b),
       resume: (b) => boxes.boxes.resume(b),
       terminate: (b) => boxes.boxes.terminate(b),
+      reboot: (b) => boxes.boxes.reboot(b),
+      setHttpPolicy: (id, p) => boxes.boxes.setHttpPolicy(id, p),
     },
     checkpoints: boxes.checkpoints,
     execs: boxes.execs,
     files: boxes.files,
     apps: core.apps,
     code: code.code,
+    policies: {
+      create: (org, name, doc) => policies.policies.create(org, name, doc),
+      update: (org, id, doc) => policies.policies.update(org, id, undefined, doc),
+      delete: (org, id) => policies.policies.delete(org, id),
+    },
+    metrics: { samples: (id, from, to) => usage.metrics.samples(id, from, to) },
+    images: {
+      build: (o) => buildImage({ ...o, store: images.images.store }),
+      has: async (name) => (await images.images.store.get(name)) !== undefined,
+    },
   });
 
   const services: Services = {

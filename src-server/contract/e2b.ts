@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { queryInt } from './common.js';
+import { E2BNetworkConfig } from './e2b-features.js';
 
 /**
  * E2B's REST API as Box serves it at /e2b/api (e2b/): E2B's wire shapes, not Box's, so
@@ -16,13 +17,16 @@ export const E2BCreateBody = z.object({
   metadata: z.record(z.string(), z.string()).optional(),
   envVars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names must be letters, digits and "_"'), z.string()).optional(),
   autoPause: z.boolean().optional(),
-  // E2B's options Box does not apply: refused with a 501 naming each
+  /** false: as `network.denyOut: ['0.0.0.0/0']` (a Box HTTP policy, see contract/e2b-features.ts). */
   allow_internet_access: z.boolean().nullish(),
-  network: z.record(z.string(), z.unknown()).nullish(),
+  network: E2BNetworkConfig.nullish(),
+  /** E2B's MCP gateway: the sandbox's `mcp-gateway` command answers what Box offers instead. */
   mcp: z.unknown().optional(),
-  volumeMounts: z.array(z.unknown()).nullish(),
   autoResume: z.object({ enabled: z.boolean().optional() }).nullish(),
+  /** `lifecycle.keepMemory`: false makes the pause at timeout keep only the filesystem. */
   autoPauseMemory: z.boolean().nullish(),
+  // E2B's options Box does not apply: refused with a 501 naming each
+  volumeMounts: z.array(z.unknown()).nullish(),
 });
 
 export const E2BTimeoutBody = z.object({ timeout: z.number().int().optional() });

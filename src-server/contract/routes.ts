@@ -5,6 +5,7 @@ import { listOf, PageQuery, pageOf } from './common.js';
 import * as C from './cron.js';
 import * as Code from './code.js';
 import * as E from './e2b.js';
+import * as EF from './e2b-features.js';
 import { CancelBody, ExecBody, ExecCancelled, ExecInfo, ExecResized, ExecResult, ResizeBody, StdinAccepted, StdinQuery } from './exec.js';
 import { GetFileQuery, ListDirQuery, PutFileQuery } from './files.js';
 import * as Id from './identity.js';
@@ -88,9 +89,18 @@ export const ROUTES = {
   'DELETE /e2b/api/sandboxes/:sandboxID': { response: E.E2BNoContent },
   'POST /e2b/api/sandboxes/:sandboxID/timeout': { body: E.E2BTimeoutBody, response: E.E2BNoContent },
   'POST /e2b/api/sandboxes/:sandboxID/refreshes': { body: E.E2BRefreshBody, response: E.E2BNoContent },
-  'POST /e2b/api/sandboxes/:sandboxID/pause': { response: E.E2BNoContent },
-  'POST /e2b/api/v2/sandboxes/:sandboxID/connect': { body: E.E2BTimeoutBody, response: E.E2BCreated },
-  'POST /e2b/api/sandboxes/:sandboxID/resume': { body: E.E2BTimeoutBody, response: E.E2BCreated },
+  'POST /e2b/api/sandboxes/:sandboxID/pause': { body: EF.E2BPauseBody, response: E.E2BNoContent },
+  'POST /e2b/api/v2/sandboxes/:sandboxID/connect': { body: EF.E2BConnectBody, response: E.E2BCreated },
+  'POST /e2b/api/sandboxes/:sandboxID/resume': { body: EF.E2BConnectBody, response: E.E2BCreated },
+  // E2B features Box has under its own names (issue 33): e2b/feature-routes.ts
+  'PUT /e2b/api/sandboxes/:sandboxID/network': { body: EF.E2BNetworkUpdateBody, response: E.E2BNoContent },
+  'GET /e2b/api/sandboxes/metrics': { query: EF.E2BMetricsListQuery, response: EF.E2BSandboxesWithMetrics },
+  'GET /e2b/api/sandboxes/:sandboxID/metrics': { query: EF.E2BMetricsQuery, response: EF.E2BMetrics },
+  'POST /e2b/api/v3/templates': { body: EF.E2BTemplateRequestBody, response: EF.E2BTemplateRequested },
+  'GET /e2b/api/templates/aliases/:alias': { response: EF.E2BTemplateAlias },
+  'GET /e2b/api/templates/:templateID/files/:hash': { response: EF.E2BTemplateFileUpload },
+  'POST /e2b/api/v2/templates/:templateID/builds/:buildID': { body: EF.E2BTemplateBuildStart, response: EF.E2BAccepted },
+  'GET /e2b/api/templates/:templateID/builds/:buildID/status': { query: EF.E2BBuildStatusQuery, response: EF.E2BTemplateBuildInfo },
   'POST /e2b/api/sandboxes/:sandboxID/fork': { body: E.E2BForkBody, response: E.E2BForkResult.array() },
   'POST /e2b/api/sandboxes/:sandboxID/snapshots': { body: E.E2BSnapshotBody, response: E.E2BSnapshot },
   'GET /e2b/api/snapshots': { query: E.E2BSnapshotsQuery, response: E.E2BSnapshot.array() },

@@ -11,6 +11,7 @@ import {
   E2BTemplateIdParams,
   E2BTimeoutBody,
 } from '../contract/e2b.js';
+import { E2BConnectBody, E2BPauseBody } from '../contract/e2b-features.js';
 import { NotImplemented } from '../core/domain-errors.js';
 import { Reply, type Method, type RouteRegistrar, type RouteSpec } from '../http/route.js';
 import { ENVD_VERSION, type Sandbox, type SandboxService } from './sandbox-service.js';
@@ -66,7 +67,15 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
 
   const create = (body: z.infer<typeof E2BCreateBody>, auth: Parameters<SandboxService['create']>[0]) => {
     unsupportedCreate(body);
-    return sandboxes.create(auth, body).then((s) => new Reply(201, created(s)));
+    const network = { ...body.network, allowInternetAccess: body.allow_internet_access ?? undefined };
+    return sandboxes
+      .create(auth, {
+        ...body,
+        network,
+        keepMemory: body.autoPauseMemory ?? undefined,
+        autoResume: body.autoResume?.enabled ?? false,
+      })
+      .then((s) => new Reply(201, created(s)));
   };
   on('post', '/sandboxes', 'E2B: create a sandbox (older route)', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
   on('post', '/v2/sandboxes', 'E2B: create a sandbox', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
@@ -82,7 +91,7 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
     params,
     handler: ({ auth, params: p }) => {
       const s = sandboxes.get(auth.orgId, p.sandboxID);
-      return { ...listed(s), domain: null, lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: false } };
+      return { ...listed(s), domain: null, lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: s.row.auto_resume } };
     },
   });
   on('delete', '/sandboxes/:sandboxID', 'E2B: kill a sandbox', {
@@ -99,18 +108,19 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
     body: E2BRefreshBody,
     handler: ({ auth, params: p, body }) => (sandboxes.setTimeout(auth.orgId, p.sandboxID, body.duration), NO_CONTENT),
   });
-  on('post', '/sandboxes/:sandboxID/pause', 'E2B: pause a sandbox', {
+  on('post', '/sandboxes/:sandboxID/pause', 'E2B: pause a sandbox (memory: false keeps only the filesystem)', {
     params,
-    handler: async ({ auth, params: p }) => (await sandboxes.pause(auth.orgId, p.sandboxID), NO_CONTENT),
+    body: E2BPauseBody,
+    handler: async ({ auth, params: p, body }) => (await sandboxes.pause(auth.orgId, p.sandboxID, body?.memory), NO_CONTENT),
   });
-  const connect = { params, body: E2BTimeoutBody };
+  const connect = { params, body: E2BConnectBody };
   on('post', '/v2/sandboxes/:sandboxID/connect', 'E2B: connect to a sandbox (resumes a paused one)', {
     ...connect,
-    handler: async ({ auth, params: p, body }) => new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout))),
+    handler: async ({ auth, params: p, body }) => new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory))),
   });
   on('post', '/sandboxes/:sandboxID/resume', 'E2B: resume a paused sandbox (older route)', {
     ...connect,
-    handler: async ({ auth, params: p, body }) => new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout))),
+    handler: async ({ auth, params: p, body }) => new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory))),
   });
   on('post', '/sandboxes/:sandboxID/fork', 'E2B: fork a sandbox', {
     params,
@@ -140,11 +150,7 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
 
 function unsupportedReason(path: string): string {
   if (path.startsWith('/volumes') || path.startsWith('/volumecontent')) return 'E2B volumes: use Box volumes, which mount into boxes';
-  if (path.startsWith('/templates') || path.startsWith('/v2/templates') || path.startsWith('/v3/templates'))
-    return 'template builds: build a Box image (box image build) and use its name as the template';
   if (path.startsWith('/secrets')) return 'E2B secrets: use Box secrets with an HTTP policy';
-  if (path.endsWith('/metrics')) return 'sandbox metrics: see the box in Box usage';
-  if (path.endsWith('/network')) return 'E2B network rules: use a Box HTTP policy';
   return "not part of E2B's sandbox API that Box serves";
 }
 
@@ -156,10 +162,8 @@ function unsupportedCreate(b: z.infer<typeof E2BCreateBody>) {
   const no = (option: string, why: string) => {
     throw new NotImplemented(`Box's E2B API does not support ${option}: ${why}.`, { param: option });
   };
-  if (b.allow_internet_access === false || (b.network && Object.keys(b.network).length > 0))
-    no(b.network ? 'network' : 'allowInternetAccess', "E2B's network rules are not applied on Box: restrict a box's egress with a Box HTTP policy");
-  if (b.mcp !== undefined && b.mcp !== null) no('mcp', "E2B's MCP gateway is not in Box's images: Box serves its own MCP server at /mcp");
+  if (b.network?.maskRequestHost) no('network.maskRequestHost', "Box's ingress keeps the Host header a request came with");
+  if (b.network?.egressProxy) no('network.egressProxy', "Box's egress proxy is the sandbox's only way out; chain no other proxy");
+  if (b.network?.httpsPorts?.length) no('network.httpsPorts', "Box's ingress reaches a sandbox's ports over plain HTTP");
   if (b.volumeMounts?.length) no('volumeMounts', 'E2B volumes: use Box volumes, which mount into boxes');
-  if (b.autoResume?.enabled) no('lifecycle.autoResume', 'a paused sandbox resumes on Sandbox.connect(), not on traffic');
-  if (b.autoPauseMemory === false) no('lifecycle.keepMemory: false', "Box's pause always keeps memory");
 }

@@ -70,9 +70,8 @@ describe('E2B SDK on the fake runtime', () => {
     expect((err as Error).message).toMatch(/501: .*volumes/);
     await expect(Sandbox.create('no-such-template', opts)).rejects.toThrow(/404: template 'no-such-template' not found/);
     // create options Box cannot keep are refused, not dropped: no sandbox runs with a restriction it does not have
-    await expect(Sandbox.create({ ...opts, allowInternetAccess: false })).rejects.toThrow(/501: .*allowInternetAccess.*HTTP policy/);
-    await expect(Sandbox.create({ ...opts, network: { denyOut: ['0.0.0.0/0'] } })).rejects.toThrow(/501: .*network/);
-    await expect(Sandbox.create({ ...opts, lifecycle: { onTimeout: 'pause', autoResume: true } })).rejects.toThrow(/501: .*autoResume/);
+    await expect(Sandbox.create({ ...opts, network: { maskRequestHost: 'x.example' } })).rejects.toThrow(/501: .*maskRequestHost/);
+    await expect(Sandbox.create({ ...opts, network: { allowOut: ['10.0.0.0/8'] } })).rejects.toThrow(/400: .*network\.allowOut\[0\].*address range/);
     await expect(Sandbox.create({ ...opts, volumeMounts: { '/data': 'vol' } })).rejects.toThrow(/501: .*volumeMounts/);
     expect((await Sandbox.list(opts).nextItems()).length).toBe(0);
   });

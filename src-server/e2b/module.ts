@@ -1,11 +1,15 @@
 import type { Express } from 'express';
+import path from 'node:path';
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
 import { e2bApiRoutes } from './api-routes.js';
 import { EnvdFilesHttp } from './envd/files-http.js';
 import { EnvdFilesystem } from './envd/filesystem.js';
 import { EnvdProcesses } from './envd/processes.js';
-import type { AppsPort, BoxesPort, CheckpointsPort, CodePort, ExecPort, FilesPort, ForkPort } from './ports.js';
+import { e2bFeatureRoutes } from './feature-routes.js';
+import type { AppsPort, BoxesPort, CheckpointsPort, CodePort, ExecPort, FilesPort, ForkPort, ImageBuildPort, MetricsPort, PoliciesPort } from './ports.js';
+import { e2bTemplateFilesRoute, e2bTemplateRoutes } from './template-routes.js';
+import { TemplateBuilds } from './templates-build.js';
 import { SandboxService } from './sandbox-service.js';
 import { e2bSandboxRoutes } from './sandbox-routes.js';
 import { SandboxesRepo } from './sandboxes-repo.js';
@@ -24,11 +28,23 @@ const SWEEP_MS = 1000;
  */
 export function e2bArea(
   app: AppBase,
-  deps: { boxes: BoxesPort; checkpoints: CheckpointsPort & ForkPort; execs: ExecPort; files: FilesPort; apps: AppsPort; code: CodePort },
+  deps: {
+    boxes: BoxesPort;
+    checkpoints: CheckpointsPort & ForkPort;
+    execs: ExecPort;
+    files: FilesPort;
+    apps: AppsPort;
+    code: CodePort;
+    policies: PoliciesPort;
+    metrics: MetricsPort;
+    images: ImageBuildPort;
+  },
 ) {
   const repo = new SandboxesRepo(app.db);
-  const sandboxes = new SandboxService(repo, { boxes: deps.boxes, checkpoints: deps.checkpoints, apps: deps.apps, log: app.log });
+  const { boxes, checkpoints, apps, policies, files } = deps;
+  const sandboxes = new SandboxService(repo, { boxes, checkpoints, apps, policies, files, log: app.log });
   const snapshots = new SnapshotService(sandboxes, deps.checkpoints);
+  const templates = new TemplateBuilds(deps.images, path.join(app.config.dataDir, 'e2b-templates'));
   const processes = new EnvdProcesses(deps.execs, (id) => deps.boxes.get(id)?.status === 'running');
   const filesystem = new EnvdFilesystem(deps.execs);
   const filesHttp = new EnvdFilesHttp(deps.files);
@@ -37,9 +53,12 @@ export function e2bArea(
   const area: Area = {
     name: 'e2b',
     routes(r) {
+      e2bFeatureRoutes(r, { sandboxes, metrics: deps.metrics });
+      e2bTemplateRoutes(r, templates);
       e2bApiRoutes(r, { sandboxes, snapshots });
     },
     mount(express: Express) {
+      express.use('/e2b/template-files', e2bTemplateFilesRoute(templates));
       express.use('/files', e2bSignedFilesRoutes({ gate: app, sandboxes, filesHttp }));
       express.use('/e2b/sandbox', e2bSandboxRoutes({ gate: app, sandboxes, processes, filesystem, filesHttp, code: deps.code }));
     },

@@ -5,6 +5,8 @@
 import type { Readable } from 'node:stream';
 import type { Box, Checkpoint, CreateBoxBody } from '../contract/boxes.js';
 import type { ExecBody } from '../contract/exec.js';
+import type { PolicyDocument } from '../contract/policies.js';
+import type { MeterSample } from './metrics.js';
 import type { Principal } from '../core/principal.js';
 import type { BoxRecord, ExecSession, NewBox } from '../boxes/ports.js';
 
@@ -18,6 +20,22 @@ export interface BoxesPort {
   pause(box: BoxRecord): Promise<Box>;
   resume(box: BoxRecord): Promise<unknown>;
   terminate(box: BoxRecord): Promise<Box>;
+  /** Stops the VM and cold-boots it from its disk (a filesystem-only resume). */
+  reboot(box: BoxRecord): Promise<unknown>;
+  /** Attaches (null: detaches) an HTTP policy; the caller has checked both. */
+  setHttpPolicy(boxId: string, policyId: string | null): void;
+}
+
+/** Box's HTTP (egress) policies, as E2B's network rules use them. */
+export interface PoliciesPort {
+  create(orgId: string, name: string, document: PolicyDocument): { id: string };
+  update(orgId: string, id: string, document: PolicyDocument): unknown;
+  delete(orgId: string, id: string): unknown;
+}
+
+/** Box's per-box meters (usage/), read for E2B's metrics. */
+export interface MetricsPort {
+  samples(boxId: string, fromMs: number, toMs: number): MeterSample[];
 }
 
 export interface CheckpointsPort {
@@ -70,4 +88,16 @@ export interface CodePort {
     body: { code: string; language?: CodeLanguage; context_id?: string; env?: Record<string, string> },
     onEvent: (e: CodeEventView) => void,
   ): Promise<{ execution_count: number | null; error: unknown }>;
+}
+
+/** What Box's image builder (images/) reports while it builds. */
+export type ImageBuildEvent =
+  | { type: 'step'; index: number; total: number; text: string; cached: boolean }
+  | { type: 'output'; stream: 'stdout' | 'stderr'; text: string }
+  | { type: 'info'; text: string };
+
+/** Box's image builder (Boxfile steps in builder VMs) and its store, as E2B's template builds use them. */
+export interface ImageBuildPort {
+  build(o: { boxfile: string; context: string; name: string; memoryMib?: number; onEvent: (e: ImageBuildEvent) => void }): Promise<unknown>;
+  has(name: string): Promise<boolean>;
 }

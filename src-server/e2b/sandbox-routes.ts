@@ -63,15 +63,21 @@ export function e2bSandboxRoutes(deps: {
     const token = req.headers['x-access-token'] ?? req.headers['e2b-traffic-access-token'];
     if (typeof token !== 'string' || !sameToken(token, row.access_token))
       return next(refused(401, `Missing or wrong access token for sandbox ${id}: send the envdAccessToken that create or connect answered.`));
-    const box = deps.sandboxes.box(id);
-    if (!box || box.status !== 'running') return next(refused(502, `The sandbox ${id} is not running (${box?.status ?? 'gone'}): connect to resume it.`));
-    try {
-      admit(deps.gate, row.org_id, res, { stream: LONG_LIVED.has(req.path) });
-    } catch (e) {
-      return next(e);
-    }
-    targets.set(req, { row, box, user: basicUser(req.headers.authorization) ?? defaultUser(box), drop: () => res.destroy() });
-    next();
+    // a paused sandbox created with lifecycle.autoResume resumes on its traffic (E2B's rule)
+    void deps.sandboxes
+      .autoResume(id)
+      .catch((e: unknown) => deps.gate.log.warn(`e2b: auto-resume of sandbox ${id} failed`, e))
+      .then(() => {
+        const box = deps.sandboxes.box(id);
+        if (!box || box.status !== 'running') return next(refused(502, `The sandbox ${id} is not running (${box?.status ?? 'gone'}): connect to resume it.`));
+        try {
+          admit(deps.gate, row.org_id, res, { stream: LONG_LIVED.has(req.path) });
+        } catch (e) {
+          return next(e);
+        }
+        targets.set(req, { row, box, user: basicUser(req.headers.authorization) ?? defaultUser(box), drop: () => res.destroy() });
+        next();
+      });
   });
   const jupyter = e2bJupyterRoutes(deps.code, (req) => targets.get(req)!.box);
   const envd = express.Router();

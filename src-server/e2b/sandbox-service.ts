@@ -1,13 +1,23 @@
 import crypto from 'node:crypto';
 import { conflict, Failed, invalid, notFound } from '../core/domain-errors.js';
-import { UnknownImage, type AppsPort, type BoxesPort, type BoxRecord, type CheckpointsPort, type NewBox, type Principal } from './ports.js';
+import { installMcpNotice } from './mcp-gateway.js';
+import { SandboxPolicies, type E2BNetwork } from './network-rules.js';
+import { boxForTemplate } from './template-boxes.js';
+import {
+  type AppsPort,
+  type BoxesPort,
+  type BoxRecord,
+  type CheckpointsPort,
+  type FilesPort,
+  type NewBox,
+  type PoliciesPort,
+  type Principal,
+} from './ports.js';
 import { pageOf, type PageQuery } from './sandbox-page.js';
 import type { SandboxesRepo, SandboxRow } from './sandboxes-repo.js';
 
 /** The envd version E2B's SDK reads from create/connect to pick its features (see README "Coming from E2B"). */
 export const ENVD_VERSION = '0.5.7';
-/** E2B's templates that are Box's default image. */
-const DEFAULT_TEMPLATES = new Set(['base', 'code-interpreter-v1', 'debian']);
 const DEFAULT_TIMEOUT_S = 300;
 const MAX_TIMEOUT_S = 86_400;
 const E2B_APP = 'e2b';
@@ -20,6 +30,10 @@ interface CreateSandbox {
   metadata?: Record<string, string>;
   envVars?: Record<string, string>;
   autoPause?: boolean;
+  network?: E2BNetwork;
+  mcp?: unknown;
+  keepMemory?: boolean; // `lifecycle.keepMemory` (E2B's autoPauseMemory): false pauses keep only the filesystem
+  autoResume?: boolean;
 }
 
 /** An E2B sandbox: a box of the organization plus what E2B's API knows of it. */
@@ -56,10 +70,21 @@ function decode(s: string): string {
  * or paused when it was created with autoPause (`sweep`, run every second).
  */
 export class SandboxService {
+  private policies: SandboxPolicies;
+
   constructor(
     private repo: SandboxesRepo,
-    private deps: { boxes: BoxesPort; checkpoints: CheckpointsPort; apps: AppsPort; log: { warn(...a: unknown[]): void } },
-  ) {}
+    private deps: {
+      boxes: BoxesPort;
+      checkpoints: CheckpointsPort;
+      apps: AppsPort;
+      policies: PoliciesPort;
+      files: FilesPort;
+      log: { warn(...a: unknown[]): void };
+    },
+  ) {
+    this.policies = new SandboxPolicies(deps.policies, deps.boxes, repo, deps.log);
+  }
 
   /** A live sandbox of the organization; a killed or unknown one is not found (E2B answers 404). */
   get(orgId: string, id: string): Sandbox {
@@ -68,6 +93,15 @@ export class SandboxService {
     const state = box && stateOf(box);
     if (!row || !box || !state) throw notFound(`Sandbox ${id} not found`, 'not_found', 'sandboxID');
     return { row, box, state };
+  }
+
+  /** A live sandbox of the organization, or undefined. */
+  find(orgId: string, id: string): Sandbox | undefined {
+    try {
+      return this.get(orgId, id);
+    } catch {
+      return undefined;
+    }
   }
 
   /** By envd access token (the sandbox front checks it). */
@@ -87,29 +121,46 @@ export class SandboxService {
   async create(auth: Principal, body: CreateSandbox): Promise<Sandbox> {
     const template = body.templateID ?? 'base';
     const timeout = timeoutSeconds(body.timeout);
+    if (body.autoResume && body.keepMemory === false)
+      throw invalid('autoResume cannot be combined with keepMemory: false: a filesystem-only pause is resumed with connect only.', 'autoResume');
     const name = `e2b-${crypto.randomBytes(4).toString('hex')}`;
     const app = this.deps.apps.find(auth.orgId, E2B_APP, true);
+    const policy = this.policies.make(auth.orgId, name, body.network);
     let made: NewBox;
-    if (template.startsWith('boxcp_')) {
-      const cp = this.deps.checkpoints.get(auth.orgId, template);
-      made = await this.deps.checkpoints.fromCheckpoint(auth, cp, name);
-    } else {
-      const image = DEFAULT_TEMPLATES.has(template) ? 'debian' : template;
-      made = await this.deps.boxes
-        .create(auth, { app_id: app.id, name, image, size: 's', visibility: 'org', ingress_ports: [], volume_mounts: [], auto_sleep: { automatic: false } })
-        .catch((e: unknown) => {
-          if (e instanceof UnknownImage) throw notFound(`template '${template}' not found: no Box image of that name`, 'not_found', 'templateID');
-          throw e;
-        });
+    try {
+      made = await boxForTemplate(this.deps, auth, { template, name, appId: app.id, policyId: policy?.id });
+    } catch (e) {
+      this.policies.drop(auth.orgId, policy?.id);
+      throw e;
     }
-    return this.register(auth, made, { template, metadata: body.metadata ?? {}, envs: body.envVars ?? {}, autoPause: !!body.autoPause, timeout });
+    const s = this.register(auth, made, {
+      template,
+      metadata: body.metadata ?? {},
+      envs: body.envVars ?? {},
+      autoPause: !!body.autoPause,
+      timeout,
+      policyId: policy?.id ?? null,
+      keepMemory: body.keepMemory ?? true,
+      autoResume: !!body.autoResume,
+    });
+    if (body.mcp !== undefined && body.mcp !== null) await installMcpNotice(this.deps.files, s.box);
+    return s;
   }
 
   /** Makes a new box (created, forked or from a snapshot) a sandbox with its own access token; one that did not start fails (500). */
   register(
     auth: Principal,
     made: NewBox,
-    o: { template: string; metadata: Record<string, string>; envs: Record<string, string>; autoPause: boolean; timeout?: number },
+    o: {
+      template: string;
+      metadata: Record<string, string>;
+      envs: Record<string, string>;
+      autoPause: boolean;
+      timeout?: number;
+      policyId?: string | null;
+      keepMemory?: boolean;
+      autoResume?: boolean;
+    },
   ): Sandbox {
     if (!made.started) throw new Failed(`Sandbox ${made.box.box_id} did not start: ${made.reason}`);
     const { box } = made;
@@ -126,6 +177,11 @@ export class SandboxService {
       started_at: new Date(now).toISOString(),
       end_at: new Date(now + timeoutSeconds(o.timeout) * 1000).toISOString(),
       created_at: new Date(now).toISOString(),
+      policy_id: o.policyId ?? null,
+      keep_memory: o.keepMemory ?? true,
+      cold_resume: false,
+      auto_resume: o.autoResume ?? false,
+      timeout_s: timeoutSeconds(o.timeout),
     });
     return this.get(auth.orgId, box.box_id);
   }
@@ -162,25 +218,54 @@ export class SandboxService {
   async kill(orgId: string, id: string): Promise<void> {
     const s = this.get(orgId, id);
     await this.deps.boxes.terminate(s.box);
-    this.repo.delete(s.row.box_id);
+    this.forget(s.row);
   }
 
-  /** Pauses a running sandbox (409 when it is already paused: the SDK then answers false). */
-  async pause(orgId: string, id: string): Promise<void> {
+  /** Drops what E2B knew of a sandbox whose box is gone, and the policy made for its network rules. */
+  private forget(row: SandboxRow): void {
+    this.repo.delete(row.box_id);
+    this.policies.drop(row.org_id, row.policy_id);
+  }
+
+  /**
+   * Pauses a running sandbox (409 when it is already paused: the SDK then answers false).
+   * `memory: false` (E2B's `keepMemory: false`) keeps only the filesystem: its resume reboots.
+   */
+  async pause(orgId: string, id: string, memory?: boolean): Promise<void> {
     const s = this.get(orgId, id);
     if (s.state === 'paused') throw conflict(`Sandbox ${id} is already paused`, 'already_paused');
     await this.deps.boxes.pause(s.box);
+    this.repo.setColdResume(id, memory === false);
+  }
+
+  /** E2B's updateNetwork: the sandbox's HTTP policy takes the new rules (one is made when it had none). */
+  updateNetwork(orgId: string, id: string, network: E2BNetwork): void {
+    const s = this.get(orgId, id);
+    this.policies.replace(s.row, s.box.name, network);
+  }
+
+  /** Traffic to a paused sandbox created with `autoResume` resumes it (with its create timeout). */
+  async autoResume(id: string): Promise<boolean> {
+    const row = this.repo.get(id);
+    if (!row?.auto_resume || row.cold_resume) return false;
+    const s = this.find(row.org_id, id);
+    if (s?.state !== 'paused') return false;
+    await this.connect(row.org_id, id, row.timeout_s);
+    return true;
   }
 
   /**
    * Connects: a paused sandbox resumes with a fresh timeout; a running one keeps its end
    * unless the new timeout reaches further (E2B's rule).
    */
-  async connect(orgId: string, id: string, timeout: number | undefined): Promise<Sandbox> {
+  async connect(orgId: string, id: string, timeout: number | undefined, memory?: boolean): Promise<Sandbox> {
     const s = this.get(orgId, id);
     const end = Date.now() + timeoutSeconds(timeout) * 1000;
     if (s.state === 'paused') {
-      await this.deps.boxes.resume(s.box);
+      // a filesystem-only pause (or connect with memory: false) cold-boots from the disk
+      if (s.row.cold_resume || memory === false) await this.deps.boxes.reboot(s.box);
+      else await this.deps.boxes.resume(s.box);
+      this.repo.setColdResume(id, false);
       this.repo.setTimes(id, { started_at: new Date().toISOString(), end_at: new Date(end).toISOString() });
     } else if (timeout !== undefined && end > Date.parse(s.row.end_at)) {
       this.repo.setTimes(id, { end_at: new Date(end).toISOString() });
@@ -197,13 +282,15 @@ export class SandboxService {
       const box = this.deps.boxes.get(row.box_id);
       const state = box && stateOf(box);
       try {
-        if (!box || !state) this.repo.delete(row.box_id);
+        if (!box || !state) this.forget(row);
         else if (state !== 'running')
           continue; // a paused sandbox waits for connect, as on E2B
-        else if (row.auto_pause) await this.deps.boxes.pause(box);
-        else {
+        else if (row.auto_pause) {
+          await this.deps.boxes.pause(box);
+          this.repo.setColdResume(row.box_id, !row.keep_memory);
+        } else {
           await this.deps.boxes.terminate(box);
-          this.repo.delete(row.box_id);
+          this.forget(row);
         }
       } catch (e) {
         this.deps.log.warn(`e2b: timeout of sandbox ${row.box_id} failed`, e);

@@ -14,15 +14,29 @@ export interface SandboxRow {
   started_at: string;
   end_at: string;
   created_at: string;
+  /** The HTTP policy made for its network rules (null: none, Box's default applies). */
+  policy_id: string | null;
+  /** false: its pause at timeout keeps only the filesystem (E2B's `lifecycle.keepMemory: false`). */
+  keep_memory: boolean;
+  /** Its current pause kept only the filesystem: resume reboots it. */
+  cold_resume: boolean;
+  /** Traffic to a paused sandbox resumes it (E2B's `lifecycle.autoResume`). */
+  auto_resume: boolean;
+  /** The timeout it was created with, in seconds: what an automatic resume gives it. */
+  timeout_s: number;
 }
 
-type Raw = Omit<SandboxRow, 'metadata' | 'envs' | 'auto_pause'> & { metadata: string; envs: string; auto_pause: number };
+type Flags = 'auto_pause' | 'keep_memory' | 'auto_resume' | 'cold_resume';
+type Raw = Omit<SandboxRow, 'metadata' | 'envs' | Flags> & { metadata: string; envs: string } & Record<Flags, number>;
 
 const fromRaw = (r: Raw): SandboxRow => ({
   ...r,
   metadata: JSON.parse(r.metadata) as Record<string, string>,
   envs: JSON.parse(r.envs) as Record<string, string>,
   auto_pause: !!r.auto_pause,
+  keep_memory: !!r.keep_memory,
+  auto_resume: !!r.auto_resume,
+  cold_resume: !!r.cold_resume,
 });
 
 export class SandboxesRepo {
@@ -31,10 +45,20 @@ export class SandboxesRepo {
   insert(r: SandboxRow): void {
     this.db
       .prepare(
-        `INSERT INTO e2b_sandboxes (box_id, org_id, key_id, template_id, metadata, envs, access_token, auto_pause, started_at, end_at, created_at)
-         VALUES (@box_id, @org_id, @key_id, @template_id, @metadata, @envs, @access_token, @auto_pause, @started_at, @end_at, @created_at)`,
+        `INSERT INTO e2b_sandboxes (box_id, org_id, key_id, template_id, metadata, envs, access_token, auto_pause, started_at, end_at, created_at,
+           policy_id, keep_memory, auto_resume, timeout_s, cold_resume)
+         VALUES (@box_id, @org_id, @key_id, @template_id, @metadata, @envs, @access_token, @auto_pause, @started_at, @end_at, @created_at,
+           @policy_id, @keep_memory, @auto_resume, @timeout_s, @cold_resume)`,
       )
-      .run({ ...r, metadata: JSON.stringify(r.metadata), envs: JSON.stringify(r.envs), auto_pause: r.auto_pause ? 1 : 0 });
+      .run({
+        ...r,
+        metadata: JSON.stringify(r.metadata),
+        envs: JSON.stringify(r.envs),
+        auto_pause: r.auto_pause ? 1 : 0,
+        keep_memory: r.keep_memory ? 1 : 0,
+        auto_resume: r.auto_resume ? 1 : 0,
+        cold_resume: r.cold_resume ? 1 : 0,
+      });
   }
 
   get(boxId: string): SandboxRow | undefined {
@@ -53,6 +77,15 @@ export class SandboxesRepo {
   setTimes(boxId: string, t: { started_at?: string; end_at: string }): void {
     if (t.started_at) this.db.prepare('UPDATE e2b_sandboxes SET started_at = ?, end_at = ? WHERE box_id = ?').run(t.started_at, t.end_at, boxId);
     else this.db.prepare('UPDATE e2b_sandboxes SET end_at = ? WHERE box_id = ?').run(t.end_at, boxId);
+  }
+
+  setPolicy(boxId: string, policyId: string | null): void {
+    this.db.prepare('UPDATE e2b_sandboxes SET policy_id = ? WHERE box_id = ?').run(policyId, boxId);
+  }
+
+  /** Whether its current pause kept only the filesystem (set at pause, cleared at resume). */
+  setColdResume(boxId: string, cold: boolean): void {
+    this.db.prepare('UPDATE e2b_sandboxes SET cold_resume = ? WHERE box_id = ?').run(cold ? 1 : 0, boxId);
   }
 
   delete(boxId: string): void {

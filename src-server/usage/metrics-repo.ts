@@ -47,6 +47,16 @@ export class MetricsRepo {
     this.db.prepare('DELETE FROM box_metrics_5m WHERE bucket < ?').run(now - ROLLUP_KEEP_MS);
   }
 
+  /** A box's raw samples from `fromMs` to `toMs` (inclusive), oldest first (24 h are kept). */
+  samples(boxId: string, fromMs: number, toMs: number): Sample[] {
+    const rows = this.db
+      .prepare(
+        'SELECT at, cpu_used_vcpu AS cpu, memory_used_bytes AS mem, disk_used_bytes AS disk FROM box_metrics WHERE box_id = ? AND at >= ? AND at <= ? ORDER BY at',
+      )
+      .all(boxId, fromMs, toMs) as Array<Omit<Sample, 'boxId'>>;
+    return rows.map((r) => ({ boxId, ...r }));
+  }
+
   /**
    * Averages over buckets of the range's point width, aligned to the epoch so points stay
    * put between refreshes. 1h and 6h read raw samples; 24h and 7d read the rollups.

@@ -27,5 +27,5 @@ export function usageArea(app: AppBase, deps: { boxes: BoxService; organization:
       usage.flushTokens();
     },
   };
-  return { usage, metricsSampler, area };
+  return { usage, metricsSampler, metrics, area };
 }
