@@ -47,8 +47,10 @@ class PipeKernel:
             fds.append(theirs)
         if self.language == "python":
             argv = [sys.executable, os.path.join(self.home, "pyrun.py")]
-        elif self.language == "javascript":
-            argv = ["node", os.path.join(self.home, "jsrun.js")]
+        elif self.language in ("javascript", "typescript"):
+            # import() in a cell is a vm.Script's dynamic import: behind this flag on Node 18
+            argv = ["node", "--experimental-vm-modules", os.path.join(self.home, "jsrun.js")]
+            env["BOX_CODE_TS"] = "1" if self.language == "typescript" else "0"
         else:
             argv = ["bash", "--norc", "--noprofile"]
         self.proc = subprocess.Popen(
@@ -141,6 +143,15 @@ class PipeKernel:
             self._send(json.dumps({"setenv": env}) + "\n")
         else:
             self._send("".join("export %s=%s\n" % (n, shlex.quote(v)) for n, v in env.items()))
+
+    async def chdir(self, path):
+        """The kernel's working directory (before a cell: the default context E2B asks for in /home/user)."""
+        os.makedirs(path, exist_ok=True)
+        self.cwd = path
+        if self.language != "bash":
+            self._send(json.dumps({"chdir": path}) + "\n")
+        else:
+            self._send("cd %s\n" % shlex.quote(path))
 
     async def execute(self, code, env, timeout, out, silent=False):
         self.out = out
