@@ -75,7 +75,12 @@ export class CodeService {
    * the language's default context starts, or moves to before its first cell; `signal`: its
    * abort (the client went away) interrupts the cell.
    */
-  async run(box: BoxRecord, body: RunCodeBody, onEvent: (e: CodeEvent) => void = () => {}, opts: { cwd?: string; signal?: AbortSignal } = {}): Promise<CodeExecution> {
+  async run(
+    box: BoxRecord,
+    body: RunCodeBody,
+    onEvent: (e: CodeEvent) => void = () => {},
+    opts: { cwd?: string; signal?: AbortSignal } = {},
+  ): Promise<CodeExecution> {
     const link = await this.link(box);
     const req = {
       op: 'run',
@@ -86,11 +91,15 @@ export class CodeService {
       timeout: body.timeout ?? DEFAULT_TIMEOUT_S,
       cwd: opts.cwd,
     };
-    const end = await link.request(req, (e: DaemonEvent) => {
-      if (e.type === 'stdout' || e.type === 'stderr') onEvent({ type: e.type, data: String(e.data) });
-      else if (e.type === 'result') onEvent({ type: 'result', result: e.result as CodeExecution['results'][number] });
-      else if (e.type === 'error') onEvent({ type: 'error', error: e.error as NonNullable<CodeExecution['error']> });
-    }, opts.signal);
+    const end = await link.request(
+      req,
+      (e: DaemonEvent) => {
+        if (e.type === 'stdout' || e.type === 'stderr') onEvent({ type: e.type, data: String(e.data) });
+        else if (e.type === 'result') onEvent({ type: 'result', result: e.result as CodeExecution['results'][number] });
+        else if (e.type === 'error') onEvent({ type: 'error', error: e.error as NonNullable<CodeExecution['error']> });
+      },
+      opts.signal,
+    );
     this.boxes.touch(box.box_id);
     return end.execution as CodeExecution;
   }

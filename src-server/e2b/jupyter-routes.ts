@@ -5,7 +5,14 @@ import type { BoxRecord, CodeContextView, CodePort, CodeResultView } from './por
 
 type Language = 'python' | 'javascript' | 'typescript' | 'bash';
 /** E2B's language names of Box's kernels. */
-const LANGUAGES: Record<string, Language> = { python: 'python', javascript: 'javascript', js: 'javascript', typescript: 'typescript', ts: 'typescript', bash: 'bash' };
+const LANGUAGES: Record<string, Language> = {
+  python: 'python',
+  javascript: 'javascript',
+  js: 'javascript',
+  typescript: 'typescript',
+  ts: 'typescript',
+  bash: 'bash',
+};
 /** E2B's languages Box has no kernel for, and why. */
 const MISSING: Record<string, string> = {
   r: "R's kernel (IRkernel) is not in Box's default image: it would take the image past its size budget",

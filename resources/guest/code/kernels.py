@@ -12,6 +12,8 @@ import subprocess
 import sys
 
 INTERRUPT_GRACE_S = 5
+# how long the start of a line waits for its end before it goes out alone
+PARTIAL_LINE_S = 0.05
 
 
 BASH_PRELUDE = (
@@ -34,6 +36,8 @@ class PipeKernel:
         self.done = None
         self.buf = b""
         self.decoders = {}
+        self.partial = {"stdout": "", "stderr": ""}
+        self.partial_timers = {}
 
     async def start(self):
         os.makedirs(self.cwd, exist_ok=True)
@@ -67,6 +71,7 @@ class PipeKernel:
         for f in (self.proc.stdout.fileno(), self.proc.stderr.fileno(), r):
             os.set_blocking(f, False)
         self.decoders = {n: codecs.getincrementaldecoder("utf-8")("replace") for n in ("stdout", "stderr")}
+        self.partial = {"stdout": "", "stderr": ""}
         loop.add_reader(self.proc.stdout.fileno(), self._read, "stdout")
         loop.add_reader(self.proc.stderr.fileno(), self._read, "stderr")
         loop.add_reader(r, self._events)
@@ -83,17 +88,36 @@ class PipeKernel:
             try:
                 chunk = os.read(fd, 65536)
             except BlockingIOError:
-                return
+                break
             except OSError:
                 chunk = b""
             if not chunk:
                 asyncio.get_event_loop().remove_reader(fd)
-                return
-            text = self.decoders[name].decode(chunk)
-            if text and self.out:
-                self.out.stream(name, text)
+                break
+            self._stream(name, self.decoders[name].decode(chunk))
             if not drain:
-                return
+                break
+        if drain:
+            self._flush_partial(name)
+
+    def _stream(self, name, text):
+        """Whole lines go out at once; the rest of a line waits a moment for its end (a
+        program that writes "text" then "\n" gives one line, as Jupyter's streams batch it)."""
+        text = self.partial[name] + text
+        cut = text.rfind("\n") + 1
+        self.partial[name] = text[cut:]
+        if cut and self.out:
+            self.out.stream(name, text[:cut])
+        if self.partial[name] and name not in self.partial_timers:
+            self.partial_timers[name] = asyncio.get_event_loop().call_later(PARTIAL_LINE_S, self._flush_partial, name)
+
+    def _flush_partial(self, name):
+        timer = self.partial_timers.pop(name, None)
+        if timer:
+            timer.cancel()
+        text, self.partial[name] = self.partial[name], ""
+        if text and self.out:
+            self.out.stream(name, text)
 
     def _events(self):
         try:
@@ -197,6 +221,9 @@ class PipeKernel:
         if self.proc is None:
             return
         loop = asyncio.get_event_loop()
+        for timer in self.partial_timers.values():
+            timer.cancel()
+        self.partial_timers = {}
         for f in (self.proc.stdout.fileno(), self.proc.stderr.fileno(), self.events):
             loop.remove_reader(f)
         try:

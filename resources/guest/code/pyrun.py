@@ -89,7 +89,8 @@ class ImageSaveShows:
             save = module.Image.save
 
             def save_and_show(image, fp, format=None, **params):
-                if isinstance(fp, (str, os.PathLike)):
+                # not when matplotlib saves a figure through PIL (plt.savefig): the figure shows itself
+                if isinstance(fp, (str, os.PathLike)) and not sys._getframe(1).f_globals.get("__name__", "").startswith("matplotlib"):
                     from IPython.display import display
 
                     display(image)
