@@ -1,5 +1,5 @@
 import type { BoxRecord } from '../boxes/ports.js';
-import type { CodeContext, CodeEvent, CodeExecution, CreateContextBody, RunCodeBody } from '../contract/code.js';
+import type { CodeContext, CodeEvent, CodeExecution, CodeLanguage, CreateContextBody, RunCodeBody } from '../contract/code.js';
 import { DaemonLink, type DaemonEvent } from './daemon-link.js';
 import type { CodeBoxes } from './ports.js';
 
@@ -54,8 +54,9 @@ export class CodeService {
     return this.view(box, r.context as GuestContext);
   }
 
-  async listContexts(box: BoxRecord): Promise<CodeContext[]> {
-    const r = await (await this.link(box)).request({ op: 'list' });
+  /** `defaults`: the default contexts of these languages are listed also before their first run (in `cwd`). */
+  async listContexts(box: BoxRecord, opts: { defaults?: CodeLanguage[]; cwd?: string } = {}): Promise<CodeContext[]> {
+    const r = await (await this.link(box)).request({ op: 'list', defaults: opts.defaults, cwd: opts.cwd });
     return (r.contexts as GuestContext[]).map((c) => this.view(box, c));
   }
 
@@ -69,8 +70,17 @@ export class CodeService {
     return this.view(box, r.context as GuestContext);
   }
 
-  /** Runs a cell; each stdout/stderr/result/error goes to onEvent as it happens. */
-  async run(box: BoxRecord, body: RunCodeBody, onEvent: (e: CodeEvent) => void = () => {}): Promise<CodeExecution> {
+  /**
+   * Runs a cell; each stdout/stderr/result/error goes to onEvent as it happens. `cwd`: where
+   * the language's default context starts, or moves to before its first cell; `signal`: its
+   * abort (the client went away) interrupts the cell.
+   */
+  async run(
+    box: BoxRecord,
+    body: RunCodeBody,
+    onEvent: (e: CodeEvent) => void = () => {},
+    opts: { cwd?: string; signal?: AbortSignal } = {},
+  ): Promise<CodeExecution> {
     const link = await this.link(box);
     const req = {
       op: 'run',
@@ -79,12 +89,17 @@ export class CodeService {
       language: body.context_id ? undefined : (body.language ?? 'python'),
       env: body.env,
       timeout: body.timeout ?? DEFAULT_TIMEOUT_S,
+      cwd: opts.cwd,
     };
-    const end = await link.request(req, (e: DaemonEvent) => {
-      if (e.type === 'stdout' || e.type === 'stderr') onEvent({ type: e.type, data: String(e.data) });
-      else if (e.type === 'result') onEvent({ type: 'result', result: e.result as CodeExecution['results'][number] });
-      else if (e.type === 'error') onEvent({ type: 'error', error: e.error as NonNullable<CodeExecution['error']> });
-    });
+    const end = await link.request(
+      req,
+      (e: DaemonEvent) => {
+        if (e.type === 'stdout' || e.type === 'stderr') onEvent({ type: e.type, data: String(e.data) });
+        else if (e.type === 'result') onEvent({ type: 'result', result: e.result as CodeExecution['results'][number] });
+        else if (e.type === 'error') onEvent({ type: 'error', error: e.error as NonNullable<CodeExecution['error']> });
+      },
+      opts.signal,
+    );
     this.boxes.touch(box.box_id);
     return end.execution as CodeExecution;
   }

@@ -117,10 +117,26 @@ export class DaemonLink {
     }
   }
 
-  /** Sends one request; events before its end go to onEvent; answers the end or reply event. */
-  request(body: Record<string, unknown>, onEvent: (e: DaemonEvent) => void = () => {}): Promise<DaemonEvent> {
+  /**
+   * Sends one request; events before its end go to onEvent; answers the end or reply event.
+   * An abort of `signal` while it runs asks the daemon to interrupt it (a run's cell).
+   */
+  request(body: Record<string, unknown>, onEvent: (e: DaemonEvent) => void = () => {}, signal?: AbortSignal): Promise<DaemonEvent> {
     if (this.closed) return Promise.reject(new Failed("The code interpreter's connection has ended."));
     const rid = ++this.rid;
+    if (signal) {
+      const cancel = () => void this.request({ op: 'cancel', run: rid }).catch(() => {});
+      if (signal.aborted) queueMicrotask(cancel);
+      else {
+        signal.addEventListener('abort', cancel, { once: true });
+        const done = () => signal.removeEventListener('abort', cancel);
+        return this.send(rid, body, onEvent).finally(done);
+      }
+    }
+    return this.send(rid, body, onEvent);
+  }
+
+  private send(rid: number, body: Record<string, unknown>, onEvent: (e: DaemonEvent) => void): Promise<DaemonEvent> {
     return new Promise<DaemonEvent>((resolve, reject) => {
       this.pending.set(rid, { onEvent, resolve, reject });
       this.exec.writeStdin(Buffer.from(`${JSON.stringify({ ...body, rid })}\n`)).catch((e: Error) => {

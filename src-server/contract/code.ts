@@ -3,7 +3,8 @@ import { idSchema } from './common.js';
 
 /** The code interpreter (issue 25): stateful Python, JavaScript and bash contexts in a box. */
 
-export const CODE_LANGUAGES = ['python', 'javascript', 'bash'] as const;
+/** typescript: Node with each cell transpiled by TypeScript's compiler (types removed, not checked). */
+export const CODE_LANGUAGES = ['python', 'javascript', 'typescript', 'bash'] as const;
 export const CodeLanguage = z.enum(CODE_LANGUAGES);
 export type CodeLanguage = z.infer<typeof CodeLanguage>;
 

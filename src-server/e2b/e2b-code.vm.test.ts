@@ -23,7 +23,7 @@ beforeAll(async () => {
   process.env.E2B_API_KEY = svc.key;
   // the template is built (above); a create still restores a clone under TCG, past the SDK's 60 s default under load.
   // A sandbox lives 5 min by default (E2B's rule, kept): under CI load these cases take longer.
-  sbx = await Sandbox.create({ requestTimeoutMs: VM, timeoutMs: 3_600_000 });
+  sbx = await Sandbox.create({ requestTimeoutMs: VM, timeoutMs: 3_600_000, envs: { SBX_ENV: 'from the sandbox' } });
 }, VM);
 afterAll(async () => {
   await sbx?.kill().catch(() => {});
@@ -64,8 +64,9 @@ describe('@e2b/code-interpreter on a real box', () => {
       expect(ex.text).toBe('42');
       expect(ex.executionCount).toBeGreaterThan(2);
 
+      // a string result's text is its content, as E2B's server gives it (not its repr)
       const env = await sbx.runCode('import os; os.environ["E2B_CELL"]', { ...slow, envs: { E2B_CELL: 'per cell' } });
-      expect(env.text).toBe("'per cell'");
+      expect(env.text).toBe('per cell');
     },
     VM,
   );
@@ -142,6 +143,77 @@ describe('@e2b/code-interpreter on a real box', () => {
     },
     VM,
   );
+  it(
+    "as E2B's template: sandbox envs in every kernel, per-run envs over them; python and javascript listed; /home/user",
+    async () => {
+      expect((await sbx.listCodeContexts()).map((c) => c.language)).toEqual(expect.arrayContaining(['python', 'javascript']));
+      for (const [language, code] of [
+        ['python', 'import os; os.getenv("SBX_ENV")'],
+        ['javascript', 'process.env.SBX_ENV'],
+        ['bash', 'echo $SBX_ENV'],
+      ] as const) {
+        const over = await sbx.runCode(code, { language, envs: { SBX_ENV: 'overridden' }, ...slow });
+        const back = await sbx.runCode(code, { language, ...slow });
+        const text = (x: Execution) => (language === 'bash' ? x.logs.stdout.join('').trim() : x.text);
+        expect([language, text(over), text(back)]).toEqual([language, 'overridden', 'from the sandbox']);
+      }
+      expect((await sbx.runCode('process.cwd()', { language: 'js', ...slow })).text).toBe('/home/user');
+      expect((await sbx.runCode('pwd', { language: 'bash', ...slow })).logs.stdout).toEqual(['/home/user\n']);
+      const ctx = await sbx.createCodeContext({ ...slow });
+      expect(ctx.cwd).toBe('/home/user');
+      await sbx.removeCodeContext(ctx);
+    },
+    VM,
+  );
+
+  it(
+    'JavaScript takes ES module imports and top-level await; TypeScript runs; the next run works after a client-side timeout',
+    async () => {
+      const esm = await sbx.runCode("\n  import { readFileSync } from 'fs'\n  console.log(typeof readFileSync)\n", { language: 'js', ...slow });
+      expect(esm.logs.stdout).toEqual(['function\n']);
+      expect((await sbx.runCode("await Promise.resolve('Hello World!')", { language: 'js', ...slow })).text).toBe('Hello World!');
+      const ts = await sbx.runCode('const message: string = "Hello World!"; console.log(message)', { language: 'ts', ...slow });
+      expect([ts.logs.stdout, ts.error]).toEqual([['Hello World!\n'], undefined]);
+      await expect(sbx.runCode('import time; time.sleep(300)', { timeoutMs: 3_000 })).rejects.toThrow();
+      expect((await sbx.runCode('1 + 1', slow)).text).toBe('2');
+    },
+    VM,
+  );
+
+  it(
+    "charts in E2B's shapes; plt.savefig without show() gives the image; a DataFrame as result.data",
+    async () => {
+      const box = await sbx.runCode(
+        'import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.set_title("S")\nax.boxplot([[85, 90, 78, 92, 88], [95, 89, 76, 91, 84, 87]], labels=["A", "B"], patch_artist=True)\nplt.show()',
+        slow,
+      );
+      expect(box.results[0]!.chart).toMatchObject({
+        type: 'box_and_whisker',
+        title: 'S',
+        elements: [
+          { label: 'A', min: 78, first_quartile: 85, median: 88, third_quartile: 90, max: 92, outliers: [] },
+          { label: 'B', min: 84, first_quartile: 84.75, median: 88, third_quartile: 90.5, max: 95, outliers: [76] },
+        ],
+      });
+      const pie = await sbx.runCode('plt.pie([90, 10], labels=["No", "Yes"], startangle=90)\nplt.show()', slow);
+      expect(pie.results[0]!.chart).toMatchObject({
+        type: 'pie',
+        title: null,
+        elements: [
+          { label: 'No', angle: 324 },
+          { label: 'Yes', angle: 36 },
+        ],
+      });
+      const saved = await sbx.runCode('plt.plot([1, 2]); plt.yscale("log"); plt.savefig("chart.png")', slow);
+      expect(saved.results).toHaveLength(1);
+      expect(saved.results[0]!.png).toBeTruthy();
+      expect(saved.results[0]!.chart).toMatchObject({ type: 'line', y_scale: 'log' });
+      const df = await sbx.runCode('import pandas as pd\npd.DataFrame({"a": [1, 2, 3]})', slow);
+      expect(df.results[0]!.data).toEqual({ a: [1, 2, 3] });
+    },
+    VM,
+  );
+
   it(
     "a silent cell longer than the SDK's request timeout runs to its end (timeoutMs covers the cell, as on E2B)",
     async () => {

@@ -66,7 +66,7 @@ export interface ForkPort {
 }
 
 /** The code interpreter's service (issue 25; docs: /work code API), as the E2B area uses it. */
-type CodeLanguage = 'python' | 'javascript' | 'bash';
+type CodeLanguage = 'python' | 'javascript' | 'typescript' | 'bash';
 export interface CodeContextView {
   id: string;
   language: CodeLanguage;
@@ -80,13 +80,16 @@ type CodeEventView =
   | { type: 'end'; execution: unknown };
 export interface CodePort {
   createContext(box: BoxRecord, body: { language?: CodeLanguage; cwd?: string; env?: Record<string, string> }): Promise<CodeContextView>;
-  listContexts(box: BoxRecord): Promise<CodeContextView[]>;
+  /** `defaults`: the default contexts of these languages are listed also before they start (in `cwd`). */
+  listContexts(box: BoxRecord, opts?: { defaults?: CodeLanguage[]; cwd?: string }): Promise<CodeContextView[]>;
   deleteContext(box: BoxRecord, contextId: string): Promise<unknown>;
   restartContext(box: BoxRecord, contextId: string): Promise<CodeContextView>;
   run(
     box: BoxRecord,
     body: { code: string; language?: CodeLanguage; context_id?: string; env?: Record<string, string> },
     onEvent: (e: CodeEventView) => void,
+    /** cwd: where a default context starts (or moves before its first cell); signal: aborting it interrupts the cell. */
+    opts?: { cwd?: string; signal?: AbortSignal },
   ): Promise<{ execution_count: number | null; error: unknown }>;
 }
 

@@ -79,7 +79,11 @@ export function e2bSandboxRoutes(deps: {
         next();
       });
   });
-  const jupyter = e2bJupyterRoutes(deps.code, (req) => targets.get(req)!.box);
+  const jupyter = e2bJupyterRoutes(
+    deps.code,
+    (req) => targets.get(req)!.box,
+    (req) => targets.get(req)!.row.envs,
+  );
   const envd = express.Router();
   envd.get('/health', (_req, res) => void res.status(204).end());
   const wrap = (h: (t: Target, req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) => {

@@ -36,6 +36,7 @@ OUTPUT_CAP = int(os.environ.get("BOX_CODE_OUTPUT_CAP", str(1024 * 1024)))
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 DEFAULT_PREFIX = "ctx_default_"
+LANGUAGES = ("python", "javascript", "typescript", "bash")
 contexts = {}  # id -> Context
 defaults = {}  # language -> id
 starting = {}  # language -> the start of its default context
@@ -83,6 +84,7 @@ class Context:
         self.status = "starting"
         self.lock = asyncio.Lock()
         self.env_version = 0
+        self.runs = 0  # cells run for a client (the template's warm-up is not one)
 
     def view(self):
         return {"id": self.id, "language": self.language, "cwd": self.cwd, "created_at": self.created_at, "status": self.status}
@@ -139,9 +141,20 @@ class Output:
         self.send({"rid": self.rid, "type": "error", "error": self.error})
 
 
+running = {}  # rid of a run -> its context, while the run is in flight (for "cancel")
+
+
 async def run(send, req):
     ctx = await context_for(req)
     out = Output(send, req["rid"], OUTPUT_CAP)
+    running[req["rid"]] = ctx
+    try:
+        await run_in(ctx, send, req, out)
+    finally:
+        running.pop(req["rid"], None)
+
+
+async def run_in(ctx, send, req, out):
     if reset_unreported[0]:
         reset_unreported[0] = False
         out.stream("stderr", RESET_NOTICE)
@@ -155,6 +168,12 @@ async def run(send, req):
             await ctx.start()
         ctx.status = "busy"
         try:
+            # a default context nobody has run a cell in yet moves where the client asks (E2B's
+            # default contexts work in /home/user; the template's warm one started elsewhere)
+            if req.get("cwd") and ctx.runs == 0 and ctx.id.startswith(DEFAULT_PREFIX) and req["cwd"] != ctx.cwd:
+                await ctx.kernel.chdir(req["cwd"])
+                ctx.cwd = req["cwd"]
+            ctx.runs += 1
             if ctx.env_version != box_env["version"]:
                 await ctx.kernel.set_env(box_env["vars"])
                 ctx.env_version = box_env["version"]
@@ -184,6 +203,10 @@ class NotFound(Exception):
 
 async def context_for(req):
     cid = req.get("context_id")
+    if cid and cid not in contexts and cid.startswith(DEFAULT_PREFIX) and cid[len(DEFAULT_PREFIX):] in LANGUAGES:
+        # a default context listed before it started (list op "defaults"): started now
+        req = dict(req, context_id=None, language=cid[len(DEFAULT_PREFIX):])
+        cid = None
     if cid:
         if cid not in contexts:
             raise NotFound(cid)
@@ -194,7 +217,7 @@ async def context_for(req):
         return contexts[cid]
     # concurrent first runs share one start (two kernels on one connection file corrupt it)
     if lang not in starting:
-        starting[lang] = asyncio.ensure_future(create({"language": lang}, default=True))
+        starting[lang] = asyncio.ensure_future(create({"language": lang, "cwd": req.get("cwd")}, default=True))
         starting[lang].add_done_callback(lambda _: starting.pop(lang, None))
     return await asyncio.shield(starting[lang])
 
@@ -226,7 +249,19 @@ async def handle(send, req):
             ctx = await create(req)
             send({"rid": rid, "type": "reply", "context": ctx.view()})
         elif op == "list":
-            send({"rid": rid, "type": "reply", "contexts": [c.view() for c in contexts.values()]})
+            views = [c.view() for c in contexts.values()]
+            # the default contexts of these languages are listed also before their first run
+            # (E2B's list has python and javascript from the start); a run starts them
+            for lang in req.get("defaults") or []:
+                if DEFAULT_PREFIX + lang not in contexts and lang in LANGUAGES:
+                    views.insert(0, Context(DEFAULT_PREFIX + lang, lang, req.get("cwd"), {}).view() | {"status": "idle"})
+            send({"rid": rid, "type": "reply", "contexts": views})
+        elif op == "cancel":
+            # the client of a run went away: its cell is interrupted, the context stays
+            ctx = running.get(req.get("run"))
+            if ctx is not None and ctx.kernel is not None:
+                ctx.kernel.interrupt()
+            send({"rid": rid, "type": "reply"})
         elif op in ("delete", "restart"):
             ctx = contexts.get(req.get("context_id"))
             if ctx is None:
@@ -272,6 +307,13 @@ async def serve_client(reader, writer):
     while True:
         line = await reader.readline()
         if not line:
+            break
+        if line.startswith((b"GET ", b"HEAD ")):
+            # E2B's code interpreter answers GET /health on this port (its health check)
+            ok = line.split()[1:2] == [b"/health"]
+            body = b'"OK"' if ok else b"Not Found"
+            writer.write(b"HTTP/1.1 %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (b"200 OK" if ok else b"404 Not Found", len(body), body if line.startswith(b"GET ") else b""))
+            await writer.drain()
             break
         # the connector (bash /dev/tcp, cat) cannot set TCP_NODELAY: acknowledge at once, so its
         # next request is not held back waiting for our ACK

@@ -15,6 +15,9 @@ const fd = Number(process.env.BOX_CODE_FD);
 const report = (e) => fs.writeSync(fd, JSON.stringify(e) + '\n');
 const requests = new net.Socket({ fd: Number(process.env.BOX_CODE_IN), readable: true, writable: false });
 delete process.env.BOX_CODE_IN;
+// import() in cells needs --experimental-vm-modules (kernels.py): its warning is ours, not the cell's
+const emitWarning = process.emitWarning;
+process.emitWarning = (w, ...rest) => (/VM Modules/.test(String(w && w.message ? w.message : w)) ? undefined : emitWarning.call(process, w, ...rest));
 globalThis.require = require;
 globalThis.module = module;
 let count = 0;
@@ -42,20 +45,70 @@ function resultOf(value) {
   return r;
 }
 
+// TypeScript contexts (BOX_CODE_TS=1): each cell is transpiled first (types removed, no
+// type check), with Debian's TypeScript compiler (node-typescript)
+const TS = process.env.BOX_CODE_TS === '1';
+delete process.env.BOX_CODE_TS;
+let ts = null;
+function transpile(code) {
+  ts ??= require(fs.existsSync('/usr/share/nodejs/typescript') ? '/usr/share/nodejs/typescript' : 'typescript');
+  const out = ts.transpileModule(code, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext }, reportDiagnostics: false });
+  return out.outputText.replace(/^export \{\};\s*$/m, '');
+}
+
+// ES module imports at the top level of a cell become dynamic imports whose bindings are
+// globals, so they stay for the next cells as a script's declarations do:
+//   import x, { a, b as c } from 'm'   import * as ns from 'm'   import 'm'
+const IMPORT = /^([ \t]*)import\s+(?:([\w$]+)\s*,?\s*)?(?:\*\s*as\s+([\w$]+)|\{([^}]*)\})?\s*(?:from\s*)?(['"])([^'"\n]+)\5[ \t]*;?[ \t]*$/gm;
+let imports = 0;
+function rewriteImports(code) {
+  return code.replace(IMPORT, (all, indent, def, ns, names, _q, spec) => {
+    if (!def && !ns && names === undefined && !/^[ \t]*import\s*['"]/.test(all)) return all;
+    const m = `__box_import${imports++}`;
+    const out = [`const ${m} = await import(${JSON.stringify(spec)});`];
+    if (def) out.push(`globalThis.${def} = ${m}.default;`);
+    if (ns) out.push(`globalThis.${ns} = ${m};`);
+    for (const part of (names ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+      const [from, to] = part.split(/\s+as\s+/);
+      out.push(`globalThis.${(to ?? from).trim()} = ${m}[${JSON.stringify(from.trim())}];`);
+    }
+    return indent + out.join(' ');
+  });
+}
+
+// import() in a cell: bare names resolve from the context's working directory first
+const { builtinModules } = require('module');
+const { pathToFileURL } = require('url');
+function importModule(spec) {
+  if (!builtinModules.includes(spec) && !/^(node|file|data):/.test(spec)) {
+    try {
+      return import(pathToFileURL(require.resolve(spec, { paths: [process.cwd()] })).href);
+    } catch {
+      // not found from there: as Node resolves it
+    }
+  }
+  return import(spec);
+}
+const scriptOptions = (filename, lineOffset = 0) => ({ filename, lineOffset, importModuleDynamically: importModule });
+
 function compile(code) {
+  if (TS) code = transpile(code);
+  code = rewriteImports(code);
   try {
-    return { script: new vm.Script(code, { filename: `cell${count}.js` }) };
+    return { script: new vm.Script(code, scriptOptions(`cell${count}.js`)) };
   } catch (e) {
-    // top-level await: run the cell as an async function (its declarations stay local)
+    // top-level await: run the cell as an async function; its top-level `const x =`,
+    // `let x =` and `var x =` assign globals instead, so they outlive the cell
     if (e instanceof SyntaxError && /await/.test(e.message)) {
+      const body = code.replace(/^(const|let|var)\s+([\w$]+)\s*=/gm, 'globalThis.$2 =');
       // its last line is its value when it is an expression
-      const lines = code.replace(/\s+$/, '').split('\n');
+      const lines = body.replace(/\s+$/, '').split('\n');
       const last = lines.pop().replace(/;$/, '');
-      const opts = { filename: `cell${count}.js`, lineOffset: -1 };
+      const opts = scriptOptions(`cell${count}.js`, -1);
       try {
         return { script: new vm.Script(`(async () => {\n${lines.join('\n')}\nreturn (${last}\n);})()`, opts) };
       } catch {
-        return { script: new vm.Script(`(async () => {\n${code}\n})()`, opts) };
+        return { script: new vm.Script(`(async () => {\n${body}\n})()`, opts) };
       }
     }
     return { error: e };
@@ -98,5 +151,6 @@ let queue = Promise.resolve();
 readline.createInterface({ input: requests }).on('line', (line) => {
   const req = JSON.parse(line);
   if (req.setenv) return void Object.assign(process.env, req.setenv);
+  if (req.chdir) return void (queue = queue.then(() => process.chdir(req.chdir)));
   queue = queue.then(() => run(req));
 });

@@ -12,6 +12,8 @@ import subprocess
 import sys
 
 INTERRUPT_GRACE_S = 5
+# how long the start of a line waits for its end before it goes out alone
+PARTIAL_LINE_S = 0.05
 
 
 BASH_PRELUDE = (
@@ -34,6 +36,8 @@ class PipeKernel:
         self.done = None
         self.buf = b""
         self.decoders = {}
+        self.partial = {"stdout": "", "stderr": ""}
+        self.partial_timers = {}
 
     async def start(self):
         os.makedirs(self.cwd, exist_ok=True)
@@ -47,8 +51,10 @@ class PipeKernel:
             fds.append(theirs)
         if self.language == "python":
             argv = [sys.executable, os.path.join(self.home, "pyrun.py")]
-        elif self.language == "javascript":
-            argv = ["node", os.path.join(self.home, "jsrun.js")]
+        elif self.language in ("javascript", "typescript"):
+            # import() in a cell is a vm.Script's dynamic import: behind this flag on Node 18
+            argv = ["node", "--experimental-vm-modules", os.path.join(self.home, "jsrun.js")]
+            env["BOX_CODE_TS"] = "1" if self.language == "typescript" else "0"
         else:
             argv = ["bash", "--norc", "--noprofile"]
         self.proc = subprocess.Popen(
@@ -65,6 +71,7 @@ class PipeKernel:
         for f in (self.proc.stdout.fileno(), self.proc.stderr.fileno(), r):
             os.set_blocking(f, False)
         self.decoders = {n: codecs.getincrementaldecoder("utf-8")("replace") for n in ("stdout", "stderr")}
+        self.partial = {"stdout": "", "stderr": ""}
         loop.add_reader(self.proc.stdout.fileno(), self._read, "stdout")
         loop.add_reader(self.proc.stderr.fileno(), self._read, "stderr")
         loop.add_reader(r, self._events)
@@ -81,17 +88,36 @@ class PipeKernel:
             try:
                 chunk = os.read(fd, 65536)
             except BlockingIOError:
-                return
+                break
             except OSError:
                 chunk = b""
             if not chunk:
                 asyncio.get_event_loop().remove_reader(fd)
-                return
-            text = self.decoders[name].decode(chunk)
-            if text and self.out:
-                self.out.stream(name, text)
+                break
+            self._stream(name, self.decoders[name].decode(chunk))
             if not drain:
-                return
+                break
+        if drain:
+            self._flush_partial(name)
+
+    def _stream(self, name, text):
+        """Whole lines go out at once; the rest of a line waits a moment for its end (a
+        program that writes "text" then "\n" gives one line, as Jupyter's streams batch it)."""
+        text = self.partial[name] + text
+        cut = text.rfind("\n") + 1
+        self.partial[name] = text[cut:]
+        if cut and self.out:
+            self.out.stream(name, text[:cut])
+        if self.partial[name] and name not in self.partial_timers:
+            self.partial_timers[name] = asyncio.get_event_loop().call_later(PARTIAL_LINE_S, self._flush_partial, name)
+
+    def _flush_partial(self, name):
+        timer = self.partial_timers.pop(name, None)
+        if timer:
+            timer.cancel()
+        text, self.partial[name] = self.partial[name], ""
+        if text and self.out:
+            self.out.stream(name, text)
 
     def _events(self):
         try:
@@ -142,6 +168,15 @@ class PipeKernel:
         else:
             self._send("".join("export %s=%s\n" % (n, shlex.quote(v)) for n, v in env.items()))
 
+    async def chdir(self, path):
+        """The kernel's working directory (before a cell: the default context E2B asks for in /home/user)."""
+        os.makedirs(path, exist_ok=True)
+        self.cwd = path
+        if self.language != "bash":
+            self._send(json.dumps({"chdir": path}) + "\n")
+        else:
+            self._send("cd %s\n" % shlex.quote(path))
+
     async def execute(self, code, env, timeout, out, silent=False):
         self.out = out
         self.done = asyncio.get_event_loop().create_future()
@@ -186,6 +221,9 @@ class PipeKernel:
         if self.proc is None:
             return
         loop = asyncio.get_event_loop()
+        for timer in self.partial_timers.values():
+            timer.cancel()
+        self.partial_timers = {}
         for f in (self.proc.stdout.fileno(), self.proc.stderr.fileno(), self.events):
             loop.remove_reader(f)
         try:

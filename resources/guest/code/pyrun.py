@@ -54,6 +54,54 @@ for _cls in vars(formatters).values():
         _cls.__call__ = _plain_format_call(_call.__wrapped__)
 
 
+def show_open_figures(result=None):
+    """Figures a cell left open (plt.savefig without show, a plot never shown) are shown at
+    its end and closed, as the inline backend does in an interactive Jupyter session."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None or not pyplot.get_fignums() or "inline" not in pyplot.get_backend():
+        return
+    from IPython.display import display
+
+    try:
+        for num in pyplot.get_fignums():
+            display(pyplot.figure(num))
+    finally:
+        pyplot.close("all")
+
+
+class ImageSaveShows:
+    """When PIL.Image is imported, Image.save to a file name also displays the image (E2B's
+    kernels do: a saved image comes back as the cell's PNG)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "PIL.Image":
+            return None
+        import importlib.util
+
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            load(module)
+            save = module.Image.save
+
+            def save_and_show(image, fp, format=None, **params):
+                # not when matplotlib saves a figure through PIL (plt.savefig): the figure shows itself
+                if isinstance(fp, (str, os.PathLike)) and not sys._getframe(1).f_globals.get("__name__", "").startswith("matplotlib"):
+                    from IPython.display import display
+
+                    display(image)
+                return save(image, fp, format, **params)
+
+            module.Image.save = save_and_show
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
 def report(event):
     data = (json.dumps(event) + "\n").encode()
     while data:
@@ -108,7 +156,9 @@ def main():
         f.reconfigure(line_buffering=True, write_through=False)
     kernel = BoxKernel()
     kernel.shell.history_manager.enabled = False
-    charts.register(kernel.shell)  # a matplotlib figure's data beside its PNG
+    charts.register(kernel.shell)  # a matplotlib figure's data beside its PNG, a DataFrame's
+    kernel.shell.events.register("post_run_cell", show_open_figures)
+    sys.meta_path.insert(0, ImageSaveShows())
     kernel._execute_sleep = 0  # a pause after each cell "for iopub to flush": ours is synchronous
     kernel._publish_execute_input = lambda *args: None  # the cell's code echoed to IOPub: nobody reads it here
     session = kernel.session
@@ -127,6 +177,9 @@ def main():
         req = json.loads(line)
         if "setenv" in req:
             os.environ.update(req["setenv"])
+            continue
+        if "chdir" in req:
+            os.chdir(req["chdir"])
             continue
         env = req.get("env") or {}
         saved = {k: os.environ.get(k) for k in env}

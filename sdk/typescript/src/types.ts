@@ -386,7 +386,7 @@ export type EgressLogRow = {
 };
 
 /** A language of the code interpreter. */
-export type CodeLanguage = 'python' | 'javascript' | 'bash';
+export type CodeLanguage = 'python' | 'javascript' | 'typescript' | 'bash';
 
 /** A code interpreter context: a kernel with its own variables. */
 export type CodeContext = {
@@ -400,7 +400,7 @@ export type CodeContext = {
 
 /** The body of POST /v1/boxes/{id}/code/contexts. */
 export type CreateContextBody = {
-  language?: 'python' | 'javascript' | 'bash';
+  language?: 'python' | 'javascript' | 'typescript' | 'bash';
   cwd?: string;
   env?: {
     [key: string]: string;
@@ -410,7 +410,7 @@ export type CreateContextBody = {
 /** The body of POST /v1/boxes/{id}/code/run. */
 export type RunCodeBody = {
   code: string;
-  language?: 'python' | 'javascript' | 'bash';
+  language?: 'python' | 'javascript' | 'typescript' | 'bash';
   context_id?: string;
   env?: {
     [key: string]: string;

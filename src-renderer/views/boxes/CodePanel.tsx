@@ -20,7 +20,7 @@ type Cell = {
   ms?: number;
 };
 
-const LANGS: CodeLanguage[] = ['python', 'javascript', 'bash'];
+const LANGS: CodeLanguage[] = ['python', 'javascript', 'typescript', 'bash'];
 const KEEP = 50;
 const storeKey = (boxId: string) => `box-code-history:${boxId}`;
 

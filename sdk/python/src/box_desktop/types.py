@@ -394,7 +394,7 @@ EgressLogRow = TypedDict("EgressLogRow", {
 CodeContext = TypedDict("CodeContext", {
     "id": str,
     "box_id": str,
-    "language": Literal["python", "javascript", "bash"],
+    "language": Literal["python", "javascript", "typescript", "bash"],
     "cwd": str,
     "created_at": str,
     "status": Literal["idle", "busy", "dead", "starting"],
@@ -434,7 +434,7 @@ CodeError = TypedDict("CodeError", {
 #: A finished code run as the API answers it.
 CodeExecutionData = TypedDict("CodeExecutionData", {
     "context_id": str,
-    "language": Literal["python", "javascript", "bash"],
+    "language": Literal["python", "javascript", "typescript", "bash"],
     "execution_count": Optional[int],
     "results": List[CodeResult],
     "stdout": str,
