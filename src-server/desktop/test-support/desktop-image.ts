@@ -13,7 +13,9 @@ import { buildImage, ImageStore, RESOURCES_DIR } from '../../images/index.js';
 
 export async function provideDesktopImage(dataDir: string): Promise<void> {
   const cache = process.env.BOX_IMAGE_CACHE ?? os.tmpdir();
-  const shared = new ImageStore(path.join(cache, 'desktop-store'));
+  const dir = path.join(cache, 'desktop-store');
+  // the real path: builder boxes' sockets live below it, and unix socket paths are short
+  const shared = new ImageStore(fs.existsSync(dir) ? fs.realpathSync(dir) : dir);
   const recipe = path.join(RESOURCES_DIR, 'images', 'desktop');
   // the builder reuses every layer whose step is unchanged: a recipe change rebuilds from there
   await buildImage({ store: shared, boxfile: fs.readFileSync(path.join(recipe, 'Boxfile'), 'utf8'), context: recipe, name: 'desktop' });
