@@ -22,7 +22,7 @@ import {
   WINDOWS_SCRIPT,
 } from './xdo.js';
 
-export const DISPLAY = ':0';
+const DISPLAY = ':0';
 const USER_ENV = { DISPLAY, HOME: '/home/user', USER: 'user', LOGNAME: 'user', XDG_RUNTIME_DIR: '/tmp' };
 export const START_SCRIPT = 'command -v box-desktop-start >/dev/null || exit 45; exec box-desktop-start';
 const NOT_DESKTOP = 45;

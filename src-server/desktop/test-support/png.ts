@@ -1,7 +1,7 @@
 /** A small PNG reader for tests and benches (8-bit RGB/RGBA, non-interlaced: what scrot writes). */
 import { inflateSync } from 'node:zlib';
 
-export interface Pixels {
+interface Pixels {
   width: number;
   height: number;
   /** RGB(A) bytes, row by row. */
@@ -65,15 +65,4 @@ export function decodePng(png: Buffer | Uint8Array): Pixels {
 export function pixel(p: Pixels, x: number, y: number): [number, number, number] {
   const i = (y * p.width + x) * p.channels;
   return [p.data[i]!, p.data[i + 1]!, p.data[i + 2]!];
-}
-
-/** How many pixels differ between two frames of the same size. */
-export function changedPixels(a: Pixels, b: Pixels): number {
-  let n = 0;
-  for (let i = 0; i < a.width * a.height; i++) {
-    const j = i * a.channels;
-    const k = i * b.channels;
-    if (a.data[j] !== b.data[k] || a.data[j + 1] !== b.data[k + 1] || a.data[j + 2] !== b.data[k + 2]) n++;
-  }
-  return n;
 }
