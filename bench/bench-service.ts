@@ -21,5 +21,5 @@ export async function benchService(prefix: string) {
     return res;
   };
   const post = async (path: string, json: unknown = {}): Promise<any> => (await api(path, json)).json();
-  return { svc, dataDir, api, post };
+  return { svc, dataDir, api, post, key };
 }

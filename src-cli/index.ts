@@ -11,6 +11,7 @@ import { boxes } from './commands/boxes.js';
 import { code as codeCmd } from './commands/code.js';
 import { cp } from './commands/cp.js';
 import { cron } from './commands/cron.js';
+import { desktop } from './commands/desktop.js';
 import { egress } from './commands/egress.js';
 import { embed } from './commands/embed.js';
 import { engines } from './commands/engines.js';
@@ -37,6 +38,7 @@ const commands: Group = {
   boxes,
   exec,
   code: codeCmd,
+  desktop,
   cp,
   files,
   volumes,

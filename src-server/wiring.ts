@@ -10,6 +10,7 @@ import { coreArea } from './core/module.js';
 import type { OrganizationService } from './core/organization-service.js';
 import type { SignInService } from './core/sign-in-service.js';
 import { codeArea } from './code/module.js';
+import { desktopArea, type DesktopService } from './desktop/module.js';
 import type { CodeService } from './code/code-service.js';
 import { cronArea } from './cron/module.js';
 import { e2bArea } from './e2b/module.js';
@@ -89,6 +90,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
   const usage = usageArea(base, { boxes: boxes.boxes, organization: core.organization, access });
   const boxCredentials = HmacBoxCredentials.forDataDir(base.config.dataDir);
   const code = codeArea(base, { boxes: boxes.boxes, access });
+  const desktop = desktopArea(base, { boxes: boxes.boxes, access });
   const inference = inferenceArea(base, {
     usage: usage.usage,
     boxes: boxes.boxes,
@@ -159,6 +161,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
     consoles: logs.consoles,
     quit: quit.quit,
     code: code.code,
+    desktop: desktop.desktop,
   };
   const app: WiredApp = Object.assign(base, { boxPrincipal: inference.inference.boxPrincipal, services });
   const areas = [
@@ -178,6 +181,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
     logs.area,
     quit.area,
     code.area,
+    desktop.area,
     mcp.area,
     e2b.area,
   ];
@@ -224,4 +228,6 @@ interface Services {
   quit: QuitService;
   /** The code interpreter of boxes (code/). */
   code: CodeService;
+  /** Computer use on desktop boxes (desktop/). */
+  desktop: DesktopService;
 }

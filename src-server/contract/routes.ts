@@ -3,6 +3,7 @@ import * as B from './boxes.js';
 import * as BO from './box-ops.js';
 import { listOf, PageQuery, pageOf } from './common.js';
 import * as C from './cron.js';
+import * as D from './desktop.js';
 import * as Code from './code.js';
 import * as E from './e2b.js';
 import * as EF from './e2b-features.js';
@@ -121,6 +122,13 @@ export const ROUTES = {
   'DELETE /v1/boxes/:box_id/paths': { query: BO.BoxDeletePathQuery, response: DeletedPath },
   'POST /v1/boxes/:box_id/paths/move': { body: BO.BoxMovePathBody, response: V.VolumeEntry },
   // cron
+  // desktop (computer use; contract/desktop.ts)
+  'GET /v1/boxes/:box_id/desktop': { response: D.DesktopInfo },
+  'GET /v1/boxes/:box_id/desktop/screenshot': { query: D.ScreenshotQuery, kind: 'bytes' },
+  'POST /v1/boxes/:box_id/desktop/actions': { body: D.DesktopAction, response: D.DesktopActionResult },
+  'GET /v1/boxes/:box_id/desktop/windows': { response: listOf(D.DesktopWindow) },
+  'POST /v1/boxes/:box_id/desktop/launch': { body: D.LaunchBody, response: D.Launched },
+  'POST /v1/boxes/:box_id/desktop/open': { body: D.OpenBody, response: D.Opened },
   'GET /v1/boxes/:box_id/cron': { query: PageQuery, response: pageOf(C.CronJob) },
   'POST /v1/boxes/:box_id/cron': { body: C.CreateCronBody, response: C.CronJob },
   'GET /v1/boxes/:box_id/cron/:cron_id': { response: C.CronJob },

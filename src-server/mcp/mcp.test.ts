@@ -14,11 +14,14 @@ import { errorOf, startTestService, type TestService } from '../test-support/har
 
 const TOOLS = [
   'box_checkpoint',
+  'box_click',
   'box_create',
   'box_delete_path',
   'box_egress_log',
   'box_exec',
   'box_fork',
+  'box_key',
+  'box_launch',
   'box_list',
   'box_list_files',
   'box_make_dir',
@@ -26,8 +29,11 @@ const TOOLS = [
   'box_read_file',
   'box_restore',
   'box_run_code',
+  'box_screenshot',
+  'box_scroll',
   'box_sleep',
   'box_terminate',
+  'box_type',
   'box_write_file',
 ];
 

@@ -9,6 +9,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { registerBoxOpsTools } from './tools-box-ops.js';
 import { registerBoxTools } from './tools-boxes.js';
 import { registerCodeTools } from './tools-code.js';
+import { registerDesktopTools } from './tools-desktop.js';
 import { registerExecTools } from './tools-exec.js';
 import { httpBoxApi, type ApiOf, type BoxApi } from './ports.js';
 import { handleLogLevel } from './logging.js';
@@ -36,6 +37,7 @@ export function createBoxMcpServer(api: BoxApi | ApiOf, version = '0.1.0'): McpS
   registerBoxOpsTools(server, apiOf);
   registerExecTools(server, apiOf);
   registerCodeTools(server, apiOf);
+  registerDesktopTools(server, apiOf);
   registerBoxResources(server, apiOf);
   registerBoxPrompts(server, apiOf);
   handleLogLevel(server);

@@ -1,4 +1,5 @@
 import { BoxCode, type CodeEvent, type CodeExecution, type RunCodeOptions } from './code.js';
+import { BoxDesktop } from './desktop.js';
 import { collect, ExecStream, type ExecOptions, type ExecResult } from './exec.js';
 import { BoxFiles } from './files.js';
 import type { Http } from './http.js';
@@ -59,6 +60,8 @@ export class Box {
   readonly files: BoxFiles;
   readonly cron: BoxCron;
   readonly code: BoxCode;
+  /** The screen of a desktop box (`image: 'desktop'`). */
+  readonly desktop: BoxDesktop;
 
   /** @internal */
   constructor(
@@ -68,6 +71,7 @@ export class Box {
     this.files = new BoxFiles(http, info.box_id);
     this.cron = new BoxCron(http, info.box_id);
     this.code = new BoxCode(http, info.box_id);
+    this.desktop = new BoxDesktop(http, info.box_id);
   }
 
   get id(): string {

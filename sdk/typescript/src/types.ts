@@ -451,6 +451,84 @@ export type CodeResult = {
   };
 };
 
+/** A desktop box's screen: size, cursor, focused window, live view and CDP paths. */
+export type DesktopInfo = {
+  box_id: string;
+  display: string;
+  width: number;
+  height: number;
+  cursor: {
+    x: number;
+    y: number;
+  };
+  focused_window: null | DesktopWindow;
+  /** The WebSocket endpoint of the live view (RFB, for noVNC), relative to the API's base URL. */
+  vnc_path: string;
+  /** The WebSocket endpoint of the box browser's DevTools protocol (Playwright `connectOverCDP`). */
+  cdp_path: string;
+};
+
+/** One mouse or keyboard action on a desktop box. */
+export type DesktopAction =
+  | {
+      type: 'move';
+      x: number;
+      y: number;
+    }
+  | {
+      type: 'click';
+      /** Where to click; the current cursor position when left out. */
+      x?: number;
+      y?: number;
+      button?: 'left' | 'right' | 'middle';
+      double?: boolean;
+    }
+  | {
+      type: 'drag';
+      from: {
+        x: number;
+        y: number;
+      };
+      to: {
+        x: number;
+        y: number;
+      };
+      button?: 'left' | 'right' | 'middle';
+    }
+  | {
+      type: 'scroll';
+      x?: number;
+      y?: number;
+      direction?: 'left' | 'right' | 'up' | 'down';
+      /** Wheel clicks (default 3). */
+      amount?: number;
+    }
+  | {
+      type: 'type';
+      text: string;
+    }
+  | {
+      type: 'key';
+      keys: string;
+    };
+
+/** What an action answers: the cursor after it. */
+export type DesktopActionResult = {
+  type: string;
+  cursor: {
+    x: number;
+    y: number;
+  };
+};
+
+/** A window on a desktop box. */
+export type DesktopWindow = {
+  id: string;
+  title: string;
+  pid: null | number;
+  focused: boolean;
+};
+
 /** An error a run raised, with its traceback. */
 export type CodeError = {
   name: string;

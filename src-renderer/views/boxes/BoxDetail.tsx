@@ -14,8 +14,10 @@ import { ConsolePanel } from './ConsolePanel.js';
 import { EgressPanel } from './EgressPanel.js';
 import { LineagePanel } from './LineagePanel.js';
 import { MetricsPanel } from './MetricsPanel.js';
+import { ScreenPanel } from './ScreenPanel.js';
 import { TerminalPanel } from './TerminalPanel.js';
 
+const SCREEN_TAB = { id: 'screen', label: 'Screen' } as const;
 const TABS = [
   { id: 'terminal', label: 'Terminal' },
   { id: 'code', label: 'Code' },
@@ -97,7 +99,7 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
         />
       </dl>
       <nav className="flex gap-1 border-b border-ink-800" role="tablist">
-        {TABS.map((t) => (
+        {(b.image === 'desktop' ? [SCREEN_TAB, ...TABS] : TABS).map((t) => (
           <a
             key={t.id}
             role="tab"
@@ -112,6 +114,8 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
       </nav>
       {b.status === 'terminated' && tab === 'terminal' ? (
         <Empty title="This box is terminated">Its checkpoints, if any, can still start new boxes.</Empty>
+      ) : tab === 'screen' ? (
+        <ScreenPanel box={b} />
       ) : tab === 'code' ? (
         <CodePanel box={b} />
       ) : tab === 'console' ? (

@@ -16,6 +16,9 @@ __all__ = [
     "CronJob",
     "CronRun",
     "DeletedPath",
+    "DesktopActionResult",
+    "DesktopInfo",
+    "DesktopWindow",
     "DirectoryEntry",
     "EgressLogRow",
     "ExecInfo",
@@ -442,6 +445,47 @@ CodeExecutionData = TypedDict("CodeExecutionData", {
     "error": Optional[CodeError],
     "truncated": bool,
     "duration_ms": float,
+})
+
+
+DesktopInfoCursor = TypedDict("DesktopInfoCursor", {
+    "x": int,
+    "y": int,
+})
+
+
+#: A desktop box's screen: size, cursor, focused window, live view and CDP paths.
+DesktopInfo = TypedDict("DesktopInfo", {
+    "box_id": str,
+    "display": str,
+    "width": int,
+    "height": int,
+    "cursor": DesktopInfoCursor,
+    "focused_window": Optional[DesktopWindow],
+    "vnc_path": str,
+    "cdp_path": str,
+})
+
+
+DesktopActionResultCursor = TypedDict("DesktopActionResultCursor", {
+    "x": int,
+    "y": int,
+})
+
+
+#: What a desktop action answers: the cursor after it.
+DesktopActionResult = TypedDict("DesktopActionResult", {
+    "type": str,
+    "cursor": DesktopActionResultCursor,
+})
+
+
+#: A window on a desktop box.
+DesktopWindow = TypedDict("DesktopWindow", {
+    "id": str,
+    "title": str,
+    "pid": Optional[int],
+    "focused": bool,
 })
 
 

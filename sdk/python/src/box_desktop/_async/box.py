@@ -10,6 +10,7 @@ from .._base import CodeExecution, Described, ExecResult, clean
 from ..types import BoxInfo, Checkpoint, EgressLogRow, ExecInfo, HttpPolicy, Listener, PolicyDetached
 from .code import AsyncBoxCode
 from .cron import AsyncBoxCron
+from .desktop import AsyncBoxDesktop
 from .exec import AsyncExecStream
 from .files import AsyncBoxFiles
 from .transport import AsyncHttp
@@ -27,6 +28,7 @@ class AsyncBox(Described):
         self.files = AsyncBoxFiles(http, info["box_id"])
         self.cron = AsyncBoxCron(http, info["box_id"])
         self.code = AsyncBoxCode(http, info["box_id"])
+        self.desktop = AsyncBoxDesktop(http, info["box_id"])
 
     def __repr__(self) -> str:
         return f"Box(id={self.id!r}, name={self.name!r}, status={self.status!r})"

@@ -11,6 +11,7 @@ from .._base import CodeExecution, Described, ExecResult, clean
 from ..types import BoxInfo, Checkpoint, EgressLogRow, ExecInfo, HttpPolicy, Listener, PolicyDetached
 from .code import BoxCode
 from .cron import BoxCron
+from .desktop import BoxDesktop
 from .exec import ExecStream
 from .files import BoxFiles
 from .transport import Http
@@ -28,6 +29,7 @@ class Box(Described):
         self.files = BoxFiles(http, info["box_id"])
         self.cron = BoxCron(http, info["box_id"])
         self.code = BoxCode(http, info["box_id"])
+        self.desktop = BoxDesktop(http, info["box_id"])
 
     def __repr__(self) -> str:
         return f"Box(id={self.id!r}, name={self.name!r}, status={self.status!r})"

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { idSchema } from './common.js';
+
+/**
+ * Desktops for computer-use agents (issue 37): a box made from the `desktop` image has a
+ * screen (Xvfb :0 with an Xfce session); these are the requests that look at it and drive
+ * its mouse and keyboard. Coordinates are screen pixels, (0,0) top left.
+ */
+
+export const DESKTOP_IMAGE = 'desktop';
+/** WebSocket endpoints (query `box_id`): the live view's RFB bytes and the browser's DevTools protocol. */
+export const DESKTOP_VNC_PATH = '/v1/desktop/vnc';
+export const DESKTOP_CDP_PATH = '/v1/desktop/cdp';
+
+const Coord = z.number().int().min(0).max(16384);
+export const Point = z.strictObject({ x: Coord, y: Coord });
+export type Point = z.infer<typeof Point>;
+
+export const MOUSE_BUTTONS = ['left', 'right', 'middle'] as const;
+const Button = z.enum(MOUSE_BUTTONS);
+
+/** xdotool key syntax: names joined by "+", combos separated by spaces ("ctrl+l", "Return", "ctrl+shift+t Tab"). */
+const KeyCombo = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(
+    /^[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)*( [A-Za-z0-9_]+(\+[A-Za-z0-9_]+)*)*$/,
+    'must be key names joined by "+" (e.g. "ctrl+l", "Return"), combos separated by spaces',
+  );
+
+export const DesktopAction = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('move'), x: Coord, y: Coord }),
+  z.strictObject({
+    type: z.literal('click'),
+    /** Where to click; the current cursor position when left out. */
+    x: Coord.optional(),
+    y: Coord.optional(),
+    button: Button.optional(),
+    double: z.boolean().optional(),
+  }),
+  z.strictObject({ type: z.literal('drag'), from: Point, to: Point, button: Button.optional() }),
+  z.strictObject({
+    type: z.literal('scroll'),
+    x: Coord.optional(),
+    y: Coord.optional(),
+    direction: z.enum(['up', 'down', 'left', 'right']).optional(),
+    /** Wheel clicks (default 3). */
+    amount: z.number().int().min(1).max(100).optional(),
+  }),
+  z.strictObject({ type: z.literal('type'), text: z.string().min(1).max(10_000) }),
+  z.strictObject({ type: z.literal('key'), keys: KeyCombo }),
+]);
+export type DesktopAction = z.infer<typeof DesktopAction>;
+
+export const DesktopActionResult = z.object({ type: z.string(), cursor: Point });
+export type DesktopActionResult = z.infer<typeof DesktopActionResult>;
+
+export const DesktopWindow = z.object({ id: z.string(), title: z.string(), pid: z.number().int().nullable(), focused: z.boolean() });
+export type DesktopWindow = z.infer<typeof DesktopWindow>;
+
+export const DesktopInfo = z.object({
+  box_id: z.string(),
+  display: z.string(),
+  width: z.number().int(),
+  height: z.number().int(),
+  cursor: Point,
+  focused_window: DesktopWindow.nullable(),
+  /** The WebSocket endpoint of the live view (RFB, for noVNC), relative to the API's base URL. */
+  vnc_path: z.string(),
+  /** The WebSocket endpoint of the box browser's DevTools protocol (Playwright `connectOverCDP`). */
+  cdp_path: z.string(),
+});
+export type DesktopInfo = z.infer<typeof DesktopInfo>;
+
+export const ScreenshotQuery = z.object({
+  /** Scale factor (0.1–1); 1 (the screen's size) when left out. */
+  scale: z
+    .string()
+    .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'scale must be a number from 0.1 to 1')
+    .transform(Number)
+    .refine((n) => n >= 0.1 && n <= 1, 'scale must be a number from 0.1 to 1')
+    .optional(),
+});
+
+export const LaunchBody = z.strictObject({
+  /** A desktop entry (e.g. "xterm", "box-browser") or a program on PATH. */
+  app: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[A-Za-z0-9._+-]+$/, 'app must be a desktop entry or program name (letters, digits, ".", "_", "+", "-")'),
+  args: z.array(z.string().max(4096)).max(64).optional(),
+});
+export const Launched = z.object({ app: z.string(), pid: z.number().int().nullable() });
+
+export const OpenBody = z.strictObject({
+  /** A URL (http, https, file) or an absolute path in the box. */
+  target: z
+    .string()
+    .min(1)
+    .max(4096)
+    .refine((s) => s.startsWith('/') || /^(https?|file):\/\//i.test(s), 'target must be an http(s) or file URL or an absolute path'),
+});
+export const Opened = z.object({ target: z.string() });
+
+export const DesktopBoxParams = z.object({ box_id: idSchema('box', 'box_id') });

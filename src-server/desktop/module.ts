@@ -1,0 +1,26 @@
+import type { AppBase } from '../app-context.js';
+import type { Area } from '../area.js';
+import type { BoxService } from '../boxes/module.js';
+import type { BoxAccess } from '../boxes/ports.js';
+import { desktopRoutes } from './desktop-routes.js';
+import { DesktopService } from './desktop-service.js';
+import { desktopWarmup } from './desktop-warmup.js';
+import type { DesktopBoxes } from './ports.js';
+
+export type { DesktopService };
+
+/** Desktops for computer-use agents (issue 37): the screen of a `desktop` box, driven by API, MCP, SDKs and E2B Desktop. */
+export function desktopArea(_app: AppBase, deps: { boxes: BoxService; access: BoxAccess }) {
+  const b = deps.boxes;
+  const port: DesktopBoxes = {
+    ensureRunning: (box) => (box.status === 'running' ? Promise.resolve(box) : b.ensureRunning(box, 'exec')),
+    touch: (id) => b.touch(id),
+    agent: (id) => b.agent(id),
+    onGone: (fn) => b.hooks.onGone(fn),
+  };
+  // templates of an image with a desktop hold it running (desktop-warmup.ts; others skip it)
+  b.addTemplateWarmup(desktopWarmup);
+  const desktop = new DesktopService(port);
+  const area: Area = { name: 'desktop', routes: desktopRoutes(desktop, deps.access) };
+  return { desktop, area };
+}

@@ -1,0 +1,13 @@
+import type { BoxRecord, GuestAgent } from '../boxes/ports.js';
+
+/**
+ * What the desktop area needs from the boxes area (adapted from BoxService by module.ts):
+ * a running box's guest agent, activity for auto-sleep, and word when a box goes.
+ */
+export interface DesktopBoxes {
+  /** A sleeping box wakes (like exec); a paused or stopped one is refused (409). */
+  ensureRunning(box: BoxRecord): Promise<BoxRecord>;
+  touch(boxId: string): void;
+  agent(boxId: string): Promise<GuestAgent>;
+  onGone(fn: (boxId: string) => void): void;
+}
