@@ -36,7 +36,7 @@ const E2B_CWD = '/home/user';
 const DEFAULT_LANGUAGES: Language[] = ['python', 'javascript'];
 
 /** E2B's result text: a string's repr comes without its quotes ('a' -> a), as E2B's server gives it. */
-export function e2bText(text: string): string {
+function e2bText(text: string): string {
   return text.length >= 2 && ((text.startsWith("'") && text.endsWith("'")) || (text.startsWith('"') && text.endsWith('"'))) ? text.slice(1, -1) : text;
 }
 
@@ -67,7 +67,7 @@ const FIELDS: Record<string, string> = {
   'application/vnd.box.data+json': 'data',
 };
 
-export function e2bResult(r: CodeResultView) {
+function e2bResult(r: CodeResultView) {
   const out: Record<string, unknown> = { type: 'result', is_main_result: r.is_main_result };
   for (const [k, v] of Object.entries(r)) if (k !== 'is_main_result') out[FIELDS[k] ?? k] = k === 'text/plain' && typeof v === 'string' ? e2bText(v) : v;
   return out;

@@ -4,8 +4,8 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { RESOURCES_DIR } from '../../runtime/guest-image/guest-image.js';
 
-export type DaemonEv = { rid: number; type: string; [k: string]: unknown };
-export type DaemonExecution = {
+type DaemonEv = { rid: number; type: string; [k: string]: unknown };
+type DaemonExecution = {
   context_id: string;
   results: Record<string, unknown>[];
   stdout: string;
