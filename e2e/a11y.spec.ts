@@ -16,13 +16,16 @@ test.beforeAll(async () => {
 
 for (const theme of ['dark', 'light'] as const) {
   test(`axe: no serious or critical violations in any view, ${theme} theme`, async ({ page }) => {
-    test.setTimeout(180_000);
+    // ~1 min on a quiet machine; the limit leaves room for a loaded one
+    test.setTimeout(600_000);
     await page.emulateMedia({ colorScheme: theme });
     await login(page, svc());
     const found: string[] = [];
     for (const place of places) {
       await visit(page, svc(), place);
+      const t0 = Date.now();
       const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      if (process.env.BOX_E2E_AXE_TIMES) console.log(`${theme} ${place.name}: axe ${Date.now() - t0} ms`);
       for (const v of result.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
         found.push(
           `${place.name}: [${v.impact}] ${v.id}: ${v.help}\n    ${v.nodes.map((n) => `${n.target.join(' ')} ${n.failureSummary?.split('\n')[1] ?? ''}`).join('\n    ')}`,
