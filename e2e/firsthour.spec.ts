@@ -37,6 +37,7 @@ test('box console: the boot output, then new lines as the VM writes them', async
 test('service log: live entries with a level filter and a search', async ({ page }) => {
   await login(page, svc());
   await new AppPage(page).open('settings');
+  await page.getByTestId('settings-tab-service').click();
   const log = page.getByTestId('service-log');
   await log.scrollIntoViewIfNeeded();
   await expect(page.getByTestId('log-state')).toHaveText('● live');
@@ -69,6 +70,7 @@ test('quit setting: the choice is stored and the plan says what quitting does no
   await svc().api('/v1/boxes', { method: 'POST', json: { app_id: app.id, name: 'quitter' } });
   await login(page, svc());
   await new AppPage(page).open('settings');
+  await page.getByTestId('settings-tab-service').click();
   const panel = page.getByTestId('quit-panel');
   await expect(panel.getByTestId('on-quit-ask')).toBeChecked();
   // a headless service (this one) does not ask: it puts running boxes to sleep (issue 29)
@@ -94,6 +96,7 @@ test('adding an upstream tests it: a refusing one and a 401 one show why, nothin
   try {
     await login(page, svc());
     await new AppPage(page).open('settings');
+    await page.getByTestId('settings-tab-engines').click();
     const panel = page.getByTestId('engines-panel');
     await panel.getByLabel('Engine name').fill('offline');
     await panel.getByLabel('Base URL').fill(refused);

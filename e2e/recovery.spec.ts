@@ -30,7 +30,7 @@ test('a failed box: its files from its stopped disk, a fork from its last checkp
   await expect(page.getByTestId('box-status')).toHaveAttribute('data-status', 'failed');
   await page.getByTestId('failed-files').click();
   await expect(page.getByTestId('files-failed-note')).toContainText('stopped disk');
-  await expect(page.getByTestId('view-files').getByText('kept.txt')).toBeVisible();
+  await expect(page.getByTestId('box-files').getByText('kept.txt')).toBeVisible();
   expect((await (await svc().api(`/v1/boxes/${box.box_id}`)).json()).status).toBe('failed');
 
   await page.evaluate((h) => (location.hash = h), `#/boxes/${box.box_id}`);

@@ -42,6 +42,7 @@ test('settings: create an API key that really works, see the accelerator and cre
   const after = org.credits_usd_nanos + 2.5e9;
   await expect(settings.credits()).toContainText(`$${(after / 1e9).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`);
   expect(((await (await svc().api('/v1/organization')).json()) as { credits_usd_nanos: number }).credits_usd_nanos).toBe(after);
+  await page.getByTestId('settings-tab-engines').click();
   await expect(page.getByTestId('engine').first()).toContainText('local');
   await screenshot(page, 'settings');
 });

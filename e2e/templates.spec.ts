@@ -8,6 +8,7 @@ test('settings: the default template is built in the background and shown with i
   await login(page, svc());
   const app = new AppPage(page);
   await app.paletteGo('Settings');
+  await page.getByTestId('settings-tab-templates').click();
   const panel = page.getByTestId('templates-panel');
   await panel.waitFor();
   const tpl = panel.getByTestId('template').first();

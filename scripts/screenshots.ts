@@ -13,6 +13,7 @@ import path from 'node:path';
 import { chromium, type Page } from '@playwright/test';
 import { startService } from '../src-server/service.js';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
+import { VIEWS } from '../src-renderer/app/nav.js';
 
 const OUT = path.resolve('docs/screenshots');
 const RENDERER = path.resolve('out/renderer');
@@ -25,6 +26,8 @@ interface Shot {
   title: string;
   hash: string;
   ready: string;
+  /** Before the shot, once the view shows (open a dialog; stop the service's answers). */
+  before?: (page: Page) => Promise<void>;
 }
 
 async function main() {
@@ -58,7 +61,7 @@ async function main() {
           await page.goto(svc.loginUrl());
           await page.getByTestId('service-status').waitFor();
           const file = `${shot.name}-${theme}-${width}.png`;
-          await capture(page, `${svc.url}/${shot.hash}`, shot.ready, path.join(OUT, file), shot.name === 'settings');
+          await capture(page, `${svc.url}/${shot.hash}`, shot.ready, path.join(OUT, file), shot.name.startsWith('settings'), shot.before);
           cells.push(`[${theme} ${width}](${file})`);
           await ctx.close();
           process.stdout.write(`${file}\n`);
@@ -75,11 +78,12 @@ async function main() {
   }
 }
 
-async function capture(page: Page, url: string, ready: string, file: string, fullPage: boolean) {
+async function capture(page: Page, url: string, ready: string, file: string, fullPage: boolean, before?: (page: Page) => Promise<void>) {
   await page.goto(url);
   await page.getByTestId(ready).first().waitFor({ timeout: 20_000 });
   await page.waitForLoadState('networkidle').catch(() => {}); // live streams never idle: best effort
   await page.waitForTimeout(600); // let lists and charts settle after their first fetch
+  if (before) await before(page);
   await page.screenshot({ path: file, fullPage });
 }
 
@@ -120,6 +124,8 @@ async function seed(url: string, log: { info(m: string): void; warn(m: string): 
   return [
     { name: 'boxes', title: 'Boxes', hash: '#/boxes', ready: 'box-row' },
     { name: 'box', title: 'Box · overview (ports with their URLs) and terminal', hash: `#/boxes/${web.box_id}`, ready: 'box-title' },
+    { name: 'box-notebook', title: 'Box · Code (the notebook)', hash: `#/boxes/${web.box_id}/code`, ready: 'box-title' },
+    { name: 'box-files', title: 'Box · Files (drop to upload)', hash: `#/boxes/${web.box_id}/files`, ready: 'drop-hint' },
     { name: 'box-console', title: 'Box · Console', hash: `#/boxes/${web.box_id}/console`, ready: 'console-text' },
     { name: 'box-metrics', title: 'Box · Metrics', hash: `#/boxes/${web.box_id}/metrics`, ready: 'box-title' },
     { name: 'box-checkpoints', title: 'Box · Checkpoints & forks', hash: `#/boxes/${worker.box_id}/checkpoints`, ready: 'box-title' },
@@ -131,16 +137,32 @@ async function seed(url: string, log: { info(m: string): void; warn(m: string): 
     { name: 'secrets', title: 'Secrets', hash: '#/secrets', ready: 'view-secrets' },
     { name: 'ssh', title: 'SSH', hash: '#/ssh', ready: 'view-ssh' },
     { name: 'playground', title: 'Playground', hash: '#/playground', ready: 'view-playground' },
+    // the chat view, once the renderer has one (views/chat, `chat` in app/nav.ts)
+    ...(VIEWS.some((v) => (v.id as string) === 'chat') ? [{ name: 'chat', title: 'Chat', hash: '#/chat', ready: 'view-chat' }] : []),
     { name: 'images', title: 'Images', hash: '#/images', ready: 'view-images' },
-    { name: 'settings', title: 'Settings (keys, credits, quitting, engines, service log)', hash: '#/settings', ready: 'service-log' },
+    { name: 'settings', title: 'Settings · keys and credits', hash: '#/settings/general', ready: 'api-key-row' },
+    { name: 'settings-integrations', title: 'Settings · Integrations (MCP snippets and tools)', hash: '#/settings/integrations', ready: 'mcp-tool' },
+    { name: 'settings-engines', title: 'Settings · Engines and models', hash: '#/settings/engines', ready: 'engines-panel' },
+    { name: 'settings-service', title: 'Settings · Quitting and the service log', hash: '#/settings/service', ready: 'service-log' },
+    {
+      name: 'service-down',
+      title: 'The service stopped: the banner, states unknown, actions disabled',
+      hash: `#/boxes/${web.box_id}`,
+      ready: 'box-title',
+      // the page as it is when the service stops answering (e2e/service-restart.spec.ts stops the real one)
+      before: async (page) => {
+        await page.route('**/v1/**', (r) => r.abort('connectionrefused'));
+        await page.getByTestId('service-banner').waitFor({ timeout: 30_000 });
+      },
+    },
   ];
 }
 
 function index(rows: string[]): string {
   return `# Screenshots
 
-Every view of the UI at 1440, 1100 and 760 px wide (900 px tall; Settings as the whole page), in
-the dark and the light theme (the app follows the system theme). Made by \`npm run screenshots\` (scripts/screenshots.ts): the
+Every view of the UI at 1440, 1100 and 760 px wide (900 px tall; Settings sections as the whole page), in
+the dark and the light theme (the app follows the system theme unless one is chosen). Made by \`npm run screenshots\` (scripts/screenshots.ts): the
 real service on a fresh data dir with the fake box runtime and a little seeded data,
 driven by Playwright in Debian's chromium. Rebuild the UI first (\`npx electron-vite build\`).
 

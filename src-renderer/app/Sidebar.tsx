@@ -43,7 +43,7 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
                   {v.id === 'secrets' ? <KeyIcon /> : v.icon}
                 </span>
                 <span className="hidden flex-1 lg:inline">{v.label}</span>
-                <kbd className="hidden font-mono text-[10px] text-ink-600 group-hover:text-ink-400 lg:inline" data-testid="nav-hint">
+                <kbd className="hidden font-mono text-[10px] text-ink-400 group-hover:text-ink-300 lg:inline" data-testid="nav-hint">
                   {KEY_HINT.alt}
                   {i === 9 ? 0 : i + 1}
                 </kbd>

@@ -4,15 +4,10 @@ import { VIEWS } from './nav.js';
 import { navigate } from './router.js';
 import { openShortcutHelp } from './shortcut-help.js';
 import { setTheme, THEMES } from './theme.js';
+import { SETTINGS_SECTIONS } from '../views/settings/SettingsView.js';
 
-const SETTINGS = [
-  { label: 'Settings: API keys', at: [] },
-  { label: 'Settings: credits and billing', at: ['billing'] },
-  { label: 'Settings: what quitting does', at: ['quit'] },
-  { label: 'Settings: engines and models', at: ['engines'] },
-  { label: 'Settings: warm templates', at: [] },
-  { label: 'Settings: service log', at: [] },
-];
+/** Each settings section (its sub-navigation's entries) is a command of its own. */
+const SETTINGS = SETTINGS_SECTIONS.map((s) => ({ label: `Settings: ${s.label}`, at: [s.id] }));
 
 const CREATES = [
   { label: 'Create a box…', run: () => navigate(['boxes'], { new: '1' }), keywords: 'new box' },

@@ -109,6 +109,10 @@ export function FileBrowser({ rootLabel, segments, listing, toPath, onNavigate, 
               </tbody>
             </table>
           )}
+          <p className="border-t border-dashed border-ink-700 px-3 py-2 text-center text-xs text-ink-300" data-testid="drop-hint">
+            <span aria-hidden>⤓ </span>
+            Drop files or folders here to upload them into <span className="font-mono">{toPath(segments) || rootLabel}</span>, or use <em>Upload files…</em>
+          </p>
         </div>
       </DropZone>
       <TransferList items={transfers.items} onCancel={transfers.cancel} onClear={transfers.clearFinished} />

@@ -84,6 +84,12 @@ export const ServiceStatus = z.object({
   version: z.string(),
   api_version: z.string(),
   data_dir: z.string().optional(),
+  /**
+   * How to start this install's CLI without `box` on PATH (e.g. for an MCP host's stdio
+   * command): the Node.js that runs the service and the CLI's script (organization keys only;
+   * absent when the install has no CLI script).
+   */
+  cli: z.object({ node: z.string(), script: z.string() }).optional(),
   runtime: z.string().optional(),
   accelerator: z.unknown().optional(),
   ingress_url: z.string().optional(),

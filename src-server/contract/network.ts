@@ -107,6 +107,13 @@ export const EgressLogEntry = z.object({
   duration_ms: z.number().nullable(),
   /** Why the proxy refused, answered or could not forward it (the text the box got); null when forwarded. */
   reason: z.string().nullable(),
+  /**
+   * Headers the policy set on the request (`request.set.headers`): each header's name and, when
+   * its value came from a secret, the secret's name. Values are never logged. Empty or absent: none.
+   */
+  injected_headers: z.array(z.object({ name: z.string(), secret: z.string().nullable() })).optional(),
+  /** A plain `http://` request the proxy sent on over HTTPS (port 443) because the policy put headers into it. */
+  upgraded_to_https: z.boolean().optional(),
 });
 export type EgressLogEntry = z.infer<typeof EgressLogEntry>;
 /** A listed entry also carries its sequence number. */

@@ -17,6 +17,7 @@ import { CompactBody, CompactedResponse } from './inference-compact.js';
 import { EmbeddingList, EmbeddingsBody } from './inference-embeddings.js';
 import { ChatCompletion, MessageObject, NeverSucceeds, ResponseObject } from './inference-wire.js';
 import { ChatStreamChunk, MessagesStreamEvent, ResponsesStreamEvent } from './inference-stream.js';
+import { McpTool } from './mcp.js';
 import * as N from './network.js';
 import * as P from './policies.js';
 import * as S from './service-admin.js';
@@ -257,6 +258,7 @@ export const ROUTES = {
   'POST /mcp': { kind: 'sse' },
   'GET /mcp': { kind: 'sse' },
   'DELETE /mcp': { kind: 'sse' },
+  'GET /v1/mcp/tools': { response: listOf(McpTool) },
 } as const satisfies Record<string, RouteContract>;
 
 /** The contract entry of a route, by its method and Express path. */

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { RouteApp } from '../app-context.js';
 import type { RouteRegistrar } from '../http/route.js';
@@ -124,11 +126,18 @@ export function identityRoutes(r: RouteRegistrar, s: IdentityDeps) {
     handler: ({ app, auth }) => ({
       version: SERVICE_VERSION,
       api_version: API_VERSION,
-      ...(auth.key.scope === 'organization' ? { data_dir: app.config.dataDir } : {}),
+      ...(auth.key.scope === 'organization' ? { data_dir: app.config.dataDir, ...(CLI ? { cli: CLI } : {}) } : {}),
       ...Object.assign({}, ...app.statusProviders.map((p) => p())),
     }),
   });
 }
 
 const SERVICE_VERSION = '0.1.0';
+
+/** This install's `box` CLI (bin/box.mjs of the checkout) and a Node.js to run it: the service's own, unless that is Electron. */
+const CLI = (() => {
+  const script = fileURLToPath(new URL('../../bin/box.mjs', import.meta.url));
+  if (!fs.existsSync(script)) return undefined;
+  return { node: process.versions.electron ? 'node' : process.execPath, script };
+})();
 export const API_VERSION = '2026-10-04';

@@ -7,6 +7,7 @@ import { ApiError, badRequest } from '../http/api-errors.js';
 import type { Dispatch } from '../http/route.js';
 import { apiCallError, type BoxApi } from './ports.js';
 import type { McpHttpService } from './http-service.js';
+import { mcpToolList } from './tool-list.js';
 
 /** MCP requests may carry whole files (box_write_file takes up to 16 MiB, base64 grows it). */
 const MCP_BODY_LIMIT = 24 * 1024 * 1024;
@@ -19,6 +20,15 @@ const MCP_BODY_LIMIT = 24 * 1024 * 1024;
  * without one after the same checks, as the MCP transport allows.
  */
 export function mcpRoutes(r: RouteRegistrar, mcp: McpHttpService) {
+  r.add({
+    method: 'get',
+    path: '/v1/mcp/tools',
+    area: 'box',
+    tag: 'mcp',
+    summary: "The tools of Box's MCP server (`box mcp`, /mcp) with their descriptions, as an MCP client's tools/list shows them",
+    billingExempt: true,
+    handler: async () => ({ data: await mcpToolList() }),
+  });
   r.add({
     method: 'post',
     path: '/mcp',

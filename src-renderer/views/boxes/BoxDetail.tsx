@@ -1,6 +1,7 @@
 import type { Box } from '../../../src-server/contract/boxes.js';
 import { useBox } from '../../api/hooks/boxes.js';
-import { href } from '../../app/router.js';
+import { href, navigate, useRoute } from '../../app/router.js';
+import { BoxFiles } from '../files/FilesView.js';
 import { Ago } from '../../ui/Ago.js';
 import { CopyButton } from '../../ui/CopyButton.js';
 import { formatResources, formatTime } from '../../ui/format.js';
@@ -21,6 +22,7 @@ const SCREEN_TAB = { id: 'screen', label: 'Screen' } as const;
 const TABS = [
   { id: 'terminal', label: 'Terminal' },
   { id: 'code', label: 'Code' },
+  { id: 'files', label: 'Files' },
   { id: 'console', label: 'Console' },
   { id: 'metrics', label: 'Metrics' },
   { id: 'checkpoints', label: 'Checkpoints & forks' },
@@ -52,7 +54,7 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
         {b.status === 'failed' && (
           <p className="mt-1 text-ink-300" data-testid="failed-recovery">
             Its disk is kept:{' '}
-            <a className="text-accent-300 hover:underline" href={href(['files', b.box_id])} data-testid="failed-files">
+            <a className="text-accent-300 hover:underline" href={href(['boxes', b.box_id, 'files'])} data-testid="failed-files">
               browse and save its files
             </a>
             , <strong>Reboot</strong> to start it afresh from that disk, or{' '}
@@ -85,16 +87,11 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
         <Info k="Checkpoint gen." v={String(b.checkpoint_generation)} mono />
         <Info k="Inference budget" v={<BudgetInfo boxId={b.box_id} editable={b.status !== 'terminated'} />} />
         <Info
-          k="More"
+          k="Cron jobs"
           v={
-            <span className="flex gap-2">
-              <a className="text-accent-300 hover:underline" href={href(['files', b.box_id])}>
-                files
-              </a>
-              <a className="text-accent-300 hover:underline" href={href(['cron'], { box: b.box_id })}>
-                cron
-              </a>
-            </span>
+            <a className="text-accent-300 hover:underline" href={href(['cron'], { box: b.box_id })}>
+              this box&apos;s schedules
+            </a>
           }
         />
       </dl>
@@ -118,6 +115,8 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
         <ScreenPanel box={b} />
       ) : tab === 'code' ? (
         <CodePanel box={b} />
+      ) : tab === 'files' ? (
+        <FilesTab box={b} />
       ) : tab === 'console' ? (
         <ConsolePanel boxId={boxId} />
       ) : tab === 'metrics' ? (
@@ -130,6 +129,35 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
         <TerminalPanel box={b} />
       )}
     </div>
+  );
+}
+
+const FILES_LIVE = new Set(['running', 'sleeping', 'failed']);
+
+/** The Files tab: the box's files (browse, preview, download, drop to upload), the folder in the route's `path`. */
+function FilesTab({ box }: { box: Box }) {
+  const path = useRoute().params.get('path') ?? undefined;
+  if (!FILES_LIVE.has(box.status)) {
+    return (
+      <Empty title={`${box.name} is ${box.status.replace(/_/g, ' ')}`}>
+        {box.status === 'paused' ? 'Resume it to browse its files.' : 'Only a running, sleeping or failed box has files to browse.'}
+      </Empty>
+    );
+  }
+  return (
+    <section data-testid="box-files">
+      {box.status === 'sleeping' && <p className="mb-2 text-xs text-ink-300">Browsing a sleeping box wakes it.</p>}
+      {box.status === 'failed' && (
+        <p className="mb-2 text-xs text-ink-300" data-testid="files-failed-note">
+          Its files are read and written on its stopped disk (the first call starts a maintenance VM, a few seconds).
+        </p>
+      )}
+      <BoxFiles
+        boxId={box.box_id}
+        path={path ?? (box.status === 'failed' ? '/root' : undefined)}
+        go={(p) => navigate(['boxes', box.box_id, 'files'], { path: p })}
+      />
+    </section>
   );
 }
 

@@ -12,7 +12,7 @@ import { ErrorNotice, Loading } from '../../ui/states.js';
 import { BoxName } from '../../ui/names.js';
 import { StatusPill } from '../../ui/StatusPill.js';
 import { allows, forkName as freeForkName } from './lifecycle.js';
-import { buildLineage, type BoxNode, type CheckpointNode } from './lineage-tree.js';
+import { buildLineage, checkpointOf, type BoxNode, type CheckpointNode } from './lineage-tree.js';
 import { RestoreInPlace } from './RestoreInPlace.js';
 
 export function LineagePanel({ box }: { box: Box }) {
@@ -28,10 +28,32 @@ export function LineagePanel({ box }: { box: Box }) {
   const [edited, setForkName] = useState<string | null>(null);
   const forkName = edited ?? freeForkName(box.name, taken);
   const tree = boxes.data && cps.data ? buildLineage(box.box_id, boxes.data.data, cps.data, lineage.data ?? []) : null;
+  // Every box of the tree with the checkpoint it is on, so each checkpoint shows who is on it.
+  const on = new Map<string, string[]>();
+  for (const b of boxes.data?.data ?? []) {
+    const id = cps.data ? checkpointOf(b, cps.data, lineage.data ?? []) : null;
+    if (id) on.set(id, [...(on.get(id) ?? []), b.box_id]);
+  }
+  const mine = cps.data ? checkpointOf(box, cps.data, lineage.data ?? []) : null;
   return (
     <section className="grid gap-4 xl:grid-cols-[1fr_20rem]" data-testid="lineage">
       <div className="panel p-4">
-        {!tree ? <Loading /> : <ul className="font-mono text-xs">{<BoxItem node={tree} current={box} />}</ul>}
+        {tree && (
+          <p className="mb-2 text-xs text-ink-300" data-testid="on-checkpoint">
+            {mine ? (
+              <>
+                <strong className="text-ink-100">{box.name}</strong> is on checkpoint{' '}
+                <span className="font-mono">{cpLabel(cps.data?.find((c) => c.checkpoint_id === mine)) ?? mine}</span>
+                {box.last_checkpointed_at && mine && cps.data?.find((c) => c.checkpoint_id === mine)?.box_id === box.box_id ? ' (with what changed since)' : ''}
+              </>
+            ) : (
+              <>
+                <strong className="text-ink-100">{box.name}</strong> is on no checkpoint yet: checkpoint it to save where it is.
+              </>
+            )}
+          </p>
+        )}
+        {!tree ? <Loading /> : <ul className="font-mono text-xs">{<BoxItem node={tree} current={box} on={on} />}</ul>}
         <ErrorNotice error={boxes.error ?? cps.error} compact />
       </div>
       <div className="space-y-4">
@@ -64,7 +86,7 @@ export function LineagePanel({ box }: { box: Box }) {
   );
 }
 
-function BoxItem({ node, current }: { node: BoxNode; current: Box }) {
+function BoxItem({ node, current, on }: { node: BoxNode; current: Box; on: Map<string, string[]> }) {
   return (
     <li className="relative">
       <div className={`flex items-center gap-2 rounded px-2 py-1 ${node.id === current.box_id ? 'bg-accent-500/10 ring-1 ring-accent-500/40' : ''}`}>
@@ -81,7 +103,7 @@ function BoxItem({ node, current }: { node: BoxNode; current: Box }) {
       {node.children.length > 0 && (
         <ul className="ml-4 border-l border-ink-700 pl-3">
           {node.children.map((c) =>
-            c.kind === 'box' ? <BoxItem key={c.id} node={c} current={current} /> : <CheckpointItem key={c.id} node={c} current={current} />,
+            c.kind === 'box' ? <BoxItem key={c.id} node={c} current={current} on={on} /> : <CheckpointItem key={c.id} node={c} current={current} on={on} />,
           )}
         </ul>
       )}
@@ -89,7 +111,7 @@ function BoxItem({ node, current }: { node: BoxNode; current: Box }) {
   );
 }
 
-function CheckpointItem({ node, current }: { node: CheckpointNode; current: Box }) {
+function CheckpointItem({ node, current, on }: { node: CheckpointNode; current: Box; on: Map<string, string[]> }) {
   const restore = useRestoreCheckpoint();
   const qc = useQueryClient();
   const del = useMutation({
@@ -100,10 +122,20 @@ function CheckpointItem({ node, current }: { node: CheckpointNode; current: Box 
   const [open, setOpen] = useState(false);
   const c = node.checkpoint;
   return (
-    <li data-testid="checkpoint-node" data-id={c.checkpoint_id}>
+    <li data-testid="checkpoint-node" data-id={c.checkpoint_id} data-current={on.get(c.checkpoint_id)?.includes(current.box_id) || undefined}>
       <div className="flex flex-wrap items-center gap-2 px-2 py-1">
         <span className="text-amber-300">◆</span>
-        <span>{c.name ?? c.checkpoint_id.slice(0, 14)}</span>
+        <span>{cpLabel(c)}</span>
+        {(on.get(c.checkpoint_id) ?? []).map((id) => (
+          <span
+            key={id}
+            className={`rounded px-1.5 font-sans text-[11px] ${id === current.box_id ? 'bg-accent-500/15 text-accent-300' : 'bg-ink-800 text-ink-300'}`}
+            data-testid="checkpoint-here"
+            data-box={id}
+          >
+            {id === current.box_id ? `${current.name} is here` : <BoxName id={id} tab="checkpoints" />}
+          </span>
+        ))}
         <span className="text-ink-400">
           gen {c.checkpoint_generation} · {formatBytes(c.size_bytes)} · <Ago iso={c.created_at} />
         </span>
@@ -139,10 +171,12 @@ function CheckpointItem({ node, current }: { node: CheckpointNode; current: Box 
       {node.children.length > 0 && (
         <ul className="ml-4 border-l border-ink-700 pl-3">
           {node.children.map((b) => (
-            <BoxItem key={b.id} node={b} current={current} />
+            <BoxItem key={b.id} node={b} current={current} on={on} />
           ))}
         </ul>
       )}
     </li>
   );
 }
+
+const cpLabel = (c: { name: string | null; checkpoint_id: string } | undefined) => (c ? (c.name ?? c.checkpoint_id.slice(0, 14)) : undefined);

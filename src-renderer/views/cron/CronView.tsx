@@ -59,7 +59,7 @@ export function CronView({ boxId }: { boxId?: string }) {
                     <th>Schedule</th>
                     <th>Command</th>
                     <th>Next run</th>
-                    <th>Last run</th>
+                    <th className="hidden lg:table-cell">Last run</th>
                     <th />
                   </tr>
                 </thead>
@@ -109,28 +109,38 @@ function CronRow({ job, showBox, boxName }: { job: CronJob; showBox: boolean; bo
           <div className="font-mono whitespace-nowrap">{job.schedule}</div>
           <div className="text-[11px] text-ink-400">{job.timezone}</div>
         </td>
-        <td className="max-w-xs truncate font-mono text-xs" title={job.command}>
+        <td className="max-w-[10rem] truncate font-mono text-xs lg:max-w-xs" title={job.command}>
           {job.command}
         </td>
         <td className="text-xs">
-          <div className="font-mono">{inZone(new Date(job.next_run_at), job.timezone)}</div>
+          <div className="font-mono whitespace-nowrap" data-testid="cron-next-run">
+            {inZone(new Date(job.next_run_at), job.timezone)}
+          </div>
           <div className="text-ink-400">
             <Ago iso={job.next_run_at} />
           </div>
         </td>
-        <td className="text-xs text-ink-400" data-testid="cron-last-run" data-at={job.last_run_at ?? ''}>
+        <td className="hidden text-xs text-ink-400 lg:table-cell" data-testid="cron-last-run" data-at={job.last_run_at ?? ''}>
           {job.last_run_at ? formatTime(job.last_run_at) : 'never'}
         </td>
-        <td className="text-right whitespace-nowrap">
-          <Button small variant="ghost" onClick={() => setOpen(!open)} aria-expanded={open}>
-            Runs
-          </Button>
-          <Button small variant="ghost" busy={run.isPending} onClick={() => run.mutate(job.id, { onSuccess: () => setOpen(true) })} data-testid="cron-run-now">
-            Run now
-          </Button>
-          <ConfirmButton busy={del.isPending} onConfirm={() => del.mutate(job.id)} confirmLabel="Delete?" testId="cron-delete">
-            Delete
-          </ConfirmButton>
+        <td className="text-right">
+          <div className="flex flex-wrap items-center justify-end gap-1">
+            <Button small variant="ghost" onClick={() => setOpen(!open)} aria-expanded={open}>
+              Runs
+            </Button>
+            <Button
+              small
+              variant="ghost"
+              busy={run.isPending}
+              onClick={() => run.mutate(job.id, { onSuccess: () => setOpen(true) })}
+              data-testid="cron-run-now"
+            >
+              Run now
+            </Button>
+            <ConfirmButton busy={del.isPending} onConfirm={() => del.mutate(job.id)} confirmLabel="Delete?" testId="cron-delete">
+              Delete
+            </ConfirmButton>
+          </div>
           {(run.error || del.error) && <ErrorNotice error={run.error ?? del.error} compact />}
         </td>
       </tr>

@@ -60,10 +60,10 @@ export function FilesView({ boxId, path }: { boxId?: string; path?: string }) {
                   {box.name} failed: its files are read and written on its stopped disk (the first call starts a maintenance VM from that disk, which takes a
                   few seconds). The box stays failed until you reboot it.
                 </p>
-                <Browser boxId={box.box_id} path={path ?? '/root'} />
+                <Browser boxId={box.box_id} path={path ?? '/root'} go={(p) => navigate(['files', box.box_id], { path: p })} />
               </>
             ) : (
-              <BoxBrowser boxId={box.box_id} path={path} />
+              <BoxFiles boxId={box.box_id} path={path} go={(p) => navigate(['files', box.box_id], { path: p })} />
             )
           ) : (
             <Empty title="Select a box">Pick a box on the left.</Empty>
@@ -74,14 +74,18 @@ export function FilesView({ boxId, path }: { boxId?: string; path?: string }) {
   );
 }
 
-/** Without a path in the route, the browser starts in the home of the user execs run as. */
-function BoxBrowser({ boxId, path }: { boxId: string; path?: string }) {
+/**
+ * A box's files: the browser with drag-and-drop upload, starting (without a path in the
+ * route) in the home of the user execs run as. `go` opens another folder (the Files view
+ * and the box's Files tab each keep the path in their own route).
+ */
+export function BoxFiles({ boxId, path, go }: { boxId: string; path?: string; go: (path: string) => void }) {
   const home = useQuery({ queryKey: ['boxes', boxId, 'home'], queryFn: () => boxHome(boxId), enabled: path === undefined, staleTime: Infinity });
   if (path === undefined && home.isPending) return <Loading label="Finding the home folder" />;
-  return <Browser boxId={boxId} path={path ?? home.data ?? '/'} />;
+  return <Browser boxId={boxId} path={path ?? home.data ?? '/'} go={go} />;
 }
 
-function Browser({ boxId, path }: { boxId: string; path: string }) {
+function Browser({ boxId, path, go }: { boxId: string; path: string; go: (path: string) => void }) {
   const qc = useQueryClient();
   const segments = path.split('/').filter(Boolean);
   const abs = (s: string[]) => `/${s.join('/')}`;
@@ -93,7 +97,7 @@ function Browser({ boxId, path }: { boxId: string; path: string }) {
       segments={segments}
       listing={listing}
       toPath={abs}
-      onNavigate={(s) => navigate(['files', boxId], { path: abs(s) })}
+      onNavigate={(s) => go(abs(s))}
       fileUrl={(p) => boxFileUrl(boxId, p)}
       onUploaded={changed}
       ops={{ ...boxFileOps(boxId), changed }}

@@ -3,7 +3,19 @@ import type { EgressLogEntry } from '../../contract/network.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../db/connection.js';
 
-const COLS = 'at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms, reason';
+const COLS =
+  'at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms, reason, injected_headers, upgraded_to_https';
+
+type StoredRow = Omit<EgressLogEntry, 'injected_headers' | 'upgraded_to_https'> & { injected_headers: string | null; upgraded_to_https: number | null };
+
+/** A stored row as the API shows it: the injected headers (names only) as a list, the upgrade as a flag. */
+function entryOf(r: StoredRow): EgressLogEntry {
+  return {
+    ...r,
+    injected_headers: r.injected_headers ? (JSON.parse(r.injected_headers) as EgressLogEntry['injected_headers']) : [],
+    upgraded_to_https: r.upgraded_to_https === 1,
+  };
+}
 
 /** Entries kept per box by default; older ones are pruned as new ones arrive. */
 const DEFAULT_EGRESS_LOG_KEEP = 1000;
@@ -57,8 +69,8 @@ export class EgressRepo {
   add(boxId: string, e: EgressLogEntry): number {
     const id = Number(
       this.sql(
-        `INSERT INTO egress_log (box_id, at, method, host, port, path, verdict, policy_id, rule_index, status, bytes_out, bytes_in, scheme, duration_ms, reason)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO egress_log (box_id, ${COLS})
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         boxId,
         e.at,
@@ -75,10 +87,12 @@ export class EgressRepo {
         e.scheme,
         e.duration_ms,
         e.reason,
+        e.injected_headers?.length ? JSON.stringify(e.injected_headers) : null,
+        e.upgraded_to_https ? 1 : null,
       ).lastInsertRowid,
     );
     this.maybePrune(boxId);
-    this.events.emit(`entry:${boxId}`, { id, ...e });
+    this.events.emit(`entry:${boxId}`, { id, ...e, injected_headers: e.injected_headers ?? [], upgraded_to_https: e.upgraded_to_https ?? false });
     return id;
   }
 
@@ -90,10 +104,10 @@ export class EgressRepo {
       fields.duration_ms ?? null,
       id,
     );
-    const row = this.sql(`SELECT box_id, ${COLS} FROM egress_log WHERE id = ?`).get(id) as (EgressLogEntry & { box_id: string }) | undefined;
+    const row = this.sql(`SELECT box_id, ${COLS} FROM egress_log WHERE id = ?`).get(id) as (StoredRow & { box_id: string }) | undefined;
     if (row) {
       const { box_id, ...e } = row;
-      this.events.emit(`entry:${box_id}`, { id, ...e });
+      this.events.emit(`entry:${box_id}`, { id, ...entryOf(e) });
     }
   }
 
@@ -109,7 +123,8 @@ export class EgressRepo {
     const args = [boxId, ...(f.verdict ? [f.verdict] : []), ...(f.host ? [f.host.toLowerCase()] : [])];
     const rows = this.db
       .prepare(`SELECT id, ${COLS} FROM egress_log WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`)
-      .all(...args, limit, offset) as (EgressLogEntry & { id: number })[];
+      .all(...args, limit, offset)
+      .map((r) => ({ ...entryOf(r as StoredRow), id: (r as { id: number }).id }));
     const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM egress_log WHERE ${where}`).get(...args) as { n: number }).n;
     return { rows, total };
   }

@@ -146,6 +146,7 @@ describe('egress proxy: plain HTTP', () => {
       bytes_out: 0,
     });
     expect(rows[0]!.bytes_in).toBe('upstream saw GET /v1/x?q=1'.length);
+    expect(rows[0]).toMatchObject({ injected_headers: [], upgraded_to_https: false });
   });
 
   it('allows a listed host and refuses another with a 403 naming the policy', async () => {
@@ -209,7 +210,11 @@ describe('egress proxy: plain HTTP', () => {
     expect(seen[0]!.body).toBe('hello');
     expect(r.sent).not.toContain(SECRET);
     expect(r.text).not.toContain(SECRET);
-    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ verdict: 'allow', rule_index: 0, bytes_out: 5 });
+    const row = repo.page(BOX, 1, 0).rows[0]!;
+    expect(row).toMatchObject({ verdict: 'allow', rule_index: 0, bytes_out: 5, upgraded_to_https: false });
+    // The log names the header and the secret it came from, never the value.
+    expect(row.injected_headers).toEqual([{ name: 'authorization', secret: 'API_TOKEN' }]);
+    expect(JSON.stringify(row)).not.toContain(SECRET);
   });
 
   it('a request whose rule injects a secret goes on over HTTPS to port 443, with the certificate checked', async () => {
@@ -217,11 +222,18 @@ describe('egress proxy: plain HTTP', () => {
     const r = await get('http://tls.example.test/v1/models');
     expect(r.status).toBe(200);
     expect(r.text).toContain('tls upstream saw GET /v1/models key=' + SECRET);
-    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ host: 'tls.example.test', verdict: 'allow', status: 200 });
+    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({
+      host: 'tls.example.test',
+      verdict: 'allow',
+      status: 200,
+      upgraded_to_https: true,
+      injected_headers: [{ name: 'x-api-key', secret: 'API_TOKEN' }],
+    });
     // A certificate for another name is refused rather than trusted.
     use({ 'other.example.test': { rules: [{ request: { set: { headers: { 'x-api-key': '${secrets.API_TOKEN}' } } } }] } });
     const bad = await get('http://other.example.test/v1/models');
     expect(bad.status).toBe(502);
+    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ host: 'other.example.test', upgraded_to_https: true });
   });
 
   it('a missing secret refuses the request instead of sending the template', async () => {

@@ -29,7 +29,15 @@ export interface ForwardTarget {
 export function logFor(deps: ProxyDeps, boxId: string, method: string, t: ForwardTarget, d: EgressDecision) {
   const started = performance.now();
   const path = t.pathAndQuery.split('?')[0]!;
-  const s = { bytesOut: 0, bytesIn: 0, done: false, reason: null as string | null };
+  const s = {
+    bytesOut: 0,
+    bytesIn: 0,
+    done: false,
+    reason: null as string | null,
+    /** The headers the policy set (names, and the secret each came from: never a value). */
+    injected: [] as { name: string; secret: string | null }[],
+    upgraded: false,
+  };
   return Object.assign(s, {
     write(status: number | null) {
       if (s.done) return;
@@ -49,6 +57,8 @@ export function logFor(deps: ProxyDeps, boxId: string, method: string, t: Forwar
         bytes_in: s.bytesIn,
         duration_ms: Math.round(performance.now() - started),
         reason: s.reason,
+        injected_headers: s.injected,
+        upgraded_to_https: s.upgraded,
       });
     },
   });
@@ -60,6 +70,11 @@ export function upstreamHeaders(req: Req, t: ForwardTarget): http.OutgoingHttpHe
   for (const k of Object.keys(h)) if (k.startsWith(':')) delete h[k];
   h.host = (t.scheme === 'https' ? t.port === 443 : t.port === 80) ? t.host : `${t.host}:${t.port}`;
   return h;
+}
+
+/** The headers a decision sets, for the log: each name and the secret its value comes from (values are never logged). */
+export function injectedNames(d: EgressDecision): { name: string; secret: string | null }[] {
+  return Object.entries(d.setHeaders ?? {}).map(([name, template]) => ({ name: name.toLowerCase(), secret: secretRefs(template)[0] ?? null }));
 }
 
 /**
@@ -109,6 +124,7 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
   const headers = upstreamHeaders(req, t);
   const missing = injectHeaders(deps, boxId, d, headers);
   if (missing) return local(502, missing, 'missing-secret');
+  log.injected = injectedNames(d);
   if (deps.gateway?.isGateway(t.host, t.port) && !deps.gateway.authorize(boxId, headers)) {
     return local(401, "The local inference gateway needs this box's own key (OPENAI_API_KEY / ANTHROPIC_API_KEY as set in the box).\n", 'gateway-unauthorized');
   }
@@ -117,6 +133,7 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
     scheme = 'https';
     port = 443;
     headers.host = t.host;
+    log.upgraded = true;
   }
   const secure = scheme === 'https';
   let opts;
@@ -130,7 +147,8 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
     if (e instanceof HostLocalError) return local(403, `${e.message}\n`);
     const tlsWhy = secure ? upstreamTlsProblem(e, t.host) : undefined;
     if (tlsWhy) return local(502, tlsWhy, 'upstream-untrusted');
-    return local(/in time/.test(e.message) ? 504 : 502, `${t.host}:${port} could not be reached: ${e.message}\n`, 'upstream-unreachable');
+    const upgraded = log.upgraded ? ` (sent on over HTTPS: the policy puts headers into this http:// request, which never go out in clear text)` : '';
+    return local(/in time/.test(e.message) ? 504 : 502, `${t.host}:${port} could not be reached${upgraded}: ${e.message}\n`, 'upstream-unreachable');
   };
   /** Sends the upstream's status and end-to-end headers to the box. */
   const answer = (status: number, headers: http.IncomingHttpHeaders, reason?: string) => {

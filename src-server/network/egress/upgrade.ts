@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import { decideRequest } from './decide.js';
-import { injectHeaders, logFor, upstreamHeaders, type ForwardTarget } from './forward-core.js';
+import { injectedNames, injectHeaders, logFor, upstreamHeaders, type ForwardTarget } from './forward-core.js';
 import { rawReply, type ProxyDeps } from './proxy-deps.js';
 import { connectOptions, defaultResolver } from './upstream.js';
 import { upstreamTls, upstreamTlsProblem } from './upstream-tls.js';
@@ -32,6 +32,7 @@ export function forwardUpgrade(deps: ProxyDeps, boxId: string, req: http.Incomin
   const headers = upstreamHeaders(req, t);
   const missing = injectHeaders(deps, boxId, d, headers);
   if (missing) return local(502, missing);
+  log.injected = injectedNames(d);
   headers.connection = 'Upgrade';
   headers.upgrade = req.headers.upgrade ?? 'websocket';
   let opts;

@@ -26,6 +26,7 @@ describe('vm-config', () => {
       'quiet',
       'panic=-1',
       'nokaslr',
+      'pci=off',
       'box.hostname=b1',
     ]) {
       expect(cmd).toContain(a);

@@ -116,6 +116,10 @@ export function kernelCmdline(config: VmConfig, extra: string[] = []): string {
     'quiet',
     'panic=-1',
     'nokaslr',
+    // microvm has no PCI bus (its devices are virtio-mmio): without this the kernel probes
+    // for one and prints "PCI: Fatal: No config space access function found" on every
+    // boot, in every box's console (issue 38). Firecracker boots its guests with it too.
+    'pci=off',
   ];
   // TCG only: randomized user mappings cost ~7x per process start. TCG keys translated
   // code by virtual address, so with ASLR every new process translates ld.so and libc
