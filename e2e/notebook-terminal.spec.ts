@@ -14,9 +14,9 @@ let boxId = '';
 test.beforeAll(async () => {
   test.setTimeout(900_000);
   const app = (await (await svc().api('/v1/apps/find', { method: 'POST', json: { name: 'e2e-notebook', mint_if_missing: true } })).json()) as {
-    app_id: string;
+    id: string;
   };
-  const res = await svc().api('/v1/boxes', { method: 'POST', json: { app_id: app.app_id, name: 'nb' } });
+  const res = await svc().api('/v1/boxes', { method: 'POST', json: { app_id: app.id, name: 'nb' } });
   const body = (await res.json()) as { box_id: string; status: string };
   expect(res.status, JSON.stringify(body)).toBe(200);
   expect(body.status).toBe('running');
@@ -40,7 +40,7 @@ test('notebook: cells are highlighted editors; edit and re-run, run all, copy, c
   await input.press('Shift+Enter');
   await expect(cells.nth(0).getByTestId('code-output')).toContainText('x is 20', { timeout: 300_000 });
   // the composer is empty again, ready for the next cell
-  await expect(input).toHaveText('');
+  await expect(input.locator('.cm-placeholder')).toHaveText('python code — Shift+Enter runs');
 
   await page.getByTestId('code-language').selectOption('javascript');
   await input.fill('const y = 2; console.log("js", y)');

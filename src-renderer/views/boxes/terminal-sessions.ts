@@ -137,6 +137,7 @@ export function openShell(boxId: string, stored?: StoredShell): ShellSession {
   let stdin: StdinWriter | null = null;
   let resizeTimer: ReturnType<typeof setTimeout> | undefined;
   const key = stored?.key ?? `shell-${crypto.randomUUID()}`;
+  let failure = '';
   const write = (data: string | Uint8Array) => {
     term.write(data);
     log.add(data);
@@ -199,10 +200,11 @@ export function openShell(boxId: string, stored?: StoredShell): ShellSession {
           session.end('the shell is gone from the service (it ended, or the service restarted)');
           return;
         }
-        write(`\r\n\x1b[31m${errorMessage(e)}\x1b[0m\r\n`);
+        failure = errorMessage(e);
+        write(`\r\n\x1b[31m${failure}\x1b[0m\r\n`);
       })
       .finally(() => {
-        if (!abort.signal.aborted) session.end('the shell ended');
+        if (!abort.signal.aborted) session.end(failure ? `the connection failed (${failure})` : 'the shell ended');
       });
   });
   return session;
