@@ -166,9 +166,8 @@ export function openShell(boxId: string, stored?: StoredShell): ShellSession {
     resizeTimer = setTimeout(() => execId && void resizeExec(boxId, execId, cols, rows).catch(() => {}), 150);
   });
   // The exec starts once the panel has placed the element (so the tty has its real size).
-  queueMicrotask(() => {
-    session.fit();
-    rememberShell(boxId, { key, execId, ended: false });
+  // A re-attach that meets a network error (the old page's stream may still be closing) tries once more.
+  const attach = (tries: number): Promise<void> =>
     runExec(
       boxId,
       { command: SHELL, tty: { cols: term.cols, rows: term.rows }, open_stdin: true, env: { TERM: 'xterm-256color' }, idempotency_key: key },
@@ -190,7 +189,15 @@ export function openShell(boxId: string, stored?: StoredShell): ShellSession {
         }
       },
       abort.signal,
-    )
+    ).catch(async (e: unknown) => {
+      if (!stored || tries <= 0 || abort.signal.aborted || e instanceof ApiError) throw e;
+      await new Promise((r) => setTimeout(r, 1000));
+      return attach(tries - 1);
+    });
+  queueMicrotask(() => {
+    session.fit();
+    rememberShell(boxId, { key, execId, ended: false });
+    attach(2)
       .catch((e: unknown) => {
         if (abort.signal.aborted) return;
         // A shell from before a reload that the service no longer has: keep what this browser saved.
