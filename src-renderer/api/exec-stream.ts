@@ -23,7 +23,8 @@ export const decodeBase64 = (b64: string) => Uint8Array.from(atob(b64), (c) => c
  * as one chunk at the next offset; the service's `accepted_through` moves the offset.
  */
 export class StdinWriter {
-  private offset = 0;
+  /** null: not known yet (a re-attached exec): the first chunk goes at whatever the service accepted so far. */
+  private offset: number | null = 0;
   private pending: Uint8Array[] = [];
   private sending = false;
   private readonly enc = new TextEncoder();
@@ -32,7 +33,10 @@ export class StdinWriter {
     private readonly boxId: string,
     private readonly execId: string,
     private readonly onError: (e: unknown) => void,
-  ) {}
+    reattached = false,
+  ) {
+    if (reattached) this.offset = null;
+  }
 
   write(data: string) {
     this.pending.push(this.enc.encode(data));
@@ -52,7 +56,7 @@ export class StdinWriter {
     try {
       const r = await api<Answer<'PUT /v1/boxes/:box_id/exec/:exec_id/stdin'>>(`/v1/boxes/${this.boxId}/exec/${this.execId}/stdin`, {
         method: 'PUT',
-        query: { offset: this.offset },
+        query: this.offset === null ? {} : { offset: this.offset },
         body: chunk,
         headers: { 'content-type': 'application/octet-stream' },
       });

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { useWhoami } from '../api/hooks/identity.js';
 import { ApiError } from '../api/client.js';
 import { BoxesView } from '../views/boxes/BoxesView.js';
+import { ChatView } from '../views/chat/ChatView.js';
 import { CronView } from '../views/cron/CronView.js';
 import { FilesView } from '../views/files/FilesView.js';
 import { ImagesView } from '../views/images/ImagesView.js';
@@ -51,6 +52,7 @@ export function App() {
     secrets: () => <SecretsView />,
     ssh: () => <SshView />,
     playground: () => <PlaygroundView />,
+    chat: () => <ChatView />,
     settings: () => <SettingsView section={a} />,
   };
   return (

@@ -36,7 +36,7 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
                 href={href([v.id])}
                 data-testid={`nav-${v.id}`}
                 aria-current={active ? 'page' : undefined}
-                title={`${v.label} (${KEY_HINT.alt}${i === 9 ? 0 : i + 1})`}
+                title={i < 10 ? `${v.label} (${KEY_HINT.alt}${i === 9 ? 0 : i + 1})` : `${v.label} (g ${v.key})`}
                 className={`group flex items-center gap-2.5 rounded-md px-2.5 py-1.5 transition-colors ${active ? 'bg-ink-800 text-ink-100' : 'text-ink-400 hover:bg-ink-900 hover:text-ink-100'}`}
               >
                 <span className={`w-4 text-center ${active ? 'text-accent-400' : ''}`} aria-hidden>
@@ -44,8 +44,7 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
                 </span>
                 <span className="hidden flex-1 lg:inline">{v.label}</span>
                 <kbd className="hidden font-mono text-[10px] text-ink-400 group-hover:text-ink-300 lg:inline" data-testid="nav-hint">
-                  {KEY_HINT.alt}
-                  {i === 9 ? 0 : i + 1}
+                  {i < 10 ? `${KEY_HINT.alt}${i === 9 ? 0 : i + 1}` : `g ${v.key}`}
                 </kbd>
               </a>
             </li>

@@ -10,6 +10,7 @@ export const VIEWS = [
   { id: 'playground', label: 'Playground', key: 'i', icon: '✦' },
   { id: 'settings', label: 'Settings', key: 's', icon: '⚙' },
   { id: 'images', label: 'Images', key: 'm', icon: '◫' },
+  { id: 'chat', label: 'Chat', key: 't', icon: '✉' },
 ] as const;
 
 export type ViewId = (typeof VIEWS)[number]['id'];

@@ -10,9 +10,11 @@ import { SERVICE_DOWN_HINT, useServiceUp } from '../../api/connection.js';
 import { ErrorNotice } from '../../ui/states.js';
 import { toast } from '../../ui/toast.js';
 import { ACTIONS, actionEnabled } from './lifecycle.js';
+import { hasOpenShell, shellFor } from './terminal-sessions.js';
 
 /** From a box's own page, terminating goes back to the list (the page has nothing left to do). */
 function terminated(box: Box, compact?: boolean) {
+  shellFor(box.box_id)?.end('the box was terminated');
   toast(`Box ${box.name} terminated. Its checkpoints can still start new boxes.`);
   if (!compact) navigate(['boxes']);
 }
@@ -30,6 +32,9 @@ const CONSEQUENCE: Partial<Record<(typeof ACTIONS)[number]['op'], string>> = {
   reboot: 'The guest restarts: every process in it stops; its disk is kept.',
   terminate: 'The box stops and is deleted with its disk. Its checkpoints stay and can start new boxes.',
 };
+
+/** Said before terminating a box with a shell open in this browser. */
+const SHELL_OPEN = ' A shell is open in it (Terminal tab): it ends too; its scrollback stays visible, read-only.';
 
 /**
  * Lifecycle buttons, each disabled (with the reason as a tooltip) where the status forbids
@@ -85,7 +90,7 @@ function ActionButtons({ box, inMenu, onDone }: { box: Box; inMenu?: boolean; on
                   busy={busy(a.op)}
                   testId={`action-${a.op}`}
                   confirmLabel={confirm}
-                  consequence={`${box.name}: ${CONSEQUENCE[a.op]}`}
+                  consequence={`${box.name}: ${CONSEQUENCE[a.op]}${a.op === 'terminate' && hasOpenShell(box.box_id) ? SHELL_OPEN : ''}`}
                   confirmText={a.label}
                   onConfirm={() => run(a.op)}
                 >

@@ -1,27 +1,26 @@
 import { useEffect, useRef, useState } from 'react';
 import type { Box } from '../../../src-server/contract/boxes.js';
-import type { CodeError, CodeEvent, CodeExecution, CodeLanguage, CodeResult } from '../../../src-server/contract/code.js';
+import type { CodeEvent, CodeExecution, CodeLanguage } from '../../../src-server/contract/code.js';
 import { apiFetch, call, errorMessage } from '../../api/client.js';
 import { readNdjson } from '../../api/exec-stream.js';
 import { Button } from '../../ui/Button.js';
-
-type Cell = {
-  id: number;
-  language: CodeLanguage;
-  code: string;
-  stdout: string;
-  stderr: string;
-  results: CodeResult[];
-  error: CodeError | null;
-  count: number | null;
-  running: boolean;
-  failure?: string;
-  contextId?: string;
-  ms?: number;
-};
+import { CellEditor } from './notebook/CellEditor.js';
+import { ResultView } from './notebook/CellOutput.js';
+import {
+  addMarker,
+  blankCell,
+  clearOutputs,
+  editCell,
+  noteStart,
+  parseNotebook,
+  settleRun,
+  startRun,
+  storeNotebook,
+  type CodeCell,
+  type Notebook,
+} from './notebook/notebook-state.js';
 
 const LANGS: CodeLanguage[] = ['python', 'javascript', 'typescript', 'bash'];
-const KEEP = 50;
 const storeKey = (boxId: string) => `box-code-history:${boxId}`;
 
 /** Runs one cell with `?stream=1`: output shows as it comes, the end event settles the cell. */
@@ -31,127 +30,217 @@ async function runStreaming(boxId: string, body: { code: string; language: CodeL
 }
 
 /**
- * The box's code interpreter as a small notebook: cells run in the box's stateful context
- * of their language (variables stay between cells), output streams in as it comes, charts
- * and tables show inline. Shift+Enter runs; history is kept per box in this browser.
+ * The box's code interpreter as a notebook: cells are CodeMirror editors (highlighted, edited
+ * in place, run again), running in the box's stateful context of their language, output
+ * streaming in; run all, copy, delete and clear outputs; one execution counter for the
+ * notebook; a marker where the box was restored. Shift+Enter runs; kept per box in this browser.
  */
 export function CodePanel({ box }: { box: Box }) {
-  const [cells, setCells] = useState<Cell[]>(() => {
-    try {
-      return (JSON.parse(localStorage.getItem(storeKey(box.box_id)) ?? '[]') as Cell[]).map((c) => ({ ...c, running: false }));
-    } catch {
-      return [];
-    }
-  });
+  const [nb, setNb] = useState<Notebook>(() => parseNotebook(localStorage.getItem(storeKey(box.box_id))));
   const [language, setLanguage] = useState<CodeLanguage>('python');
   const [code, setCode] = useState('');
   const [note, setNote] = useState('');
+  const [runningAll, setRunningAll] = useState(false);
   const next = useRef(Date.now());
   const end = useRef<HTMLDivElement>(null);
+  const cellsRef = useRef(nb.cells);
+  cellsRef.current = nb.cells;
 
   useEffect(() => {
-    localStorage.setItem(storeKey(box.box_id), JSON.stringify(cells.filter((c) => !c.running).slice(-KEEP)));
-  }, [box.box_id, cells]);
+    if (!nb.cells.some((c) => c.kind === 'code' && c.running)) localStorage.setItem(storeKey(box.box_id), storeNotebook(nb));
+  }, [box.box_id, nb]);
+  useEffect(() => setNb((cur) => noteStart(cur, box, next.current++)), [box]);
 
-  const update = (id: number, f: (c: Cell) => Cell) => setCells((cur) => cur.map((c) => (c.id === id ? f(c) : c)));
-
-  async function run() {
-    if (!code.trim()) return;
-    const cell: Cell = { id: next.current++, language, code, stdout: '', stderr: '', results: [], error: null, count: null, running: true };
-    setCells((cur) => [...cur, cell]);
-    setCode('');
-    setTimeout(() => end.current?.scrollIntoView({ block: 'end' }), 0);
+  async function runCell(id: number) {
+    const cell = cellsRef.current.find((c): c is CodeCell => c.id === id && c.kind === 'code');
+    if (!cell || cell.running) return;
+    setNb((cur) => startRun(cur, id));
+    const patch = (f: (c: CodeCell) => CodeCell) => setNb((cur) => editCell(cur, id, f));
+    let finished: CodeExecution | null = null;
     try {
-      await runStreaming(box.box_id, { code: cell.code, language }, (e) => {
-        if (e.type === 'stdout' || e.type === 'stderr') update(cell.id, (c) => ({ ...c, [e.type]: c[e.type] + e.data }));
-        else if (e.type === 'result') update(cell.id, (c) => ({ ...c, results: [...c.results, e.result] }));
-        else if (e.type === 'error') update(cell.id, (c) => ({ ...c, error: e.error }));
-        else if (e.type === 'failed') update(cell.id, (c) => ({ ...c, failure: e.message }));
-        else if (e.type === 'end') update(cell.id, (c) => settle(c, e.execution));
+      await runStreaming(box.box_id, { code: cell.code, language: cell.language }, (e) => {
+        if (e.type === 'stdout' || e.type === 'stderr') patch((c) => ({ ...c, [e.type]: c[e.type] + e.data }));
+        else if (e.type === 'result') patch((c) => ({ ...c, results: [...c.results, e.result] }));
+        else if (e.type === 'error') patch((c) => ({ ...c, error: e.error }));
+        else if (e.type === 'failed') patch((c) => ({ ...c, failure: e.message }));
+        else if (e.type === 'end') finished = e.execution;
       });
     } catch (e) {
-      update(cell.id, (c) => ({ ...c, failure: errorMessage(e) }));
+      patch((c) => ({ ...c, failure: errorMessage(e) }));
     } finally {
-      update(cell.id, (c) => ({ ...c, running: false }));
+      setNb((cur) => settleRun(cur, id, finished));
+    }
+  }
+
+  async function runNew() {
+    if (!code.trim()) return;
+    const cell = blankCell(next.current++, language, code);
+    cellsRef.current = [...cellsRef.current, cell];
+    setNb((cur) => ({ ...cur, cells: [...cur.cells, cell] }));
+    setCode('');
+    setTimeout(() => end.current?.scrollIntoView({ block: 'end' }), 0);
+    await runCell(cell.id);
+  }
+
+  async function runAll() {
+    setRunningAll(true);
+    try {
+      for (const c of cellsRef.current) if (c.kind === 'code' && c.code.trim()) await runCell(c.id);
+    } finally {
+      setRunningAll(false);
     }
   }
 
   async function restart() {
-    const ctx = [...cells].reverse().find((c) => c.language === language && c.contextId)?.contextId;
+    const ctx = [...nb.cells].reverse().find((c): c is CodeCell => c.kind === 'code' && c.language === language && !!c.contextId)?.contextId;
     if (!ctx) return setNote(`No ${language} context to restart yet.`);
     try {
       await call('POST /v1/boxes/:box_id/code/contexts/:context_id/restart', { params: { box_id: box.box_id, context_id: ctx } });
-      setNote(`The ${language} context restarted: its variables are gone.`);
+      setNb((cur) => addMarker(cur, next.current++, `The ${language} context restarted: its variables are gone.`));
+      setNote('');
     } catch (e) {
       setNote(errorMessage(e));
     }
   }
 
+  async function copy(c: CodeCell) {
+    try {
+      await navigator.clipboard.writeText(c.code);
+      setNote('Copied the cell’s code.');
+    } catch (e) {
+      setNote(`Could not copy: ${errorMessage(e)}`);
+    }
+  }
+
   const usable = box.status === 'running' || box.status === 'sleeping';
+  const busy = nb.cells.some((c) => c.kind === 'code' && c.running);
   return (
     <section className="space-y-3" data-testid="code-panel">
-      {cells.length === 0 && (
+      {nb.cells.length === 0 ? (
         <p className="text-sm text-ink-400">
           Run Python, JavaScript or bash in this box. Variables stay between cells; charts (matplotlib) and tables (pandas) show inline. numpy, pandas and
-          matplotlib are already imported as np, pd and plt.
+          matplotlib are already imported as np, pd and plt. Cells can be edited and run again.
         </p>
+      ) : (
+        <div className="flex flex-wrap items-center gap-2 text-xs">
+          <Button small needsService disabled={!usable || busy} busy={runningAll} onClick={() => void runAll()} data-testid="code-run-all">
+            Run all
+          </Button>
+          <Button small onClick={() => setNb(clearOutputs)} disabled={busy} data-testid="code-clear-outputs">
+            Clear outputs
+          </Button>
+          <Button small variant="ghost" disabled={busy} onClick={() => setNb((cur) => ({ ...cur, cells: [], counter: 0 }))} data-testid="code-clear">
+            Clear notebook
+          </Button>
+        </div>
       )}
-      {cells.map((c) => (
-        <CellView key={c.id} cell={c} />
-      ))}
+      {nb.cells.map((c) =>
+        c.kind === 'marker' ? (
+          <div key={c.id} className="flex items-center gap-2 text-xs text-amber-200" data-testid="code-marker" role="note">
+            <span className="h-px flex-1 bg-amber-500/40" />
+            <span>
+              {c.text} <time className="text-ink-400">{new Date(c.at).toLocaleTimeString()}</time>
+            </span>
+            <span className="h-px flex-1 bg-amber-500/40" />
+          </div>
+        ) : (
+          <CellView
+            key={c.id}
+            cell={c}
+            usable={usable}
+            onCode={(code) => setNb((cur) => editCell(cur, c.id, (x) => ({ ...x, code })))}
+            onRun={() => void runCell(c.id)}
+            onCopy={() => void copy(c)}
+            onDelete={() => setNb((cur) => ({ ...cur, cells: cur.cells.filter((x) => x.id !== c.id) }))}
+          />
+        ),
+      )}
       <div ref={end} className="panel space-y-2 p-3">
-        <textarea
-          className="input min-h-24 w-full font-mono text-sm"
-          placeholder={usable ? `${language} code — Shift+Enter runs` : `The box is ${box.status}: start it to run code.`}
+        <CellEditor
           value={code}
-          disabled={!usable}
-          data-testid="code-input"
-          onChange={(e) => setCode(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && e.shiftKey) {
-              e.preventDefault();
-              void run();
-            }
-          }}
+          language={language}
+          onChange={setCode}
+          onRun={() => void runNew()}
+          testId="code-input"
+          readOnly={!usable}
+          placeholder={usable ? `${language} code — Shift+Enter runs` : `The box is ${box.status}: start it to run code.`}
         />
         <div className="flex flex-wrap items-center gap-2 text-xs">
-          <select className="input py-1 text-xs" value={language} onChange={(e) => setLanguage(e.target.value as CodeLanguage)} data-testid="code-language">
+          <select
+            className="input py-1 text-xs"
+            value={language}
+            onChange={(e) => setLanguage(e.target.value as CodeLanguage)}
+            data-testid="code-language"
+            aria-label="Language of the new cell"
+          >
             {LANGS.map((l) => (
               <option key={l} value={l}>
                 {l}
               </option>
             ))}
           </select>
-          <Button variant="primary" small disabled={!usable || !code.trim()} onClick={() => void run()} data-testid="code-run">
+          <Button variant="primary" small disabled={!usable || !code.trim()} onClick={() => void runNew()} data-testid="code-run">
             Run
           </Button>
           <Button small onClick={() => void restart()} data-testid="code-restart">
             Restart {language}
           </Button>
-          <Button small variant="ghost" onClick={() => setCells([])} data-testid="code-clear">
-            Clear history
-          </Button>
-          {note && <span className="text-ink-400">{note}</span>}
+          {note && (
+            <span className="text-ink-400" data-testid="code-note">
+              {note}
+            </span>
+          )}
         </div>
       </div>
     </section>
   );
 }
 
-function settle(c: Cell, x: CodeExecution): Cell {
-  return { ...c, stdout: x.stdout, stderr: x.stderr, results: x.results, error: x.error, count: x.execution_count, contextId: x.context_id, ms: x.duration_ms };
-}
-
-function CellView({ cell }: { cell: Cell }) {
+function CellView({
+  cell,
+  usable,
+  onCode,
+  onRun,
+  onCopy,
+  onDelete,
+}: {
+  cell: CodeCell;
+  usable: boolean;
+  onCode: (code: string) => void;
+  onRun: () => void;
+  onCopy: () => void;
+  onDelete: () => void;
+}) {
+  const edited = cell.ranCode !== null && cell.ranCode !== cell.code;
   return (
-    <div className="panel overflow-hidden" data-testid="code-cell">
+    <div className="panel overflow-hidden" data-testid="code-cell" data-edited={edited ? 'true' : 'false'}>
       <div className="flex items-start gap-2 border-b border-ink-800 px-3 py-2">
-        <span className="w-12 shrink-0 font-mono text-xs text-ink-500">{cell.running ? '[*]' : `[${cell.count ?? ' '}]`}</span>
-        <pre className="min-w-0 flex-1 whitespace-pre-wrap font-mono text-sm">{cell.code}</pre>
-        <span className="text-xs text-ink-500">
-          {cell.language}
-          {cell.ms !== undefined && ` · ${Math.round(cell.ms)} ms`}
+        <span
+          className="w-12 shrink-0 pt-1 font-mono text-xs text-ink-400"
+          data-testid="code-count"
+          title={cell.serverCount !== null ? `${cell.language} context: run ${cell.serverCount}` : undefined}
+        >
+          {cell.running ? '[*]' : `[${cell.count ?? ' '}]`}
         </span>
+        <CellEditor value={cell.code} language={cell.language} onChange={onCode} onRun={onRun} testId="code-cell-editor" />
+        <div className="flex shrink-0 flex-col items-end gap-1 text-xs text-ink-400">
+          <span>
+            {cell.language}
+            {cell.ms !== undefined && ` · ${Math.round(cell.ms)} ms`}
+            {edited && ' · edited'}
+          </span>
+          <div className="flex gap-1">
+            <Button small variant="ghost" disabled={!usable || cell.running} onClick={onRun} data-testid="code-cell-run" title="Run this cell (Shift+Enter)">
+              ▶ Run
+            </Button>
+            <Button small variant="ghost" onClick={onCopy} data-testid="code-cell-copy">
+              Copy
+            </Button>
+            <Button small variant="ghost" disabled={cell.running} onClick={onDelete} data-testid="code-cell-delete" aria-label="Delete cell">
+              Delete
+            </Button>
+          </div>
+        </div>
       </div>
       <div className="space-y-2 px-3 py-2 empty:hidden" data-testid="code-output">
         {cell.stdout && <pre className="whitespace-pre-wrap font-mono text-xs">{cell.stdout}</pre>}
@@ -168,72 +257,4 @@ function CellView({ cell }: { cell: Cell }) {
       </div>
     </div>
   );
-}
-
-type ChartData = { type: string; title?: string; elements?: ChartElement[] };
-type ChartElement = ChartData & { label?: string; points?: unknown[][]; value?: unknown; group?: string; angle?: number };
-
-/** One line per series, bar or slice of a chart's data: what a reader checks against the picture. */
-function chartRows(c: ChartData, prefix = ''): string[] {
-  const els = c.elements ?? [];
-  if (c.type === 'superchart') return els.flatMap((e, i) => chartRows(e, `${e.title || `chart ${i + 1}`}: `));
-  if (c.type === 'bar') return els.map((e) => `${prefix}${e.group ? `${e.group} · ` : ''}${e.label} = ${String(e.value)}`);
-  if (c.type === 'pie') {
-    const total = els.reduce((s, e) => s + (e.angle ?? 0), 0) || 1;
-    return els.map((e) => `${prefix}${e.label}: ${(((e.angle ?? 0) / total) * 100).toFixed(1)} %`);
-  }
-  return els.map((e) => {
-    const pts = e.points ?? [];
-    const shown = pts.slice(0, 4).map((p) => `(${p.map(String).join(', ')})`);
-    return `${prefix}${e.label}: ${pts.length} points ${shown.join(' ')}${pts.length > 4 ? ' …' : ''}`;
-  });
-}
-
-/** A chart's data under its picture, folded: the kind, its title, and its series, bars or slices. */
-function ChartDataView({ chart }: { chart: ChartData }) {
-  const rows = chartRows(chart);
-  return (
-    <details className="mt-1 text-xs text-ink-300" data-testid="code-chart-data">
-      <summary className="cursor-pointer select-none">
-        Data: {chart.type}
-        {chart.title ? ` “${chart.title}”` : ''} · {rows.length} {chart.type === 'bar' ? 'bars' : chart.type === 'pie' ? 'slices' : 'series'}
-      </summary>
-      <ul className="mt-1 space-y-0.5 font-mono text-ink-100">
-        {rows.slice(0, 50).map((row, i) => (
-          <li key={i}>{row}</li>
-        ))}
-        {rows.length > 50 && <li>… {rows.length - 50} more (the API result has them all)</li>}
-      </ul>
-    </details>
-  );
-}
-
-/** The richest form a result has: a picture (with a chart's data), a table (HTML in a sandbox without scripts), else text. */
-function ResultView({ r }: { r: CodeResult }) {
-  const [height, setHeight] = useState(120);
-  const chart = r['application/vnd.box.chart+json'] as ChartData | undefined;
-  if (r['image/png'])
-    return (
-      <div>
-        <img alt="chart" data-testid="code-image" className="max-w-full rounded bg-white" src={`data:image/png;base64,${r['image/png']}`} />
-        {chart && <ChartDataView chart={chart} />}
-      </div>
-    );
-  if (r['image/jpeg']) return <img alt="image" className="max-w-full rounded" src={`data:image/jpeg;base64,${r['image/jpeg']}`} />;
-  if (r['image/svg+xml'])
-    return <img alt="svg" className="max-w-full rounded bg-white" src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(r['image/svg+xml'])}`} />;
-  if (r['text/html']) {
-    return (
-      <iframe
-        title="html result"
-        data-testid="code-html"
-        sandbox="allow-same-origin"
-        className="w-full rounded bg-white"
-        style={{ height }}
-        srcDoc={`<style>body{font:12px system-ui;margin:4px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:2px 6px}</style>${r['text/html']}`}
-        onLoad={(e) => setHeight(Math.min(600, (e.currentTarget.contentDocument?.body.scrollHeight ?? 100) + 16))}
-      />
-    );
-  }
-  return <pre className="whitespace-pre-wrap font-mono text-xs text-ink-100">{r['text/plain'] ?? JSON.stringify(r['application/json'])}</pre>;
 }

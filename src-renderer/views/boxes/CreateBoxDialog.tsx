@@ -11,6 +11,7 @@ import { Dialog } from '../../ui/Dialog.js';
 import { formatResources } from '../../ui/format.js';
 import { ErrorNotice } from '../../ui/states.js';
 import { toast } from '../../ui/toast.js';
+import { learnStart, shapeKey } from './boot-estimate.js';
 import { PreparationPanel } from './PreparationPanel.js';
 
 /** App (found or made by name), name, image, size, volumes, policy, ports. Creation answers once running. */
@@ -47,6 +48,7 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
       { ...input, ingress_ports: ports, ...(budget.trim() ? { inference_budget_tokens: Number(budget.trim()) } : {}) },
       {
         onSuccess: (b) => {
+          if (b.status === 'running' && b.last_start) learnStart(shapeKey(f.image, f.size), b.last_start.ms);
           toast(b.status === 'failed' ? `Box ${b.name} failed to start` : `Box ${b.name} is running`, b.status === 'failed' ? 'error' : 'ok');
           onClose();
           navigate(['boxes', b.box_id]);
@@ -151,7 +153,7 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
         <button type="submit" hidden />
       </form>
       <div className="mt-3">
-        <PreparationPanel booting={create.isPending} />
+        <PreparationPanel booting={create.isPending} shape={shapeKey(f.image, f.size)} />
       </div>
       {create.error && !fieldErr('name') && !fieldErr('image') ? (
         <div className="mt-3">

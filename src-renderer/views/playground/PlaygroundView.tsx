@@ -7,7 +7,9 @@ import { AttemptsPanel } from './AttemptsPanel.js';
 import { buildRequest, outputText, type PlaygroundInput } from './build-request.js';
 import { InboxPanel } from './InboxPanel.js';
 import { RequestForm } from './RequestForm.js';
-import { readStream } from './stream-read.js';
+import { readStream, type StreamEvent } from './stream-read.js';
+import { StreamEventsPanel } from './StreamEventsPanel.js';
+import { EmbeddingsPanel } from './EmbeddingsPanel.js';
 import { followUp, toolCallsOf } from './tool-turn.js';
 import { ToolTurnPanel } from './ToolTurnPanel.js';
 
@@ -55,6 +57,9 @@ export function PlaygroundView() {
   const [sent, setSent] = useState<{ path: string; body: Record<string, any> } | null>(null);
   const [streamed, setStreamed] = useState<string | null>(null);
   const [followed, setFollowed] = useState(false);
+  /** A streamed answer's events as they came; the response panel shows them or the assembled JSON. */
+  const [events, setEvents] = useState<StreamEvent[] | null>(null);
+  const [showJson, setShowJson] = useState(false);
   const inbox = useInbox();
   const set = (p: Partial<PlaygroundInput>) => setInput((i) => ({ ...i, ...p }));
   const built = buildRequest({ ...input, webhookUrl: webhookOn ? (inbox.data?.url ?? null) : null });
@@ -78,13 +83,21 @@ export function PlaygroundView() {
     setSendError(null);
     setSent(req);
     setStreamed(null);
+    setEvents(null);
     const t0 = performance.now();
     try {
       const res = await apiFetch(req.path, { method: 'POST', json: req.body });
       if (req.body.stream && res.body) {
         setExchange(null);
         setStreamed('');
-        const body = await readStream(input.style, res.body, (t) => setStreamed((s) => (s ?? '') + t));
+        setEvents([]);
+        setShowJson(false);
+        const body = await readStream(
+          input.style,
+          res.body,
+          (t) => setStreamed((s) => (s ?? '') + t),
+          (e) => setEvents((cur) => [...(cur ?? []), e]),
+        );
         setExchange({ status: res.status, body, ms: Math.round(performance.now() - t0) });
       } else {
         setExchange({ status: res.status, body: await res.json(), ms: Math.round(performance.now() - t0) });
@@ -173,7 +186,33 @@ export function PlaygroundView() {
               </div>
             )}
             {calls.length > 0 && <ToolTurnPanel key={(exchange?.body as { id?: string }).id} calls={calls} busy={busy} onSend={sendResults} />}
+            {events !== null && (
+              <div role="tablist" aria-label="Streamed answer" className="mb-2 flex gap-1 text-xs">
+                <button
+                  type="button"
+                  role="tab"
+                  aria-selected={!showJson}
+                  className={`rounded px-2 py-1 ${!showJson ? 'bg-ink-700 text-ink-100' : 'text-ink-400 hover:text-ink-100'}`}
+                  onClick={() => setShowJson(false)}
+                  data-testid="show-events"
+                >
+                  Events ({events.length})
+                </button>
+                <button
+                  type="button"
+                  role="tab"
+                  aria-selected={showJson}
+                  className={`rounded px-2 py-1 ${showJson ? 'bg-ink-700 text-ink-100' : 'text-ink-400 hover:text-ink-100'}`}
+                  onClick={() => setShowJson(true)}
+                  data-testid="show-json"
+                >
+                  Assembled JSON
+                </button>
+              </div>
+            )}
+            {events !== null && !showJson && <StreamEventsPanel events={events} />}
             <pre
+              hidden={events !== null && !showJson}
               className="max-h-96 overflow-auto rounded bg-ink-950 p-3 font-mono text-xs break-all whitespace-pre-wrap text-ink-300"
               data-testid="raw-response"
             >
@@ -187,6 +226,7 @@ export function PlaygroundView() {
             </pre>
           </section>
           {responseId && webhookOn && <AttemptsPanel responseId={responseId} />}
+          <EmbeddingsPanel />
         </div>
         <div className="min-w-0 lg:col-start-2 2xl:col-start-auto">
           <InboxPanel />

@@ -6,7 +6,21 @@ import type { Style } from './build-request.js';
  * with text as it arrives, and resolves the answer in the style's non-streamed shape
  * (assembled from the events), so the rest of the playground reads both the same way.
  */
-export async function readStream(style: Style, body: ReadableStream<Uint8Array>, onText: (t: string) => void): Promise<Record<string, unknown>> {
+/** One server-sent event as it arrived: its `event:` name (if any), its data's `type`, the data, and ms since the stream began. */
+export interface StreamEvent {
+  event: string | null;
+  type: string;
+  data: unknown;
+  ms: number;
+}
+
+export async function readStream(
+  style: Style,
+  body: ReadableStream<Uint8Array>,
+  onText: (t: string) => void,
+  onEvent?: (e: StreamEvent) => void,
+): Promise<Record<string, unknown>> {
+  const t0 = performance.now();
   let final: Record<string, any> = {};
   let error: string | null = null;
   const chat = {
@@ -19,8 +33,10 @@ export async function readStream(style: Style, body: ReadableStream<Uint8Array>,
   const blocks: Record<string, any>[] = [];
   const parser = createParser({
     onEvent: (ev) => {
-      if (ev.data === '[DONE]') return;
+      const ms = Math.round(performance.now() - t0);
+      if (ev.data === '[DONE]') return void onEvent?.({ event: ev.event ?? null, type: '[DONE]', data: '[DONE]', ms });
       const d = JSON.parse(ev.data);
+      onEvent?.({ event: ev.event ?? null, type: typeof d.type === 'string' ? d.type : (d.object ?? ev.event ?? 'message'), data: d, ms });
       if (ev.event === 'error' || d.error) error = d.error?.message ?? d.message ?? 'the stream failed';
       else if (style === 'responses') {
         if (d.type === 'response.output_text.delta') onText(d.delta);
