@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { hostAllowed } from '../serving/listen-config.js';
+import { hostAllowed } from '../serving/ports.js';
 import { ApiError } from './api-errors.js';
 
 /** What the guard needs of the service's configuration. */

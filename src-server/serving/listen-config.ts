@@ -40,7 +40,7 @@ const isWildcard = (host: string) => host === '0.0.0.0' || host === '::' || host
 export function parseListen(value: string): { host: string; port?: number } {
   const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(value) ?? /^([^:]+)(?::(\d+))?$/.exec(value);
   if (!m) {
-    if (value.includes(':') && !value.includes('.')) return { host: value }; // a bare IPv6 address
+    if (/^[0-9a-f:]+$/i.test(value) && value.includes('::')) return { host: value }; // a bare IPv6 address
     throw new Error(`--listen "${value}": expected an address (10.0.0.5), an address and port (10.0.0.5:8443) or [v6]:port`);
   }
   const port = m[2] === undefined ? undefined : Number(m[2]);

@@ -1,4 +1,4 @@
-import '../network/tls/reflect-shim.js';
+import '../util/reflect-shim.js';
 import { createHash, createPrivateKey, randomBytes, webcrypto, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
