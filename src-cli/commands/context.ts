@@ -54,7 +54,8 @@ async function callJson(f: typeof fetch, url: string, init: RequestInit): Promis
     throw new CliError(`cannot reach ${url} (${cause?.code ?? cause?.message ?? (e as Error).message})`);
   }
   const body = (await res.json().catch(() => ({}))) as Record<string, unknown> & { error?: { message?: string } };
-  if (!res.ok) throw new CliError(`${url}: ${res.status} ${body.error?.message ?? ''}`.trim(), res.status === 401 || res.status === 403 ? 3 : 1);
+  if (!res.ok)
+    throw new CliError(`${url}: ${res.status} ${body.error?.message ?? ''}`.trim(), res.status === 401 || res.status === 403 ? 3 : res.status === 404 ? 4 : 1);
   return body;
 }
 
