@@ -45,7 +45,7 @@ async function measure(tls: boolean): Promise<{ p50: number; first: number }> {
     const app = JSON.parse((await send('/v1/apps/find', { name: 'bench-tls', mint_if_missing: true })).text) as { id: string };
     const created = await send('/v1/boxes', { app_id: app.id, name: `tls-${tls}` });
     if (created.status !== 200 && created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
-    const id = (JSON.parse(created.text) as { id: string }).id;
+    const id = (JSON.parse(created.text) as { box_id: string }).box_id;
     const exec = async () => {
       const t = performance.now();
       const r = await send(`/v1/boxes/${id}/exec`, { command: 'true' });

@@ -4,7 +4,7 @@ import { hostAllowed } from '../serving/ports.js';
 import { ApiError } from './api-errors.js';
 
 /** What the guard needs of the service's configuration. */
-export interface GuardConfig {
+interface GuardConfig {
   /** Host names served besides loopback ones (serving/listen-config.ts). */
   allowedHosts?: readonly string[];
   /** Set when the service is served over TLS (an Origin must then be https://). */

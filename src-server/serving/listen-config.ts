@@ -15,14 +15,14 @@ import { givenCert, madeCert, type ServingCert } from './serving-tls.js';
  * The Host check (http/guard.ts) stays on: loopback names, plus the listen address (or, on
  * a wildcard address, this machine's addresses and host name), plus BOX_ALLOWED_HOSTS.
  */
-export interface ServingNetwork {
+interface ServingNetwork {
   host: string;
   tls?: ServingCert;
   /** Host names (lower case, no port) accepted besides loopback ones; `*.example.com` matches one level or more. */
   allowedHosts: string[];
 }
 
-export interface ServingOptions {
+interface ServingOptions {
   dataDir: string;
   host: string;
   tlsCertFile?: string;
@@ -33,7 +33,7 @@ export interface ServingOptions {
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
-export const isLoopback = (host: string) => LOOPBACK.test(host.replace(/^\[|\]$/g, ''));
+const isLoopback = (host: string) => LOOPBACK.test(host.replace(/^\[|\]$/g, ''));
 const isWildcard = (host: string) => host === '0.0.0.0' || host === '::' || host === '[::]';
 
 /** `host`, `host:port`, `[v6]:port` or `[v6]`: the host and the port, if given. */

@@ -41,7 +41,7 @@ const pem = (label: string, der: ArrayBuffer) =>
   `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END ${label}-----\n`;
 
 /** SHA-256 fingerprint of the first certificate of a PEM, colon-separated upper-case hex. */
-export function fingerprintOf(certPem: string): string {
+function fingerprintOf(certPem: string): string {
   return new X509Certificate(certPem).fingerprint256;
 }
 
