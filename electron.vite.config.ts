@@ -14,7 +14,7 @@ export default defineConfig({
     build: {
       // `dependencies` in package.json stay external (includes both native modules), except
       // @peculiar/x509: its tsyringe needs Reflect metadata when it loads, which
-      // network/tls/reflect-shim.ts provides. An external import is hoisted above every
+      // util/reflect-shim.ts provides. An external import is hoisted above every
       // bundled module body (shim included) and the app died at start; bundled, it loads
       // where egress-ca.ts imports it, after the shim (e2e/desktop-bundle.spec.ts).
       externalizeDeps: { include: ['better-sqlite3', 'node-llama-cpp'], exclude: ['@peculiar/x509'] },

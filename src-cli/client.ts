@@ -1,5 +1,6 @@
 import { callWith, type Answer, type CallRequest, type CallRest, type JsonRouteKey } from '../src-server/contract/call.js';
 import type { CliConfig } from './config.js';
+import { PinMismatchError, pinnedFetch } from '../sdk/typescript/src/tls.js';
 import { ApiFailure, CliError, type ApiErrorBody } from './errors.js';
 
 type Query = Record<string, string | number | boolean | undefined | null>;
@@ -21,7 +22,15 @@ interface RequestOptions {
  * the spec's error envelope; a network failure becomes a CliError naming the URL.
  */
 export class BoxClient {
-  constructor(readonly config: CliConfig) {}
+  /** Over HTTPS with a pinned certificate (a context's): a fetch that refuses any other certificate. */
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(readonly config: CliConfig) {
+    const hint = config.context
+      ? `run \`npx box context rm ${config.context}\` and \`npx box context add ${config.context} ${config.url}\` to pin the new certificate`
+      : 'restart the CLI after the service restarted';
+    this.fetchImpl = config.tls && config.url.startsWith('https:') ? pinnedFetch(config.tls, hint) : (...a) => fetch(...a);
+  }
 
   url(pathname: string, query?: Query, inference = false): string {
     const u = new URL(`${inference ? this.config.inferenceUrl : this.config.url}${pathname}`);
@@ -44,8 +53,9 @@ export class BoxClient {
     const url = this.url(pathname, o.query, o.inference);
     let res: Response;
     try {
-      res = await fetch(url, { method, headers, body, signal: o.signal, ...(streaming ? { duplex: 'half' } : {}) } as RequestInit);
+      res = await this.fetchImpl(url, { method, headers, body, signal: o.signal, ...(streaming ? { duplex: 'half' } : {}) } as RequestInit);
     } catch (e) {
+      if (e instanceof PinMismatchError) throw new CliError(e.message, 3);
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       throw new CliError(
         `cannot reach the box service at ${url} (${cause?.code ?? cause?.message ?? (e as Error).message}); is it running? Start it with "npm start", or set BOX_URL (or BOX_DATA_DIR) to the service the banner printed; the URL came from ${this.config.urlSource})`,

@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { selectedContext } from '../sdk/typescript/src/contexts.js';
+import type { TlsPin } from '../sdk/typescript/src/tls.js';
+import { CliError } from './errors.js';
 
 export interface CliConfig {
   /** Box API base URL, no trailing slash. */
@@ -12,13 +15,18 @@ export interface CliConfig {
   apiKey: string | undefined;
   /** Where the key came from, for error messages. */
   keySource: string;
-  /** How the URL was found: BOX_URL, the endpoint file of a running service, or the default. */
+  /** How the URL was found: BOX_URL, a context, the endpoint file of a running service, or the default. */
   urlSource: string;
+  /** The pinned certificate of an HTTPS service (a context's, or a local --tls service's endpoint record). */
+  tls?: TlsPin;
+  /** The context in use (BOX_CONTEXT, else the current one), if any. */
+  context?: string;
 }
 
 interface EndpointRecord {
   url: string;
   inference_url?: string;
+  tls_fingerprint?: string;
   data_dir: string;
   pid: number;
 }
@@ -72,19 +80,41 @@ export function otherServices(url: string, env: NodeJS.ProcessEnv = process.env)
 const DEFAULT_URL = 'http://127.0.0.1:8787';
 
 /**
- * BOX_URL, else the endpoint file of a running service in BOX_DATA_DIR (default
+ * BOX_URL, else a context (BOX_CONTEXT, else the current one of `box context use`:
+ * its URL, key and pinned certificate), else the endpoint file of a running service in BOX_DATA_DIR (default
  * ~/.box-desktop, the same default as `npm run serve`; a service on another data dir leaves
  * a pointer there), else http://127.0.0.1:8787. BOX_INFERENCE_URL (default: the service's
  * own). BOX_API_KEY, else the key file `<data dir>/api-key` written on first start.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
   const baseDir = path.resolve(env.BOX_DATA_DIR || path.join(env.HOME || os.homedir(), '.box-desktop'));
+  let ctx: ReturnType<typeof selectedContext>;
+  try {
+    ctx = env.BOX_URL ? undefined : selectedContext(env);
+  } catch (e) {
+    throw new CliError((e as Error).message, 2);
+  }
+  if (ctx) {
+    const url = ctx.context.url.replace(/\/+$/, '');
+    const fp = ctx.context.tls_fingerprint;
+    return {
+      url,
+      inferenceUrl: url,
+      dataDir: baseDir,
+      apiKey: ctx.context.api_key,
+      keySource: `context ${ctx.name}`,
+      urlSource: `context ${ctx.name} (${ctx.source})`,
+      context: ctx.name,
+      ...(fp ? { tls: { fingerprint: fp, ...(ctx.context.tls_ca ? { ca: ctx.context.tls_ca } : {}) } } : {}),
+    };
+  }
   const found = env.BOX_URL ? undefined : liveEndpoint(baseDir);
+  const pin = found?.tls_fingerprint ? { tls: { fingerprint: found.tls_fingerprint } } : {};
   const url = (env.BOX_URL || found?.url || DEFAULT_URL).replace(/\/+$/, '');
   const urlSource = env.BOX_URL ? 'BOX_URL' : found ? path.join(baseDir, 'endpoint.json') : 'the default';
   const dataDir = found ? path.resolve(found.data_dir) : baseDir;
   const inferenceUrl = (env.BOX_INFERENCE_URL || found?.inference_url || url).replace(/\/+$/, '');
-  if (env.BOX_API_KEY) return { url, inferenceUrl, dataDir, apiKey: env.BOX_API_KEY.trim(), keySource: 'BOX_API_KEY', urlSource };
+  if (env.BOX_API_KEY) return { url, inferenceUrl, dataDir, apiKey: env.BOX_API_KEY.trim(), keySource: 'BOX_API_KEY', urlSource, ...pin };
   const file = path.join(dataDir, 'api-key');
   let apiKey: string | undefined;
   try {
@@ -92,5 +122,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
   } catch {
     apiKey = undefined;
   }
-  return { url, inferenceUrl, dataDir, apiKey, keySource: file, urlSource };
+  return { url, inferenceUrl, dataDir, apiKey, keySource: file, urlSource, ...pin };
 }

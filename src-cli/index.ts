@@ -9,6 +9,7 @@ import { CliError } from './errors.js';
 import { apps } from './commands/apps.js';
 import { boxes } from './commands/boxes.js';
 import { code as codeCmd } from './commands/code.js';
+import { context, invite } from './commands/context.js';
 import { cp } from './commands/cp.js';
 import { cron } from './commands/cron.js';
 import { desktop } from './commands/desktop.js';
@@ -47,6 +48,8 @@ const commands: Group = {
   secrets,
   cron,
   keys,
+  invite,
+  context,
   ssh,
   image,
   template,
@@ -59,8 +62,8 @@ const commands: Group = {
   openapi,
 };
 
-const HELP = `Environment: BOX_URL (default: the running service's <BOX_DATA_DIR>/endpoint.json, else
-http://127.0.0.1:8787), BOX_API_KEY (default: <data dir>/api-key), BOX_DATA_DIR (default
+const HELP = `Environment: BOX_URL (default: the context in use, BOX_CONTEXT or \`box context use\`, else
+the running service's <BOX_DATA_DIR>/endpoint.json, else http://127.0.0.1:8787), BOX_API_KEY (default: <data dir>/api-key), BOX_DATA_DIR (default
 ~/.box-desktop), BOX_INFERENCE_URL (default: the service's own).
 Global flag: --json prints the service's answers as JSON.
 Exit codes: the command's own for "box exec"; otherwise 0 ok, 1 error, 2 usage or 400,
@@ -72,7 +75,14 @@ async function main(argv: string[]): Promise<number> {
   const [head, rest] = ((i) => (i < 0 ? [argv, []] : [argv.slice(0, i), argv.slice(i)]))(argv.indexOf('--'));
   const json = head.includes('--json');
   const args = [...head.filter((a) => a !== '--json'), ...rest];
-  const config = loadConfig();
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (!(e instanceof CliError)) throw e;
+    process.stderr.write(`error: ${e.message}\n`);
+    return e.exitCode;
+  }
   const ctx: Ctx = { client: new BoxClient(config), config, json };
   try {
     if (args.length === 0 || args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {

@@ -7,6 +7,7 @@ import type { Logger } from './logger.js';
 import type { ServiceLog } from './logs/service-log.js';
 import type { DiskSpace } from './core/disk-space.js';
 import type { EnvSettings, Tuning } from './settings.js';
+import type { ServingCert } from './serving/serving-tls.js';
 
 export interface ServiceConfig {
   dataDir: string;
@@ -26,6 +27,10 @@ export interface ServiceConfig {
   env: EnvSettings;
   /** Check every 2xx JSON answer against its route's response schema (tests; http/response-check.ts). */
   checkResponses?: boolean;
+  /** Host names served besides loopback ones (serving/listen-config.ts; http/guard.ts checks Host against them). */
+  allowedHosts?: readonly string[];
+  /** The certificate the API is served with (HTTPS), when it is (serving/serving-tls.ts). */
+  tls?: ServingCert;
   /** Who runs the service: the desktop app (asks on quit) or a headless process (default). */
   shell?: 'desktop' | 'headless';
 }

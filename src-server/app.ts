@@ -29,7 +29,7 @@ export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitIn
   const registry = new RouteRegistry();
   for (const a of areas) a.routes(registry);
   const mainAreas: Area[] = opts.splitInference ? ['box', 'common'] : ['box', 'inference', 'common'];
-  const main = baseApp();
+  const main = baseApp(ctx);
   for (const a of areas) a.mount?.(main); // before the web UI's catch-all GET
   mountWebUi(main, ctx, opts.signIn);
   registry.mount(main, ctx, mainAreas);
@@ -38,7 +38,7 @@ export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitIn
   const upgrades: BuiltApps['upgrades'] = { main: upgradeListener(registry.upgrades, ctx, mainAreas) };
   if (opts.splitInference) {
     upgrades.inference = upgradeListener(registry.upgrades, ctx, ['inference', 'common']);
-    const app = baseApp();
+    const app = baseApp(ctx);
     registry.mount(app, ctx, ['inference', 'common']);
     app.use(errorMiddleware(ctx));
     inference = plainFront(registry.specs, ctx, ['inference', 'common'], app);
@@ -47,12 +47,12 @@ export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitIn
   return { registry, main: plainFront(registry.specs, ctx, mainAreas, main), inference, upgrades };
 }
 
-function baseApp(): Express {
+function baseApp(ctx: AppContext): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(localGuard);
+  app.use(localGuard(ctx.config));
   return app;
 }
 

@@ -23,6 +23,8 @@ interface EndpointRecord {
   url: string;
   inference_url: string;
   data_dir: string;
+  /** SHA-256 fingerprint of the certificate when the service serves HTTPS (the CLI pins it). */
+  tls_fingerprint?: string;
   pid: number;
   /** The process's start time in clock ticks since boot (pids are reused), where there is /proc. */
   start: string | null;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cliLine, pointerHolder, publishEndpoint } from './endpoint-file.js';
+import { parseListen } from './serving/listen-config.js';
 import { LOGIN_LINK_TTL_MS } from './core/sign-in-service.js';
 import { describeOnQuit } from './quit/quit-plan.js';
 import { startService } from './service.js';
@@ -10,7 +11,8 @@ import { onStopSignals } from './quit/stop-signals.js';
 
 /**
  * The headless service (headless.ts loads it): `npm run serve -- --port <p> --data-dir <dir>
- * [--inference-port <p>] [--web-ui <dir>]`. `started` runs once the API answers (what it
+ * [--inference-port <p>] [--web-ui <dir>] [--listen <address>[:port]] [--tls] [--tls-cert <pem>
+ * --tls-key <pem>] [--allowed-hosts a,b]`. `started` runs once the API answers (what it
  * returns goes to the service log).
  */
 // headless.ts imports it dynamically, after the VMs yield (which the unused-exports check does not follow)
@@ -24,12 +26,31 @@ export async function main(started: () => string | undefined = () => undefined) 
       'data-dir': { type: 'string', default: defaultDataDir(env) },
       'web-ui': { type: 'string' },
       'max-concurrent': { type: 'string' },
+      listen: { type: 'string' },
+      tls: { type: 'boolean' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      'allowed-hosts': { type: 'string' },
     },
   });
+  // --listen ADDRESS[:PORT]: beyond loopback the API is HTTPS only (serving/listen-config.ts)
+  const listen = parseListen(values.listen ?? env.listen ?? '127.0.0.1');
+  const certFile = values['tls-cert'] ?? env.tlsCert;
+  const keyFile = values['tls-key'] ?? env.tlsKey;
+  const allowedHosts =
+    values['allowed-hosts']
+      ?.split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean) ??
+    env.allowedHosts ??
+    [];
   const webUi = values['web-ui'] ?? path.resolve('out/renderer');
   const svc = await startService({
     dataDir: values['data-dir']!,
-    port: Number(values.port),
+    host: listen.host,
+    port: listen.port ?? Number(values.port),
+    tls: certFile || keyFile ? { certFile: certFile ?? '', keyFile: keyFile ?? '' } : values.tls,
+    allowedHosts,
     inferencePort: values['inference-port'] ? Number(values['inference-port']) : undefined,
     maxConcurrentPerOrg: values['max-concurrent'] ? Number(values['max-concurrent']) : undefined,
     apiKey: env.apiKey,
@@ -38,7 +59,8 @@ export async function main(started: () => string | undefined = () => undefined) 
   const yielded = started();
   if (yielded) svc.ctx.log.info(yielded);
   const dataDir = path.resolve(values['data-dir']!);
-  const unpublish = publishEndpoint({ url: svc.url, inference_url: svc.inferenceUrl, data_dir: dataDir });
+  const tls = svc.ctx.config.tls;
+  const unpublish = publishEndpoint({ url: svc.url, inference_url: svc.inferenceUrl, data_dir: dataDir, tls_fingerprint: tls?.fingerprint });
   // Quitting says what it does to running boxes (setting on_quit, GET /v1/service/quit-plan);
   // its handlers come before the banner, so a signal sent on seeing the banner is handled.
   // A process-group signal reaches this process and every launcher that forwards it: the
@@ -77,6 +99,13 @@ export async function main(started: () => string | undefined = () => undefined) 
     },
   });
   console.log(`Box service listening on ${svc.url}`);
+  if (tls) {
+    console.log(`TLS certificate (${tls.source === 'made' ? "made from this service's own CA" : 'given'}: ${tls.files.cert}), SHA-256 fingerprint:`);
+    console.log(`  ${tls.fingerprint}`);
+    console.log(`  Another machine: \`npx box context add NAME ${svc.url}\` shows this fingerprint on first contact: compare it before accepting.`);
+  }
+  const served = svc.ctx.config.allowedHosts ?? [];
+  if (served.length) console.log(`Host names answered besides loopback: ${served.join(', ')} (--allowed-hosts, BOX_ALLOWED_HOSTS)`);
   if (svc.inferenceUrl !== svc.url) console.log(`Inference API on ${svc.inferenceUrl}`);
   console.log(env.apiKey ? 'API key: the value of BOX_API_KEY' : `API key: in ${svc.apiKeyFile}`);
   console.log(`CLI (finds this service through ${path.join(dataDir, 'endpoint.json')}): ${cliLine({ url: svc.url, data_dir: dataDir })}`);

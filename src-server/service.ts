@@ -17,6 +17,7 @@ import { ServiceLog } from './logs/service-log.js';
 import { DiskSpace } from './core/disk-space.js';
 import { wire, type WiredApp } from './wiring.js';
 import { boxEnv, readTuning, type TuningInput } from './settings.js';
+import { baseUrlOf, createServer, servingNetwork } from './serving/listen-config.js';
 
 export interface ServiceHandle {
   /** The pipeline's context and every service (headless.ts, src-main and tests use them). */
@@ -32,7 +33,9 @@ export interface ServiceHandle {
   close(): Promise<void>;
 }
 
-export interface StartOptions extends Partial<Omit<ServiceConfig, 'dataDir' | 'tuning' | 'env'>> {
+export interface StartOptions extends Partial<Omit<ServiceConfig, 'dataDir' | 'tuning' | 'env' | 'tls'>> {
+  /** HTTPS: `true` with a certificate the service makes (always so beyond loopback), or the operator's files (serving/listen-config.ts). */
+  tls?: boolean | { certFile: string; keyFile: string };
   dataDir: string;
   /** Area knobs (settings.ts, `TuningSchema`); an unknown or malformed one fails the start. */
   tuning?: TuningInput;
@@ -80,6 +83,16 @@ export async function startService(opts: StartOptions): Promise<ServiceHandle> {
 }
 
 async function startLocked(opts: StartOptions, config: ServiceConfig, lock: ReturnType<typeof lockDataDir>, t0: number): Promise<ServiceHandle> {
+  const given = typeof opts.tls === 'object' ? opts.tls : undefined;
+  const net = await servingNetwork({
+    dataDir: config.dataDir,
+    host: config.host,
+    tls: opts.tls === true,
+    tlsCertFile: given?.certFile,
+    tlsKeyFile: given?.keyFile,
+    allowedHosts: [...(opts.allowedHosts ?? [])],
+  });
+  Object.assign(config, net);
   const db = openDatabase(config.dataDir);
   // Every area logs through it: a ring for GET /v1/service/log, <data dir>/logs/service.log, and opts.log (the console).
   const log = new ServiceLog(config.dataDir, opts.log ?? console);
@@ -113,14 +126,14 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
   const { app: ctx, areas } = await wire(base, runtime);
   const split = config.inferencePort !== undefined;
   const apps = createApp(ctx, areas, { splitInference: split, signIn: ctx.services.signIn });
-  const server = await listen(http.createServer(apps.main).on('upgrade', apps.upgrades.main.listener), config.port, config.host);
-  baseUrl = `http://${config.host}:${(server.address() as AddressInfo).port}`;
+  const server = await listen(createServer(config.tls, apps.main).on('upgrade', apps.upgrades.main.listener), config.port, config.host);
+  baseUrl = baseUrlOf(config.tls, config.host, (server.address() as AddressInfo).port);
   lock.setUrl(baseUrl);
   let inferenceUrl = baseUrl;
   let infServer: http.Server | undefined;
   if (split && apps.inference) {
-    infServer = await listen(http.createServer(apps.inference).on('upgrade', apps.upgrades.inference!.listener), config.inferencePort!, config.host);
-    inferenceUrl = `http://${config.host}:${(infServer.address() as AddressInfo).port}`;
+    infServer = await listen(createServer(config.tls, apps.inference).on('upgrade', apps.upgrades.inference!.listener), config.inferencePort!, config.host);
+    inferenceUrl = baseUrlOf(config.tls, config.host, (infServer.address() as AddressInfo).port);
   }
   // the first line of logs/service.log, so the file is there from the start
   const took = `process up ${process.uptime().toFixed(1)} s, of which the database, wiring and listen ${Math.round(performance.now() - t0)} ms`;

@@ -22,11 +22,11 @@ import { z } from 'zod';
 import { CatalogEntry } from './contract/inference.js';
 import { Rates } from './contract/usage.js';
 import { editDistance } from './util/edit-distance.js';
+import { SERVING_SETTINGS } from './serving/serving-settings.js';
 
 /** '0' or '1'; true unless it is `off`. */
 const flag = (off: '0' | '1') => z.enum(['0', '1']).transform((v) => v !== off);
 const count = (max: number) => z.coerce.number().int().min(0).max(max);
-
 interface EnvSetting {
   env: `BOX_${string}`;
   schema: z.ZodType;
@@ -120,11 +120,13 @@ export const ENV_SETTINGS = {
     default: '`1200`',
     meaning: 'seconds a box made by a hosted tool (`container: auto`) may stay idle before it is terminated',
   },
+  ...SERVING_SETTINGS,
 } satisfies Record<string, EnvSetting>;
 
 /** `BOX_*` variables other programs read (the CLI, scripts, the guest recipe, tests): accepted, unused here. */
 const OTHER_BOX_VARIABLES = [
   'BOX_URL',
+  'BOX_CONTEXT',
   'BOX_INFERENCE_URL',
   'BOX_HEADLESS',
   'BOX_DEBIAN_MIRROR',

@@ -28,6 +28,7 @@ import { policiesArea } from './policies/module.js';
 import { secretsArea } from './secrets/module.js';
 import { sshArea } from './ssh/module.js';
 import { templatesArea } from './templates/module.js';
+import { servingArea } from './serving/module.js';
 import type { TemplateService } from './templates/template-service.js';
 import { usageArea } from './usage/module.js';
 import { volumesArea } from './volumes/module.js';
@@ -78,6 +79,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
   const boxes = boxesArea(base, runtime, { repo: boxesRepo, volumes: volumes.volumes, policies: policies.policies, apps: core.apps, audit: core.audit });
   const access = boxes.access;
   const templates = templatesArea(base, { templates: runtime.templates });
+  const serving = servingArea(base, { templates: templates.templates });
   const images = imagesArea(base, { boxes: boxes.boxes, templates: templates.templates });
   const network = await networkArea(base, { boxes: boxes.boxes, secrets: secrets.secrets, policies: policies.policies, access });
   // TLS suites of the box leg follow the boxes' CPU (no AES instructions under TCG).
@@ -172,6 +174,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
     ssh.area,
     boxes.area,
     templates.area,
+    serving.area,
     images.area,
     network.area,
     cron.area,

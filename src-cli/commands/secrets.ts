@@ -6,7 +6,7 @@ import { ago, fields, json, table } from '../output.js';
  * Reads a secret value from stdin, never from argv (argv shows in `ps` and shell history).
  * On a terminal it prompts without echo; a single trailing newline is dropped.
  */
-async function readSecretValue(name: string): Promise<string> {
+export async function readSecretValue(name: string): Promise<string> {
   const stdin = process.stdin;
   if (stdin.isTTY) {
     process.stderr.write(`value for ${name} (input hidden, Enter to finish): `);

@@ -21,6 +21,7 @@ import { McpTool } from './mcp.js';
 import * as N from './network.js';
 import * as P from './policies.js';
 import * as S from './service-admin.js';
+import * as Sv from './serving.js';
 import { CertificateBody, SshCa, SshCertificate } from './ssh.js';
 import { PutSecretBody, SecretMeta } from './secrets.js';
 import { Template, TemplateList } from './templates.js';
@@ -211,6 +212,10 @@ export const ROUTES = {
   'GET /v1/audit-log': { query: PageQuery, response: pageOf(Id.AuditEntry) },
   'GET /v1/status': { response: Id.ServiceStatus },
   'POST /v1/ui/login-links': { response: Id.LoginLink },
+  'POST /v1/invites': { body: Sv.CreateInviteBody, response: Sv.Invite },
+  'POST /v1/invites/accept': { body: Sv.AcceptInviteBody, response: Sv.AcceptedInvite },
+  'GET /v1/health': { response: Sv.Health },
+  'GET /v1/ready': { response: Sv.Readiness },
   'POST /v1/apps/find': { body: Id.FindAppBody, response: Id.App },
   'GET /v1/apps': { response: listOf(Id.AppSummary) },
   'GET /v1/openapi.json': { response: Id.OpenApiDocument },

@@ -8,6 +8,8 @@ import { KeysService } from './keys-service.js';
 import { OrganizationService } from './organization-service.js';
 import { SignInService } from './sign-in-service.js';
 import { openApiRoutes } from './openapi-routes.js';
+import { InviteService } from './invite-service.js';
+import { inviteRoutes, mountInvitePage } from './invite-routes.js';
 import { loginLinkRoutes } from './sign-in-routes.js';
 
 /** Identity, keys, organization, apps, audit log and the OpenAPI document. */
@@ -20,14 +22,17 @@ export function coreArea(app: AppBase) {
     organization: new OrganizationService(app.db, repos.orgs, audit),
     apps: new AppsService(repos.apps),
     signIn: new SignInService(repos.keys, repos.sessions),
+    invites: new InviteService(app.config.dataDir, repos.keys, audit),
   };
   /** Its routes also show usage and disk use, from areas built later (wiring.ts passes them). */
   const area = (late: { usage: { flushTokens(): void }; diskUsage: (appId: string) => number }): Area => ({
     name: 'core',
+    mount: (express) => mountInvitePage(express, services.invites, app.baseUrl, () => app.config.tls?.fingerprint),
     routes(r) {
       identityRoutes(r, { ...services, usage: late.usage });
       appsRoutes(r, { apps: services.apps, diskUsage: late.diskUsage });
       loginLinkRoutes(r, services.signIn);
+      inviteRoutes(r, services.invites);
       openApiRoutes(r);
     },
   });

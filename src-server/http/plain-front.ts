@@ -66,7 +66,7 @@ export function plainFront(specs: RouteSpec[], ctx: AppContext, areas: Area[], e
   return (req, res) => {
     const found = route(req);
     if (!found) return express(req, res);
-    const refused = guardError(req);
+    const refused = guardError(req, ctx.config);
     if (refused) return sendError(req, res, refused, ctx);
     // what Express's router gives a handler: the decoded path parameters
     if (found.params) (req as IncomingMessage & { params?: Record<string, string> }).params = found.params;

@@ -23,7 +23,7 @@ export function upgradeListener(specs: UpgradeSpec[], ctx: AppContext, areas: Ar
       if (!spec || req.method !== 'GET') {
         throw new ApiError(404, 'invalid_request_error', `No WebSocket endpoint at ${req.method} ${pathOf(req)}.`, { code: 'not_found' });
       }
-      const refused = guardError(req);
+      const refused = guardError(req, ctx.config);
       if (refused) throw refused;
       const viaBox = spec.area === 'inference' ? ctx.boxPrincipal(req) : undefined;
       const auth = viaBox ?? authenticate(req as Parameters<typeof authenticate>[0], ctx.repos);

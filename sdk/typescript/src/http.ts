@@ -1,5 +1,6 @@
 import { BoxConnectionError, BoxError, errorOf, retryAfterSeconds } from './errors.js';
 import { resolveConfig, type ServiceConfig } from './config.js';
+import { pinnedFetch, type TlsPin } from './tls.js';
 
 /** How a client finds and talks to the service. Every field is optional. */
 export interface ClientOptions {
@@ -13,8 +14,14 @@ export interface ClientOptions {
   maxRetryDelayMs?: number;
   /** Environment to read BOX_URL, BOX_API_KEY and BOX_DATA_DIR from (default process.env). */
   env?: Record<string, string | undefined>;
-  /** A fetch implementation (default the global fetch). */
+  /** A fetch implementation (default the global fetch; over HTTPS with a pinned certificate, `pinnedFetch`). */
   fetch?: typeof fetch;
+  /**
+   * The service's certificate, pinned: its SHA-256 fingerprint (what `npx box context add`
+   * shows and the service prints at start) and optionally its CA's PEM. Default: the
+   * context's (BOX_CONTEXT or the current context), when the URL comes from one.
+   */
+  tls?: TlsPin;
 }
 
 export type Query = Record<string, string | number | boolean | null | undefined>;
@@ -53,7 +60,9 @@ export class Http {
     this.config = resolveConfig({ url: o.url, apiKey: o.apiKey }, o.env ?? process.env);
     this.maxRetries = o.maxRetries ?? 3;
     this.maxRetryDelayMs = o.maxRetryDelayMs ?? 60_000;
-    this.fetchImpl = o.fetch ?? ((...a) => fetch(...a));
+    const pin = o.tls ?? this.config.tls;
+    const pinned = pin && this.config.url.startsWith('https:') ? pinnedFetch(pin) : undefined;
+    this.fetchImpl = o.fetch ?? pinned ?? ((...a) => fetch(...a));
   }
 
   url(pathname: string, query?: Query): string {

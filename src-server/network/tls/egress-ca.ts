@@ -1,4 +1,4 @@
-import './reflect-shim.js';
+import '../../util/reflect-shim.js';
 import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import tls from 'node:tls';
 import * as x509 from '@peculiar/x509';
