@@ -23,9 +23,7 @@ for (const theme of ['dark', 'light'] as const) {
     const found: string[] = [];
     for (const place of places) {
       await visit(page, svc(), place);
-      const t0 = Date.now();
       const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-      if (process.env.BOX_E2E_AXE_TIMES) console.log(`${theme} ${place.name}: axe ${Date.now() - t0} ms`);
       for (const v of result.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
         found.push(
           `${place.name}: [${v.impact}] ${v.id}: ${v.help}\n    ${v.nodes.map((n) => `${n.target.join(' ')} ${n.failureSummary?.split('\n')[1] ?? ''}`).join('\n    ')}`,
