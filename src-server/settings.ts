@@ -38,6 +38,12 @@ interface EnvSetting {
 /** The service's environment variables; `key` is the field of `EnvSettings`. */
 export const ENV_SETTINGS = {
   dataDir: { env: 'BOX_DATA_DIR', schema: z.string().min(1), default: '`~/.box-desktop`', meaning: 'the data dir of the headless service (`--data-dir` wins)' },
+  databaseUrl: {
+    env: 'BOX_DATABASE_URL',
+    schema: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'a postgres:// URL'),
+    default: 'none: SQLite in the data dir',
+    meaning: 'keep the state in this PostgreSQL database (`postgres://user:pass@host:5432/db`) instead of `<data dir>/box.db`',
+  },
   apiKey: { env: 'BOX_API_KEY', schema: z.string().min(1), default: 'minted', meaning: 'seeds an organization-scoped key with this value' },
   warmPool: {
     env: 'BOX_WARM_POOL',

@@ -22,7 +22,7 @@ export function coreArea(app: AppBase) {
     signIn: new SignInService(repos.keys, repos.sessions),
   };
   /** Its routes also show usage and disk use, from areas built later (wiring.ts passes them). */
-  const area = (late: { usage: { flushTokens(): void }; diskUsage: (appId: string) => number }): Area => ({
+  const area = (late: { usage: { flushTokens(): Promise<void> }; diskUsage: (appId: string) => Promise<number> }): Area => ({
     name: 'core',
     routes(r) {
       identityRoutes(r, { ...services, usage: late.usage });

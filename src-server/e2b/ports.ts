@@ -13,7 +13,7 @@ export type { BoxRecord, ExecSession, NewBox, Principal };
 export { UnknownImage } from '../boxes/ports.js';
 
 export interface BoxesPort {
-  get(boxId: string): BoxRecord | undefined;
+  get(boxId: string): Promise<BoxRecord | undefined>;
   create(auth: Principal, body: CreateBoxBody): Promise<NewBox>;
   pause(box: BoxRecord): Promise<Box>;
   resume(box: BoxRecord): Promise<unknown>;
@@ -22,8 +22,8 @@ export interface BoxesPort {
 
 export interface CheckpointsPort {
   checkpoint(box: BoxRecord, opts: { name?: string }): Promise<Checkpoint>;
-  get(orgId: string, id: string): Checkpoint & { org_id: string };
-  list(orgId: string, q: { box_id?: string; name?: string }): Checkpoint[];
+  get(orgId: string, id: string): Promise<Checkpoint & { org_id: string }>;
+  list(orgId: string, q: { box_id?: string; name?: string }): Promise<Checkpoint[]>;
   delete(cp: Checkpoint & { org_id: string }): Promise<Checkpoint>;
   fromCheckpoint(auth: Principal, cp: Checkpoint & { org_id: string }, name: string, parent?: string | null): Promise<NewBox>;
 }
@@ -39,7 +39,7 @@ export interface FilesPort {
 
 export interface AppsPort {
   /** The organization's app of this name, created when missing. */
-  find(orgId: string, name: string, mint: boolean): { id: string };
+  find(orgId: string, name: string, mint: boolean): Promise<{ id: string }>;
 }
 
 export interface ForkPort {

@@ -62,36 +62,36 @@ export class SandboxService {
   ) {}
 
   /** A live sandbox of the organization; a killed or unknown one is not found (E2B answers 404). */
-  get(orgId: string, id: string): Sandbox {
-    const row = this.repo.get(id);
-    const box = row && row.org_id === orgId ? this.deps.boxes.get(id) : undefined;
+  async get(orgId: string, id: string): Promise<Sandbox> {
+    const row = await this.repo.get(id);
+    const box = row && row.org_id === orgId ? await this.deps.boxes.get(id) : undefined;
     const state = box && stateOf(box);
     if (!row || !box || !state) throw notFound(`Sandbox ${id} not found`, 'not_found', 'sandboxID');
     return { row, box, state };
   }
 
   /** By envd access token (the sandbox front checks it). */
-  row(id: string): SandboxRow | undefined {
-    return this.repo.get(id);
+  async row(id: string): Promise<SandboxRow | undefined> {
+    return await this.repo.get(id);
   }
 
   /** Every sandbox row (the signed-URL front finds the sandbox whose token signed a URL). */
-  rows(): SandboxRow[] {
-    return this.repo.all();
+  async rows(): Promise<SandboxRow[]> {
+    return await this.repo.all();
   }
 
-  box(id: string): BoxRecord | undefined {
-    return this.deps.boxes.get(id);
+  async box(id: string): Promise<BoxRecord | undefined> {
+    return await this.deps.boxes.get(id);
   }
 
   async create(auth: Principal, body: CreateSandbox): Promise<Sandbox> {
     const template = body.templateID ?? 'base';
     const timeout = timeoutSeconds(body.timeout);
     const name = `e2b-${crypto.randomBytes(4).toString('hex')}`;
-    const app = this.deps.apps.find(auth.orgId, E2B_APP, true);
+    const app = await this.deps.apps.find(auth.orgId, E2B_APP, true);
     let made: NewBox;
     if (template.startsWith('boxcp_')) {
-      const cp = this.deps.checkpoints.get(auth.orgId, template);
+      const cp = await this.deps.checkpoints.get(auth.orgId, template);
       made = await this.deps.checkpoints.fromCheckpoint(auth, cp, name);
     } else {
       const image = DEFAULT_TEMPLATES.has(template) ? 'debian' : template;
@@ -102,19 +102,19 @@ export class SandboxService {
           throw e;
         });
     }
-    return this.register(auth, made, { template, metadata: body.metadata ?? {}, envs: body.envVars ?? {}, autoPause: !!body.autoPause, timeout });
+    return await this.register(auth, made, { template, metadata: body.metadata ?? {}, envs: body.envVars ?? {}, autoPause: !!body.autoPause, timeout });
   }
 
   /** Makes a new box (created, forked or from a snapshot) a sandbox with its own access token; one that did not start fails (500). */
-  register(
+  async register(
     auth: Principal,
     made: NewBox,
     o: { template: string; metadata: Record<string, string>; envs: Record<string, string>; autoPause: boolean; timeout?: number },
-  ): Sandbox {
+  ): Promise<Sandbox> {
     if (!made.started) throw new Failed(`Sandbox ${made.box.box_id} did not start: ${made.reason}`);
     const { box } = made;
     const now = Date.now();
-    this.repo.insert({
+    await this.repo.insert({
       box_id: box.box_id,
       org_id: auth.orgId,
       key_id: auth.key.id,
@@ -127,23 +127,26 @@ export class SandboxService {
       end_at: new Date(now + timeoutSeconds(o.timeout) * 1000).toISOString(),
       created_at: new Date(now).toISOString(),
     });
-    return this.get(auth.orgId, box.box_id);
+    return await this.get(auth.orgId, box.box_id);
   }
 
   /**
    * One page of the organization's sandboxes (sandbox-page.ts), running and paused unless
    * `states` narrows them; `metadata` is E2B's `k1=v1&k2=v2`, each key and value URL-encoded.
    */
-  page(orgId: string, q: PageQuery & { states?: SandboxState[]; metadata?: string; template?: string }): { items: Sandbox[]; nextToken?: string } {
+  async page(
+    orgId: string,
+    q: PageQuery & { states?: SandboxState[]; metadata?: string; template?: string },
+  ): Promise<{ items: Sandbox[]; nextToken?: string }> {
     const metadata = q.metadata === undefined ? undefined : Object.fromEntries([...new URLSearchParams(q.metadata)].map(([k, v]) => [decode(k), decode(v)]));
-    return pageOf(this.list(orgId, { states: q.states, metadata, template: q.template }), q);
+    return pageOf(await this.list(orgId, { states: q.states, metadata, template: q.template }), q);
   }
 
   /** Sandboxes of the organization, running and paused unless `states` narrows them. */
-  private list(orgId: string, q: { states?: SandboxState[]; metadata?: Record<string, string>; template?: string }): Sandbox[] {
+  private async list(orgId: string, q: { states?: SandboxState[]; metadata?: Record<string, string>; template?: string }): Promise<Sandbox[]> {
     const out: Sandbox[] = [];
-    for (const row of this.repo.byOrg(orgId)) {
-      const box = this.deps.boxes.get(row.box_id);
+    for (const row of await this.repo.byOrg(orgId)) {
+      const box = await this.deps.boxes.get(row.box_id);
       const state = box && stateOf(box);
       if (!box || !state) continue;
       if (q.states && !q.states.includes(state)) continue;
@@ -154,20 +157,20 @@ export class SandboxService {
     return out;
   }
 
-  setTimeout(orgId: string, id: string, timeout: number | undefined): void {
-    const s = this.get(orgId, id);
-    this.repo.setTimes(s.row.box_id, { end_at: new Date(Date.now() + timeoutSeconds(timeout) * 1000).toISOString() });
+  async setTimeout(orgId: string, id: string, timeout: number | undefined): Promise<void> {
+    const s = await this.get(orgId, id);
+    await this.repo.setTimes(s.row.box_id, { end_at: new Date(Date.now() + timeoutSeconds(timeout) * 1000).toISOString() });
   }
 
   async kill(orgId: string, id: string): Promise<void> {
-    const s = this.get(orgId, id);
+    const s = await this.get(orgId, id);
     await this.deps.boxes.terminate(s.box);
-    this.repo.delete(s.row.box_id);
+    await this.repo.delete(s.row.box_id);
   }
 
   /** Pauses a running sandbox (409 when it is already paused: the SDK then answers false). */
   async pause(orgId: string, id: string): Promise<void> {
-    const s = this.get(orgId, id);
+    const s = await this.get(orgId, id);
     if (s.state === 'paused') throw conflict(`Sandbox ${id} is already paused`, 'already_paused');
     await this.deps.boxes.pause(s.box);
   }
@@ -177,33 +180,33 @@ export class SandboxService {
    * unless the new timeout reaches further (E2B's rule).
    */
   async connect(orgId: string, id: string, timeout: number | undefined): Promise<Sandbox> {
-    const s = this.get(orgId, id);
+    const s = await this.get(orgId, id);
     const end = Date.now() + timeoutSeconds(timeout) * 1000;
     if (s.state === 'paused') {
       await this.deps.boxes.resume(s.box);
-      this.repo.setTimes(id, { started_at: new Date().toISOString(), end_at: new Date(end).toISOString() });
+      await this.repo.setTimes(id, { started_at: new Date().toISOString(), end_at: new Date(end).toISOString() });
     } else if (timeout !== undefined && end > Date.parse(s.row.end_at)) {
-      this.repo.setTimes(id, { end_at: new Date(end).toISOString() });
+      await this.repo.setTimes(id, { end_at: new Date(end).toISOString() });
     }
-    const after = this.get(orgId, id);
+    const after = await this.get(orgId, id);
     if (after.state !== 'running') throw new Failed(`Sandbox ${id} could not be resumed: ${after.box.error_message ?? after.box.status}`);
     return after;
   }
 
   /** Kills or pauses (autoPause) the sandboxes past their end. */
   async sweep(now = Date.now()): Promise<void> {
-    for (const row of this.repo.all()) {
+    for (const row of await this.repo.all()) {
       if (Date.parse(row.end_at) > now) continue;
-      const box = this.deps.boxes.get(row.box_id);
+      const box = await this.deps.boxes.get(row.box_id);
       const state = box && stateOf(box);
       try {
-        if (!box || !state) this.repo.delete(row.box_id);
+        if (!box || !state) await this.repo.delete(row.box_id);
         else if (state !== 'running')
           continue; // a paused sandbox waits for connect, as on E2B
         else if (row.auto_pause) await this.deps.boxes.pause(box);
         else {
           await this.deps.boxes.terminate(box);
-          this.repo.delete(row.box_id);
+          await this.repo.delete(row.box_id);
         }
       } catch (e) {
         this.deps.log.warn(`e2b: timeout of sandbox ${row.box_id} failed`, e);

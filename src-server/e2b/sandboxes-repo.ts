@@ -28,34 +28,33 @@ const fromRaw = (r: Raw): SandboxRow => ({
 export class SandboxesRepo {
   constructor(private db: Db) {}
 
-  insert(r: SandboxRow): void {
-    this.db
-      .prepare(
-        `INSERT INTO e2b_sandboxes (box_id, org_id, key_id, template_id, metadata, envs, access_token, auto_pause, started_at, end_at, created_at)
+  async insert(r: SandboxRow): Promise<void> {
+    await this.db.run(
+      `INSERT INTO e2b_sandboxes (box_id, org_id, key_id, template_id, metadata, envs, access_token, auto_pause, started_at, end_at, created_at)
          VALUES (@box_id, @org_id, @key_id, @template_id, @metadata, @envs, @access_token, @auto_pause, @started_at, @end_at, @created_at)`,
-      )
-      .run({ ...r, metadata: JSON.stringify(r.metadata), envs: JSON.stringify(r.envs), auto_pause: r.auto_pause ? 1 : 0 });
+      { ...r, metadata: JSON.stringify(r.metadata), envs: JSON.stringify(r.envs), auto_pause: r.auto_pause ? 1 : 0 },
+    );
   }
 
-  get(boxId: string): SandboxRow | undefined {
-    const r = this.db.prepare('SELECT * FROM e2b_sandboxes WHERE box_id = ?').get(boxId) as Raw | undefined;
+  async get(boxId: string): Promise<SandboxRow | undefined> {
+    const r = (await this.db.get('SELECT * FROM e2b_sandboxes WHERE box_id = ?', [boxId])) as Raw | undefined;
     return r && fromRaw(r);
   }
 
-  byOrg(orgId: string): SandboxRow[] {
-    return (this.db.prepare('SELECT * FROM e2b_sandboxes WHERE org_id = ? ORDER BY started_at, box_id').all(orgId) as Raw[]).map(fromRaw);
+  async byOrg(orgId: string): Promise<SandboxRow[]> {
+    return ((await this.db.all('SELECT * FROM e2b_sandboxes WHERE org_id = ? ORDER BY started_at, box_id', [orgId])) as Raw[]).map(fromRaw);
   }
 
-  all(): SandboxRow[] {
-    return (this.db.prepare('SELECT * FROM e2b_sandboxes').all() as Raw[]).map(fromRaw);
+  async all(): Promise<SandboxRow[]> {
+    return ((await this.db.all('SELECT * FROM e2b_sandboxes')) as Raw[]).map(fromRaw);
   }
 
-  setTimes(boxId: string, t: { started_at?: string; end_at: string }): void {
-    if (t.started_at) this.db.prepare('UPDATE e2b_sandboxes SET started_at = ?, end_at = ? WHERE box_id = ?').run(t.started_at, t.end_at, boxId);
-    else this.db.prepare('UPDATE e2b_sandboxes SET end_at = ? WHERE box_id = ?').run(t.end_at, boxId);
+  async setTimes(boxId: string, t: { started_at?: string; end_at: string }): Promise<void> {
+    if (t.started_at) await this.db.run('UPDATE e2b_sandboxes SET started_at = ?, end_at = ? WHERE box_id = ?', [t.started_at, t.end_at, boxId]);
+    else await this.db.run('UPDATE e2b_sandboxes SET end_at = ? WHERE box_id = ?', [t.end_at, boxId]);
   }
 
-  delete(boxId: string): void {
-    this.db.prepare('DELETE FROM e2b_sandboxes WHERE box_id = ?').run(boxId);
+  async delete(boxId: string): Promise<void> {
+    await this.db.run('DELETE FROM e2b_sandboxes WHERE box_id = ?', [boxId]);
   }
 }

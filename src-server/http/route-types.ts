@@ -49,5 +49,5 @@ interface UpgradeCtx {
   head: Buffer;
   auth: Principal;
   app: RouteApp;
-  admit(): () => void;
+  admit(): Promise<() => void>;
 }
