@@ -12,7 +12,7 @@ const run = promisify(execFile);
 const PG_BIN = '/usr/lib/postgresql/15/bin';
 const pgTool = (name: string) => (fs.existsSync(path.join(PG_BIN, name)) ? path.join(PG_BIN, name) : name);
 
-export interface BackupResult {
+interface BackupResult {
   store: 'sqlite' | 'postgres';
   file: string;
   bytes: number;

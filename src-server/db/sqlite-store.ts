@@ -10,7 +10,7 @@ const STATEMENT_CACHE_MAX = 512;
  * while it is open, a statement from elsewhere (another connection's would block on the
  * file lock, this connection's would land inside the transaction) waits for it.
  */
-export class SqliteGate {
+class SqliteGate {
   /** The open transaction's end, while one is open. */
   private open: Promise<void> | undefined;
   /** The last transaction in line: the next one starts after it. */

@@ -14,7 +14,7 @@ export interface RunResult {
   changes: number;
 }
 
-export interface Queryable {
+interface Queryable {
   readonly dialect: Dialect;
   /** The first row, or undefined. */
   get<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T | undefined>;

@@ -220,7 +220,7 @@ async function execute(
   res: ServerResponse,
   auth: Principal,
   raw: Buffer,
-  record?: (status: number, body: Buffer) => void,
+  record?: (status: number, body: Buffer) => Promise<void>,
 ) {
   let status = 200;
   let payload: unknown;
@@ -259,6 +259,6 @@ async function execute(
     headers = e.headers;
   }
   const text = status === 204 ? null : JSON.stringify(payload);
-  record?.(status, text === null ? Buffer.alloc(0) : Buffer.from(text));
+  await record?.(status, text === null ? Buffer.alloc(0) : Buffer.from(text));
   writeJson(res, status, headers, text);
 }

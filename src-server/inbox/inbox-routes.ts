@@ -42,7 +42,7 @@ export function inboxRoutes(r: RouteRegistrar, inboxes: InboxService) {
     area: 'box',
     tag: 'inbox',
     summary: 'List webhook inboxes',
-    handler: async ({ auth }) => ({ data: (await inboxes.listFor(auth.orgId)).map(view) }),
+    handler: async ({ auth }) => ({ data: await Promise.all((await inboxes.listFor(auth.orgId)).map(view)) }),
   });
 
   r.add({

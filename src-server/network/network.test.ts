@@ -72,7 +72,7 @@ describe('listeners', () => {
     expect(forwards.map((f) => f.guestPort).sort()).toEqual([22, 8080]);
     expect(forwards.find((f) => f.guestPort === 22)!.hostPort).toBe(t.public_port);
     for (const f of forwards) expect(rt.forwards.has(`${box.box_id}:${f.hostPort}->${f.guestPort}`)).toBe(true);
-    expect(svc.ctx.services.boxes.hooks.network.forwardsFor(box.box_id)).toEqual(forwards);
+    expect(await svc.ctx.services.boxes.hooks.network.forwardsFor(box.box_id)).toEqual(forwards);
 
     const second = await (await post(`/v1/boxes/${box.box_id}/listeners`, { guest_port: 9000 })).json();
     expect(second).toMatchObject({ protocol: 'http', alias_url: `http://9000.web.box.localhost:${ingressPort}/` });

@@ -46,7 +46,7 @@ describe('secrets', () => {
     // A sealed value is bound to its row: moved under another name it no longer opens.
     const blob = (await svc.ctx.db.get('SELECT ciphertext FROM secrets WHERE name = ?', ['CANARY'])) as { ciphertext: Buffer };
     await svc.ctx.db.run('UPDATE secrets SET ciphertext = ? WHERE name = ?', [blob.ciphertext, '_a']);
-    expect(async () => await svc.ctx.services.secrets.resolve(orgId, '_a')).toThrow();
+    await expect(svc.ctx.services.secrets.resolve(orgId, '_a')).rejects.toThrow();
     await put('_a', 'x');
   });
 

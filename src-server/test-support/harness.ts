@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { inject } from 'vitest';
 import { responseViolations } from '../http/response-check.js';
+import { createDatabase, PG_BIN } from './postgres.js';
 import { startService, type ServiceHandle, type StartOptions } from '../service.js';
 
 export interface TestService extends ServiceHandle {
@@ -22,7 +24,6 @@ const TEST_KEY = 'bxk_test_key_for_route_tests_000000000000';
  * (vitest.config.ts), a database of their own on the run's PostgreSQL server. The database
  * follows the data dir, so a test that restarts a service on its data dir finds its state.
  */
-export const testStore: 'sqlite' | 'postgres' = inject('pgUrl') ? 'postgres' : 'sqlite';
 const databases = new Map<string, Promise<string>>();
 
 async function databaseFor(dataDir: string): Promise<string | undefined> {
@@ -30,7 +31,6 @@ async function databaseFor(dataDir: string): Promise<string | undefined> {
   if (!server) return undefined;
   let url = databases.get(dataDir);
   if (!url) {
-    const { createDatabase } = await import('./postgres.js');
     url = createDatabase(server, `t_${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 20)}`);
     databases.set(dataDir, url);
   }
@@ -74,8 +74,6 @@ export async function startTestService(opts: Partial<StartOptions> = {}): Promis
  */
 export async function storedBytes(svc: TestService): Promise<Buffer> {
   if (svc.databaseUrl) {
-    const { execFileSync } = await import('node:child_process');
-    const { PG_BIN } = await import('./postgres.js');
     return execFileSync(path.join(PG_BIN, 'pg_dump'), ['--data-only', `--dbname=${svc.databaseUrl}`], { maxBuffer: 1 << 30 });
   }
   const { SqliteStore } = await import('../db/sqlite-store.js');

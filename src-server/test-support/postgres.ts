@@ -28,7 +28,7 @@ function run(bin: string, args: string[], opts: { cwd?: string } = {}): string {
   return execFileSync(cmd, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: opts.cwd ?? os.tmpdir() });
 }
 
-export function postgresAvailable(): boolean {
+function postgresAvailable(): boolean {
   return fs.existsSync(path.join(PG_BIN, 'pg_ctl'));
 }
 
@@ -71,7 +71,7 @@ export async function startPostgres(): Promise<PgServer> {
 }
 
 /** The server's URL with another database name. */
-export const databaseUrl = (serverUrl: string, db: string) => serverUrl.replace(/\/[^/]*$/, `/${db}`);
+const databaseUrl = (serverUrl: string, db: string) => serverUrl.replace(/\/[^/]*$/, `/${db}`);
 
 /** Creates an empty database (dropping one of the same name) and answers its URL. */
 export async function createDatabase(serverUrl: string, name: string): Promise<string> {
@@ -85,14 +85,4 @@ export async function createDatabase(serverUrl: string, name: string): Promise<s
     await c.end();
   }
   return databaseUrl(serverUrl, name);
-}
-
-export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
-  const c = new pg.Client({ connectionString: serverUrl });
-  await c.connect();
-  try {
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  } finally {
-    await c.end();
-  }
 }

@@ -185,7 +185,7 @@ describe('billing arithmetic', () => {
     const box = await create('rounded');
     const record = { box_id: box.box_id, org_id: orgId, app_id: appId, vcpu_count: 1, memory_mib: 512 };
     const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 10 * 3_600_000;
-    const charged = svc.ctx.services.usage.recordBoxTime(record, hour - 1990, hour + 3 * 3_600_000 - 1990);
+    const charged = await svc.ctx.services.usage.recordBoxTime(record, hour - 1990, hour + 3 * 3_600_000 - 1990);
     expect(charged).toBe(3 * 3600 * 1050);
     await post(`/v1/boxes/${box.box_id}/terminate`);
   });
