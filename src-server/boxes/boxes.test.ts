@@ -122,9 +122,9 @@ describe('box lifecycle through the transitions table', () => {
     expect(again.box_id).not.toBe(box.box_id);
     expect(again.status).toBe('running');
     const boxes = svc.ctx.services.boxes;
-    expect(boxes.purgeTerminated(Date.now() + 23 * 3600 * 1000)).toBe(0);
+    expect(await boxes.purgeTerminated(Date.now() + 23 * 3600 * 1000)).toBe(0);
     expect((await svc.api(`/v1/boxes/${box.box_id}`)).status).toBe(200);
-    expect(boxes.purgeTerminated(Date.now() + 25 * 3600 * 1000)).toBeGreaterThanOrEqual(1);
+    expect(await boxes.purgeTerminated(Date.now() + 25 * 3600 * 1000)).toBeGreaterThanOrEqual(1);
     expect((await svc.api(`/v1/boxes/${box.box_id}`)).status).toBe(404);
     expect((await svc.api(`/v1/boxes/${again.box_id}`)).status).toBe(200);
     expect((await svc.api('/v1/boxes/not-a-box')).status).toBe(400);

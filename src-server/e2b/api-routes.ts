@@ -65,7 +65,7 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
     r.add({ method, path: `${PREFIX}${path}`, area: 'box', tag: 'e2b', summary, errors: 'e2b', ...spec });
   const params = E2BSandboxIdParams;
 
-  const create = (body: z.infer<typeof E2BCreateBody>, auth: Parameters<SandboxService['create']>[0]) => {
+  const create = async (body: z.infer<typeof E2BCreateBody>, auth: Parameters<SandboxService['create']>[0]) => {
     unsupportedCreate(body);
     const network = { ...body.network, allowInternetAccess: body.allow_internet_access ?? undefined };
     return sandboxes
@@ -80,8 +80,8 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
   on('post', '/sandboxes', 'E2B: create a sandbox (older route)', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
   on('post', '/v2/sandboxes', 'E2B: create a sandbox', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
 
-  const list = (v2: boolean) => (auth: { orgId: string }, q: E2BListQuery) => {
-    const { items, nextToken } = sandboxes.page(auth.orgId, { ...q, states: q.state ?? (v2 ? undefined : ['running']) });
+  const list = (v2: boolean) => async (auth: { orgId: string }, q: E2BListQuery) => {
+    const { items, nextToken } = await sandboxes.page(auth.orgId, { ...q, states: q.state ?? (v2 ? undefined : ['running']) });
     return new Reply(200, items.map(listed), nextToken ? { 'X-Next-Token': nextToken } : {});
   };
   on('get', '/sandboxes', 'E2B: list running sandboxes (older route)', { query: E2BListQuery, handler: ({ auth, query }) => list(false)(auth, query) });
@@ -89,8 +89,8 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
 
   on('get', '/sandboxes/:sandboxID', 'E2B: a sandbox', {
     params,
-    handler: ({ auth, params: p }) => {
-      const s = sandboxes.get(auth.orgId, p.sandboxID);
+    handler: async ({ auth, params: p }) => {
+      const s = await sandboxes.get(auth.orgId, p.sandboxID);
       return { ...listed(s), domain: null, lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: s.row.auto_resume } };
     },
   });
@@ -101,12 +101,12 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
   on('post', '/sandboxes/:sandboxID/timeout', "E2B: set a sandbox's timeout", {
     params,
     body: E2BTimeoutBody,
-    handler: ({ auth, params: p, body }) => (sandboxes.setTimeout(auth.orgId, p.sandboxID, body.timeout ?? 0), NO_CONTENT),
+    handler: async ({ auth, params: p, body }) => (await sandboxes.setTimeout(auth.orgId, p.sandboxID, body.timeout ?? 0), NO_CONTENT),
   });
   on('post', '/sandboxes/:sandboxID/refreshes', "E2B: extend a sandbox's timeout", {
     params,
     body: E2BRefreshBody,
-    handler: ({ auth, params: p, body }) => (sandboxes.setTimeout(auth.orgId, p.sandboxID, body.duration), NO_CONTENT),
+    handler: async ({ auth, params: p, body }) => (await sandboxes.setTimeout(auth.orgId, p.sandboxID, body.duration), NO_CONTENT),
   });
   on('post', '/sandboxes/:sandboxID/pause', 'E2B: pause a sandbox (memory: false keeps only the filesystem)', {
     params,
@@ -135,7 +135,7 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
     body: E2BSnapshotBody,
     handler: async ({ auth, params: p, body }) => new Reply(201, await snapshots.create(auth.orgId, p.sandboxID, body.name)),
   });
-  on('get', '/snapshots', 'E2B: list snapshots', { query: E2BSnapshotsQuery, handler: ({ auth, query }) => snapshots.list(auth.orgId, query) });
+  on('get', '/snapshots', 'E2B: list snapshots', { query: E2BSnapshotsQuery, handler: async ({ auth, query }) => await snapshots.list(auth.orgId, query) });
   on('delete', '/templates/:templateID', 'E2B: delete a snapshot', {
     params: E2BTemplateIdParams,
     handler: async ({ auth, params: p }) => (await snapshots.delete(auth.orgId, p.templateID), NO_CONTENT),

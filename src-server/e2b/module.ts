@@ -45,7 +45,7 @@ export function e2bArea(
   const sandboxes = new SandboxService(repo, { boxes, checkpoints, apps, policies, files, log: app.log });
   const snapshots = new SnapshotService(sandboxes, deps.checkpoints);
   const templates = new TemplateBuilds(deps.images, path.join(app.config.dataDir, 'e2b-templates'));
-  const processes = new EnvdProcesses(deps.execs, (id) => deps.boxes.get(id)?.status === 'running');
+  const processes = new EnvdProcesses(deps.execs, async (id) => (await deps.boxes.get(id))?.status === 'running');
   const filesystem = new EnvdFilesystem(deps.execs);
   const filesHttp = new EnvdFilesHttp(deps.files);
   let timer: NodeJS.Timeout | undefined;
@@ -63,7 +63,7 @@ export function e2bArea(
       express.use('/e2b/sandbox', e2bSandboxRoutes({ gate: app, sandboxes, processes, filesystem, filesHttp, code: deps.code }));
     },
     start() {
-      timer = setInterval(() => {
+      timer = setInterval(async () => {
         if (sweeping) return;
         sweeping = true;
         void sandboxes.sweep().finally(() => (sweeping = false));
