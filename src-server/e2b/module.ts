@@ -63,7 +63,7 @@ export function e2bArea(
       express.use('/e2b/sandbox', e2bSandboxRoutes({ gate: app, sandboxes, processes, filesystem, filesHttp, code: deps.code }));
     },
     start() {
-      timer = setInterval(async () => {
+      timer = setInterval(() => {
         if (sweeping) return;
         sweeping = true;
         void sandboxes.sweep().finally(() => (sweeping = false));
