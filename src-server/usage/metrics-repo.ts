@@ -29,7 +29,8 @@ export class MetricsRepo {
     const n = (v: number | null) => (v === null ? 0 : 1);
     await this.db.run(
       `INSERT INTO box_metrics_5m (box_id, bucket, cpu_sum, cpu_n, mem_sum, mem_n, disk_sum, disk_n) VALUES (@box, @bucket, @cpu, @cn, @mem, @mn, @disk, @dn)
-         ON CONFLICT (box_id, bucket) DO UPDATE SET cpu_sum = cpu_sum + @cpu, cpu_n = cpu_n + @cn, mem_sum = mem_sum + @mem, mem_n = mem_n + @mn, disk_sum = disk_sum + @disk, disk_n = disk_n + @dn`,
+         ON CONFLICT (box_id, bucket) DO UPDATE SET cpu_sum = box_metrics_5m.cpu_sum + @cpu, cpu_n = box_metrics_5m.cpu_n + @cn, mem_sum = box_metrics_5m.mem_sum + @mem,
+           mem_n = box_metrics_5m.mem_n + @mn, disk_sum = box_metrics_5m.disk_sum + @disk, disk_n = box_metrics_5m.disk_n + @dn`,
       {
         box: s.boxId,
         bucket: Math.floor(s.at / ROLLUP_MS) * ROLLUP_MS,
