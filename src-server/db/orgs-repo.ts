@@ -72,6 +72,10 @@ export class OrgsRepo {
   async charge(id: string, nanos: number): Promise<void> {
     if (nanos <= 0) return;
     this.exhausted.delete(id);
-    await this.db.run('UPDATE orgs SET credits_usd_nanos = MAX(0, credits_usd_nanos - ?) WHERE id = ?', [Math.round(nanos), id]);
+    // CASE, not MAX(0, x): PostgreSQL's MAX is only an aggregate (its two-value one is GREATEST)
+    await this.db.run('UPDATE orgs SET credits_usd_nanos = CASE WHEN credits_usd_nanos > @n THEN credits_usd_nanos - @n ELSE 0 END WHERE id = @id', {
+      n: Math.round(nanos),
+      id,
+    });
   }
 }

@@ -33,8 +33,8 @@ export class UsageRepo {
     await this.db.run(
       `INSERT INTO box_usage_hourly (box_id, hour, org_id, app_id, box_seconds, vcpu_seconds, memory_gib_seconds, usd_nanos)
          VALUES (@boxId, @hour, @orgId, @appId, @seconds, @vcpuSeconds, @memoryGibSeconds, @nanos)
-         ON CONFLICT (box_id, hour) DO UPDATE SET box_seconds = box_seconds + @seconds, vcpu_seconds = vcpu_seconds + @vcpuSeconds,
-           memory_gib_seconds = memory_gib_seconds + @memoryGibSeconds, usd_nanos = usd_nanos + @nanos`,
+         ON CONFLICT (box_id, hour) DO UPDATE SET box_seconds = box_usage_hourly.box_seconds + @seconds, vcpu_seconds = box_usage_hourly.vcpu_seconds + @vcpuSeconds,
+           memory_gib_seconds = box_usage_hourly.memory_gib_seconds + @memoryGibSeconds, usd_nanos = box_usage_hourly.usd_nanos + @nanos`,
       u,
     );
   }
@@ -75,8 +75,8 @@ export class UsageRepo {
   async addTokens(orgId: string, day: string, model: string, input: number, output: number, nanos: number, requests = 1): Promise<void> {
     await this.db.run(
       `INSERT INTO token_usage_daily (org_id, day, model, requests, input_tokens, output_tokens, usd_nanos) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (org_id, day, model) DO UPDATE SET requests = requests + excluded.requests, input_tokens = input_tokens + excluded.input_tokens,
-           output_tokens = output_tokens + excluded.output_tokens, usd_nanos = usd_nanos + excluded.usd_nanos`,
+         ON CONFLICT (org_id, day, model) DO UPDATE SET requests = token_usage_daily.requests + excluded.requests, input_tokens = token_usage_daily.input_tokens + excluded.input_tokens,
+           output_tokens = token_usage_daily.output_tokens + excluded.output_tokens, usd_nanos = token_usage_daily.usd_nanos + excluded.usd_nanos`,
       [orgId, day, model, requests, input, output, nanos],
     );
   }
@@ -93,8 +93,8 @@ export class UsageRepo {
   async addBoxTokens(boxId: string, orgId: string, day: string, model: string, input: number, output: number, nanos: number, requests: number): Promise<void> {
     await this.db.run(
       `INSERT INTO box_token_usage (box_id, day, model, org_id, requests, input_tokens, output_tokens, usd_nanos) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (box_id, day, model) DO UPDATE SET requests = requests + excluded.requests, input_tokens = input_tokens + excluded.input_tokens,
-           output_tokens = output_tokens + excluded.output_tokens, usd_nanos = usd_nanos + excluded.usd_nanos`,
+         ON CONFLICT (box_id, day, model) DO UPDATE SET requests = box_token_usage.requests + excluded.requests, input_tokens = box_token_usage.input_tokens + excluded.input_tokens,
+           output_tokens = box_token_usage.output_tokens + excluded.output_tokens, usd_nanos = box_token_usage.usd_nanos + excluded.usd_nanos`,
       [boxId, day, model, orgId, requests, input, output, nanos],
     );
   }
