@@ -462,6 +462,15 @@ CodeExecutionData = TypedDict("CodeExecutionData", {
 })
 
 
+#: A window on a desktop box.
+DesktopWindow = TypedDict("DesktopWindow", {
+    "id": str,
+    "title": str,
+    "pid": Optional[int],
+    "focused": bool,
+})
+
+
 DesktopInfoCursor = TypedDict("DesktopInfoCursor", {
     "x": int,
     "y": int,
@@ -491,15 +500,6 @@ DesktopActionResultCursor = TypedDict("DesktopActionResultCursor", {
 DesktopActionResult = TypedDict("DesktopActionResult", {
     "type": str,
     "cursor": DesktopActionResultCursor,
-})
-
-
-#: A window on a desktop box.
-DesktopWindow = TypedDict("DesktopWindow", {
-    "id": str,
-    "title": str,
-    "pid": Optional[int],
-    "focused": bool,
 })
 
 
