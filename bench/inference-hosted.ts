@@ -28,6 +28,9 @@ const timed = async <T>(f: () => Promise<T>): Promise<[number, T]> => {
 
 process.env.BOX_CODE_WARM = '1'; // the default template's warm kernel, as the product ships
 const { svc, api, post } = await benchService('bxhosted-');
+// a failed run still stops its boxes: the service's close terminates their QEMUs
+process.on('uncaughtException', (e) => void svc.close().finally(() => (console.error(e), process.exit(1))));
+process.on('unhandledRejection', (e) => void svc.close().finally(() => (console.error(e), process.exit(1))));
 const appId = (await post('/v1/apps/find', { name: 'bench-hosted', mint_if_missing: true })).id;
 const CODE = { type: 'code_interpreter', container: { type: 'auto' } };
 const SHELL = { type: 'shell', environment: { type: 'container_auto' } };

@@ -73,10 +73,11 @@ test('a second fork gets a free name (<name>-fork-2), not a 409', async ({ page,
     .locator('input');
   await expect(forkName).toHaveValue('forky-fork');
   await page.getByTestId('fork').click();
-  await expect(lineage.getByRole('link', { name: 'forky-fork', exact: true })).toBeVisible();
+  // a fork is linked twice: in the tree, and beside the checkpoint it is on
+  await expect(lineage.getByRole('link', { name: 'forky-fork', exact: true }).first()).toBeVisible();
   await expect(forkName).toHaveValue('forky-fork-2');
   await page.getByTestId('fork').click();
-  await expect(lineage.getByRole('link', { name: 'forky-fork-2', exact: true })).toBeVisible();
+  await expect(lineage.getByRole('link', { name: 'forky-fork-2', exact: true }).first()).toBeVisible();
   await expect(lineage.getByTestId('error')).toHaveCount(0);
   const names = ((await (await svc().api('/v1/boxes?limit=100')).json()).data as { name: string }[]).map((b) => b.name);
   expect(names).toEqual(expect.arrayContaining(['forky-fork', 'forky-fork-2']));

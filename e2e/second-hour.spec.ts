@@ -93,7 +93,7 @@ test('3. names instead of ids: a box policy, the boxes of an image, a terminated
   await screenshot(page, 'images-names');
 });
 
-test('4. box files: opens the box from its "files" link, starts in home, new folder, rename, delete, preview text and image', async ({ page }) => {
+test('4. box files: opens the box Files tab, starts in home, new folder, rename, delete, preview text and image', async ({ page }) => {
   const box = await createBox(svc(), 'files-box');
   const put = (p: string, body: BodyInit) =>
     svc().api(`/v1/boxes/${box.box_id}/files?path=${encodeURIComponent(p)}&create_parents=true`, { method: 'PUT', body });
@@ -103,8 +103,7 @@ test('4. box files: opens the box from its "files" link, starts in home, new fol
   expect((await put('/root/dot.png', png)).status).toBeLessThan(300);
   await login(page, svc());
   await page.goto(`${svc().url}/#/boxes/${box.box_id}`);
-  await page.getByRole('link', { name: 'files', exact: true }).click();
-  await expect(page.getByTestId('view-files')).toBeVisible();
+  await page.getByTestId('tab-files').click();
   // Home: /root, the $HOME execs get.
   await expect(page.getByTestId('breadcrumbs')).toContainText('root');
   const entry = (name: string) => page.locator(`[data-testid="entry"][data-name="${name}"]`);
@@ -148,7 +147,7 @@ test('6. keyboard: Alt+0 opens Images, ? lists shortcuts, the palette runs any b
   await page.keyboard.press('?');
   const help = page.getByTestId('shortcut-help');
   await expect(help).toBeVisible();
-  await expect(help.getByTestId('shortcut-view')).toHaveCount(10);
+  await expect(help.getByTestId('shortcut-view')).toHaveCount(11);
   await expect(help).toContainText('Ctrl+K');
   await page.keyboard.press('Escape');
   await expect(help).toHaveCount(0);

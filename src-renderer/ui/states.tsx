@@ -33,7 +33,7 @@ export function ErrorNotice({ error, compact }: { error: unknown; compact?: bool
     >
       <div>{missing ? 'This part of the service is not available yet.' : errorMessage(error)}</div>
       {api && !compact && (
-        <div className="mt-0.5 font-mono text-[11px] text-rose-300/70">
+        <div className="mt-0.5 font-mono text-[11px] text-rose-300">
           {api.status} {api.type}
           {api.code !== null && ` · ${api.code}`}
           {api.param && ` · ${api.param}`}

@@ -3,80 +3,20 @@
  * Python (ipykernel, numpy, pandas, matplotlib: scripts/debian-packages.txt) and Node:
  * the kernels' behaviour without a VM. code.vm.test.ts runs the same daemon in a box.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESOURCES_DIR } from '../runtime/guest-image/guest-image.js';
 import { LINE_1_3_2 } from './test-support/chart.js';
+import { mainResult as main, openDaemon, type DaemonEv as Ev, type DaemonExecution as Execution } from './test-support/daemon.js';
 
-type Ev = { rid: number; type: string; [k: string]: unknown };
-type Execution = {
-  context_id: string;
-  results: Record<string, unknown>[];
-  stdout: string;
-  stderr: string;
-  error: { name: string; value: string; traceback: string } | null;
-  execution_count: number | null;
-  truncated: boolean;
-};
+let daemon: Awaited<ReturnType<typeof openDaemon>>;
+const request = (body: Record<string, unknown>): Promise<Ev[]> => daemon.request(body).events;
+const run = (body: Record<string, unknown>) => daemon.run(body);
 
-let daemon: ChildProcess;
-let sock: Socket;
-let rid = 0;
-const waiting = new Map<number, Ev[]>();
-const resolvers = new Map<number, (e: Ev[]) => void>();
-
-function request(body: Record<string, unknown>): Promise<Ev[]> {
-  const id = ++rid;
-  waiting.set(id, []);
-  sock.write(`${JSON.stringify({ ...body, rid: id })}\n`);
-  return new Promise((resolve) => resolvers.set(id, resolve));
-}
-const run = async (body: Record<string, unknown>) => (await request({ op: 'run', timeout: 60, ...body })).at(-1)!.execution as Execution;
-const main = (x: Execution) => x.results.find((r) => r.is_main_result);
 const CHART = 'application/vnd.box.chart+json';
 
-/** The daemon on any free port (BOX_CODE_PORT=0), which it names in its first line; a daemon that exits first fails the start. */
-function startDaemon(home: string): Promise<{ d: ChildProcess; port: number }> {
-  const d = spawn('/usr/bin/python3', [join(home, 'boxcode.py')], {
-    env: { ...process.env, BOX_CODE_PORT: '0', HOME: home, MPLCONFIGDIR: home },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    d.stdout!.setEncoding('utf8').on('data', (s: string) => {
-      out += s;
-      const m = /listening on (\d+)/.exec(out);
-      if (m) resolve({ d, port: Number(m[1]) });
-    });
-    d.once('exit', (code) => reject(new Error(`the code daemon exited (${code}) before it listened: ${out}`)));
-  });
-}
-
 beforeAll(async () => {
-  const home = mkdtempSync('/tmp/boxcode-test-');
-  cpSync(join(RESOURCES_DIR, 'guest', 'code'), home, { recursive: true });
-  let port: number;
-  ({ d: daemon, port } = await startDaemon(home));
-  sock = connect(port, '127.0.0.1');
-  let buf = '';
-  sock.setEncoding('utf8').on('data', (s: string) => {
-    buf += s;
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const e = JSON.parse(buf.slice(0, nl)) as Ev;
-      buf = buf.slice(nl + 1);
-      waiting.get(e.rid)!.push(e);
-      if (['end', 'reply', 'fail'].includes(e.type)) resolvers.get(e.rid)!(waiting.get(e.rid)!);
-    }
-  });
+  daemon = await openDaemon();
 }, 60_000);
-afterAll(() => {
-  sock?.destroy();
-  daemon?.kill('SIGKILL');
-});
+afterAll(() => daemon?.close());
 
 describe('the code daemon, Python (ipykernel)', () => {
   it('keeps state, streams stdout before the result, counts executions', async () => {
@@ -183,22 +123,14 @@ describe('the code daemon, JavaScript and bash', () => {
   }, 60_000);
 
   it('a daemon started after one stopped says, on its first run, that every context was reset', async () => {
-    const home = mkdtempSync('/tmp/boxcode-test-');
-    cpSync(join(RESOURCES_DIR, 'guest', 'code'), home, { recursive: true });
+    let home: string | undefined;
     const firstRun = async (): Promise<Execution> => {
-      const { d, port } = await startDaemon(home);
+      const d = await openDaemon(home);
+      home = d.home;
       try {
-        const s = connect(port, '127.0.0.1');
-        s.write(`${JSON.stringify({ rid: 1, op: 'run', language: 'bash', code: 'echo hi' })}\n`);
-        let buf = '';
-        for await (const chunk of s.setEncoding('utf8')) {
-          buf += String(chunk);
-          const end = buf.split('\n').find((l) => l.includes('"end"'));
-          if (end) return (s.destroy(), (JSON.parse(end) as Ev).execution as Execution);
-        }
-        throw new Error('no end');
+        return await d.run({ language: 'bash', code: 'echo hi' });
       } finally {
-        d.kill('SIGKILL');
+        d.close();
       }
     };
     const fresh = await firstRun();

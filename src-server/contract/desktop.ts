@@ -105,3 +105,11 @@ export const OpenBody = z.strictObject({
 export const Opened = z.object({ target: z.string() });
 
 export const DesktopBoxParams = z.object({ box_id: idSchema('box', 'box_id') });
+
+/** The live view's WebSocket messages, both ways: binary frames of the RFB (VNC) protocol. */
+export const DesktopVncFrame = z.string().describe('A binary WebSocket message: RFB (VNC) protocol bytes, as noVNC sends and reads them.');
+
+/** The browser's DevTools protocol, both ways: one JSON object a message (commands with `id` and `method`; results and events). */
+export const DesktopCdpMessage = z
+  .looseObject({ id: z.number().int().optional(), method: z.string().optional(), sessionId: z.string().optional() })
+  .describe('A Chrome DevTools Protocol message (JSON).');

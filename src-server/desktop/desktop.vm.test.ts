@@ -7,6 +7,8 @@
  * the cases (VM time is CI time); each states what it relies on.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -19,6 +21,14 @@ import { provideDesktopImage } from './test-support/desktop-image.js';
 import { decodePng, pixel } from './test-support/png.js';
 
 const VM_TIMEOUT = 1_800_000;
+/**
+ * The desktop image's first build is a long apt run in a builder box (tens of minutes under
+ * TCG), too long for `npm test`'s budget on a fresh machine: this file runs where the image
+ * is built already (`<BOX_IMAGE_CACHE>/desktop-store`, e.g. after `npx box desktop image`) or
+ * when BOX_DESKTOP_VM=1 asks for the build. Otherwise its tests count as skipped, by name.
+ */
+const desktopStore = path.join(process.env.BOX_IMAGE_CACHE ?? os.tmpdir(), 'desktop-store', 'refs', 'desktop.json');
+const RUN = process.env.BOX_DESKTOP_VM === '1' || fs.existsSync(desktopStore);
 let svc: TestService;
 let boxId: string;
 const figures: string[] = [];
@@ -54,6 +64,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms: numb
 }
 
 beforeAll(async () => {
+  if (!RUN) return;
   const dataDir = fs.mkdtempSync('/tmp/bxdesk-');
   await provideDesktopImage(dataDir);
   svc = await startTestService({ dataDir });
@@ -71,14 +82,14 @@ beforeAll(async () => {
   await post(`/v1/boxes/${second}/terminate`);
 }, VM_TIMEOUT);
 afterAll(async () => {
-  process.stdout.write(`${figures.join('\n')}\n`);
+  if (figures.length) process.stdout.write(`${figures.join('\n')}\n`);
   if (svc) {
     await terminateBoxes(svc);
     await svc.close();
   }
 }, VM_TIMEOUT);
 
-describe('a desktop box', () => {
+describe.skipIf(!RUN)('a desktop box', () => {
   it(
     'has a 1024x768 screen: info, screenshots (scaled too), windows',
     async () => {
@@ -230,7 +241,7 @@ describe('a desktop box', () => {
   );
 });
 
-describe('the stock @e2b/desktop SDK (E2B_API_URL, E2B_SANDBOX_URL, E2B_API_KEY)', () => {
+describe.skipIf(!RUN)('the stock @e2b/desktop SDK (E2B_API_URL, E2B_SANDBOX_URL, E2B_API_KEY)', () => {
   it(
     'creates a desktop, screenshots it, clicks, types, presses, launches, opens, starts the stream',
     async () => {

@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { BoxAccess, BoxRecord, GuestAgent } from '../boxes/ports.js';
-import { DESKTOP_CDP_PATH, DESKTOP_VNC_PATH, DesktopBoxParams } from '../contract/desktop.js';
+import { DESKTOP_CDP_PATH, DESKTOP_VNC_PATH, DesktopBoxParams, DesktopCdpMessage, DesktopVncFrame } from '../contract/desktop.js';
 import { invalid } from '../core/domain-errors.js';
 import type { RouteRegistrar } from '../http/route.js';
 import type { DesktopService } from './desktop-service.js';
@@ -63,6 +63,7 @@ export function desktopRelays(r: RouteRegistrar, desktop: DesktopService, access
     path: DESKTOP_VNC_PATH,
     area: 'box',
     summary: 'The live view of a desktop box: RFB over binary WebSocket messages (noVNC), query box_id',
+    messages: { client: DesktopVncFrame, server: DesktopVncFrame },
     handle: async ({ req, socket, head, auth, admit }) => {
       const box = await boxOf(access, req, auth);
       void desktop
@@ -90,6 +91,7 @@ export function desktopRelays(r: RouteRegistrar, desktop: DesktopService, access
     path: DESKTOP_CDP_PATH,
     area: 'box',
     summary: "The DevTools protocol of a desktop box's browser (Playwright connectOverCDP; the browser starts on first use), query box_id",
+    messages: { client: DesktopCdpMessage, server: DesktopCdpMessage },
     handle: async ({ req, socket, head, auth, admit }) => {
       const box = await boxOf(access, req, auth);
       void cdp(desktop, box, req, socket, head, admit).catch((e: Error) => fail(socket, 409, e.message));

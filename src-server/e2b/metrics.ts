@@ -1,4 +1,5 @@
 import { invalid } from '../core/domain-errors.js';
+import type { components } from '../contract/e2b-openapi.gen.js';
 
 /** One of Box's per-box meter samples (usage/: the sampler, every `metricsEveryMs`). */
 export interface MeterSample {
@@ -19,18 +20,8 @@ interface Sizes {
   disk_gib: number;
 }
 
-/** E2B's SandboxMetric. */
-interface E2BMetric {
-  timestamp: string;
-  timestampUnix: number;
-  cpuCount: number;
-  cpuUsedPct: number;
-  memUsed: number;
-  memTotal: number;
-  memCache: number;
-  diskUsed: number;
-  diskTotal: number;
-}
+/** E2B's SandboxMetric, as E2B's OpenAPI document defines it (generated). */
+type E2BMetric = components['schemas']['SandboxMetric'];
 
 const MIB = 1024 * 1024;
 

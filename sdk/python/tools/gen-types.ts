@@ -44,9 +44,9 @@ export const ENTRIES: [name: string, route: Route, at: string[], doc: string][] 
   ['CodeResult', 'POST /v1/boxes/:box_id/code/run', ['results', '[]'], 'One rich result of a run, by MIME type (binary types base64).'],
   ['CodeError', 'POST /v1/boxes/:box_id/code/run', ['error', '!null'], 'An error a run raised, with its traceback.'],
   ['CodeExecutionData', 'POST /v1/boxes/:box_id/code/run', [], 'A finished code run as the API answers it.'],
+  ['DesktopWindow', 'GET /v1/boxes/:box_id/desktop/windows', ['data', '[]'], 'A window on a desktop box.'], // before DesktopInfo, which names it
   ['DesktopInfo', 'GET /v1/boxes/:box_id/desktop', [], "A desktop box's screen: size, cursor, focused window, live view and CDP paths."],
   ['DesktopActionResult', 'POST /v1/boxes/:box_id/desktop/actions', [], 'What a desktop action answers: the cursor after it.'],
-  ['DesktopWindow', 'GET /v1/boxes/:box_id/desktop/windows', ['data', '[]'], 'A window on a desktop box.'],
   ['ContextDeleted', 'DELETE /v1/boxes/:box_id/code/contexts/:context_id', [], 'What deleting a code context answers.'],
   ['Whoami', 'GET /v1/whoami', [], 'Who the API key is.'],
 ];

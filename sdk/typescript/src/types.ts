@@ -383,6 +383,13 @@ export type EgressLogRow = {
   /** Why the proxy refused, answered or could not forward it (the text the box got); null when forwarded. */
   reason: null | string;
   id: number;
+  /** Headers the policy set on the request (`request.set.headers`): each header's name and, when its value came from a secret, the secret's name. Values are never logged. Empty or absent: none. */
+  injected_headers?: {
+    name: string;
+    secret: null | string;
+  }[];
+  /** A plain `http://` request the proxy sent on over HTTPS (port 443) because the policy put headers into it. */
+  upgraded_to_https?: boolean;
 };
 
 /** A language of the code interpreter. */

@@ -17,6 +17,7 @@ import { LineagePanel } from './LineagePanel.js';
 import { MetricsPanel } from './MetricsPanel.js';
 import { ScreenPanel } from './ScreenPanel.js';
 import { TerminalPanel } from './TerminalPanel.js';
+import { loadScrollback } from './terminal-store.js';
 
 const SCREEN_TAB = { id: 'screen', label: 'Screen' } as const;
 const TABS = [
@@ -109,7 +110,8 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
           </a>
         ))}
       </nav>
-      {b.status === 'terminated' && tab === 'terminal' ? (
+      {/* a terminated box's terminal: the scrollback of a shell this browser had open in it (read-only), else this */}
+      {b.status === 'terminated' && tab === 'terminal' && loadScrollback(boxId) === null ? (
         <Empty title="This box is terminated">Its checkpoints, if any, can still start new boxes.</Empty>
       ) : tab === 'screen' ? (
         <ScreenPanel box={b} />

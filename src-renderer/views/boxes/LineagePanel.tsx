@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Ago } from '../../ui/Ago.js';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { call } from '../../api/client.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
 import { toast } from '../../ui/toast.js';
@@ -21,6 +21,8 @@ export function LineagePanel({ box }: { box: Box }) {
   const lineage = useLineage();
   const checkpoint = useCheckpointBox();
   const fork = useForkBox();
+  const cpLabelId = useId();
+  const forkLabelId = useId();
   const [cpName, setCpName] = useState('');
   // The suggested name is free (a second fork must not answer 409); once edited, the user's.
   const similar = useBoxes({ search: box.name, limit: 100 });
@@ -61,8 +63,10 @@ export function LineagePanel({ box }: { box: Box }) {
           className="panel space-y-2 p-4"
           onSubmit={(e) => (e.preventDefault(), checkpoint.mutate({ id: box.box_id, name: cpName || undefined }, { onSuccess: () => setCpName('') }))}
         >
-          <div className="label">Checkpoint this box</div>
-          <input className="input" placeholder="name (optional)" value={cpName} onChange={(e) => setCpName(e.target.value)} />
+          <div className="label" id={cpLabelId}>
+            Checkpoint this box
+          </div>
+          <input className="input" aria-labelledby={cpLabelId} placeholder="name (optional)" value={cpName} onChange={(e) => setCpName(e.target.value)} />
           <Button type="submit" needsService busy={checkpoint.isPending} disabled={!allows('checkpoint', box.status)} data-testid="checkpoint">
             Checkpoint
           </Button>
@@ -72,10 +76,16 @@ export function LineagePanel({ box }: { box: Box }) {
           className="panel space-y-2 p-4"
           onSubmit={(e) => (e.preventDefault(), fork.mutate({ id: box.box_id, name: forkName }, { onSuccess: () => setForkName(null) }))}
         >
-          <div className="label">
+          <div className="label" id={forkLabelId}>
             {box.status === 'failed' ? 'Fork from its last checkpoint (a new running box)' : 'Fork (checkpoint + new box, without waking it)'}
           </div>
-          <input className="input font-mono" data-testid="fork-name" value={forkName} onChange={(e) => setForkName(e.target.value.toLowerCase())} />
+          <input
+            className="input font-mono"
+            data-testid="fork-name"
+            aria-labelledby={forkLabelId}
+            value={forkName}
+            onChange={(e) => setForkName(e.target.value.toLowerCase())}
+          />
           <Button type="submit" needsService busy={fork.isPending} disabled={!allows('fork', box.status) || !forkName} data-testid="fork">
             Fork
           </Button>

@@ -37,6 +37,14 @@ export interface ShellSession {
 
 const sessions = new Map<string, ShellSession>();
 
+/**
+ * Set when this page is going away (reload, navigation): its exec streams then break with a
+ * plain "network error" while the shells go on running in the service. That is not the end
+ * of a shell, and must not be remembered as one: the next load re-attaches to it.
+ */
+let unloading = false;
+if (typeof window !== 'undefined') window.addEventListener('pagehide', () => (unloading = true));
+
 export const shellFor = (boxId: string) => sessions.get(boxId);
 
 /** A shell open (or being opened) in this box, in this page or in an earlier load of it. */
@@ -199,7 +207,7 @@ export function openShell(boxId: string, stored?: StoredShell): ShellSession {
     rememberShell(boxId, { key, execId, ended: false });
     attach(2)
       .catch((e: unknown) => {
-        if (abort.signal.aborted) return;
+        if (abort.signal.aborted || unloading) return;
         // A shell from before a reload that the service no longer has: keep what this browser saved.
         if (stored && e instanceof ApiError && e.status === 404) {
           const text = loadScrollback(boxId);
@@ -211,7 +219,7 @@ export function openShell(boxId: string, stored?: StoredShell): ShellSession {
         write(`\r\n\x1b[31m${failure}\x1b[0m\r\n`);
       })
       .finally(() => {
-        if (!abort.signal.aborted) session.end(failure ? `the connection failed (${failure})` : 'the shell ended');
+        if (!abort.signal.aborted && !unloading) session.end(failure ? `the connection failed (${failure})` : 'the shell ended');
       });
   });
   return session;

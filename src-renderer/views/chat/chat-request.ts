@@ -17,7 +17,7 @@ export interface ChatOptions {
   maxTokens: string;
 }
 
-export const WEATHER_TOOL = {
+const WEATHER_TOOL = {
   type: 'function',
   name: 'get_weather',
   description: 'The weather in a city',

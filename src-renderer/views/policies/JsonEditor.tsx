@@ -12,11 +12,14 @@ export function JsonEditor({
   onChange,
   error,
   testId,
+  labelledBy,
 }: {
   value: string;
   onChange: (v: string) => void;
   error: { line: number | null; message: string } | null;
   testId?: string;
+  /** id of the visible label that names the editor (the textarea's accessible name) */
+  labelledBy: string;
 }) {
   const [scroll, setScroll] = useState(0);
   const area = useRef<HTMLTextAreaElement>(null);
@@ -25,7 +28,7 @@ export function JsonEditor({
   return (
     <div className="relative overflow-hidden rounded-md border border-ink-700 bg-ink-950 font-mono text-xs focus-within:border-accent-500">
       <div
-        className="pointer-events-none absolute top-0 left-0 w-10 select-none border-r border-ink-800 text-right text-ink-600"
+        className="pointer-events-none absolute top-0 left-0 w-10 select-none border-r border-ink-800 text-right text-ink-400"
         style={{ transform: `translateY(${-scroll}px)`, paddingTop: PAD_PX }}
         aria-hidden
       >
@@ -43,6 +46,7 @@ export function JsonEditor({
       <textarea
         ref={area}
         data-testid={testId}
+        aria-labelledby={labelledBy}
         spellCheck={false}
         value={value}
         onChange={(e) => onChange(e.target.value)}

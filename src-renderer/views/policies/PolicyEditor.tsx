@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { ApiError } from '../../api/client.js';
 import { useDeletePolicy, usePolicyPresets, useSavePolicy, type HttpPolicy } from '../../api/hooks/policies.js';
 import { navigate } from '../../app/router.js';
@@ -12,6 +12,7 @@ import { NEW_POLICY_DOCUMENT } from './templates.js';
 
 /** Name + JSON document; parse errors and the API's `param` errors show at their line. */
 export function PolicyEditor({ policy }: { policy: HttpPolicy | null }) {
+  const docLabelId = useId();
   const [name, setName] = useState(policy?.name ?? 'new-policy');
   const [text, setText] = useState(() => JSON.stringify(policy?.document ?? NEW_POLICY_DOCUMENT, null, 2));
   const save = useSavePolicy();
@@ -96,12 +97,12 @@ export function PolicyEditor({ policy }: { policy: HttpPolicy | null }) {
         )}
       </label>
       <div>
-        <span className="label">
+        <span className="label" id={docLabelId}>
           Document — host patterns → rules (first match wins; unmatched hosts are refused; https is intercepted unless a host says "tls": "passthrough";
           "ports": [443, "gateway"] limits a host to those ports)
         </span>
         <div className="grid gap-3 2xl:grid-cols-2">
-          <JsonEditor value={text} onChange={setText} error={docError} testId="policy-document" />
+          <JsonEditor value={text} onChange={setText} error={docError} testId="policy-document" labelledBy={docLabelId} />
           <RulesTable doc={parsed.doc} onChange={(d) => setText(JSON.stringify(d, null, 2))} />
         </div>
       </div>

@@ -4,23 +4,24 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { RESOURCES_DIR } from '../../runtime/guest-image/guest-image.js';
 
-type DaemonEv = { rid: number; type: string; [k: string]: unknown };
-type DaemonExecution = {
+export type DaemonEv = { rid: number; type: string; [k: string]: unknown };
+export type DaemonExecution = {
   context_id: string;
   results: Record<string, unknown>[];
   stdout: string;
   stderr: string;
   error: { name: string; value: string; traceback: string } | null;
   execution_count: number | null;
+  truncated?: boolean;
 };
 
 /**
  * The in-guest code daemon (resources/guest/code) started on this machine with Debian's
  * Python and Node, on a free port, in a home of its own; requests over one connection.
  */
-export async function openDaemon() {
-  const home = mkdtempSync('/tmp/boxcode-test-');
-  cpSync(join(RESOURCES_DIR, 'guest', 'code'), home, { recursive: true });
+export async function openDaemon(reuseHome?: string) {
+  const home = reuseHome ?? mkdtempSync('/tmp/boxcode-test-');
+  if (!reuseHome) cpSync(join(RESOURCES_DIR, 'guest', 'code'), home, { recursive: true });
   const d: ChildProcess = spawn('/usr/bin/python3', [join(home, 'boxcode.py')], {
     env: { ...process.env, BOX_CODE_PORT: '0', HOME: home, MPLCONFIGDIR: home },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -373,8 +373,13 @@ Listener = TypedDict("Listener", {
 })
 
 
-#: One request a box made through its egress proxy.
-EgressLogRow = TypedDict("EgressLogRow", {
+EgressLogRowInjectedHeadersItem = TypedDict("EgressLogRowInjectedHeadersItem", {
+    "name": str,
+    "secret": Optional[str],
+})
+
+
+_EgressLogRowRequired = TypedDict("_EgressLogRowRequired", {
     "at": str,
     "method": str,
     "host": str,
@@ -391,6 +396,15 @@ EgressLogRow = TypedDict("EgressLogRow", {
     "reason": Optional[str],
     "id": int,
 })
+
+_EgressLogRowOptional = TypedDict("_EgressLogRowOptional", {
+    "injected_headers": List[EgressLogRowInjectedHeadersItem],
+    "upgraded_to_https": bool,
+}, total=False)
+
+
+class EgressLogRow(_EgressLogRowRequired, _EgressLogRowOptional):
+    """One request a box made through its egress proxy."""
 
 
 #: A code interpreter context: a kernel with its own variables.
@@ -448,6 +462,15 @@ CodeExecutionData = TypedDict("CodeExecutionData", {
 })
 
 
+#: A window on a desktop box.
+DesktopWindow = TypedDict("DesktopWindow", {
+    "id": str,
+    "title": str,
+    "pid": Optional[int],
+    "focused": bool,
+})
+
+
 DesktopInfoCursor = TypedDict("DesktopInfoCursor", {
     "x": int,
     "y": int,
@@ -477,15 +500,6 @@ DesktopActionResultCursor = TypedDict("DesktopActionResultCursor", {
 DesktopActionResult = TypedDict("DesktopActionResult", {
     "type": str,
     "cursor": DesktopActionResultCursor,
-})
-
-
-#: A window on a desktop box.
-DesktopWindow = TypedDict("DesktopWindow", {
-    "id": str,
-    "title": str,
-    "pid": Optional[int],
-    "focused": bool,
 })
 
 

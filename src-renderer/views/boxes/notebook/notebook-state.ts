@@ -26,14 +26,14 @@ export interface CodeCell {
   ms?: number;
 }
 
-export interface MarkerCell {
+interface MarkerCell {
   kind: 'marker';
   id: number;
   text: string;
   at: string;
 }
 
-export type Cell = CodeCell | MarkerCell;
+type Cell = CodeCell | MarkerCell;
 
 export interface Notebook {
   cells: Cell[];
@@ -44,7 +44,7 @@ export interface Notebook {
 }
 
 const KEEP = 80;
-export const EMPTY: Notebook = { cells: [], counter: 0, seenStart: null };
+const EMPTY: Notebook = { cells: [], counter: 0, seenStart: null };
 
 export const blankCell = (id: number, language: CodeLanguage, code: string): CodeCell => ({
   kind: 'code',
