@@ -53,7 +53,10 @@ export class ExecService {
     });
     if (!body.open_stdin) guest.closeStdin();
     const id = newId('exec');
-    await this.repo.insertRunning({
+    // The session reads the guest's streams from now on: a short command may end while its
+    // row is being written (a round trip on PostgreSQL), and its output must not be missed.
+    // Its end is recorded only after the row exists.
+    const inserted = this.repo.insertRunning({
       id,
       boxId: box.box_id,
       orgId: box.org_id,
@@ -62,7 +65,16 @@ export class ExecService {
       idempotencyKey: body.idempotency_key ?? null,
       startedAt: new Date().toISOString(),
     });
-    const s = new ExecSession(id, box.box_id, guest, async (done) => await this.finish(done));
+    const s = new ExecSession(id, box.box_id, guest, async (done) => {
+      await inserted;
+      await this.finish(done);
+    });
+    try {
+      await inserted;
+    } catch (e) {
+      guest.signal('SIGKILL');
+      throw e;
+    }
     this.live.set(id, s);
     return s;
   }

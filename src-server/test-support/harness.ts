@@ -86,7 +86,13 @@ export async function storedBytes(svc: TestService): Promise<Buffer> {
   );
 }
 
-const quietLog = { info() {}, warn() {}, error() {} };
+const quietLog = {
+  info() {},
+  warn() {},
+  error(...a: unknown[]) {
+    if (process.env.BOX_TEST_LOG_ERRORS) console.error(...a);
+  },
+};
 
 /** Reads an error envelope and checks its shape (every error path must produce it). */
 export async function errorOf(res: Response) {

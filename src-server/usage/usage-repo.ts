@@ -42,11 +42,11 @@ export class UsageRepo {
   /** Per-box totals of the hours that overlap [from, to), optionally for one box or app. */
   async boxTotals(orgId: string, from: number, to: number, f: { box_id?: string; app_id?: string }): Promise<BoxUseTotal[]> {
     return (await this.db.all(
-      `SELECT u.box_id, b.name, u.app_id, SUM(u.box_seconds) AS box_seconds, SUM(u.vcpu_seconds) AS vcpu_seconds,
+      `SELECT u.box_id, b.name, MAX(u.app_id) AS app_id, SUM(u.box_seconds) AS box_seconds, SUM(u.vcpu_seconds) AS vcpu_seconds,
                 SUM(u.memory_gib_seconds) AS memory_gib_seconds, SUM(u.usd_nanos) AS usd_nanos
            FROM box_usage_hourly u LEFT JOIN boxes b ON b.id = u.box_id
           WHERE ${this.where(f)}
-          GROUP BY u.box_id ORDER BY usd_nanos DESC, u.box_id`,
+          GROUP BY u.box_id, b.name ORDER BY usd_nanos DESC, u.box_id`,
       this.args(orgId, from, to, f),
     )) as BoxUseTotal[];
   }
@@ -110,7 +110,7 @@ export class UsageRepo {
       `SELECT u.box_id, b.name, b.inference_budget_tokens, SUM(u.requests) AS requests, SUM(u.input_tokens) AS input_tokens,
                 SUM(u.output_tokens) AS output_tokens, SUM(u.usd_nanos) AS usd_nanos
            FROM box_token_usage u LEFT JOIN boxes b ON b.id = u.box_id
-          WHERE u.org_id = ? AND u.day >= ? AND u.day <= ? GROUP BY u.box_id ORDER BY usd_nanos DESC, u.box_id`,
+          WHERE u.org_id = ? AND u.day >= ? AND u.day <= ? GROUP BY u.box_id, b.name, b.inference_budget_tokens ORDER BY usd_nanos DESC, u.box_id`,
       [orgId, fromDay, toDay],
     )) as BoxTokenUsage[];
   }
