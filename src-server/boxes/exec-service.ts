@@ -13,7 +13,7 @@ export class ExecService {
   private repo: ExecsRepo;
 
   constructor(
-    app: AppBase,
+    private app: AppBase,
     private boxes: BoxService,
   ) {
     this.repo = new ExecsRepo(app.db, app.config.dataDir);
@@ -66,8 +66,12 @@ export class ExecService {
       startedAt: new Date().toISOString(),
     });
     const s = new ExecSession(id, box.box_id, guest, async (done) => {
-      await inserted;
-      await this.finish(done);
+      try {
+        await inserted;
+        await this.finish(done);
+      } catch (e) {
+        this.app.log.error(`exec ${id}: recording its end failed`, e);
+      }
     });
     try {
       await inserted;
