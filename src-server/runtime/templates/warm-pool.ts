@@ -140,8 +140,10 @@ export class WarmPool extends TemplateStock<Pooled> {
         await writeGuestFiles(agent, folder, this.files);
         await execText(agent, ['/bin/true']);
         await execText(agent, 'true');
-        // a login shell (E2B's SDK runs every command as \`bash -l -c\`, terminals start one)
+        // a login shell (E2B's SDK runs every command as `bash -l -c`, terminals start one)
         await execText(agent, ['/bin/bash', '-l', '-c', 'true']).catch(() => {}); // (an image may have no bash)
+        // ... and as E2B's sandboxes run it: as the default image's `user` in its home (envd/target.ts)
+        await agent.exec({ argv: ['/bin/bash', '-l', '-c', 'true'], user: 'user', cwd: '/home/user', timeoutMs: 30_000 }).exit.catch(() => {}); // (another image may have no such user)
         // the areas' own first steps (the code interpreter's first cell), on the same connection
         const guest = guestAgentAdapter(agent);
         for (const w of this.warmups) await w.clone?.(guest).catch(() => {});
