@@ -75,6 +75,13 @@ export interface TemplateWarmup {
     sh(script: string, timeoutMs: number): Promise<{ exitCode: number | null; stdout: string; stderr: string }>;
     writeFile(path: string, content: Buffer): Promise<void>;
   }): Promise<void>;
+  /**
+   * Run in every warm-pool clone of the template before a box takes it: the guest code a
+   * box's first use of the area runs, run once so QEMU has translated it (its translation
+   * cache is not part of the saved state: under TCG each clone translates anew). It must
+   * leave nothing a box could see; a failure is ignored.
+   */
+  clone?(guest: GuestAgent): Promise<void>;
 }
 
 /** The root disk of a named image, or undefined when the name is unknown. */
@@ -170,6 +177,8 @@ interface ExecOptions {
   tty?: { cols: number; rows: number };
   stdin?: boolean;
   timeoutMs?: number;
+  /** A port in the box to connect to instead, argv running when nothing listens (guest/agent-exec.ts). */
+  connectPort?: number;
 }
 
 export interface ExecResult {

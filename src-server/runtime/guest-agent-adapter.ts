@@ -125,7 +125,16 @@ export class ExecFacade implements GuestExec {
 export function guestAgentAdapter(client: AgentClient, track: (f: ExecFacade) => void = () => {}): GuestAgent {
   return {
     exec(o) {
-      const ex = client.exec({ argv: o.argv, env: o.env, cwd: o.cwd, user: o.user, tty: o.tty, stdin: o.stdin, timeoutMs: o.timeoutMs });
+      const ex = client.exec({
+        argv: o.argv,
+        env: o.env,
+        cwd: o.cwd,
+        user: o.user,
+        tty: o.tty,
+        stdin: o.stdin,
+        timeoutMs: o.timeoutMs,
+        connectPort: o.connectPort,
+      });
       const facade = new ExecFacade(!!o.tty);
       facade.bind(ex);
       track(facade);
