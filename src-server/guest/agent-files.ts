@@ -48,6 +48,14 @@ export interface WriteFileOptions {
   inPlace?: boolean;
   /** Written as this user of the box (its permissions apply, what is created is theirs); default the agent's root. */
   user?: string;
+  /**
+   * With `user`: written as root, and the file and the parent directories the write creates
+   * are given to `user` (E2B envd's upload: any directory, the result the user's). Agents
+   * before it ignore the field and write with the user's permissions.
+   */
+  chownToUser?: boolean;
+  /** Extended attributes set on the new file (name to value, e.g. `user.e2b.author`); agents before it ignore them. */
+  xattrs?: Record<string, string>;
 }
 
 export type FileSource = Readable | Buffer | AsyncIterable<Uint8Array | string>;
@@ -125,6 +133,8 @@ export async function writeFile(ch: Channel, path: string, opts: WriteFileOption
     ...(opts.durable === false ? [[T.DURABLE, false] as [number, boolean]] : []),
     ...(opts.inPlace ? [[T.IN_PLACE, true] as [number, boolean]] : []),
     ...(opts.user ? [[T.USER, opts.user] as [number, string]] : []),
+    ...(opts.user && opts.chownToUser ? [[T.OWNER, true] as [number, boolean]] : []),
+    ...Object.entries(opts.xattrs ?? {}).map(([k, v]) => [T.XATTR, `${k}=${v}`] as [number, string]),
   ]);
   ch.sendControl(M.FILE_WRITE, 0, id, fields);
   try {

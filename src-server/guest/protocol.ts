@@ -84,6 +84,8 @@ export const T = {
   HOSTNAME: 55,
   DURABLE: 56,
   IN_PLACE: 57,
+  OWNER: 58,
+  XATTR: 59,
 } as const;
 
 /** Channel numbers carried in the flags byte of DATA, EOF and WINDOW frames. */
