@@ -144,7 +144,7 @@ describe('E2B SDK on real boxes', () => {
     async () => {
       const info = await a.getInfo();
       expect(info).toMatchObject({ sandboxId: a.sandboxId, templateId: 'base', state: 'running', metadata: { suite: 'e2b-vm' }, cpuCount: 1, memoryMB: 512 });
-      expect(info.envdVersion).toBe('0.5.7');
+      expect(info.envdVersion).toBe('0.6.4');
       await a.setTimeout(3_600_000);
       expect((await a.getInfo()).endAt.getTime()).toBeGreaterThan(Date.now() + 3_500_000);
       expect(await a.isRunning()).toBe(true);
