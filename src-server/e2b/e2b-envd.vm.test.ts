@@ -78,7 +78,9 @@ describe('envd 0.6.x on real boxes', () => {
         body: 'x',
       });
       expect(res.status).toBe(400);
-      expect(await res.text()).toMatch(/invalid metadata: metadata key "k+" exceeds 246 bytes/);
+      const body = (await res.json()) as { code: number; message: string };
+      expect(body.code).toBe(400);
+      expect(body.message).toMatch(/^invalid metadata: metadata key "k{247}" exceeds 246 bytes$/);
       expect(await s.files.exists('bad.txt')).toBe(false);
     },
     VM,
