@@ -4,7 +4,8 @@
  * 0.6.4, file metadata (`X-Metadata-*` headers kept as `user.e2b.*` xattrs) on write, stat,
  * list and rename, an upload made as root and given to the user as envd makes it, a watch
  * with `includeEntry` and `allowNetworkMounts`, and a local server on 0.0.0.0 reached without
- * the egress proxy.
+ * the egress proxy; and from E2B's snapshot tests, a background command that completes across
+ * a pause and a filesystem-only pause (`keepMemory: false`) resumed with a reboot.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,8 +21,9 @@ beforeAll(async () => {
   process.env.E2B_API_URL = `${svc.url}/e2b/api`;
   process.env.E2B_SANDBOX_URL = `${svc.url}/e2b/sandbox`;
   process.env.E2B_API_KEY = svc.key;
-  s = await Sandbox.create({ requestTimeoutMs: VM });
-}, VM);
+  // the first create builds the warm template: minutes under TCG on a loaded machine
+  s = await Sandbox.create({ requestTimeoutMs: 2 * VM });
+}, 2 * VM);
 afterAll(async () => {
   for (const x of await Sandbox.list({ query: { state: ['running', 'paused'] } })
     .nextItems()
@@ -147,6 +149,35 @@ describe('envd 0.6.x on real boxes', () => {
         `for i in $(seq 1 100); do out=$(curl -sS --max-time 5 http://0.0.0.0:8123/index.txt 2>/dev/null) && [ -n "$out" ] && break; sleep 0.3; done; echo "$out"`,
       );
       expect(got.stdout.trim()).toBe('served');
+    },
+    VM,
+  );
+
+  it(
+    'a background command completes across a pause; a filesystem-only pause keeps the files and reboots on connect',
+    async () => {
+      const p = await Sandbox.create({ requestTimeoutMs: VM });
+      await p.commands.run('sleep 2 && echo done > /home/user/later.txt', { background: true });
+      expect(await p.files.exists('later.txt')).toBe(false);
+      await p.pause();
+      expect(await p.isRunning()).toBe(false);
+      await p.connect();
+      const t0 = Date.now();
+      while (!(await p.files.exists('later.txt')) && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 250));
+      console.log(`e2b-envd: the background command's file ${Date.now() - t0} ms after connect`);
+      expect((await p.files.read('later.txt')).trim()).toBe('done');
+
+      await p.files.write('/home/user/fs-only.txt', 'kept');
+      const boot = async () => (await p.commands.run('cat /proc/sys/kernel/random/boot_id')).stdout.trim();
+      const before = await boot();
+      await p.pause({ keepMemory: false });
+      expect(await p.isRunning()).toBe(false);
+      const resumed = await p.connect();
+      expect(resumed.sandboxId).toBe(p.sandboxId);
+      expect(await resumed.isRunning()).toBe(true);
+      expect(await resumed.files.read('/home/user/fs-only.txt')).toBe('kept');
+      expect(await boot()).not.toBe(before); // a cold boot, not a restore
+      await p.kill();
     },
     VM,
   );
