@@ -56,7 +56,7 @@ export class FilesService {
     path: string,
     opts: { mode: number; createParents: boolean; user?: string; chownToUser?: boolean; xattrs?: Record<string, string> },
     source: Readable,
-  ): Promise<{ sizeBytes: number }> {
+  ): Promise<{ sizeBytes: number; xattrsSet?: number }> {
     return this.withAgent(box, async (agent, done) => {
       try {
         return await agent.writeFile(path, opts, source).catch((e) => guestError(e, path));

@@ -194,13 +194,13 @@ export interface GuestAgent {
   /**
    * user: the file is written (read) as that user of the box, its permissions applying; default root.
    * chownToUser: written as root, the file and the directories it creates given to `user` (E2B's upload).
-   * xattrs: extended attributes set on the new file.
+   * xattrs: extended attributes set on the new file (xattrsSet: how many the file system kept).
    */
   writeFile(
     path: string,
     opts: { mode: number; createParents: boolean; durable?: boolean; user?: string; chownToUser?: boolean; xattrs?: Record<string, string> },
     source: Readable,
-  ): Promise<{ sizeBytes: number }>;
+  ): Promise<{ sizeBytes: number; xattrsSet?: number }>;
   readFile(path: string, opts?: { user?: string }): Promise<{ mode: number; size: number | null; stream: Readable }>;
   stat(path: string, opts: { follow: boolean }): Promise<EntryInfo>;
   /** The entries sorted by name (byte order), in batches as the guest sends them: a listing of any size is passed on, not held. */

@@ -135,7 +135,7 @@ describe('files', () => {
     mkdirSync(locked, { mode: 0o755 }); // root's: nobody could not write here
     const path = join(locked, 'a/b/f.txt');
     const xattrs = { 'user.e2b.author': 'mish', 'user.e2b.purpose': 'up load' };
-    await client.writeFile(path, { user: 'nobody', chownToUser: true, xattrs }, Buffer.from('hi'));
+    expect(await client.writeFile(path, { user: 'nobody', chownToUser: true, xattrs }, Buffer.from('hi'))).toEqual({ sizeBytes: 2, xattrsSet: 2 });
     const nobody = { uid: statSync(path).uid, gid: statSync(path).gid };
     expect(nobody.uid).toBe(65534);
     for (const p of [join(locked, 'a'), join(locked, 'a/b')]) expect(statSync(p)).toMatchObject({ uid: 65534, gid: nobody.gid });
@@ -143,7 +143,7 @@ describe('files', () => {
     const dump = (...paths: string[]) => execFileSync(AGENT_BIN, ['--xattrs', ...paths]).toString();
     expect(dump(path, locked).split('\0')).toEqual([path, '2', 'author', 'mish', 'purpose', 'up load', '']);
     // a new write replaces the file: metadata not given again is gone
-    await client.writeFile(path, { user: 'nobody', chownToUser: true }, Buffer.from('again'));
+    expect(await client.writeFile(path, { user: 'nobody', chownToUser: true }, Buffer.from('again'))).toEqual({ sizeBytes: 5 });
     expect(dump(path)).toBe('');
     // without chownToUser the user's own permissions apply
     await expect(client.writeFile(join(locked, 'g.txt'), { user: 'nobody' }, Buffer.from('x'))).rejects.toMatchObject({ code: 'permission_denied' });

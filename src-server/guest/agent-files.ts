@@ -54,7 +54,11 @@ export interface WriteFileOptions {
    * before it ignore the field and write with the user's permissions.
    */
   chownToUser?: boolean;
-  /** Extended attributes set on the new file (name to value, e.g. `user.e2b.author`); agents before it ignore them. */
+  /**
+   * Extended attributes set on the new file (name to value, e.g. `user.e2b.author`); the answer's
+   * `xattrsSet` says how many the file system kept (none on one without user xattrs, e.g. a
+   * tmpfs before Linux 6.6). Agents before it ignore them and do not answer `xattrsSet`.
+   */
   xattrs?: Record<string, string>;
 }
 
@@ -100,10 +104,10 @@ async function* chunksOf(source: FileSource): AsyncIterable<Buffer> {
 }
 
 /** Upload to a temp file next to `path`, renamed over it only when complete. */
-export async function writeFile(ch: Channel, path: string, opts: WriteFileOptions, source: FileSource): Promise<{ sizeBytes: number }> {
+export async function writeFile(ch: Channel, path: string, opts: WriteFileOptions, source: FileSource): Promise<{ sizeBytes: number; xattrsSet?: number }> {
   const credit = new SendCredit();
   const ready = deferred<void>();
-  const done = deferred<{ sizeBytes: number }>();
+  const done = deferred<{ sizeBytes: number; xattrsSet?: number }>();
   const fail = (err: AgentError) => {
     credit.fail(err);
     ready.reject(err);
@@ -118,7 +122,9 @@ export async function writeFile(ch: Channel, path: string, opts: WriteFileOption
         credit.add(new Fields(f.payload).int(T.WINDOW) ?? 0);
       } else if (f.type === M.WRITE_DONE) {
         ch.release(id);
-        done.resolve({ sizeBytes: new Fields(f.payload).int(T.SIZE) ?? 0 });
+        const fl = new Fields(f.payload);
+        const set = fl.int(T.APPLIED); // how many of opts.xattrs the file system kept (agents before it: not said)
+        done.resolve({ sizeBytes: fl.int(T.SIZE) ?? 0, ...(set !== undefined ? { xattrsSet: set } : {}) });
       } else if (f.type === M.ERROR) {
         ch.release(id);
         fail(errorOf(f));

@@ -27,6 +27,7 @@ struct fs {
 	int64_t size;
 	uint32_t credit, unacked;
 	int durable; /* upload: fsync the file and its directory before answering */
+	int xattrs; /* upload: xattr(59)s asked for (-1: none), else how many the file system kept */
 };
 static struct fs *fs_list;
 
@@ -79,10 +80,12 @@ static struct fs *fs_new(uint32_t id, int writing, int fd, char *path)
  * under TCG has not translated yet), but a reader may see the file empty or partly written
  * meanwhile and a failed upload leaves it so. For small files only the host reads back
  * (a box's identity). */
-/* Sets the xattr(13)s of the request (each `name=value`) on the new file: a file system
- * without xattrs (procfs, sysfs) keeps the file without them, as envd does. */
+/* Sets the xattr(59)s of the request (each `name=value`) on the new file: a file system
+ * without user xattrs (procfs, sysfs, tmpfs before Linux 6.6) keeps the file without them, as
+ * envd does. Returns how many were set, or -errno. */
 static int set_xattrs(int fd, const struct frame *f)
 {
+	int set = 0;
 	for (int i = 0, n = tlv_count(f, T_XATTR); i < n; i++) {
 		char *kv = tlv_str(f, T_XATTR, i), *eq = kv ? strchr(kv, '=') : NULL;
 		int r = eq && eq != kv ? (*eq = 0, fsetxattr(fd, kv, eq + 1, strlen(eq + 1), 0)) : (errno = EINVAL, -1);
@@ -90,8 +93,9 @@ static int set_xattrs(int fd, const struct frame *f)
 		free(kv);
 		if (r < 0 && e != ENOTSUP && e != EOPNOTSUPP)
 			return -e;
+		set += r == 0;
 	}
-	return 0;
+	return set;
 }
 
 /* owner: the request's user when the write is made as root and its result given to them
@@ -135,6 +139,7 @@ static int start_write(uint32_t id, char *path, mode_t mode, int parents, int du
 		return free(tmp), 0;
 	}
 	struct fs *s = fs_new(id, 1, fd, path);
+	s->xattrs = tlv_count(f, T_XATTR) > 0 ? r2 : -1;
 	s->durable = durable;
 	s->tmp = tmp;
 	fb_begin(M_OK, 0, id);
@@ -297,6 +302,8 @@ static void upload_done(struct fs *s)
 	}
 	fb_begin(M_WRITE_DONE, 0, s->id);
 	fb_int(T_SIZE, s->size);
+	if (s->xattrs >= 0)
+		fb_int(T_APPLIED, s->xattrs);
 	fb_end();
 	fs_free(s);
 }
