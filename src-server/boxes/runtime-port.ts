@@ -200,8 +200,16 @@ export interface GuestExec {
 export interface GuestAgent {
   exec(opts: ExecOptions): GuestExec;
   /** durable (default true): synced before the answer; false for files written again on every start. */
-  /** user: the file is written (read) as that user of the box, its permissions applying; default root. */
-  writeFile(path: string, opts: { mode: number; createParents: boolean; durable?: boolean; user?: string }, source: Readable): Promise<{ sizeBytes: number }>;
+  /**
+   * user: the file is written (read) as that user of the box, its permissions applying; default root.
+   * chownToUser: written as root, the file and the directories it creates given to `user` (E2B's upload).
+   * xattrs: extended attributes set on the new file (xattrsSet: how many the file system kept).
+   */
+  writeFile(
+    path: string,
+    opts: { mode: number; createParents: boolean; durable?: boolean; user?: string; chownToUser?: boolean; xattrs?: Record<string, string> },
+    source: Readable,
+  ): Promise<{ sizeBytes: number; xattrsSet?: number }>;
   readFile(path: string, opts?: { user?: string }): Promise<{ mode: number; size: number | null; stream: Readable }>;
   stat(path: string, opts: { follow: boolean }): Promise<EntryInfo>;
   /** The entries sorted by name (byte order), in batches as the guest sends them: a listing of any size is passed on, not held. */

@@ -51,8 +51,17 @@ export interface ExecPort {
 }
 
 export interface FilesPort {
-  /** user: as that user of the box (its permissions; what is created is theirs). */
-  write(box: BoxRecord, path: string, opts: { mode: number; createParents: boolean; user?: string }, source: Readable): Promise<{ sizeBytes: number }>;
+  /**
+   * user: as that user of the box (its permissions; what is created is theirs). chownToUser: made
+   * as root, what is created given to `user` (envd's upload). xattrs: set on the new file
+   * (`xattrsSet`: how many its file system kept).
+   */
+  write(
+    box: BoxRecord,
+    path: string,
+    opts: { mode: number; createParents: boolean; user?: string; chownToUser?: boolean; xattrs?: Record<string, string> },
+    source: Readable,
+  ): Promise<{ sizeBytes: number; xattrsSet?: number }>;
   read(box: BoxRecord, path: string, opts?: { user?: string }): Promise<{ mode: number; size: number | null; stream: Readable }>;
 }
 

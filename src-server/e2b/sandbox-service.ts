@@ -17,7 +17,7 @@ import { metadataFilter, pageOf, type PageQuery } from './sandbox-page.js';
 import type { SandboxesRepo, SandboxRow } from './sandboxes-repo.js';
 
 /** The envd version E2B's SDK reads from create/connect to pick its features (see README "Coming from E2B"). */
-export const ENVD_VERSION = '0.5.7';
+export const ENVD_VERSION = '0.6.4';
 const DEFAULT_TIMEOUT_S = 300;
 const MAX_TIMEOUT_S = 86_400;
 const E2B_APP = 'e2b';

@@ -140,7 +140,12 @@ export function guestAgentAdapter(client: AgentClient, track: (f: ExecFacade) =>
       track(facade);
       return facade;
     },
-    writeFile: (p, o, src) => client.writeFile(p, { mode: o.mode, createParents: o.createParents, durable: o.durable, user: o.user }, src),
+    writeFile: (p, o, src) =>
+      client.writeFile(
+        p,
+        { mode: o.mode, createParents: o.createParents, durable: o.durable, user: o.user, chownToUser: o.chownToUser, xattrs: o.xattrs },
+        src,
+      ),
     readFile: (p, o) => client.readFile(p, { user: o?.user }),
     stat: async (p, o) => entry(await client.stat(p, { follow: o.follow })),
     listDir: async function* (p) {
