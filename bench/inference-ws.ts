@@ -18,9 +18,11 @@ async function wsClient(gwUrl: string, auth: Record<string, string>) {
     ws.once('error', reject);
   });
   let done: ((e: { type: string; response?: { id: string } }) => void) | null = null;
+  // Each message is read as text and only the terminal one is parsed: the same work as the
+  // HTTP client's (it reads the whole stream as text and looks for response.completed).
   ws.on('message', (d) => {
-    const e = JSON.parse(String(d)) as { type: string; response?: { id: string } };
-    if (e.type === 'response.completed' || e.type === 'error') done?.(e);
+    const s = String(d);
+    if (s.startsWith('{"type":"response.completed"') || s.startsWith('{"type":"error"')) done?.(JSON.parse(s) as { type: string; response?: { id: string } });
   });
   return {
     turn: (body: Record<string, unknown>) =>

@@ -1,3 +1,4 @@
+import { BoxHolds } from './box-holds.js';
 import type { IngressUrls } from './box-view.js';
 /** The networking of a box's VM, supplied by the network area (built after boxes). */
 export interface BoxNetwork {
@@ -18,6 +19,8 @@ interface BoxImages {
 }
 
 export class BoxHooks {
+  /** Work in a box that is not an exec (a code cell): no auto-sleep meanwhile. */
+  readonly holds = new BoxHolds();
   network: BoxNetwork = { forwardsFor: () => Promise.resolve([]), proxyPortFor: () => Promise.resolve(undefined) };
   /** The URL of each published port, supplied by the network area (ingress port and host names). */
   ingressUrls: IngressUrls = () => Promise.resolve([]);

@@ -40,7 +40,7 @@ export class BoxScheduler {
           await this.boxes.resume(box).catch((e) => this.app.log.error(`scheduled wake of ${box.box_id}`, e, { box_id: box.box_id }));
         } else if (box.status === 'running' && box.auto_sleep.automatic && box.auto_sleep.min_seconds_before_sleep) {
           const idleMs = now - Date.parse(box.last_activity_at ?? box.updated_at);
-          if (idleMs >= box.auto_sleep.min_seconds_before_sleep * 1000 && !this.execs.hasRunning(box.box_id)) {
+          if (idleMs >= box.auto_sleep.min_seconds_before_sleep * 1000 && !this.execs.hasRunning(box.box_id) && !this.boxes.hooks.holds.held(box.box_id)) {
             await this.boxes.sleep(box, undefined).catch((e) => this.app.log.error(`auto-sleep of ${box.box_id}`, e, { box_id: box.box_id }));
           }
         }

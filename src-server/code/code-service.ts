@@ -81,6 +81,25 @@ export class CodeService {
     onEvent: (e: CodeEvent) => void = () => {},
     opts: { cwd?: string; signal?: AbortSignal } = {},
   ): Promise<CodeExecution> {
+    // The box stays awake while the cell runs (and while its kernel starts): a first cell can
+    // outlast a short auto-sleep (hosted tools' boxes sleep after 60 s idle), and a box put to
+    // sleep under it would leave the cell waiting for its timeout.
+    const release = this.boxes.hold(box.box_id);
+    this.boxes.touch(box.box_id);
+    try {
+      return await this.runHeld(box, body, onEvent, opts);
+    } finally {
+      release();
+      this.boxes.touch(box.box_id);
+    }
+  }
+
+  private async runHeld(
+    box: BoxRecord,
+    body: RunCodeBody,
+    onEvent: (e: CodeEvent) => void,
+    opts: { cwd?: string; signal?: AbortSignal },
+  ): Promise<CodeExecution> {
     const link = await this.link(box);
     const req = {
       op: 'run',
@@ -100,7 +119,6 @@ export class CodeService {
       },
       opts.signal,
     );
-    this.boxes.touch(box.box_id);
     return end.execution as CodeExecution;
   }
 }

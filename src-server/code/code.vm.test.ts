@@ -227,6 +227,24 @@ describe('the code interpreter in a real box', () => {
   );
 
   it(
+    'a cell longer than the auto-sleep delay keeps its box awake to its end (bench:hosted hung on this)',
+    async () => {
+      await post(`/v1/boxes/${boxId}/auto_sleep`, { automatic: true, min_seconds_before_sleep: 10 });
+      try {
+        // Idle for 10 s by the activity clock while it runs: the scheduler (1 s ticks) would sleep the box under it.
+        const x = await run({ code: 'import time\ntime.sleep(14)\nprint("awake")', timeout: 60 });
+        expect(x.error).toBeNull();
+        expect(x.stdout).toBe('awake\n');
+        const box = (await (await svc.api(`/v1/boxes/${boxId}`)).json()) as { status: string };
+        expect(box.status).toBe('running');
+      } finally {
+        await post(`/v1/boxes/${boxId}/auto_sleep`, { automatic: false });
+      }
+    },
+    VM_TIMEOUT,
+  );
+
+  it(
     'answers an unknown context with 404 naming context_id',
     async () => {
       const res = await svc.api(`/v1/boxes/${boxId}/code/run`, { method: 'POST', json: { code: '1', context_id: 'ctx_nope' } });

@@ -15,6 +15,7 @@ export function codeArea(app: AppBase, deps: { boxes: BoxService; access: BoxAcc
   const port: CodeBoxes = {
     ensureRunning: async (box) => (box.status === 'running' ? Promise.resolve(box) : await b.ensureRunning(box, 'exec')),
     touch: async (id) => await b.touch(id),
+    hold: (id) => b.hooks.holds.hold(id),
     agent: (id) => b.agent(id),
     commandEnv: (box) => ({ env: b.guestSetup.env(box), user: b.guestSetup.defaults(box).user }),
     onGone: (fn) => b.hooks.onGone(fn),

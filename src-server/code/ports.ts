@@ -11,6 +11,8 @@ export interface CodeBoxes {
   ensureRunning(box: BoxRecord): Promise<BoxRecord>;
   /** Records activity for auto-sleep. */
   touch(boxId: string): void;
+  /** Keeps the box awake (no auto-sleep) until the returned release is called: a cell runs. */
+  hold(boxId: string): () => void;
   agent(boxId: string): Promise<GuestAgent>;
   /** Environment and user the box's commands run with (proxy, inference variables). */
   commandEnv(box: BoxRecord): { env: Record<string, string>; user?: string };

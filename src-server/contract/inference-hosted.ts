@@ -53,9 +53,66 @@ export const ShellCallOutputItem = z.object({
 export const ServerToolUseBlock = z.object({
   type: z.literal('server_tool_use'),
   id: z.string(),
-  name: z.literal('bash_code_execution'),
-  input: z.object({ command: z.string() }),
+  name: z.enum(['bash_code_execution', 'computer']),
+  /** bash: `{command}`; computer: Anthropic's action shape (`{action: "left_click", coordinate: [x, y]}`, ...). */
+  input: z.union([z.object({ command: z.string() }), z.looseObject({ action: z.string() })]),
   caller: z.object({ type: z.literal('direct') }),
+});
+
+/**
+ * Computer use (issue 37), run by the gateway on a desktop box: Responses' tool (OpenAI's
+ * `computer_use_preview`, plus Box's `container`), its `computer_call` and
+ * `computer_call_output` items (the openai client's ResponseComputerToolCall and
+ * ResponseComputerToolCallOutputItem); Messages' computer tool and Box's
+ * `computer_tool_result` block (the screenshot, or the error text).
+ */
+export const ComputerUseTool = z.object({
+  type: z.literal('computer_use_preview'),
+  display_width: z.number().int(),
+  display_height: z.number().int(),
+  environment: z.string(),
+  container: z.union([z.string(), z.object({ type: z.literal('auto') })]),
+});
+/** A Messages request's computer tool, as GET /v1/responses/{id} lists it. */
+export const MessagesComputerTool = z.object({
+  type: z.string().startsWith('computer_'),
+  name: z.literal('computer'),
+  display_width_px: z.number().int(),
+  display_height_px: z.number().int(),
+});
+
+export const ComputerCallItem = z.object({
+  type: z.literal('computer_call'),
+  id: z.string(),
+  call_id: z.string(),
+  action: z.looseObject({ type: z.string() }),
+  pending_safety_checks: z.array(z.never()),
+  status: z.enum(['in_progress', 'completed', 'incomplete']),
+  /** The desktop box the action ran on. */
+  container_id: z.string(),
+});
+
+export const ComputerCallOutputItem = z.object({
+  type: z.literal('computer_call_output'),
+  id: z.string(),
+  call_id: z.string(),
+  output: z.object({ type: z.literal('computer_screenshot'), image_url: z.string() }),
+  acknowledged_safety_checks: z.array(z.never()),
+  status: z.enum(['completed', 'incomplete']),
+  /** Why the action could not be done (the model read the same). */
+  error: z.string().optional(),
+});
+
+export const ComputerResultBlock = z.object({
+  type: z.literal('computer_tool_result'),
+  tool_use_id: z.string(),
+  is_error: z.boolean(),
+  content: z.array(
+    z.union([
+      z.object({ type: z.literal('image'), source: z.object({ type: z.literal('base64'), media_type: z.string(), data: z.string() }) }),
+      z.object({ type: z.literal('text'), text: z.string() }),
+    ]),
+  ),
 });
 
 export const BashResultBlock = z.object({

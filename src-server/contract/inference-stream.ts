@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { ChatCompletion, FunctionCallItem, MessageObject, OutputMessage, ResponseObject } from './inference-wire.js';
-import { BashResultBlock, CodeInterpreterCallItem, HostedResponsesEvents, ServerToolUseBlock, ShellCallItem, ShellCallOutputItem } from './inference-hosted.js';
+import {
+  BashResultBlock,
+  CodeInterpreterCallItem,
+  ComputerCallItem,
+  ComputerCallOutputItem,
+  ComputerResultBlock,
+  HostedResponsesEvents,
+  ServerToolUseBlock,
+  ShellCallItem,
+  ShellCallOutputItem,
+} from './inference-hosted.js';
 
 /**
  * The server-sent events of `stream: true` on the three create endpoints (issue 24, beyond
@@ -15,6 +25,8 @@ const StreamItem = z.union([
   CodeInterpreterCallItem,
   ShellCallItem,
   ShellCallOutputItem,
+  ComputerCallItem,
+  ComputerCallOutputItem,
 ]);
 const TextPart = z.object({ type: z.literal('output_text'), text: z.string(), annotations: z.array(z.unknown()), logprobs: z.array(z.unknown()) });
 const at = { item_id: z.string(), output_index: z.number().int() };
@@ -88,6 +100,7 @@ export const MessagesStreamEvent = z.discriminatedUnion('type', [
       MessageObject.shape.content.element.options[1],
       ServerToolUseBlock,
       BashResultBlock,
+      ComputerResultBlock,
     ]),
   }),
   z.object({

@@ -2,6 +2,11 @@ import { z } from 'zod';
 import {
   BashResultBlock,
   CodeExecutionTool,
+  ComputerCallItem,
+  ComputerCallOutputItem,
+  ComputerResultBlock,
+  ComputerUseTool,
+  MessagesComputerTool,
   CodeInterpreterCallItem,
   CodeInterpreterTool,
   ServerToolUseBlock,
@@ -62,7 +67,9 @@ export const ResponseObject = z.object({
   instructions: z.string().nullable(),
   max_output_tokens: z.number().int().nullable(),
   model: z.string(),
-  output: z.array(z.union([OutputMessage, FunctionCallItem, CodeInterpreterCallItem, ShellCallItem, ShellCallOutputItem])),
+  output: z.array(
+    z.union([OutputMessage, FunctionCallItem, CodeInterpreterCallItem, ShellCallItem, ShellCallOutputItem, ComputerCallItem, ComputerCallOutputItem]),
+  ),
   parallel_tool_calls: z.boolean(),
   previous_response_id: z.string().nullable(),
   reasoning: Open,
@@ -76,7 +83,7 @@ export const ResponseObject = z.object({
     /** A hosted tool (inference/hosted/). */
     z.object({ type: z.enum(['code_interpreter', 'shell', 'bash_code_execution']) }),
   ]),
-  tools: z.array(z.union([FunctionTool, NamespaceTool, CodeInterpreterTool, ShellTool, CodeExecutionTool])),
+  tools: z.array(z.union([FunctionTool, NamespaceTool, CodeInterpreterTool, ShellTool, CodeExecutionTool, ComputerUseTool, MessagesComputerTool])),
   top_p: z.number(),
   truncation: z.string(),
   usage: z
@@ -142,6 +149,7 @@ export const MessageObject = z.object({
       z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() }),
       ServerToolUseBlock,
       BashResultBlock,
+      ComputerResultBlock,
     ]),
   ),
   /** `pause_turn`: the code execution loop reached its bound. */

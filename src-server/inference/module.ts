@@ -1,3 +1,4 @@
+import type { DesktopService } from '../desktop/module.js';
 import path from 'node:path';
 import type { AppBase } from '../app-context.js';
 import type { Area } from '../area.js';
@@ -92,6 +93,8 @@ interface InferenceDeps {
   execs: ExecService;
   code: CodeService;
   apps: AppsService;
+  /** The computer tool (issue 37) drives desktop boxes' screens. */
+  desktop?: Pick<DesktopService, 'act' | 'screenshot'>;
 }
 
 function build(app: AppBase, deps: InferenceDeps): InferenceArea {
@@ -134,7 +137,14 @@ function build(app: AppBase, deps: InferenceDeps): InferenceArea {
   const discovery = new EngineDiscovery(engines, new InferenceSettingsRepo(app.db), { ...(d || {}), allowed }, app.log);
   const pulls = new ModelPulls(files, new PullsRepo(app.db), t.modelCatalog ?? DEFAULT_CATALOG, app.log);
   const boxPrincipal = boxPrincipalResolver(deps.credentials, deps.boxes);
-  const hostedBoxes = hostedBoxPort({ boxes: deps.boxes, execs: deps.execs, code: deps.code, access: deps.access, apps: deps.apps });
+  const hostedBoxes = hostedBoxPort({
+    boxes: deps.boxes,
+    execs: deps.execs,
+    code: deps.code,
+    access: deps.access,
+    apps: deps.apps,
+    desktop: deps.desktop,
+  });
   const ttlS = app.config.env.hostedToolBoxTtl ?? HOSTED_BOX_TTL_S;
   service.hosted = new HostedLoop(hostedBoxes, t.hostedMaxCalls, async (id) => (await service.get(id))?.result?.containerId, ttlS, app.log);
   const hostedReaper = new HostedReaper(hostedBoxes, ttlS, app.log);

@@ -96,10 +96,12 @@ export interface NativeRequest {
  * tool as the caller sent it (echoed back).
  */
 export interface NativeHostedTool {
-  kind: 'code_interpreter' | 'shell' | 'bash_code_execution';
+  kind: 'code_interpreter' | 'shell' | 'bash_code_execution' | 'computer';
   name: string;
   container: 'auto' | { boxId: string };
   wire: Record<string, unknown>;
+  /** computer (issue 37): the screen size the tool announced. */
+  display?: { width: number; height: number };
 }
 
 /** One hosted call the gateway ran: what the model asked, what came back (`result`: the text the model saw). */
@@ -112,6 +114,9 @@ export interface HostedCall {
   status: 'completed' | 'failed' | 'incomplete';
   /** code_interpreter: logs and images (data URLs). */
   outputs?: ({ type: 'logs'; logs: string } | { type: 'image'; url: string })[];
+  /** computer: the action (OpenAI's computer_call action shape, hosted-computer.ts) and the screenshot after it (a data URL). */
+  action?: Record<string, unknown> & { type: string };
+  screenshot?: string;
   /** shell, bash_code_execution: one entry per command. */
   commands?: { command: string; stdout: string; stderr: string; exitCode: number | null; timedOut: boolean }[];
   result: string;

@@ -122,6 +122,25 @@ describe('WebSocket mode on /v1/responses', () => {
     d.close();
   });
 
+  it('an output for a call the conversation never made fails the turn (400, its call_id named) and evicts the previous response', async () => {
+    const c = await connect();
+    const first = last(await c.turn({ model: 'box/echo', input: 'Remember: ember', store: false })).response.id as string;
+    const orphan = { type: 'function_call_output', call_id: 'call_missing', output: 'no call asked for this' };
+    const failed = last(await c.turn({ model: 'box/echo', store: false, previous_response_id: first, input: [orphan] }));
+    expect(failed).toMatchObject({ type: 'error', status: 400, error: { param: 'input[0].call_id' } });
+    expect(failed.error.message).toContain('call_missing');
+    const stale = last(await c.turn({ model: 'box/echo', store: false, previous_response_id: first, input: 'again' }));
+    expect(stale).toMatchObject({ type: 'error', error: { code: 'previous_response_not_found' } });
+    c.close();
+    // Over HTTP the same input is refused; an output that answers a call of its own input is not.
+    const http = await svc.api('/v1/responses', { method: 'POST', json: { model: 'box/echo', input: [orphan] } });
+    expect(http.status).toBe(400);
+    expect(((await http.json()) as any).error.param).toBe('input[0].call_id');
+    const call = { type: 'function_call', call_id: 'call_missing', name: 'f', arguments: '{}' };
+    const ok = await svc.api('/v1/responses', { method: 'POST', json: { model: 'box/echo', input: [call, orphan] } });
+    expect(ok.status).toBe(200);
+  });
+
   it('the OpenAPI document lists the WebSocket endpoint, 101, with the messages of each side', async () => {
     const doc = await (await svc.api('/v1/openapi.json')).json();
     const op = doc.paths['/v1/responses'].get;

@@ -13,7 +13,8 @@ import { hostedInputItem, hostedTurns } from '../hosted/hosted-turns.js';
  * Beyond the spec: `stream`, function tools, `previous_response_id` (`previous` is that
  * stored response, looked up by the route: its conversation and output come first; its
  * instructions do not carry over, as in OpenAI's API), `store: false` (answered, never
- * stored), `input_image` parts and `compaction` items (issue 34).
+ * stored), `input_image` parts and `compaction` items (issue 34). A `function_call_output`
+ * that answers no call of the conversation is refused (400, its `call_id` named), as OpenAI does.
  */
 export function responsesToNative(body: ResponsesBody, previous?: StoredResponse): Prepared {
   const b = body as Record<string, unknown>;
@@ -126,6 +127,10 @@ function addInputItem(out: NativeMessage[], item: Record<string, unknown>, param
   }
   if (item.type === 'function_call_output') {
     if (typeof item.call_id !== 'string' || !item.call_id) refuse(`${param}.call_id`, `${param}.call_id must be a string.`);
+    const callId = item.call_id;
+    // As OpenAI's API and Open Responses: an output answers a call of this conversation (earlier input or the previous response).
+    if (!out.some((m) => m.toolCalls?.some((c) => c.id === callId)))
+      refuse(`${param}.call_id`, `No tool call found for function call output with call_id ${callId}.`);
     const text = typeof item.output === 'string' ? item.output : contentText(item.output, `${param}.output`, ['input_text', 'output_text', 'text']);
     out.push({ role: 'tool', text, toolCallId: item.call_id });
     return;

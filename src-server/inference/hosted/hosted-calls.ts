@@ -2,6 +2,7 @@ import type { BoxRecord } from '../../boxes/ports.js';
 import type { CodeExecution } from '../../contract/code.js';
 import type { HostedCall, NativeHostedTool, NativeToolCall } from '../native.js';
 import type { HostedBoxPort } from './box-port.js';
+import { canonicalAction, desktopActions } from './hosted-computer.js';
 
 /** Seconds a Python cell may run. */
 const CODE_TIMEOUT_S = 300;
@@ -25,6 +26,7 @@ function args(c: NativeToolCall): Record<string, unknown> {
 export function newCall(c: NativeToolCall, h: NativeHostedTool, containerId: string): HostedCall {
   const call: HostedCall = { id: c.id, kind: h.kind, name: h.name, arguments: c.arguments, containerId, status: 'incomplete', result: '' };
   if (h.kind === 'code_interpreter') call.outputs = [];
+  else if (h.kind === 'computer') call.action = canonicalAction(args(c));
   else call.commands = commandsOf(call).map((command) => ({ command, stdout: '', stderr: '', exitCode: null, timedOut: false }));
   return call;
 }
@@ -55,7 +57,12 @@ function timeoutS(call: HostedCall): number {
 export async function runCall(port: HostedBoxPort, box: BoxRecord, call: HostedCall): Promise<void> {
   try {
     if (call.kind === 'code_interpreter') codeOutputs(call, await port.runCode(box, codeOf(call), CODE_TIMEOUT_S));
-    else {
+    else if (call.kind === 'computer') {
+      const action = call.action ?? { type: 'screenshot' };
+      const png = await port.computer(box, desktopActions(action), action.type === 'wait');
+      call.screenshot = `data:image/png;base64,${png.toString('base64')}`;
+      call.result = `Done: ${action.type}. The screenshot of the screen after it follows.`;
+    } else {
       const limit = timeoutS(call);
       for (const c of call.commands ?? []) {
         const r = await port.exec(box, c.command, limit);

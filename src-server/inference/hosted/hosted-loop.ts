@@ -54,7 +54,8 @@ export class HostedLoop {
     const hosted = req.hosted ?? [];
     const steps: HostedStep[] = [];
     const usage = emptyUsage();
-    const boxes = this.boxes(run);
+    // The computer tool needs a screen: a request with it makes its `auto` box from the desktop image.
+    const boxes = this.boxes(run, hosted.some((h) => h.kind === 'computer') ? 'desktop' : 'debian');
     let calls = 0;
     let messages = req.messages;
     for (;;) {
@@ -105,7 +106,7 @@ export class HostedLoop {
   }
 
   /** The boxes of one request: explicit ones checked as the API would, one `auto` box made (or reused) on first use. */
-  private boxes(run: HostedRun) {
+  private boxes(run: HostedRun, image: 'debian' | 'desktop') {
     let auto: Promise<BoxRecord> | null = null;
     let used: string | undefined;
     const take = (b: BoxRecord) => {
@@ -117,14 +118,14 @@ export class HostedLoop {
       used: () => used,
       of: async (h: NativeHostedTool): Promise<BoxRecord> => {
         if (h.container !== 'auto') return take(await this.port.boxFor(run.auth, h.container.boxId));
-        auto ??= this.autoBox(run);
+        auto ??= this.autoBox(run, image);
         return take(await auto);
       },
     };
   }
 
   /** The box of the conversation (previous response), when it is live and the caller may use it; else a new one. */
-  private async autoBox(run: HostedRun): Promise<BoxRecord> {
+  private async autoBox(run: HostedRun, image: 'debian' | 'desktop'): Promise<BoxRecord> {
     const prior = run.previousId ? await this.containerOf(run.previousId) : undefined;
     if (prior) {
       try {
@@ -133,7 +134,7 @@ export class HostedLoop {
         this.log.info(`hosted tools: box ${prior} of ${run.previousId} cannot be reused (${(e as Error).message}); making a new one`);
       }
     }
-    return this.port.create(run.auth, hostedBoxName(run.responseId));
+    return this.port.create(run.auth, hostedBoxName(run.responseId), image);
   }
 }
 

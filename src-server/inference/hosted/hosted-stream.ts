@@ -1,6 +1,6 @@
 import type { HostedEvent } from '../native.js';
 import { codeOf } from './hosted-calls.js';
-import { bashResult, codeInterpreterItem, serverToolUse, shellCallItem, shellOutputItem, shellOutputs } from './hosted-view.js';
+import { codeInterpreterItem, computerItems, hostedResultBlock, serverToolUse, shellCallItem, shellOutputItem, shellOutputs } from './hosted-view.js';
 
 type Ev = (type: string, body: Record<string, unknown>) => string;
 
@@ -10,7 +10,8 @@ type Ev = (type: string, body: Record<string, unknown>) => string;
  * and `.done`, `.interpreting`, `.completed`, `output_item.done`. shell: the `shell_call`
  * item (`output_item.added`, `shell_call_command.added`/`.done` per command,
  * `output_item.done`), then its `shell_call_output` item (`output_item.added`,
- * `shell_call_output_content.delta`/`.done` per command, `output_item.done`).
+ * `shell_call_output_content.delta`/`.done` per command, `output_item.done`). computer: the
+ * `computer_call` item, then its `computer_call_output` (issue 37).
  */
 export class HostedResponsesFrames {
   /** Output index of each call's (first) item, by `step/index`. */
@@ -40,6 +41,22 @@ export class HostedResponsesFrames {
         );
       if (e.type === 'running') return this.ev('response.code_interpreter_call.interpreting', ref);
       return this.ev('response.code_interpreter_call.completed', ref) + this.ev('response.output_item.done', { output_index, item });
+    }
+    if (call.kind === 'computer') {
+      // computer_call (added when it starts, done when it ran), then its computer_call_output.
+      if (e.type === 'running') return '';
+      if (e.type === 'started') {
+        const output_index = this.nextOutput();
+        this.at.set(key, output_index);
+        return this.ev('response.output_item.added', { output_index, item: computerItems(id, step, index, call, 'in_progress').call });
+      }
+      const cu = computerItems(id, step, index, call);
+      const output_index = this.nextOutput();
+      return (
+        this.ev('response.output_item.done', { output_index: this.at.get(key)!, item: cu.call }) +
+        this.ev('response.output_item.added', { output_index, item: cu.output }) +
+        this.ev('response.output_item.done', { output_index, item: cu.output })
+      );
     }
     if (e.type === 'running') return '';
     if (e.type === 'started') {
@@ -83,6 +100,6 @@ export class HostedResponsesFrames {
 /** The Messages stream of a hosted call: its `server_tool_use` block when it starts, its result block when done. */
 export function hostedMessagesFrames(e: HostedEvent, block: (content: Record<string, unknown>) => string): string {
   if (e.type === 'started') return block(serverToolUse(e.call));
-  if (e.type === 'done') return block(bashResult(e.call));
+  if (e.type === 'done') return block(hostedResultBlock(e.call));
   return '';
 }

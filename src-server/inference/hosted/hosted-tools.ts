@@ -1,5 +1,6 @@
 import type { NativeHostedTool, NativeTool } from '../native.js';
 import { refuse } from '../adapters/common.js';
+import { computerFunction } from './hosted-computer.js';
 
 /**
  * Hosted tools of the wire styles → native (pure; issue 34). Responses' `code_interpreter`
@@ -11,8 +12,10 @@ import { refuse } from '../adapters/common.js';
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => !!v && typeof v === 'object' && !Array.isArray(v);
 
-const RESPONSES_TYPES = new Set(['code_interpreter', 'shell']);
-const MESSAGES_TYPES = new Set(['code_execution_20250825', 'code_execution_20260120']);
+const RESPONSES_TYPES = new Set(['code_interpreter', 'shell', 'computer_use_preview']);
+const CODE_EXECUTION_TYPES = new Set(['code_execution_20250825', 'code_execution_20260120']);
+const COMPUTER_TYPES = new Set(['computer_20250124', 'computer_20241022', 'computer_20251124']);
+const MESSAGES_TYPES = new Set([...CODE_EXECUTION_TYPES, ...COMPUTER_TYPES]);
 
 /** A Responses tool type the gateway runs itself (responsesTools leaves them to this file). */
 export const isResponsesHosted = (t: Rec) => RESPONSES_TYPES.has(String(t.type));
@@ -23,6 +26,7 @@ const SANDBOX = 'a sandbox (a Linux microVM of its own; files and installed pack
 
 /** The function each hosted tool is to the engine. */
 function hostedFunction(h: NativeHostedTool): NativeTool {
+  if (h.kind === 'computer') return computerFunction(h.name, h.display?.width ?? 1024, h.display?.height ?? 768);
   if (h.kind === 'code_interpreter')
     return {
       name: h.name,
@@ -64,6 +68,10 @@ export function responsesHosted(b: Rec): NativeHostedTool[] {
     if (!isRec(t) || !isResponsesHosted(t)) return;
     const at = `tools[${i}]`;
     if (out.some((h) => h.kind === t.type)) refuse(at, `Two "${String(t.type)}" tools were sent.`);
+    if (t.type === 'computer_use_preview') {
+      out.push({ kind: 'computer', name: 'computer', container: computerContainer(t.container, `${at}.container`), wire: t, display: display(t, at, '') });
+      return;
+    }
     if (t.type === 'code_interpreter') {
       const c = t.container;
       const container = isRec(c) && c.type === 'auto' ? 'auto' : typeof c === 'string' ? boxId(c, `${at}.container`) : null;
@@ -85,24 +93,55 @@ export function responsesHosted(b: Rec): NativeHostedTool[] {
   return out;
 }
 
-/** Messages: `{type: "code_execution_20250825", name: "code_execution"}`; the request's `container` (a box id, or `{id}`) names the box. */
+/**
+ * Messages: `{type: "code_execution_20250825", name: "code_execution"}` and the computer tool
+ * `{type: "computer_20250124", name: "computer", display_width_px, display_height_px}`; the
+ * request's `container` (a box id, or `{id}`) names the box both use.
+ */
 export function messagesHosted(b: Rec): NativeHostedTool[] {
   const tools = Array.isArray(b.tools) ? (b.tools as unknown[]) : [];
-  const found = tools.findIndex((t) => isRec(t) && isMessagesHosted(t));
+  const code = tools.findIndex((t) => isRec(t) && CODE_EXECUTION_TYPES.has(String(t.type)));
+  const computer = tools.findIndex((t) => isRec(t) && COMPUTER_TYPES.has(String(t.type)));
   const c = b.container;
-  if (found < 0) {
-    if (c !== undefined && c !== null) refuse('container', 'container is used by the code execution tool, which was not sent.');
+  if (code < 0 && computer < 0) {
+    if (c !== undefined && c !== null) refuse('container', 'container is used by the code execution and computer tools, neither of which was sent.');
     return [];
   }
   const container = c === undefined || c === null ? 'auto' : isRec(c) ? boxId(c.id, 'container.id') : boxId(c, 'container');
-  return [{ kind: 'bash_code_execution', name: 'bash_code_execution', container, wire: tools[found] as Rec }];
+  const out: NativeHostedTool[] = [];
+  if (code >= 0) out.push({ kind: 'bash_code_execution', name: 'bash_code_execution', container, wire: tools[code] as Rec });
+  if (computer >= 0) {
+    const t = tools[computer] as Rec;
+    if (t.name !== undefined && t.name !== 'computer') refuse(`tools[${computer}].name`, `tools[${computer}].name must be "computer".`);
+    out.push({ kind: 'computer', name: 'computer', container, wire: t, display: display(t, `tools[${computer}]`, '_px') });
+  }
+  return out;
+}
+
+/** Responses' computer tool: `container` (Box's: `{type: "auto"}`, the default, or a box id) names its desktop box. */
+function computerContainer(c: unknown, param: string): NativeHostedTool['container'] {
+  if (c === undefined || c === null || (isRec(c) && c.type === 'auto')) return 'auto';
+  if (typeof c === 'string') return boxId(c, param);
+  return refuse(param, `${param} must be {"type": "auto"} or a desktop box id.`);
+}
+
+/** The screen size a computer tool announces (`display_width`/`display_height`, Messages with `_px`). */
+function display(t: Rec, at: string, suffix: string): { width: number; height: number } {
+  const size = (k: string) => {
+    const v = t[`display_${k}${suffix}`];
+    if (v === undefined || v === null) return k === 'width' ? 1024 : 768;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 16384)
+      refuse(`${at}.display_${k}${suffix}`, `${at}.display_${k}${suffix} must be a positive integer.`);
+    return v;
+  };
+  return { width: size('width'), height: size('height') };
 }
 
 /** Responses' `tool_choice: {type: "code_interpreter" | "shell"}`: that hosted tool, which must be among the tools. */
 export function hostedChoice(b: Rec, type: string): { name: string } {
   const sent = Array.isArray(b.tools) && (b.tools as unknown[]).some((t) => isRec(t) && t.type === type);
   if (!sent) refuse('tool_choice', `tool_choice names the ${type} tool, which is not among the tools.`);
-  return { name: type };
+  return { name: type === 'computer_use_preview' ? 'computer' : type };
 }
 
 /** Hosted functions join the client's tools; a client tool of the same name is refused. */

@@ -1,4 +1,5 @@
-import type { NativeMessage, NativeResult } from '../native.js';
+import type { NativeImage, NativeMessage, NativeResult } from '../native.js';
+import { canonicalAction, screenshotParts } from './hosted-computer.js';
 
 /**
  * Hosted calls as conversation turns (pure): what the engine sees of a finished hosted
@@ -12,10 +13,25 @@ export function hostedTurns(r: Pick<NativeResult, 'hosted'>): NativeMessage[] {
   const out: NativeMessage[] = [];
   for (const s of r.hosted ?? []) {
     out.push({ role: 'assistant', text: s.text, toolCalls: s.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) });
-    for (const c of s.calls)
-      out.push({ role: 'tool', text: c.result, toolCallId: c.id, toolName: c.name, ...(c.status === 'failed' ? { isError: true } : {}) });
+    for (const c of s.calls) {
+      // The computer tool's result carries its screenshot (the upstream adapters place it where their style takes images).
+      const shot = c.screenshot ? screenshotImage(c.screenshot) : null;
+      out.push({
+        role: 'tool',
+        text: c.result,
+        toolCallId: c.id,
+        toolName: c.name,
+        ...(c.status === 'failed' ? { isError: true } : {}),
+        ...(shot ? { images: [shot] } : {}),
+      });
+    }
   }
   return out;
+}
+
+function screenshotImage(dataUrl: string): NativeImage | null {
+  const p = screenshotParts(dataUrl);
+  return p ? { kind: 'base64', mediaType: p.mediaType, data: p.data } : null;
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
@@ -36,6 +52,23 @@ export function hostedInputItem(out: NativeMessage[], item: Rec): boolean {
     addCall(out, { id, name: 'code_interpreter', arguments: JSON.stringify({ code: str(item.code) }) });
     const logs = Array.isArray(item.outputs) ? (item.outputs as Rec[]).map((o) => (o?.type === 'logs' ? str(o.logs) : '[image]')).join('\n') : '';
     out.push({ role: 'tool', text: logs, toolCallId: id, toolName: 'code_interpreter' });
+    return true;
+  }
+  if (item.type === 'computer_call') {
+    const action = item.action && typeof item.action === 'object' ? canonicalAction(item.action as Rec) : { type: 'screenshot' };
+    addCall(out, { id: str(item.call_id), name: 'computer', arguments: JSON.stringify(action) });
+    return true;
+  }
+  if (item.type === 'computer_call_output') {
+    const o = (item.output ?? {}) as Rec;
+    const img = typeof o.image_url === 'string' ? screenshotImage(o.image_url) : null;
+    out.push({
+      role: 'tool',
+      text: 'Done. The screenshot of the screen after it follows.',
+      toolCallId: str(item.call_id),
+      toolName: 'computer',
+      ...(img ? { images: [img] } : {}),
+    });
     return true;
   }
   if (item.type === 'shell_call') {
@@ -65,6 +98,23 @@ function shellText(o: Rec): string {
 export function hostedBlock(msg: NativeMessage, results: NativeMessage[], blk: Rec): boolean {
   if (blk.type === 'server_tool_use') {
     (msg.toolCalls ??= []).push({ id: str(blk.id), name: str(blk.name), arguments: JSON.stringify(blk.input ?? {}) });
+    return true;
+  }
+  if (blk.type === 'computer_tool_result') {
+    const shots = Array.isArray(blk.content) ? (blk.content as Rec[]) : [];
+    const images = shots.flatMap((b) => {
+      const src = (b?.source ?? {}) as Rec;
+      return b?.type === 'image' && typeof src.data === 'string'
+        ? [{ kind: 'base64' as const, mediaType: str(src.media_type) || 'image/png', data: src.data }]
+        : [];
+    });
+    results.push({
+      role: 'tool',
+      text: 'Done. The screenshot of the screen after it follows.',
+      toolCallId: str(blk.tool_use_id),
+      toolName: 'computer',
+      ...(images.length ? { images } : {}),
+    });
     return true;
   }
   if (blk.type === 'bash_code_execution_tool_result') {

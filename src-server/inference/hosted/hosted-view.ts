@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HostedCall, NativeHostedTool, NativeRequest, NativeResult } from '../native.js';
 import { codeOf, commandsOf, timeoutMsOf } from './hosted-calls.js';
+import { anthropicInput, computerCallItem, computerOutputItem, computerResultBlock } from './hosted-computer.js';
 
 /**
  * Hosted calls as the wire styles show them (pure): Responses' `code_interpreter_call`,
@@ -27,6 +28,12 @@ export function codeInterpreterItem(responseId: string, step: number, index: num
     container_id: c.containerId,
   };
 }
+
+/** Responses: a computer call's `computer_call` item and its `computer_call_output` (issue 37). */
+export const computerItems = (responseId: string, step: number, index: number, c: HostedCall, status?: 'in_progress') => ({
+  call: computerCallItem(itemId('cu', responseId, step, index), c, status),
+  output: computerOutputItem(itemId('cuo', responseId, step, index), c),
+});
 
 export function shellCallItem(responseId: string, step: number, index: number, c: HostedCall, status?: 'in_progress') {
   const timeout = timeoutMsOf(c);
@@ -76,7 +83,10 @@ export function hostedItems(responseId: string, result: NativeResult): unknown[]
       });
     s.calls.forEach((c, i) => {
       if (c.kind === 'code_interpreter') items.push(codeInterpreterItem(responseId, step, i, c));
-      else items.push(shellCallItem(responseId, step, i, c), shellOutputItem(responseId, step, i, c));
+      else if (c.kind === 'computer') {
+        const cu = computerItems(responseId, step, i, c);
+        items.push(cu.call, cu.output);
+      } else items.push(shellCallItem(responseId, step, i, c), shellOutputItem(responseId, step, i, c));
     });
   });
   return items;
@@ -86,6 +96,16 @@ export function hostedItems(responseId: string, result: NativeResult): unknown[]
 export function hostedToolsView(n: Pick<NativeRequest, 'hosted'>): unknown[] {
   return (n.hosted ?? []).map((h: NativeHostedTool) => {
     if (h.kind === 'code_interpreter') return { type: 'code_interpreter', container: h.container === 'auto' ? { type: 'auto' } : h.container.boxId };
+    if (h.kind === 'computer' && h.wire.type === 'computer_use_preview')
+      return {
+        type: 'computer_use_preview',
+        display_width: h.display?.width ?? 1024,
+        display_height: h.display?.height ?? 768,
+        environment: typeof h.wire.environment === 'string' ? h.wire.environment : 'linux',
+        container: h.container === 'auto' ? { type: 'auto' } : h.container.boxId,
+      };
+    if (h.kind === 'computer')
+      return { type: String(h.wire.type), name: 'computer', display_width_px: h.display?.width ?? 1024, display_height_px: h.display?.height ?? 768 };
     if (h.kind === 'shell')
       return {
         type: 'shell',
@@ -95,17 +115,20 @@ export function hostedToolsView(n: Pick<NativeRequest, 'hosted'>): unknown[] {
   });
 }
 
-/** Messages: a hosted call's `server_tool_use` block. */
+/** Messages: a hosted call's `server_tool_use` block (the computer tool's input in Anthropic's action shape). */
 export const serverToolUse = (c: HostedCall) => ({
   type: 'server_tool_use' as const,
   id: c.id,
-  name: 'bash_code_execution' as const,
-  input: { command: commandsOf(c)[0] ?? '' },
+  name: c.kind === 'computer' ? ('computer' as const) : ('bash_code_execution' as const),
+  input: c.kind === 'computer' ? anthropicInput(c.action ?? { type: 'screenshot' }) : { command: commandsOf(c)[0] ?? '' },
   caller: { type: 'direct' as const },
 });
 
+/** Messages: a hosted call's result block: the computer tool's screenshot, or the bash result. */
+export const hostedResultBlock = (c: HostedCall) => (c.kind === 'computer' ? computerResultBlock(c) : bashResult(c));
+
 /** Messages: its `bash_code_execution_tool_result` block (an error block when it never ran). */
-export function bashResult(c: HostedCall) {
+function bashResult(c: HostedCall) {
   const x = c.commands?.[0];
   const ran = x && (x.exitCode !== null || x.timedOut);
   return {
@@ -121,6 +144,6 @@ export function bashResult(c: HostedCall) {
 export function hostedBlocks(result: NativeResult) {
   return (result.hosted ?? []).flatMap((s) => [
     ...(s.text ? [{ type: 'text' as const, text: s.text }] : []),
-    ...s.calls.flatMap((c) => [serverToolUse(c), bashResult(c)]),
+    ...s.calls.flatMap((c) => [serverToolUse(c), hostedResultBlock(c)]),
   ]);
 }

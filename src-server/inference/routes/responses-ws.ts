@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { RouteApp } from '../../app-context.js';
 import { ResponsesBody } from '../../contract/inference.js';
@@ -42,7 +43,7 @@ export function responsesWsRoutes(r: RouteRegistrar, svc: InferenceService) {
     summary: 'WebSocket mode: response.create events in, Responses stream events out; per-connection continuation (store=false too)',
     messages: { client: ResponsesWsClientEvent, server: ResponsesWsServerEvent },
     handle: ({ req, socket, head, auth, app, admit }) => {
-      wss.handleUpgrade(req, socket, head, (ws) => new Session(ws, svc, auth, app, admit));
+      wss.handleUpgrade(req, socket, head, (ws) => new Session(ws, socket, svc, auth, app, admit));
     },
   });
 }
@@ -52,9 +53,12 @@ class Session {
   private queue: Promise<void> = Promise.resolve();
   private waiting = 0;
   private gone = new AbortController();
+  private corked = false;
 
   constructor(
     private ws: WebSocket,
+    /** The connection's socket (ws writes its frames there): corked for a tick, a turn's frames leave in one write. */
+    private socket: Duplex,
     private svc: InferenceService,
     private auth: Principal,
     private app: RouteApp,
@@ -132,9 +136,21 @@ class Session {
     return prev;
   }
 
-  /** The writer's server-sent-event frames, one WebSocket message per event (its `data`). */
+  /**
+   * The writer's server-sent-event frames, one WebSocket message per event (its `data`). The
+   * messages of one turn of the event loop (one upstream read carries many events) leave in
+   * one socket write, as the HTTP stream's frames do (stream.ts): one syscall, not one per event.
+   */
   private frames(sse: string) {
     if (this.ws.readyState !== this.ws.OPEN) return;
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.socket.uncork();
+      });
+    }
     for (const f of sse.split('\n\n')) {
       const at = f.indexOf('data: ');
       if (at >= 0) this.ws.send(f.slice(at + 6));

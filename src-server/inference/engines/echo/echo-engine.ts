@@ -124,11 +124,24 @@ function toolCall(req: NativeRequest, lastUser: string): NativeToolCall | null {
   return { id: newCallId(), name: tool.name, arguments: JSON.stringify(schemaInstance(tool.parameters, lastUser) ?? {}) };
 }
 
-/** A hosted tool (issue 34) gets the last user message as it is: the code, or the command. */
+/**
+ * A hosted tool (issue 34) gets the last user message as it is: the code, or the command.
+ * The computer tool (issue 37): the message is the action as JSON (`{"type": "click", "x":
+ * 10, "y": 20}`, OpenAI's or Anthropic's shape); anything else takes a screenshot.
+ */
 const HOSTED_ARGS: Record<NonNullable<NativeRequest['hosted']>[number]['kind'], (text: string) => Record<string, unknown>> = {
   code_interpreter: (code) => ({ code }),
   shell: (command) => ({ commands: [command] }),
   bash_code_execution: (command) => ({ command }),
+  computer: (text) => {
+    try {
+      const v: unknown = JSON.parse(text);
+      if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+    } catch {
+      // not JSON: look at the screen
+    }
+    return { type: 'screenshot' };
+  },
 };
 
 /** The text of the tool results the conversation ends with, or null when it does not end in one. */

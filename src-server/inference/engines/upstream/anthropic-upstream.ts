@@ -12,13 +12,20 @@ const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 type Block = Record<string, unknown>;
 type Turn = { role: 'user' | 'assistant'; content: string | Block[] };
 
+const imageBlock = (i: NonNullable<NativeRequest['messages'][number]['images']>[number]): Block => ({
+  type: 'image',
+  source: i.kind === 'url' ? { type: 'url', url: i.url } : { type: 'base64', media_type: i.mediaType, data: i.data },
+});
+
 /** A native turn as Anthropic content: text, images, `tool_use` (assistant) and `tool_result` (tool turns, sent as user). */
 function blocks(m: NativeRequest['messages'][number]): Block[] {
-  if (m.role === 'tool') return [{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.text, ...(m.isError ? { is_error: true } : {}) }];
-  const out: Block[] = m.text ? [{ type: 'text', text: m.text }] : [];
-  for (const i of m.images ?? []) {
-    out.push({ type: 'image', source: i.kind === 'url' ? { type: 'url', url: i.url } : { type: 'base64', media_type: i.mediaType, data: i.data } });
+  if (m.role === 'tool') {
+    // A result with images (the hosted computer tool's screenshot) sends them in the tool_result, as Anthropic's computer tool does.
+    const content = m.images?.length ? [...(m.text ? [{ type: 'text', text: m.text }] : []), ...m.images.map(imageBlock)] : m.text;
+    return [{ type: 'tool_result', tool_use_id: m.toolCallId, content, ...(m.isError ? { is_error: true } : {}) }];
   }
+  const out: Block[] = m.text ? [{ type: 'text', text: m.text }] : [];
+  for (const i of m.images ?? []) out.push(imageBlock(i));
   for (const c of m.toolCalls ?? []) {
     out.push({ type: 'tool_use', id: c.id, name: c.name, input: parsedArguments(c) });
   }

@@ -16,7 +16,7 @@ export interface UpstreamConfig {
 export function toOpenAiChat(model: string, req: NativeRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
-    messages: req.messages.map(openAiMessage),
+    messages: openAiMessages(req.messages),
   };
   if (req.tools?.length && req.toolChoice !== 'none') {
     body.tools = req.tools.map((t) => ({
@@ -46,6 +46,31 @@ export function toOpenAiChat(model: string, req: NativeRequest): Record<string, 
     };
   }
   return body;
+}
+
+/**
+ * Native turns → chat messages. Tool results with images (the hosted computer tool's
+ * screenshots) cannot carry them in a `tool` message: they follow the run of tool messages
+ * as one user message (the tool messages stay right after their assistant turn).
+ */
+function openAiMessages(msgs: NativeRequest['messages']): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  let shots: NativeImage[] = [];
+  const flush = () => {
+    if (!shots.length) return;
+    out.push({
+      role: 'user',
+      content: [{ type: 'text', text: 'The screenshots the tools returned:' }, ...shots.map((i) => ({ type: 'image_url', image_url: { url: imageUrl(i) } }))],
+    });
+    shots = [];
+  };
+  for (const m of msgs) {
+    if (m.role !== 'tool') flush();
+    out.push(openAiMessage(m));
+    if (m.role === 'tool' && m.images?.length) shots.push(...m.images);
+  }
+  flush();
+  return out;
 }
 
 function openAiMessage(m: NativeRequest['messages'][number]): Record<string, unknown> {
