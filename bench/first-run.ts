@@ -74,7 +74,9 @@ async function firstRun(label: string): Promise<Run> {
   row['image ready → box running'] = s1((Number(row['box running']) - Number(row['image ready'] ?? 0)) * 1000);
   row['load after'] = load();
   // A box outlives its service (on_quit): terminate it, or its QEMU is left running once the data dir is gone.
-  await post(`/v1/boxes/${box.box_id}/terminate`, {});
+  // Every box: a create asked again after fetch's headers timeout leaves the first one running too.
+  const { data: all } = (await (await api('/v1/boxes?limit=100')).json()) as { data: { box_id: string; status: string }[] };
+  for (const b of all) if (b.status !== 'terminated') await post(`/v1/boxes/${b.box_id}/terminate`, {});
   await svc.close();
   if (!argv.includes('--keep')) await rm(dataDir, { recursive: true, force: true });
   return row;
