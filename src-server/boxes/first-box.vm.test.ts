@@ -99,6 +99,20 @@ describe.skipIf(!RUN)('the first box on a fresh install (empty image cache)', ()
     expect(first.json.last_start.from).toBe('boot');
     expect((await exec(first.json.box_id, 'echo first')).trim()).toBe('first');
 
+    // a fork of the cold-booted box (its own RAM file: save, checkpoint, restore): the child
+    // has the parent's memory, its own writes stay its own, and it outlives its parent
+    await exec(first.json.box_id, 'echo parent > /dev/shm/mark');
+    const fork = (await (await svc.api(`/v1/boxes/${first.json.box_id}/fork`, { method: 'POST', json: { name: 'child' } })).json()) as {
+      boxes: { box_id: string; status: string }[];
+    };
+    const child = fork.boxes[0]!.box_id;
+    expect(fork.boxes[0]!.status).toBe('running');
+    expect((await exec(child, 'cat /dev/shm/mark')).trim()).toBe('parent');
+    await exec(child, 'echo child > /dev/shm/mark');
+    expect((await exec(first.json.box_id, 'cat /dev/shm/mark')).trim()).toBe('parent');
+    expect((await svc.api(`/v1/boxes/${first.json.box_id}/terminate`, { method: 'POST' })).status).toBe(200);
+    expect((await exec(child, 'cat /dev/shm/mark')).trim()).toBe('child');
+
     // `box status` names what is being prepared (the template stage exists once its build started)
     const cli = await runCli({ BOX_URL: svc.url, BOX_API_KEY: svc.key }, ['status']);
     expect(cli.code, cli.stderr).toBe(0);
