@@ -3,8 +3,9 @@
  * box (issue 35), through the HTTP API of a real service on a temp data dir and an empty
  * image cache:
  *   cold:    service start -> guest image built (base, rootfs, kernel, initrd: each phase's
- *            end seen in GET /v1/status) -> first box running (template build included)
- *            -> the code interpreter's `1+1` answered
+ *            end seen in GET /v1/status) -> first box running (a cold boot from the image:
+ *            it does not wait for the template) -> the code interpreter's `1+1` answered
+ *            in it -> the template ready (with the code interpreter warm in it)
  *   rebuild: the same with the image cache kept but its rootfs, kernel, initrd and image
  *            dropped, as after a recipe change that leaves the package list alone (the
  *            base tree and the downloaded .debs stay); a new data dir, so the template is
@@ -43,6 +44,8 @@ async function firstRun(label: string): Promise<Run> {
     while (polling) {
       const st = (await (await api('/v1/status')).json()) as { preparation?: { stages: { name: string; state: string; message: string }[] } };
       const image = st.preparation?.stages.find((s) => s.name === 'image');
+      // the first box does not wait for the template (it cold-boots meanwhile): its own column
+      if (st.preparation?.stages.find((s) => s.name === 'template')?.state === 'ready') row['template ready'] ??= s1(now() - t0);
       const phase =
         image?.state === 'ready'
           ? 'image'
@@ -60,15 +63,20 @@ async function firstRun(label: string): Promise<Run> {
   let box: { box_id: string } | undefined;
   for (let i = 0; !box; i++) box = await post('/v1/boxes', { app_id: appId, name: `first${i}` }).catch((e: Error) => (i < 3 ? undefined : Promise.reject(e)));
   row['box running'] = s1(now() - t0);
+  row['first box from'] = (box as { last_start?: { from?: string } }).last_start?.from ?? '?';
   const x = await post(`/v1/boxes/${box.box_id}/code/run`, { code: '1+1' });
   if (x.error) throw new Error(`1+1: ${x.error.name}: ${x.error.value}`);
   row['code ready'] = s1(now() - t0);
+  // the template (with the code interpreter warm in it) finishes in the background
+  while (row['template ready'] === undefined && now() - t0 < 900_000) await new Promise((r) => setTimeout(r, 200));
   polling = false;
   await poll;
-  row['template + box'] = s1((Number(row['box running']) - Number(row['image ready'] ?? 0)) * 1000);
+  row['image ready → box running'] = s1((Number(row['box running']) - Number(row['image ready'] ?? 0)) * 1000);
   row['load after'] = load();
   // A box outlives its service (on_quit): terminate it, or its QEMU is left running once the data dir is gone.
-  await post(`/v1/boxes/${box.box_id}/terminate`, {});
+  // Every box: a create asked again after fetch's headers timeout leaves the first one running too.
+  const { data: all } = (await (await api('/v1/boxes?limit=100')).json()) as { data: { box_id: string; status: string }[] };
+  for (const b of all) if (b.status !== 'terminated') await post(`/v1/boxes/${b.box_id}/terminate`, {});
   await svc.close();
   if (!argv.includes('--keep')) await rm(dataDir, { recursive: true, force: true });
   return row;

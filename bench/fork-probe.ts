@@ -2,6 +2,8 @@
  * `npx tsx bench/fork-probe.ts [--runs 5]`: where a fork's time goes, on the runtime layer
  * (no HTTP): the source's in-place checkpoint (stop, save, disk copy, cont), the child's
  * folder, its restore, its agent connection and identity, its first exec.
+ * `--phases --tcg`: the child's identity and first exec cold (fresh QEMU, nothing
+ * translated), then again warm: how much of a fork is TCG translation (BENCHMARKS.md).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +19,7 @@ import { cloneFolder } from '../src-server/runtime/qemu/checkpoints.js';
 import { applyIdentity } from '../src-server/runtime/templates/template-clone.js';
 import { restoreVm } from '../src-server/runtime/qemu/vm-snapshot.js';
 import type { RestoreSpares } from '../src-server/runtime/templates/restore-spares.js';
+import { qemuCpuMs } from './runtime-support.js';
 
 const argv = process.argv.slice(2);
 const runs = Number(argv[argv.indexOf('--runs') + 1]) || 5;
@@ -52,7 +55,28 @@ for (let i = 0; i < runs; i++) {
     internals.handles.set(id, await restoreVm(folder, { hostname: id }, (rt as unknown as { clones: { spares: RestoreSpares } }).clones.spares));
     rec('child: restoreVm', now() - u);
     u = now();
-    if (argv.includes('--split')) {
+    if (argv.includes('--tcg')) {
+      // The TCG floor: the child's QEMU starts with no translated code. Its identity (the
+      // agent's HELLO, clock, reseed and two file writes) and its first exec run once cold,
+      // then again warm in the same QEMU: the difference is translation (and the TLB and
+      // caches it misses). `info jit` counts the blocks translated; the vCPU's CPU time
+      // (all of QEMU's threads) is load-independent work.
+      const h = () => internals.handles.get(id) as { pid: number; qmp: { execute<T>(c: string, a?: object): Promise<T> } };
+      const tbs = async () =>
+        Number(/TB count\s+(\d+)/.exec(await h().qmp.execute<string>('human-monitor-command', { 'command-line': 'info jit' }))?.[1] ?? NaN);
+      const step = async (name: string, run: () => Promise<unknown>) => {
+        const [tb0, cpu0, w0] = [await tbs(), qemuCpuMs(h().pid), now()];
+        await run();
+        rec(`${name} ms`, now() - w0);
+        rec(`${name} QEMU CPU ms`, qemuCpuMs(h().pid) - cpu0);
+        rec(`${name} blocks translated`, (await tbs()) - tb0);
+      };
+      const identity = (c: AgentClient) => Promise.all([c.syncTime(), applyIdentity(c, id)]);
+      await step('tcg: agent HELLO + identity, cold', () => internals.conns.connect(id, folder, 'clone', identity));
+      await step('tcg: identity again, warm', () => identity(client(id)));
+      await step('tcg: first exec, cold', () => execText(client(id), ['/bin/cat', '/tmp/run']));
+      await step('tcg: exec again, warm', () => execText(client(id), ['/bin/cat', '/tmp/run']));
+    } else if (argv.includes('--split')) {
       const c = await AgentClient.connect(folder.agentSock, { timeoutMs: 60_000, helloRetryMs: 200 });
       rec('child: HELLO', now() - u);
       u = now();
@@ -86,7 +110,9 @@ await rt.close();
 rmSync(dataDir, { recursive: true, force: true });
 const out: Record<string, string> = {};
 for (const [k, v] of Object.entries(rows))
-  out[k] = k.startsWith('children') ? `${v.length} of ${runs}` : `${med(v).toFixed(1)} ms (${v.map((x) => x.toFixed(0)).join(' ')})`;
+  out[k] = k.startsWith('children')
+    ? `${v.length} of ${runs}`
+    : `${med(v).toFixed(1)}${/(ms|translated)$/.test(k) ? '' : ' ms'} (${v.map((x) => x.toFixed(0)).join(' ')})`;
 out.load = os
   .loadavg()
   .map((x) => x.toFixed(2))

@@ -21,7 +21,10 @@ const runtimes: Record<string, QemuBoxRuntime> = {};
  * disk and machine shape as a box, until the agent's HELLO.
  */
 export async function bareBoot(dataDir: string, i: number): Promise<number> {
-  const runtime = (runtimes[dataDir] ??= new QemuBoxRuntime(dataDir));
+  // image and accelerator only: with templates on, this second runtime on the service's data
+  // dir would clear the service's warm pool and restore spares as a killed service's leftovers
+  // (a spare started at that moment outlived the bench)
+  const runtime = (runtimes[dataDir] ??= new QemuBoxRuntime(dataDir, { templates: false }));
   const image = await runtime.image();
   const accel = await runtime.accelerator();
   const folder = boxFolder(dataDir, `bare${i}`);

@@ -121,7 +121,16 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
   };
   // The first box waits for the guest image: its progress goes to GET /v1/status (preparation).
   const preparation = opts.preparation ?? (opts.runtime ? undefined : new PreparationTracker());
-  const runtime = (opts.runtime ?? ((dir) => new QemuBoxRuntime(dir, { onImageProgress: (p) => preparation?.onImage(p), log })))(config.dataDir);
+  const runtime = (
+    opts.runtime ??
+    ((dir) =>
+      new QemuBoxRuntime(dir, {
+        onImageProgress: (p) => preparation?.onImage(p),
+        onTemplateBuild: (e) => preparation?.onTemplate(e),
+        coldWhileTemplateBuilds: config.tuning.coldWhileTemplateBuilds,
+        log,
+      }))
+  )(config.dataDir);
   if (preparation) showPreparation(base, runtime, preparation);
   base.diskSpace.start();
   base.statusProviders.push(() => ({ disk: base.diskSpace.status() }));

@@ -243,6 +243,8 @@ const ms = () => z.number().nonnegative();
 const TuningSchema = z.strictObject({
   /** templates/: prepare the default template at start (the test harness passes false). */
   prepareTemplates: z.boolean().default(true),
+  /** runtime/templates/clone-source.ts: a create cold-boots while its template builds (issue 35; the harness passes false). */
+  coldWhileTemplateBuilds: z.boolean().default(true),
   /** boxes/scheduler.ts: how often stopped/expired boxes are swept. */
   boxTickMs: ms().default(1000),
   /** volumes/: an artificial delay in volume creation (idempotency tests). */

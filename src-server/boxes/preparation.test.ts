@@ -64,6 +64,43 @@ describe('the time left never goes up (issue 35)', () => {
   });
 });
 
+describe('the template stage (issue 35: the code interpreter warms up in the background, shown as progress)', () => {
+  it('appears with the first build, counts down, never goes up, and ends ready or failed', () => {
+    let now = 0;
+    const t = new PreparationTracker(() => now);
+    t.onImage({ phase: 'done', percent: 100, message: 'guest image ready' });
+    expect(t.snapshot()).toMatchObject({ ready: true, stages: [{ name: 'image' }] });
+    const shape = { vcpus: 1, memoryMib: 1024 };
+    t.onTemplate({ shape, state: 'running', phase: 'boot', percent: 10 });
+    const stage = () => t.snapshot().stages.find((s) => s.name === 'template')!;
+    expect(t.snapshot().ready).toBe(false);
+    expect(stage()).toMatchObject({ state: 'running', percent: 10, eta_seconds: null, message: 'boot (1 vCPU, 1024 MiB)' });
+    now += 10_000;
+    t.onTemplate({ shape, state: 'running', phase: 'warm-up: code', percent: 25 }); // pace: 30 s
+    expect(stage()).toMatchObject({ eta_seconds: 30, message: 'warm-up: code (1 vCPU, 1024 MiB)' });
+    const seen = [stage().eta_seconds!];
+    for (const p of [26, 27, 80, 90]) {
+      now += 20_000; // the warm-up is slower than the boot: the pace alone would say more
+      t.onTemplate({ shape, state: 'running', phase: 'prepare', percent: p });
+      seen.push(stage().eta_seconds!);
+    }
+    expect(
+      seen.every((v, i) => i === 0 || v <= seen[i - 1]!),
+      seen.join(' '),
+    ).toBe(true);
+    t.onTemplate({ shape, state: 'ready', phase: 'ready', percent: 100 });
+    expect(t.snapshot()).toMatchObject({ ready: true });
+    expect(stage()).toMatchObject({ state: 'ready', percent: 100, eta_seconds: null });
+    // a later build starts over (its own pace), a failure says why
+    now += 5_000;
+    t.onTemplate({ shape, state: 'running', phase: 'boot', percent: 10 });
+    expect(stage()).toMatchObject({ state: 'running', percent: 10, eta_seconds: null, started_at: new Date(now).toISOString() });
+    t.onTemplate({ shape, state: 'failed', phase: 'boot', percent: 10, error: 'the agent did not answer\nlog' });
+    expect(stage()).toMatchObject({ state: 'failed', error: 'the agent did not answer' });
+    expect(Preparation.parse(t.snapshot()).ready).toBe(false);
+  });
+});
+
 describe('first box: progress in the API and the CLI', () => {
   let svc: TestService;
   beforeAll(async () => {

@@ -18,9 +18,22 @@ const PHASE_WORDS: Record<string, string> = {
   done: 'ready',
 };
 
+/** A warm template's build as the runtime reports it (runtime/templates/templates.ts TemplateBuildEvent). */
+interface TemplateBuildEvent {
+  shape: { vcpus: number; memoryMib: number };
+  state: 'running' | 'ready' | 'failed';
+  phase: string;
+  percent: number;
+  error?: string;
+}
+
+const TEMPLATE_LABEL = 'Warm template (boxes start from it in milliseconds; the code interpreter warmed up in it)';
+
 /**
  * Tracks the one-time preparation stages for `GET /v1/status` (`preparation`). The runtime
  * reports progress; this keeps the latest per stage, with an ETA from the pace so far.
+ * The `template` stage appears with the first template build (the first box does not wait
+ * for it: it cold-boots meanwhile) and shows the latest build.
  */
 export class PreparationTracker {
   private stages = new Map<PreparationStage['name'], PreparationStage>();
@@ -30,17 +43,29 @@ export class PreparationTracker {
   }
 
   onImage(p: ImageProgressEvent): void {
-    const s = this.stages.get('image')!;
-    const at = new Date(this.now()).toISOString();
     const done = p.phase === 'done';
+    this.progress('image', done, p.percent, done ? p.message : `${PHASE_WORDS[p.phase] ?? p.phase}: ${p.message}`);
+  }
+
+  onTemplate(e: TemplateBuildEvent): void {
+    if (!this.stages.has('template')) this.stages.set('template', blank('template', TEMPLATE_LABEL, 90));
+    if (e.state === 'failed') return this.failed('template', new Error(e.error ?? 'the template build failed'));
+    const what = `${e.shape.vcpus} vCPU, ${e.shape.memoryMib} MiB`;
+    this.progress('template', e.state === 'ready', e.percent, e.state === 'ready' ? `ready (${what})` : `${e.phase} (${what})`);
+  }
+
+  private progress(name: PreparationStage['name'], done: boolean, rawPercent: number, message: string): void {
+    const s = this.stages.get(name)!;
+    const at = new Date(this.now()).toISOString();
+    // a stage that ended (ready or failed) starts over with a new build
     const startedAt = s.state === 'running' && s.started_at ? s.started_at : at;
     const elapsed = (this.now() - Date.parse(startedAt)) / 1000;
-    const percent = Math.max(0, Math.min(100, Math.round(p.percent)));
-    this.stages.set('image', {
+    const percent = Math.max(0, Math.min(100, Math.round(rawPercent)));
+    this.stages.set(name, {
       ...s,
       state: done ? 'ready' : 'running',
       percent: done ? 100 : percent,
-      message: done ? p.message : `${PHASE_WORDS[p.phase] ?? p.phase}: ${p.message}`,
+      message,
       started_at: startedAt,
       updated_at: at,
       eta_seconds: done ? null : this.timeLeft(s, percent >= 5 && elapsed > 2 ? (elapsed * (100 - percent)) / percent : null),

@@ -39,6 +39,10 @@ interface QemuRuntimeOptions {
   warmPool?: number;
   /** QEMUs started ahead per template in use for restores (default: BOX_RESTORE_SPARES, else 1). */
   restoreSpares?: number;
+  /** A create whose template is not ready cold-boots while it builds (default false; the service turns it on). */
+  coldWhileTemplateBuilds?: boolean;
+  /** Template builds as they go (the service's preparation stages). */
+  onTemplateBuild?: MachineSource['store']['onBuild'];
 }
 
 /** Published ports and the proxy may have changed since a save: user-net options, not guest devices. */
@@ -63,15 +67,11 @@ export class QemuBoxRuntime implements BoxRuntime {
     private dataDir: string,
     opts: QemuRuntimeOptions = {},
   ) {
-    this.machines = new MachineSource(dataDir, opts.onImageProgress, opts.log);
+    this.machines = new MachineSource(dataDir, opts.onImageProgress, opts.log, opts.onTemplateBuild);
     const useTemplates = opts.templates ?? boxEnv().templates !== false;
     if (useTemplates) this.clones = new CloneSource(dataDir, this.machines, opts.warmPool ?? warmPoolSize(), opts.restoreSpares ?? restoreSpareCount());
-    const store = this.machines.store;
-    this.templates = this.clones?.port ?? {
-      list: () => store.list(),
-      remove: (id) => store.remove(id),
-      prepare: async (shape) => void (await this.machines.template(shape)),
-    };
+    if (this.clones) this.clones.coldWhileBuilding = !!opts.coldWhileTemplateBuilds;
+    this.templates = this.clones?.port ?? this.machines.port;
   }
 
   accelerator = () => this.machines.accelerator();

@@ -40,11 +40,13 @@ async function databaseFor(dataDir: string): Promise<string | undefined> {
 /**
  * Starts the real service (real SQLite or PostgreSQL, real HTTP) on a fresh temp data dir and a free port.
  * The default template is not prepared at start (tuning.prepareTemplates: true asks for it):
- * every route test would otherwise boot a template VM it never uses.
+ * every route test would otherwise boot a template VM it never uses. A first create waits
+ * for its template (tuning.coldWhileTemplateBuilds: true cold-boots it meanwhile, as the
+ * service does by default).
  */
 export async function startTestService(opts: Partial<StartOptions> = {}): Promise<TestService> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'box-test-'));
-  const tuning = { prepareTemplates: false, ...opts.tuning };
+  const tuning = { prepareTemplates: false, coldWhileTemplateBuilds: false, ...opts.tuning };
   const databaseUrl = opts.databaseUrl ?? (await databaseFor(dataDir));
   const svc = await startService({ ...opts, tuning, dataDir, databaseUrl, apiKey: opts.apiKey ?? TEST_KEY, log: opts.log ?? quietLog });
   const key = opts.apiKey ?? TEST_KEY;

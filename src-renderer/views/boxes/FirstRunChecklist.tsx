@@ -20,13 +20,15 @@ export function FirstRunChecklist({ onCreate }: { onCreate: () => void }) {
   const policies = usePolicies();
   const [dismissed, setDismissed] = useState(() => localStorage.getItem(DISMISSED) === '1');
   if (status.isPending || boxes.isPending || gone.isPending || policies.isPending || models.isPending) return null;
-  const prep = status.data?.preparation;
+  // the image stage alone: the first box waits for the image, not for the warm template
+  const image = status.data?.preparation?.stages.find((s) => s.name === 'image');
+  const imageReady = !image || image.state === 'ready';
   const items = [
     {
       id: 'image',
-      done: prep ? prep.ready : true,
+      done: imageReady,
       label: 'Guest image ready',
-      hint: prep && !prep.ready ? 'Building now (once per machine); the first box waits for it.' : '',
+      hint: imageReady ? '' : 'Building now (once per machine); the first box waits for it.',
     },
     {
       id: 'model',

@@ -3,6 +3,8 @@
  * pool (warm-pool.ts) or a fresh restore of the template (template-clone.ts), and the
  * TemplatePort (list, remove, prepare) the box domain sees. A template that cannot be
  * built answers undefined: the box cold-boots (the failure is listed in GET /v1/templates).
+ * With `coldWhileBuilding` (the service's default), a template not ready yet answers
+ * undefined at once and is built in the background.
  */
 import type { Progress, TemplatePort, VmConfig as BoxVmConfig } from '../../boxes/ports.js';
 import type { BoxFolder } from '../box-folder.js';
@@ -21,6 +23,8 @@ export class CloneSource {
   readonly port: TemplatePort;
   /** Pool VMs a killed service left behind are gone (no take or fill before). */
   readonly cleared: Promise<void>;
+  /** A create whose template is not ready cold-boots while the template builds (the first box waits for no template). */
+  coldWhileBuilding = false;
 
   constructor(
     dataDir: string,
@@ -59,6 +63,13 @@ export class CloneSource {
     onProgress?: (p: Progress) => void,
   ): Promise<{ handle: VmHandle; from: string } | undefined> {
     const shape = { image: cfg.image, vcpus: cfg.vcpus, memoryMib: cfg.memoryMib, diskGib: cfg.diskGib, ...(cfg.mounts.length ? { volumeSlots: true } : {}) };
+    // The first box of a shape does not wait for its template (a boot, then the warm-ups:
+    // the code interpreter's kernel, a minute or two under TCG): it cold-boots from the
+    // image while the template builds in the background, then fills the pool and spares.
+    if (this.coldWhileBuilding && !(await this.machines.readyTemplate(shape))) {
+      this.port.prepare(shape).catch(() => {}); // a failed build is listed in GET /v1/templates and logged
+      return undefined;
+    }
     // Progress comes only while the template (or the image under it) is being built: then
     // this start includes that build, and says so (`new_template`, not a warm `template`).
     let built = false;

@@ -2,7 +2,7 @@
  * Where a box's machine comes from: the guest image (built once), the accelerator (probed
  * once), the QEMU launch config of a box, and the warm template of its shape.
  */
-import type { ImageResolver, Progress, TemplateShape, VmConfig as BoxVmConfig } from '../../boxes/ports.js';
+import type { ImageResolver, Progress, TemplatePort, TemplateShape, VmConfig as BoxVmConfig } from '../../boxes/ports.js';
 import { detectAccelerator, type AccelResult } from '../qemu/accel.js';
 import { ensureAgentBinary } from '../guest-image/agent-build.js';
 import { ensureGuestImage, type GuestImage, type ImageProgress } from '../guest-image/guest-image.js';
@@ -22,10 +22,19 @@ export class MachineSource {
     private dataDir: string,
     private onImageProgress?: (p: ImageProgress) => void,
     private log?: RuntimeLog,
+    onTemplateBuild?: TemplateStore['onBuild'],
   ) {
     this.store = new TemplateStore(dataDir);
     this.store.log = log;
+    this.store.onBuild = onTemplateBuild;
   }
+
+  /** The TemplatePort without clones (BOX_TEMPLATES=0): list, remove, build. */
+  readonly port: TemplatePort = {
+    list: () => this.store.list(),
+    remove: (id) => this.store.remove(id),
+    prepare: async (shape) => void (await this.template(shape)),
+  };
 
   /** Why the accelerator was chosen, once known (the service log says it). */
   accelReason?: string;
@@ -100,7 +109,18 @@ export class MachineSource {
    * hands its files here (the key hashes the kernel, initrd and rootfs paths).
    */
   async template(shape: TemplateShape, onProgress?: (p: Progress) => void) {
-    const base = await this.vmConfig({
+    const base = await this.templateBase(shape);
+    const img = await this.image();
+    return this.store.ensure(shape, base, img.recipeHash, onProgress && ((p) => onProgress({ phase: `template: ${p.phase}`, percent: p.percent })));
+  }
+
+  /** The ready template of this shape, or undefined while it is missing or being built (none is started). */
+  async readyTemplate(shape: TemplateShape) {
+    return this.store.readyFor(shape, await this.templateBase(shape), (await this.image()).recipeHash);
+  }
+
+  private templateBase(shape: TemplateShape) {
+    return this.vmConfig({
       boxId: 'template',
       hostname: 'box',
       image: shape.image,
@@ -110,7 +130,5 @@ export class MachineSource {
       mounts: [],
       forwards: [],
     });
-    const img = await this.image();
-    return this.store.ensure(shape, base, img.recipeHash, onProgress && ((p) => onProgress({ phase: `template: ${p.phase}`, percent: p.percent })));
   }
 }

@@ -21,6 +21,7 @@ import { rm, writeFile, rename } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { waitForAgent } from '../agent-wait.js';
 import { execText } from '../exec-text.js';
+import { runWarmups, type TemplateBuildEvent } from './template-warmups.js';
 import { BoxFolder } from '../box-folder.js';
 import { collectLayers, dirSizeBytes } from '../qemu/layers.js';
 import { qemuVersion } from '../qemu/host.js';
@@ -73,6 +74,8 @@ export class TemplateStore {
   onRemove?: (id: string) => Promise<void>;
   /** Run in the guest before the save (other areas' warm state, e.g. the code kernel). */
   readonly warmups: TemplateWarmup[] = [];
+  /** Every build's progress, end or failure (the service's preparation tracker). */
+  onBuild?: (e: TemplateBuildEvent) => void;
 
   /** Where template builds are told (the service log): start, reason, end and time, or the failure. */
   log?: { info(m: string, fields?: object): void; warn(m: string, fields?: object): void };
@@ -88,7 +91,7 @@ export class TemplateStore {
     return new BoxFolder(join(this.root, id));
   }
 
-  /** The id of the template for this base config (image files + shape). */
+  /** The id of the template for this base config (image files + shape); a current one from now on (others on disk are stale). */
   async idFor(shape: TemplateShape, base: VmConfig, recipeHash: string): Promise<{ id: string; key: Record<string, unknown> }> {
     const key = {
       recipe: TEMPLATE_RECIPE,
@@ -109,6 +112,7 @@ export class TemplateStore {
       ...(this.warmups.length ? { warmups: this.warmups.map((w) => w.key) } : {}),
     };
     const id = `tpl_${createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16)}`;
+    this.current.add(id);
     return { id, key };
   }
 
@@ -128,13 +132,17 @@ export class TemplateStore {
     return { templateId: id, folder, config: state.config };
   }
 
+  /** The ready template for this shape, or undefined when it is missing or being built (no build started). */
+  async readyFor(shape: TemplateShape, base: VmConfig, recipeHash: string): Promise<Ready | undefined> {
+    return this.readyOf((await this.idFor(shape, base, recipeHash)).id);
+  }
+
   /**
    * The ready template for this shape, built first when missing (one build per id at a
    * time; concurrent callers share it). `base` is the cold-boot config without identity.
    */
   async ensure(shape: TemplateShape, base: VmConfig, recipeHash: string, onProgress?: Progress): Promise<Ready> {
     const { id, key } = await this.idFor(shape, base, recipeHash);
-    this.current.add(id);
     const ready = this.readyOf(id);
     if (ready) return ready;
     let b = this.building.get(id);
@@ -147,11 +155,14 @@ export class TemplateStore {
       const t0 = Date.now();
       const f = () => ({ template_id: id, phase: 'template_build', duration_ms: Date.now() - t0 });
       this.log?.info(`${what}: build started: ${why}`, { template_id: id, phase: 'template_build' });
-      entry.promise = this.build(id, shape, key, base, (p) => Object.assign(progress, p))
+      const tell = (state: TemplateBuildEvent['state'], error?: string) => this.onBuild?.({ templateId: id, shape, state, ...progress, error });
+      tell('running');
+      entry.promise = this.build(id, shape, key, base, (p) => (Object.assign(progress, p), tell(p.percent >= 100 ? 'ready' : 'running')))
         .then(
           (r) => (this.log?.info(`${what}: built in ${((Date.now() - t0) / 1000).toFixed(1)} s`, f()), r),
           (e: unknown) => {
             this.log?.[this.aborted ? 'info' : 'warn'](`${what}: build failed after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${(e as Error).message}`, f());
+            if (!this.aborted) tell('failed', (e as Error).message);
             throw e;
           },
         )
@@ -185,10 +196,8 @@ export class TemplateStore {
         await killVm(handle).catch(() => {});
         throw e;
       });
-      progress({ phase: 'prepare', percent: 70 });
       try {
-        for (const w of this.warmups) await runWarmup(w, agent, (why) => this.log?.warn(`template ${id}: warm-up ${w.key} left out: ${why}`));
-        progress({ phase: 'prepare', percent: 80 });
+        await runWarmups(this.warmups, agent, progress, (w, why) => this.log?.warn(`template ${id}: warm-up ${w.key} left out: ${why}`));
         const r = await execText(agent, ['/bin/sh', '-c', PREP_SCRIPT]);
         if (r.exitCode !== 0) throw new Error(`template preparation failed: ${r.stderr.trim()}`);
         progress({ phase: 'save', percent: 90 });
@@ -288,13 +297,4 @@ export class TemplateStore {
       }
     }
   }
-}
-
-/** A warm-up step failing leaves the template as it would be without it (the area starts its work on demand). */
-async function runWarmup(w: TemplateWarmup, agent: Parameters<typeof execText>[0], failed: (why: string) => void) {
-  const guest = {
-    sh: (script: string, timeoutMs: number) => execText(agent, ['/bin/sh', '-c', script], timeoutMs),
-    writeFile: async (path: string, content: Buffer) => void (await agent.writeFile(path, { mode: 0o644, createParents: true }, content)),
-  };
-  await w.run(guest).catch((e: Error) => failed(e.message.slice(0, 500)));
 }
