@@ -11,7 +11,7 @@ import { localGuard } from './http/guard.js';
 import { plainFront } from './http/plain-front.js';
 import { RouteRegistry } from './http/registry.js';
 import { upgradeListener } from './http/upgrade.js';
-import { contextProxy } from './serving/context-proxy.js';
+import { contextProxy } from './http/context-proxy.js';
 import type { Area } from './http/route.js';
 
 interface BuiltApps {

@@ -4,9 +4,9 @@ import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { LOCAL_CONTEXT, contextsPath } from '../../sdk/typescript/src/contexts.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/api-errors.js';
-import { authenticate } from '../http/auth.js';
-import type { ContextStore, Target } from './context-proxy.js';
+import { ApiError } from './api-errors.js';
+import { authenticate } from './auth.js';
+import type { BoxContext, readContexts } from '../../sdk/typescript/src/contexts.js';
 
 /** The switcher's HttpOnly cookie: the context the web UI's requests go to (absent: the local service). */
 export const CONTEXT_COOKIE = 'box_context';
@@ -17,6 +17,17 @@ export function cookieOf(req: IncomingMessage, name: string): string | undefined
     if (k === name) return decodeURIComponent(v.join('='));
   }
   return undefined;
+}
+
+/** The CLI's store, as last read. */
+export type ContextStore = () => ReturnType<typeof readContexts>;
+
+/** A saved context the web UI's requests go to, with the agent that pins its certificate. */
+export interface Target {
+  name: string;
+  context: BoxContext;
+  url: URL;
+  agent: http.Agent;
 }
 
 const SelectBody = z.object({ name: z.string().trim().min(1, 'name: the context to use (or "local")') });

@@ -3,15 +3,15 @@ import fs from 'node:fs';
 import http, { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
-import { LOCAL_CONTEXT, contextsPath, readContexts, type BoxContext } from '../../sdk/typescript/src/contexts.js';
+import { LOCAL_CONTEXT, contextsPath, readContexts } from '../../sdk/typescript/src/contexts.js';
 import { PinMismatchError, pinnedAgent, probeCertificate, tlsRefusal } from '../../sdk/typescript/src/tls.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/api-errors.js';
-import { authenticate } from '../http/auth.js';
-import { errorBody, pathOf, sendError } from '../http/error-handler.js';
-import { guardError } from '../http/guard.js';
-import { isLoopback } from './listen-config.js';
-import { CONTEXT_COOKIE, cookieOf, mountContextRoutes } from './context-switch.js';
+import { ApiError } from './api-errors.js';
+import { authenticate } from './auth.js';
+import { errorBody, pathOf, sendError } from './error-handler.js';
+import { guardError } from './guard.js';
+import { isLoopback } from '../serving/ports.js';
+import { CONTEXT_COOKIE, cookieOf, mountContextRoutes, type ContextStore, type Target } from './context-switch.js';
 
 /**
  * The app against a remote service (issue 39, docs/architecture.md "Serving a network").
@@ -44,13 +44,6 @@ const HOP = new Set([
   'x-api-key',
 ]);
 
-export interface Target {
-  name: string;
-  context: BoxContext;
-  url: URL;
-  agent: http.Agent;
-}
-
 interface ContextProxy {
   /** Forwards the request when it goes to a selected context; false when it is the local service's. */
   http(req: IncomingMessage, res: ServerResponse): boolean;
@@ -61,8 +54,6 @@ interface ContextProxy {
 }
 
 /** The CLI's store, read again when the file changes (`box context add|rm` while the app runs). */
-export type ContextStore = () => ReturnType<typeof readContexts>;
-
 function storeReader(): ContextStore {
   let seen: { stamp: string; data: ReturnType<typeof readContexts> } | undefined;
   return () => {
