@@ -36,13 +36,29 @@ async function main() {
   try {
     const python = installPythonSdk(tmp);
     const svc = await startTestService({ runtime: (d) => new FakeRuntime(d), dataDir: path.join(tmp, 'data') });
+    // a second one on HTTPS with its own certificate: the contexts tests pin it (tests/test_contexts.py)
+    const tlsSvc = await startTestService({
+      runtime: (d) => new FakeRuntime(d),
+      dataDir: path.join(tmp, 'data-tls'),
+      tls: true,
+      apiKey: 'bxk_python_sdk_tls_0000000000000000000',
+    });
+    const tlsEnv = {
+      BOX_TLS_URL: tlsSvc.url,
+      BOX_TLS_KEY: tlsSvc.key,
+      BOX_TLS_FINGERPRINT: tlsSvc.ctx.config.tls!.fingerprint,
+      BOX_NODE: process.execPath,
+      BOX_ROOT: ROOT,
+    };
     try {
       const args = ['-m', 'pytest', path.join(ROOT, 'sdk/python/tests'), '-q', '-p', 'no:cacheprovider', ...(junit ? [`--junitxml=${junit}`] : [])];
       code = await new Promise<number>((resolve) =>
-        spawn(python, args, { stdio: 'inherit', cwd: tmp, env: { ...process.env, BOX_URL: svc.url, BOX_API_KEY: svc.key } }).on('exit', (c) => resolve(c ?? 1)),
+        spawn(python, args, { stdio: 'inherit', cwd: tmp, env: { ...process.env, BOX_URL: svc.url, BOX_API_KEY: svc.key, ...tlsEnv } }).on('exit', (c) =>
+          resolve(c ?? 1),
+        ),
       );
     } finally {
-      await svc.close();
+      await Promise.all([svc.close(), tlsSvc.close()]);
     }
     if (code === 5) console.error('python-sdk: pytest collected no tests; that is a failure');
   } finally {

@@ -22,6 +22,7 @@ import { image } from './commands/image.js';
 import { keys } from './commands/keys.js';
 import { logs } from './commands/logs.js';
 import { mcp } from './commands/mcp.js';
+import { e2b } from './commands/e2b.js';
 import { loginLink, openapi, status, whoami } from './commands/misc.js';
 import { models } from './commands/models.js';
 import { policies } from './commands/policies.js';
@@ -58,6 +59,7 @@ const commands: Group = {
   engines,
   logs,
   mcp,
+  e2b,
   settings,
   openapi,
 };

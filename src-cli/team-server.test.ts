@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,7 @@ let local: Headless;
 let remote: Headless;
 let home: string;
 let remoteUrl: string;
+let localUrl: () => string;
 const cli = (args: string[], env: Record<string, string> = {}, input?: string) =>
   runCli({ HOME: home, BOX_DATA_DIR: '', BOX_API_KEY: LOCAL_KEY, ...env }, args, { input });
 
@@ -39,6 +41,7 @@ describe.skipIf(!canMakeNetns())('team server: contexts against a remote service
       }),
     ]);
     remoteUrl = remote.url;
+    localUrl = () => local.url;
   }, 180_000);
 
   afterAll(async () => {
@@ -149,4 +152,62 @@ describe.skipIf(!canMakeNetns())('team server: contexts against a remote service
     expect(reused.code).toBe(4);
     expect(reused.stderr).toContain('already used');
   });
+
+  it("`box mcp` and `box e2b env` work against a context: MCP tools on the remote, over the pinned certificate; E2B's SDK with the printed variables", async () => {
+    // an MCP client, as an agent host runs it, on `box mcp` with BOX_CONTEXT naming the remote
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const env = { PATH: process.env.PATH!, HOME: home, BOX_CONTEXT: 'admin', BOX_DATA_DIR: '/nonexistent-box-data-dir' };
+    const bin = path.resolve(import.meta.dirname, '../bin/box.mjs');
+    const c = new Client({ name: 'team-mcp-test', version: '1.0.0' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], env, stderr: 'pipe' });
+    let said = '';
+    transport.stderr!.on('data', (b: Buffer) => (said += b.toString()));
+    await c.connect(transport);
+    try {
+      const r = (await c.callTool({ name: 'box_list', arguments: {} })) as { content: Array<{ text?: string }>; isError?: boolean };
+      expect(r.isError, JSON.stringify(r)).toBeFalsy();
+      expect(said).toContain(`for the service at ${remoteUrl} (from context admin (BOX_CONTEXT))`);
+    } finally {
+      await c.close();
+    }
+
+    // a changed certificate: `box mcp` answers the tool call with the pin's message, no key sent
+    const file = path.join(home, '.box-desktop', 'contexts.json');
+    const saved = fs.readFileSync(file, 'utf8');
+    const data = JSON.parse(saved) as { contexts: Record<string, { tls_fingerprint: string }> };
+    data.contexts.admin!.tls_fingerprint = 'CD:'.repeat(31) + 'CD';
+    fs.writeFileSync(file, JSON.stringify(data));
+    const bad = new Client({ name: 'team-mcp-test', version: '1.0.0' });
+    await bad.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], env, stderr: 'ignore' }));
+    try {
+      const r = (await bad.callTool({ name: 'box_list', arguments: {} })) as { content: Array<{ text?: string }>; isError?: boolean };
+      expect(r.isError).toBe(true);
+      expect(JSON.stringify(r.content)).toContain(`presented ${remote.fingerprint}`);
+    } finally {
+      await bad.close();
+      fs.writeFileSync(file, saved);
+    }
+
+    // E2B: the variables for the context, then E2B's own SDK (npm `e2b`) lists the remote's sandboxes with them
+    const printed = await cli(['e2b', 'env'], { BOX_CONTEXT: 'admin' });
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toContain(`export E2B_API_URL='${remoteUrl}/e2b/api'`);
+    expect(printed.stdout).toContain(`export E2B_SANDBOX_URL='${remoteUrl}/e2b/sandbox'`);
+    expect(printed.stdout).toContain(`export E2B_API_KEY='${REMOTE_KEY}'`);
+    const vars = JSON.parse((await cli(['e2b', 'env', '--json'], { BOX_CONTEXT: 'admin' })).stdout) as Record<string, string>;
+    expect(fs.readFileSync(vars.NODE_EXTRA_CA_CERTS!, 'utf8')).toContain('BEGIN CERTIFICATE');
+    const local = JSON.parse((await cli(['e2b', 'env', '--json'], { BOX_CONTEXT: 'local' })).stdout) as Record<string, string>;
+    expect(local.E2B_API_URL).toBe(`${localUrl()}/e2b/api`);
+    const script = "import('e2b').then(async ({ Sandbox }) => { const items = await Sandbox.list().nextItems(); console.log('listed ' + items.length); })";
+    const run = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, ['-e', script], { env: { PATH: process.env.PATH!, HOME: home, ...vars }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    expect(run.code, run.out).toBe(0);
+    expect(run.out).toMatch(/listed \d+/);
+  }, 180_000);
 });

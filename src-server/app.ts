@@ -11,6 +11,7 @@ import { localGuard } from './http/guard.js';
 import { plainFront } from './http/plain-front.js';
 import { RouteRegistry } from './http/registry.js';
 import { upgradeListener } from './http/upgrade.js';
+import { contextProxy } from './http/context-proxy.js';
 import type { Area } from './http/route.js';
 
 interface BuiltApps {
@@ -30,12 +31,26 @@ export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitIn
   for (const a of areas) a.routes(registry);
   const mainAreas: Area[] = opts.splitInference ? ['box', 'common'] : ['box', 'inference', 'common'];
   const main = baseApp(ctx);
+  // the sidebar's service switcher: a request of the signed-in web UI may go to a saved context (serving/context-proxy.ts)
+  const proxy = contextProxy(ctx);
+  proxy.mount(main);
   for (const a of areas) a.mount?.(main); // before the web UI's catch-all GET
   mountWebUi(main, ctx, opts.signIn);
   registry.mount(main, ctx, mainAreas);
   main.use(errorMiddleware(ctx));
   let inference: RequestListener | undefined;
-  const upgrades: BuiltApps['upgrades'] = { main: upgradeListener(registry.upgrades, ctx, mainAreas) };
+  const local = upgradeListener(registry.upgrades, ctx, mainAreas);
+  const upgrades: BuiltApps['upgrades'] = {
+    main: {
+      listener: (req, socket, head) => {
+        if (!proxy.upgrade(req, socket, head)) local.listener(req, socket, head);
+      },
+      closeAll: () => {
+        proxy.closeAll();
+        local.closeAll();
+      },
+    },
+  };
   if (opts.splitInference) {
     upgrades.inference = upgradeListener(registry.upgrades, ctx, ['inference', 'common']);
     const app = baseApp(ctx);
@@ -44,7 +59,15 @@ export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitIn
     inference = plainFront(registry.specs, ctx, ['inference', 'common'], app);
   }
   // `plain` routes (the inference endpoints) skip Express: http/plain-front.ts.
-  return { registry, main: plainFront(registry.specs, ctx, mainAreas, main), inference, upgrades };
+  const front = plainFront(registry.specs, ctx, mainAreas, main);
+  return {
+    registry,
+    main: (req, res) => {
+      if (!proxy.http(req, res)) front(req, res);
+    },
+    inference,
+    upgrades,
+  };
 }
 
 function baseApp(ctx: AppContext): Express {

@@ -3,6 +3,7 @@ import { useStatus, useWhoami } from '../api/hooks/identity.js';
 import { VIEWS, type ViewId } from './nav.js';
 import { href } from './router.js';
 import { KEY_HINT } from './shortcuts.js';
+import { ServiceSwitcher } from './ServiceSwitcher.js';
 import { ThemeSwitch } from './ThemeSwitch.js';
 
 export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: () => void }) {
@@ -27,6 +28,7 @@ export function Sidebar({ current, onPalette }: { current: ViewId; onPalette: ()
           <div className="text-[11px] text-ink-400">{who.data?.org_name ?? '…'}</div>
         </div>
       </div>
+      <ServiceSwitcher />
       <ul className="flex-1 space-y-0.5 px-2">
         {VIEWS.map((v, i) => {
           const active = v.id === current;

@@ -57,7 +57,7 @@ export async function apiCallError(res: Response): Promise<ApiCallError> {
 }
 
 /** The box API at `baseUrl` with fixed headers (the credentials), over fetch. */
-export function httpBoxApi(baseUrl: string, headers: Record<string, string>): BoxApi {
+export function httpBoxApi(baseUrl: string, headers: Record<string, string>, fetchImpl: typeof fetch = (...a) => fetch(...a)): BoxApi {
   const base = baseUrl.replace(/\/+$/, '');
   return {
     async send(r) {
@@ -74,13 +74,15 @@ export function httpBoxApi(baseUrl: string, headers: Record<string, string>): Bo
       }
       let res: Response;
       try {
-        res = await fetch(u, { method: r.method, headers: h, body, signal: r.signal });
+        res = await fetchImpl(u, { method: r.method, headers: h, body, signal: r.signal });
       } catch (e) {
         if (r.signal?.aborted) throw e;
         const cause = (e as { cause?: { code?: string; message?: string } }).cause;
         const why = cause?.code ?? cause?.message ?? (e as Error).message;
+        // a pinned certificate refused (a context's, box mcp): its own message names both fingerprints
+        const pin = (e as Error).name === 'PinMismatchError';
         throw new ApiCallError(0, {
-          message: `cannot reach the box service at ${base} (${why}): is it running?`,
+          message: pin ? (e as Error).message : `cannot reach the box service at ${base} (${why}): is it running?`,
           type: 'api_error',
           param: null,
           code: 'unreachable',

@@ -50,8 +50,8 @@ export function createBoxMcpServer(api: BoxApi | ApiOf, version = '0.1.0'): McpS
  */
 // (loaded by `box mcp` with a dynamic import, which ts-unused-exports does not follow)
 // ts-unused-exports:disable-next-line
-export async function serveStdio(url: string, apiKey: string): Promise<void> {
-  const server = createBoxMcpServer(httpBoxApi(url, { authorization: `Bearer ${apiKey}` }));
+export async function serveStdio(url: string, apiKey: string, fetchImpl?: typeof fetch): Promise<void> {
+  const server = createBoxMcpServer(httpBoxApi(url, { authorization: `Bearer ${apiKey}` }, fetchImpl));
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;

@@ -33,7 +33,7 @@ interface ServingOptions {
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
-const isLoopback = (host: string) => LOOPBACK.test(host.replace(/^\[|\]$/g, ''));
+export const isLoopback = (host: string) => LOOPBACK.test(host.replace(/^\[|\]$/g, ''));
 const isWildcard = (host: string) => host === '0.0.0.0' || host === '::' || host === '[::]';
 
 /** `host`, `host:port`, `[v6]:port` or `[v6]`: the host and the port, if given. */

@@ -1,2 +1,2 @@
 /** What the HTTP pipeline uses of the serving area: the Host check's rule (http/guard.ts). */
-export { hostAllowed } from './listen-config.js';
+export { hostAllowed, isLoopback } from './listen-config.js';

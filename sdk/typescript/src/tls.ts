@@ -100,16 +100,29 @@ const net = (h: string) => /^[\d.]+$/.test(h) || h.includes(':');
 
 type Body = RequestInit['body'] | NodeJS.ReadableStream;
 
+/**
+ * An https.Agent that trusts the system's roots plus `pin.ca` and accepts only the pinned
+ * leaf (the check runs in the handshake, before any byte of a request). `pinnedFetch` and
+ * the local service's proxy to a context (src-server/http/context-proxy.ts) use it.
+ */
+export function pinnedAgent(pin: TlsPin): https.Agent {
+  const want = normalizeFingerprint(pin.fingerprint);
+  return new https.Agent({
+    keepAlive: true,
+    ca: [...tls.rootCertificates, ...(pin.ca ? [pin.ca] : [])],
+    checkServerIdentity: (_host, cert) => (normalizeFingerprint(cert.fingerprint256) === want ? undefined : new Error(`pin mismatch: ${cert.fingerprint256}`)),
+  });
+}
+
+/** Whether a request's error is the TLS handshake refusing the server (the pin, or a chain that does not verify). */
+export function tlsRefusal(e: NodeJS.ErrnoException): boolean {
+  return /pin mismatch/.test(e.message) || /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(e.code ?? '');
+}
+
 /** A `fetch` that only talks to a server presenting the pinned certificate (see above). */
 export function pinnedFetch(pin: TlsPin, hint?: string): typeof fetch {
   const want = normalizeFingerprint(pin.fingerprint);
-  const makeAgent = (ca: string | undefined) =>
-    new https.Agent({
-      keepAlive: true,
-      ca: [...tls.rootCertificates, ...(ca ? [ca] : [])],
-      checkServerIdentity: (_host, cert) =>
-        normalizeFingerprint(cert.fingerprint256) === want ? undefined : new Error(`pin mismatch: ${cert.fingerprint256}`),
-    });
+  const makeAgent = (ca: string | undefined) => pinnedAgent({ fingerprint: want, ca });
   // Without a CA, the chain the server sends is taken as it is (the leaf's pin is the check that matters).
   let agent: Promise<https.Agent> | undefined = pin.ca ? Promise.resolve(makeAgent(pin.ca)) : undefined;
   const doFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
@@ -157,10 +170,6 @@ export function pinnedFetch(pin: TlsPin, hint?: string): typeof fetch {
     });
   };
   return doFetch as typeof fetch;
-}
-
-function tlsRefusal(e: NodeJS.ErrnoException): boolean {
-  return /pin mismatch/.test(e.message) || /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(e.code ?? '');
 }
 
 async function writeBody(req: import('node:http').ClientRequest, body: Body): Promise<void> {

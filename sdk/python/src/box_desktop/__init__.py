@@ -37,6 +37,7 @@ from ._errors import (
     RateLimitError,
     ServiceUnavailableError,
 )
+from ._tls import BoxTlsPinError
 from . import types
 from ._sync import Box, BoxCode, BoxCron, Boxes, BoxFiles, Checkpoints, Client, ExecStream, Inboxes, Policies, Volume, Volumes
 
@@ -62,6 +63,7 @@ __all__ = [
     "BoxApiError",
     "BoxCode",
     "BoxConnectionError",
+    "BoxTlsPinError",
     "BoxCron",
     "BoxError",
     "Boxes",

@@ -12,6 +12,7 @@ import httpx
 from .._base import query_text, retry_delay
 from .._config import ServiceConfig, resolve_config
 from .._errors import BoxConnectionError, BoxError, error_from
+from .._tls import AsyncPinnedBackend, pin_transport, pinned_ssl_context
 
 
 Upload = Union[bytes, bytearray, str, AsyncIterable[bytes], Any]
@@ -45,15 +46,25 @@ class AsyncNoDelayBackend:
         return getattr(self._inner, name)
 
 
-def _transport() -> httpx.AsyncHTTPTransport:
+def _transport(config: ServiceConfig) -> httpx.AsyncHTTPTransport:
+    """TCP_NODELAY; over HTTPS with a pinned certificate (a context's), only that certificate (_tls.py)."""
+    pinned = bool(config.tls_fingerprint) and config.url.startswith("https:")
+    tls: Any = pinned_ssl_context(config.tls_ca) if pinned else True
     try:  # httpx >= 0.24.1 takes socket options
-        return httpx.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])  # type: ignore[call-arg]
+        t = httpx.AsyncHTTPTransport(verify=tls, socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])  # type: ignore[call-arg]
     except TypeError:  # Debian 12's httpx 0.23: wrap the pool's network backend
-        t = httpx.AsyncHTTPTransport()
+        t = httpx.AsyncHTTPTransport(verify=tls)
         pool = getattr(t, "_pool", None)
         if pool is not None and hasattr(pool, "_network_backend"):
             pool._network_backend = AsyncNoDelayBackend(pool._network_backend)
-        return t
+    if pinned:
+        hint = (
+            f"remove the context and add it again (`npx box context rm {config.context}`, `npx box context add {config.context} {config.url}`)"
+            if config.context
+            else ""
+        )
+        pin_transport(t, AsyncPinnedBackend, config.url, config.tls_fingerprint or "", hint)
+    return t
 
 
 class AsyncHttp:
@@ -71,7 +82,7 @@ class AsyncHttp:
         self.config: ServiceConfig = resolve_config(url, api_key, env)
         self.max_retries = max_retries
         self.max_retry_delay = max_retry_delay
-        self.client = httpx.AsyncClient(base_url=self.config.url, timeout=httpx.Timeout(timeout, connect=10.0), transport=_transport())
+        self.client = httpx.AsyncClient(base_url=self.config.url, timeout=httpx.Timeout(timeout, connect=10.0), transport=_transport(self.config))
 
     async def aclose(self) -> None:
         await self.client.aclose()

@@ -13,6 +13,7 @@ import httpx
 from .._base import query_text, retry_delay
 from .._config import ServiceConfig, resolve_config
 from .._errors import BoxConnectionError, BoxError, error_from
+from .._tls import PinnedBackend, pin_transport, pinned_ssl_context
 
 
 Upload = Union[bytes, bytearray, str, Iterable[bytes], Any]
@@ -46,15 +47,25 @@ class NoDelayBackend:
         return getattr(self._inner, name)
 
 
-def _transport() -> httpx.HTTPTransport:
+def _transport(config: ServiceConfig) -> httpx.HTTPTransport:
+    """TCP_NODELAY; over HTTPS with a pinned certificate (a context's), only that certificate (_tls.py)."""
+    pinned = bool(config.tls_fingerprint) and config.url.startswith("https:")
+    tls: Any = pinned_ssl_context(config.tls_ca) if pinned else True
     try:  # httpx >= 0.24.1 takes socket options
-        return httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])  # type: ignore[call-arg]
+        t = httpx.HTTPTransport(verify=tls, socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])  # type: ignore[call-arg]
     except TypeError:  # Debian 12's httpx 0.23: wrap the pool's network backend
-        t = httpx.HTTPTransport()
+        t = httpx.HTTPTransport(verify=tls)
         pool = getattr(t, "_pool", None)
         if pool is not None and hasattr(pool, "_network_backend"):
             pool._network_backend = NoDelayBackend(pool._network_backend)
-        return t
+    if pinned:
+        hint = (
+            f"remove the context and add it again (`npx box context rm {config.context}`, `npx box context add {config.context} {config.url}`)"
+            if config.context
+            else ""
+        )
+        pin_transport(t, PinnedBackend, config.url, config.tls_fingerprint or "", hint)
+    return t
 
 
 class Http:
@@ -72,7 +83,7 @@ class Http:
         self.config: ServiceConfig = resolve_config(url, api_key, env)
         self.max_retries = max_retries
         self.max_retry_delay = max_retry_delay
-        self.client = httpx.Client(base_url=self.config.url, timeout=httpx.Timeout(timeout, connect=10.0), transport=_transport())
+        self.client = httpx.Client(base_url=self.config.url, timeout=httpx.Timeout(timeout, connect=10.0), transport=_transport(self.config))
 
     def close(self) -> None:
         self.client.close()
