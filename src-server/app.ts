@@ -43,7 +43,7 @@ export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitIn
   const upgrades: BuiltApps['upgrades'] = {
     main: {
       listener: (req, socket, head) => {
-        if (!proxy.upgrade(req, socket, head)) local.listener(req, socket, head);
+        proxy.upgrade(req, socket, head, () => local.listener(req, socket, head));
       },
       closeAll: () => {
         proxy.closeAll();
@@ -63,7 +63,7 @@ export function createApp(ctx: AppContext, areas: ServiceArea[], opts: { splitIn
   return {
     registry,
     main: (req, res) => {
-      if (!proxy.http(req, res)) front(req, res);
+      proxy.http(req, res, () => front(req, res));
     },
     inference,
     upgrades,

@@ -45,9 +45,9 @@ const HOP = new Set([
 ]);
 
 interface ContextProxy {
-  /** Forwards the request when it goes to a selected context; false when it is the local service's. */
-  http(req: IncomingMessage, res: ServerResponse): boolean;
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** Forwards the request when it goes to a selected context, else hands it to `local` (the local service's). */
+  http(req: IncomingMessage, res: ServerResponse, local: () => void): void;
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, local: () => void): void;
   /** `GET /ui/contexts`, `POST /ui/contexts/select` (the switcher's; not part of the /v1 API). */
   mount(app: Express): void;
   closeAll(): void;
@@ -92,14 +92,21 @@ export function contextProxy(ctx: AppContext): ContextProxy {
     return { name, context: c, url, agent };
   };
 
-  /** The context this request goes to: a valid local UI session (not a key) and the switcher's cookie. */
-  const routeOf = (req: IncomingMessage): Target | undefined => {
+  /**
+   * The context this request may go to, from what the request itself says (no store read):
+   * the switcher's cookie names a context, and the request carries no key of its own.
+   */
+  const candidate = (req: IncomingMessage): string | undefined => {
     if (!enabled || !FORWARDED.test(req.url ?? '')) return undefined;
     const name = cookieOf(req, CONTEXT_COOKIE);
     if (!name || name === LOCAL_CONTEXT || req.headers.authorization || req.headers['x-api-key']) return undefined;
+    return name;
+  };
+  /** The context this request goes to: a valid local UI session (not a key) and the switcher's cookie. */
+  const routeOf = async (req: IncomingMessage, name: string): Promise<Target | undefined> => {
     const refused = guardError(req, ctx.config);
     if (refused) throw refused;
-    const who = authenticate(req, ctx.repos);
+    const who = await authenticate(req, ctx.repos);
     if (who.via !== 'session') return undefined;
     const t = targetNamed(name);
     if (!t)
@@ -177,64 +184,59 @@ export function contextProxy(ctx: AppContext): ContextProxy {
     );
   };
 
+  const upgradeTo = (req: IncomingMessage, socket: Duplex, head: Buffer, t: Target) => {
+    const keep: Record<string, string> = {};
+    for (const k of ['upgrade', 'connection']) if (typeof req.headers[k] === 'string') keep[k] = req.headers[k];
+    const out = outgoing(req, t, keep);
+    out.on('upgrade', (r, up, upHead) => {
+      const lines = [`HTTP/1.1 101 ${r.statusMessage ?? 'Switching Protocols'}`];
+      for (let i = 0; i < r.rawHeaders.length; i += 2) lines.push(`${r.rawHeaders[i]}: ${r.rawHeaders[i + 1]}`);
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (upHead.length) socket.write(upHead);
+      if (head.length) up.write(head);
+      live.add(socket);
+      const end = () => {
+        live.delete(socket);
+        socket.destroy();
+        up.destroy();
+      };
+      up.on('error', end).on('close', end);
+      socket.on('close', end);
+      up.pipe(socket);
+      socket.pipe(up);
+    });
+    out.on('response', (r) => {
+      // refused by the remote (401, 403, 404...): its answer, as it gave it
+      const lines = [`HTTP/1.1 ${r.statusCode} ${r.statusMessage ?? ''}`];
+      for (let i = 0; i < r.rawHeaders.length; i += 2) if (!HOP.has(r.rawHeaders[i]!.toLowerCase())) lines.push(`${r.rawHeaders[i]}: ${r.rawHeaders[i + 1]}`);
+      lines.push('Connection: close');
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      r.pipe(socket);
+    });
+    out.on('error', (e: NodeJS.ErrnoException) => {
+      void failure(t, e).then((err) => refuseUpgrade(socket, req, err));
+    });
+    out.end();
+  };
+
   return {
-    http(req, res) {
-      let t: Target | undefined;
-      try {
-        t = routeOf(req);
-      } catch (e) {
-        sendError(req, res, e, ctx);
-        return true;
-      }
-      if (!t) return false;
-      forward(req, res, t);
-      return true;
+    http(req, res, local) {
+      const name = candidate(req);
+      if (!name) return local();
+      routeOf(req, name).then(
+        (t) => (t ? forward(req, res, t) : local()),
+        (e: unknown) => sendError(req, res, e, ctx),
+      );
     },
 
-    upgrade(req, socket, head) {
-      let t: Target | undefined;
-      try {
-        t = routeOf(req);
-      } catch (e) {
-        socket.on('error', () => socket.destroy());
-        refuseUpgrade(socket, req, e);
-        return true;
-      }
-      if (!t) return false;
+    upgrade(req, socket, head, local) {
+      const name = candidate(req);
+      if (!name) return local();
       socket.on('error', () => socket.destroy());
-      const keep: Record<string, string> = {};
-      for (const k of ['upgrade', 'connection']) if (typeof req.headers[k] === 'string') keep[k] = req.headers[k];
-      const out = outgoing(req, t, keep);
-      out.on('upgrade', (r, up, upHead) => {
-        const lines = [`HTTP/1.1 101 ${r.statusMessage ?? 'Switching Protocols'}`];
-        for (let i = 0; i < r.rawHeaders.length; i += 2) lines.push(`${r.rawHeaders[i]}: ${r.rawHeaders[i + 1]}`);
-        socket.write(`${lines.join('\r\n')}\r\n\r\n`);
-        if (upHead.length) socket.write(upHead);
-        if (head.length) up.write(head);
-        live.add(socket);
-        const end = () => {
-          live.delete(socket);
-          socket.destroy();
-          up.destroy();
-        };
-        up.on('error', end).on('close', end);
-        socket.on('close', end);
-        up.pipe(socket);
-        socket.pipe(up);
-      });
-      out.on('response', (r) => {
-        // refused by the remote (401, 403, 404...): its answer, as it gave it
-        const lines = [`HTTP/1.1 ${r.statusCode} ${r.statusMessage ?? ''}`];
-        for (let i = 0; i < r.rawHeaders.length; i += 2) if (!HOP.has(r.rawHeaders[i]!.toLowerCase())) lines.push(`${r.rawHeaders[i]}: ${r.rawHeaders[i + 1]}`);
-        lines.push('Connection: close');
-        socket.write(`${lines.join('\r\n')}\r\n\r\n`);
-        r.pipe(socket);
-      });
-      out.on('error', (e: NodeJS.ErrnoException) => {
-        void failure(t, e).then((err) => refuseUpgrade(socket, req, err));
-      });
-      out.end();
-      return true;
+      routeOf(req, name).then(
+        (t) => (t ? upgradeTo(req, socket, head, t) : local()),
+        (e: unknown) => refuseUpgrade(socket, req, e),
+      );
     },
 
     mount: (app) => mountContextRoutes(app, ctx, { enabled, store, targetNamed, outgoing, failure }),

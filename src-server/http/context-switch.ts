@@ -48,8 +48,8 @@ interface Deps {
  * HttpOnly cookie serving/context-proxy.ts forwards by.
  */
 export function mountContextRoutes(app: Express, ctx: AppContext, { enabled, store, targetNamed, outgoing, failure }: Deps) {
-  const session = (req: IncomingMessage) => {
-    const who = authenticate(req, ctx.repos);
+  const session = async (req: IncomingMessage) => {
+    const who = await authenticate(req, ctx.repos);
     if (who.via !== 'session')
       throw new ApiError(403, 'permission_error', "The service switcher is the web UI's (a signed-in browser session).", { code: 'session_required' });
   };
@@ -73,17 +73,12 @@ export function mountContextRoutes(app: Express, ctx: AppContext, { enabled, sto
     };
   };
   app.get('/ui/contexts', (req, res, next) => {
-    try {
-      session(req);
-      res.set('Cache-Control', 'no-store').json(list(req));
-    } catch (e) {
-      next(e);
-    }
+    session(req).then(() => void res.set('Cache-Control', 'no-store').json(list(req)), next);
   });
   // Switching checks the service first (GET /v1/whoami, pinned): a wrong certificate or a key it refuses leaves the app where it was.
   app.post('/ui/contexts/select', express.json({ limit: '4kb' }), (req, res, next) => {
     void (async () => {
-      session(req);
+      await session(req);
       const parsed = SelectBody.safeParse(req.body ?? {});
       if (!parsed.success) throw new ApiError(400, 'invalid_request_error', parsed.error.issues[0]!.message, { param: 'name' });
       const name = parsed.data.name;
