@@ -166,7 +166,7 @@ const open: Command = {
 
 const image: Command = {
   usage: 'box desktop image [--data-dir dir]',
-  summary: 'Build the "desktop" image from the recipe shipped with Box (in builder boxes; slow the first time)',
+  summary: 'Build the "desktop" image from the recipe shipped with Box (its packages on the host, as root: minutes the first time)',
   async run(ctx, argv) {
     const { values } = parse(argv, this.usage, { 'data-dir': { type: 'string' } }, [0, 0]);
     if (!fs.existsSync(path.join(RECIPE, 'Boxfile'))) throw new CliError(`the desktop recipe is missing (${RECIPE})`, 1);
