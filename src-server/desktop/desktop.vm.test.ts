@@ -7,6 +7,7 @@
  * the cases (VM time is CI time); each states what it relies on.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -45,6 +46,24 @@ const post = async (p: string, json: unknown = {}) => {
   if (res.status !== 200) throw new Error(`${p}: ${res.status} ${JSON.stringify(body)}`);
   return body;
 };
+/**
+ * POST without fetch's 5-minute wait for the answer's headers: the first desktop box's create
+ * answers after its template is built (boot, the desktop's start, save), longer than that on
+ * a loaded TCG host.
+ */
+const postLong = (p: string, json: unknown) =>
+  new Promise<{ box_id: string }>((resolve, reject) => {
+    const body = JSON.stringify(json);
+    const u = new URL(`${svc.url}${p}`);
+    const headers = { authorization: `Bearer ${svc.key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`${p}: ${res.statusCode} ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 const shot = async (scale?: number) => {
   const res = await svc.api(`/v1/boxes/${boxId}/desktop/screenshot${scale ? `?scale=${scale}` : ''}`);
   if (res.status !== 200) throw new Error(`screenshot: ${res.status} ${await res.text()}`);
@@ -70,7 +89,7 @@ beforeAll(async () => {
   svc = await startTestService({ dataDir });
   const appId = (await post('/v1/apps/find', { name: 'desk', mint_if_missing: true })).id;
   let t = Date.now();
-  boxId = (await post('/v1/boxes', { app_id: appId, name: 'desk1', image: 'desktop', size: 's' })).box_id;
+  boxId = (await postLong('/v1/boxes', { app_id: appId, name: 'desk1', image: 'desktop', size: 's' })).box_id;
   await shot();
   figures.push(`first desktop box (template build: boot + desktop start + save) -> first screenshot: ${((Date.now() - t) / 1000).toFixed(1)} s`);
   // a second box is a clone of the warm template: its screen is up at once
