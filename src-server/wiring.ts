@@ -132,6 +132,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
       build: (o) => buildImage({ ...o, store: images.images.store }),
       has: async (name) => (await images.images.store.get(name)) !== undefined,
     },
+    domain: () => (network.ingress.port ? `box.localhost:${network.ingress.port}` : null),
   });
 
   const services: Services = {

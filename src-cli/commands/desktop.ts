@@ -166,7 +166,7 @@ const open: Command = {
 
 const image: Command = {
   usage: 'box desktop image [--data-dir dir]',
-  summary: 'Build the "desktop" image from the recipe shipped with Box (in builder boxes; slow the first time)',
+  summary: 'Build the "desktop" image from the recipe shipped with Box (its packages on the host, as root: minutes the first time)',
   async run(ctx, argv) {
     const { values } = parse(argv, this.usage, { 'data-dir': { type: 'string' } }, [0, 0]);
     if (!fs.existsSync(path.join(RECIPE, 'Boxfile'))) throw new CliError(`the desktop recipe is missing (${RECIPE})`, 1);
@@ -174,9 +174,45 @@ const image: Command = {
   },
 };
 
-const group: Group = { screenshot, info, windows, click, move, drag, scroll, type, key, launch, open, image };
+const num = (s: string | undefined) => (s === undefined ? undefined : Number(s));
+
+const record: Command = {
+  usage: 'box desktop record <box> [--interval MS] [--scale 0.1..1] [--max-seconds N] | record <box> --stop ID | record <box> --list',
+  summary: "Record the box's screen (a frame every interval, kept when it changed); play it back in the app's Screen tab",
+  async run(ctx, argv) {
+    const { values, positionals } = parse(
+      argv,
+      this.usage,
+      { interval: { type: 'string' }, scale: { type: 'string' }, 'max-seconds': { type: 'string' }, stop: { type: 'string' }, list: { type: 'boolean' } },
+      [1, 1],
+    );
+    const box_id = await resolveBoxId(ctx.client, positionals[0]!);
+    if (values.list) {
+      const { data } = await ctx.client.call('GET /v1/boxes/:box_id/desktop/recordings', { params: { box_id } });
+      if (ctx.json) return json(data);
+      return table(
+        ['ID', 'STATUS', 'STARTED', 'SECONDS', 'FRAMES', 'IMAGES'],
+        data.map((r) => [r.recording_id, r.status, r.started_at, ((r.frames.at(-1)?.at_ms ?? 0) / 1000).toFixed(1), String(r.frames.length), String(r.images)]),
+      );
+    }
+    const r = values.stop
+      ? await ctx.client.call('POST /v1/boxes/:box_id/desktop/recordings/:recording_id/stop', { params: { box_id, recording_id: values.stop } })
+      : await ctx.client.call('POST /v1/boxes/:box_id/desktop/recordings', {
+          params: { box_id },
+          body: { interval_ms: num(values.interval), scale: num(values.scale), max_seconds: num(values['max-seconds']) },
+        });
+    if (ctx.json) return json(r);
+    process.stdout.write(
+      r.status === 'recording'
+        ? `recording ${r.recording_id} (stop: box desktop record ${positionals[0]} --stop ${r.recording_id})\n`
+        : `stopped ${r.recording_id}: ${r.frames.length} frames, ${r.images} images, ${((r.frames.at(-1)?.at_ms ?? 0) / 1000).toFixed(1)} s\n`,
+    );
+  },
+};
+
+const group: Group = { screenshot, info, windows, click, move, drag, scroll, type, key, launch, open, record, image };
 export const desktop: Command = {
-  usage: 'box desktop screenshot|info|windows|click|move|drag|scroll|type|key|launch|open|image',
+  usage: 'box desktop screenshot|info|windows|click|move|drag|scroll|type|key|launch|open|record|image',
   summary: 'Computer use on a desktop box (created with --image desktop): screen, mouse, keyboard, apps',
   group,
   run: (ctx, argv) => dispatch(ctx, group, 'box desktop', argv),

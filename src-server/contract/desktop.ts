@@ -113,3 +113,49 @@ export const DesktopVncFrame = z.string().describe('A binary WebSocket message: 
 export const DesktopCdpMessage = z
   .looseObject({ id: z.number().int().optional(), method: z.string().optional(), sessionId: z.string().optional() })
   .describe('A Chrome DevTools Protocol message (JSON).');
+
+/**
+ * A recording of a desktop box's screen: a frame every `interval_ms` (at `scale`), kept only
+ * when the screen changed, so playback shows the session as it went, with its timing.
+ */
+export const StartRecordingBody = z.strictObject({
+  /** Milliseconds between frames (200–10000; default 1000). */
+  interval_ms: z.number().int().min(200).max(10_000).optional(),
+  /** Scale factor of the frames (0.1–1; default 0.5). */
+  scale: z.number().min(0.1).max(1).optional(),
+  /** Stops by itself after this many seconds (1–14400; default 3600). */
+  max_seconds: z.number().int().min(1).max(14_400).optional(),
+});
+export type StartRecordingBody = z.infer<typeof StartRecordingBody>;
+
+export const RecordingFrame = z.object({
+  /** Milliseconds since the recording started. */
+  at_ms: z.number().int(),
+  /** Which stored image this frame shows (GET .../frames/{image}). */
+  image: z.number().int(),
+});
+
+export const DesktopRecording = z.object({
+  recording_id: z.string(),
+  box_id: z.string(),
+  status: z.enum(['recording', 'stopped']),
+  started_at: z.string(),
+  ended_at: z.string().nullable(),
+  interval_ms: z.number().int(),
+  scale: z.number(),
+  /** The frames in order; consecutive frames of an unchanged screen share one image. */
+  frames: z.array(RecordingFrame),
+  images: z.number().int(),
+  bytes: z.number().int(),
+  /** Why it stopped: `stopped` (asked), `max_seconds`, `box_gone`, `error: ...`. */
+  stop_reason: z.string().nullable(),
+});
+export type DesktopRecording = z.infer<typeof DesktopRecording>;
+
+export const RecordingParams = z.object({ box_id: idSchema('box', 'box_id'), recording_id: z.string().regex(/^rec_[0-9a-f]{32}$/, 'not a recording id') });
+export const RecordingFrameParams = RecordingParams.extend({
+  image: z
+    .string()
+    .regex(/^\d{1,6}$/, 'image must be a frame image number')
+    .transform(Number),
+});

@@ -86,7 +86,8 @@ export const E2BCreated = z.object({
   envdVersion: z.string(),
   envdAccessToken: z.string(),
   trafficAccessToken: z.string(),
-  domain: z.null(),
+  /** `box.localhost:<ingress port>`: the SDK's `getHost(port)` is `<port>-<sandboxID>.<domain>` (Box's ingress). */
+  domain: z.string().nullable(),
 });
 
 /** E2B's ListedSandbox. */
@@ -108,7 +109,7 @@ export const E2BListedSandbox = z.object({
 
 /** E2B's SandboxDetail. */
 export const E2BSandboxDetail = E2BListedSandbox.extend({
-  domain: z.null(),
+  domain: z.string().nullable(),
   lifecycle: z.object({ onTimeout: z.enum(['pause', 'kill']), autoResume: z.boolean() }),
 });
 

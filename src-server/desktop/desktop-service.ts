@@ -63,7 +63,7 @@ export class DesktopService {
     const agent = await this.agentOf(box);
     let p = this.up.get(box.box_id);
     if (!p) {
-      p = collect(agent, ['/bin/sh', '-c', START_SCRIPT], { timeoutMs: 180_000 }).then((r) => {
+      p = collect(agent, ['/bin/sh', '-c', START_SCRIPT], { timeoutMs: 900_000 }).then((r) => {
         if (r.code === NOT_DESKTOP)
           throw conflict(`Box ${box.name} has no desktop: create it from the "desktop" image (image: "desktop").`, 'desktop_unavailable', 'box_id');
         if (r.code !== 0) throw new Failed(`The desktop of box ${box.name} did not start: ${r.stderr.slice(-500) || `exit ${r.code}`}`);

@@ -11,7 +11,7 @@ import { START_SCRIPT } from './desktop-service.js';
 export const desktopWarmup: TemplateWarmup = {
   key: `desktop:${createHash('sha256').update(START_SCRIPT).digest('hex').slice(0, 12)}`,
   async run(guest) {
-    const r = await guest.sh(`${START_SCRIPT.replace('exit 45', 'exit 0')} && sleep 2`, 240_000);
+    const r = await guest.sh(`${START_SCRIPT.replace('exit 45', 'exit 0')} && sleep 2`, 900_000);
     if (r.exitCode !== 0) throw new Error(`desktop warm-up failed: ${r.stderr.slice(-500)}`);
   },
 };

@@ -3,9 +3,14 @@
  * the field), and the guest commands' text: values travel as arguments, never in the script,
  * and xdotool/wmctrl output reads back. (The screen itself: desktop.vm.test.ts.)
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BoxRecord } from '../boxes/ports.js';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../test-support/harness.js';
+import { DesktopRecordings } from './recordings.js';
 import { actionCommand, parseInfo, parseWindows, screenshotCommand } from './xdo.js';
 
 let svc: TestService;
@@ -37,6 +42,13 @@ describe('desktop requests', () => {
     expect(await refused(`/v1/boxes/${boxId}/desktop/screenshot?scale=2`, undefined, 'GET')).toMatchObject({ status: 400, error: { param: 'scale' } });
     const missing = 'box_00000000-0000-4000-8000-000000000000';
     expect((await refused(`/v1/boxes/${missing}/desktop/actions`, { type: 'move', x: 1, y: 1 })).status).toBe(404);
+    const recs = `/v1/boxes/${boxId}/desktop/recordings`;
+    expect(await refused(recs, { interval_ms: 50 })).toMatchObject({ status: 400, error: { param: 'interval_ms' } });
+    expect(await refused(recs, { scale: 2 })).toMatchObject({ status: 400, error: { param: 'scale' } });
+    expect(await refused(recs, { fps: 2 })).toMatchObject({ status: 400 });
+    expect(await refused(`${recs}/nope`, undefined, 'GET')).toMatchObject({ status: 400, error: { param: 'recording_id' } });
+    expect(await refused(`${recs}/rec_${'0'.repeat(32)}`, undefined, 'GET')).toMatchObject({ status: 404, error: { param: 'recording_id' } });
+    expect(await refused(`${recs}/rec_${'0'.repeat(32)}/frames/x`, undefined, 'GET')).toMatchObject({ status: 400, error: { param: 'image' } });
   });
 
   it('lists the desktop routes in the OpenAPI document', async () => {
@@ -46,8 +58,52 @@ describe('desktop requests', () => {
       '/v1/boxes/{box_id}/desktop/screenshot',
       '/v1/boxes/{box_id}/desktop/actions',
       '/v1/boxes/{box_id}/desktop/windows',
+      '/v1/boxes/{box_id}/desktop/recordings',
+      '/v1/boxes/{box_id}/desktop/recordings/{recording_id}/frames/{image}',
     ])
       expect(doc.paths[p], p).toBeDefined();
+  });
+});
+
+describe('desktop recordings', () => {
+  it('keeps a frame per tick and an image per change, stops when asked, plays back from disk', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'box-rec-'));
+    let screen = 'a';
+    const shots: number[] = [];
+    const rec = new DesktopRecordings(root, async (_box, scale) => (shots.push(scale), Buffer.from(`PNG ${screen}`)));
+    const box = { box_id: 'box_1', name: 'one' } as BoxRecord;
+    const started = rec.start(box, { interval_ms: 200, scale: 0.25 });
+    expect(started).toMatchObject({ status: 'recording', interval_ms: 200, scale: 0.25, stop_reason: null });
+    expect(() => rec.start(box, {})).toThrow(/being recorded already/);
+    const until = async (fn: () => boolean) => {
+      for (let i = 0; i < 200 && !fn(); i++) await new Promise((r) => setTimeout(r, 20));
+    };
+    await until(() => rec.get(box, started.recording_id).frames.length >= 3);
+    screen = 'b';
+    await until(() => rec.get(box, started.recording_id).images >= 2);
+    const stopped = await rec.stop(box, started.recording_id);
+    expect(stopped).toMatchObject({ status: 'stopped', stop_reason: 'stopped', images: 2 });
+    expect(stopped.frames.length).toBeGreaterThanOrEqual(4);
+    expect(stopped.frames[0]).toEqual({ at_ms: expect.any(Number), image: 0 });
+    expect(stopped.frames.at(-1)!.image).toBe(1);
+    for (let i = 1; i < stopped.frames.length; i++) expect(stopped.frames[i]!.at_ms).toBeGreaterThanOrEqual(stopped.frames[i - 1]!.at_ms + 150);
+    expect(shots.every((s) => s === 0.25)).toBe(true);
+    // from disk, in a new instance (a service restart)
+    const again = new DesktopRecordings(root, async () => Buffer.alloc(0));
+    expect(again.list(box).map((r) => r.recording_id)).toEqual([started.recording_id]);
+    expect(again.frame(box, started.recording_id, 1).toString()).toBe('PNG b');
+    expect(() => again.frame(box, started.recording_id, 2)).toThrow(/no image 2/);
+    // a box that goes ends its recording; a failing screenshot ends it with the reason
+    const other = { box_id: 'box_2', name: 'two' } as BoxRecord;
+    const r2 = rec.start(other, { interval_ms: 200 });
+    rec.boxGone('box_2');
+    expect(rec.get(other, r2.recording_id)).toMatchObject({ status: 'stopped', stop_reason: 'box_gone' });
+    const failing = new DesktopRecordings(root, () => Promise.reject(new Error('no desktop')));
+    const r3 = failing.start(other, {});
+    await until(() => failing.get(other, r3.recording_id).status === 'stopped');
+    expect(failing.get(other, r3.recording_id).stop_reason).toBe('error: no desktop');
+    await again.remove(box, started.recording_id);
+    expect(again.list(box)).toEqual([]);
   });
 });
 

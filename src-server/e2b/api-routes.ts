@@ -36,8 +36,13 @@ function listed(s: Sandbox) {
   };
 }
 
-/** What create, connect and resume answer: where envd is and the token it wants. */
-function created(s: Sandbox) {
+/**
+ * What create, connect and resume answer: where envd is and the token it wants, and the
+ * domain the SDK's `getHost(port)` builds `<port>-<sandboxID>.<domain>` from: Box's ingress
+ * (`box.localhost:<ingress port>`, network/ingress/ingress-routing.ts), which reaches any
+ * port of the sandbox.
+ */
+function created(s: Sandbox, domain: string | null) {
   return {
     sandboxID: s.box.box_id,
     templateID: s.row.template_id,
@@ -46,7 +51,7 @@ function created(s: Sandbox) {
     envdVersion: ENVD_VERSION,
     envdAccessToken: s.row.access_token,
     trafficAccessToken: s.row.access_token,
-    domain: null,
+    domain,
   };
 }
 
@@ -59,8 +64,8 @@ const PREFIX = '/e2b/api';
  * validation, the response check under tests) with E2B's errors `{code, message}` as the
  * stock SDKs read them. A route E2B has and Box does not answers 501 naming it.
  */
-export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxService; snapshots: SnapshotService }): void {
-  const { sandboxes, snapshots } = deps;
+export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxService; snapshots: SnapshotService; domain: () => string | null }): void {
+  const { sandboxes, snapshots, domain } = deps;
   const on = <B, Q, P>(method: Method, path: string, summary: string, spec: Omit<RouteSpec<B, Q, P>, 'method' | 'path' | 'area' | 'tag' | 'summary'>) =>
     r.add({ method, path: `${PREFIX}${path}`, area: 'box', tag: 'e2b', summary, errors: 'e2b', ...spec });
   const params = E2BSandboxIdParams;
@@ -75,7 +80,7 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
         keepMemory: body.autoPauseMemory ?? undefined,
         autoResume: body.autoResume?.enabled ?? false,
       })
-      .then((s) => new Reply(201, created(s)));
+      .then((s) => new Reply(201, created(s, domain())));
   };
   on('post', '/sandboxes', 'E2B: create a sandbox (older route)', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
   on('post', '/v2/sandboxes', 'E2B: create a sandbox', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
@@ -91,7 +96,7 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
     params,
     handler: async ({ auth, params: p }) => {
       const s = await sandboxes.get(auth.orgId, p.sandboxID);
-      return { ...listed(s), domain: null, lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: s.row.auto_resume } };
+      return { ...listed(s), domain: domain(), lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: s.row.auto_resume } };
     },
   });
   on('delete', '/sandboxes/:sandboxID', 'E2B: kill a sandbox', {
@@ -116,18 +121,20 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
   const connect = { params, body: E2BConnectBody };
   on('post', '/v2/sandboxes/:sandboxID/connect', 'E2B: connect to a sandbox (resumes a paused one)', {
     ...connect,
-    handler: async ({ auth, params: p, body }) => new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory))),
+    handler: async ({ auth, params: p, body }) =>
+      new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory), domain())),
   });
   on('post', '/sandboxes/:sandboxID/resume', 'E2B: resume a paused sandbox (older route)', {
     ...connect,
-    handler: async ({ auth, params: p, body }) => new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory))),
+    handler: async ({ auth, params: p, body }) =>
+      new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory), domain())),
   });
   on('post', '/sandboxes/:sandboxID/fork', 'E2B: fork a sandbox', {
     params,
     body: E2BForkBody,
     handler: async ({ auth, params: p, body }) =>
       (await snapshots.fork(auth, p.sandboxID, body.count ?? 1, body.timeout)).map((f) =>
-        'error' in f ? { error: f.error } : { sandbox: created(f.sandbox) },
+        'error' in f ? { error: f.error } : { sandbox: created(f.sandbox, domain()) },
       ),
   });
   on('post', '/sandboxes/:sandboxID/snapshots', 'E2B: snapshot a sandbox', {

@@ -38,6 +38,8 @@ export function e2bArea(
     policies: PoliciesPort;
     metrics: MetricsPort;
     images: ImageBuildPort;
+    /** `box.localhost:<ingress port>`: where a sandbox's ports answer (E2B's `getHost`). */
+    domain: () => string | null;
   },
 ) {
   const repo = new SandboxesRepo(app.db);
@@ -55,7 +57,7 @@ export function e2bArea(
     routes(r) {
       e2bFeatureRoutes(r, { sandboxes, metrics: deps.metrics });
       e2bTemplateRoutes(r, templates);
-      e2bApiRoutes(r, { sandboxes, snapshots });
+      e2bApiRoutes(r, { sandboxes, snapshots, domain: deps.domain });
     },
     mount(express: Express) {
       express.use('/e2b/template-files', e2bTemplateFilesRoute(templates));

@@ -22,6 +22,12 @@ CMD ["/bin/server", "--port", "80"]
     expect(steps[7]).toMatchObject({ argv: ['/bin/server', '--port', '80'] });
   });
 
+  it('reads PACKAGES right after FROM: Debian names, sorted, once each, over continuations', () => {
+    const steps = parseBoxfile('FROM debian\nPACKAGES xvfb chromium \\\n  libgtk-3-bin xvfb g++ libc6:amd64\nRUN true');
+    expect(steps.map((s) => s.op)).toEqual(['FROM', 'PACKAGES', 'RUN']);
+    expect(steps[1]).toMatchObject({ line: 2, packages: ['chromium', 'g++', 'libc6:amd64', 'libgtk-3-bin', 'xvfb'] });
+  });
+
   it.each([
     ['RUN echo hi', 1, /first instruction must be FROM/],
     ['FROM debian\nFROM debian', 2, /only once/],
@@ -32,6 +38,9 @@ CMD ["/bin/server", "--port", "80"]
     ['FROM debian\nWORKDIR rel', 2, /absolute/],
     ['FROM debian\nCMD ["a", 1]', 2, /array of strings/],
     ['', 1, /empty Boxfile/],
+    ['FROM debian\nRUN true\nPACKAGES xvfb', 3, /right after FROM/],
+    ['FROM debian\nPACKAGES xvfb; rm -rf /', 2, /Debian package names, got "xvfb;"/],
+    ['FROM debian\nPACKAGES Xvfb', 2, /got "Xvfb"/],
   ])('rejects %j at line %i', (src, line, msg) => {
     const err = (() => {
       try {

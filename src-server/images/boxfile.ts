@@ -3,6 +3,10 @@
  * once), RUN (shell or JSON form), COPY [--chmod=MODE] SRC... DEST (files and folders of
  * the build context), ENV, WORKDIR, USER, CMD (shell or JSON form). `\` continues a line,
  * `#` starts a comment line. Errors name the line.
+ * One instruction of Box's own: `PACKAGES name...`, right after `FROM debian`: Debian
+ * packages installed the way the built-in image is built (mmdebstrap on the host, in
+ * minutes), instead of `RUN apt-get install` in a builder box (apt under TCG: tens of
+ * minutes for a desktop's packages). builder.ts.
  */
 import { IMAGE_NAME } from '../contract/images.js';
 
@@ -13,7 +17,11 @@ export type Step =
   | { op: 'ENV'; line: number; text: string; vars: Record<string, string> }
   | { op: 'WORKDIR'; line: number; text: string; path: string }
   | { op: 'USER'; line: number; text: string; user: string }
-  | { op: 'CMD'; line: number; text: string; argv: string[] };
+  | { op: 'CMD'; line: number; text: string; argv: string[] }
+  | { op: 'PACKAGES'; line: number; text: string; packages: string[] };
+
+/** A Debian package name (Debian policy 5.6.1), optionally with an architecture qualifier. */
+const DEB_PACKAGE = /^[a-z0-9][a-z0-9+.-]+(:[a-z0-9]+)?$/;
 
 export class BoxfileError extends Error {
   constructor(
@@ -114,8 +122,16 @@ export function parseBoxfile(source: string): Step[] {
         if (!/^[a-z_][a-z0-9_-]*$|^\d+$/.test(rest)) throw new BoxfileError(lineNo, `USER must be a user name, got "${rest}"`);
         steps.push({ op, line: lineNo, text, user: rest });
         break;
+      case 'PACKAGES': {
+        if (steps.length !== 1) throw new BoxfileError(lineNo, 'PACKAGES comes right after FROM, once');
+        const packages = words(rest);
+        const bad = packages.find((p) => !DEB_PACKAGE.test(p));
+        if (bad) throw new BoxfileError(lineNo, `PACKAGES lists Debian package names, got "${bad}"`);
+        steps.push({ op, line: lineNo, text, packages: [...new Set(packages)].sort() });
+        break;
+      }
       default:
-        throw new BoxfileError(lineNo, `unsupported instruction ${op} (FROM, RUN, COPY, ENV, WORKDIR, USER, CMD)`);
+        throw new BoxfileError(lineNo, `unsupported instruction ${op} (FROM, PACKAGES, RUN, COPY, ENV, WORKDIR, USER, CMD)`);
     }
   }
   if (!steps.length) throw new BoxfileError(1, 'empty Boxfile: it needs at least FROM');

@@ -8,11 +8,15 @@
  * changing the last line re-runs only that step. ENV/WORKDIR/USER/CMD only change the run
  * config (and the keys after them). A failed step throws BuildError with the step's output
  * tail; its builder disk is dropped and no image name is written.
+ * `PACKAGES` (right after `FROM debian`) is the exception that runs on the host: the
+ * built-in image's recipe with those Debian packages added (mmdebstrap, as the built-in
+ * image is built: minutes, where apt in a TCG builder box took tens of minutes), written as
+ * layers/<key>.raw, the ext4 disk the next steps' builder boxes start from.
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, rename } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { BoxRuntime, GuestAgent, ImageResolver } from '../boxes/ports.js';
@@ -21,7 +25,7 @@ import type { PolicyDocument } from '../contract/policies.js';
 import { BoxfileError, parseBoxfile, type Step } from './boxfile.js';
 import { copyPlan, hashCopy } from './build-context.js';
 import { packageRegistriesPolicy, startBuilderProxy } from './builder-egress.js';
-import type { ImageManifest, ImageStore } from './image-store.js';
+import { BUILTIN_IMAGE, type ImageManifest, type ImageStore } from './image-store.js';
 
 type BuildEvent =
   | { type: 'step'; index: number; total: number; text: string; cached: boolean }
@@ -47,6 +51,8 @@ export interface BuildOptions {
   /** Egress policy of the builder box; default: package registries only. */
   policy?: PolicyDocument;
   memoryMib?: number;
+  /** Builds `PACKAGES` on the host (index.ts: the built-in image's recipe with them added). */
+  packages?: (o: { dataDir: string; packages: string[]; out: string; sizeGib: number; onProgress: (message: string) => void }) => Promise<void>;
 }
 
 interface BuildResult {
@@ -126,6 +132,33 @@ export async function buildImage(opts: BuildOptions): Promise<BuildResult> {
     for (const [i, step] of steps.entries()) {
       if (step.op === 'FROM') continue;
       const started = Date.now();
+      if (step.op === 'PACKAGES') {
+        if (from.image !== BUILTIN_IMAGE) throw new BoxfileError(step.line, `PACKAGES builds on the built-in image: FROM ${BUILTIN_IMAGE}`);
+        if (!opts.packages) throw new BoxfileError(step.line, 'PACKAGES is not available in this build');
+        key = hash(key, 'PACKAGES', JSON.stringify(step.packages));
+        const layer = join(store.layersDir, `${key}.raw`);
+        const cached = existsSync(layer);
+        emit({ type: 'step', index: i + 1, total: steps.length, text: step.text, cached });
+        if (!cached) {
+          try {
+            await opts.packages({
+              dataDir: store.dataDir,
+              packages: step.packages,
+              out: `${layer}.tmp`,
+              sizeGib: BUILD_DISK_GIB - 1,
+              onProgress: (text) => emit({ type: 'output', stream: 'stdout', text: `${text}\n` }),
+            });
+          } catch (e) {
+            await rm(`${layer}.tmp`, { force: true });
+            throw new BuildError(step, (e as Error).message);
+          }
+          await rename(`${layer}.tmp`, layer);
+        }
+        ownFiles.push(layer);
+        parent = { path: layer, format: 'raw' };
+        done.push({ line: step.line, text: step.text, cached, seconds: (Date.now() - started) / 1000 });
+        continue;
+      }
       if (step.op === 'ENV') Object.assign(state.env, step.vars);
       else if (step.op === 'WORKDIR') state.workdir = step.path;
       else if (step.op === 'USER') state.user = step.user;

@@ -4,7 +4,7 @@
  * "need an SDK or the CLI"), so the CLI runs this code on the service's data dir, with the
  * build's output on the terminal. Everything else the CLI does goes through the API.
  */
-import { boxFolder } from '../runtime/module.js';
+import { boxFolder, buildPackagesRootfs } from '../runtime/module.js';
 import { QemuBoxRuntime } from '../runtime/module.js';
 import { buildImage as build, type BuildOptions } from './builder.js';
 
@@ -16,7 +16,14 @@ export { BuildError } from './builder.js';
 export { ImageStore } from './image-store.js';
 export { importOciArchive } from './oci-import.js';
 
-/** Builds an image in builder boxes on the QEMU runtime (cold boots from each previous layer: no warm templates). */
-export function buildImage(opts: Omit<BuildOptions, 'vms'>) {
-  return build({ ...opts, vms: (dataDir) => ({ runtime: new QemuBoxRuntime(dataDir, { templates: false }), diskOf: (id) => boxFolder(dataDir, id).disk }) });
+/**
+ * Builds an image in builder boxes on the QEMU runtime (cold boots from each previous layer:
+ * no warm templates); `PACKAGES` on the host with the built-in image's recipe.
+ */
+export function buildImage(opts: Omit<BuildOptions, 'vms' | 'packages'>) {
+  return build({
+    ...opts,
+    vms: (dataDir) => ({ runtime: new QemuBoxRuntime(dataDir, { templates: false }), diskOf: (id) => boxFolder(dataDir, id).disk }),
+    packages: buildPackagesRootfs,
+  });
 }

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
+import path from 'node:path';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
@@ -184,6 +186,35 @@ describe('ingress', () => {
     expect(miss.status).toBe(404);
     expect(miss.text).toContain('No box named nobody');
     expect((await ingress('other-site.box.localhost')).status).toBe(404);
+  });
+
+  it("answers E2B's getHost(port) addresses, <port>-<sandboxID>.box.localhost, over http and https, publishing the port on first use", async () => {
+    const box = await createBox('e2b-host');
+    const host = `7070-${box.box_id}.box.localhost`;
+    // nothing listens in the box yet: the port is published anyway, and the page says so
+    const first = await ingress(host);
+    expect(first.status).toBe(502);
+    expect(first.text).toContain('guest port 7070');
+    expect(await svc.ctx.services.listeners.list((await svc.ctx.services.boxes.get(box.box_id))!)).toMatchObject([{ guest_port: 7070, protocol: 'http' }]);
+    await guestServer(box.box_id, 7070, 'e2b');
+    expect(await ingress(host, '/x')).toMatchObject({ status: 200, text: `e2b GET /x host=${host}:${ingressPort} xfh=${host}:${ingressPort}` });
+    // https on the same port, with a certificate for *.box.localhost from the serving CA
+    const ca = fs.readFileSync(path.join(svc.dataDir, 'tls', 'serving-ca.pem'));
+    const secure = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      https
+        .get({ host: '127.0.0.1', port: ingressPort, path: '/s', servername: host, ca, headers: { host: `${host}:${ingressPort}` } }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        })
+        .on('error', reject);
+    });
+    expect(secure).toMatchObject({ status: 200, text: `e2b GET /s host=${host}:${ingressPort} xfh=${host}:${ingressPort}` });
+    // a name, not an id, or an unknown sandbox: no
+    expect((await ingress(`7070-e2b-host.box.localhost`)).status).toBe(404);
+    const unknown = await ingress(`7070-box_00000000-0000-4000-8000-000000000000.box.localhost`);
+    expect(unknown).toMatchObject({ status: 404 });
+    expect(unknown.text).toContain('No sandbox');
   });
 
   it('wakes a sleeping box and counts as activity; a paused box answers 503', async () => {

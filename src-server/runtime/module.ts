@@ -15,6 +15,7 @@ export { QemuBoxRuntime } from './qemu-box-runtime.js';
 export { boxFolder } from './box-folder.js';
 export { ensureAgentBinary, buildAgentSync } from './guest-image/agent-build.js';
 export {
+  buildPackagesRootfs,
   computeImageKeys,
   ensureGuestImage,
   guestAgentBinary,

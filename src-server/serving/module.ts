@@ -3,6 +3,9 @@ import type { Area } from '../area.js';
 import { healthRoutes, type TemplatesState } from './health-routes.js';
 import { Readiness } from './readiness.js';
 
+/** The ingress's https certificate comes from the same serving CA (network/ingress). */
+export { madeCert } from './serving-tls.js';
+
 /**
  * Serving a network (docs/architecture.md): the liveness and readiness endpoints an
  * operator's supervisor (systemd, a load balancer, Kubernetes) polls. Listening, TLS and the

@@ -77,16 +77,19 @@ interface Made {
   not_after: string;
 }
 
-/** The service's own serving CA and a leaf for `names` (made or re-used, under `<dataDir>/tls/`). */
-export async function madeCert(dataDir: string, names: string[]): Promise<ServingCert> {
+/**
+ * The service's own serving CA and a leaf for `names` (made or re-used, under `<dataDir>/tls/`):
+ * `server` for the API, `ingress` for the ingress's https (`*.box.localhost`).
+ */
+export async function madeCert(dataDir: string, names: string[], leafName: 'server' | 'ingress' = 'server'): Promise<ServingCert> {
   const dir = path.join(dataDir, 'tls');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const f = {
     caCert: path.join(dir, 'serving-ca.pem'),
     caKey: path.join(dir, 'serving-ca-key.pem'),
-    cert: path.join(dir, 'server.pem'),
-    key: path.join(dir, 'server-key.pem'),
-    meta: path.join(dir, 'server.json'),
+    cert: path.join(dir, `${leafName}.pem`),
+    key: path.join(dir, `${leafName}-key.pem`),
+    meta: path.join(dir, `${leafName}.json`),
   };
   const wanted = [...new Set(names)].sort();
   const meta = readJson<Made>(f.meta);

@@ -155,3 +155,27 @@ def test_idempotent_create(client):
     with pytest.raises(ConflictError) as c:
         client.boxes.create(name="py-idem-other", idempotency_key=key)
     assert c.value.code == "idempotency_key_reused"
+
+
+def test_desktop_recordings(client):
+    box = client.boxes.create(name="py-desk")
+    with pytest.raises(BadRequestError) as e:
+        box.desktop.start_recording(interval_ms=5)
+    assert e.value.param == "interval_ms"
+    rec = box.desktop.start_recording(interval_ms=200, scale=0.25)
+    assert (rec["status"], rec["interval_ms"], rec["scale"]) == ("recording", 200, 0.25)
+    with pytest.raises(ConflictError):
+        box.desktop.start_recording()
+    # this box has no screen (not the desktop image): the recording ends, saying why
+    for _ in range(300):
+        r = box.desktop.recording(rec["recording_id"])
+        if r["status"] == "stopped":
+            break
+        time.sleep(0.1)
+    assert r["stop_reason"].startswith("error: ") and "no desktop" in r["stop_reason"]
+    assert [x["recording_id"] for x in box.desktop.recordings()] == [rec["recording_id"]]
+    assert box.desktop.stop_recording(rec["recording_id"])["status"] == "stopped"
+    with pytest.raises(NotFoundError):
+        box.desktop.recording_frame(rec["recording_id"], 0)
+    assert box.desktop.delete_recording(rec["recording_id"])["recording_id"] == rec["recording_id"]
+    assert box.desktop.recordings() == []

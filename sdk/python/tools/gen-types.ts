@@ -47,6 +47,12 @@ export const ENTRIES: [name: string, route: Route, at: string[], doc: string][] 
   ['DesktopWindow', 'GET /v1/boxes/:box_id/desktop/windows', ['data', '[]'], 'A window on a desktop box.'], // before DesktopInfo, which names it
   ['DesktopInfo', 'GET /v1/boxes/:box_id/desktop', [], "A desktop box's screen: size, cursor, focused window, live view and CDP paths."],
   ['DesktopActionResult', 'POST /v1/boxes/:box_id/desktop/actions', [], 'What a desktop action answers: the cursor after it.'],
+  [
+    'DesktopRecording',
+    'GET /v1/boxes/:box_id/desktop/recordings/:recording_id',
+    [],
+    "A recording of a desktop box's screen: its frames (time, image) for playback.",
+  ],
   ['ContextDeleted', 'DELETE /v1/boxes/:box_id/code/contexts/:context_id', [], 'What deleting a code context answers.'],
   ['Whoami', 'GET /v1/whoami', [], 'Who the API key is.'],
 ];

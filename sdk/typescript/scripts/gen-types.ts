@@ -57,6 +57,12 @@ export const ENTRIES: [name: string, expr: string, doc: string][] = [
   ['DesktopAction', "BodyOf<'POST /v1/boxes/:box_id/desktop/actions'>", 'One mouse or keyboard action on a desktop box.'],
   ['DesktopActionResult', "Answer<'POST /v1/boxes/:box_id/desktop/actions'>", 'What an action answers: the cursor after it.'],
   ['DesktopWindow', "Answer<'GET /v1/boxes/:box_id/desktop/windows'>['data'][number]", 'A window on a desktop box.'],
+  [
+    'DesktopRecording',
+    "Answer<'GET /v1/boxes/:box_id/desktop/recordings/:recording_id'>",
+    "A recording of a desktop box's screen: its frames (time, image) for playback.",
+  ],
+  ['StartRecordingBody', "BodyOf<'POST /v1/boxes/:box_id/desktop/recordings'>", 'The body of POST /v1/boxes/{id}/desktop/recordings.'],
   ['CodeError', "NonNullable<Answer<'POST /v1/boxes/:box_id/code/run'>['error']>", 'An error a run raised, with its traceback.'],
   ['Inbox', "Answer<'POST /v1/inbox/mine'>", 'A webhook inbox: its URL (no API key needed to post there) and what it answers.'],
   ['InboxDelivery', "Answer<'GET /v1/inbox'>['data'][number]", 'One webhook an inbox received.'],

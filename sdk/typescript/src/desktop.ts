@@ -1,6 +1,6 @@
 import type { Http } from './http.js';
 import { op } from './ops.js';
-import type { DesktopAction, DesktopActionResult, DesktopInfo, DesktopWindow } from './types.js';
+import type { DesktopAction, DesktopActionResult, DesktopInfo, DesktopRecording, DesktopWindow, StartRecordingBody } from './types.js';
 
 type Button = 'left' | 'right' | 'middle';
 
@@ -92,5 +92,31 @@ export class BoxDesktop {
   }
   async focusedWindow(): Promise<DesktopWindow | null> {
     return (await this.info()).focused_window;
+  }
+
+  /** Starts recording the screen: a frame every `interval_ms` (default 1000) at `scale` (default 0.5), kept when it changed. */
+  startRecording(o: StartRecordingBody = {}): Promise<DesktopRecording> {
+    return op(this.http, 'POST /v1/boxes/:box_id/desktop/recordings', { params: this.params, body: o });
+  }
+  stopRecording(recordingId: string): Promise<DesktopRecording> {
+    return op(this.http, 'POST /v1/boxes/:box_id/desktop/recordings/:recording_id/stop', { params: { ...this.params, recording_id: recordingId } });
+  }
+  /** A recording with its frames (`at_ms`, `image`) for playback. */
+  recording(recordingId: string): Promise<DesktopRecording> {
+    return op(this.http, 'GET /v1/boxes/:box_id/desktop/recordings/:recording_id', { params: { ...this.params, recording_id: recordingId } });
+  }
+  async recordings(): Promise<DesktopRecording[]> {
+    return (await op(this.http, 'GET /v1/boxes/:box_id/desktop/recordings', { params: this.params })).data;
+  }
+  /** One image of a recording (PNG). */
+  async recordingFrame(recordingId: string, image: number): Promise<Uint8Array> {
+    const res = await this.http.request(
+      'GET',
+      `/v1/boxes/${encodeURIComponent(this.boxId)}/desktop/recordings/${encodeURIComponent(recordingId)}/frames/${image}`,
+    );
+    return new Uint8Array(await res.arrayBuffer());
+  }
+  deleteRecording(recordingId: string): Promise<DesktopRecording> {
+    return op(this.http, 'DELETE /v1/boxes/:box_id/desktop/recordings/:recording_id', { params: { ...this.params, recording_id: recordingId } });
   }
 }

@@ -536,6 +536,38 @@ export type DesktopWindow = {
   focused: boolean;
 };
 
+/** A recording of a desktop box's screen: its frames (time, image) for playback. */
+export type DesktopRecording = {
+  recording_id: string;
+  box_id: string;
+  status: 'recording' | 'stopped';
+  started_at: string;
+  ended_at: null | string;
+  interval_ms: number;
+  scale: number;
+  /** The frames in order; consecutive frames of an unchanged screen share one image. */
+  frames: {
+    /** Milliseconds since the recording started. */
+    at_ms: number;
+    /** Which stored image this frame shows (GET .../frames/{image}). */
+    image: number;
+  }[];
+  images: number;
+  bytes: number;
+  /** Why it stopped: `stopped` (asked), `max_seconds`, `box_gone`, `error: ...`. */
+  stop_reason: null | string;
+};
+
+/** The body of POST /v1/boxes/{id}/desktop/recordings. */
+export type StartRecordingBody = {
+  /** Milliseconds between frames (200–10000; default 1000). */
+  interval_ms?: number;
+  /** Scale factor of the frames (0.1–1; default 0.5). */
+  scale?: number;
+  /** Stops by itself after this many seconds (1–14400; default 3600). */
+  max_seconds?: number;
+};
+
 /** An error a run raised, with its traceback. */
 export type CodeError = {
   name: string;

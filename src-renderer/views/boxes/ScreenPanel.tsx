@@ -2,6 +2,7 @@ import RFB from '@novnc/novnc';
 import { useEffect, useRef, useState } from 'react';
 import type { Box } from '../../../src-server/contract/boxes.js';
 import { apiFetch } from '../../api/client.js';
+import { ScreenRecordings } from './ScreenRecordings.js';
 
 type Link = 'connecting' | 'connected' | 'disconnected';
 
@@ -9,6 +10,7 @@ type Link = 'connecting' | 'connected' | 'disconnected';
  * The live view of a desktop box (issue 37): noVNC on the service's `/v1/desktop/vnc`
  * WebSocket (same origin, the session cookie). View-only until "Take control"; "Give back"
  * returns the screen to whoever drives it (an agent through the API, MCP or an SDK).
+ * Below it, the screen's recordings and their player (ScreenRecordings.tsx).
  */
 export function ScreenPanel({ box }: { box: Box }) {
   const screen = useRef<HTMLDivElement>(null);
@@ -94,6 +96,7 @@ export function ScreenPanel({ box }: { box: Box }) {
         data-testid="screen-view"
         className={`aspect-[4/3] w-full max-w-5xl overflow-hidden rounded border bg-black ${control ? 'border-accent-400' : 'border-ink-800'}`}
       />
+      <ScreenRecordings box={box} />
     </section>
   );
 }

@@ -2,13 +2,18 @@ import type { BoxLookup, BoxRecord } from '../../boxes/ports.js';
 import { INGRESS_SUFFIX, type ListenerService } from '../listeners/listener-service.js';
 import type { ListenerRow } from '../listeners/listeners-repo.js';
 
-type Route = { box: BoxRecord; listener: ListenerRow } | { miss: string };
+type Route = { box: BoxRecord; listener: ListenerRow } | { box: BoxRecord; publish: number } | { miss: string };
+
+/** E2B's `getHost(port)`: `<port>-<sandboxID>.<domain>`, the domain being `box.localhost:<ingress port>`. */
+const E2B_HOST = /^(\d{1,5})-(box_[0-9a-f-]{36})$/;
 
 /**
  * Which box and published port a Host header names:
  * `<box-name>.box.localhost` → the box's first http listener;
  * `<guest-port>.<box-name>.box.localhost` → that http listener;
- * a custom domain → the listener it names, or the box's first http listener.
+ * a custom domain → the listener it names, or the box's first http listener;
+ * `<guest-port>-<box-id>.box.localhost` (E2B's `getHost(port)`, any port as in E2B) → that
+ * port's listener, or `publish` when it has none yet (the ingress publishes it as http).
  */
 export async function routeHost(boxes: BoxLookup, listeners: ListenerService, hostHeader: string | undefined): Promise<Route> {
   const host = (hostHeader ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
@@ -16,6 +21,16 @@ export async function routeHost(boxes: BoxLookup, listeners: ListenerService, ho
   let guestPort: number | undefined;
   if (host.endsWith(INGRESS_SUFFIX)) {
     const labels = host.slice(0, -INGRESS_SUFFIX.length).split('.');
+    const e2b = labels.length === 1 ? E2B_HOST.exec(labels[0]!) : null;
+    if (e2b) {
+      const port = Number(e2b[1]);
+      const sandbox = await boxes.get(e2b[2]!);
+      if (!sandbox || sandbox.status === 'terminated') return { miss: `No sandbox ${e2b[2]}.` };
+      if (port < 1 || port > 65535) return { miss: `${port} is not a port.` };
+      const l = await listeners.repo.get(sandbox.box_id, port);
+      if (l && l.protocol !== 'http') return { miss: `Port ${port} of sandbox ${sandbox.box_id} is published as tcp.` };
+      return l ? { box: sandbox, listener: l } : { box: sandbox, publish: port };
+    }
     let name = labels[0];
     if (labels.length === 2 && /^\d{1,5}$/.test(labels[0]!)) [guestPort, name] = [Number(labels[0]), labels[1]];
     else if (labels.length !== 1) return { miss: `${host} is not a box address (use <box-name>${INGRESS_SUFFIX} or <port>.<box-name>${INGRESS_SUFFIX}).` };

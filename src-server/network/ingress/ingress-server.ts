@@ -1,23 +1,34 @@
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { AppBase } from '../../app-context.js';
 import type { BoxService } from '../../boxes/module.js';
 import type { BoxRecord } from '../../boxes/ports.js';
 import { endToEnd } from '../hop-headers.js';
+import { madeCert } from '../../serving/module.js';
 import type { ListenerService } from '../listeners/listener-service.js';
 import { routeHost } from './ingress-routing.js';
 
 const RETRIES = 3;
 const RETRY_DELAY_MS = 400;
 
+/** Names the ingress's https certificate covers (E2B's getHost addresses are `<port>-<id>.box.localhost`). */
+const TLS_NAMES = ['box.localhost', '*.box.localhost', 'localhost', '127.0.0.1'];
+
 /**
  * The ingress: an HTTP reverse proxy on its own loopback port that routes by Host header
  * to the host port forwarded to a box's http listener. Traffic wakes a sleeping box and
  * counts as activity for auto-sleep. WebSocket upgrades are relayed as raw bytes.
+ * The same port speaks https too (a connection starting with a TLS handshake), with a
+ * certificate for `*.box.localhost` from the service's serving CA (`<data dir>/tls/`):
+ * E2B's SDKs put `https://` before `getHost(port)` (the desktop stream's URL).
  */
 export class Ingress {
   private server: http.Server;
+  private tls?: https.Server;
+  private front: net.Server;
   private agent = new http.Agent({ keepAlive: true, maxFreeSockets: 16 });
   private sockets = new Set<net.Socket>();
 
@@ -26,25 +37,42 @@ export class Ingress {
     private boxes: BoxService,
     private listeners: ListenerService,
   ) {
-    this.server = http.createServer(async (req, res) => void this.handle(req, res).catch((e) => this.fail(res, e)));
-    this.server.on('upgrade', async (req, socket, head) => void this.upgrade(req, socket, head).catch(() => socket.destroy()));
-    this.server.on('connection', (s) => {
+    this.server = http.createServer((req, res) => void this.handle(req, res).catch((e) => this.fail(res, e)));
+    this.server.on('upgrade', (req, socket, head) => void this.upgrade(req, socket, head).catch(() => socket.destroy()));
+    // First byte 0x16: a TLS handshake (https), anything else is plain HTTP.
+    this.front = net.createServer((s) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
+      s.on('error', () => {});
+      s.once('data', (first: Buffer) => {
+        s.pause();
+        s.unshift(first);
+        (first[0] === 0x16 && this.tls ? this.tls : this.server).emit('connection', s);
+        process.nextTick(() => s.resume());
+      });
     });
   }
 
   get port(): number {
-    const a = this.server.address();
+    const a = this.front.address();
     return a && typeof a === 'object' ? a.port : 0;
   }
 
   /** Listens on 127.0.0.1:port; a taken fixed port falls back to any free one (logged). */
   async listen(port: number) {
+    if (!this.tls) {
+      try {
+        const c = await madeCert(this.app.config.dataDir, TLS_NAMES, 'ingress');
+        this.tls = https.createServer({ cert: c.cert, key: c.key }, (req, res) => void this.handle(req, res).catch((e) => this.fail(res, e)));
+        this.tls.on('upgrade', (req, socket, head) => void this.upgrade(req, socket, head).catch(() => socket.destroy()));
+      } catch (e) {
+        this.app.log.warn(`ingress: no https (${(e as Error).message})`);
+      }
+    }
     try {
       await new Promise<void>((resolve, reject) => {
-        this.server.once('error', reject);
-        this.server.listen(port, '127.0.0.1', () => (this.server.off('error', reject), resolve()));
+        this.front.once('error', reject);
+        this.front.listen(port, '127.0.0.1', () => (this.front.off('error', reject), resolve()));
       });
     } catch (e) {
       if (port === 0) throw e;
@@ -56,7 +84,7 @@ export class Ingress {
   close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     this.agent.destroy();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return new Promise((resolve) => this.front.close(() => resolve()));
   }
 
   /** Wakes a sleeping box; throws (with a message for the page) when it cannot run. */
@@ -67,8 +95,21 @@ export class Ingress {
     return cur;
   }
 
+  /** The route of a Host header; an E2B `getHost` address of a port not published yet publishes it (http). */
+  private async route(host: string | undefined) {
+    const route = await routeHost(this.boxes, this.listeners, host);
+    if (!('publish' in route)) return route;
+    try {
+      await this.listeners.create(route.box, { guest_port: route.publish, protocol: 'http' });
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'already_exists') return { miss: `Publishing port ${route.publish}: ${(e as Error).message}` };
+    }
+    const again = await routeHost(this.boxes, this.listeners, host);
+    return 'publish' in again ? { miss: `Port ${route.publish} could not be published.` } : again;
+  }
+
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
-    const route = await routeHost(this.boxes, this.listeners, req.headers.host);
+    const route = await this.route(req.headers.host);
     if ('miss' in route) return page(res, 404, 'Nothing published here', route.miss);
     const woke = route.box.status !== 'running';
     try {
@@ -80,7 +121,7 @@ export class Ingress {
       ...endToEnd(req.headers),
       'x-forwarded-for': req.socket.remoteAddress ?? '',
       'x-forwarded-host': req.headers.host ?? '',
-      'x-forwarded-proto': 'http',
+      'x-forwarded-proto': (req.socket as TLSSocket).encrypted ? 'https' : 'http',
     };
     const bodiless = req.method === 'GET' || req.method === 'HEAD';
     for (let attempt = 1; ; attempt++) {
@@ -117,7 +158,7 @@ export class Ingress {
 
   private async upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer) {
     socket.on('error', () => {});
-    const route = await routeHost(this.boxes, this.listeners, req.headers.host);
+    const route = await this.route(req.headers.host);
     if ('miss' in route) return socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     await this.ready(route.box);
     const up = net.connect(route.listener.host_port, '127.0.0.1', () => {

@@ -23,8 +23,9 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, rename, rm, symlink, writeFile, readdir } from 'node:fs/promises';
+import { cpSync, existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { appendFile, mkdir, rename, rm, symlink, writeFile, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createWriteStream } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -138,6 +139,7 @@ async function buildPart(
   args: string[],
   onLine: (percent: number, message: string) => void,
   env: Record<string, string> = {},
+  recipeDir = RECIPE_DIR,
 ): Promise<void> {
   const tmp = `${finalDir}.tmp`;
   const group = `${finalDir}.group`;
@@ -146,7 +148,7 @@ async function buildPart(
   await mkdir(tmp, { recursive: true });
   const logPath = `${finalDir}.log`;
   const log = createWriteStream(logPath);
-  const child = spawnRecipe('bash', [join(RECIPE_DIR, script), tmp, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } }, group);
+  const child = spawnRecipe('bash', [join(recipeDir, script), tmp, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } }, group);
   const code = await new Promise<number>((res, rej) => {
     let pending = '';
     child.stdout!.setEncoding('utf8');
@@ -245,6 +247,46 @@ export async function ensureGuestImage(opts: EnsureGuestImageOptions): Promise<G
     },
     { onWait: () => report({ phase: 'check', percent: 0, message: 'waiting for another build' }) },
   );
+}
+
+/**
+ * The built-in image's root file system with more Debian packages (a Boxfile's `PACKAGES`,
+ * images/builder.ts): the same recipe (build-base.sh: mmdebstrap on the host, apt's .debs
+ * shared with the built-in image's builds; build-rootfs.sh: the configuration and mke2fs)
+ * run from a copy whose packages.txt lists them too, so the built-in image's own parts and
+ * keys stay as they are. Writes the ext4 image at `out` (a few minutes, where apt in a
+ * builder box under TCG took tens of minutes); the installed tree is dropped after.
+ */
+export async function buildPackagesRootfs(opts: {
+  dataDir: string;
+  packages: string[];
+  out: string;
+  sizeGib: number;
+  onProgress?: (message: string) => void;
+}): Promise<void> {
+  const root = imageCacheRoot(opts.dataDir);
+  await mkdir(join(root, 'parts'), { recursive: true });
+  const recipe = mkdtempSync(join(tmpdir(), 'box-packages-recipe-'));
+  const work = `${opts.out}.work`;
+  try {
+    cpSync(RECIPE_DIR, recipe, { recursive: true });
+    await appendFile(join(recipe, 'packages.txt'), `\n# the image's PACKAGES\n${opts.packages.join('\n')}\n`);
+    const say = (step: string) => (pct: number, message: string) => opts.onProgress?.(`${step} ${pct}%: ${message}`);
+    await mkdir(work, { recursive: true });
+    await buildPart('build-base.sh', join(work, 'base'), [join(root, 'parts', 'debs')], say('packages'), {}, recipe);
+    await buildPart(
+      'build-rootfs.sh',
+      join(work, 'rootfs'),
+      [join(work, 'base', 'tree')],
+      say('root file system'),
+      { BOX_ROOTFS_SIZE: `${opts.sizeGib}G` },
+      recipe,
+    );
+    await rename(join(work, 'rootfs', 'rootfs.raw'), opts.out);
+  } finally {
+    await rm(recipe, { recursive: true, force: true });
+    await rm(work, { recursive: true, force: true });
+  }
 }
 
 /** Lists part directories no combination references (for a later garbage collector). */

@@ -18,6 +18,7 @@ __all__ = [
     "DeletedPath",
     "DesktopActionResult",
     "DesktopInfo",
+    "DesktopRecording",
     "DesktopWindow",
     "DirectoryEntry",
     "EgressLogRow",
@@ -500,6 +501,28 @@ DesktopActionResultCursor = TypedDict("DesktopActionResultCursor", {
 DesktopActionResult = TypedDict("DesktopActionResult", {
     "type": str,
     "cursor": DesktopActionResultCursor,
+})
+
+
+DesktopRecordingFramesItem = TypedDict("DesktopRecordingFramesItem", {
+    "at_ms": int,
+    "image": int,
+})
+
+
+#: A recording of a desktop box's screen: its frames (time, image) for playback.
+DesktopRecording = TypedDict("DesktopRecording", {
+    "recording_id": str,
+    "box_id": str,
+    "status": Literal["recording", "stopped"],
+    "started_at": str,
+    "ended_at": Optional[str],
+    "interval_ms": int,
+    "scale": float,
+    "frames": List[DesktopRecordingFramesItem],
+    "images": int,
+    "bytes": int,
+    "stop_reason": Optional[str],
 })
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from .._base import clean, seg
-from ..types import DesktopActionResult, DesktopInfo, DesktopWindow
+from ..types import DesktopActionResult, DesktopInfo, DesktopRecording, DesktopWindow
 from .transport import AsyncHttp
 
 
@@ -79,3 +79,27 @@ class AsyncBoxDesktop:
 
     async def focused_window(self) -> Optional[DesktopWindow]:
         return (await self.info())["focused_window"]
+
+    async def start_recording(
+        self, *, interval_ms: Optional[int] = None, scale: Optional[float] = None, max_seconds: Optional[int] = None
+    ) -> DesktopRecording:
+        """Starts recording the screen: a frame every ``interval_ms`` (default 1000) at ``scale`` (default 0.5), kept when it changed."""
+        body = clean({"interval_ms": interval_ms, "scale": scale, "max_seconds": max_seconds})
+        return await self._http.json("POST", f"{self._base}/recordings", json_body=body)
+
+    async def stop_recording(self, recording_id: str) -> DesktopRecording:
+        return await self._http.json("POST", f"{self._base}/recordings/{seg(recording_id)}/stop")
+
+    async def recording(self, recording_id: str) -> DesktopRecording:
+        """A recording with its frames (``at_ms``, ``image``) for playback."""
+        return await self._http.json("GET", f"{self._base}/recordings/{seg(recording_id)}")
+
+    async def recordings(self) -> List[DesktopRecording]:
+        return (await self._http.json("GET", f"{self._base}/recordings"))["data"]
+
+    async def recording_frame(self, recording_id: str, image: int) -> bytes:
+        """One image of a recording (PNG)."""
+        return (await self._http.send("GET", f"{self._base}/recordings/{seg(recording_id)}/frames/{int(image)}")).content
+
+    async def delete_recording(self, recording_id: str) -> DesktopRecording:
+        return await self._http.json("DELETE", f"{self._base}/recordings/{seg(recording_id)}")
