@@ -68,6 +68,27 @@ describe('the code daemon, Python (ipykernel)', () => {
     expect(b.at(-1)!.type).toBe('end');
   }, 60_000);
 
+  it("a chart's PNG (zlib level 1) has the pixels, size and format of matplotlib's default encoding", async () => {
+    const plot = 'plt.plot(range(100), [i * i for i in range(100)]); plt.title("t")';
+    const shown = await run({ code: `import matplotlib.pyplot as plt\nplt.figure()\n${plot}\nplt.show()` });
+    const png = String(shown.results.find((r) => r['image/png'])!['image/png']).replace(/\s/g, '');
+    const check = await run({
+      code: [
+        'import base64, io, numpy as np',
+        'from PIL import Image',
+        'from IPython.core.pylabtools import print_figure',
+        `got = base64.b64decode("${png}")`,
+        `fig = plt.figure(); ${plot}`,
+        'ref = print_figure(fig, "png", pil_kwargs={"compress_level": 6}); plt.close(fig)',
+        'a, b = Image.open(io.BytesIO(got)), Image.open(io.BytesIO(ref))',
+        'print(a.format, a.size == b.size, a.mode == b.mode, np.array_equal(np.asarray(a), np.asarray(b)), len(got) > len(ref))',
+      ].join('\n'),
+    });
+    expect(check.error).toBeNull();
+    // same image, and a different (faster, larger) encoding: the level really changed
+    expect(check.stdout).toBe('PNG True True True True\n');
+  }, 60_000);
+
   it('gives a PNG for plt.show() and for a figure left as the value, HTML for a DataFrame', async () => {
     const shown = await run({ code: 'import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()' });
     const png = Buffer.from(String(shown.results[0]!['image/png']), 'base64');

@@ -22,7 +22,7 @@ os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
 # ipykernel imports debugpy when it can, for a debugger we do not offer: a heavy import
 sys.modules["debugpy"] = None
 
-from IPython.core import formatters  # noqa: E402
+from IPython.core import formatters, pylabtools  # noqa: E402
 from ipykernel.inprocess.ipkernel import InProcessKernel  # noqa: E402
 from ipykernel.iostream import IOPubThread  # noqa: E402
 from traitlets import default  # noqa: E402
@@ -52,6 +52,23 @@ for _cls in vars(formatters).values():
     _call = isinstance(_cls, type) and _cls.__dict__.get("__call__")
     if _call and hasattr(_call, "__wrapped__") and _call.__name__ == "__call__":
         _cls.__call__ = _plain_format_call(_call.__wrapped__)
+
+
+# a chart's PNG is deflated at zlib level 1, not 6: the same pixels, size and format, some 15%
+# more bytes, and under TCG half the encoder's time (~250 of a chart's ~2600 ms in the box).
+# Only the inline backend's PNGs (its formatter calls this function): a caller's own
+# pil_kwargs, plt.savefig and other formats are left alone
+PNG_COMPRESS_LEVEL = 1
+_print_figure = pylabtools.print_figure
+
+
+def _print_figure_fast_png(fig, fmt="png", *args, **kwargs):
+    if fmt == "png" and "pil_kwargs" not in kwargs:
+        kwargs["pil_kwargs"] = {"compress_level": PNG_COMPRESS_LEVEL}
+    return _print_figure(fig, fmt, *args, **kwargs)
+
+
+pylabtools.print_figure = _print_figure_fast_png
 
 
 def show_open_figures(result=None):
