@@ -42,6 +42,53 @@ describe('the code daemon, Python (ipykernel)', () => {
     expect(b.execution_count).toBe(a.execution_count! + 1);
   }, 60_000);
 
+  it("a cell's value goes out with its end (one write), in the order the kernel made it", async () => {
+    // a display, then a print, then the value: the value is held for the end, the rest is not
+    // (a print after a display may stream before it: the daemon drains stdout before each result)
+    const a = await request({ op: 'run', code: 'from IPython.display import display\ndisplay(1)\nprint("x")\n2' });
+    const shown = (e: Ev) => [e.type, e.type === 'result' ? (e.result as Record<string, unknown>)['text/plain'] : e.data];
+    expect(a.slice(-2).map(shown)).toEqual([
+      ['result', '2'],
+      ['end', undefined],
+    ]);
+    expect(a.slice(0, -2).map(shown)).toEqual(
+      expect.arrayContaining([
+        ['result', '1'],
+        ['stdout', 'x\n'],
+      ]),
+    );
+    expect(a).toHaveLength(4);
+    // a figure left open is shown after the value (post_run_cell): the held value goes out first
+    const b = await request({ op: 'run', code: 'import matplotlib.pyplot as plt\nplt.plot([1, 2])\n5' });
+    const results = b.filter((e) => e.type === 'result').map((e) => e.result as Record<string, unknown>);
+    expect(results.map((r) => [r['text/plain'], r.is_main_result, Boolean(r['image/png'])])).toEqual([
+      ['5', true, false],
+      ['<Figure size 640x480 with 1 Axes>', false, true],
+    ]);
+    expect(b.at(-1)!.type).toBe('end');
+  }, 60_000);
+
+  it("a chart's PNG (zlib level 1) has the pixels, size and format of matplotlib's default encoding", async () => {
+    const plot = 'plt.plot(range(100), [i * i for i in range(100)]); plt.title("t")';
+    const shown = await run({ code: `import matplotlib.pyplot as plt\nplt.figure()\n${plot}\nplt.show()` });
+    const png = String(shown.results.find((r) => r['image/png'])!['image/png']).replace(/\s/g, '');
+    const check = await run({
+      code: [
+        'import base64, io, numpy as np',
+        'from PIL import Image',
+        'from IPython.core.pylabtools import print_figure',
+        `got = base64.b64decode("${png}")`,
+        `fig = plt.figure(); ${plot}`,
+        'ref = print_figure(fig, "png", pil_kwargs={"compress_level": 6}); plt.close(fig)',
+        'a, b = Image.open(io.BytesIO(got)), Image.open(io.BytesIO(ref))',
+        'print(a.format, a.size == b.size, a.mode == b.mode, np.array_equal(np.asarray(a), np.asarray(b)), len(got) > len(ref))',
+      ].join('\n'),
+    });
+    expect(check.error).toBeNull();
+    // same image, and a different (faster, larger) encoding: the level really changed
+    expect(check.stdout).toBe('PNG True True True True\n');
+  }, 60_000);
+
   it('gives a PNG for plt.show() and for a figure left as the value, HTML for a DataFrame', async () => {
     const shown = await run({ code: 'import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()' });
     const png = Buffer.from(String(shown.results[0]!['image/png']), 'base64');

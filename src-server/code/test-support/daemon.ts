@@ -22,7 +22,8 @@ export type DaemonExecution = {
 export async function openDaemon(reuseHome?: string) {
   const home = reuseHome ?? mkdtempSync('/tmp/boxcode-test-');
   if (!reuseHome) cpSync(join(RESOURCES_DIR, 'guest', 'code'), home, { recursive: true });
-  const d: ChildProcess = spawn('/usr/bin/python3', [join(home, 'boxcode.py')], {
+  // BOX_TEST_PYTHON: another Python with the guest's packages (e.g. a wrapper that runs the image's in a chroot)
+  const d: ChildProcess = spawn(process.env.BOX_TEST_PYTHON ?? '/usr/bin/python3', [join(home, 'boxcode.py')], {
     env: { ...process.env, BOX_CODE_PORT: '0', HOME: home, MPLCONFIGDIR: home },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
