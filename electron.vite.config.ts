@@ -17,13 +17,15 @@ export default defineConfig({
       // util/reflect-shim.ts provides. An external import is hoisted above every
       // bundled module body (shim included) and the app died at start; bundled, it loads
       // where egress-ca.ts imports it, after the shim (e2e/desktop-bundle.spec.ts).
-      externalizeDeps: { include: ['better-sqlite3', 'node-llama-cpp'], exclude: ['@peculiar/x509'] },
+      // @box/contract is a workspace package of TypeScript sources: bundled, never external.
+      externalizeDeps: { include: ['better-sqlite3', 'node-llama-cpp'], exclude: ['@peculiar/x509', '@box/contract'] },
       lib: { entry: path.resolve('src-main/main/index.ts'), formats: ['es'] },
       outDir: path.resolve('out/main'),
     },
   },
   preload: {
     build: {
+      externalizeDeps: { exclude: ['@box/contract'] },
       lib: { entry: path.resolve('src-main/preload/index.ts'), formats: ['cjs'] },
       outDir: path.resolve('out/preload'),
       rolldownOptions: { output: { entryFileNames: '[name].cjs' } },

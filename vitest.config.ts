@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 const include = [
   'src-server/**/*.test.ts',
+  'packages/*/src/**/*.test.ts',
   'sdk/typescript/test/**/*.test.ts',
   'scripts/**/*.test.ts',
   'src-cli/**/*.test.ts',
@@ -16,7 +17,7 @@ const include = [
  * in the `postgres` project, whose globalSetup starts PostgreSQL 15 and whose harness gives
  * each test service a database of its own. VM tests run on SQLite, plus a smoke set on PostgreSQL.
  */
-const PG_VM_SMOKE = ['src-server/boxes/boxes.vm.test.ts'];
+const PG_VM_SMOKE = ['src-server/areas/boxes/boxes.vm.test.ts'];
 const routeTests = execFileSync('git', ['grep', '-l', 'startTestService', '--', ...include.map((g) => `:(glob)${g}`)], { encoding: 'utf8' })
   .split('\n')
   .filter((f) => f && !f.endsWith('.vm.test.ts') && !f.includes('test-support/'));
@@ -33,7 +34,7 @@ export default defineConfig({
     // Test services keep no warm clones (each would be one more idle VM per test file on a
     // 2-core CI machine); runtime/templates/warm-pool.vm.test.ts turns the pool on for itself.
     // Nor do their templates start the code interpreter's kernel (BOX_CODE_WARM, ~1-2 min of
-    // TCG per template build); src-server/code/code.vm.test.ts turns it on for itself.
+    // TCG per template build); src-server/areas/code/code.vm.test.ts turns it on for itself.
     env: { BOX_WARM_POOL: process.env.BOX_WARM_POOL ?? '0', BOX_CODE_WARM: process.env.BOX_CODE_WARM ?? '0' },
     projects: [
       {

@@ -15,7 +15,7 @@ import { rm } from 'node:fs/promises';
 import WebSocket from 'ws';
 import { benchService } from './bench-service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
-import { provideDesktopImage } from '../src-server/desktop/test-support/desktop-image.js';
+import { provideDesktopImage } from '../src-server/areas/desktop/test-support/desktop-image.js';
 import { med, qemuPids, r1, r3, sumPssMiB } from './runtime-support.js';
 
 const argv = process.argv.slice(2);

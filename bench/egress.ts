@@ -320,13 +320,13 @@ if (role === 'upstream') {
 } else if (role === 'proxy') {
   const [{ openDatabase }, { openFastConnection }, { CryptoBox }, { EgressCa }, { BoxProxy }, { EgressRepo }, { upstreamAgents, upstreamRoots }] =
     await Promise.all([
-      import('../src-server/db/connection.js'),
-      import('../src-server/db/fast-connection.js'),
-      import('../src-server/util/crypto-box.js'),
-      import('../src-server/network/tls/egress-ca.js'),
-      import('../src-server/network/egress/box-proxy.js'),
-      import('../src-server/network/egress/egress-log-repo.js'),
-      import('../src-server/network/egress/upstream-tls.js'),
+      import('../src-server/platform/db/connection.js'),
+      import('../src-server/platform/db/fast-connection.js'),
+      import('../src-server/kernel/util/crypto-box.js'),
+      import('../src-server/areas/network/tls/egress-ca.js'),
+      import('../src-server/areas/network/egress/box-proxy.js'),
+      import('../src-server/areas/network/egress/egress-log-repo.js'),
+      import('../src-server/areas/network/egress/upstream-tls.js'),
     ]);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-egress-data-'));
   const main = await openDatabase(dataDir); // creates the schema

@@ -15,13 +15,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { boxFolder, livePid } from '../src-server/runtime/box-folder.js';
+import { boxFolder, livePid } from '../src-server/areas/runtime/box-folder.js';
 import { startService } from '../src-server/service.js';
 import { execClient, execLoopScript, med, minorFaults, qemuCpuMs, qemuPids, r1 } from './runtime-support.js';
 import diagnostics from 'node:diagnostics_channel';
-import { AgentClient } from '../src-server/guest/agent-client.js';
-import { AgentExec } from '../src-server/guest/agent-exec.js';
-import { M } from '../src-server/guest/protocol.js';
+import { AgentClient } from '../src-server/platform/guest/agent-client.js';
+import { AgentExec } from '../src-server/platform/guest/agent-exec.js';
+import { M } from '../src-server/platform/guest/protocol.js';
 import Database from 'better-sqlite3';
 
 const argv = process.argv.slice(2);
@@ -60,7 +60,7 @@ ServerResponse.prototype.end = function (this: InstanceType<typeof ServerRespons
   if (open?.exit !== undefined) marks.toEnd.push(performance.now() - open.exit);
   return (end as (...x: unknown[]) => InstanceType<typeof ServerResponse>).apply(this, a);
 } as typeof end;
-const { ExecService } = await import('../src-server/boxes/exec-service.js');
+const { ExecService } = await import('../src-server/areas/boxes/exec-service.js');
 const start = ExecService.prototype.start;
 ExecService.prototype.start = function (this: InstanceType<typeof ExecService>, ...a: Parameters<typeof start>) {
   if (open) marks.toStart.push(performance.now() - open.req);

@@ -11,11 +11,11 @@
  * TCG's translation-cache size (MiB) for the experiment.
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { waitForAgent } from '../src-server/runtime/agent-wait.js';
-import { execText } from '../src-server/runtime/exec-text.js';
-import { boxFolder } from '../src-server/runtime/box-folder.js';
-import { testConfig, testDataDir, testImage } from '../src-server/runtime/test-support/vm-image.js';
-import { killVm, launchVm } from '../src-server/runtime/qemu/vm.js';
+import { waitForAgent } from '../src-server/areas/runtime/agent-wait.js';
+import { execText } from '../src-server/areas/runtime/exec-text.js';
+import { boxFolder } from '../src-server/areas/runtime/box-folder.js';
+import { testConfig, testDataDir, testImage } from '../src-server/areas/runtime/test-support/vm-image.js';
+import { killVm, launchVm } from '../src-server/areas/runtime/qemu/vm.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def);

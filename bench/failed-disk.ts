@@ -13,10 +13,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { VmConfig } from '../src-server/boxes/runtime-port.js';
-import { boxFolder, livePid } from '../src-server/runtime/box-folder.js';
-import { QemuBoxRuntime } from '../src-server/runtime/qemu-box-runtime.js';
-import { agentOf, testImageCache } from '../src-server/runtime/test-support/vm-image.js';
+import type { VmConfig } from '../src-server/areas/boxes/runtime-port.js';
+import { boxFolder, livePid } from '../src-server/areas/runtime/box-folder.js';
+import { QemuBoxRuntime } from '../src-server/areas/runtime/qemu-box-runtime.js';
+import { agentOf, testImageCache } from '../src-server/areas/runtime/test-support/vm-image.js';
 
 const argv = process.argv.slice(2);
 const runs = Number(argv[argv.indexOf('--runs') + 1]) || 3;

@@ -8,17 +8,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import os, { tmpdir } from 'node:os';
-import type { TemplateShape, VmConfig } from '../src-server/boxes/runtime-port.js';
-import { AgentClient } from '../src-server/guest/agent-client.js';
+import type { TemplateShape, VmConfig } from '../src-server/areas/boxes/runtime-port.js';
+import { AgentClient } from '../src-server/platform/guest/agent-client.js';
 import { randomBytes } from 'node:crypto';
-import { execText } from '../src-server/runtime/exec-text.js';
-import { QemuBoxRuntime } from '../src-server/runtime/qemu-box-runtime.js';
-import { agentOf, testImageCache } from '../src-server/runtime/test-support/vm-image.js';
-import { boxFolder, readState } from '../src-server/runtime/box-folder.js';
-import { cloneFolder } from '../src-server/runtime/qemu/checkpoints.js';
-import { applyIdentity } from '../src-server/runtime/templates/template-clone.js';
-import { restoreVm } from '../src-server/runtime/qemu/vm-snapshot.js';
-import type { RestoreSpares } from '../src-server/runtime/templates/restore-spares.js';
+import { execText } from '../src-server/areas/runtime/exec-text.js';
+import { QemuBoxRuntime } from '../src-server/areas/runtime/qemu-box-runtime.js';
+import { agentOf, testImageCache } from '../src-server/areas/runtime/test-support/vm-image.js';
+import { boxFolder, readState } from '../src-server/areas/runtime/box-folder.js';
+import { cloneFolder } from '../src-server/areas/runtime/qemu/checkpoints.js';
+import { applyIdentity } from '../src-server/areas/runtime/templates/template-clone.js';
+import { restoreVm } from '../src-server/areas/runtime/qemu/vm-snapshot.js';
+import type { RestoreSpares } from '../src-server/areas/runtime/templates/restore-spares.js';
 import { qemuCpuMs } from './runtime-support.js';
 
 const argv = process.argv.slice(2);

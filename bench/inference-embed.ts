@@ -14,7 +14,7 @@ const BATCH = 16;
 const ROUNDS = 24;
 
 export async function measureEmbeddingsVsBare(gwUrl: string, auth: Record<string, string>, gatewayPid?: number) {
-  const { writeTinyModel } = await import('../src-server/inference/test-support/tiny-model.js');
+  const { writeTinyModel } = await import('../src-server/areas/inference/test-support/tiny-model.js');
   const file = writeTinyModel(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-tiny-emb-')), 'tiny.gguf'));
   const post = async (url: string, body: unknown) => {
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) });

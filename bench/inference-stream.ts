@@ -173,7 +173,7 @@ export async function measureStreaming(t: StreamTargets, auth: Record<string, st
 
 /** The embedded engine through the gateway against node-llama-cpp alone, same tiny model, same settings, same request. */
 export async function measureEmbeddedVsBare(gwUrl: string, auth: Record<string, string>, gatewayPid?: number) {
-  const { writeTinyModel } = await import('../src-server/inference/test-support/tiny-model.js');
+  const { writeTinyModel } = await import('../src-server/areas/inference/test-support/tiny-model.js');
   const file = writeTinyModel(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-tiny2-')), 'tiny.gguf'));
   await postJson(`${gwUrl}/v1/engines/local/models`, { path: file, name: 'tiny2' }, auth);
   const schema = { type: 'object', properties: { s: { type: 'string' } }, required: ['s'] };

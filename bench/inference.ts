@@ -243,7 +243,7 @@ async function main() {
 
 /** Tokens/s of the embedded engine on the generated tiny model (`--no-local` skips it). */
 async function measureEmbedded(gwUrl: string, auth: Record<string, string>) {
-  const { writeTinyModel } = await import('../src-server/inference/test-support/tiny-model.js');
+  const { writeTinyModel } = await import('../src-server/areas/inference/test-support/tiny-model.js');
   const file = writeTinyModel(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-tiny-')), 'tiny.gguf'));
   await post(`${gwUrl}/v1/engines/local/models`, { path: file }, auth);
   const long = {
@@ -268,7 +268,7 @@ async function measureEmbedded(gwUrl: string, auth: Record<string, string>) {
 }
 
 if (role === 'upstream' || role === 'upstream-slow' || role === 'upstream-paced') {
-  const { startFakeUpstream } = await import('../src-server/inference/test-support/fake-upstreams.js');
+  const { startFakeUpstream } = await import('../src-server/areas/inference/test-support/fake-upstreams.js');
   const up = await startFakeUpstream('openai', { record: false });
   if (role === 'upstream-slow') up.delayMs = SLOW_UPSTREAM_MS;
   if (role === 'upstream-paced') up.chunkDelayMs = PACE_MS;

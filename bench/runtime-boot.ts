@@ -2,22 +2,22 @@
  * `npx tsx bench/runtime-boot.ts [--runs 5] [--cold]`: boot and snapshot timings of box
  * VMs, medians over runs. Bare boot = QEMU started directly (no daemonize, no runtime)
  * with the same kernel, initrd and disk, until the agent answers HELLO; the other rows go
- * through src-server/runtime. --cold also times an image build into an empty cache.
+ * through src-server/areas/runtime. --cold also times an image build into an empty cache.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentClient } from '../src-server/guest/agent-client.js';
-import { waitForAgent } from '../src-server/runtime/agent-wait.js';
-import { BoxFolder, boxFolder, createOverlay } from '../src-server/runtime/box-folder.js';
-import { ensureGuestImage } from '../src-server/runtime/guest-image/guest-image.js';
-import { QEMU_BINARY } from '../src-server/runtime/qemu/host.js';
-import { testConfig, testImageCache } from '../src-server/runtime/test-support/vm-image.js';
-import { killVm, launchVm } from '../src-server/runtime/qemu/vm.js';
-import { checkpointFolder, cloneFolder } from '../src-server/runtime/qemu/checkpoints.js';
-import { restoreVm, saveAndStop } from '../src-server/runtime/qemu/vm-snapshot.js';
-import { qemuArgs } from '../src-server/runtime/qemu/vm-config.js';
+import { AgentClient } from '../src-server/platform/guest/agent-client.js';
+import { waitForAgent } from '../src-server/areas/runtime/agent-wait.js';
+import { BoxFolder, boxFolder, createOverlay } from '../src-server/areas/runtime/box-folder.js';
+import { ensureGuestImage } from '../src-server/areas/runtime/guest-image/guest-image.js';
+import { QEMU_BINARY } from '../src-server/areas/runtime/qemu/host.js';
+import { testConfig, testImageCache } from '../src-server/areas/runtime/test-support/vm-image.js';
+import { killVm, launchVm } from '../src-server/areas/runtime/qemu/vm.js';
+import { checkpointFolder, cloneFolder } from '../src-server/areas/runtime/qemu/checkpoints.js';
+import { restoreVm, saveAndStop } from '../src-server/areas/runtime/qemu/vm-snapshot.js';
+import { qemuArgs } from '../src-server/areas/runtime/qemu/vm-config.js';
 
 const argv = process.argv.slice(2);
 const runs = Number(argv[argv.indexOf('--runs') + 1]) || 5;

@@ -3,11 +3,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AgentClient } from '../src-server/guest/agent-client.js';
-import { boxFolder, createOverlay } from '../src-server/runtime/box-folder.js';
-import { QEMU_BINARY, hostTscKhz } from '../src-server/runtime/qemu/host.js';
-import { QemuBoxRuntime } from '../src-server/runtime/qemu-box-runtime.js';
-import { qemuArgs } from '../src-server/runtime/qemu/vm-config.js';
+import { AgentClient } from '../src-server/platform/guest/agent-client.js';
+import { boxFolder, createOverlay } from '../src-server/areas/runtime/box-folder.js';
+import { QEMU_BINARY, hostTscKhz } from '../src-server/areas/runtime/qemu/host.js';
+import { QemuBoxRuntime } from '../src-server/areas/runtime/qemu-box-runtime.js';
+import { qemuArgs } from '../src-server/areas/runtime/qemu/vm-config.js';
 
 export const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 export const med = (xs: number[]) => pct(xs, 50);

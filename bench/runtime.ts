@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { boxFolder, livePid } from '../src-server/runtime/box-folder.js';
+import { boxFolder, livePid } from '../src-server/areas/runtime/box-folder.js';
 import { startService } from '../src-server/service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { storeFigures } from './store-figures.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { startService } from '../src-server/service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { createDatabase, startPostgres } from '../src-server/test-support/postgres.js';
-import { boxEnv } from '../src-server/settings.js';
+import { boxEnv } from '../src-server/platform/settings.js';
 import { med, pct, r1, r3 } from './runtime-support.js';
 
 interface StoreRun {

@@ -1,4 +1,4 @@
-import { desktopImageBuilt, provideDesktopImage } from '../src-server/desktop/test-support/desktop-image.js';
+import { desktopImageBuilt, provideDesktopImage } from '../src-server/areas/desktop/test-support/desktop-image.js';
 import { AppPage } from './pages/app-page.js';
 import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
 import { terminateAll } from './support/service.js';

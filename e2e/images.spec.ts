@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ImageStore } from '../src-server/images/image-store.js';
-import { importOciArchive } from '../src-server/images/oci-import.js';
-import { makeTestDockerArchive } from '../src-server/images/test-support/archive.js';
+import { ImageStore } from '../src-server/areas/images/image-store.js';
+import { importOciArchive } from '../src-server/areas/images/oci-import.js';
+import { makeTestDockerArchive } from '../src-server/areas/images/test-support/archive.js';
 import { AppPage } from './pages/app-page.js';
 import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
 

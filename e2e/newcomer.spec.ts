@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import sshpk from 'sshpk';
-import { PreparationTracker } from '../src-server/boxes/preparation.js';
+import { PreparationTracker } from '../src-server/areas/boxes/preparation.js';
 import { slowImageRuntime } from '../src-server/test-support/slow-image-runtime.js';
 import { AppPage } from './pages/app-page.js';
 import { VolumesPage } from './pages/volumes-page.js';

@@ -1,4 +1,4 @@
-import { startFakeUpstream, type FakeUpstream } from '../src-server/inference/test-support/fake-upstreams.js';
+import { startFakeUpstream, type FakeUpstream } from '../src-server/areas/inference/test-support/fake-upstreams.js';
 import { AppPage } from './pages/app-page.js';
 import { PlaygroundPage } from './pages/playground-page.js';
 import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { startFakeUpstream } from '../src-server/inference/test-support/fake-upstreams.js';
+import { startFakeUpstream } from '../src-server/areas/inference/test-support/fake-upstreams.js';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
 import { PlaygroundPage } from './pages/playground-page.js';
 import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';

@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Sources of each build output; `renderer` also imports the API contract from src-server. */
+/** Sources of each build output; `renderer` also imports the API contract (@box/contract). */
 const INPUTS = {
-  renderer: ['src-renderer', 'src-server/contract'],
+  renderer: ['src-renderer', 'packages/contract/src'],
   desktop: ['src-renderer', 'src-server', 'src-main'],
 };
 const CONFIG = ['package.json', 'package-lock.json', 'electron.vite.config.ts', 'tsconfig.json'];

@@ -19,7 +19,7 @@ function checkout(t: number): { root: string; at: (rel: string, secs: number) =>
     if (!fs.existsSync(p)) fs.writeFileSync(p, rel);
     fs.utimesSync(p, secs, secs);
   };
-  for (const f of ['package.json', 'src-renderer/views/boxes/List.tsx', 'src-server/contract/boxes.ts', 'src-server/api/boxes.ts', 'src-main/main/index.ts'])
+  for (const f of ['package.json', 'src-renderer/views/boxes/List.tsx', 'packages/contract/src/boxes.ts', 'src-server/api/boxes.ts', 'src-main/main/index.ts'])
     at(f, t);
   return { root, at };
 }
@@ -43,7 +43,7 @@ it('a pulled or edited source makes the build stale, for the outputs built from 
   expect(buildState(root, 'renderer')).toBeNull();
   expect(buildState(root, 'desktop')).toBe('stale');
   // the API contract is imported by the UI
-  at('src-server/contract/boxes.ts', 3_000);
+  at('packages/contract/src/boxes.ts', 3_000);
   expect(buildState(root, 'renderer')).toBe('stale');
   at('out/renderer/index.html', 4_000);
   at('out/main/index.js', 4_000);

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ADOPTING_MESSAGE } from '../src-server/boxes/reconcile.js';
+import { ADOPTING_MESSAGE } from '../src-server/areas/boxes/reconcile.js';
 import { killUnder, processesUnder, signalGroup, spawnService, type Launcher, type Spawned } from '../src-server/test-support/spawned-service.js';
 
 const BOXES = Number(process.env.BOXES ?? 40);

@@ -1,17 +1,17 @@
 // Regenerates E2B's wire types from E2B's own specifications, the way E2B does it:
 //   - envd's Connect services from its .proto files, with buf + protoc-gen-es
-//     -> src-server/e2b/envd/gen/{process,filesystem}_pb.ts
+//     -> src-server/areas/e2b/envd/gen/{process,filesystem}_pb.ts
 //   - E2B's REST API from its OpenAPI document, with openapi-typescript
-//     -> src-server/contract/e2b-openapi.gen.ts
+//     -> packages/contract/src/e2b-openapi.gen.ts
 //   - envd's HTTP API (files, health) from its OpenAPI document
-//     -> src-server/e2b/envd/gen/envd-http.gen.ts
+//     -> src-server/areas/e2b/envd/gen/envd-http.gen.ts
 // The specifications come from e2b-dev/infra (Apache-2.0) at the pinned commit below; they
 // are read from a local clone and are not kept in this repository, only what is generated.
 //
 //   node scripts/gen-e2b-types.mjs --infra <path to an e2b-dev/infra clone or git dir>
 //
 // (default: $E2B_INFRA, else ~/.cache/box-judge/e2b-infra). To move to a newer E2B, change
-// PINNED, run the script, and let `npm run typecheck` and src-server/e2b/e2b-spec.test.ts say
+// PINNED, run the script, and let `npm run typecheck` and src-server/areas/e2b/e2b-spec.test.ts say
 // which of Box's E2B shapes no longer match.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -52,7 +52,7 @@ const header = (what) =>
   `// (Apache-2.0, E2B). Do not edit; change the pin and run the script.\n`;
 
 // envd: buf generate with the local protoc-gen-es (no remote plugins)
-const envdOut = path.join(root, 'src-server/e2b/envd/gen');
+const envdOut = path.join(root, 'src-server/areas/e2b/envd/gen');
 const bufOut = path.join(tmp, 'es');
 fs.writeFileSync(
   path.join(tmp, 'buf.gen.yaml'),
@@ -71,7 +71,7 @@ const openapi = (input, output, what) => {
   execFileSync(path.join(bin, 'openapi-typescript'), [input, '-o', out], { stdio: 'inherit' });
   fs.writeFileSync(output, header(what) + '/* eslint-disable */\n' + fs.readFileSync(out, 'utf8'));
 };
-openapi(path.join(tmp, 'openapi.yml'), path.join(root, 'src-server/contract/e2b-openapi.gen.ts'), 'spec/openapi.yml');
+openapi(path.join(tmp, 'openapi.yml'), path.join(root, 'packages/contract/src/e2b-openapi.gen.ts'), 'spec/openapi.yml');
 openapi(path.join(tmp, 'envd.yaml'), path.join(envdOut, 'envd-http.gen.ts'), 'packages/envd/spec/envd.yaml');
 
 fs.rmSync(tmp, { recursive: true, force: true });

@@ -9,9 +9,9 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { VmConfig } from '../src-server/boxes/runtime-port.js';
-import { livePid, boxFolder } from '../src-server/runtime/box-folder.js';
-import { QemuBoxRuntime } from '../src-server/runtime/qemu-box-runtime.js';
+import type { VmConfig } from '../src-server/areas/boxes/runtime-port.js';
+import { livePid, boxFolder } from '../src-server/areas/runtime/box-folder.js';
+import { QemuBoxRuntime } from '../src-server/areas/runtime/qemu-box-runtime.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, many: { type: 'string', default: '16' } } });
 const RUNS = Number(values.runs);

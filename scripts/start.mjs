@@ -34,7 +34,7 @@ const buildIfNeeded = (which) => {
 // forwarding of a SIGTERM sent to its pid lands here), or with the whole process group
 // (Ctrl+C, systemd, docker stop), in which case the service got it too. Each burst is
 // forwarded once: the service takes repeats within a second as the same stop
-// (src-server/quit/stop-signals.ts), and a deliberate second Ctrl+C is forwarded as such.
+// (src-server/areas/quit/stop-signals.ts), and a deliberate second Ctrl+C is forwarded as such.
 function run(cmd, args) {
   const child = spawn(cmd, args, { cwd: root, stdio: 'inherit' });
   let forwardedAt = 0;

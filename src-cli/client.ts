@@ -1,4 +1,4 @@
-import { callWith, type Answer, type CallRequest, type CallRest, type JsonRouteKey } from '../src-server/contract/call.js';
+import { callWith, type Answer, type CallRequest, type CallRest, type JsonRouteKey } from '@box/contract/call';
 import type { CliConfig } from './config.js';
 import { PinMismatchError, pinnedFetch } from '../sdk/typescript/src/tls.js';
 import { ApiFailure, CliError, type ApiErrorBody } from './errors.js';
@@ -79,7 +79,7 @@ export class BoxClient {
   }
 
   /**
-   * One operation of the contract (src-server/contract/routes.ts), typed from it:
+   * One operation of the contract (packages/contract/src/routes.ts), typed from it:
    * `call('GET /v1/boxes/:box_id', { params: { box_id } })` answers a Box.
    */
   call<K extends JsonRouteKey>(key: K, ...args: CallRest<K>): Promise<Answer<K>> {

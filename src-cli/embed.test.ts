@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { echoEmbedding } from '../src-server/inference/engines/echo/echo-embedding.js';
+import { echoEmbedding } from '../src-server/areas/inference/engines/echo/echo-embedding.js';
 import { startTestService, type TestService } from '../src-server/test-support/harness.js';
 import { runCli } from './test-support/cli.js';
 

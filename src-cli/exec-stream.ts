@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { BoxClient } from './client.js';
 import { seg } from './client.js';
 import { ApiFailure, CliError } from './errors.js';
-import type { ExecEvent } from '../src-server/contract/exec.js';
-import { ndjsonLines } from '../src-server/contract/ndjson.js';
+import type { ExecEvent } from '@box/contract/exec';
+import { ndjsonLines } from '@box/contract/ndjson';
 
 export interface ExecRequest {
   command: string | string[];

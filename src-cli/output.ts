@@ -1,4 +1,4 @@
-import { formatBytes } from '../src-server/contract/format.js';
+import { formatBytes } from '@box/contract/format';
 /** Human output: aligned tables, sizes, ages. Machine output (`--json`) bypasses all of it. */
 
 type Cell = string | number | boolean | null | undefined;

@@ -1,4 +1,4 @@
-import type { PreparationStage as Stage } from '../src-server/contract/preparation.js';
+import type { PreparationStage as Stage } from '@box/contract/preparation';
 import type { BoxClient } from './client.js';
 
 /** One line for a preparation stage: what, how far, how long. */

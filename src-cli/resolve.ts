@@ -1,7 +1,7 @@
-import type { Answer } from '../src-server/contract/call.js';
+import type { Answer } from '@box/contract/call';
 import type { BoxClient } from './client.js';
 import { CliError } from './errors.js';
-import type { Box } from '../src-server/contract/boxes.js';
+import type { Box } from '@box/contract/boxes';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isId = (prefix: string, s: string) => s.startsWith(prefix) && UUID.test(s.slice(prefix.length));

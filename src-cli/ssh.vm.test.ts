@@ -8,7 +8,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testImage, testImageCache } from '../src-server/runtime/test-support/vm-image.js';
+import { testImage, testImageCache } from '../src-server/areas/runtime/test-support/vm-image.js';
 import { startTestService, type TestService } from '../src-server/test-support/harness.js';
 import { runCli } from './test-support/cli.js';
 

@@ -1,4 +1,4 @@
-import type { Answer } from '../src-server/contract/call.js';
+import type { Answer } from '@box/contract/call';
 import type { BoxClient } from './client.js';
 import { seg } from './client.js';
 import { ApiFailure } from './errors.js';

@@ -1,6 +1,6 @@
 /** `box template ls|rm` against the real service with a fake runtime whose template port is scripted. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TemplateInfo, TemplatePort } from '../src-server/boxes/runtime-port.js';
+import type { TemplateInfo, TemplatePort } from '../src-server/areas/boxes/runtime-port.js';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../src-server/test-support/harness.js';
 import { runCli } from './test-support/cli.js';

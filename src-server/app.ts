@@ -2,17 +2,17 @@ import express, { type Express } from 'express';
 import fs from 'node:fs';
 import type { RequestListener } from 'node:http';
 import path from 'node:path';
-import type { AppContext } from './app-context.js';
-import type { Area as ServiceArea } from './area.js';
-import { mountSignIn } from './core/sign-in-routes.js';
-import type { SignInService } from './core/sign-in-service.js';
-import { errorMiddleware } from './http/error-handler.js';
-import { localGuard } from './http/guard.js';
-import { plainFront } from './http/plain-front.js';
-import { RouteRegistry } from './http/registry.js';
-import { upgradeListener } from './http/upgrade.js';
-import { contextProxy } from './http/context-proxy.js';
-import type { Area } from './http/route.js';
+import type { AppContext } from './platform/app-context.js';
+import type { Area as ServiceArea } from './platform/area.js';
+import { mountSignIn } from './identity/module.js';
+import type { SignInService } from './identity/module.js';
+import { errorMiddleware } from './platform/http/error-handler.js';
+import { localGuard } from './platform/http/guard.js';
+import { plainFront } from './platform/http/plain-front.js';
+import { RouteRegistry } from './platform/http/registry.js';
+import { upgradeListener } from './platform/http/upgrade.js';
+import { contextProxy } from './platform/http/context-proxy.js';
+import type { Area } from './platform/http/route.js';
 
 interface BuiltApps {
   registry: RouteRegistry;

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { backupStore } from './db/backup.js';
-import { openDatabase } from './db/connection.js';
-import { boxEnv, defaultDataDir } from './settings.js';
+import { backupStore } from './platform/db/backup.js';
+import { openDatabase } from './platform/db/connection.js';
+import { boxEnv, defaultDataDir } from './platform/settings.js';
 
 /**
  * `npm run backup -- <file> [--data-dir <dir>]`: a consistent copy of the service's store,

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { readProcStat } from './runtime/proc-stat.js';
+import { readProcStat } from './kernel/util/proc-stat.js';
 
 /**
  * One service per data dir. Two on the same dir (a second `npm start`, the desktop app and

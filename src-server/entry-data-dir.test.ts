@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { entryDataDir } from './entry-data-dir.js';
-import { defaultDataDir, readEnv } from './settings.js';
+import { defaultDataDir, readEnv } from './platform/settings.js';
 
 it("finds the data dir as the service's settings do, without loading them", () => {
   for (const env of [{ HOME: '/home/u' }, { HOME: '/home/u', BOX_DATA_DIR: '/srv/box' }, { HOME: '', BOX_DATA_DIR: '' }]) {

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cliLine, pointerHolder, publishEndpoint } from './endpoint-file.js';
-import { parseListen } from './serving/listen-config.js';
-import { LOGIN_LINK_TTL_MS } from './core/sign-in-service.js';
-import { describeOnQuit } from './quit/quit-plan.js';
+import { parseListen } from './platform/serving/listen-config.js';
+import { LOGIN_LINK_TTL_MS } from './identity/module.js';
+import { describeOnQuit } from './areas/quit/module.js';
 import { startService } from './service.js';
-import { boxEnv, defaultDataDir } from './settings.js';
-import { onStopSignals } from './quit/stop-signals.js';
+import { boxEnv, defaultDataDir } from './platform/settings.js';
+import { onStopSignals } from './areas/quit/module.js';
 
 /**
  * The headless service (headless.ts loads it): `npm run serve -- --port <p> --data-dir <dir>

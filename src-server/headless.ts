@@ -10,7 +10,7 @@
  * 0.07 s).
  */
 import { entryDataDir } from './entry-data-dir.ts';
-import { yieldVmsWhileStarting } from './runtime/qemu/vm-priority.ts';
+import { yieldVmsWhileStarting } from './areas/runtime/qemu/vm-priority.ts';
 
 // Its native modules (better-sqlite3) are built for the project's Node 22, the one npm
 // scripts run; an older Node crashes on them without a word (a segfault on Node 20).

@@ -2,22 +2,22 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { AppBase, Logger, ServiceConfig } from './app-context.js';
+import type { AppBase, Logger, ServiceConfig } from './platform/app-context.js';
 import { createApp } from './app.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { openDatabase, type Db } from './db/connection.js';
-import { makeRepos } from './db/repos.js';
-import { IDEMPOTENCY_RETENTION_MS } from './db/idempotency-repo.js';
-import { Billing, ConcurrencyLimiter } from './http/limits.js';
-import type { RouteSpec } from './http/route.js';
-import type { BoxRuntime } from './boxes/runtime-port.js';
-import { PreparationTracker, showPreparation } from './boxes/preparation.js';
-import { QemuBoxRuntime } from './runtime/module.js';
-import { ServiceLog } from './logs/service-log.js';
-import { DiskSpace } from './core/disk-space.js';
+import { openDatabase, type Db } from './platform/db/connection.js';
+import { makeRepos } from './platform/db/repos.js';
+import { IDEMPOTENCY_RETENTION_MS } from './platform/db/idempotency-repo.js';
+import { Billing, ConcurrencyLimiter } from './platform/http/limits.js';
+import type { RouteSpec } from './platform/http/route.js';
+import type { BoxRuntime } from './areas/boxes/module.js';
+import { PreparationTracker, showPreparation } from './areas/boxes/module.js';
+import { QemuBoxRuntime } from './areas/runtime/module.js';
+import { ServiceLog } from './kernel/service-log.js';
+import { DiskSpace } from './kernel/disk-space.js';
 import { wire, type WiredApp } from './wiring.js';
-import { boxEnv, readTuning, type TuningInput } from './settings.js';
-import { baseUrlOf, createServer, servingNetwork } from './serving/listen-config.js';
+import { boxEnv, readTuning, type TuningInput } from './platform/settings.js';
+import { baseUrlOf, createServer, servingNetwork } from './platform/serving/listen-config.js';
 
 export interface ServiceHandle {
   /** The pipeline's context and every service (headless.ts, src-main and tests use them). */

@@ -23,7 +23,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startFakeUpstream, type FakeUpstream } from '../../src-server/inference/test-support/fake-upstreams.js';
+import { startFakeUpstream, type FakeUpstream } from '../../src-server/areas/inference/test-support/fake-upstreams.js';
 import { startService } from '../../src-server/service.js';
 
 /** The suite commit these results are recorded against (BENCHMARKS.md, "Open Responses compliance"). */

@@ -1,5 +1,5 @@
 import { intArg, parse, type Command, type Ctx, type Group } from '../args.js';
-import type { Answer, CallArgs } from '../../src-server/contract/call.js';
+import type { Answer, CallArgs } from '@box/contract/call';
 import { CliError } from '../errors.js';
 import { fields, json, table } from '../output.js';
 import { resolveBoxId } from '../resolve.js';

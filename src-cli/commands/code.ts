@@ -3,8 +3,8 @@ import { parse, type Command } from '../args.js';
 import { CliError } from '../errors.js';
 import { json } from '../output.js';
 import { resolveBoxId } from '../resolve.js';
-import type { CodeEvent, CodeExecution, CodeResult } from '../../src-server/contract/code.js';
-import { ndjsonLines } from '../../src-server/contract/ndjson.js';
+import type { CodeEvent, CodeExecution, CodeResult } from '@box/contract/code';
+import { ndjsonLines } from '@box/contract/ndjson';
 
 const LANGS = ['python', 'javascript', 'bash'];
 

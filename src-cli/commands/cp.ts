@@ -1,4 +1,4 @@
-import type { Answer } from '../../src-server/contract/call.js';
+import type { Answer } from '@box/contract/call';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';

@@ -2,7 +2,7 @@ import { dispatch, intArg, parse, splitDashDash, type Command, type Group } from
 import { CliError } from '../errors.js';
 import { ago, fields, json, table } from '../output.js';
 import { listAll, resolveBoxId } from '../resolve.js';
-import type { CronJob } from '../../src-server/contract/cron.js';
+import type { CronJob } from '@box/contract/cron';
 
 const group: Group = {
   list: {

@@ -5,7 +5,7 @@ import { dispatch, parse, type Command, type Ctx, type Group } from '../args.js'
 import { CliError } from '../errors.js';
 import { json, table } from '../output.js';
 import { resolveBoxId } from '../resolve.js';
-import type { DesktopAction } from '../../src-server/contract/desktop.js';
+import type { DesktopAction } from '@box/contract/desktop';
 import { buildBoxfile } from './image-user.js';
 
 /**

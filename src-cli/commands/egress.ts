@@ -1,4 +1,4 @@
-import type { Answer } from '../../src-server/contract/call.js';
+import type { Answer } from '@box/contract/call';
 import { dispatch, parse, type Command, type Group } from '../args.js';
 import { seg } from '../client.js';
 import { CliError } from '../errors.js';

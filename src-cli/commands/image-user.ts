@@ -1,7 +1,7 @@
 /**
  * Your own images. Building and importing are not HTTP operations (spec item 6: "need an
  * SDK or the CLI"): like `box image build` for the built-in image, they run in this
- * process through the service's own image code (src-server/images) on the service's data
+ * process through the service's own image code (src-server/areas/images) on the service's data
  * dir, so progress and each step's output stream straight to the terminal and the service
  * lists the result at once (it reads the store on each request). Listing and deleting go
  * through the service, which knows which boxes use an image.
@@ -12,7 +12,7 @@ import { parse, type Command, type Ctx } from '../args.js';
 import { CliError } from '../errors.js';
 import { ago, bytes, json, table } from '../output.js';
 
-const images = () => import('../../src-server/images/index.js');
+const images = () => import('#image-builder');
 
 export async function buildBoxfile(ctx: Ctx, values: { tag?: string; file?: string; 'data-dir'?: string }, contextArg?: string) {
   if (!values.tag) throw new CliError('-t NAME is required to build a Boxfile', 2);

@@ -8,10 +8,10 @@ import { buildBoxfile, importCmd, list, rm } from './image-user.js';
 /**
  * The guest image is built on this machine, not over HTTP (spec item 6): these commands
  * call the image builder of the service code directly, on the data dir (or BOX_IMAGE_CACHE),
- * through the one module the CLI may load of the service (src-server/images/index.ts).
+ * through the one module the CLI may load of the service (src-server/areas/images/index.ts).
  * Loaded lazily so that the other commands never import server code.
  */
-const builder = () => import('../../src-server/images/index.js');
+const builder = () => import('#image-builder');
 
 const build: Command = {
   usage: 'box image build -t NAME [-f Boxfile] [--data-dir dir] [context-dir]  |  box image build [--force] [--no-agent] [--data-dir dir]',

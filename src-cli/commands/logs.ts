@@ -1,4 +1,4 @@
-import type { ServiceLogEntry } from '../../src-server/contract/service-admin.js';
+import type { ServiceLogEntry } from '@box/contract/service-admin';
 import { intArg, parse, type Command } from '../args.js';
 import { CliError } from '../errors.js';
 import { json } from '../output.js';

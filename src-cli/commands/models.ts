@@ -1,5 +1,5 @@
 import { dispatch, parse, type Command, type Group } from '../args.js';
-import type { Answer } from '../../src-server/contract/call.js';
+import type { Answer } from '@box/contract/call';
 import { CliError } from '../errors.js';
 import { bar, bytes, json, progressLine, table } from '../output.js';
 import { ask } from './ask.js';

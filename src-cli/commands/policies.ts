@@ -3,7 +3,7 @@ import { dispatch, parse, type Command, type Group } from '../args.js';
 import { CliError } from '../errors.js';
 import { ago, fields, json, table } from '../output.js';
 import { listAll, resolveBoxId, resolvePolicyId } from '../resolve.js';
-import type { HttpPolicy } from '../../src-server/contract/policies.js';
+import type { HttpPolicy } from '@box/contract/policies';
 
 /** A policy document from a JSON file, or stdin for "-". */
 function readDocument(file: string): Record<string, unknown> {

@@ -1,4 +1,4 @@
-import type { ServiceSettings } from '../../src-server/contract/service-admin.js';
+import type { ServiceSettings } from '@box/contract/service-admin';
 import { dispatch, parse, type Command, type Group } from '../args.js';
 import { CliError } from '../errors.js';
 import { fields, json } from '../output.js';

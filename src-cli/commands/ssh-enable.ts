@@ -2,8 +2,8 @@ import type { Ctx } from '../args.js';
 import { seg } from '../client.js';
 import { ApiFailure, CliError } from '../errors.js';
 import { runExec } from '../exec-stream.js';
-import type { Box } from '../../src-server/contract/boxes.js';
-import type { Listener } from '../../src-server/contract/network.js';
+import type { Box } from '@box/contract/boxes';
+import type { Listener } from '@box/contract/network';
 
 const CA_PATH = '/etc/ssh/box_ca.pub';
 const DROP_IN_PATH = '/etc/ssh/sshd_config.d/box-ca.conf';

@@ -5,7 +5,7 @@ import { ApiFailure, CliError } from '../errors.js';
 import { fields, json } from '../output.js';
 import { resolveBox } from '../resolve.js';
 import { certSecondsLeft, keyFiles, knownHostsFile, pinHostKey, readPublicKey, shq, type KeyFiles } from '../ssh-files.js';
-import type { Answer } from '../../src-server/contract/call.js';
+import type { Answer } from '@box/contract/call';
 import { enableSsh, fetchHostKey } from './ssh-enable.js';
 
 /** Asks the org CA for a user certificate of `k.pub` and writes it to `k.cert`. */

@@ -1,6 +1,6 @@
 import { dispatch, parse, type Command, type Group } from '../args.js';
 import { ago, bytes, fields, json, table } from '../output.js';
-import type { Template } from '../../src-server/contract/templates.js';
+import type { Template } from '@box/contract/templates';
 
 /** The state column: building shows its phase and percent. */
 const stateOf = (t: Template) => (t.state === 'building' && t.progress ? `building ${t.progress.phase} ${Math.round(t.progress.percent)}%` : t.state);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { UPLOAD_TEMP_PREFIX } from '../../src-server/contract/volume-ops.js';
+import { UPLOAD_TEMP_PREFIX } from '@box/contract/volume-ops';
 import { CliError } from '../errors.js';
 import { dispatch, parse, type Command, type Group } from '../args.js';
 import { seg } from '../client.js';

@@ -5,7 +5,7 @@ import { ipcHandlers } from './handlers.js';
 import { beforeQuit } from './quit-flow.js';
 import { registerIpc } from './ipc.js';
 import { ServiceHost } from './service-host.js';
-import { onStopSignals } from '../../src-server/quit/stop-signals.js';
+import { onStopSignals } from '../../src-server/areas/quit/stop-signals.js';
 import { installMenus } from './tray.js';
 import { createMainWindow } from './window.js';
 

@@ -1,12 +1,12 @@
 import type { MessageBoxOptions, MessageBoxReturnValue } from 'electron';
-import type { QuitService } from '../../src-server/quit/module.js';
+import type { QuitService } from '../../src-server/areas/quit/module.js';
 
 type Choice = 'stop_boxes' | 'leave_running' | 'cancel';
 
 /** The quit dialog's buttons, in order; Cancel last (Escape). */
 const BUTTONS = ['Put them to sleep and quit', 'Leave them running and quit', 'Cancel'];
 
-/** The dialog for `running` boxes (the decision itself is planQuit: src-server/quit/quit-plan.ts). */
+/** The dialog for `running` boxes (the decision itself is planQuit: src-server/areas/quit/quit-plan.ts). */
 export function quitDialog(running: number): MessageBoxOptions {
   const n = running === 1 ? '1 box is' : `${running} boxes are`;
   return {

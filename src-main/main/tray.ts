@@ -1,6 +1,6 @@
 import { app, clipboard, Menu, nativeImage, shell, Tray, type MenuItemConstructorOptions } from 'electron';
-import type { OnQuit } from '../../src-server/contract/service-admin.js';
-import { describeOnQuit } from '../../src-server/quit/quit-plan.js';
+import type { OnQuit } from '@box/contract/service-admin';
+import { describeOnQuit } from '../../src-server/areas/quit/quit-plan.js';
 import type { ServiceHost } from './service-host.js';
 
 interface TrayActions {

@@ -1,5 +1,5 @@
-import { callWith, type Answer, type CallRest, type JsonRouteKey } from '../../src-server/contract/call.js';
-import type { ErrorBody } from '../../src-server/contract/error-envelope.js';
+import { callWith, type Answer, type CallRest, type JsonRouteKey } from '@box/contract/call';
+import type { ErrorBody } from '@box/contract/error-envelope';
 import { isNetworkError, reportReachable, reportUnreachable } from './connection.js';
 import { humanValidation } from './human-errors.js';
 
@@ -100,7 +100,7 @@ export async function api<T>(path: string, opts: RequestOptions = {}): Promise<T
 }
 
 /**
- * One operation of the contract (src-server/contract/routes.ts), typed from it:
+ * One operation of the contract (packages/contract/src/routes.ts), typed from it:
  * `call('GET /v1/boxes/:box_id', { params: { box_id } })` answers a Box.
  */
 export function call<K extends JsonRouteKey>(key: K, ...args: CallRest<K>): Promise<Answer<K>> {

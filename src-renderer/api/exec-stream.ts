@@ -1,5 +1,5 @@
-import type { ExecBody, ExecEvent } from '../../src-server/contract/exec.js';
-import { ndjsonLines } from '../../src-server/contract/ndjson.js';
+import type { ExecBody, ExecEvent } from '@box/contract/exec';
+import { ndjsonLines } from '@box/contract/ndjson';
 import { api, apiFetch, call, type Answer } from './client.js';
 
 /**

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, errorMessage } from '../api/client.js';
 
-/** What `GET /ui/contexts` answers (src-server/serving/context-proxy.ts): names and URLs, never a key. */
+/** What `GET /ui/contexts` answers (src-server/platform/serving/context-proxy.ts): names and URLs, never a key. */
 interface Contexts {
   enabled: boolean;
   selected: string;

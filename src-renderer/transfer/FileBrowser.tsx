@@ -1,8 +1,8 @@
 import type { UseQueryResult } from '@tanstack/react-query';
-import type { DirectoryListing, VolumeEntry } from '../../src-server/contract/volumes.js';
+import type { DirectoryListing, VolumeEntry } from '@box/contract/volumes';
 import { formatBytes, formatMode, formatTime } from '../ui/format.js';
 import { ErrorNotice, Loading } from '../ui/states.js';
-import { UPLOAD_TEMP_PREFIX } from '../../src-server/contract/volume-ops.js';
+import { UPLOAD_TEMP_PREFIX } from '@box/contract/volume-ops';
 import { DropZone, FilePickerButton } from './DropZone.js';
 import { EntryActions, NewFolderButton, type FileOps } from './FileOps.js';
 import { TransferList } from './TransferList.js';

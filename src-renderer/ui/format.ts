@@ -1,5 +1,5 @@
 /** Display helpers: sizes, modes, times. */
-export { formatBytes } from '../../src-server/contract/format.js';
+export { formatBytes } from '@box/contract/format';
 
 /** POSIX permission bits (decimal on the wire) as octal, e.g. 420 → "0644". */
 export const formatMode = (mode: number) => `0${(mode & 0o7777).toString(8).padStart(3, '0')}`;

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { IdempotencyRepo } from '../db/idempotency-repo.js';
+import { IdempotencyRepo } from '../platform/db/idempotency-repo.js';
 
 /**
  * Crash points for crash-child.ts (BOX_CRASH_AT): the service kills itself with SIGKILL

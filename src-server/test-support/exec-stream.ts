@@ -1,4 +1,4 @@
-import type { ExecEvent } from '../contract/exec.js';
+import type { ExecEvent } from '@box/contract/exec';
 
 /**
  * An exec's NDJSON answer (`POST /v1/boxes/{id}/exec`) read back by tests, benches and e2e:

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { BoxRuntime, EntryInfo, GuestAgent, GuestExec, VmConfig } from '../boxes/runtime-port.js';
-import { RuntimeError } from '../boxes/runtime-port.js';
+import type { BoxRuntime, EntryInfo, GuestAgent, GuestExec, VmConfig } from '../areas/boxes/runtime-port.js';
+import { RuntimeError } from '../areas/boxes/runtime-port.js';
 
 type VmState = 'running' | 'saved' | 'stopped';
 type LostCb = Parameters<BoxRuntime['onUnexpectedExit']>[0];

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { inject } from 'vitest';
-import { responseViolations } from '../http/response-check.js';
+import { responseViolations } from '../platform/http/response-check.js';
 import { createDatabase, PG_BIN } from './postgres.js';
 import { startService, type ServiceHandle, type StartOptions } from '../service.js';
 
@@ -78,7 +78,7 @@ export async function storedBytes(svc: TestService): Promise<Buffer> {
   if (svc.databaseUrl) {
     return execFileSync(path.join(PG_BIN, 'pg_dump'), ['--data-only', `--dbname=${svc.databaseUrl}`], { maxBuffer: 1 << 30 });
   }
-  const { SqliteStore } = await import('../db/sqlite-store.js');
+  const { SqliteStore } = await import('../platform/db/sqlite-store.js');
   if (svc.ctx.db instanceof SqliteStore) svc.ctx.db.db.pragma('wal_checkpoint(TRUNCATE)');
   return Buffer.concat(
     fs

@@ -1,4 +1,4 @@
-import { probeBoot } from '../runtime/qemu/accel.js';
+import { probeBoot } from '../areas/runtime/qemu/accel.js';
 
 /** `node --import tsx probe-child.ts <kernel> <initrd>`: runs an accelerator probe, to be killed in the middle (accel.test.ts). */
 const [kernel, initrd] = process.argv.slice(2);

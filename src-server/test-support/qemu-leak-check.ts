@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { hasEnded, readProcStat } from '../runtime/proc-stat.js';
+import { hasEnded, readProcStat } from '../kernel/util/proc-stat.js';
 
 /**
  * vitest globalSetup (issue 28): the test suite leaves no QEMU behind. Every process a test

@@ -1,4 +1,4 @@
-import type { PreparationTracker } from '../boxes/preparation.js';
+import type { PreparationTracker } from '../areas/boxes/preparation.js';
 import { FakeRuntime } from './fake-runtime.js';
 
 /**

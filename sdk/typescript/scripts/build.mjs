@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds dist/ (ESM JavaScript + .d.ts) from src/, which is typed against the shared contract
-// (src-server/contract): the generated src/types.ts must be current (gen-types.ts --check),
+// (packages/contract/src): the generated src/types.ts must be current (gen-types.ts --check),
 // then tsc compiles src/ with the contract in view and only the SDK's own files are kept.
 // The published package has no dependencies: the contract is used for types only, and its
 // data types are printed into src/types.ts. Run by `npm pack` (prepack) and the SDK tests.

@@ -1,8 +1,8 @@
-import type { Answer, CallRest, JsonRouteKey } from '../../../src-server/contract/call.js';
+import type { Answer, CallRest, JsonRouteKey } from '@box/contract/call';
 import type { Http, RequestOptions } from './http.js';
 
 /**
- * One JSON operation of the shared contract (src-server/contract/routes.ts), by its key:
+ * One JSON operation of the shared contract (packages/contract/src/routes.ts), by its key:
  * path parameters, query and body are checked against the contract's request schemas and
  * the answer is typed by its response schema, so a renamed route or field fails the SDK's
  * typecheck. Types only: nothing of the contract is in the published JavaScript.

@@ -103,7 +103,7 @@ type Body = RequestInit['body'] | NodeJS.ReadableStream;
 /**
  * An https.Agent that trusts the system's roots plus `pin.ca` and accepts only the pinned
  * leaf (the check runs in the handshake, before any byte of a request). `pinnedFetch` and
- * the local service's proxy to a context (src-server/http/context-proxy.ts) use it.
+ * the local service's proxy to a context (src-server/platform/http/context-proxy.ts) use it.
  */
 export function pinnedAgent(pin: TlsPin): https.Agent {
   const want = normalizeFingerprint(pin.fingerprint);

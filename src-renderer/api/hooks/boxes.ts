@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Box, Checkpoint, LineageEdge } from '../../../src-server/contract/boxes.js';
-import type { BodyOf } from '../../../src-server/contract/call.js';
+import type { Box, Checkpoint, LineageEdge } from '@box/contract/boxes';
+import type { BodyOf } from '@box/contract/call';
 import { call } from '../client.js';
 
 export type { Box, Checkpoint };
@@ -103,4 +103,4 @@ export const useBoxMetrics = (id: string, range: string) =>
     retry: false,
   });
 
-export type { EgressLogEntry as EgressEntry } from '../../../src-server/contract/network.js';
+export type { EgressLogEntry as EgressEntry } from '@box/contract/network';

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { BoxInferenceBudget } from '../../../src-server/contract/usage.js';
+import type { BoxInferenceBudget } from '@box/contract/usage';
 import { api } from '../client.js';
 
 /** A box's inference token budget and the tokens it has used (refreshed while shown: boxes spend as they run). */

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { BodyOf } from '../../../src-server/contract/call.js';
+import type { BodyOf } from '@box/contract/call';
 import { call } from '../client.js';
 
-export type { CronJob } from '../../../src-server/contract/cron.js';
+export type { CronJob } from '@box/contract/cron';
 
 export const PAGE_SIZE = 20;
 

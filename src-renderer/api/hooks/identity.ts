@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { BodyOf } from '../../../src-server/contract/call.js';
+import type { BodyOf } from '@box/contract/call';
 import { call } from '../client.js';
 
 export const useWhoami = () => useQuery({ queryKey: ['whoami'], queryFn: () => call('GET /v1/whoami'), staleTime: 60_000 });

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { InboxDelivery } from '../../../src-server/contract/inbox.js';
+import type { InboxDelivery } from '@box/contract/inbox';
 import { ApiError, call } from '../client.js';
 
 export type { InboxDelivery };

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { BodyOf } from '../../../src-server/contract/call.js';
+import type { BodyOf } from '@box/contract/call';
 import { call } from '../client.js';
 
-export type { HttpPolicy } from '../../../src-server/contract/policies.js';
+export type { HttpPolicy } from '@box/contract/policies';
 
 export const usePolicies = () =>
   useQuery({

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { SecretMeta } from '../../../src-server/contract/secrets.js';
-import type { BodyOf } from '../../../src-server/contract/call.js';
+import type { SecretMeta } from '@box/contract/secrets';
+import type { BodyOf } from '@box/contract/call';
 import { call } from '../client.js';
 
 export type { SecretMeta };

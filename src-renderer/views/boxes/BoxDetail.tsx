@@ -1,4 +1,4 @@
-import type { Box } from '../../../src-server/contract/boxes.js';
+import type { Box } from '@box/contract/boxes';
 import { useBox } from '../../api/hooks/boxes.js';
 import { href, navigate, useRoute } from '../../app/router.js';
 import { BoxFiles } from '../files/FilesView.js';

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import type { Box } from '../../../src-server/contract/boxes.js';
-import type { CodeEvent, CodeExecution, CodeLanguage } from '../../../src-server/contract/code.js';
+import type { Box } from '@box/contract/boxes';
+import type { CodeEvent, CodeExecution, CodeLanguage } from '@box/contract/code';
 import { apiFetch, call, errorMessage } from '../../api/client.js';
 import { readNdjson } from '../../api/exec-stream.js';
 import { Button } from '../../ui/Button.js';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { SIZES } from '../../../src-server/contract/boxes.js';
+import { SIZES } from '@box/contract/boxes';
 import { ApiError } from '../../api/client.js';
 import { useCreateBox, type CreateBoxInput } from '../../api/hooks/boxes.js';
 import { useImages } from '../../api/hooks/images.js';

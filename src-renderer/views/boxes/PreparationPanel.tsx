@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { PreparationStage } from '../../../src-server/contract/preparation.js';
+import type { PreparationStage } from '@box/contract/preparation';
 import { useStatus } from '../../api/hooks/identity.js';
 import { formatDuration } from '../../ui/format.js';
 import { countdown, expectedStart } from './boot-estimate.js';

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { Checkpoint } from '../../../src-server/contract/boxes.js';
+import type { Checkpoint } from '@box/contract/boxes';
 import { call } from '../../api/client.js';
 import type { Box } from '../../api/hooks/boxes.js';
 import { Button } from '../../ui/Button.js';

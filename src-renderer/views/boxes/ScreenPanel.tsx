@@ -1,6 +1,6 @@
 import RFB from '@novnc/novnc';
 import { useEffect, useRef, useState } from 'react';
-import type { Box } from '../../../src-server/contract/boxes.js';
+import type { Box } from '@box/contract/boxes';
 import { apiFetch } from '../../api/client.js';
 import { ScreenRecordings } from './ScreenRecordings.js';
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import type { Box } from '../../../src-server/contract/boxes.js';
-import type { DesktopRecording } from '../../../src-server/contract/desktop.js';
+import type { Box } from '@box/contract/boxes';
+import type { DesktopRecording } from '@box/contract/desktop';
 import { call, errorMessage } from '../../api/client.js';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

@@ -1,5 +1,5 @@
-import type { BoxStatus } from '../../../src-server/contract/boxes.js';
-import { ACCEPTS } from '../../../src-server/contract/transitions.js';
+import type { BoxStatus } from '@box/contract/boxes';
+import { ACCEPTS } from '@box/contract/transitions';
 
 /** Whether an operation is allowed in a status: the service's own table (409 otherwise). */
 export const allows = (op: keyof typeof ACCEPTS, status: BoxStatus) => (ACCEPTS[op] as readonly string[]).includes(status);

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Ago } from '../../ui/Ago.js';
-import { SECRET_NAME } from '../../../src-server/contract/secrets.js';
+import { SECRET_NAME } from '@box/contract/secrets';
 import { ApiError } from '../../api/client.js';
 import { useDeleteSecret, useSecretPolicies, useSecrets, useSetSecret, type SecretMeta } from '../../api/hooks/secrets.js';
 import { href } from '../../app/router.js';

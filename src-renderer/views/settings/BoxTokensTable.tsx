@@ -1,4 +1,4 @@
-import type { BoxTokenUsage } from '../../../src-server/contract/usage.js';
+import type { BoxTokenUsage } from '@box/contract/usage';
 import { formatUsd } from '../../ui/format.js';
 
 /** Inference used from inside boxes (through their egress proxy), per box, with each box's budget. */

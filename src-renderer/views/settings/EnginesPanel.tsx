@@ -1,12 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { call } from '../../api/client.js';
-import type { BodyOf } from '../../../src-server/contract/call.js';
+import type { BodyOf } from '@box/contract/call';
 import { useEngines, useModels } from '../../api/hooks/inference.js';
 import { Button } from '../../ui/Button.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
-import type { EngineError, EngineTest } from '../../../src-server/contract/inference.js';
+import type { EngineError, EngineTest } from '@box/contract/inference';
 
 /** Inference engines (embedded, upstreams, discovered local servers, the built-in test engine) and their models. */
 export function EnginesPanel() {

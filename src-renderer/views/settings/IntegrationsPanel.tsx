@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { ServiceStatus } from '../../../src-server/contract/identity.js';
+import type { ServiceStatus } from '@box/contract/identity';
 import { api, call } from '../../api/client.js';
 import { useCreateApiKey } from '../../api/hooks/identity.js';
 import { Button } from '../../ui/Button.js';

@@ -1,4 +1,4 @@
-import { formatBytes } from '../../../src-server/contract/format.js';
+import { formatBytes } from '@box/contract/format';
 import { Button } from '../../ui/Button.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';
 import { isRunning, useCatalog, useDiscovery, useModelSourceActions, usePulls, type ModelPull } from './model-sources.js';

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { OnQuit } from '../../../src-server/contract/service-admin.js';
+import type { OnQuit } from '@box/contract/service-admin';
 import { api } from '../../api/client.js';
 import { useStatus } from '../../api/hooks/identity.js';
 import { ErrorNotice, Loading } from '../../ui/states.js';

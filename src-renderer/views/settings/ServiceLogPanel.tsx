@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import type { LogLevel, ServiceLogEntry } from '../../../src-server/contract/service-admin.js';
+import type { LogLevel, ServiceLogEntry } from '@box/contract/service-admin';
 import { api, apiUrl } from '../../api/client.js';
 
 /** A line's fields as small chips after its text; a click searches for that value (e.g. every line of one box). */

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { call } from '../../api/client.js';
-import type { ModelPull } from '../../../src-server/contract/inference.js';
+import type { ModelPull } from '@box/contract/inference';
 
 export type { ModelPull };
 

@@ -6,7 +6,7 @@ import { EditorView, keymap, placeholder as placeholderExt } from '@codemirror/v
 import { tags as t } from '@lezer/highlight';
 import { basicSetup } from 'codemirror';
 import { useEffect, useRef } from 'react';
-import type { CodeLanguage } from '../../../../src-server/contract/code.js';
+import type { CodeLanguage } from '@box/contract/code';
 
 /** Token colours that read on both themes' dark editor background (AA against #07090e). */
 const highlight = HighlightStyle.define([

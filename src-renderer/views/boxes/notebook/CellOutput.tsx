@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { CodeResult } from '../../../../src-server/contract/code.js';
+import type { CodeResult } from '@box/contract/code';
 
 type ChartData = { type: string; title?: string; elements?: ChartElement[] };
 type ChartElement = ChartData & { label?: string; points?: unknown[][]; value?: unknown; group?: string; angle?: number };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CodeExecution } from '../../../../src-server/contract/code.js';
+import type { CodeExecution } from '@box/contract/code';
 import { blankCell, clearOutputs, noteStart, parseNotebook, settleRun, startRun, storeNotebook, type CodeCell, type Notebook } from './notebook-state.js';
 
 const exec = (language: 'python' | 'javascript', n: number, stdout = ''): CodeExecution => ({

@@ -1,4 +1,4 @@
-import type { CodeError, CodeExecution, CodeLanguage, CodeResult } from '../../../../src-server/contract/code.js';
+import type { CodeError, CodeExecution, CodeLanguage, CodeResult } from '@box/contract/code';
 
 /**
  * The code tab's notebook, kept per box in this browser (pure, unit-tested). One execution

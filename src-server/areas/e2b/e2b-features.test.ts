@@ -1,0 +1,202 @@
+/**
+ * E2B's features Box has under its own names (issue 33), with the stock `e2b` SDK on the
+ * fake runtime: network rules become the sandbox's Box HTTP policy, metrics come from Box's
+ * meters, autoResume resumes on traffic; and the pure mappings. The real-VM test is
+ * e2b-features.vm.test.ts.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BuildError, Sandbox, Template } from 'e2b';
+import { FakeRuntime } from '../../test-support/fake-runtime.js';
+import { startTestService, type TestService } from '../../test-support/harness.js';
+import { e2bMetric, metricsWindow } from './metrics.js';
+import { hostKey, policyOf } from './network-rules.js';
+import { boxfileOf } from './template-boxfile.js';
+
+let svc: TestService;
+let opts: { apiKey: string; apiUrl: string; sandboxUrl: string };
+
+beforeAll(async () => {
+  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxe2bf-'), runtime: (d) => new FakeRuntime(d) });
+  opts = { apiKey: svc.key, apiUrl: `${svc.url}/e2b/api`, sandboxUrl: `${svc.url}/e2b/sandbox` };
+});
+afterAll(async () => {
+  await svc?.close();
+});
+
+const policyOfBox = async (id: string) => {
+  const res = await svc.api(`/v1/boxes/${id}/http-policy`);
+  return res.status === 404 ? null : ((await res.json()) as { id: string; document: Record<string, unknown> });
+};
+
+describe('E2B network rules as a Box HTTP policy', () => {
+  it('maps allowOut, denyOut, allowInternetAccess and transforms to a policy document', () => {
+    expect(policyOf({})).toBeNull();
+    expect(policyOf({ allowInternetAccess: true })).toBeNull();
+    expect(policyOf({ allowInternetAccess: false })).toEqual({});
+    expect(policyOf({ denyOut: ['0.0.0.0/0'], allowOut: ['1.1.1.1', 'api.example.com'] })).toEqual({
+      '1.1.1.1': { rules: [] },
+      'api.example.com': { rules: [] },
+    });
+    const deny = policyOf({ denyOut: ['8.8.8.8/32'] })!;
+    expect(Object.keys(deny)).toEqual(['*', '8.8.8.8']);
+    expect(deny['8.8.8.8']!.rules[0]!.respond!.status).toBe(403);
+    // allow wins over deny
+    expect(policyOf({ denyOut: ['8.8.8.8'], allowOut: ['8.8.8.8'] })).toEqual({ '*': { rules: [] }, '8.8.8.8': { rules: [] } });
+    // a transform sets headers where access is granted, and grants none by itself
+    expect(policyOf({ allowInternetAccess: false, rules: { 'api.example.com': [{ transform: { headers: { 'X-Key': 'k' } } }] } })).toEqual({});
+    expect(
+      policyOf({ allowOut: ['api.example.com'], denyOut: ['0.0.0.0/0'], rules: { 'api.example.com': [{ transform: { headers: { 'X-Key': 'k' } } }] } }),
+    ).toEqual({
+      'api.example.com': { rules: [{ request: { set: { headers: { 'X-Key': 'k' } } } }] },
+    });
+    expect(hostKey('*.Example.com', 'p')).toBe('*.example.com');
+    expect(() => hostKey('10.0.0.0/8', 'network.allowOut[0]')).toThrow(/network\.allowOut\[0\]: "10\.0\.0\.0\/8" is an address range/);
+    expect(() => hostKey('not a host', 'network.denyOut[1]')).toThrow(/network\.denyOut\[1\]/);
+  });
+
+  it('attaches the policy at create, replaces it on updateNetwork, deletes it with the sandbox', async () => {
+    const sbx = await Sandbox.create({ ...opts, network: { denyOut: ['0.0.0.0/0'], allowOut: ['host.box.internal'] } });
+    const p = await policyOfBox(sbx.sandboxId);
+    expect(p?.document).toEqual({ 'host.box.internal': { rules: [] } });
+    await sbx.updateNetwork({ denyOut: ['8.8.8.8'] });
+    expect((await policyOfBox(sbx.sandboxId))?.document).toEqual({
+      '*': { rules: [] },
+      '8.8.8.8': { rules: [{ respond: { status: 403, body: "Refused by the sandbox's network rules: 8.8.8.8 is in denyOut.\n" } }] },
+    });
+    await sbx.updateNetwork({});
+    expect((await policyOfBox(sbx.sandboxId))?.document).toEqual({ '*': { rules: [] } });
+    await sbx.kill();
+    expect((await svc.api(`/v1/http-policies/${p!.id}`)).status).toBe(404);
+
+    const open = await Sandbox.create(opts);
+    expect(await policyOfBox(open.sandboxId)).toBeNull();
+    await open.updateNetwork({ allowInternetAccess: false });
+    expect((await policyOfBox(open.sandboxId))?.document).toEqual({});
+    const off = await Sandbox.create({ ...opts, allowInternetAccess: false });
+    expect((await policyOfBox(off.sandboxId))?.document).toEqual({});
+    await Promise.all([open.kill(), off.kill()]);
+  });
+});
+
+describe('E2B metrics from Box meters', () => {
+  it('converts a sample to E2B units and reads a window', () => {
+    const m = e2bMetric({ at: 1_700_000_000_500, cpu: 0.5, mem: 300 * 1024 * 1024, disk: 2 ** 30 }, { vcpu_count: 2, memory_mib: 1024, disk_gib: 4 });
+    expect(m).toEqual({
+      timestamp: '2023-11-14T22:13:20.500Z',
+      timestampUnix: 1_700_000_000,
+      cpuCount: 2,
+      cpuUsedPct: 25,
+      memUsed: 300 * 1024 * 1024,
+      memTotal: 1024 * 1024 * 1024,
+      memCache: 0,
+      diskUsed: 2 ** 30,
+      diskTotal: 4 * 2 ** 30,
+    });
+    expect(metricsWindow({}, '2026-01-01T00:00:00Z', 5e12)).toEqual({ from: Date.parse('2026-01-01T00:00:00Z'), to: 5e12 });
+    expect(metricsWindow({ start: 10, end: 20 }, '2026-01-01T00:00:00Z')).toEqual({ from: 10_000, to: 20_999 });
+    expect(() => metricsWindow({ start: 20, end: 10 }, '2026-01-01T00:00:00Z')).toThrow(/end/);
+  });
+
+  it('answers getMetrics and the list-metrics route from the sampler', async () => {
+    const sbx = await Sandbox.create(opts);
+    const start = new Date(Date.now() - 1000);
+    await svc.ctx.services.metricsSampler.tick();
+    const metrics = await sbx.getMetrics();
+    expect(metrics.length).toBeGreaterThan(0);
+    const m = metrics.at(-1)!;
+    expect(m.timestamp.getTime()).toBeGreaterThanOrEqual(start.getTime());
+    expect(m.cpuCount).toBeGreaterThan(0);
+    expect(m.memTotal).toBeGreaterThan(0);
+    expect(m.diskTotal).toBeGreaterThan(0);
+    expect(await sbx.getMetrics({ start: new Date(start.getTime() - 3_600_000), end: new Date(start.getTime() - 1_800_000) })).toEqual([]);
+    const res = await fetch(`${opts.apiUrl}/sandboxes/metrics?sandbox_ids=${sbx.sandboxId},nope`, { headers: { 'X-API-Key': svc.key } });
+    const body = (await res.json()) as { sandboxes: Record<string, { cpuCount: number }> };
+    expect(Object.keys(body.sandboxes)).toEqual([sbx.sandboxId]);
+    await sbx.kill();
+  });
+});
+
+describe('E2B lifecycle on Box pause and resume', () => {
+  it('resumes a paused autoResume sandbox on its traffic; refuses autoResume with keepMemory false', async () => {
+    const sbx = await Sandbox.create({ ...opts, lifecycle: { onTimeout: 'pause', autoResume: true } });
+    expect((await sbx.getInfo()).lifecycle).toEqual({ onTimeout: 'pause', autoResume: true });
+    await sbx.pause();
+    expect((await sbx.getInfo()).state).toBe('paused');
+    expect((await sbx.commands.run('echo back')).stdout).toBe('back\n');
+    expect((await sbx.getInfo()).state).toBe('running');
+    await sbx.kill();
+    const res = await fetch(`${opts.apiUrl}/v2/sandboxes`, {
+      method: 'POST',
+      headers: { 'X-API-Key': svc.key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ templateID: 'base', autoPause: true, autoPauseMemory: false, autoResume: { enabled: true } }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toMatch(/autoResume cannot be combined with keepMemory: false/);
+  });
+});
+
+describe('E2B template builds on Box images', () => {
+  it('turns template steps into a Boxfile', () => {
+    const ctx = fs.mkdtempSync('/tmp/bxe2bctx-');
+    fs.mkdirSync(`${ctx}/files-0/folder/sub`, { recursive: true });
+    fs.writeFileSync(`${ctx}/files-0/folder/a.txt`, 'a');
+    fs.writeFileSync(`${ctx}/files-0/folder/sub/b.txt`, 'b');
+    const boxfile = boxfileOf(
+      'debian',
+      {
+        steps: [
+          { type: 'COPY', args: ['folder/*', 'folder', '', ''], filesHash: 'h' },
+          { type: 'RUN', args: ['cat folder/a.txt'] },
+          { type: 'RUN', args: ['whoami', 'user'] },
+          { type: 'ENV', args: ['A', 'one "1"', 'B', 'two'] },
+          { type: 'WORKDIR', args: ['/app'] },
+          { type: 'COPY', args: ['folder/a.txt', '/opt/a.txt', 'user', '0644'], filesHash: 'h' },
+        ],
+        startCmd: 'echo hi',
+      },
+      ctx,
+      () => 'files-0',
+    );
+    expect(boxfile.split('\n')).toEqual([
+      'FROM debian',
+      'COPY ["files-0/folder/a.txt","files-0/folder/sub","folder/"]',
+      'RUN ["bash", "-c", "cat folder/a.txt"]',
+      'USER user',
+      'RUN ["bash", "-c", "whoami"]',
+      'USER root',
+      'ENV A="one \\"1\\"" B="two"',
+      'WORKDIR /app',
+      'COPY ["--chmod=644","files-0/folder/a.txt","/opt/a.txt"]',
+      'RUN ["chown", "-R", "user", "/opt/a.txt"]',
+      'CMD ["bash", "-c", "echo hi"]',
+      '',
+    ]);
+    expect(() => boxfileOf('debian', { steps: [{ type: 'COPY', args: ['nope/*', 'x'], filesHash: 'h' }] }, ctx, () => 'files-0')).toThrow(
+      /no uploaded files match "nope\/\*"/,
+    );
+    expect(() => boxfileOf('debian', { steps: [{ type: 'HEALTHCHECK', args: [] }] }, ctx, () => 'files-0')).toThrow(/HEALTHCHECK is not one/);
+    fs.rmSync(ctx, { recursive: true });
+  });
+
+  it('builds through the SDK: uploads copies once, reports a base it cannot pull as the build error', async () => {
+    const ctx = fs.mkdtempSync('/tmp/bxe2bctx-');
+    fs.writeFileSync(`${ctx}/hello.txt`, 'hello');
+    const logs: string[] = [];
+    const t = Template({ fileContextPath: ctx }).fromImage('ubuntu:22.04').copy('hello.txt', '/hello.txt').runCmd('cat /hello.txt');
+    const err = await Template.build(t, 'feature-test', { ...opts, onBuildLogs: (l) => void logs.push(l.message) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BuildError);
+    expect((err as Error).message).toMatch(/fromImage 'ubuntu:22.04': Box builds from its own images/);
+    expect(logs).toContain("Uploaded 'hello.txt'");
+    // the same files again: present, not re-sent
+    const again: string[] = [];
+    await Template.build(t, 'feature-test', { ...opts, onBuildLogs: (l) => void again.push(l.message) }).catch(() => {});
+    expect(again).toContain("Skipping upload of 'hello.txt', already cached");
+    expect(await Template.exists('base', opts)).toBe(true);
+    expect(await Template.exists('no-such-template', opts)).toBe(false);
+    // the upload URL wants its signature
+    const put = await fetch(`${svc.url}/e2b/template-files/${'0'.repeat(64)}?signature=forged`, { method: 'PUT', body: 'x' });
+    expect(put.status).toBe(401);
+    fs.rmSync(ctx, { recursive: true });
+  });
+});
