@@ -24,7 +24,8 @@ export const ACCEPTS = {
   resume: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
   sleep: ['running', 'sleeping'],
   wake_at: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
-  reboot: ['running', 'interrupted_restorable', 'failed'],
+  // a paused or sleeping box reboots from its disk, its saved memory dropped (E2B's filesystem-only resume)
+  reboot: ['running', 'paused', 'sleeping', 'interrupted_restorable', 'failed'],
   upgrade: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
   terminate: ['creating', 'running', 'paused', 'sleeping', 'failed', 'interrupted_restorable'],
   checkpoint: ['running', 'paused', 'sleeping'],
