@@ -7,6 +7,7 @@ import type { AppsService } from './core/apps-service.js';
 import type { AuditLog } from './core/audit-log.js';
 import type { KeysService } from './core/keys-service.js';
 import { coreArea } from './core/module.js';
+import { NotFound } from './core/domain-errors.js';
 import type { OrganizationService } from './core/organization-service.js';
 import type { SignInService } from './core/sign-in-service.js';
 import { codeArea } from './code/module.js';
@@ -130,6 +131,27 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
     images: {
       build: (o) => buildImage({ ...o, store: images.images.store }),
       has: async (name) => (await images.images.store.get(name)) !== undefined,
+      remove: (org, name) => images.images.remove(org, name),
+    },
+    secrets: {
+      meta: (org, name) => {
+        try {
+          return secrets.secrets.meta(org, name);
+        } catch (e) {
+          if (e instanceof NotFound) return undefined;
+          throw e;
+        }
+      },
+      put: (org, name, value) => secrets.secrets.put(org, name, value),
+      delete: (org, name) => secrets.secrets.delete(org, name),
+      list: (org, limit, offset) => secrets.secrets.list(org, limit, offset),
+    },
+    volumes: {
+      get: (org, id) => (volumes.volumes.get(org, id)?.status === 'ready' ? volumes.volumes.get(org, id) : undefined),
+      byName: (org, name) => volumes.volumes.repo.findReady(org, name),
+      list: (org) => volumes.volumes.list(org, 100_000, 0).rows,
+      findOrCreate: (org, name) => volumes.volumes.findOrCreate(org, name),
+      delete: (org, id) => volumes.volumes.delete(org, id),
     },
   });
 

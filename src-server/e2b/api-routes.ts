@@ -16,9 +16,11 @@ import { NotImplemented } from '../core/domain-errors.js';
 import { Reply, type Method, type RouteRegistrar, type RouteSpec } from '../http/route.js';
 import { ENVD_VERSION, type Sandbox, type SandboxService } from './sandbox-service.js';
 import type { SnapshotService } from './snapshot-service.js';
+import type { TemplateBuilds } from './templates-build.js';
+import type { E2BVolumes } from './volumes.js';
 
-/** E2B's ListedSandbox / SandboxDetail of a sandbox. */
-function listed(s: Sandbox) {
+/** E2B's ListedSandbox / SandboxDetail of a sandbox (`mounts`: its box's volume mounts by volume name). */
+function listed(s: Sandbox, mounts: E2BVolumes['named']) {
   return {
     sandboxID: s.box.box_id,
     templateID: s.row.template_id,
@@ -32,7 +34,7 @@ function listed(s: Sandbox) {
     metadata: s.row.metadata,
     state: s.state,
     envdVersion: ENVD_VERSION,
-    volumeMounts: [],
+    volumeMounts: mounts(s.row.org_id, s.box.volume_mounts),
   };
 }
 
@@ -59,8 +61,12 @@ const PREFIX = '/e2b/api';
  * validation, the response check under tests) with E2B's errors `{code, message}` as the
  * stock SDKs read them. A route E2B has and Box does not answers 501 naming it.
  */
-export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxService; snapshots: SnapshotService }): void {
-  const { sandboxes, snapshots } = deps;
+export function e2bApiRoutes(
+  r: RouteRegistrar,
+  deps: { sandboxes: SandboxService; snapshots: SnapshotService; volumes: E2BVolumes; templates: TemplateBuilds },
+): void {
+  const { sandboxes, snapshots, volumes, templates } = deps;
+  const mounts: E2BVolumes['named'] = (orgId, m) => volumes.named(orgId, m);
   const on = <B, Q, P>(method: Method, path: string, summary: string, spec: Omit<RouteSpec<B, Q, P>, 'method' | 'path' | 'area' | 'tag' | 'summary'>) =>
     r.add({ method, path: `${PREFIX}${path}`, area: 'box', tag: 'e2b', summary, errors: 'e2b', ...spec });
   const params = E2BSandboxIdParams;
@@ -74,6 +80,7 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
         network,
         keepMemory: body.autoPauseMemory ?? undefined,
         autoResume: body.autoResume?.enabled ?? false,
+        volumeMounts: volumes.mounts(auth.orgId, body.volumeMounts ?? []),
       })
       .then((s) => new Reply(201, created(s)));
   };
@@ -82,7 +89,11 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
 
   const list = (v2: boolean) => (auth: { orgId: string }, q: E2BListQuery) => {
     const { items, nextToken } = sandboxes.page(auth.orgId, { ...q, states: q.state ?? (v2 ? undefined : ['running']) });
-    return new Reply(200, items.map(listed), nextToken ? { 'X-Next-Token': nextToken } : {});
+    return new Reply(
+      200,
+      items.map((s) => listed(s, mounts)),
+      nextToken ? { 'X-Next-Token': nextToken } : {},
+    );
   };
   on('get', '/sandboxes', 'E2B: list running sandboxes (older route)', { query: E2BListQuery, handler: ({ auth, query }) => list(false)(auth, query) });
   on('get', '/v2/sandboxes', 'E2B: list sandboxes, newest first, paged', { query: E2BListQuery, handler: ({ auth, query }) => list(true)(auth, query) });
@@ -91,7 +102,7 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
     params,
     handler: ({ auth, params: p }) => {
       const s = sandboxes.get(auth.orgId, p.sandboxID);
-      return { ...listed(s), domain: null, lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: s.row.auto_resume } };
+      return { ...listed(s, mounts), domain: null, lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: s.row.auto_resume } };
     },
   });
   on('delete', '/sandboxes/:sandboxID', 'E2B: kill a sandbox', {
@@ -136,9 +147,13 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
     handler: async ({ auth, params: p, body }) => new Reply(201, await snapshots.create(auth.orgId, p.sandboxID, body.name)),
   });
   on('get', '/snapshots', 'E2B: list snapshots', { query: E2BSnapshotsQuery, handler: ({ auth, query }) => snapshots.list(auth.orgId, query) });
-  on('delete', '/templates/:templateID', 'E2B: delete a snapshot', {
+  on('delete', '/templates/:templateID', 'E2B: delete a template (its Box image and builds) or a snapshot', {
     params: E2BTemplateIdParams,
-    handler: async ({ auth, params: p }) => (await snapshots.delete(auth.orgId, p.templateID), NO_CONTENT),
+    handler: async ({ auth, params: p }) => {
+      if (templates.has(auth.orgId, p.templateID)) await templates.delete(auth.orgId, p.templateID);
+      else await snapshots.delete(auth.orgId, p.templateID);
+      return NO_CONTENT;
+    },
   });
   r.fallback({
     prefix: PREFIX,
@@ -149,8 +164,8 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
 }
 
 function unsupportedReason(path: string): string {
-  if (path.startsWith('/volumes') || path.startsWith('/volumecontent')) return 'E2B volumes: use Box volumes, which mount into boxes';
-  if (path.startsWith('/secrets')) return 'E2B secrets: use Box secrets with an HTTP policy';
+  if (path.startsWith('/volumecontent'))
+    return "E2B's volume content API: mount the volume in a sandbox, or use Box's volume file API (/v1/volumes/{id}/files)";
   return "not part of E2B's sandbox API that Box serves";
 }
 
@@ -165,5 +180,4 @@ function unsupportedCreate(b: z.infer<typeof E2BCreateBody>) {
   if (b.network?.maskRequestHost) no('network.maskRequestHost', "Box's ingress keeps the Host header a request came with");
   if (b.network?.egressProxy) no('network.egressProxy', "Box's egress proxy is the sandbox's only way out; chain no other proxy");
   if (b.network?.httpsPorts?.length) no('network.httpsPorts', "Box's ingress reaches a sandbox's ports over plain HTTP");
-  if (b.volumeMounts?.length) no('volumeMounts', 'E2B volumes: use Box volumes, which mount into boxes');
 }

@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { E2BTemplateIdParams } from '../contract/e2b.js';
 import {
   E2BAliasParams,
   E2BBuildStatusQuery,
@@ -30,6 +31,13 @@ export function e2bTemplateRoutes(r: RouteRegistrar, builds: TemplateBuilds): vo
       if (!(await builds.exists(p.alias))) throw notFound(`Template ${p.alias} not found`, 'not_found', 'alias');
       return { templateID: p.alias, public: false };
     },
+  });
+  on('get', '/templates', "E2B: the organization's templates built here (Box images), newest first", {
+    handler: ({ auth }) => builds.list(auth.orgId),
+  });
+  on('get', '/templates/:templateID', 'E2B: a template and its builds', {
+    params: E2BTemplateIdParams,
+    handler: ({ auth, params: p }) => builds.get(auth.orgId, p.templateID),
   });
   on('get', '/templates/:templateID/files/:hash', "E2B: where to upload a copy step's files (signed URL), or that they are here", {
     params: E2BTemplateFilesParams,

@@ -5,8 +5,10 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import type { Readable } from 'node:stream';
-import { invalid, notFound } from '../core/domain-errors.js';
+import { conflict, invalid, notFound } from '../core/domain-errors.js';
+import type { Db } from '../db/connection.js';
 import type { ImageBuildEvent, ImageBuildPort } from './ports.js';
+import { templateOf, templateWithBuilds } from './template-catalog.js';
 import { boxfileOf, TemplateSpecError, type TemplateSpec } from './template-boxfile.js';
 
 const execFileP = promisify(execFile);
@@ -16,20 +18,20 @@ const IMAGE_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 const HASH = /^[0-9a-f]{64}$/;
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
-interface LogEntry {
-  timestamp: string;
-  level: Level;
-  message: string;
-  step?: string;
-}
-interface Build {
-  orgId: string;
-  templateID: string;
-  buildID: string;
-  memoryMib?: number;
-  status: 'waiting' | 'building' | 'ready' | 'error';
-  logs: LogEntry[];
-  reason?: { message: string; step?: string };
+type Status = 'waiting' | 'building' | 'ready' | 'error';
+
+/** A build as e2b_template_builds keeps it (migration 276): it outlives the service. */
+export interface Build {
+  build_id: string;
+  org_id: string;
+  template_id: string;
+  status: Status;
+  memory_mib: number | null;
+  /** JSON of `{ message, step? }` once it failed. */
+  reason: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
 }
 
 /** A template's Box image name: E2B's `name:tag` is `name-tag` (image names have no tags). */
@@ -45,17 +47,28 @@ function imageNameOf(template: string): string {
  * through a signed upload URL (kept by their hash, so an unchanged copy is not re-sent), and
  * the build turns E2B's steps into a Boxfile built in builder VMs, its progress the build's
  * log. The result is an image, usable as the template at create. One build runs at a time
- * (each step boots a VM); builds are kept in memory for their status.
+ * (each step boots a VM). Builds and their logs are kept in the database
+ * (e2b_template_builds, e2b_template_build_logs): listed and deleted as E2B's `/templates`
+ * does, and still there after a restart (a build the restart cut short ends in `error`).
  */
 export class TemplateBuilds {
-  private builds = new Map<string, Build>();
   private queue: Promise<unknown> = Promise.resolve();
   private secret = crypto.randomBytes(32);
+  /** The next log line's number of each running build. */
+  private seq = new Map<string, number>();
 
   constructor(
+    private db: Db,
     private images: ImageBuildPort,
     private dir: string,
-  ) {}
+  ) {
+    const cut = this.db.prepare("SELECT build_id FROM e2b_template_builds WHERE status IN ('waiting', 'building')").all() as Array<{ build_id: string }>;
+    for (const { build_id } of cut) {
+      const next = (this.db.prepare('SELECT COALESCE(MAX(seq) + 1, 0) AS n FROM e2b_template_build_logs WHERE build_id = ?').get(build_id) as { n: number }).n;
+      this.seq.set(build_id, next);
+      this.fail(build_id, 'The service stopped before this build finished: build the template again.');
+    }
+  }
 
   request(orgId: string, body: { name?: string; alias?: string; tags?: string[] | null; memoryMB?: number | null }) {
     const full = body.name ?? body.alias;
@@ -64,7 +77,13 @@ export class TemplateBuilds {
     const tags = [...(tag ? [tag] : []), ...(body.tags ?? [])];
     const templateID = imageNameOf(tags.length ? `${name}:${tags[0]}` : name!);
     const buildID = crypto.randomUUID();
-    this.builds.set(buildID, { orgId, templateID, buildID, status: 'waiting', logs: [], memoryMib: body.memoryMB ?? undefined });
+    const at = new Date().toISOString();
+    this.db
+      .prepare(
+        `INSERT INTO e2b_template_builds (build_id, org_id, template_id, status, memory_mib, created_at, updated_at)
+         VALUES (?, ?, ?, 'waiting', ?, ?, ?)`,
+      )
+      .run(buildID, orgId, templateID, body.memoryMB ?? null, at, at);
     return { templateID, buildID, names: [full], aliases: [name!], tags, public: false };
   }
 
@@ -89,11 +108,33 @@ export class TemplateBuilds {
     return true;
   }
 
+  private builds(orgId: string, templateID: string): Build[] {
+    return this.db
+      .prepare('SELECT * FROM e2b_template_builds WHERE org_id = ? AND template_id = ? ORDER BY created_at DESC, rowid DESC')
+      .all(orgId, templateID) as Build[];
+  }
+
   private find(orgId: string, templateID: string, buildID?: string): Build {
-    const b = buildID ? this.builds.get(buildID) : [...this.builds.values()].find((x) => x.templateID === templateID);
-    if (!b || b.orgId !== orgId || b.templateID !== templateID)
-      throw notFound(`Build ${buildID ?? ''} of template ${templateID} not found`, 'not_found', 'buildID');
+    const b = buildID
+      ? (this.db.prepare('SELECT * FROM e2b_template_builds WHERE build_id = ?').get(buildID) as Build | undefined)
+      : this.builds(orgId, templateID)[0];
+    if (!b || b.org_id !== orgId || b.template_id !== templateID)
+      throw notFound(`Build ${buildID ?? ''} of template ${templateID} not found`, 'not_found', buildID ? 'buildID' : 'templateID');
     return b;
+  }
+
+  private setStatus(buildID: string, status: Status, reason?: { message: string; step?: string }) {
+    const at = new Date().toISOString();
+    const done = status === 'ready' || status === 'error';
+    this.db
+      .prepare('UPDATE e2b_template_builds SET status = ?, reason = ?, updated_at = ?, finished_at = ? WHERE build_id = ?')
+      .run(status, reason ? JSON.stringify(reason) : null, at, done ? at : null, buildID);
+    if (done) this.seq.delete(buildID);
+  }
+
+  private fail(buildID: string, message: string, step?: number) {
+    this.log(buildID, 'error', message);
+    this.setStatus(buildID, 'error', { message, ...(step !== undefined ? { step: String(step + 1) } : {}) });
   }
 
   start(
@@ -104,12 +145,17 @@ export class TemplateBuilds {
   ): void {
     const b = this.find(orgId, templateID, buildID);
     if (b.status !== 'waiting') throw invalid(`Build ${buildID} was already started`, 'buildID');
-    b.status = 'building';
+    this.setStatus(buildID, 'building');
+    this.seq.set(buildID, 0);
     this.queue = this.queue.then(() => this.run(b, spec)).catch(() => {});
   }
 
-  private log(b: Build, level: Level, message: string, step?: number) {
-    b.logs.push({ timestamp: new Date().toISOString(), level, message, ...(step !== undefined ? { step: String(step) } : {}) });
+  private log(buildID: string, level: Level, message: string, step?: number) {
+    const seq = this.seq.get(buildID) ?? 0;
+    this.seq.set(buildID, seq + 1);
+    this.db
+      .prepare('INSERT INTO e2b_template_build_logs (build_id, seq, at, level, message, step) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(buildID, seq, new Date().toISOString(), level, message, step !== undefined ? String(step) : null);
   }
 
   private async base(spec: { fromImage?: string; fromTemplate?: string; fromImageRegistry?: unknown }): Promise<string> {
@@ -128,7 +174,8 @@ export class TemplateBuilds {
   }
 
   private async run(b: Build, spec: TemplateSpec & { fromImage?: string; fromTemplate?: string; fromImageRegistry?: unknown }): Promise<void> {
-    const context = path.join(this.dir, 'builds', b.buildID);
+    const id = b.build_id;
+    const context = path.join(this.dir, 'builds', id);
     try {
       const base = await this.base(spec);
       fs.mkdirSync(context, { recursive: true });
@@ -142,30 +189,27 @@ export class TemplateBuilds {
         unpacked.set(s.filesHash, dir);
       }
       const boxfile = boxfileOf(base, spec, context, (_i, hash) => unpacked.get(hash)!);
-      if (spec.readyCmd) this.log(b, 'info', "readyCmd is not run at build: Box starts the start command at each boot of the template's sandboxes");
-      this.log(b, 'info', `Building the Box image ${b.templateID} from ${base}`);
+      if (spec.readyCmd) this.log(id, 'info', "readyCmd is not run at build: Box starts the start command at each boot of the template's sandboxes");
+      this.log(id, 'info', `Building the Box image ${b.template_id} from ${base}`);
       let step: number | undefined;
       await this.images.build({
         boxfile,
         context,
-        name: b.templateID,
-        memoryMib: b.memoryMib,
+        name: b.template_id,
+        memoryMib: b.memory_mib ?? undefined,
         onEvent: (e: ImageBuildEvent) => {
           if (e.type === 'step') {
             step = e.index;
-            this.log(b, 'info', `[${e.index}/${e.total}] ${e.text}${e.cached ? ' (cached)' : ''}`, step);
+            this.log(id, 'info', `[${e.index}/${e.total}] ${e.text}${e.cached ? ' (cached)' : ''}`, step);
           } else if (e.type === 'output')
-            for (const line of e.text.split('\n').filter(Boolean)) this.log(b, e.stream === 'stderr' ? 'warn' : 'info', line, step);
-          else this.log(b, 'info', e.text, step);
+            for (const line of e.text.split('\n').filter(Boolean)) this.log(id, e.stream === 'stderr' ? 'warn' : 'info', line, step);
+          else this.log(id, 'info', e.text, step);
         },
       });
-      this.log(b, 'info', `Template ${b.templateID} is ready`);
-      b.status = 'ready';
+      this.log(id, 'info', `Template ${b.template_id} is ready`);
+      this.setStatus(id, 'ready');
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      this.log(b, 'error', message);
-      b.reason = { message, ...(e instanceof TemplateSpecError && e.step !== undefined ? { step: String(e.step + 1) } : {}) };
-      b.status = 'error';
+      this.fail(id, e instanceof Error ? e.message : String(e), e instanceof TemplateSpecError ? e.step : undefined);
     } finally {
       fs.rmSync(context, { recursive: true, force: true });
     }
@@ -173,8 +217,56 @@ export class TemplateBuilds {
 
   status(orgId: string, templateID: string, buildID: string, logsOffset = 0) {
     const b = this.find(orgId, templateID, buildID);
-    const reason = b.reason && { ...b.reason, logEntries: b.logs.filter((l) => l.level === 'error') };
-    return { templateID, buildID, status: b.status, logEntries: b.logs.slice(logsOffset), logs: [], ...(reason ? { reason } : {}) };
+    const logs = (
+      this.db
+        .prepare('SELECT at, level, message, step FROM e2b_template_build_logs WHERE build_id = ? AND seq >= ? ORDER BY seq')
+        .all(buildID, logsOffset) as Array<{
+        at: string;
+        level: Level;
+        message: string;
+        step: string | null;
+      }>
+    ).map((l) => ({ timestamp: l.at, level: l.level, message: l.message, ...(l.step !== null ? { step: l.step } : {}) }));
+    const reason = b.reason
+      ? { ...(JSON.parse(b.reason) as { message: string; step?: string }), logEntries: logs.filter((l) => l.level === 'error') }
+      : undefined;
+    return { templateID, buildID, status: b.status, logEntries: logs, logs: [], ...(reason ? { reason } : {}) };
+  }
+
+  /** E2B's `GET /templates`: the organization's templates built here, newest build first. */
+  list(orgId: string) {
+    const ids = this.db
+      .prepare('SELECT template_id FROM e2b_template_builds WHERE org_id = ? GROUP BY template_id ORDER BY MAX(created_at) DESC')
+      .all(orgId) as Array<{
+      template_id: string;
+    }>;
+    return ids.map(({ template_id }) => templateOf(template_id, this.builds(orgId, template_id)));
+  }
+
+  /** E2B's `GET /templates/{templateID}`: a template and its builds, newest first. */
+  get(orgId: string, templateID: string) {
+    const builds = this.builds(orgId, templateID);
+    if (!builds.length) throw notFound(`Template ${templateID} not found`, 'not_found', 'templateID');
+    return templateWithBuilds(templateID, builds);
+  }
+
+  /** Whether the organization built this template here (E2B's DELETE /templates/{id} then deletes it). */
+  has(orgId: string, templateID: string): boolean {
+    return this.builds(orgId, templateID).length > 0;
+  }
+
+  /** Deletes a template: its Box image (409 while a box uses it), its builds and their logs. */
+  async delete(orgId: string, templateID: string): Promise<void> {
+    const builds = this.builds(orgId, templateID);
+    if (!builds.length) throw notFound(`Template ${templateID} not found`, 'not_found', 'templateID');
+    if (builds.some((b) => b.status === 'building'))
+      throw conflict(`Template ${templateID} is being built: wait for the build to end, then delete it.`, 'failed_precondition', 'templateID');
+    if (await this.images.has(templateID)) await this.images.remove(orgId, templateID);
+    const del = this.db.transaction(() => {
+      for (const b of builds) this.db.prepare('DELETE FROM e2b_template_build_logs WHERE build_id = ?').run(b.build_id);
+      this.db.prepare('DELETE FROM e2b_template_builds WHERE org_id = ? AND template_id = ?').run(orgId, templateID);
+    });
+    del();
   }
 
   /** Whether a template of this name exists: E2B's base templates, or a Box image. */
