@@ -1,9 +1,23 @@
 import { SIZES } from '../contract/boxes.js';
 import type { components } from '../contract/e2b-openapi.gen.js';
 import { ENVD_VERSION } from './sandbox-service.js';
-import type { Build } from './templates-build.js';
 
 type Spec = components['schemas'];
+export type Status = 'waiting' | 'building' | 'ready' | 'error';
+
+/** A build as e2b_template_builds keeps it (migration 276): it outlives the service. */
+export interface Build {
+  build_id: string;
+  org_id: string;
+  template_id: string;
+  status: Status;
+  memory_mib: number | null;
+  /** JSON of `{ message, step? }` once it failed. */
+  reason: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
 
 /** A template's sandboxes are Box's default size (E2B reads it from the build). */
 const SIZE = { cpuCount: SIZES.s.vcpu_count, memoryMB: SIZES.s.memory_mib, diskSizeMB: SIZES.s.disk_gib * 1024 };

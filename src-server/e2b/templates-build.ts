@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { conflict, invalid, notFound } from '../core/domain-errors.js';
 import type { Db } from '../db/connection.js';
 import type { ImageBuildEvent, ImageBuildPort } from './ports.js';
-import { templateOf, templateWithBuilds } from './template-catalog.js';
+import { templateOf, templateWithBuilds, type Build, type Status } from './template-catalog.js';
 import { boxfileOf, TemplateSpecError, type TemplateSpec } from './template-boxfile.js';
 
 const execFileP = promisify(execFile);
@@ -18,21 +18,6 @@ const IMAGE_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 const HASH = /^[0-9a-f]{64}$/;
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
-type Status = 'waiting' | 'building' | 'ready' | 'error';
-
-/** A build as e2b_template_builds keeps it (migration 276): it outlives the service. */
-export interface Build {
-  build_id: string;
-  org_id: string;
-  template_id: string;
-  status: Status;
-  memory_mib: number | null;
-  /** JSON of `{ message, step? }` once it failed. */
-  reason: string | null;
-  created_at: string;
-  updated_at: string;
-  finished_at: string | null;
-}
 
 /** A template's Box image name: E2B's `name:tag` is `name-tag` (image names have no tags). */
 function imageNameOf(template: string): string {
