@@ -1,19 +1,30 @@
+import { execFileSync } from 'node:child_process';
 import { defineConfig } from 'vitest/config';
+
+const include = [
+  'src-server/**/*.test.ts',
+  'sdk/typescript/test/**/*.test.ts',
+  'scripts/**/*.test.ts',
+  'src-cli/**/*.test.ts',
+  'src-renderer/**/*.test.ts',
+  'src-main/**/*.test.ts',
+];
+
+/**
+ * Issue 39: every route test (a file that starts the service through the shared harness,
+ * src-server/test-support/harness.ts) runs on both stores: once in the `sqlite` project, once
+ * in the `postgres` project, whose globalSetup starts PostgreSQL 15 and whose harness gives
+ * each test service a database of its own. VM tests run on SQLite, plus a smoke set on PostgreSQL.
+ */
+const PG_VM_SMOKE = ['src-server/boxes/boxes.vm.test.ts'];
+const routeTests = execFileSync('git', ['grep', '-l', 'startTestService', '--', ...include.map((g) => `:(glob)${g}`)], { encoding: 'utf8' })
+  .split('\n')
+  .filter((f) => f && !f.endsWith('.vm.test.ts') && !f.includes('test-support/'));
 
 export default defineConfig({
   test: {
-    include: [
-      'src-server/**/*.test.ts',
-      'sdk/typescript/test/**/*.test.ts',
-      'scripts/**/*.test.ts',
-      'src-cli/**/*.test.ts',
-      'src-renderer/**/*.test.ts',
-      'src-main/**/*.test.ts',
-    ],
     testTimeout: 60_000,
     hookTimeout: 600_000,
-    // Fails the run on any QEMU a test left running (issue 28); counts only this run's.
-    globalSetup: ['src-server/test-support/qemu-leak-check.ts'],
     // Removes the temp dirs each test file made (data dirs with box disks: ~6 GB a run).
     setupFiles: ['src-server/test-support/temp-dirs.ts'],
     pool: 'forks',
@@ -24,5 +35,24 @@ export default defineConfig({
     // Nor do their templates start the code interpreter's kernel (BOX_CODE_WARM, ~1-2 min of
     // TCG per template build); src-server/code/code.vm.test.ts turns it on for itself.
     env: { BOX_WARM_POOL: process.env.BOX_WARM_POOL ?? '0', BOX_CODE_WARM: process.env.BOX_CODE_WARM ?? '0' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'sqlite',
+          include,
+          // Fails the run on any QEMU a test left running (issue 28); counts only this run's.
+          globalSetup: ['src-server/test-support/qemu-leak-check.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: [...routeTests, ...PG_VM_SMOKE],
+          globalSetup: ['src-server/test-support/qemu-leak-check.ts', 'src-server/test-support/pg-global.ts'],
+        },
+      },
+    ],
   },
 });

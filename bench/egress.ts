@@ -329,18 +329,18 @@ if (role === 'upstream') {
       import('../src-server/network/egress/upstream-tls.js'),
     ]);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-egress-data-'));
-  openDatabase(dataDir).close(); // creates the schema
-  const db = openFastConnection(dataDir); // as the service's egress area does
+  const main = await openDatabase(dataDir); // creates the schema
+  const db = openFastConnection(dataDir, main); // as the service's egress area does
   const ca = await EgressCa.open(db, () => CryptoBox.forDataDir(dataDir));
   const upPort = Number(arg('upstream-port'));
   const proxy = new BoxProxy({
     // The policy the box runs under: the host governed (so intercepted), a path rule, a secret header.
-    policyFor: () => ({
+    policyFor: async () => ({
       id: 'hp_bench',
       name: 'bench',
       document: { [HOST]: { rules: [{ match: { method: 'GET' }, request: { set: { headers: { 'x-api-key': '${secrets.K}' } } } }] } },
     }),
-    secretFor: () => 'bench-secret',
+    secretFor: async () => 'bench-secret',
     log: new EgressRepo(db, 1000),
     resolve: (_h, port) => ({ host: '127.0.0.1', port: port === 443 ? upPort : port, internal: true }),
     tlsCa: upstreamRoots(arg('ca-file'))!.join('\n'),

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:runtime [-- --runs 3 --many 16 --execs 50 --only boot,exec,many]`: the box
+ * `npm run bench:runtime [-- --runs 3 --many 16 --execs 50 --only boot,exec,many,store]`: the box
  * runtime figures of issue 9, measured through the HTTP API of a real service, each with
  * its baseline measured in the same run (the machine is shared and noisy; absolute times
  * are not comparable between runs, ratios are):
@@ -7,6 +7,7 @@
  *          fork of a running box; pause, sleep, resume from sleep.
  *   exec:  exec `true` through the API p50 / the same command timed in a loop in the guest.
  *   many:  N boxes created at once until all run; idle PSS per box with the N idle boxes.
+ *   store: API read p50 and create → exec ready p50, PostgreSQL / SQLite (store-figures.ts).
  * It measures whatever `create`/`fork` do underneath (cold boot or template clone): the
  * first create is a warm-up that also builds a template where the service has them.
  */
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { boxFolder, livePid } from '../src-server/runtime/box-folder.js';
 import { startService } from '../src-server/service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
+import { storeFigures } from './store-figures.js';
 import { bareBoot, execClient, execLoopScript, med, pct, qemuCpuMs, qemuPids, r1, r3, sumPssMiB } from './runtime-support.js';
 
 const argv = process.argv.slice(2);
@@ -24,7 +26,7 @@ const opt = (name: string, def: number) => (argv.includes(name) ? Number(argv[ar
 const RUNS = opt('--runs', 3);
 const MANY = opt('--many', 16);
 const EXECS = opt('--execs', 50);
-const ONLY = new Set((argv.includes('--only') ? argv[argv.indexOf('--only') + 1]! : 'boot,exec,many').split(','));
+const ONLY = new Set((argv.includes('--only') ? argv[argv.indexOf('--only') + 1]! : 'boot,exec,many,store').split(','));
 const now = () => performance.now();
 
 process.env.BOX_IMAGE_CACHE ??= join(tmpdir(), 'box-image-cache');
@@ -190,6 +192,8 @@ if (ONLY.has('many')) {
   await Promise.all(many.map((b) => terminate(b.box_id)));
 }
 
-console.log(JSON.stringify(out, null, 2));
 await svc.close();
 await rm(dataDir, { recursive: true, force: true });
+// after the main service is closed: each store's service runs alone
+if (ONLY.has('store')) out.store = await storeFigures(opt('--store-runs', 5), opt('--reads', 300));
+console.log(JSON.stringify(out, null, 2));

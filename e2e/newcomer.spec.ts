@@ -25,7 +25,7 @@ const svc = serviceForFile(
 );
 
 test('sign-in: a used link lands on a styled sign-in page that takes the API key', async ({ page }) => {
-  const link = svc().loginUrl();
+  const link = await svc().loginUrl();
   await page.goto(link);
   await expect(page.getByTestId('service-status')).toContainText('service');
   // The same link again, in a fresh browser context: no bare 401, a page that says why.

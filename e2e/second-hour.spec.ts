@@ -313,7 +313,7 @@ test('5. errors that lead somewhere: save an upstream untested, "Look now" with 
     id: string;
   };
   const box = await createBox(svc(), 'egress-why', { http_policy_id: pol.id });
-  const port = svc().ctx.services.egress.proxyPortFor(box.box_id)!;
+  const port = (await svc().ctx.services.egress.proxyPortFor(box.box_id))!;
   const refused = await new Promise<string>((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method: 'GET', path: 'http://blocked.example/secret', headers: { host: 'blocked.example' } }, (res) => {
       let body = '';

@@ -43,7 +43,7 @@ test('the service stops under open pages and comes back: banner, unknown states,
   const app = (await post('/v1/apps/find', { name: 'restart', mint_if_missing: true })).id;
   const box = await post('/v1/boxes', { app_id: app, name: 'survivor' });
 
-  await page.goto(svc.loginUrl());
+  await page.goto(await svc.loginUrl());
   await expect(page.getByTestId('service-status')).toContainText('service');
   await page.evaluate((h) => (location.hash = h), `#/boxes/${box.box_id}`);
   await expect(page.getByTestId('box-status')).toHaveAttribute('data-status', 'running');

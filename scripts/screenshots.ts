@@ -58,7 +58,7 @@ async function main() {
         for (const width of WIDTHS) {
           const ctx = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: theme });
           const page = await ctx.newPage();
-          await page.goto(svc.loginUrl());
+          await page.goto(await svc.loginUrl());
           await page.getByTestId('service-status').waitFor();
           const file = `${shot.name}-${theme}-${width}.png`;
           await capture(page, `${svc.url}/${shot.hash}`, shot.ready, path.join(OUT, file), shot.name.startsWith('settings'), shot.before);

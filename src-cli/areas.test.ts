@@ -82,7 +82,7 @@ describe('secrets', () => {
     const r = await ok(['secrets', 'set', 'API_TOKEN'], { input: `${value}\n` });
     expect(r.stdout).toBe('API_TOKEN  set\n');
     const orgId = (await (await svc.api('/v1/whoami')).json()).org_id;
-    expect(svc.ctx.services.secrets!.resolve(orgId, 'API_TOKEN')).toBe(value);
+    expect(await svc.ctx.services.secrets!.resolve(orgId, 'API_TOKEN')).toBe(value);
     const meta = await ok(['secrets', 'get', 'API_TOKEN', '--json']);
     expect(meta.stdout).not.toContain(value);
     expect(JSON.parse(meta.stdout).name).toBe('API_TOKEN');

@@ -65,7 +65,7 @@ export interface AppBase {
  */
 export interface AppContext extends AppBase {
   /** Resolves a box's egress-proxy credential into its principal (inference routes; inference/box/). */
-  boxPrincipal(req: IncomingMessage): Principal | undefined;
+  boxPrincipal(req: IncomingMessage): Promise<Principal | undefined>;
 }
 
 /**

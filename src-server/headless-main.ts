@@ -81,7 +81,7 @@ export async function main(started: () => string | undefined = () => undefined) 
     stop: (signal) => {
       void (async () => {
         const quit = svc.ctx.services.quit;
-        const plan = quit.plan('headless');
+        const plan = await quit.plan('headless');
         say(`${signal}: ${plan.message}`);
         if (plan.action === 'stop_boxes') {
           console.log('  (press Ctrl+C again to leave them running instead)');
@@ -118,7 +118,7 @@ export async function main(started: () => string | undefined = () => undefined) 
     console.log(`Web UI, one-time sign-in link (valid ${LOGIN_LINK_TTL_MS / 60_000} minutes, single use): ${svc.loginUrl()}`);
     console.log(`  Later: \`npx box login-link\` prints a new link, or paste the API key on the sign-in page of ${svc.url}/`);
   }
-  const onQuit = svc.ctx.services.quit.settings.get().on_quit;
+  const onQuit = (await svc.ctx.services.quit.settings.get()).on_quit;
   console.log(
     `On Ctrl+C or SIGTERM: ${describeOnQuit(onQuit, 'headless')} (setting on_quit: ${onQuit}; \`npx box settings set on_quit leave_running|stop_boxes\`).`,
   );

@@ -29,7 +29,7 @@ export interface ServiceHandle {
   /** Every registered route (method, path, schemas): tests walk it. */
   routes: readonly RouteSpec[];
   /** A one-time link that logs a browser into the web UI without the API key in the URL. */
-  loginUrl(): string;
+  loginUrl(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -48,6 +48,8 @@ export interface StartOptions extends Partial<Omit<ServiceConfig, 'dataDir' | 't
   /** One-time preparation shown in GET /v1/status (default: fed by the QEMU runtime's image progress; none with a given runtime unless passed). */
   preparation?: PreparationTracker;
   log?: Logger;
+  /** A PostgreSQL database to keep the state in instead of <dataDir>/box.db (BOX_DATABASE_URL wins when unset; tests pass it). */
+  databaseUrl?: string;
 }
 
 export const API_KEY_FILE = 'api-key';
@@ -93,16 +95,16 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
     allowedHosts: [...(opts.allowedHosts ?? [])],
   });
   Object.assign(config, net);
-  const db = openDatabase(config.dataDir);
+  const db = await openDatabase(config.dataDir, opts.databaseUrl ?? config.env.databaseUrl);
   // Every area logs through it: a ring for GET /v1/service/log, <data dir>/logs/service.log, and opts.log (the console).
   const log = new ServiceLog(config.dataDir, opts.log ?? console);
   for (const w of config.env.warnings) log.warn(w);
   const repos = makeRepos(db);
-  const org = repos.orgs.ensureDefault();
-  const apiKeyFile = seedKeys(db, repos, org.id, config.dataDir, opts.apiKey);
-  repos.idempotency.releaseAllInFlight();
-  repos.idempotency.purgeOlderThan(IDEMPOTENCY_RETENTION_MS);
-  repos.sessions.purgeExpired();
+  const org = await repos.orgs.ensureDefault();
+  const apiKeyFile = await seedKeys(db, repos, org.id, config.dataDir, opts.apiKey);
+  await repos.idempotency.releaseAllInFlight();
+  await repos.idempotency.purgeOlderThan(IDEMPOTENCY_RETENTION_MS);
+  await repos.sessions.purgeExpired();
 
   let baseUrl = '';
   const base: AppBase = {
@@ -150,32 +152,32 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
     inferenceUrl,
     apiKeyFile,
     routes: apps.registry.specs,
-    loginUrl: () => {
-      const uiKey = repos.keys.list(org.id).find((k) => k.name === UI_KEY_NAME)!;
-      return `${baseUrl}/ui/login?token=${ctx.services.signIn.loginLink(uiKey.id).token}`;
+    loginUrl: async () => {
+      const uiKey = (await repos.keys.list(org.id)).find((k) => k.name === UI_KEY_NAME)!;
+      return `${baseUrl}/ui/login?token=${(await ctx.services.signIn.loginLink(uiKey.id)).token}`;
     },
     close: async () => {
       base.diskSpace.stop();
       for (const u of [apps.upgrades.main, apps.upgrades.inference]) u?.closeAll(); // WebSockets: the servers' close would wait for them
       for (const a of [...areas].reverse()) await a.stop?.();
       await Promise.all([server, infServer].filter(Boolean).map((s) => closeServer(s!)));
-      db.close();
+      await db.close();
       lock.release();
     },
   };
 }
 
 /** First start mints a key (hashed at rest, written once to <dataDir>/api-key, 0600). */
-function seedKeys(db: Db, repos: ReturnType<typeof makeRepos>, orgId: string, dataDir: string, envKey?: string): string {
+async function seedKeys(db: Db, repos: ReturnType<typeof makeRepos>, orgId: string, dataDir: string, envKey?: string): Promise<string> {
   const file = path.join(dataDir, API_KEY_FILE);
-  db.transaction(() => {
-    if (envKey && !repos.keys.hasSecret(envKey)) repos.keys.create(orgId, 'seeded from BOX_API_KEY', 'organization', envKey);
-    if (!repos.keys.list(orgId).some((k) => k.name === UI_KEY_NAME)) repos.keys.create(orgId, UI_KEY_NAME, 'organization');
-    if (!envKey && !fs.existsSync(file) && repos.keys.countLiveOrgKeys(orgId) <= 1) {
-      const { secret } = repos.keys.create(orgId, 'default', 'organization');
+  await db.transaction(async () => {
+    if (envKey && !(await repos.keys.hasSecret(envKey))) await repos.keys.create(orgId, 'seeded from BOX_API_KEY', 'organization', envKey);
+    if (!(await repos.keys.list(orgId)).some((k) => k.name === UI_KEY_NAME)) await repos.keys.create(orgId, UI_KEY_NAME, 'organization');
+    if (!envKey && !fs.existsSync(file) && (await repos.keys.countLiveOrgKeys(orgId)) <= 1) {
+      const { secret } = await repos.keys.create(orgId, 'default', 'organization');
       fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
     }
-  })();
+  });
   return file;
 }
 

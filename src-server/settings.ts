@@ -38,6 +38,12 @@ interface EnvSetting {
 /** The service's environment variables; `key` is the field of `EnvSettings`. */
 export const ENV_SETTINGS = {
   dataDir: { env: 'BOX_DATA_DIR', schema: z.string().min(1), default: '`~/.box-desktop`', meaning: 'the data dir of the headless service (`--data-dir` wins)' },
+  databaseUrl: {
+    env: 'BOX_DATABASE_URL',
+    schema: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'a postgres:// URL'),
+    default: 'none: SQLite in the data dir',
+    meaning: 'keep the state in this PostgreSQL database (`postgres://user:pass@host:5432/db`) instead of `<data dir>/box.db`',
+  },
   apiKey: { env: 'BOX_API_KEY', schema: z.string().min(1), default: 'minted', meaning: 'seeds an organization-scoped key with this value' },
   warmPool: {
     env: 'BOX_WARM_POOL',
@@ -196,7 +202,6 @@ export function boxEnv(): EnvSettings {
 
 /** The default data dir of a service started without one. */
 export const defaultDataDir = (env = boxEnv()) => env.dataDir ?? path.join(env.home, '.box-desktop');
-
 const LlamaTuning = z.strictObject({
   /** `false` (default): CPU only, no GPU probing. */
   gpu: z.union([z.literal(false), z.literal('auto')]).optional(),
@@ -285,7 +290,6 @@ const TuningSchema = z.strictObject({
 });
 export type Tuning = z.output<typeof TuningSchema>;
 export type TuningInput = z.input<typeof TuningSchema>;
-
 /** Parses a caller's tuning; throws SettingsError naming the key. */
 export function readTuning(input: TuningInput = {}): Tuning {
   const r = TuningSchema.safeParse(input);

@@ -77,7 +77,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
   const policies = policiesArea(base, { boxesRepo });
   const secrets = secretsArea(base, { policies: policies.policies });
   const ssh = sshArea(base);
-  const boxes = boxesArea(base, runtime, { repo: boxesRepo, volumes: volumes.volumes, policies: policies.policies, apps: core.apps, audit: core.audit });
+  const boxes = await boxesArea(base, runtime, { repo: boxesRepo, volumes: volumes.volumes, policies: policies.policies, apps: core.apps, audit: core.audit });
   const access = boxes.access;
   const templates = templatesArea(base, { templates: runtime.templates });
   const serving = servingArea(base, { templates: templates.templates });
@@ -109,8 +109,8 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
   const mcp = mcpArea(base);
   const e2b = e2bArea(base, {
     boxes: {
-      get: (id) => boxes.boxes.get(id),
-      create: (a, b) => boxes.boxes.create(a, b),
+      get: async (id) => await boxes.boxes.get(id),
+      create: async (a, b) => await boxes.boxes.create(a, b),
       pause: (b) => boxes.boxes.pause(b),
       resume: (b) => boxes.boxes.resume(b),
       terminate: (b) => boxes.boxes.terminate(b),
@@ -234,7 +234,7 @@ interface Services {
   /** Warm templates boxes are cloned from (templates/). */
   templates: TemplateService;
   /** Disk bytes used by an app's boxes. */
-  diskUsage: (appId: string) => number;
+  diskUsage: (appId: string) => Promise<number>;
   images: ImagesService;
   egress: EgressService;
   listeners: ListenerService;

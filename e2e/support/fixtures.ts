@@ -39,7 +39,7 @@ export function serviceForFile(
 }
 
 export async function login(page: Page, svc: E2eService) {
-  await page.goto(svc.loginUrl());
+  await page.goto(await svc.loginUrl());
   await expect(page.getByTestId('service-status')).toContainText('service');
 }
 

@@ -29,7 +29,7 @@ if (!app.requestSingleInstanceLock()) {
   const showWindow = () => {
     if (!win || win.isDestroyed()) {
       win = createMainWindow(PRELOAD, () => host.origin);
-      if (host.running) void win.loadURL(host.loginUrl());
+      if (host.running) void host.loginUrl().then((u) => win?.loadURL(u));
     }
     if (win.isMinimized()) win.restore();
     win.show();
@@ -38,7 +38,7 @@ if (!app.requestSingleInstanceLock()) {
 
   const startService = async () => {
     await host.start();
-    if (win && !win.isDestroyed()) await win.loadURL(host.loginUrl());
+    if (win && !win.isDestroyed()) await win.loadURL(await host.loginUrl());
   };
 
   app.on('second-instance', showWindow);
@@ -50,7 +50,7 @@ if (!app.requestSingleInstanceLock()) {
   // Quitting follows the on_quit setting, or asks (with "remember") when boxes run.
   let quitting = false;
   let asking = false;
-  app.on('before-quit', (event) => {
+  app.on('before-quit', async (event) => {
     if (quitting || !host.running) return;
     event.preventDefault();
     if (asking) return;
@@ -78,7 +78,7 @@ if (!app.requestSingleInstanceLock()) {
       quitting = true;
       void (async () => {
         const quit = host.quit;
-        if (quit?.plan('headless').action === 'stop_boxes') await quit.stopBoxes();
+        if (quit && (await quit.plan('headless')).action === 'stop_boxes') await quit.stopBoxes();
         await host.stop();
       })()
         .catch(() => {})
@@ -97,7 +97,7 @@ if (!app.requestSingleInstanceLock()) {
     .whenReady()
     .then(async () => {
       await host.start();
-      menus = installMenus(host, {
+      menus = await installMenus(host, {
         showWindow,
         startService,
         stopService: async () => {

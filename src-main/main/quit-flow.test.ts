@@ -37,15 +37,15 @@ it('asks when boxes run: cancel keeps them and the app; sleep + remember stores 
   const quit = svc.ctx.services.quit;
   expect(await beforeQuit(quit, async () => ({ response: 2, checkboxChecked: true }))).toBe(false);
   expect(await statusOf(box.box_id)).toBe('running');
-  expect(quit.settings.get().on_quit).toBe('ask');
+  expect((await quit.settings.get()).on_quit).toBe('ask');
   expect(await beforeQuit(quit, async (o) => (expect(o.message).toContain('1 box is running'), { response: 0, checkboxChecked: true }))).toBe(true);
   expect(await statusOf(box.box_id)).toBe('sleeping');
-  expect(quit.settings.get().on_quit).toBe('stop_boxes');
+  expect((await quit.settings.get()).on_quit).toBe('stop_boxes');
 });
 
 it('a remembered leave_running quits without asking and leaves the box running', async () => {
   const box = await createBox('desk-b');
-  svc.ctx.services.quit.settings.set({ on_quit: 'leave_running' });
+  await svc.ctx.services.quit.settings.set({ on_quit: 'leave_running' });
   let asked = 0;
   expect(await beforeQuit(svc.ctx.services.quit, async () => (asked++, { response: 0, checkboxChecked: false }))).toBe(true);
   expect(asked).toBe(0);

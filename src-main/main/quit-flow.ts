@@ -35,12 +35,12 @@ export function choiceOf(r: Pick<MessageBoxReturnValue, 'response' | 'checkboxCh
  * Answers false when the user cancelled (the app keeps running).
  */
 export async function beforeQuit(quit: QuitService, show: (o: MessageBoxOptions) => Promise<MessageBoxReturnValue>): Promise<boolean> {
-  const plan = quit.plan('desktop');
+  const plan = await quit.plan('desktop');
   let action = plan.action;
   if (action === 'ask') {
     const { choice, remember } = choiceOf(await show(quitDialog(plan.running)));
     if (choice === 'cancel') return false;
-    if (remember) quit.settings.set({ on_quit: choice });
+    if (remember) await quit.settings.set({ on_quit: choice });
     action = choice;
   }
   if (action === 'stop_boxes') await quit.stopBoxes();

@@ -53,7 +53,7 @@ export class ServiceHost {
     await h?.close();
   }
 
-  loginUrl(): string {
+  loginUrl(): Promise<string> {
     if (!this.handle) throw new Error('The service is not running.');
     return this.handle.loginUrl();
   }

@@ -28,9 +28,9 @@ function trayIcon(running: boolean) {
 }
 
 /** Tray and application menu share one template: service start/stop, API key, data folder. */
-export function installMenus(host: ServiceHost, actions: TrayActions): { refresh(): void; hasTray: boolean } {
+export async function installMenus(host: ServiceHost, actions: TrayActions): Promise<{ refresh(): void; hasTray: boolean }> {
   let tray: Tray | null = null;
-  const template = (): MenuItemConstructorOptions[] => [
+  const template = async (): Promise<MenuItemConstructorOptions[]> => [
     { label: 'Show Box Desktop', click: actions.showWindow },
     { type: 'separator' },
     { label: host.running ? `Service running on ${host.url}` : 'Service stopped', enabled: false },
@@ -46,17 +46,18 @@ export function installMenus(host: ServiceHost, actions: TrayActions): { refresh
     },
     { label: 'Reveal data folder', click: () => void shell.openPath(host.dataDir) },
     { type: 'separator' },
-    ...quitItems(host, () => refresh()),
+    ...(await quitItems(host, () => refresh())),
   ];
-  const refresh = () => {
-    const menu = Menu.buildFromTemplate(template());
+  const refresh = async () => {
+    const items = await template();
+    const menu = Menu.buildFromTemplate(items);
     tray?.setContextMenu(menu);
     tray?.setImage(trayIcon(host.running));
-    tray?.setToolTip(tooltip(host));
+    tray?.setToolTip(await tooltip(host));
     Menu.setApplicationMenu(
       Menu.buildFromTemplate([
         ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
-        { label: 'Service', submenu: template() },
+        { label: 'Service', submenu: items },
         { role: 'editMenu' },
         { role: 'viewMenu' },
         { role: 'windowMenu' },
@@ -65,12 +66,12 @@ export function installMenus(host: ServiceHost, actions: TrayActions): { refresh
   };
   try {
     tray = new Tray(trayIcon(host.running));
-    tray.setToolTip(tooltip(host));
+    tray.setToolTip(await tooltip(host));
     tray.on('click', actions.showWindow);
   } catch {
     tray = null; // some Linux desktops have no tray; the app menu still has everything
   }
-  refresh();
+  await refresh();
   // The quit label counts running boxes: keep it current (a cheap database read).
   setInterval(refresh, 10_000).unref();
   return { refresh, hasTray: tray !== null };
@@ -83,11 +84,11 @@ const CHOICES: { value: OnQuit; label: string }[] = [
 ];
 
 /** The tray says what quitting does: the Quit label with the plan, and the setting as radio items. */
-function quitItems(host: ServiceHost, refresh: () => void): MenuItemConstructorOptions[] {
+async function quitItems(host: ServiceHost, refresh: () => void): Promise<MenuItemConstructorOptions[]> {
   const quit = host.quit;
   if (!quit) return [{ label: 'Quit', role: 'quit' }];
-  const plan = quit.plan('desktop');
-  const current = quit.settings.get().on_quit;
+  const plan = await quit.plan('desktop');
+  const current = (await quit.settings.get()).on_quit;
   const n = plan.running === 1 ? '1 running box' : `${plan.running} running boxes`;
   const label =
     plan.action === 'stop_boxes'
@@ -104,8 +105,8 @@ function quitItems(host: ServiceHost, refresh: () => void): MenuItemConstructorO
         label: c.label,
         type: 'radio' as const,
         checked: current === c.value,
-        click: () => {
-          quit.settings.set({ on_quit: c.value });
+        click: async () => {
+          await quit.settings.set({ on_quit: c.value });
           refresh();
         },
       })),
@@ -114,9 +115,9 @@ function quitItems(host: ServiceHost, refresh: () => void): MenuItemConstructorO
   ];
 }
 
-function tooltip(host: ServiceHost): string {
+async function tooltip(host: ServiceHost): Promise<string> {
   const quit = host.quit;
   if (!quit) return `${app.getName()}: service stopped`;
-  const running = quit.running().length;
-  return `${app.getName()}: ${running === 1 ? '1 box' : `${running} boxes`} running; on quit, ${describeOnQuit(quit.settings.get().on_quit, 'desktop')}`;
+  const running = (await quit.running()).length;
+  return `${app.getName()}: ${running === 1 ? '1 box' : `${running} boxes`} running; on quit, ${describeOnQuit((await quit.settings.get()).on_quit, 'desktop')}`;
 }

@@ -22,25 +22,27 @@ interface CreateChecks {
  * policies; throws the first problem as a domain error naming the field (spec: 4xx, nothing
  * is created).
  */
-export function checkCreate(c: CreateChecks, auth: Principal, body: CreateBoxBody): void {
-  if (!c.apps.exists(auth.orgId, body.app_id)) throw notFound(`No app ${body.app_id} in this organization; create it with POST /v1/apps/find.`, null, 'app_id');
+export async function checkCreate(c: CreateChecks, auth: Principal, body: CreateBoxBody): Promise<void> {
+  if (!(await c.apps.exists(auth.orgId, body.app_id)))
+    throw notFound(`No app ${body.app_id} in this organization; create it with POST /v1/apps/find.`, null, 'app_id');
   const images = c.images();
   if (!images.includes(body.image)) throw new UnknownImage(`Unknown image "${body.image}"; available: ${images.join(', ')}.`, { param: 'image' });
-  assertNameFree(c.repo, auth.orgId, body.name);
+  await assertNameFree(c.repo, auth.orgId, body.name);
   const seen = new Set<string>();
-  body.volume_mounts.forEach((m, i) => {
-    if (c.volumes.get(auth.orgId, m.volume_id)?.status !== 'ready') throw notFound(`No volume ${m.volume_id}.`, 'not_found', `volume_mounts[${i}].volume_id`);
+  body.volume_mounts.forEach(async (m, i) => {
+    if ((await c.volumes.get(auth.orgId, m.volume_id))?.status !== 'ready')
+      throw notFound(`No volume ${m.volume_id}.`, 'not_found', `volume_mounts[${i}].volume_id`);
     if (seen.has(m.mount_path)) throw invalid(`Mount path ${m.mount_path} is used twice.`, `volume_mounts[${i}].mount_path`);
     seen.add(m.mount_path);
   });
-  if (body.http_policy_id && !c.policies.get(auth.orgId, body.http_policy_id)) {
+  if (body.http_policy_id && !(await c.policies.get(auth.orgId, body.http_policy_id))) {
     throw notFound(`No HTTP policy ${body.http_policy_id}.`, null, 'http_policy_id');
   }
 }
 
 /** 409 `already_exists` naming `name` when a box of the organization (not terminated) has it. */
-export function assertNameFree(repo: Pick<BoxesRepo, 'nameTaken'>, orgId: string, name: string): void {
-  if (repo.nameTaken(orgId, name)) throw conflict(`A box named "${name}" already exists.`, 'already_exists', 'name');
+export async function assertNameFree(repo: Pick<BoxesRepo, 'nameTaken'>, orgId: string, name: string): Promise<void> {
+  if (await repo.nameTaken(orgId, name)) throw conflict(`A box named "${name}" already exists.`, 'already_exists', 'name');
 }
 
 /** What every new box starts afresh, created or restored from a checkpoint: a new id, `creating`, no history. */

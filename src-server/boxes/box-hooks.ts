@@ -2,15 +2,15 @@ import type { IngressUrls } from './box-view.js';
 /** The networking of a box's VM, supplied by the network area (built after boxes). */
 export interface BoxNetwork {
   /** Host loopback port → guest port forwards the VM starts with. */
-  forwardsFor(boxId: string): { hostPort: number; guestPort: number }[];
+  forwardsFor(boxId: string): Promise<{ hostPort: number; guestPort: number }[]>;
   /** The egress proxy port the VM reaches the outside through (none: no network). */
-  proxyPortFor(boxId: string): number | undefined;
+  proxyPortFor(boxId: string): Promise<number | undefined>;
 }
 
 /**
  * How areas built after boxes (network, cron) take part in a box's life without the boxes
  * area knowing them: the wiring hands them the BoxService and they register here. Hooks run
- * synchronously inside the box's lock and must not throw.
+ * (awaited, in order) inside the box's lock and must not throw.
  */
 /** The image names a box may be created from, supplied by the images area. */
 interface BoxImages {
@@ -18,28 +18,28 @@ interface BoxImages {
 }
 
 export class BoxHooks {
-  network: BoxNetwork = { forwardsFor: () => [], proxyPortFor: () => undefined };
+  network: BoxNetwork = { forwardsFor: () => Promise.resolve([]), proxyPortFor: () => Promise.resolve(undefined) };
   /** The URL of each published port, supplied by the network area (ingress port and host names). */
-  ingressUrls: IngressUrls = () => [];
+  ingressUrls: IngressUrls = () => Promise.resolve([]);
   images: BoxImages = { names: () => ['debian'] };
-  private started: ((boxId: string) => void)[] = [];
-  private gone: ((boxId: string) => void)[] = [];
+  private started: ((boxId: string) => unknown)[] = [];
+  private gone: ((boxId: string) => unknown)[] = [];
 
   /** After every start, restore or clone, before the box is reported running. */
-  onStarted(fn: (boxId: string) => void): void {
+  onStarted(fn: (boxId: string) => unknown): void {
     this.started.push(fn);
   }
 
   /** When a box is terminated, before its VM and disk are destroyed. */
-  onGone(fn: (boxId: string) => void): void {
+  onGone(fn: (boxId: string) => unknown): void {
     this.gone.push(fn);
   }
 
-  boxStarted(boxId: string): void {
-    for (const fn of this.started) fn(boxId);
+  async boxStarted(boxId: string): Promise<void> {
+    for (const fn of this.started) await fn(boxId);
   }
 
-  boxGone(boxId: string): void {
-    for (const fn of this.gone) fn(boxId);
+  async boxGone(boxId: string): Promise<void> {
+    for (const fn of this.gone) await fn(boxId);
   }
 }

@@ -17,7 +17,7 @@ export function boxOpsRoutes(r: RouteRegistrar, s: { restore: CheckpointRestore;
     body: RestoreBody,
     summary:
       'Beyond the spec: restore the box in place to one of its checkpoints (disk and memory); it runs from there, and what it holds now is lost unless checkpointed first',
-    handler: ({ auth, req, params, body }) => s.restore.restore(access.boxFor(req, auth, params.box_id, 'checkpoint'), body.checkpoint_id),
+    handler: async ({ auth, req, params, body }) => s.restore.restore(await access.boxFor(req, auth, params.box_id, 'checkpoint'), body.checkpoint_id),
   });
 
   r.add({
@@ -28,7 +28,7 @@ export function boxOpsRoutes(r: RouteRegistrar, s: { restore: CheckpointRestore;
     params: BoxIdParams,
     body: BoxMkdirBody,
     summary: 'Beyond the spec: create a folder in the box (and missing parents); 409 if something is already there',
-    handler: ({ auth, req, params, body }) => s.fileOps.mkdir(access.boxFor(req, auth, params.box_id, 'files'), body.path),
+    handler: async ({ auth, req, params, body }) => s.fileOps.mkdir(await access.boxFor(req, auth, params.box_id, 'files'), body.path),
   });
 
   r.add({
@@ -40,7 +40,7 @@ export function boxOpsRoutes(r: RouteRegistrar, s: { restore: CheckpointRestore;
     query: BoxDeletePathQuery,
     summary: 'Beyond the spec: delete a file, a link (not its target) or a folder in the box (non-empty only with recursive=true)',
     handler: async ({ auth, req, params, query }) => {
-      await s.fileOps.remove(access.boxFor(req, auth, params.box_id, 'files'), query.path, query.recursive === 'true');
+      await s.fileOps.remove(await access.boxFor(req, auth, params.box_id, 'files'), query.path, query.recursive === 'true');
       return { path: query.path, deleted: true as const };
     },
   });
@@ -53,6 +53,6 @@ export function boxOpsRoutes(r: RouteRegistrar, s: { restore: CheckpointRestore;
     params: BoxIdParams,
     body: BoxMovePathBody,
     summary: 'Beyond the spec: rename or move a path inside the box; 409 if the destination exists',
-    handler: ({ auth, req, params, body }) => s.fileOps.move(access.boxFor(req, auth, params.box_id, 'files'), body.from, body.to),
+    handler: async ({ auth, req, params, body }) => s.fileOps.move(await access.boxFor(req, auth, params.box_id, 'files'), body.from, body.to),
   });
 }

@@ -43,6 +43,19 @@ describe('restore in place', () => {
     expect(await res.json()).toMatchObject({ status: 'running' });
   });
 
+  it('reboots a paused or sleeping box from its disk (its saved memory dropped); it runs afterwards', async () => {
+    for (const [name, op] of [
+      ['reboot-paused', 'pause'],
+      ['reboot-sleeping', 'sleep'],
+    ]) {
+      const box = await create(name!);
+      expect((await post(`/v1/boxes/${box.box_id}/${op}`, {})).status).toBe(200);
+      const res = await post(`/v1/boxes/${box.box_id}/reboot`, {});
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ status: 'running', last_start: { operation: 'reboot' } });
+    }
+  });
+
   it('refuses another box checkpoint, an unknown one and a malformed id, naming checkpoint_id; a terminated box is gone', async () => {
     const a = await create('restore-a');
     const b = await create('restore-b');

@@ -25,8 +25,8 @@ export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: Box
     tag: 'boxes',
     query: ListBoxesQuery,
     summary: 'List boxes (paged)',
-    handler: ({ auth, query }) => {
-      const { rows, total } = s.boxes.list(auth.orgId, query);
+    handler: async ({ auth, query }) => {
+      const { rows, total } = await s.boxes.list(auth.orgId, query);
       return page(rows, query, total);
     },
   });
@@ -38,7 +38,7 @@ export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: Box
     tag: 'boxes',
     params: BoxIdParams,
     summary: 'Get a box',
-    handler: ({ auth, params }) => s.boxes.view(access.readBox(auth, params.box_id)),
+    handler: async ({ auth, params }) => await s.boxes.view(await access.readBox(auth, params.box_id)),
   });
 
   r.add({
@@ -48,7 +48,7 @@ export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: Box
     tag: 'lifecycle',
     params: BoxIdParams,
     summary: 'Pause: save memory and devices, stop the VM; wakes only on resume',
-    handler: ({ auth, req, params }) => s.boxes.pause(access.boxFor(req, auth, params.box_id, 'pause')),
+    handler: async ({ auth, req, params }) => s.boxes.pause(await access.boxFor(req, auth, params.box_id, 'pause')),
   });
 
   r.add({
@@ -59,7 +59,7 @@ export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: Box
     params: BoxIdParams,
     summary: 'Resume a paused, sleeping or interrupted box exactly where it was',
     handler: async ({ auth, req, params }) => {
-      const { box, resume_state } = await s.boxes.resume(access.boxFor(req, auth, params.box_id, 'resume'));
+      const { box, resume_state } = await s.boxes.resume(await access.boxFor(req, auth, params.box_id, 'resume'));
       return { box_id: box.box_id, status: box.status, resume_state, box };
     },
   });
@@ -72,7 +72,7 @@ export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: Box
     params: BoxIdParams,
     body: SleepBody,
     summary: 'Sleep: like pause, but wakes on exec, file calls, ingress, cron or wake_at',
-    handler: ({ auth, req, params, body }) => s.boxes.sleep(access.boxFor(req, auth, params.box_id, 'sleep'), body.wake_at),
+    handler: async ({ auth, req, params, body }) => s.boxes.sleep(await access.boxFor(req, auth, params.box_id, 'sleep'), body.wake_at),
   });
 
   r.add({
@@ -83,7 +83,7 @@ export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: Box
     params: BoxIdParams,
     body: WakeAtBody,
     summary: 'Schedule (or clear, with null) the time a sleeping box wakes',
-    handler: ({ auth, req, params, body }) => s.boxes.setWakeAt(access.boxFor(req, auth, params.box_id, 'wake_at'), body.wake_at),
+    handler: async ({ auth, req, params, body }) => await s.boxes.setWakeAt(await access.boxFor(req, auth, params.box_id, 'wake_at'), body.wake_at),
   });
 
   r.add({
@@ -94,8 +94,8 @@ export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: Box
     params: BoxIdParams,
     body: AutoSleep,
     summary: 'Sleep automatically after min_seconds_before_sleep without exec, file calls or ingress',
-    handler: ({ auth, req, params, body }) =>
-      s.boxes.setAutoSleep(access.boxFor(req, auth, params.box_id, 'auto_sleep'), {
+    handler: async ({ auth, req, params, body }) =>
+      await s.boxes.setAutoSleep(await access.boxFor(req, auth, params.box_id, 'auto_sleep'), {
         automatic: body.automatic,
         min_seconds_before_sleep: body.min_seconds_before_sleep ?? (body.automatic ? 300 : null),
       }),
@@ -110,7 +110,7 @@ export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: Box
       params: BoxIdParams,
       body: z.strictObject({}).optional(),
       summary: op === 'reboot' ? 'Reboot the box from its disk' : 'Restart the box with the current guest agent, same disk',
-      handler: ({ auth, req, params }) => s.boxes.reboot(access.boxFor(req, auth, params.box_id, op), op),
+      handler: async ({ auth, req, params }) => s.boxes.reboot(await access.boxFor(req, auth, params.box_id, op), op),
     });
   }
 
@@ -121,6 +121,6 @@ export function boxRoutes(r: RouteRegistrar, s: { boxes: BoxService; access: Box
     tag: 'lifecycle',
     params: BoxIdParams,
     summary: 'Terminate: stop the VM and delete its disk (checkpoints stay)',
-    handler: ({ auth, req, params }) => s.boxes.terminate(access.boxFor(req, auth, params.box_id, 'terminate')),
+    handler: async ({ auth, req, params }) => s.boxes.terminate(await access.boxFor(req, auth, params.box_id, 'terminate')),
   });
 }

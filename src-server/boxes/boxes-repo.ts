@@ -35,75 +35,77 @@ export class BoxesRepo {
   onStatus?: (box: BoxRecord, from: BoxStatus, reason: string | null) => void;
   constructor(private db: Db) {}
 
-  insert(b: BoxRecord): void {
-    this.db
-      .prepare(
-        `INSERT INTO boxes (id, org_id, app_id, name, image, status, error_message, visibility, created_by_key_id,
+  async insert(b: BoxRecord): Promise<void> {
+    await this.db.run(
+      `INSERT INTO boxes (id, org_id, app_id, name, image, status, error_message, visibility, created_by_key_id,
            vcpu_count, memory_mib, disk_gib, ingress_ports, volume_mounts, http_policy_id, auto_sleep, inference_budget_tokens, wake_at,
            checkpoint_generation, last_checkpointed_at, last_activity_at, created_at, started_at, updated_at)
          VALUES (@box_id, @org_id, @app_id, @name, @image, @status, @error_message, @visibility, @created_by_key_id,
            @vcpu_count, @memory_mib, @disk_gib, @ingress_ports, @volume_mounts, @http_policy_id, @auto_sleep, @inference_budget_tokens, @wake_at,
            @checkpoint_generation, @last_checkpointed_at, @last_activity_at, @created_at, @started_at, @updated_at)`,
-      )
-      .run({
+      {
         ...b,
         ingress_ports: JSON.stringify(b.ingress_ports),
         volume_mounts: JSON.stringify(b.volume_mounts),
         auto_sleep: JSON.stringify(b.auto_sleep),
         inference_budget_tokens: b.inference_budget_tokens ?? null,
         last_start: undefined,
-      });
+      },
+    );
   }
 
-  get(id: string): BoxRecord | undefined {
-    const r = this.db.prepare('SELECT * FROM boxes WHERE id = ?').get(id) as BoxRow | undefined;
+  async get(id: string): Promise<BoxRecord | undefined> {
+    const r = (await this.db.get('SELECT * FROM boxes WHERE id = ?', [id])) as BoxRow | undefined;
     return r && fromRow(r);
   }
 
-  nameTaken(orgId: string, name: string): boolean {
-    return this.db.prepare("SELECT 1 FROM boxes WHERE org_id = ? AND name = ? AND status != 'terminated'").get(orgId, name) !== undefined;
+  async nameTaken(orgId: string, name: string): Promise<boolean> {
+    return (await this.db.get("SELECT 1 FROM boxes WHERE org_id = ? AND name = ? AND status != 'terminated'", [orgId, name])) !== undefined;
   }
 
-  list(orgId: string, q: { app_id?: string; status?: string; search?: string; limit: number; offset: number }) {
+  async list(orgId: string, q: { app_id?: string; status?: string; search?: string; limit: number; offset: number }) {
     const where = ['org_id = @orgId'];
     if (q.app_id) where.push('app_id = @app_id');
     if (q.status) where.push('status = @status');
     else where.push("status != 'terminated'");
     if (q.search) where.push("(name LIKE @like ESCAPE '\\' OR id LIKE @like ESCAPE '\\')");
     const args = { orgId, ...q, like: `%${(q.search ?? '').replace(/[%_\\]/g, (c) => `\\${c}`)}%` };
-    const rows = this.db.prepare(`SELECT * FROM boxes WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT @limit OFFSET @offset`).all(args) as BoxRow[];
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM boxes WHERE ${where.join(' AND ')}`).get(args) as { n: number }).n;
+    const rows = (await this.db.all(`SELECT * FROM boxes WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT @limit OFFSET @offset`, args)) as BoxRow[];
+    const total = ((await this.db.get(`SELECT COUNT(*) AS n FROM boxes WHERE ${where.join(' AND ')}`, args)) as { n: number }).n;
     return { rows: rows.map(fromRow), total };
   }
 
   /** Boxes the service must look after on start (anything not finished). */
-  live(): BoxRecord[] {
-    return (this.db.prepare("SELECT * FROM boxes WHERE status != 'terminated'").all() as BoxRow[]).map(fromRow);
+  async live(): Promise<BoxRecord[]> {
+    return ((await this.db.all("SELECT * FROM boxes WHERE status != 'terminated'")) as BoxRow[]).map(fromRow);
   }
 
-  setStatus(id: string, to: BoxStatus, extra: { error_message?: string | null; started_at?: string; last_start?: Box['last_start'] } = {}): BoxRecord {
-    const cur = this.get(id);
+  async setStatus(
+    id: string,
+    to: BoxStatus,
+    extra: { error_message?: string | null; started_at?: string; last_start?: Box['last_start'] } = {},
+  ): Promise<BoxRecord> {
+    const cur = await this.get(id);
     if (!cur) throw new Error(`no box ${id}`);
     assertTransition(cur.status, to);
     const now = new Date().toISOString();
-    this.db
-      .prepare(
-        'UPDATE boxes SET status = ?, error_message = ?, started_at = COALESCE(?, started_at), last_start = COALESCE(?, last_start), updated_at = ? WHERE id = ?',
-      )
-      .run(
+    await this.db.run(
+      'UPDATE boxes SET status = ?, error_message = ?, started_at = COALESCE(?, started_at), last_start = COALESCE(?, last_start), updated_at = ? WHERE id = ?',
+      [
         to,
         extra.error_message === undefined ? (to === 'running' ? null : cur.error_message) : extra.error_message,
         extra.started_at ?? null,
         extra.last_start ? JSON.stringify(extra.last_start) : null,
         now,
         id,
-      );
-    const after = this.get(id)!;
+      ],
+    );
+    const after = (await this.get(id))!;
     if (cur.status !== to) this.onStatus?.(after, cur.status, extra.error_message ?? null);
     return after;
   }
 
-  update(
+  async update(
     id: string,
     fields: Partial<
       Pick<
@@ -111,7 +113,7 @@ export class BoxesRepo {
         'wake_at' | 'error_message' | 'http_policy_id' | 'inference_budget_tokens' | 'last_activity_at' | 'checkpoint_generation' | 'last_checkpointed_at'
       >
     > & { auto_sleep?: Box['auto_sleep'] },
-  ): void {
+  ): Promise<void> {
     const sets: string[] = [];
     const args: Record<string, unknown> = { id, updated_at: new Date().toISOString() };
     for (const [k, v] of Object.entries(fields)) {
@@ -120,67 +122,69 @@ export class BoxesRepo {
     }
     if (!sets.length) return;
     const touchUpdated = Object.keys(fields).some((k) => k !== 'last_activity_at');
-    this.db.prepare(`UPDATE boxes SET ${sets.join(', ')}${touchUpdated ? ', updated_at = @updated_at' : ''} WHERE id = @id`).run(args);
+    await this.db.run(`UPDATE boxes SET ${sets.join(', ')}${touchUpdated ? ', updated_at = @updated_at' : ''} WHERE id = @id`, args);
   }
 
   /** Deletes terminated boxes last changed before `before` (ISO time); returns how many. */
-  purgeTerminated(before: string): number {
-    return this.db.prepare("DELETE FROM boxes WHERE status = 'terminated' AND updated_at < ?").run(before).changes;
+  async purgeTerminated(before: string): Promise<number> {
+    return (await this.db.run("DELETE FROM boxes WHERE status = 'terminated' AND updated_at < ?", [before])).changes;
   }
 
   /** Live boxes with this HTTP policy attached. */
-  withPolicy(orgId: string, policyId: string): string[] {
+  async withPolicy(orgId: string, policyId: string): Promise<string[]> {
     return (
-      this.db.prepare("SELECT id FROM boxes WHERE org_id = ? AND http_policy_id = ? AND status != 'terminated'").all(orgId, policyId) as { id: string }[]
+      (await this.db.all("SELECT id FROM boxes WHERE org_id = ? AND http_policy_id = ? AND status != 'terminated'", [orgId, policyId])) as { id: string }[]
     ).map((r) => r.id);
   }
 
   /** Terminated boxes that still name a policy let go of it (so the policy can be deleted). */
-  releasePolicy(orgId: string, policyId: string): void {
-    this.db.prepare("UPDATE boxes SET http_policy_id = NULL WHERE org_id = ? AND http_policy_id = ? AND status = 'terminated'").run(orgId, policyId);
+  async releasePolicy(orgId: string, policyId: string): Promise<void> {
+    await this.db.run("UPDATE boxes SET http_policy_id = NULL WHERE org_id = ? AND http_policy_id = ? AND status = 'terminated'", [orgId, policyId]);
   }
 
   // Checkpoints
-  insertCheckpoint(c: Checkpoint & { org_id: string }): void {
-    this.db
-      .prepare(
-        `INSERT INTO checkpoints (id, org_id, box_id, app_id, name, generation, status, size_bytes, created_at, expires_at)
+  async insertCheckpoint(c: Checkpoint & { org_id: string }): Promise<void> {
+    await this.db.run(
+      `INSERT INTO checkpoints (id, org_id, box_id, app_id, name, generation, status, size_bytes, created_at, expires_at)
          VALUES (@checkpoint_id, @org_id, @box_id, @app_id, @name, @checkpoint_generation, @status, @size_bytes, @created_at, @expires_at)`,
-      )
-      .run(c);
+      c,
+    );
   }
 
-  finishCheckpoint(id: string, status: Checkpoint['status'], sizeBytes: number): void {
-    this.db.prepare('UPDATE checkpoints SET status = ?, size_bytes = ? WHERE id = ?').run(status, sizeBytes, id);
+  async finishCheckpoint(id: string, status: Checkpoint['status'], sizeBytes: number): Promise<void> {
+    await this.db.run('UPDATE checkpoints SET status = ?, size_bytes = ? WHERE id = ?', [status, sizeBytes, id]);
   }
 
-  getCheckpoint(id: string): (Checkpoint & { org_id: string }) | undefined {
-    const r = this.db.prepare('SELECT * FROM checkpoints WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+  async getCheckpoint(id: string): Promise<(Checkpoint & { org_id: string }) | undefined> {
+    const r = (await this.db.get('SELECT * FROM checkpoints WHERE id = ?', [id])) as Record<string, unknown> | undefined;
     return r && cpFromRow(r);
   }
 
-  listCheckpoints(orgId: string, q: { box_id?: string; app_id?: string; name?: string }) {
+  async listCheckpoints(orgId: string, q: { box_id?: string; app_id?: string; name?: string }) {
     const where = ['org_id = @orgId'];
     for (const k of ['box_id', 'app_id', 'name'] as const) if (q[k]) where.push(`${k} = @${k}`);
     return (
-      this.db.prepare(`SELECT * FROM checkpoints WHERE ${where.join(' AND ')} ORDER BY created_at`).all({ orgId, ...q }) as Record<string, unknown>[]
+      (await this.db.all(`SELECT * FROM checkpoints WHERE ${where.join(' AND ')} ORDER BY created_at`, { orgId, ...q })) as Record<string, unknown>[]
     ).map(cpFromRow);
   }
 
-  deleteCheckpoint(id: string): void {
-    this.db.prepare('DELETE FROM checkpoints WHERE id = ?').run(id);
+  async deleteCheckpoint(id: string): Promise<void> {
+    await this.db.run('DELETE FROM checkpoints WHERE id = ?', [id]);
   }
 
-  expiredCheckpoints(now: string): string[] {
-    return (this.db.prepare('SELECT id FROM checkpoints WHERE expires_at IS NOT NULL AND expires_at < ?').all(now) as { id: string }[]).map((r) => r.id);
+  async expiredCheckpoints(now: string): Promise<string[]> {
+    return ((await this.db.all('SELECT id FROM checkpoints WHERE expires_at IS NOT NULL AND expires_at < ?', [now])) as { id: string }[]).map((r) => r.id);
   }
 
-  recordFork(boxId: string, parent: string | null, checkpointId: string | null): void {
-    this.db.prepare('INSERT OR REPLACE INTO box_forks (box_id, parent_box_id, checkpoint_id) VALUES (?, ?, ?)').run(boxId, parent, checkpointId);
+  async recordFork(boxId: string, parent: string | null, checkpointId: string | null): Promise<void> {
+    await this.db.run(
+      'INSERT INTO box_forks (box_id, parent_box_id, checkpoint_id) VALUES (?, ?, ?) ON CONFLICT (box_id) DO UPDATE SET parent_box_id = excluded.parent_box_id, checkpoint_id = excluded.checkpoint_id',
+      [boxId, parent, checkpointId],
+    );
   }
 
-  lineage(orgId: string): { box_id: string; parent_box_id: string | null; checkpoint_id: string | null }[] {
-    return this.db.prepare('SELECT f.* FROM box_forks f JOIN boxes b ON b.id = f.box_id WHERE b.org_id = ?').all(orgId) as {
+  async lineage(orgId: string): Promise<{ box_id: string; parent_box_id: string | null; checkpoint_id: string | null }[]> {
+    return (await this.db.all('SELECT f.* FROM box_forks f JOIN boxes b ON b.id = f.box_id WHERE b.org_id = ?', [orgId])) as {
       box_id: string;
       parent_box_id: string | null;
       checkpoint_id: string | null;

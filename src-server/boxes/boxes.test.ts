@@ -95,14 +95,16 @@ describe('box lifecycle through the transitions table', () => {
   it('a VM killed under a running box → interrupted_restorable; the next exec restarts it from disk', async () => {
     const box = await create('epsilon');
     rt.crash(box.box_id, 'killed', 'QEMU was killed');
-    const b = await (await svc.api(`/v1/boxes/${box.box_id}`)).json();
-    expect(b).toMatchObject({ status: 'interrupted_restorable', error_message: 'QEMU was killed' });
+    // the crash is recorded as the runtime reports it: one store round trip later on PostgreSQL
+    await expect
+      .poll(async () => await (await svc.api(`/v1/boxes/${box.box_id}`)).json())
+      .toMatchObject({ status: 'interrupted_restorable', error_message: 'QEMU was killed' });
     const res = await post(`/v1/boxes/${box.box_id}/exec`, { command: 'true' });
     expect(res.status).toBe(200);
     expect(rt.calls).toContain(`coldBoot:${box.box_id}`);
     const panic = await create('zeta');
     rt.crash(panic.box_id, 'panic', 'Kernel panic - not syncing');
-    expect((await (await svc.api(`/v1/boxes/${panic.box_id}`)).json()).status).toBe('failed');
+    await expect.poll(async () => (await (await svc.api(`/v1/boxes/${panic.box_id}`)).json()).status).toBe('failed');
   });
 
   it('a terminated box stays readable for a day, listed under status=terminated; its name is free again; then it is purged', async () => {
@@ -122,9 +124,9 @@ describe('box lifecycle through the transitions table', () => {
     expect(again.box_id).not.toBe(box.box_id);
     expect(again.status).toBe('running');
     const boxes = svc.ctx.services.boxes;
-    expect(boxes.purgeTerminated(Date.now() + 23 * 3600 * 1000)).toBe(0);
+    expect(await boxes.purgeTerminated(Date.now() + 23 * 3600 * 1000)).toBe(0);
     expect((await svc.api(`/v1/boxes/${box.box_id}`)).status).toBe(200);
-    expect(boxes.purgeTerminated(Date.now() + 25 * 3600 * 1000)).toBeGreaterThanOrEqual(1);
+    expect(await boxes.purgeTerminated(Date.now() + 25 * 3600 * 1000)).toBeGreaterThanOrEqual(1);
     expect((await svc.api(`/v1/boxes/${box.box_id}`)).status).toBe(404);
     expect((await svc.api(`/v1/boxes/${again.box_id}`)).status).toBe(200);
     expect((await svc.api('/v1/boxes/not-a-box')).status).toBe(400);

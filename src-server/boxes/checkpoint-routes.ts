@@ -14,7 +14,7 @@ export function checkpointRoutes(r: RouteRegistrar, s: { checkpoints: Checkpoint
     params: BoxIdParams,
     body: CheckpointBody,
     summary: 'Checkpoint memory, devices and disk',
-    handler: ({ auth, req, params, body }) => s.checkpoints.checkpoint(access.boxFor(req, auth, params.box_id, 'checkpoint'), body),
+    handler: async ({ auth, req, params, body }) => s.checkpoints.checkpoint(await access.boxFor(req, auth, params.box_id, 'checkpoint'), body),
   });
 
   r.add({
@@ -24,7 +24,7 @@ export function checkpointRoutes(r: RouteRegistrar, s: { checkpoints: Checkpoint
     tag: 'checkpoints',
     query: ListCheckpointsQuery,
     summary: 'List checkpoints',
-    handler: ({ auth, query }) => ({ data: s.checkpoints.list(auth.orgId, query) }),
+    handler: async ({ auth, query }) => ({ data: await s.checkpoints.list(auth.orgId, query) }),
   });
 
   r.add({
@@ -34,8 +34,8 @@ export function checkpointRoutes(r: RouteRegistrar, s: { checkpoints: Checkpoint
     tag: 'checkpoints',
     params: CheckpointIdParams,
     summary: 'Get a checkpoint',
-    handler: ({ auth, params }) => {
-      const { org_id: _o, ...cp } = s.checkpoints.get(auth.orgId, params.checkpoint_id);
+    handler: async ({ auth, params }) => {
+      const { org_id: _o, ...cp } = await s.checkpoints.get(auth.orgId, params.checkpoint_id);
       return cp;
     },
   });
@@ -47,12 +47,12 @@ export function checkpointRoutes(r: RouteRegistrar, s: { checkpoints: Checkpoint
     tag: 'checkpoints',
     params: CheckpointIdParams,
     summary: 'Delete a checkpoint',
-    handler: ({ auth, req, params }) => {
+    handler: async ({ auth, req, params }) => {
       const cps = s.checkpoints;
-      const cp = cps.get(auth.orgId, params.checkpoint_id);
-      const src = cps.sourceBox(cp);
-      if (src && src.status !== 'terminated') access.boxFor(req, auth, src.box_id, 'delete_checkpoint');
-      return cps.delete(cp);
+      const cp = await cps.get(auth.orgId, params.checkpoint_id);
+      const src = await cps.sourceBox(cp);
+      if (src && src.status !== 'terminated') await access.boxFor(req, auth, src.box_id, 'delete_checkpoint');
+      return await cps.delete(cp);
     },
   });
 
@@ -63,10 +63,10 @@ export function checkpointRoutes(r: RouteRegistrar, s: { checkpoints: Checkpoint
     tag: 'checkpoints',
     body: FromCheckpointBody,
     summary: 'A new running box with the memory and disk of a checkpoint',
-    handler: ({ auth, body }) => {
+    handler: async ({ auth, body }) => {
       const cps = s.checkpoints;
-      const cp = cps.get(auth.orgId, body.checkpoint_id);
-      const src = cps.sourceBox(cp);
+      const cp = await cps.get(auth.orgId, body.checkpoint_id);
+      const src = await cps.sourceBox(cp);
       if (src) authorize(auth, src, 'from_checkpoint', undefined);
       return cps.fromCheckpoint(auth, cp, body.name).then((made) => made.box);
     },
@@ -81,7 +81,7 @@ export function checkpointRoutes(r: RouteRegistrar, s: { checkpoints: Checkpoint
     body: ForkBody,
     summary: 'Checkpoint + from_checkpoint in one call; a paused or sleeping box is not woken',
     handler: async ({ auth, req, params, body }) => {
-      const forked = await s.checkpoints.fork(auth, access.boxFor(req, auth, params.box_id, 'fork'), body.name, body.count);
+      const forked = await s.checkpoints.fork(auth, await access.boxFor(req, auth, params.box_id, 'fork'), body.name, body.count);
       return { checkpoint_id: forked.checkpoint_id, boxes: forked.boxes.map((made) => made.box) };
     },
   });
@@ -92,6 +92,6 @@ export function checkpointRoutes(r: RouteRegistrar, s: { checkpoints: Checkpoint
     area: 'box',
     tag: 'checkpoints',
     summary: 'Which box and checkpoint each box was made from (for the fork tree)',
-    handler: ({ auth }) => ({ data: s.checkpoints.lineage(auth.orgId) }),
+    handler: async ({ auth }) => ({ data: await s.checkpoints.lineage(auth.orgId) }),
   });
 }

@@ -22,7 +22,7 @@ export function execRoutes(r: RouteRegistrar, svc: { execs: ExecService; access:
     plain: true, // served ahead of Express (http/plain-front.ts): the handler uses node:http's API only
     summary: 'Run a command; answers an NDJSON event stream (started, stdout/stderr, heartbeat, exit)',
     handler: async ({ auth, req, res, params, body }) => {
-      const box = access.boxFor(req, auth, params.box_id, 'exec');
+      const box = await access.boxFor(req, auth, params.box_id, 'exec');
       const session = await svc.execs.start(box, body);
       // The headers leave with the first line and the last line with the end of the stream.
       // "started" (replayed at once by attach) waits up to START_HOLD_MS for what follows
@@ -77,9 +77,9 @@ export function execRoutes(r: RouteRegistrar, svc: { execs: ExecService; access:
     params: ExecParams,
     idempotent: false,
     summary: 'Wait for a command to end; answers its status, exit code and output tails',
-    handler: ({ auth, req, params }) => {
-      access.boxFor(req, auth, params.box_id, 'exec');
-      return svc.execs.wait(params.box_id, params.exec_id);
+    handler: async ({ auth, req, params }) => {
+      await access.boxFor(req, auth, params.box_id, 'exec');
+      return await svc.execs.wait(params.box_id, params.exec_id);
     },
   });
 
@@ -93,7 +93,7 @@ export function execRoutes(r: RouteRegistrar, svc: { execs: ExecService; access:
     rawBody: true,
     summary: 'Send stdin bytes at a stream offset (retries are safe); eof=true closes stdin',
     handler: async ({ auth, req, params, query }) => {
-      access.boxFor(req, auth, params.box_id, 'exec');
+      await access.boxFor(req, auth, params.box_id, 'exec');
       const s = svc.execs.session(params.box_id, params.exec_id);
       const chunks: Buffer[] = [];
       let size = 0;
@@ -120,8 +120,8 @@ export function execRoutes(r: RouteRegistrar, svc: { execs: ExecService; access:
     params: ExecParams,
     body: CancelBody.optional(),
     summary: 'Cancel a command: SIGTERM, or SIGKILL with force',
-    handler: ({ auth, req, params, body }) => {
-      access.boxFor(req, auth, params.box_id, 'exec');
+    handler: async ({ auth, req, params, body }) => {
+      await access.boxFor(req, auth, params.box_id, 'exec');
       return svc.execs.cancel(params.box_id, params.exec_id, !!body?.force);
     },
   });
@@ -135,8 +135,8 @@ export function execRoutes(r: RouteRegistrar, svc: { execs: ExecService; access:
     body: ResizeBody,
     idempotent: false,
     summary: "Resize a command's terminal",
-    handler: ({ auth, req, params, body }) => {
-      access.boxFor(req, auth, params.box_id, 'exec');
+    handler: async ({ auth, req, params, body }) => {
+      await access.boxFor(req, auth, params.box_id, 'exec');
       svc.execs.session(params.box_id, params.exec_id).guest.resize(body.cols, body.rows);
       return { exec_id: params.exec_id, cols: body.cols, rows: body.rows };
     },
@@ -149,9 +149,9 @@ export function execRoutes(r: RouteRegistrar, svc: { execs: ExecService; access:
     tag: 'exec',
     params: BoxIdParams,
     summary: 'Recent commands of the box, newest first',
-    handler: ({ auth, req, params }) => {
-      access.boxFor(req, auth, params.box_id, 'read');
-      return { data: svc.execs.list(params.box_id) };
+    handler: async ({ auth, req, params }) => {
+      await access.boxFor(req, auth, params.box_id, 'read');
+      return { data: await svc.execs.list(params.box_id) };
     },
   });
 }

@@ -13,28 +13,31 @@ export class ExecService {
   private repo: ExecsRepo;
 
   constructor(
-    app: AppBase,
+    private app: AppBase,
     private boxes: BoxService,
   ) {
     this.repo = new ExecsRepo(app.db, app.config.dataDir);
-    // Commands that were running when the service stopped cannot be re-attached.
-    this.repo.failRunning(new Date().toISOString());
   }
 
-  close() {
-    this.repo.close();
+  /** At start: commands that were running when the service stopped cannot be re-attached. */
+  recover(): Promise<void> {
+    return this.repo.failRunning(new Date().toISOString());
+  }
+
+  close(): Promise<void> {
+    return this.repo.close();
   }
 
   /** Starts (or, for a repeated idempotency_key, re-attaches to) a command. */
   async start(box: BoxRecord, body: ExecBody): Promise<ExecSession> {
     if (body.idempotency_key) {
-      const prior = this.repo.idByIdempotencyKey(box.box_id, body.idempotency_key);
+      const prior = await this.repo.idByIdempotencyKey(box.box_id, body.idempotency_key);
       if (prior) return this.session(box.box_id, prior);
     }
     // Both callers (the route, the cron runner) read `box` just before, in this same turn: a
     // running box needs no second and third read (ensureRunning), only its activity noted.
     let running = box;
-    if (box.status === 'running') this.boxes.touch(box.box_id);
+    if (box.status === 'running') await this.boxes.touch(box.box_id);
     else running = await this.boxes.ensureRunning(box, 'exec');
     const agent = await this.boxes.agent(running.box_id);
     const argv = typeof body.command === 'string' ? ['/bin/sh', '-c', body.command] : body.command;
@@ -50,7 +53,10 @@ export class ExecService {
     });
     if (!body.open_stdin) guest.closeStdin();
     const id = newId('exec');
-    this.repo.insertRunning({
+    // The session reads the guest's streams from now on: a short command may end while its
+    // row is being written (a round trip on PostgreSQL), and its output must not be missed.
+    // Its end is recorded only after the row exists.
+    const inserted = this.repo.insertRunning({
       id,
       boxId: box.box_id,
       orgId: box.org_id,
@@ -59,20 +65,33 @@ export class ExecService {
       idempotencyKey: body.idempotency_key ?? null,
       startedAt: new Date().toISOString(),
     });
-    const s = new ExecSession(id, box.box_id, guest, (done) => this.finish(done));
+    const s = new ExecSession(id, box.box_id, guest, async (done) => {
+      try {
+        await inserted;
+        await this.finish(done);
+      } catch (e) {
+        this.app.log.error(`exec ${id}: recording its end failed`, e);
+      }
+    });
+    try {
+      await inserted;
+    } catch (e) {
+      guest.signal('SIGKILL');
+      throw e;
+    }
     this.live.set(id, s);
     return s;
   }
 
-  private finish(s: ExecSession) {
-    this.repo.finish(s.id, {
+  private async finish(s: ExecSession) {
+    await this.repo.finish(s.id, {
       status: s.status,
       returnCode: s.returnCode,
       finishedAt: s.finishedAt,
       stdoutTail: s.tail('stdout'),
       stderrTail: s.tail('stderr'),
     });
-    this.boxes.touch(s.boxId);
+    await this.boxes.touch(s.boxId);
     // Keep finished sessions briefly so late re-attaches and waits still see the output.
     setTimeout(() => this.live.delete(s.id), 60_000).unref();
   }
@@ -91,7 +110,7 @@ export class ExecService {
   async wait(boxId: string, execId: string) {
     const s = this.live.get(execId);
     if (s && s.boxId === boxId) await s.done;
-    const row = this.repo.get(boxId, execId);
+    const row = await this.repo.get(boxId, execId);
     if (!row) throw notFound(`No exec ${execId} in box ${boxId}.`, null, 'exec_id');
     return {
       exec_id: row.id,
@@ -111,7 +130,7 @@ export class ExecService {
     return { exec_id: s.id, status: s.status === 'running' ? 'cancelling' : s.status };
   }
 
-  list(boxId: string, limit = 50): ExecInfo[] {
-    return this.repo.list(boxId, limit).map(toExecInfo);
+  async list(boxId: string, limit = 50): Promise<ExecInfo[]> {
+    return (await this.repo.list(boxId, limit)).map(toExecInfo);
   }
 }

@@ -22,13 +22,14 @@ export class ExecSession {
   private logBytes = 0;
   private listeners = new Set<Listener>();
   private tails = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
+  /** Settles once the command ended, its exit was sent to the attached streams, and its record was written. */
   readonly done: Promise<void>;
 
   constructor(
     readonly id: string,
     readonly boxId: string,
     readonly guest: GuestExec,
-    onFinish: (s: ExecSession) => void,
+    onFinish: (s: ExecSession) => void | Promise<void>,
   ) {
     this.emit({ type: 'started', exec_id: id });
     for (const name of ['stdout', 'stderr'] as const) {
@@ -50,8 +51,8 @@ export class ExecSession {
       .then(() => {
         this.finishedAt = new Date().toISOString();
         this.emit({ type: 'exit', status: this.status as Exclude<ExecStatus, 'running'>, return_code: this.returnCode });
-        onFinish(this);
         this.listeners.clear();
+        return onFinish(this);
       });
   }
 

@@ -51,7 +51,7 @@ it(
     // the failure: its VM gone, the box recorded failed
     process.kill(livePid(boxFolder(dataDir, box.box_id))!, 'SIGKILL');
     await new Promise((r) => setTimeout(r, 500));
-    new BoxesRepo(svc.ctx.db).setStatus(box.box_id, 'failed', { error_message: 'The guest agent stopped answering (3 health checks failed).' });
+    await new BoxesRepo(svc.ctx.db).setStatus(box.box_id, 'failed', { error_message: 'The guest agent stopped answering (3 health checks failed).' });
 
     // its disk is reachable while it stays failed: a maintenance VM booted cold from it
     let t0 = Date.now();

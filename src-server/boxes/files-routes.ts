@@ -18,7 +18,7 @@ export function filesRoutes(r: RouteRegistrar, s: { files: FilesService; access:
     rawBody: true,
     summary: 'Stream raw bytes into one regular file (a complete retry safely replaces it)',
     handler: async ({ auth, req, params, query }) => {
-      const box = access.boxFor(req, auth, params.box_id, 'files');
+      const box = await access.boxFor(req, auth, params.box_id, 'files');
       const { sizeBytes } = await s.files.write(box, query.path, { mode: query.mode, createParents: query.create_parents }, req);
       return { size_bytes: sizeBytes };
     },
@@ -33,7 +33,7 @@ export function filesRoutes(r: RouteRegistrar, s: { files: FilesService; access:
     query: GetFileQuery,
     summary: 'Stream one regular file out of the box (X-Box-File-Mode carries its mode)',
     handler: async ({ app, auth, req, res, params, query }) => {
-      const box = access.boxFor(req, auth, params.box_id, 'files');
+      const box = await access.boxFor(req, auth, params.box_id, 'files');
       const file = await s.files.read(box, query.path);
       res.status(200).set({ 'Content-Type': 'application/octet-stream', 'X-Box-File-Mode': String(file.mode) });
       if (file.size !== null) res.set('Content-Length', String(file.size));
@@ -53,7 +53,7 @@ export function filesRoutes(r: RouteRegistrar, s: { files: FilesService; access:
     query: ListDirQuery,
     summary: 'List a directory inside the box (volume-entry shape, sorted by name)',
     handler: async ({ auth, req, res, params, query }) => {
-      const box = access.boxFor(req, auth, params.box_id, 'files');
+      const box = await access.boxFor(req, auth, params.box_id, 'files');
       await streamListing(res, await s.files.list(box, query.path));
       return undefined;
     },

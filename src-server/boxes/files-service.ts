@@ -51,7 +51,12 @@ export class FilesService {
   }
 
   /** Streams `source` into one regular file (a complete retry replaces it). */
-  async write(box: BoxRecord, path: string, opts: { mode: number; createParents: boolean; user?: string }, source: Readable): Promise<{ sizeBytes: number }> {
+  async write(
+    box: BoxRecord,
+    path: string,
+    opts: { mode: number; createParents: boolean; user?: string; chownToUser?: boolean; xattrs?: Record<string, string> },
+    source: Readable,
+  ): Promise<{ sizeBytes: number; xattrsSet?: number }> {
     return this.withAgent(box, async (agent, done) => {
       try {
         return await agent.writeFile(path, opts, source).catch((e) => guestError(e, path));

@@ -14,11 +14,11 @@ export async function refreshGuestFiles(
   log: AppBase['log'],
 ): Promise<{ updated: string[]; failed: string[] }> {
   const out = { updated: [] as string[], failed: [] as string[] };
-  const running = boxes.live().filter((b) => b.status === 'running');
+  const running = (await boxes.live()).filter((b) => b.status === 'running');
   await Promise.all(
     running.map((b) =>
       boxes.withLock(b.box_id, async () => {
-        const cur = boxes.get(b.box_id);
+        const cur = await boxes.get(b.box_id);
         if (cur?.status !== 'running') return;
         try {
           await writeGuestFiles(await boxes.agent(cur.box_id), boxes.guestSetup.files(cur));

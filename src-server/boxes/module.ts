@@ -23,22 +23,18 @@ export { refreshGuestFiles } from './guest-refresh.js';
  * in the app, a fake one in fast route tests. Areas built later (network, cron) plug into
  * `boxes.hooks` and `boxes.guestSetup`.
  */
-export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDeps & { audit: Pick<AuditLog, 'record'> }) {
+export async function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDeps & { audit: Pick<AuditLog, 'record'> }) {
   const boxes = new BoxService(app, runtime, deps);
-  const access = boxAccess({ lookup: (id) => boxes.get(id), audit: deps.audit });
+  const access = boxAccess({ lookup: async (id) => await boxes.get(id), audit: deps.audit });
   const checkpoints = boxes.checkpoints;
   const execs = new ExecService(app, boxes);
   const maintenance = boxes.maintenance;
   const files = new FilesService(boxes, maintenance);
   /** Disk bytes used by an app's boxes (the apps routes report it). */
-  const diskUsage = (appId: string) =>
-    boxes
-      .live()
-      .filter((b) => b.app_id === appId)
-      .reduce((n, b) => n + boxes.meters.diskUsageBytes(b.box_id), 0);
-  deps.volumes.setMountChecker((orgId, volumeId) =>
-    boxes
-      .live()
+  const diskUsage = async (appId: string) =>
+    (await boxes.live()).filter((b) => b.app_id === appId).reduce((n, b) => n + boxes.meters.diskUsageBytes(b.box_id), 0);
+  deps.volumes.setMountChecker(async (orgId, volumeId) =>
+    (await boxes.live())
       .filter((b) => b.org_id === orgId && b.status !== 'failed' && b.volume_mounts.some((m) => m.volume_id === volumeId))
       .map((b) => b.box_id),
   );
@@ -65,7 +61,8 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDep
       boxOpsRoutes(r, { restore: checkpoints.restorer, fileOps: new BoxFileOps(boxes), access });
     },
     async start() {
-      adopting = boxes.reconcile();
+      await execs.recover();
+      ({ adopting } = await boxes.reconcile());
       scheduler.start();
     },
     async stop() {
@@ -73,7 +70,7 @@ export function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDep
       await adopting;
       await maintenance.stopAll();
       await runtime.close();
-      execs.close();
+      await execs.close();
     },
   };
   return { boxes, checkpoints, execs, files, diskUsage, access, area };

@@ -10,9 +10,9 @@ export type { BoxRecord };
 
 /** Looking boxes up: any organization, terminated ones included for `get`. */
 export interface BoxLookup {
-  get(boxId: string): BoxRecord | undefined;
+  get(boxId: string): Promise<BoxRecord | undefined>;
   /** Every box that is not terminated. */
-  live(): BoxRecord[];
+  live(): Promise<BoxRecord[]>;
 }
 
 /**

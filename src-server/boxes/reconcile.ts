@@ -20,36 +20,36 @@ export const ADOPTING_MESSAGE = 'The service restarted: its VM is being taken ov
  * returns, every `running` box is marked `interrupted_restorable` (ADOPTING_MESSAGE) and
  * every live box's lock is taken; the adoptions then run in the background, RECONCILE_PARALLEL
  * at a time, each turning its box `running` again once its agent answered. An operation on a
- * box waits for the box's lock, so it never sees a VM that is half taken over. The promise
+ * box waits for the box's lock, so it never sees a VM that is half taken over. `adopting`
  * resolves when all of them are done.
  */
-export function reconcileBoxes(
+export async function reconcileBoxes(
   log: Logger,
   repo: BoxesRepo,
   runtime: BoxRuntime,
-  vmConfig: (b: BoxRecord) => VmConfig,
+  vmConfig: (b: BoxRecord) => Promise<VmConfig>,
   withLock: (boxId: string, fn: () => Promise<void>) => Promise<void>,
-): Promise<void> {
-  const boxes = repo.live();
+): Promise<{ adopting: Promise<void> }> {
+  const boxes = await repo.live();
   const t0 = Date.now();
   let adopted = 0;
-  for (const box of boxes) if (box.status === 'running') repo.setStatus(box.box_id, 'interrupted_restorable', { error_message: ADOPTING_MESSAGE });
+  for (const box of boxes) if (box.status === 'running') await repo.setStatus(box.box_id, 'interrupted_restorable', { error_message: ADOPTING_MESSAGE });
   const one = async (box: BoxRecord) => {
     try {
       if (box.status === 'running' || box.status === 'sleeping' || box.status === 'interrupted_restorable') {
-        const r = await runtime.adopt(vmConfig(box));
+        const r = await runtime.adopt(await vmConfig(box));
         if (r.adopted) {
           adopted++;
-          repo.setStatus(box.box_id, 'running', { error_message: null });
+          await repo.setStatus(box.box_id, 'running', { error_message: null });
           log.info(`adopted box ${box.box_id} (${box.name}, was ${box.status}): ${r.note}`);
         } else if (box.status === 'running') {
           const message = `The VM could not be taken over at start (${r.note}); it restarts from its disk on the next operation.`;
-          repo.update(box.box_id, { error_message: message });
+          await repo.update(box.box_id, { error_message: message });
           log.warn(`box ${box.box_id} (${box.name}): running -> interrupted_restorable: ${message}`);
         }
       } else if (box.status === 'creating') {
         await runtime.stop(box.box_id).catch(() => {});
-        repo.setStatus(box.box_id, 'failed', { error_message: 'The service stopped while this box was being created.' });
+        await repo.setStatus(box.box_id, 'failed', { error_message: 'The service stopped while this box was being created.' });
         log.warn(`box ${box.box_id} (${box.name}): creating -> failed: the service stopped while it was being created`);
       } else if (box.status === 'failed') {
         // a maintenance VM (maintenance.ts) a killed service left behind
@@ -59,7 +59,7 @@ export function reconcileBoxes(
         }
       } else if (box.status === 'terminating') {
         await runtime.destroy(box.box_id).catch(() => {});
-        repo.setStatus(box.box_id, 'terminated');
+        await repo.setStatus(box.box_id, 'terminated');
         log.info(`box ${box.box_id} (${box.name}): terminating -> terminated (finished at start)`);
       }
     } catch (e) {
@@ -81,8 +81,9 @@ export function reconcileBoxes(
       }
     }),
   );
-  return Promise.all(all).then(() => {
+  const adopting = Promise.all(all).then(() => {
     if (boxes.length)
       log.info(`adoption at start: ${adopted} VM${adopted === 1 ? '' : 's'} taken over, ${boxes.length} live boxes looked at in ${Date.now() - t0} ms`);
   });
+  return { adopting };
 }

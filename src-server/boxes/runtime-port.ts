@@ -75,6 +75,13 @@ export interface TemplateWarmup {
     sh(script: string, timeoutMs: number): Promise<{ exitCode: number | null; stdout: string; stderr: string }>;
     writeFile(path: string, content: Buffer): Promise<void>;
   }): Promise<void>;
+  /**
+   * Run in every warm-pool clone of the template before a box takes it: the guest code a
+   * box's first use of the area runs, run once so QEMU has translated it (its translation
+   * cache is not part of the saved state: under TCG each clone translates anew). It must
+   * leave nothing a box could see; a failure is ignored.
+   */
+  clone?(guest: GuestAgent): Promise<void>;
 }
 
 /** The root disk of a named image, or undefined when the name is unknown. */
@@ -170,6 +177,8 @@ interface ExecOptions {
   tty?: { cols: number; rows: number };
   stdin?: boolean;
   timeoutMs?: number;
+  /** A port in the box to connect to instead, argv running when nothing listens (guest/agent-exec.ts). */
+  connectPort?: number;
 }
 
 export interface ExecResult {
@@ -191,8 +200,16 @@ export interface GuestExec {
 export interface GuestAgent {
   exec(opts: ExecOptions): GuestExec;
   /** durable (default true): synced before the answer; false for files written again on every start. */
-  /** user: the file is written (read) as that user of the box, its permissions applying; default root. */
-  writeFile(path: string, opts: { mode: number; createParents: boolean; durable?: boolean; user?: string }, source: Readable): Promise<{ sizeBytes: number }>;
+  /**
+   * user: the file is written (read) as that user of the box, its permissions applying; default root.
+   * chownToUser: written as root, the file and the directories it creates given to `user` (E2B's upload).
+   * xattrs: extended attributes set on the new file (xattrsSet: how many the file system kept).
+   */
+  writeFile(
+    path: string,
+    opts: { mode: number; createParents: boolean; durable?: boolean; user?: string; chownToUser?: boolean; xattrs?: Record<string, string> },
+    source: Readable,
+  ): Promise<{ sizeBytes: number; xattrsSet?: number }>;
   readFile(path: string, opts?: { user?: string }): Promise<{ mode: number; size: number | null; stream: Readable }>;
   stat(path: string, opts: { follow: boolean }): Promise<EntryInfo>;
   /** The entries sorted by name (byte order), in batches as the guest sends them: a listing of any size is passed on, not held. */

@@ -35,7 +35,7 @@ export class BoxScheduler {
     if (this.running) return;
     this.running = true;
     try {
-      for (const box of this.boxes.live()) {
+      for (const box of await this.boxes.live()) {
         if (box.status === 'sleeping' && box.wake_at && Date.parse(box.wake_at) <= now) {
           await this.boxes.resume(box).catch((e) => this.app.log.error(`scheduled wake of ${box.box_id}`, e, { box_id: box.box_id }));
         } else if (box.status === 'running' && box.auto_sleep.automatic && box.auto_sleep.min_seconds_before_sleep) {
@@ -47,9 +47,9 @@ export class BoxScheduler {
       }
       if (now - this.lastPurge >= PURGE_EVERY_MS) {
         this.lastPurge = now;
-        this.boxes.purgeTerminated(now);
+        await this.boxes.purgeTerminated(now);
       }
-      for (const cp of this.checkpoints.expired(now)) {
+      for (const cp of await this.checkpoints.expired(now)) {
         await this.checkpoints.delete(cp).catch((e) => this.app.log.error(`expire ${cp.checkpoint_id}`, e));
       }
     } finally {

@@ -17,7 +17,7 @@ export function codeRoutes(code: CodeService, access: BoxAccess) {
       params: BoxIdParams,
       body: CreateContextBody,
       summary: 'Start a code context (python, javascript or bash kernel) in the box',
-      handler: ({ auth, req, params, body }) => code.createContext(access.boxFor(req, auth, params.box_id, 'exec'), body),
+      handler: async ({ auth, req, params, body }) => code.createContext(await access.boxFor(req, auth, params.box_id, 'exec'), body),
     });
 
     r.add({
@@ -27,7 +27,7 @@ export function codeRoutes(code: CodeService, access: BoxAccess) {
       tag: 'code',
       params: BoxIdParams,
       summary: "The box's code contexts",
-      handler: async ({ auth, req, params }) => ({ data: await code.listContexts(access.boxFor(req, auth, params.box_id, 'exec')) }),
+      handler: async ({ auth, req, params }) => ({ data: await code.listContexts(await access.boxFor(req, auth, params.box_id, 'exec')) }),
     });
 
     r.add({
@@ -37,7 +37,7 @@ export function codeRoutes(code: CodeService, access: BoxAccess) {
       tag: 'code',
       params: ContextParams,
       summary: 'Stop a code context and forget its state',
-      handler: ({ auth, req, params }) => code.deleteContext(access.boxFor(req, auth, params.box_id, 'exec'), params.context_id),
+      handler: async ({ auth, req, params }) => code.deleteContext(await access.boxFor(req, auth, params.box_id, 'exec'), params.context_id),
     });
 
     r.add({
@@ -47,7 +47,7 @@ export function codeRoutes(code: CodeService, access: BoxAccess) {
       tag: 'code',
       params: ContextParams,
       summary: "Restart a code context's kernel (its state is cleared)",
-      handler: ({ auth, req, params }) => code.restartContext(access.boxFor(req, auth, params.box_id, 'exec'), params.context_id),
+      handler: async ({ auth, req, params }) => code.restartContext(await access.boxFor(req, auth, params.box_id, 'exec'), params.context_id),
     });
 
     r.add({
@@ -62,7 +62,7 @@ export function codeRoutes(code: CodeService, access: BoxAccess) {
       summary:
         "Run code in a context (default: the box's python context); answers the execution, or with ?stream=1 (Accept: application/x-ndjson) NDJSON events: stdout, stderr, result, error, then end",
       handler: async ({ auth, req, res, params, query, body }) => {
-        const box = access.boxFor(req, auth, params.box_id, 'exec');
+        const box = await access.boxFor(req, auth, params.box_id, 'exec');
         const stream = query.stream === '1' || query.stream === 'true' || /application\/x-ndjson/.test(req.headers.accept ?? '');
         if (!stream) return code.run(box, body);
         let started = false;

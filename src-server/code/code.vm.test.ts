@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeExecution } from '../contract/code.js';
 import { LINE_1_3_2 } from './test-support/chart.js';
 import { runCli } from '../../src-cli/test-support/cli.js';
+import { readExecStream } from '../test-support/exec-stream.js';
 import { startTestService, templatesReady, type TestService } from '../test-support/harness.js';
 
 const VM_TIMEOUT = 600_000;
@@ -21,11 +22,31 @@ const post = async (p: string, json: unknown = {}) => {
 };
 const run = async (body: Record<string, unknown>) => (await post(`/v1/boxes/${boxId}/code/run`, body)) as CodeExecution;
 const text = (x: CodeExecution) => x.results.find((r) => r.is_main_result)?.['text/plain'];
+/**
+ * How the service reaches the box's daemon: `direct` when no connector runs in the box (the
+ * agent's own connection to the daemon's port, EXEC connect), `connector` when bash's
+ * /dev/tcp connector does (the daemon had to be started by it).
+ */
+const link = async (id: string) => {
+  const res = await svc.api(`/v1/boxes/${id}/exec`, {
+    method: 'POST',
+    json: { command: 'pgrep -f "dev/[t]cp/127.0.0.1/49999" >/dev/null && echo connector || echo direct' },
+  });
+  return readExecStream(await res.text()).stdout.trim();
+};
 
 beforeAll(async () => {
   process.env.BOX_CODE_WARM = '1'; // the default template's warm kernel (vitest.config.ts turns it off)
+  process.env.BOX_WARM_POOL = '1';
   svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxcode-'), tuning: { prepareTemplates: true } });
   await templatesReady(svc); // built with its warm kernel before the first create asks for it
+  // the box is a warm-pool clone (vitest.config.ts turns the pool off), as a user's is: the
+  // pool ran a first cell's path in it (the daemon's `touch`), which must leave no trace
+  for (let i = 0; i < 600; i++) {
+    const tpls = (await (await svc.api('/v1/templates')).json()) as { data: Array<{ warm_clones?: number }> };
+    if (tpls.data.some((t) => (t.warm_clones ?? 0) > 0)) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
   const appId = (await post('/v1/apps/find', { name: 'code', mint_if_missing: true })).id;
   boxId = (await post('/v1/boxes', { app_id: appId, name: 'code1' })).box_id;
 }, VM_TIMEOUT);
@@ -42,6 +63,8 @@ describe('the code interpreter in a real box', () => {
       const warm = await run({ code: '"np" in dir() and "pd" in dir() and "plt" in dir()' });
       expect(text(warm)).toBe('True');
       expect(warm.execution_count).toBe(1);
+      // the template's daemon listened from the clone's first instant: the agent joined it, no connector
+      expect(await link(boxId)).toBe('direct');
       const a = await run({ code: 'x = 6 * 7\nprint("set", x)' });
       expect(a.error).toBeNull();
       expect(a.stdout).toBe('set 42\n');
@@ -160,12 +183,14 @@ describe('the code interpreter in a real box', () => {
       const after = await run({ code: 'x' }); // wakes the box
       expect(text(after)).toBe('42');
       expect(after.execution_count).toBe(before.execution_count! + 1);
+      expect(await link(boxId)).toBe('direct'); // the connection made again after the wake
 
       const fork = await post(`/v1/boxes/${boxId}/fork`, { name: 'code1-fork' });
       const kid = fork.boxes[0].box_id as string;
       try {
         const inKid = (await post(`/v1/boxes/${kid}/code/run`, { code: 'x' })) as CodeExecution;
         expect(text(inKid)).toBe('42');
+        expect(await link(kid)).toBe('direct'); // the child's own connection to its copy of the daemon
         await post(`/v1/boxes/${kid}/code/run`, { code: 'x = 1' });
         expect(text((await post(`/v1/boxes/${kid}/code/run`, { code: 'x' })) as CodeExecution)).toBe('1');
         expect(text(await run({ code: 'x' }))).toBe('42');
@@ -192,6 +217,7 @@ describe('the code interpreter in a real box', () => {
       expect(next.error).toBeNull();
       expect(text(next)).toBe('(False, True)'); // fresh state, the default context's imports back
       expect(next.stderr).toContain('every context was reset');
+      expect(await link(boxId)).toBe('connector'); // nothing listened: the connector started the daemon
       expect((await run({ code: '1' })).stderr).toBe('');
       const gone = await svc.api(`/v1/boxes/${boxId}/code/run`, { method: 'POST', json: { code: '1', context_id: ctx.id } });
       expect(gone.status).toBe(404);

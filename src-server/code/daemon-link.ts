@@ -15,12 +15,15 @@ const NO_DAEMON = 3;
 const DAEMON_GONE = 5;
 
 /**
- * The connector: one long-running exec per box that joins the host to the daemon's socket
- * (bash's /dev/tcp, so no process starts per request). It starts the daemon when none
- * listens (exit 3: its files are not in the box yet). The daemon runs in its own session:
- * it outlives this exec, and pause/resume, sleep/wake and forks carry it with the VM. When
- * the daemon goes, its end of the socket closes and the connector exits (5) at once, so a
- * run in flight fails then and the next request starts a new daemon.
+ * The link: one long-running exec stream per box joined to the daemon's socket. The agent
+ * connects to the daemon's port itself (`connectPort`: no process in the box, no shell to
+ * start: a template's daemon is listening in every clone from its first instant), and the
+ * stream ends (exit 0) when the daemon closes it. Only when nothing listens does the agent
+ * run this connector instead: bash starts the daemon (exit 3 when its files are not in the
+ * box yet) and joins the stream to it with /dev/tcp; when the daemon goes, the connector
+ * exits (5). The daemon runs in its own session: it outlives the stream, and pause/resume,
+ * sleep/wake and forks carry it with the VM. A run in flight fails when it goes, and the
+ * next request starts a new daemon.
  */
 const CONNECT = `D=${GUEST_DIR}
 c() { exec 3<>/dev/tcp/127.0.0.1/${GUEST_PORT}; } 2>/dev/null
@@ -53,7 +56,7 @@ export class DaemonLink {
     exec.exit.then(
       (r) =>
         end(
-          r.exitCode === DAEMON_GONE
+          r.exitCode === DAEMON_GONE || r.exitCode === 0
             ? 'The code interpreter in the box stopped: the state of every context is lost. The next run starts it again, with fresh contexts.'
             : `The code interpreter's connection ended (${r.exitCode === NO_DAEMON ? 'no daemon' : `exit ${r.exitCode ?? r.signal}`}).`,
         ),
@@ -64,7 +67,7 @@ export class DaemonLink {
   /** Connects to the box's daemon, starting it (after writing its files) when needed. */
   static async open(agent: GuestAgent, env: Record<string, string>, user?: string): Promise<DaemonLink> {
     for (let attempt = 0; ; attempt++) {
-      const exec = agent.exec({ argv: ['/bin/bash', '-c', CONNECT], env, user, stdin: true });
+      const exec = agent.exec({ argv: ['/bin/bash', '-c', CONNECT], env, user, stdin: true, connectPort: GUEST_PORT });
       const link = new DaemonLink(exec);
       // the connector prints nothing itself: the daemon answers, or the connector exits
       if (
@@ -80,6 +83,25 @@ export class DaemonLink {
       }
       for (const f of GUEST_FILES)
         await agent.writeFile(`${GUEST_DIR}/${f.name}`, { mode: 0o644, createParents: true, durable: false }, Readable.from([f.content]));
+    }
+  }
+
+  /**
+   * A warm-pool clone's warm-up: a connection to the template's daemon (none is started when
+   * none listens) runs the path of a first cell once, silently (op `touch`), so QEMU has
+   * translated it before a box takes the clone. Leaves nothing a box could see.
+   */
+  static async touch(agent: GuestAgent): Promise<void> {
+    const exec = agent.exec({ argv: ['/bin/true'], stdin: true, connectPort: GUEST_PORT, timeoutMs: 60_000 });
+    const link = new DaemonLink(exec);
+    try {
+      await link.request({ op: 'env', env: {} }); // the template's own (empty) box environment: no change
+      await link.request({ op: 'touch' });
+    } catch {
+      // no daemon in this template (or it failed): nothing to warm
+    } finally {
+      exec.closeStdin();
+      await exec.exit.catch(() => {});
     }
   }
 

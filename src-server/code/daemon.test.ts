@@ -19,6 +19,19 @@ beforeAll(async () => {
 afterAll(() => daemon?.close());
 
 describe('the code daemon, Python (ipykernel)', () => {
+  it("a warm-pool clone's touch starts no kernel, and with one running leaves no trace (no count, no `_`, no events)", async () => {
+    const idle = await request({ op: 'touch' });
+    expect(idle.map((e) => e.type)).toEqual(['reply']);
+    const listed = (await request({ op: 'list' })).at(-1)!.contexts as unknown[];
+    expect(listed).toEqual([]); // no context was started by it
+    const a = await run({ code: '40 + 2' });
+    const touched = await request({ op: 'touch' });
+    expect(touched.map((e) => e.type)).toEqual(['reply']);
+    const b = await run({ code: '_' });
+    expect(main(b)?.['text/plain']).toBe('42'); // the last result is still the client's
+    expect(b.execution_count).toBe(a.execution_count! + 1);
+  }, 60_000);
+
   it('keeps state, streams stdout before the result, counts executions', async () => {
     const a = await run({ code: 'x = 6 * 7\nprint("hello")' });
     expect(a.stdout).toBe('hello\n');

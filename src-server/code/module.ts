@@ -13,8 +13,8 @@ export type { CodeService };
 export function codeArea(app: AppBase, deps: { boxes: BoxService; access: BoxAccess }) {
   const b = deps.boxes;
   const port: CodeBoxes = {
-    ensureRunning: (box) => (box.status === 'running' ? Promise.resolve(box) : b.ensureRunning(box, 'exec')),
-    touch: (id) => b.touch(id),
+    ensureRunning: async (box) => (box.status === 'running' ? Promise.resolve(box) : await b.ensureRunning(box, 'exec')),
+    touch: async (id) => await b.touch(id),
     agent: (id) => b.agent(id),
     commandEnv: (box) => ({ env: b.guestSetup.env(box), user: b.guestSetup.defaults(box).user }),
     onGone: (fn) => b.hooks.onGone(fn),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TemplateWarmup } from '../boxes/ports.js';
+import { DaemonLink } from './daemon-link.js';
 import { GUEST_DIR, GUEST_FILES } from './guest-files.js';
 
 // ~10 s on an idle machine under TCG; a warm-up still running after this is stuck, and the
@@ -33,4 +34,5 @@ export const codeWarmup: TemplateWarmup = {
       throw new Error(`code warm-up failed: ${r.stdout}${r.stderr}`);
     }
   },
+  clone: (guest) => DaemonLink.touch(guest),
 };

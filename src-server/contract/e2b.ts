@@ -68,7 +68,14 @@ export type E2BListQuery = z.infer<typeof E2BListQuery>;
 
 export const E2BSnapshotsQuery = z.object({ sandboxID: z.string().max(256).optional(), name: z.string().max(256).optional() });
 
-export const E2BSandboxIdParams = z.object({ sandboxID: z.string().min(1).max(256) });
+// no NUL: PostgreSQL's text refuses it (an id holding one is not any sandbox's)
+export const E2BSandboxIdParams = z.object({
+  sandboxID: z
+    .string()
+    .min(1)
+    .max(256)
+    .refine((s) => !s.includes('\0'), 'sandboxID must not hold a NUL character'),
+});
 export const E2BTemplateIdParams = z.object({ templateID: z.string().min(1).max(256) });
 
 /** What create, connect and resume answer: where envd is and the token it wants. */

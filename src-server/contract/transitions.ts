@@ -24,7 +24,7 @@ export const ACCEPTS = {
   resume: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
   sleep: ['running', 'sleeping'],
   wake_at: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
-  // a paused or sleeping box reboots from its disk, its saved memory dropped (E2B's filesystem-only resume)
+  // a paused or sleeping box's saved memory is dropped: it boots from its disk (E2B's filesystem-only pause)
   reboot: ['running', 'paused', 'sleeping', 'interrupted_restorable', 'failed'],
   upgrade: ['running', 'paused', 'sleeping', 'interrupted_restorable'],
   terminate: ['creating', 'running', 'paused', 'sleeping', 'failed', 'interrupted_restorable'],

@@ -7,19 +7,19 @@ export class AppsService {
   constructor(private apps: AppsRepo) {}
 
   /** The app named `name`; created when missing if `mint`, else 404 naming `name`. */
-  find(orgId: string, name: string, mint: boolean): App {
-    const found = this.apps.byName(orgId, name);
+  async find(orgId: string, name: string, mint: boolean): Promise<App> {
+    const found = await this.apps.byName(orgId, name);
     if (found) return found;
     if (!mint) throw notFound(`No app named "${name}"; pass mint_if_missing: true to create it.`, null, 'name');
-    return this.apps.mint(orgId, name);
+    return await this.apps.mint(orgId, name);
   }
 
-  exists(orgId: string, appId: string): boolean {
-    return this.apps.exists(orgId, appId);
+  async exists(orgId: string, appId: string): Promise<boolean> {
+    return await this.apps.exists(orgId, appId);
   }
 
   /** Every app with the counts and requested resources of its live boxes (disk use is the boxes area's). */
-  totals(orgId: string) {
-    return this.apps.totals(orgId);
+  async totals(orgId: string) {
+    return await this.apps.totals(orgId);
   }
 }

@@ -9,12 +9,18 @@ export class AuditLog {
   constructor(private repo: AuditRepo) {}
 
   /** Records `action` on `target` by the calling key; `reason` is the operator's override reason, if any. */
-  record(auth: Principal, action: string, target: string | null, details: Record<string, unknown> | null = null, reason: string | null = null): void {
-    this.repo.add({ org_id: auth.orgId, key_id: auth.key.id, action, target, reason, details });
+  async record(
+    auth: Principal,
+    action: string,
+    target: string | null,
+    details: Record<string, unknown> | null = null,
+    reason: string | null = null,
+  ): Promise<void> {
+    await this.repo.add({ org_id: auth.orgId, key_id: auth.key.id, action, target, reason, details });
   }
 
   /** Newest first. */
-  page(orgId: string, limit: number, offset: number) {
-    return this.repo.page(orgId, limit, offset);
+  async page(orgId: string, limit: number, offset: number) {
+    return await this.repo.page(orgId, limit, offset);
   }
 }

@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
+import { errorOf, startTestService, storedBytes, type TestService } from '../test-support/harness.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -45,8 +43,7 @@ describe('authentication', () => {
 
   it('keys are stored hashed: the secret is not in the database file', async () => {
     const created = await (await svc.api('/v1/api-keys', { method: 'POST', json: { name: 'hashcheck', scope: 'organization' } })).json();
-    svc.ctx.db.pragma('wal_checkpoint(TRUNCATE)');
-    const bytes = fs.readFileSync(path.join(svc.dataDir, 'box.db'));
+    const bytes = await storedBytes(svc);
     expect(bytes.includes(Buffer.from(created.secret))).toBe(false);
     expect(bytes.includes(Buffer.from(created.id))).toBe(true);
   });

@@ -14,7 +14,7 @@ interface IdentityDeps {
   keys: KeysService;
   organization: OrganizationService;
   audit: AuditLog;
-  usage: { flushTokens(): void };
+  usage: { flushTokens(): Promise<void> };
 }
 
 export function identityRoutes(r: RouteRegistrar, s: IdentityDeps) {
@@ -27,9 +27,9 @@ export function identityRoutes(r: RouteRegistrar, s: IdentityDeps) {
     billingExempt: true,
     summary: 'Who the API key belongs to',
     response: Whoami,
-    handler: ({ auth }) => ({
+    handler: async ({ auth }) => ({
       org_id: auth.orgId,
-      org_name: s.organization.get(auth.orgId).name,
+      org_name: (await s.organization.get(auth.orgId)).name,
       key_id: auth.key.id,
       key_scope: auth.key.scope,
       user_id: auth.key.user_id,
@@ -42,7 +42,7 @@ export function identityRoutes(r: RouteRegistrar, s: IdentityDeps) {
     area: 'box',
     tag: 'identity',
     summary: 'List API keys',
-    handler: ({ auth }) => ({ data: s.keys.list(auth.orgId) }),
+    handler: async ({ auth }) => ({ data: await s.keys.list(auth.orgId) }),
   });
 
   r.add({
@@ -52,7 +52,7 @@ export function identityRoutes(r: RouteRegistrar, s: IdentityDeps) {
     tag: 'identity',
     summary: 'Create an API key (the secret is shown once)',
     body: CreateApiKeyBody,
-    handler: ({ auth, body }) => s.keys.create(auth, body),
+    handler: async ({ auth, body }) => await s.keys.create(auth, body),
   });
 
   r.add({
@@ -62,12 +62,12 @@ export function identityRoutes(r: RouteRegistrar, s: IdentityDeps) {
     tag: 'identity',
     summary: 'Revoke an API key',
     params: z.object({ key_id: idSchema('apiKey', 'key_id') }),
-    handler: ({ auth, params }) => s.keys.revoke(auth, params.key_id),
+    handler: async ({ auth, params }) => await s.keys.revoke(auth, params.key_id),
   });
 
-  const orgBody = (orgId: string, app: RouteApp): Organization => {
-    s.usage.flushTokens(); // credits include usage still batched in memory
-    const o = s.organization.get(orgId);
+  const orgBody = async (orgId: string, app: RouteApp): Promise<Organization> => {
+    await s.usage.flushTokens(); // credits include usage still batched in memory
+    const o = await s.organization.get(orgId);
     return { org_id: o.id, name: o.name, credits_usd_nanos: o.credits_usd_nanos, billing_url: `${app.baseUrl()}/#/settings/billing` };
   };
 
@@ -91,8 +91,8 @@ export function identityRoutes(r: RouteRegistrar, s: IdentityDeps) {
     summary: 'Rename the organization or set its credits',
     body: PatchOrganizationBody,
     response: Organization,
-    handler: ({ auth, app, body }) => {
-      s.organization.update(auth, body);
+    handler: async ({ auth, app, body }) => {
+      await s.organization.update(auth, body);
       return orgBody(auth.orgId, app);
     },
   });
@@ -104,8 +104,8 @@ export function identityRoutes(r: RouteRegistrar, s: IdentityDeps) {
     tag: 'identity',
     summary: 'The organization audit log, newest first',
     query: PageQuery,
-    handler: ({ auth, query }) => {
-      const { rows, total } = s.audit.page(auth.orgId, query.limit, query.offset);
+    handler: async ({ auth, query }) => {
+      const { rows, total } = await s.audit.page(auth.orgId, query.limit, query.offset);
       return page(
         rows.map((e) => AuditEntry.parse(e)),
         query,

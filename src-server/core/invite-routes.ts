@@ -52,11 +52,11 @@ export function mountInvitePage(app: Express, invites: InviteService, baseUrl: (
       ),
     );
   });
-  app.post('/ui/invite', express.urlencoded({ extended: false, limit: '4kb' }), (req, res) => {
+  app.post('/ui/invite', express.urlencoded({ extended: false, limit: '4kb' }), async (req, res) => {
     res.set('Cache-Control', 'no-store').type('html');
     const token = typeof (req.body as { token?: unknown } | undefined)?.token === 'string' ? (req.body as { token: string }).token : '';
     try {
-      const a = invites.accept(token, baseUrl(), fingerprint());
+      const a = await invites.accept(token, baseUrl(), fingerprint());
       const fp = a.tls_fingerprint ? ` (certificate SHA-256 ${a.tls_fingerprint})` : '';
       res.send(
         page(

@@ -37,7 +37,7 @@ export class InviteService {
     this.file = path.join(dataDir, 'invites.json');
   }
 
-  create(auth: Principal, body: CreateInviteBody, baseUrl: string): Invite {
+  async create(auth: Principal, body: CreateInviteBody, baseUrl: string): Promise<Invite> {
     const token = randomBytes(24).toString('base64url');
     const p: Pending = {
       invite_id: `inv_${randomUUID().replaceAll('-', '').slice(0, 20)}`,
@@ -49,18 +49,18 @@ export class InviteService {
       expires_at: new Date(Date.now() + (body.ttl_hours ?? 72) * 3_600_000).toISOString(),
     };
     this.save([...this.live(), p]);
-    this.audit.record(auth, 'invite.create', p.invite_id, { name: p.name, scope: p.scope });
+    await this.audit.record(auth, 'invite.create', p.invite_id, { name: p.name, scope: p.scope });
     return { invite_id: p.invite_id, name: p.name, scope: p.scope, url: `${baseUrl}/ui/invite?token=${token}`, expires_at: p.expires_at };
   }
 
   /** Consumes the invite and mints its key; a used, expired or unknown token is a 404 naming `token`. */
-  accept(token: string, baseUrl: string, fingerprint: string | undefined): AcceptedInvite {
+  async accept(token: string, baseUrl: string, fingerprint: string | undefined): Promise<AcceptedInvite> {
     const pending = this.live();
     const p = pending.find((x) => x.token_hash === hash(token));
     if (!p) throw notFound('This invite link was already used, has expired, or is not from this service: ask for a new one.', 'invite_not_found', 'token');
     this.save(pending.filter((x) => x !== p));
-    const { row, secret } = this.keys.create(p.org_id, p.name, p.scope);
-    this.audit.record({ orgId: p.org_id, key: row, via: 'bearer' }, 'invite.accept', p.invite_id, { key_id: row.id, invited_by: p.created_by });
+    const { row, secret } = await this.keys.create(p.org_id, p.name, p.scope);
+    await this.audit.record({ orgId: p.org_id, key: row, via: 'bearer' }, 'invite.accept', p.invite_id, { key_id: row.id, invited_by: p.created_by });
     return {
       key: {
         id: row.id,

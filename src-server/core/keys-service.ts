@@ -22,25 +22,25 @@ export class KeysService {
     private audit: AuditLog,
   ) {}
 
-  list(orgId: string): ApiKey[] {
-    return this.keys.list(orgId).map(publicKey);
+  async list(orgId: string): Promise<ApiKey[]> {
+    return (await this.keys.list(orgId)).map(publicKey);
   }
 
-  create(auth: Principal, body: CreateApiKeyBody): ApiKey & { secret: string } {
-    const { row, secret } = this.keys.create(auth.orgId, body.name, body.scope);
-    this.audit.record(auth, 'api_key.create', row.id, { scope: row.scope });
+  async create(auth: Principal, body: CreateApiKeyBody): Promise<ApiKey & { secret: string }> {
+    const { row, secret } = await this.keys.create(auth.orgId, body.name, body.scope);
+    await this.audit.record(auth, 'api_key.create', row.id, { scope: row.scope });
     return { ...publicKey(row), secret };
   }
 
   /** Revokes a live key of the caller's organization; the last organization-scoped key stays (409). */
-  revoke(auth: Principal, keyId: string): ApiKey {
-    const key = this.keys.get(keyId);
+  async revoke(auth: Principal, keyId: string): Promise<ApiKey> {
+    const key = await this.keys.get(keyId);
     if (!key || key.org_id !== auth.orgId || key.revoked_at) throw notFound(`No API key ${keyId}.`, null, 'key_id');
-    if (key.scope === 'organization' && this.keys.countLiveOrgKeys(auth.orgId) <= 1) {
+    if (key.scope === 'organization' && (await this.keys.countLiveOrgKeys(auth.orgId)) <= 1) {
       throw conflict('This is the last organization-scoped key; create another before revoking it.');
     }
-    this.keys.revoke(key.id);
-    this.audit.record(auth, 'api_key.revoke', key.id);
+    await this.keys.revoke(key.id);
+    await this.audit.record(auth, 'api_key.revoke', key.id);
     return publicKey({ ...key, revoked_at: new Date().toISOString() });
   }
 }

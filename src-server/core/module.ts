@@ -25,7 +25,7 @@ export function coreArea(app: AppBase) {
     invites: new InviteService(app.config.dataDir, repos.keys, audit),
   };
   /** Its routes also show usage and disk use, from areas built later (wiring.ts passes them). */
-  const area = (late: { usage: { flushTokens(): void }; diskUsage: (appId: string) => number }): Area => ({
+  const area = (late: { usage: { flushTokens(): Promise<void> }; diskUsage: (appId: string) => Promise<number> }): Area => ({
     name: 'core',
     mount: (express) => mountInvitePage(express, services.invites, app.baseUrl, () => app.config.tls?.fingerprint),
     routes(r) {

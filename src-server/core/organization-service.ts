@@ -12,21 +12,21 @@ export class OrganizationService {
   ) {}
 
   /** The caller's organization; it exists for as long as any of its keys authenticates. */
-  get(orgId: string) {
-    return this.orgs.get(orgId)!;
+  async get(orgId: string) {
+    return (await this.orgs.get(orgId))!;
   }
 
   /** Draws usage from the organization's credits (usage/: box time and tokens). */
-  charge(orgId: string, nanos: number): void {
-    this.orgs.charge(orgId, nanos);
+  async charge(orgId: string, nanos: number): Promise<void> {
+    await this.orgs.charge(orgId, nanos);
   }
 
   /** Renames and/or sets credits, with its audit entry, in one transaction. */
-  update(auth: Principal, patch: { name?: string; credits_usd_nanos?: number }): void {
-    this.db.transaction(() => {
-      if (patch.credits_usd_nanos !== undefined) this.orgs.setCredits(auth.orgId, patch.credits_usd_nanos);
-      if (patch.name !== undefined) this.orgs.rename(auth.orgId, patch.name);
-      this.audit.record(auth, 'organization.update', auth.orgId, patch);
-    })();
+  async update(auth: Principal, patch: { name?: string; credits_usd_nanos?: number }): Promise<void> {
+    await this.db.transaction(async () => {
+      if (patch.credits_usd_nanos !== undefined) await this.orgs.setCredits(auth.orgId, patch.credits_usd_nanos);
+      if (patch.name !== undefined) await this.orgs.rename(auth.orgId, patch.name);
+      await this.audit.record(auth, 'organization.update', auth.orgId, patch);
+    });
   }
 }

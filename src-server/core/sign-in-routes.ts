@@ -20,9 +20,9 @@ export function mountSignIn(app: Express, signIn: SignInService, webUiDir: strin
   const setSession = (res: express.Response, session: string) => {
     res.cookie(SESSION_COOKIE, session, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: signIn.sessionTtlMs });
   };
-  app.get('/ui/login', (req, res) => {
+  app.get('/ui/login', async (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
-    const session = signIn.redeemLink(token);
+    const session = await signIn.redeemLink(token);
     if (!session) {
       if (webUiDir) return res.redirect(302, '/#/signin?reason=link');
       res.status(401).type('text/plain').send('This sign-in link was already used or is older than 10 minutes. Run `npx box login-link` for a new one.');
@@ -31,10 +31,10 @@ export function mountSignIn(app: Express, signIn: SignInService, webUiDir: strin
     setSession(res, session);
     res.redirect(302, '/');
   });
-  app.post('/ui/session', express.json({ limit: '4kb' }), (req, res, next) => {
+  app.post('/ui/session', express.json({ limit: '4kb' }), async (req, res, next) => {
     const parsed = SignInBody.safeParse(req.body ?? {});
     if (!parsed.success) return next(new ApiError(400, 'invalid_request_error', parsed.error.issues[0]!.message, { param: 'api_key' }));
-    const session = signIn.withKey(parsed.data.api_key);
+    const session = await signIn.withKey(parsed.data.api_key);
     if (!session)
       return next(
         new ApiError(401, 'authentication_error', 'This API key is not valid here (revoked, mistyped, or from another data directory).', {
@@ -63,8 +63,8 @@ export function loginLinkRoutes(r: RouteRegistrar, signIn: SignInService) {
     idempotent: false,
     summary: 'A one-time web UI sign-in link for the calling key (valid 10 minutes, single use)',
     response: LoginLink,
-    handler: ({ auth, app }) => {
-      const { token, expiresAt } = signIn.loginLink(auth.key.id);
+    handler: async ({ auth, app }) => {
+      const { token, expiresAt } = await signIn.loginLink(auth.key.id);
       return { url: `${app.baseUrl()}/ui/login?token=${token}`, expires_at: expiresAt.toISOString() };
     },
   });

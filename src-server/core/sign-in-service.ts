@@ -18,21 +18,21 @@ export class SignInService {
   ) {}
 
   /** A fresh one-time link token for `keyId`, valid LOGIN_LINK_TTL_MS. */
-  loginLink(keyId: string): { token: string; expiresAt: Date } {
-    return { token: this.sessions.mint(keyId, 'link', LOGIN_LINK_TTL_MS), expiresAt: new Date(Date.now() + LOGIN_LINK_TTL_MS) };
+  async loginLink(keyId: string): Promise<{ token: string; expiresAt: Date }> {
+    return { token: await this.sessions.mint(keyId, 'link', LOGIN_LINK_TTL_MS), expiresAt: new Date(Date.now() + LOGIN_LINK_TTL_MS) };
   }
 
   /** Consumes a link token; a session token, or undefined for a used or expired link. */
-  redeemLink(token: string): string | undefined {
-    const keyId = this.sessions.redeem(token, 'link');
-    return keyId && this.sessions.mint(keyId, 'session', SESSION_TTL_MS);
+  async redeemLink(token: string): Promise<string | undefined> {
+    const keyId = await this.sessions.redeem(token, 'link');
+    return keyId && (await this.sessions.mint(keyId, 'session', SESSION_TTL_MS));
   }
 
   /** A session token for a live API key's secret, or undefined (revoked, mistyped, another data directory). */
-  withKey(secret: string): string | undefined {
-    const key = this.keys.findBySecret(secret);
+  async withKey(secret: string): Promise<string | undefined> {
+    const key = await this.keys.findBySecret(secret);
     if (!key || key.revoked_at) return undefined;
-    this.keys.touch(key.id);
-    return this.sessions.mint(key.id, 'session', SESSION_TTL_MS);
+    await this.keys.touch(key.id);
+    return await this.sessions.mint(key.id, 'session', SESSION_TTL_MS);
   }
 }

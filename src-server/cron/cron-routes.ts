@@ -18,9 +18,9 @@ export function cronRoutes(r: RouteRegistrar, s: { cron: CronService; cronRunner
     params: BoxIdParams,
     query: PageQuery,
     summary: "One page of the box's cron jobs, oldest first; never wakes a paused or sleeping box",
-    handler: ({ auth, req, params, query }) => {
-      access.boxFor(req, auth, params.box_id, 'read');
-      const { rows, total } = s.cron.page(params.box_id, query.limit, query.offset);
+    handler: async ({ auth, req, params, query }) => {
+      await access.boxFor(req, auth, params.box_id, 'read');
+      const { rows, total } = await s.cron.page(params.box_id, query.limit, query.offset);
       return page(rows, query, total);
     },
   });
@@ -33,7 +33,7 @@ export function cronRoutes(r: RouteRegistrar, s: { cron: CronService; cronRunner
     params: BoxIdParams,
     body: CreateCronBody,
     summary: 'Add a cron job (five-field schedule read in an IANA time zone)',
-    handler: ({ auth, req, params, body }) => s.cron.create(access.boxFor(req, auth, params.box_id, 'cron'), body),
+    handler: async ({ auth, req, params, body }) => await s.cron.create(await access.boxFor(req, auth, params.box_id, 'cron'), body),
   });
 
   r.add({
@@ -43,9 +43,9 @@ export function cronRoutes(r: RouteRegistrar, s: { cron: CronService; cronRunner
     tag: 'cron',
     params: CronParams,
     summary: 'Get a cron job',
-    handler: ({ auth, req, params }) => {
-      access.boxFor(req, auth, params.box_id, 'read');
-      return toJob(s.cron.get(params.box_id, params.cron_id));
+    handler: async ({ auth, req, params }) => {
+      await access.boxFor(req, auth, params.box_id, 'read');
+      return toJob(await s.cron.get(params.box_id, params.cron_id));
     },
   });
 
@@ -56,9 +56,9 @@ export function cronRoutes(r: RouteRegistrar, s: { cron: CronService; cronRunner
     tag: 'cron',
     params: CronParams,
     summary: 'Delete a cron job',
-    handler: ({ auth, req, params }) => {
-      access.boxFor(req, auth, params.box_id, 'cron');
-      return s.cron.delete(s.cron.get(params.box_id, params.cron_id));
+    handler: async ({ auth, req, params }) => {
+      await access.boxFor(req, auth, params.box_id, 'cron');
+      return await s.cron.delete(await s.cron.get(params.box_id, params.cron_id));
     },
   });
 
@@ -69,15 +69,15 @@ export function cronRoutes(r: RouteRegistrar, s: { cron: CronService; cronRunner
     tag: 'cron',
     params: CronParams,
     summary: 'Run a cron job now; answers 202 with the run, which continues in the background',
-    handler: ({ auth, req, params }) => {
-      access.boxFor(req, auth, params.box_id, 'exec');
-      const row = s.cron.get(params.box_id, params.cron_id);
+    handler: async ({ auth, req, params }) => {
+      await access.boxFor(req, auth, params.box_id, 'exec');
+      const row = await s.cron.get(params.box_id, params.cron_id);
       const runner = s.cronRunner;
       // The spec's last_run_at is when the last run started, whatever started it.
       const startedAt = new Date().toISOString();
-      s.cron.markRan(row.id, startedAt);
-      const started = runner.run(row, startedAt);
-      return Promise.race([started, new Promise((r) => setTimeout(r, 50))]).then(() => new Reply(202, s.cron.runs(row.id, 1)[0]));
+      await s.cron.markRan(row.id, startedAt);
+      const started = await runner.run(row, startedAt);
+      return Promise.race([started, new Promise((r) => setTimeout(r, 50))]).then(async () => new Reply(202, (await s.cron.runs(row.id, 1))[0]));
     },
   });
 
@@ -88,10 +88,10 @@ export function cronRoutes(r: RouteRegistrar, s: { cron: CronService; cronRunner
     tag: 'cron',
     params: CronParams,
     summary: 'Recent runs of a cron job, newest first',
-    handler: ({ auth, req, params }) => {
-      access.boxFor(req, auth, params.box_id, 'read');
-      s.cron.get(params.box_id, params.cron_id);
-      return { data: s.cron.runs(params.cron_id) };
+    handler: async ({ auth, req, params }) => {
+      await access.boxFor(req, auth, params.box_id, 'read');
+      await s.cron.get(params.box_id, params.cron_id);
+      return { data: await s.cron.runs(params.cron_id) };
     },
   });
 
@@ -101,6 +101,6 @@ export function cronRoutes(r: RouteRegistrar, s: { cron: CronService; cronRunner
     area: 'box',
     tag: 'cron',
     summary: 'Every cron job of the organization, across boxes',
-    handler: ({ auth }) => ({ data: s.cron.listOrg(auth.orgId) }),
+    handler: async ({ auth }) => ({ data: await s.cron.listOrg(auth.orgId) }),
   });
 }

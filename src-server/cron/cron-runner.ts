@@ -20,7 +20,7 @@ export class CronRunner {
   ) {}
 
   start() {
-    this.timer = setInterval(() => this.tick(), this.app.config.tuning.cronTickMs);
+    this.timer = setInterval(async () => await this.tick(), this.app.config.tuning.cronTickMs);
     this.timer.unref();
   }
 
@@ -29,9 +29,9 @@ export class CronRunner {
   }
 
   /** Starts every job that is due; missed runs are not replayed, the next one is scheduled from now. */
-  tick(now = new Date()) {
-    for (const row of this.cron.repo.due(now.toISOString())) {
-      this.cron.repo.markStarted(row.id, now.toISOString(), nextRun(row.schedule, row.timezone, now));
+  async tick(now = new Date()) {
+    for (const row of await this.cron.repo.due(now.toISOString())) {
+      await this.cron.repo.markStarted(row.id, now.toISOString(), nextRun(row.schedule, row.timezone, now));
       void this.run(row, now.toISOString());
     }
   }
@@ -48,16 +48,16 @@ export class CronRunner {
       output_tail: '',
     };
     const boxes = this.boxes;
-    const box = boxes.get(row.box_id);
-    const skip = (why: string) => {
-      this.cron.repo.addRun({ ...run, status: 'skipped', finished_at: startedAt, output_tail: why });
+    const box = await boxes.get(row.box_id);
+    const skip = async (why: string) => {
+      await this.cron.repo.addRun({ ...run, status: 'skipped', finished_at: startedAt, output_tail: why });
       return { ...run, status: 'skipped' as const, output_tail: why };
     };
     if (!box || box.status === 'terminated') return skip('the box no longer exists');
     if (box.status === 'paused') return skip('the box is paused; paused boxes wake only on resume');
     if (this.running.has(row.id)) return skip('the previous run is still going');
     this.running.add(row.id);
-    this.cron.repo.addRun(run);
+    await this.cron.repo.addRun(run);
     const wasSleeping = box.status === 'sleeping';
     try {
       const session = await this.execs.start(box, {
@@ -73,11 +73,11 @@ export class CronRunner {
         .toString('utf8')
         .slice(-TAIL_CHARS);
       const status = session.status === 'running' ? 'failed' : session.status;
-      this.cron.repo.finishRun(run.run_id, status, session.returnCode, tail);
+      await this.cron.repo.finishRun(run.run_id, status, session.returnCode, tail);
       if (wasSleeping) await this.sleepAgain(box.box_id);
       return { ...run, status, return_code: session.returnCode, output_tail: tail, finished_at: new Date().toISOString() };
     } catch (e) {
-      this.cron.repo.finishRun(run.run_id, 'failed', null, (e as Error).message);
+      await this.cron.repo.finishRun(run.run_id, 'failed', null, (e as Error).message);
       return { ...run, status: 'failed', output_tail: (e as Error).message };
     } finally {
       this.running.delete(row.id);
@@ -86,7 +86,7 @@ export class CronRunner {
 
   private async sleepAgain(boxId: string) {
     const boxes = this.boxes;
-    const box = boxes.get(boxId);
+    const box = await boxes.get(boxId);
     if (box?.status === 'running' && !this.execs.hasRunning(boxId)) {
       await boxes.sleep(box, undefined).catch((e) => this.app.log.warn(`cron: could not put ${boxId} back to sleep: ${(e as Error).message}`));
     }

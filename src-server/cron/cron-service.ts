@@ -28,13 +28,17 @@ export class CronService {
   constructor(private app: AppBase) {
     this.repo = new CronRepo(app.db);
     this.crypto = CryptoBox.forDataDir(app.config.dataDir);
-    this.repo.failUnfinishedRuns();
   }
 
-  create(box: BoxRecord, body: CreateCronBody): CronJob {
+  /** At start: runs that were going when the service stopped are failed. */
+  recover(): Promise<void> {
+    return this.repo.failUnfinishedRuns();
+  }
+
+  async create(box: BoxRecord, body: CreateCronBody): Promise<CronJob> {
     const now = new Date();
     const env = body.env && Object.keys(body.env).length ? body.env : undefined;
-    const row = this.repo.insert({
+    const row = await this.repo.insert({
       id: newId('cron'),
       box_id: box.box_id,
       org_id: box.org_id,
@@ -53,36 +57,36 @@ export class CronService {
     return toJob(row);
   }
 
-  get(boxId: string, cronId: string): CronRow {
-    const row = this.repo.get(cronId);
+  async get(boxId: string, cronId: string): Promise<CronRow> {
+    const row = await this.repo.get(cronId);
     if (!row || row.box_id !== boxId) throw notFound(`No cron job ${cronId} on box ${boxId}.`, null, 'cron_id');
     return row;
   }
 
   /** One page of the box's jobs, oldest first. */
-  page(boxId: string, limit: number, offset: number): { rows: CronJob[]; total: number } {
-    const { rows, total } = this.repo.page(boxId, limit, offset);
+  async page(boxId: string, limit: number, offset: number): Promise<{ rows: CronJob[]; total: number }> {
+    const { rows, total } = await this.repo.page(boxId, limit, offset);
     return { rows: rows.map(toJob), total };
   }
 
   /** Every job of the organization, across boxes. */
-  listOrg(orgId: string): CronJob[] {
-    return this.repo.listOrg(orgId).map(toJob);
+  async listOrg(orgId: string): Promise<CronJob[]> {
+    return (await this.repo.listOrg(orgId)).map(toJob);
   }
 
   /** Notes a run started by hand (Run now) as the job's last run. */
-  markRan(cronId: string, startedAt: string): void {
-    this.repo.markRan(cronId, startedAt);
+  async markRan(cronId: string, startedAt: string): Promise<void> {
+    await this.repo.markRan(cronId, startedAt);
   }
 
   /** Recent runs of a job, newest first. */
-  runs(cronId: string, limit?: number): CronRun[] {
-    return this.repo.runs(cronId, limit);
+  async runs(cronId: string, limit?: number): Promise<CronRun[]> {
+    return await this.repo.runs(cronId, limit);
   }
 
   /** Deletes the job (and its runs); answers it as it was. */
-  delete(row: CronRow): CronJob {
-    this.repo.delete(row.id);
+  async delete(row: CronRow): Promise<CronJob> {
+    await this.repo.delete(row.id);
     return toJob(row);
   }
 

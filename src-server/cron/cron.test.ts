@@ -96,8 +96,8 @@ describe('cron job records', () => {
 
   it('a due job wakes the sleeping box, runs with its env, records the run, and the box sleeps again', async () => {
     const job = await (await addJob({ schedule: '* * * * *', command: 'echo "$ZED-ran"', env: { ZED: 'z' } })).json();
-    svc.ctx.db.prepare('UPDATE cron_jobs SET next_run_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), job.id);
-    svc.ctx.services.cronRunner.tick();
+    await svc.ctx.db.run('UPDATE cron_jobs SET next_run_at = ? WHERE id = ?', [new Date(Date.now() - 1000).toISOString(), job.id]);
+    await svc.ctx.services.cronRunner.tick();
     let runs: { status: string; output_tail: string }[] = [];
     for (let i = 0; i < 50 && runs[0]?.status !== 'succeeded'; i++) {
       await new Promise((r) => setTimeout(r, 100));

@@ -11,11 +11,14 @@ import { CronService } from './cron-service.js';
 export function cronArea(app: AppBase, deps: { boxes: BoxService; execs: ExecService; access: BoxAccess }) {
   const cron = new CronService(app);
   const cronRunner = new CronRunner(app, cron, deps.boxes, deps.execs);
-  deps.boxes.hooks.onGone((boxId) => cron.repo.deleteForBox(boxId));
+  deps.boxes.hooks.onGone(async (boxId) => await cron.repo.deleteForBox(boxId));
   const area: Area = {
     name: 'cron',
     routes: (r) => cronRoutes(r, { cron, cronRunner, access: deps.access }),
-    start: () => cronRunner.start(),
+    start: async () => {
+      await cron.recover();
+      cronRunner.start();
+    },
     stop: () => cronRunner.stop(),
   };
   return { cron, cronRunner, area };

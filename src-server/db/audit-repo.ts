@@ -14,20 +14,26 @@ interface AuditEntry {
 export class AuditRepo {
   constructor(private db: Db) {}
 
-  add(e: Omit<AuditEntry, 'id' | 'at'>): void {
-    this.db
-      .prepare('INSERT INTO audit_log (org_id, at, key_id, action, target, reason, details) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(e.org_id, new Date().toISOString(), e.key_id, e.action, e.target, e.reason, e.details ? JSON.stringify(e.details) : null);
+  async add(e: Omit<AuditEntry, 'id' | 'at'>): Promise<void> {
+    await this.db.run('INSERT INTO audit_log (org_id, at, key_id, action, target, reason, details) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+      e.org_id,
+      new Date().toISOString(),
+      e.key_id,
+      e.action,
+      e.target,
+      e.reason,
+      e.details ? JSON.stringify(e.details) : null,
+    ]);
   }
 
-  page(orgId: string, limit: number, offset: number): { rows: AuditEntry[]; total: number } {
+  async page(orgId: string, limit: number, offset: number): Promise<{ rows: AuditEntry[]; total: number }> {
     const rows = (
-      this.db.prepare('SELECT * FROM audit_log WHERE org_id = ? ORDER BY id DESC LIMIT ? OFFSET ?').all(orgId, limit, offset) as (Omit<
+      (await this.db.all('SELECT * FROM audit_log WHERE org_id = ? ORDER BY id DESC LIMIT ? OFFSET ?', [orgId, limit, offset])) as (Omit<
         AuditEntry,
         'details'
       > & { details: string | null })[]
     ).map((r) => ({ ...r, details: r.details ? JSON.parse(r.details) : null }));
-    const total = (this.db.prepare('SELECT COUNT(*) AS n FROM audit_log WHERE org_id = ?').get(orgId) as { n: number }).n;
+    const total = ((await this.db.get('SELECT COUNT(*) AS n FROM audit_log WHERE org_id = ?', [orgId])) as { n: number }).n;
     return { rows, total };
   }
 }

@@ -2,42 +2,39 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runMigrations } from './migrate.js';
+import { openPostgres } from './pg-store.js';
+import { SqliteStore } from './sqlite-store.js';
+import type { Store } from './store.js';
 
-export type Db = Database.Database;
+export type Db = Store;
 
 /**
- * Opens the service database. WAL with synchronous=FULL: an answered write is on disk
- * before the answer leaves, so kill -9 (or power loss) loses no acknowledged write.
+ * Opens the service database: PostgreSQL when `databaseUrl` is given (BOX_DATABASE_URL),
+ * else <dataDir>/box.db. Either way an answered write is durable before the answer leaves,
+ * so kill -9 (or power loss) loses no acknowledged write: SQLite in WAL with
+ * synchronous=FULL, PostgreSQL with synchronous_commit on (pg-store.ts).
  */
-export function openDatabase(dataDir: string): Db {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, 'box.db'));
+export async function openDatabase(dataDir: string, databaseUrl?: string): Promise<Store> {
+  const store = databaseUrl ? await openPostgres(databaseUrl) : openSqlite(dataDir);
+  try {
+    await runMigrations(store);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  return store;
+}
+
+export function openSqliteFile(file: string, synchronous: 'FULL' | 'NORMAL'): Database.Database {
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  db.pragma(`synchronous = ${synchronous}`);
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  runMigrations(db);
-  cacheStatements(db);
   return db;
 }
 
-const STATEMENT_CACHE_MAX = 512;
-
-/**
- * Repositories call `db.prepare(sql)` where they use it; compiling the same SQL on every
- * request showed up first in the gateway's profile. Statements are reused per SQL text
- * (none of ours changes a statement's mode with pluck/raw/expand, which would leak).
- */
-function cacheStatements(db: Db): void {
-  const prepare = db.prepare.bind(db);
-  const cache = new Map<string, ReturnType<Db['prepare']>>();
-  db.prepare = ((sql: string) => {
-    let stmt = cache.get(sql);
-    if (!stmt) {
-      if (cache.size >= STATEMENT_CACHE_MAX) cache.clear();
-      stmt = prepare(sql);
-      cache.set(sql, stmt);
-    }
-    return stmt;
-  }) as Db['prepare'];
+function openSqlite(dataDir: string): SqliteStore {
+  fs.mkdirSync(dataDir, { recursive: true });
+  return new SqliteStore(openSqliteFile(path.join(dataDir, 'box.db'), 'FULL'));
 }

@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
 import path from 'node:path';
-import type { Db } from './connection.js';
+import { openSqliteFile, type Db } from './connection.js';
+import { SqliteStore } from './sqlite-store.js';
 
 /**
  * A second connection to the service database with `synchronous = NORMAL`, for records
@@ -11,12 +11,9 @@ import type { Db } from './connection.js';
  * connection (or a checkpoint) makes it durable against power loss too.
  * Queued (background) requests and webhook schedules stay on the main FULL connection:
  * their 202 answer promises future work.
+ * On PostgreSQL the main store is used as it is (its commits do not stall the event loop).
  */
-export function openFastConnection(dataDir: string): Db {
-  const db = new Database(path.join(dataDir, 'box.db'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  return db;
+export function openFastConnection(dataDir: string, main: Db): Db {
+  if (!(main instanceof SqliteStore)) return main;
+  return main.sharing(openSqliteFile(path.join(dataDir, 'box.db'), 'NORMAL'));
 }

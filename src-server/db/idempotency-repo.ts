@@ -24,43 +24,42 @@ export class IdempotencyRepo {
     private sweepEvery = 256,
   ) {}
 
-  get(apiKeyId: string, key: string): IdemRecord | undefined {
-    return this.db
-      .prepare('SELECT request_hash, state, status, content_type, body, created_at FROM idempotency_keys WHERE api_key_id = ? AND key = ?')
-      .get(apiKeyId, key) as IdemRecord | undefined;
+  async get(apiKeyId: string, key: string): Promise<IdemRecord | undefined> {
+    return (await this.db.get('SELECT request_hash, state, status, content_type, body, created_at FROM idempotency_keys WHERE api_key_id = ? AND key = ?', [
+      apiKeyId,
+      key,
+    ])) as IdemRecord | undefined;
   }
 
   /** Claims the key for a request; false when another request holds it already. */
-  claim(apiKeyId: string, key: string, requestHash: string): boolean {
-    const r = this.db
-      .prepare(
-        `INSERT INTO idempotency_keys (api_key_id, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?)
+  async claim(apiKeyId: string, key: string, requestHash: string): Promise<boolean> {
+    const r = await this.db.run(
+      `INSERT INTO idempotency_keys (api_key_id, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?)
          ON CONFLICT (api_key_id, key) DO NOTHING`,
-      )
-      .run(apiKeyId, key, requestHash, Date.now());
-    if (++this.claims % this.sweepEvery === 0) this.purgeOlderThan(IDEMPOTENCY_RETENTION_MS);
+      [apiKeyId, key, requestHash, Date.now()],
+    );
+    if (++this.claims % this.sweepEvery === 0) await this.purgeOlderThan(IDEMPOTENCY_RETENTION_MS);
     return r.changes === 1;
   }
 
   /** `requestHash`: set when it is known only now (a streamed body hashed as it was read). */
-  settle(apiKeyId: string, key: string, status: number, contentType: string, body: Buffer, requestHash?: string): void {
-    this.db
-      .prepare(
-        "UPDATE idempotency_keys SET state = 'done', status = ?, content_type = ?, body = ?, request_hash = COALESCE(?, request_hash) WHERE api_key_id = ? AND key = ?",
-      )
-      .run(status, contentType, body, requestHash ?? null, apiKeyId, key);
+  async settle(apiKeyId: string, key: string, status: number, contentType: string, body: Buffer, requestHash?: string): Promise<void> {
+    await this.db.run(
+      "UPDATE idempotency_keys SET state = 'done', status = ?, content_type = ?, body = ?, request_hash = COALESCE(?, request_hash) WHERE api_key_id = ? AND key = ?",
+      [status, contentType, body, requestHash ?? null, apiKeyId, key],
+    );
   }
 
-  release(apiKeyId: string, key: string): void {
-    this.db.prepare('DELETE FROM idempotency_keys WHERE api_key_id = ? AND key = ?').run(apiKeyId, key);
+  async release(apiKeyId: string, key: string): Promise<void> {
+    await this.db.run('DELETE FROM idempotency_keys WHERE api_key_id = ? AND key = ?', [apiKeyId, key]);
   }
 
   /** After a crash, claims left in flight are unsettled (spec rule 7): free them for a retry. */
-  releaseAllInFlight(): void {
-    this.db.prepare("DELETE FROM idempotency_keys WHERE state = 'in_flight'").run();
+  async releaseAllInFlight(): Promise<void> {
+    await this.db.run("DELETE FROM idempotency_keys WHERE state = 'in_flight'");
   }
 
-  purgeOlderThan(ms: number): void {
-    this.db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?').run(Date.now() - ms);
+  async purgeOlderThan(ms: number): Promise<void> {
+    await this.db.run('DELETE FROM idempotency_keys WHERE created_at < ?', [Date.now() - ms]);
   }
 }

@@ -24,21 +24,21 @@ describe('cached API key lookup', () => {
     }
   });
 
-  it('a revoke that bypasses the repository is honoured once the entry expires', () => {
+  it('a revoke that bypasses the repository is honoured once the entry expires', async () => {
     const keys = svc.ctx.repos.keys;
-    const { row, secret } = keys.create(svc.ctx.repos.orgs.first()!.id, 'raw', 'user');
+    const { row, secret } = await keys.create((await svc.ctx.repos.orgs.first())!.id, 'raw', 'user');
     const t = Date.now();
-    expect(keys.findBySecret(secret, t)?.id).toBe(row.id);
-    svc.ctx.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), row.id);
-    expect(keys.findBySecret(secret, t + 1)?.id).toBe(row.id); // within KEY_CACHE_MS: the stated bound
-    expect(keys.findBySecret(secret, t + 5_001)).toBeUndefined();
+    expect((await keys.findBySecret(secret, t))?.id).toBe(row.id);
+    await svc.ctx.db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ?', [new Date().toISOString(), row.id]);
+    expect((await keys.findBySecret(secret, t + 1))?.id).toBe(row.id); // within KEY_CACHE_MS: the stated bound
+    expect(await keys.findBySecret(secret, t + 5_001)).toBeUndefined();
   });
 
   it('wrong secrets are not remembered: a key created after a failed try works at once', async () => {
     const secret = `bxk_${'z'.repeat(40)}`;
     expect((await svc.api('/v1/whoami', { headers: { authorization: `Bearer ${secret}` } })).status).toBe(401);
-    const orgId = svc.ctx.repos.orgs.first()!.id;
-    svc.ctx.repos.keys.create(orgId, 'late', 'user', secret);
+    const orgId = (await svc.ctx.repos.orgs.first())!.id;
+    await svc.ctx.repos.keys.create(orgId, 'late', 'user', secret);
     expect((await svc.api('/v1/whoami', { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
   });
 });

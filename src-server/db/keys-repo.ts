@@ -37,7 +37,7 @@ export class KeysRepo {
 
   constructor(private db: Db) {}
 
-  create(orgId: string, name: string, scope: KeyScope, secret = mintSecret(), userId: string | null = null) {
+  async create(orgId: string, name: string, scope: KeyScope, secret = mintSecret(), userId: string | null = null) {
     const row: ApiKeyRow = {
       id: `key_${crypto.randomUUID()}`,
       org_id: orgId,
@@ -49,21 +49,20 @@ export class KeysRepo {
       last_used_at: null,
       revoked_at: null,
     };
-    this.db
-      .prepare(
-        `INSERT INTO api_keys (id, org_id, name, scope, user_id, secret_hash, prefix, created_at)
+    await this.db.run(
+      `INSERT INTO api_keys (id, org_id, name, scope, user_id, secret_hash, prefix, created_at)
          VALUES (@id, @org_id, @name, @scope, @user_id, @secret_hash, @prefix, @created_at)`,
-      )
-      .run({ ...row, secret_hash: hashSecret(secret) });
+      { ...row, secret_hash: hashSecret(secret) },
+    );
     return { row, secret };
   }
 
   /** Finds the live key for a secret; undefined when unknown or revoked. */
-  findBySecret(secret: string, now = Date.now()): ApiKeyRow | undefined {
+  async findBySecret(secret: string, now = Date.now()): Promise<ApiKeyRow | undefined> {
     const hash = hashSecret(secret);
     const hit = this.live.get(hash);
     if (hit && hit.until > now) return hit.row;
-    const row = this.db.prepare(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE secret_hash = ? AND revoked_at IS NULL`).get(hash) as ApiKeyRow | undefined;
+    const row = (await this.db.get(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE secret_hash = ? AND revoked_at IS NULL`, [hash])) as ApiKeyRow | undefined;
     if (!row) {
       this.live.delete(hash);
       return undefined;
@@ -73,35 +72,35 @@ export class KeysRepo {
     return row;
   }
 
-  hasSecret(secret: string): boolean {
-    return this.db.prepare('SELECT 1 FROM api_keys WHERE secret_hash = ?').get(hashSecret(secret)) !== undefined;
+  async hasSecret(secret: string): Promise<boolean> {
+    return (await this.db.get('SELECT 1 FROM api_keys WHERE secret_hash = ?', [hashSecret(secret)])) !== undefined;
   }
 
-  get(id: string): ApiKeyRow | undefined {
-    return this.db.prepare(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE id = ?`).get(id) as ApiKeyRow | undefined;
+  async get(id: string): Promise<ApiKeyRow | undefined> {
+    return (await this.db.get(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE id = ?`, [id])) as ApiKeyRow | undefined;
   }
 
-  list(orgId: string): ApiKeyRow[] {
-    return this.db.prepare(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE org_id = ? AND revoked_at IS NULL ORDER BY created_at`).all(orgId) as ApiKeyRow[];
+  async list(orgId: string): Promise<ApiKeyRow[]> {
+    return (await this.db.all(`SELECT ${PUBLIC_COLS} FROM api_keys WHERE org_id = ? AND revoked_at IS NULL ORDER BY created_at`, [orgId])) as ApiKeyRow[];
   }
 
-  countLiveOrgKeys(orgId: string): number {
+  async countLiveOrgKeys(orgId: string): Promise<number> {
     return (
-      this.db.prepare("SELECT COUNT(*) AS n FROM api_keys WHERE org_id = ? AND scope = 'organization' AND revoked_at IS NULL").get(orgId) as { n: number }
+      (await this.db.get("SELECT COUNT(*) AS n FROM api_keys WHERE org_id = ? AND scope = 'organization' AND revoked_at IS NULL", [orgId])) as { n: number }
     ).n;
   }
 
-  revoke(id: string): void {
-    this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), id);
+  async revoke(id: string): Promise<void> {
+    await this.db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ?', [new Date().toISOString(), id]);
     for (const [hash, e] of this.live) if (e.row.id === id) this.live.delete(hash);
   }
 
   private touched = new Map<string, number>();
 
   /** Records use of a key, at most once a minute per key (a synced write per request would cost). */
-  touch(id: string, now = Date.now()): void {
+  async touch(id: string, now = Date.now()): Promise<void> {
     if (now - (this.touched.get(id) ?? 0) < 60_000) return;
     this.touched.set(id, now);
-    this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(new Date(now).toISOString(), id);
+    await this.db.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', [new Date(now).toISOString(), id]);
   }
 }

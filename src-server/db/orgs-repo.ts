@@ -23,27 +23,27 @@ export class OrgsRepo {
   constructor(private db: Db) {}
 
   /** True when the organization exists and has no credits left. */
-  outOfCredits(id: string): boolean {
+  async outOfCredits(id: string): Promise<boolean> {
     let v = this.exhausted.get(id);
     if (v === undefined) {
-      const row = this.db.prepare('SELECT credits_usd_nanos FROM orgs WHERE id = ?').get(id) as { credits_usd_nanos: number } | undefined;
+      const row = (await this.db.get('SELECT credits_usd_nanos FROM orgs WHERE id = ?', [id])) as { credits_usd_nanos: number } | undefined;
       v = row !== undefined && row.credits_usd_nanos <= 0;
       this.exhausted.set(id, v);
     }
     return v;
   }
 
-  get(id: string): OrgRow | undefined {
-    return this.db.prepare('SELECT * FROM orgs WHERE id = ?').get(id) as OrgRow | undefined;
+  async get(id: string): Promise<OrgRow | undefined> {
+    return (await this.db.get('SELECT * FROM orgs WHERE id = ?', [id])) as OrgRow | undefined;
   }
 
-  first(): OrgRow | undefined {
-    return this.db.prepare('SELECT * FROM orgs ORDER BY created_at LIMIT 1').get() as OrgRow | undefined;
+  async first(): Promise<OrgRow | undefined> {
+    return (await this.db.get('SELECT * FROM orgs ORDER BY created_at LIMIT 1')) as OrgRow | undefined;
   }
 
   /** The local install has one organization, made on first start. */
-  ensureDefault(): OrgRow {
-    const existing = this.first();
+  async ensureDefault(): Promise<OrgRow> {
+    const existing = await this.first();
     if (existing) return existing;
     const row: OrgRow = {
       id: `org_${crypto.randomUUID()}`,
@@ -52,27 +52,30 @@ export class OrgsRepo {
       webhook_secret: `whsec_${randomBytes(32).toString('base64')}`,
       created_at: new Date().toISOString(),
     };
-    this.db
-      .prepare(
-        'INSERT INTO orgs (id, name, credits_usd_nanos, webhook_secret, created_at) VALUES (@id, @name, @credits_usd_nanos, @webhook_secret, @created_at)',
-      )
-      .run(row);
+    await this.db.run(
+      'INSERT INTO orgs (id, name, credits_usd_nanos, webhook_secret, created_at) VALUES (@id, @name, @credits_usd_nanos, @webhook_secret, @created_at)',
+      row,
+    );
     return row;
   }
 
-  rename(id: string, name: string): void {
-    this.db.prepare('UPDATE orgs SET name = ? WHERE id = ?').run(name, id);
+  async rename(id: string, name: string): Promise<void> {
+    await this.db.run('UPDATE orgs SET name = ? WHERE id = ?', [name, id]);
   }
 
-  setCredits(id: string, nanos: number): void {
+  async setCredits(id: string, nanos: number): Promise<void> {
     this.exhausted.delete(id);
-    this.db.prepare('UPDATE orgs SET credits_usd_nanos = ? WHERE id = ?').run(nanos, id);
+    await this.db.run('UPDATE orgs SET credits_usd_nanos = ? WHERE id = ?', [nanos, id]);
   }
 
   /** Draws usage down; credits never go below zero. */
-  charge(id: string, nanos: number): void {
+  async charge(id: string, nanos: number): Promise<void> {
     if (nanos <= 0) return;
     this.exhausted.delete(id);
-    this.db.prepare('UPDATE orgs SET credits_usd_nanos = MAX(0, credits_usd_nanos - ?) WHERE id = ?').run(Math.round(nanos), id);
+    // CASE, not MAX(0, x): PostgreSQL's MAX is only an aggregate (its two-value one is GREATEST)
+    await this.db.run('UPDATE orgs SET credits_usd_nanos = CASE WHEN credits_usd_nanos > @n THEN credits_usd_nanos - @n ELSE 0 END WHERE id = @id', {
+      n: Math.round(nanos),
+      id,
+    });
   }
 }

@@ -7,22 +7,21 @@ const DEFAULTS: ServiceSettings = { on_quit: 'ask' };
 export class ServiceSettingsRepo {
   constructor(private db: Db) {}
 
-  get(): ServiceSettings {
-    const rows = this.db.prepare('SELECT key, value FROM service_settings').all() as { key: string; value: string }[];
+  async get(): Promise<ServiceSettings> {
+    const rows = (await this.db.all('SELECT key, value FROM service_settings')) as { key: string; value: string }[];
     const stored = Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value) as unknown]));
     // A value a later version no longer knows falls back to its default rather than failing reads.
     const parsed = ServiceSettings.safeParse({ ...DEFAULTS, ...stored });
     return parsed.success ? parsed.data : DEFAULTS;
   }
 
-  set(patch: Partial<ServiceSettings>): ServiceSettings {
+  async set(patch: Partial<ServiceSettings>): Promise<ServiceSettings> {
     const now = new Date().toISOString();
-    const put = this.db.prepare(
-      'INSERT INTO service_settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-    );
-    this.db.transaction(() => {
-      for (const [k, v] of Object.entries(patch)) if (v !== undefined) put.run(k, JSON.stringify(v), now);
-    })();
-    return this.get();
+    const put =
+      'INSERT INTO service_settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at';
+    await this.db.transaction(async () => {
+      for (const [k, v] of Object.entries(patch)) if (v !== undefined) await this.db.run(put, [k, JSON.stringify(v), now]);
+    });
+    return await this.get();
   }
 }

@@ -11,25 +11,29 @@ type SessionKind = 'link' | 'session';
 export class SessionsRepo {
   constructor(private db: Db) {}
 
-  mint(keyId: string, kind: SessionKind, ttlMs: number): string {
+  async mint(keyId: string, kind: SessionKind, ttlMs: number): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
-    this.db
-      .prepare('INSERT INTO ui_sessions (token_hash, key_id, kind, created_at, expires_at) VALUES (?, ?, ?, ?, ?)')
-      .run(hashSecret(token), keyId, kind, new Date(now).toISOString(), new Date(now + ttlMs).toISOString());
+    await this.db.run('INSERT INTO ui_sessions (token_hash, key_id, kind, created_at, expires_at) VALUES (?, ?, ?, ?, ?)', [
+      hashSecret(token),
+      keyId,
+      kind,
+      new Date(now).toISOString(),
+      new Date(now + ttlMs).toISOString(),
+    ]);
     return token;
   }
 
   /** Returns the key id for a live token; a link token is consumed by this call. */
-  redeem(token: string, kind: SessionKind): string | undefined {
-    const row = this.db.prepare('SELECT key_id, expires_at FROM ui_sessions WHERE token_hash = ? AND kind = ?').get(hashSecret(token), kind) as
+  async redeem(token: string, kind: SessionKind): Promise<string | undefined> {
+    const row = (await this.db.get('SELECT key_id, expires_at FROM ui_sessions WHERE token_hash = ? AND kind = ?', [hashSecret(token), kind])) as
       { key_id: string; expires_at: string } | undefined;
     if (!row || Date.parse(row.expires_at) < Date.now()) return undefined;
-    if (kind === 'link') this.db.prepare('DELETE FROM ui_sessions WHERE token_hash = ?').run(hashSecret(token));
+    if (kind === 'link') await this.db.run('DELETE FROM ui_sessions WHERE token_hash = ?', [hashSecret(token)]);
     return row.key_id;
   }
 
-  purgeExpired(): void {
-    this.db.prepare('DELETE FROM ui_sessions WHERE expires_at < ?').run(new Date().toISOString());
+  async purgeExpired(): Promise<void> {
+    await this.db.run('DELETE FROM ui_sessions WHERE expires_at < ?', [new Date().toISOString()]);
   }
 }

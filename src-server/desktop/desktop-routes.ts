@@ -13,7 +13,7 @@ export function desktopRoutes(desktop: DesktopService, access: BoxAccess) {
       method: 'get',
       path: '/v1/boxes/:box_id/desktop',
       summary: "The box's screen: size, cursor, focused window, and the live view's and browser's WebSocket paths (starts the desktop if needed)",
-      handler: ({ auth, req, params }) => desktop.info(access.boxFor(req, auth, params.box_id, 'exec')),
+      handler: async ({ auth, req, params }) => desktop.info(await access.boxFor(req, auth, params.box_id, 'exec')),
     });
     r.add({
       ...base,
@@ -22,7 +22,7 @@ export function desktopRoutes(desktop: DesktopService, access: BoxAccess) {
       query: ScreenshotQuery,
       summary: 'A PNG of the screen, with the pointer; ?scale=0.1..1 shrinks it',
       handler: async ({ auth, req, res, params, query }) => {
-        const png = await desktop.screenshot(access.boxFor(req, auth, params.box_id, 'exec'), query.scale);
+        const png = await desktop.screenshot(await access.boxFor(req, auth, params.box_id, 'exec'), query.scale);
         res.status(200).set({ 'Content-Type': 'image/png', 'Content-Length': String(png.length), 'Cache-Control': 'no-store' });
         res.end(png);
       },
@@ -34,14 +34,14 @@ export function desktopRoutes(desktop: DesktopService, access: BoxAccess) {
       body: DesktopAction,
       idempotent: false,
       summary: 'One mouse or keyboard action (move, click, drag, scroll, type, key); answers the cursor position after it',
-      handler: ({ auth, req, params, body }) => desktop.act(access.boxFor(req, auth, params.box_id, 'exec'), body),
+      handler: async ({ auth, req, params, body }) => desktop.act(await access.boxFor(req, auth, params.box_id, 'exec'), body),
     });
     r.add({
       ...base,
       method: 'get',
       path: '/v1/boxes/:box_id/desktop/windows',
       summary: "The screen's windows (id, title, pid), the focused one marked",
-      handler: async ({ auth, req, params }) => ({ data: await desktop.windows(access.boxFor(req, auth, params.box_id, 'exec')) }),
+      handler: async ({ auth, req, params }) => ({ data: await desktop.windows(await access.boxFor(req, auth, params.box_id, 'exec')) }),
     });
     r.add({
       ...base,
@@ -50,7 +50,7 @@ export function desktopRoutes(desktop: DesktopService, access: BoxAccess) {
       body: LaunchBody,
       idempotent: false,
       summary: 'Start an application (a desktop entry such as "xterm" or "box-browser", or a program) on the screen',
-      handler: ({ auth, req, params, body }) => desktop.launch(access.boxFor(req, auth, params.box_id, 'exec'), body.app, body.args),
+      handler: async ({ auth, req, params, body }) => desktop.launch(await access.boxFor(req, auth, params.box_id, 'exec'), body.app, body.args),
     });
     r.add({
       ...base,
@@ -59,7 +59,7 @@ export function desktopRoutes(desktop: DesktopService, access: BoxAccess) {
       body: OpenBody,
       idempotent: false,
       summary: "Open a URL or a file with the desktop's default application (xdg-open)",
-      handler: ({ auth, req, params, body }) => desktop.open(access.boxFor(req, auth, params.box_id, 'exec'), body.target),
+      handler: async ({ auth, req, params, body }) => desktop.open(await access.boxFor(req, auth, params.box_id, 'exec'), body.target),
     });
     desktopRelays(r, desktop, access);
   };

@@ -54,7 +54,7 @@ export class DesktopService {
 
   private async agentOf(box: BoxRecord): Promise<GuestAgent> {
     const running = await this.boxes.ensureRunning(box);
-    this.boxes.touch(running.box_id);
+    await this.boxes.touch(running.box_id);
     return this.boxes.agent(running.box_id);
   }
 

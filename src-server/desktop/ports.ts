@@ -7,7 +7,7 @@ import type { BoxRecord, GuestAgent } from '../boxes/ports.js';
 export interface DesktopBoxes {
   /** A sleeping box wakes (like exec); a paused or stopped one is refused (409). */
   ensureRunning(box: BoxRecord): Promise<BoxRecord>;
-  touch(boxId: string): void;
+  touch(boxId: string): Promise<void>;
   agent(boxId: string): Promise<GuestAgent>;
   onGone(fn: (boxId: string) => void): void;
 }

@@ -45,7 +45,7 @@ function relay(agent: GuestAgent, port: number) {
   return agent.exec({ argv: ['python3', '-c', RELAY, String(port)], user: 'user', stdin: true });
 }
 
-function boxOf(access: BoxAccess, req: IncomingMessage, auth: Parameters<BoxAccess['boxFor']>[1]): BoxRecord {
+function boxOf(access: BoxAccess, req: IncomingMessage, auth: Parameters<BoxAccess['boxFor']>[1]): Promise<BoxRecord> {
   const q = new URL(req.url ?? '/', 'http://x').searchParams;
   const parsed = DesktopBoxParams.safeParse({ box_id: q.get('box_id') ?? '' });
   if (!parsed.success) throw invalid(parsed.error.issues[0]!.message, 'box_id');
@@ -64,12 +64,13 @@ export function desktopRelays(r: RouteRegistrar, desktop: DesktopService, access
     area: 'box',
     summary: 'The live view of a desktop box: RFB over binary WebSocket messages (noVNC), query box_id',
     messages: { client: DesktopVncFrame, server: DesktopVncFrame },
-    handle: ({ req, socket, head, auth, admit }) => {
-      const box = boxOf(access, req, auth);
-      void desktop.relayAgent(box).then(
-        (agent) =>
+    handle: async ({ req, socket, head, auth, admit }) => {
+      const box = await boxOf(access, req, auth);
+      void desktop
+        .relayAgent(box)
+        .then(async (agent) => {
+          const release = await admit();
           wss.handleUpgrade(req, socket, head, (ws) => {
-            const release = admit();
             const ex = relay(agent, VNC_PORT);
             ex.stdout.on('data', (b: Buffer) => ws.readyState === ws.OPEN && ws.send(b));
             ws.on('message', (m: Buffer) => void ex.writeStdin(Buffer.from(m)).catch(() => ws.close()));
@@ -81,9 +82,9 @@ export function desktopRelays(r: RouteRegistrar, desktop: DesktopService, access
             ws.once('close', end);
             ws.on('error', end);
             void ex.exit.then(() => ws.close(1011, 'the box closed the display connection'));
-          }),
-        (e: Error) => fail(socket, 409, e.message),
-      );
+          });
+        })
+        .catch((e: Error) => fail(socket, 409, e.message));
     },
   });
   r.upgrade({
@@ -91,14 +92,14 @@ export function desktopRelays(r: RouteRegistrar, desktop: DesktopService, access
     area: 'box',
     summary: "The DevTools protocol of a desktop box's browser (Playwright connectOverCDP; the browser starts on first use), query box_id",
     messages: { client: DesktopCdpMessage, server: DesktopCdpMessage },
-    handle: ({ req, socket, head, auth, admit }) => {
-      const box = boxOf(access, req, auth);
+    handle: async ({ req, socket, head, auth, admit }) => {
+      const box = await boxOf(access, req, auth);
       void cdp(desktop, box, req, socket, head, admit).catch((e: Error) => fail(socket, 409, e.message));
     },
   });
 }
 
-async function cdp(desktop: DesktopService, box: BoxRecord, req: IncomingMessage, socket: Duplex, head: Buffer, admit: () => () => void) {
+async function cdp(desktop: DesktopService, box: BoxRecord, req: IncomingMessage, socket: Duplex, head: Buffer, admit: () => Promise<() => void>) {
   const agent = await desktop.relayAgent(box);
   const version = agent.exec({ argv: ['/bin/sh', '-c', CDP_VERSION], user: 'user', env: { DISPLAY: ':0', HOME: '/home/user' }, timeoutMs: 90_000 });
   const chunks: Buffer[] = [];
@@ -107,7 +108,7 @@ async function cdp(desktop: DesktopService, box: BoxRecord, req: IncomingMessage
   const v = await version.exit;
   const url = v.exitCode === 0 ? (JSON.parse(Buffer.concat(chunks).toString()) as { webSocketDebuggerUrl?: string }).webSocketDebuggerUrl : undefined;
   if (!url) throw new Error(`The browser of box ${box.name} did not open its DevTools port.`);
-  const release = admit();
+  const release = await admit();
   const ex = relay(agent, CDP_PORT);
   const keep = ['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-protocol'];
   const headers = keep.filter((h) => req.headers[h]).map((h) => `${h}: ${String(req.headers[h])}\r\n`);

@@ -20,7 +20,7 @@ import type { TemplateBuilds } from './templates-build.js';
 import type { E2BVolumes } from './volumes.js';
 
 /** E2B's ListedSandbox / SandboxDetail of a sandbox (`mounts`: its box's volume mounts by volume name). */
-function listed(s: Sandbox, mounts: E2BVolumes['named']) {
+async function listed(s: Sandbox, mounts: E2BVolumes['named']) {
   return {
     sandboxID: s.box.box_id,
     templateID: s.row.template_id,
@@ -34,7 +34,7 @@ function listed(s: Sandbox, mounts: E2BVolumes['named']) {
     metadata: s.row.metadata,
     state: s.state,
     envdVersion: ENVD_VERSION,
-    volumeMounts: mounts(s.row.org_id, s.box.volume_mounts),
+    volumeMounts: await mounts(s.row.org_id, s.box.volume_mounts),
   };
 }
 
@@ -71,8 +71,9 @@ export function e2bApiRoutes(
     r.add({ method, path: `${PREFIX}${path}`, area: 'box', tag: 'e2b', summary, errors: 'e2b', ...spec });
   const params = E2BSandboxIdParams;
 
-  const create = (body: z.infer<typeof E2BCreateBody>, auth: Parameters<SandboxService['create']>[0]) => {
+  const create = async (body: z.infer<typeof E2BCreateBody>, auth: Parameters<SandboxService['create']>[0]) => {
     unsupportedCreate(body);
+    const volumeMounts = await volumes.mounts(auth.orgId, body.volumeMounts ?? []);
     const network = { ...body.network, allowInternetAccess: body.allow_internet_access ?? undefined };
     return sandboxes
       .create(auth, {
@@ -80,29 +81,25 @@ export function e2bApiRoutes(
         network,
         keepMemory: body.autoPauseMemory ?? undefined,
         autoResume: body.autoResume?.enabled ?? false,
-        volumeMounts: volumes.mounts(auth.orgId, body.volumeMounts ?? []),
+        volumeMounts,
       })
       .then((s) => new Reply(201, created(s)));
   };
   on('post', '/sandboxes', 'E2B: create a sandbox (older route)', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
   on('post', '/v2/sandboxes', 'E2B: create a sandbox', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
 
-  const list = (v2: boolean) => (auth: { orgId: string }, q: E2BListQuery) => {
-    const { items, nextToken } = sandboxes.page(auth.orgId, { ...q, states: q.state ?? (v2 ? undefined : ['running']) });
-    return new Reply(
-      200,
-      items.map((s) => listed(s, mounts)),
-      nextToken ? { 'X-Next-Token': nextToken } : {},
-    );
+  const list = (v2: boolean) => async (auth: { orgId: string }, q: E2BListQuery) => {
+    const { items, nextToken } = await sandboxes.page(auth.orgId, { ...q, states: q.state ?? (v2 ? undefined : ['running']) });
+    return new Reply(200, await Promise.all(items.map((s) => listed(s, mounts))), nextToken ? { 'X-Next-Token': nextToken } : {});
   };
   on('get', '/sandboxes', 'E2B: list running sandboxes (older route)', { query: E2BListQuery, handler: ({ auth, query }) => list(false)(auth, query) });
   on('get', '/v2/sandboxes', 'E2B: list sandboxes, newest first, paged', { query: E2BListQuery, handler: ({ auth, query }) => list(true)(auth, query) });
 
   on('get', '/sandboxes/:sandboxID', 'E2B: a sandbox', {
     params,
-    handler: ({ auth, params: p }) => {
-      const s = sandboxes.get(auth.orgId, p.sandboxID);
-      return { ...listed(s, mounts), domain: null, lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: s.row.auto_resume } };
+    handler: async ({ auth, params: p }) => {
+      const s = await sandboxes.get(auth.orgId, p.sandboxID);
+      return { ...(await listed(s, mounts)), domain: null, lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: s.row.auto_resume } };
     },
   });
   on('delete', '/sandboxes/:sandboxID', 'E2B: kill a sandbox', {
@@ -112,12 +109,12 @@ export function e2bApiRoutes(
   on('post', '/sandboxes/:sandboxID/timeout', "E2B: set a sandbox's timeout", {
     params,
     body: E2BTimeoutBody,
-    handler: ({ auth, params: p, body }) => (sandboxes.setTimeout(auth.orgId, p.sandboxID, body.timeout ?? 0), NO_CONTENT),
+    handler: async ({ auth, params: p, body }) => (await sandboxes.setTimeout(auth.orgId, p.sandboxID, body.timeout ?? 0), NO_CONTENT),
   });
   on('post', '/sandboxes/:sandboxID/refreshes', "E2B: extend a sandbox's timeout", {
     params,
     body: E2BRefreshBody,
-    handler: ({ auth, params: p, body }) => (sandboxes.setTimeout(auth.orgId, p.sandboxID, body.duration), NO_CONTENT),
+    handler: async ({ auth, params: p, body }) => (await sandboxes.setTimeout(auth.orgId, p.sandboxID, body.duration), NO_CONTENT),
   });
   on('post', '/sandboxes/:sandboxID/pause', 'E2B: pause a sandbox (memory: false keeps only the filesystem)', {
     params,
@@ -146,11 +143,11 @@ export function e2bApiRoutes(
     body: E2BSnapshotBody,
     handler: async ({ auth, params: p, body }) => new Reply(201, await snapshots.create(auth.orgId, p.sandboxID, body.name)),
   });
-  on('get', '/snapshots', 'E2B: list snapshots', { query: E2BSnapshotsQuery, handler: ({ auth, query }) => snapshots.list(auth.orgId, query) });
+  on('get', '/snapshots', 'E2B: list snapshots', { query: E2BSnapshotsQuery, handler: async ({ auth, query }) => await snapshots.list(auth.orgId, query) });
   on('delete', '/templates/:templateID', 'E2B: delete a template (its Box image and builds) or a snapshot', {
     params: E2BTemplateIdParams,
     handler: async ({ auth, params: p }) => {
-      if (templates.has(auth.orgId, p.templateID)) await templates.delete(auth.orgId, p.templateID);
+      if (await templates.has(auth.orgId, p.templateID)) await templates.delete(auth.orgId, p.templateID);
       else await snapshots.delete(auth.orgId, p.templateID);
       return NO_CONTENT;
     },

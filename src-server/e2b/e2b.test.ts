@@ -99,7 +99,7 @@ describe('E2B SDK on the fake runtime', () => {
     const v1 = await fetch(`${opts.apiUrl}/sandboxes`, { method: 'POST', headers: h, body: JSON.stringify({ templateID: 'base', metadata: { v: '1' } }) });
     expect(v1.status).toBe(201);
     const made = (await v1.json()) as { sandboxID: string; envdVersion: string; envdAccessToken: string };
-    expect(made.envdVersion).toBe('0.5.7');
+    expect(made.envdVersion).toBe('0.6.4');
     expect(made.envdAccessToken).toBeTruthy();
     const listed = (await (await fetch(`${opts.apiUrl}/sandboxes?metadata=v%3D1`, { headers: h })).json()) as Array<{ sandboxID: string; state: string }>;
     expect(listed).toEqual([expect.objectContaining({ sandboxID: made.sandboxID, state: 'running' })]);

@@ -20,10 +20,10 @@ export function e2bFeatureRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxSe
   on('put', '/sandboxes/:sandboxID/network', "E2B: replace a sandbox's network rules (its Box HTTP policy)", {
     params: E2BSandboxIdParams,
     body: E2BNetworkUpdateBody,
-    handler: ({ auth, params: p, body }) => {
+    handler: async ({ auth, params: p, body }) => {
       if (body.egressProxy)
         throw new NotImplemented("Box's E2B API does not support egressProxy: Box's egress proxy is the sandbox's only way out.", { param: 'egressProxy' });
-      sandboxes.updateNetwork(auth.orgId, p.sandboxID, {
+      await sandboxes.updateNetwork(auth.orgId, p.sandboxID, {
         allowOut: body.allowOut,
         denyOut: body.denyOut,
         rules: body.rules,
@@ -36,13 +36,13 @@ export function e2bFeatureRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxSe
   // before /sandboxes/:sandboxID so that "metrics" is not read as a sandbox id
   on('get', '/sandboxes/metrics', 'E2B: the latest metrics of some sandboxes', {
     query: E2BMetricsListQuery,
-    handler: ({ auth, query }) => {
+    handler: async ({ auth, query }) => {
       const out: Record<string, ReturnType<typeof e2bMetric>> = {};
       const now = Date.now();
       for (const id of query.sandbox_ids) {
-        const s = sandboxes.find(auth.orgId, id);
+        const s = await sandboxes.find(auth.orgId, id);
         if (!s) continue;
-        const last = metrics.samples(id, Date.parse(s.row.started_at), now).at(-1);
+        const last = (await metrics.samples(id, Date.parse(s.row.started_at), now)).at(-1);
         if (last) out[id] = e2bMetric(last, s.box);
       }
       return { sandboxes: out };
@@ -52,10 +52,10 @@ export function e2bFeatureRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxSe
   on('get', '/sandboxes/:sandboxID/metrics', "E2B: a sandbox's metrics (Box's meters, sampled every few seconds)", {
     params: E2BSandboxIdParams,
     query: E2BMetricsQuery,
-    handler: ({ auth, params: p, query }) => {
-      const s = sandboxes.get(auth.orgId, p.sandboxID);
+    handler: async ({ auth, params: p, query }) => {
+      const s = await sandboxes.get(auth.orgId, p.sandboxID);
       const { from, to } = metricsWindow(query, s.row.created_at);
-      return metrics.samples(s.row.box_id, from, to).map((m) => e2bMetric(m, s.box));
+      return (await metrics.samples(s.row.box_id, from, to)).map((m) => e2bMetric(m, s.box));
     },
   });
 }

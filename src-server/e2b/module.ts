@@ -65,7 +65,7 @@ export function e2bArea(
   const templates = new TemplateBuilds(app.db, deps.images, path.join(app.config.dataDir, 'e2b-templates'));
   const secrets = new E2BSecrets(app.db, deps.secrets);
   const volumes = new E2BVolumes(app.db, deps.volumes);
-  const processes = new EnvdProcesses(deps.execs, (id) => deps.boxes.get(id)?.status === 'running');
+  const processes = new EnvdProcesses(deps.execs, async (id) => (await deps.boxes.get(id))?.status === 'running');
   const filesystem = new EnvdFilesystem(deps.execs);
   const filesHttp = new EnvdFilesHttp(deps.files);
   let timer: NodeJS.Timeout | undefined;
@@ -83,7 +83,8 @@ export function e2bArea(
       express.use('/files', e2bSignedFilesRoutes({ gate: app, sandboxes, filesHttp }));
       express.use('/e2b/sandbox', e2bSandboxRoutes({ gate: app, sandboxes, processes, filesystem, filesHttp, code: deps.code }));
     },
-    start() {
+    async start() {
+      await templates.recover();
       timer = setInterval(() => {
         if (sweeping) return;
         sweeping = true;

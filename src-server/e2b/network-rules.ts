@@ -100,24 +100,24 @@ export class SandboxPolicies {
   ) {}
 
   /** The policy for a new sandbox's rules, or undefined when they restrict nothing. */
-  make(orgId: string, name: string, network: E2BNetwork | undefined): { id: string } | undefined {
+  async make(orgId: string, name: string, network: E2BNetwork | undefined): Promise<{ id: string } | undefined> {
     const doc = network && policyOf(network);
-    return doc ? this.policies.create(orgId, `${name} network`, doc) : undefined;
+    return doc ? await this.policies.create(orgId, `${name} network`, doc) : undefined;
   }
 
   /** E2B's updateNetwork: the new rules replace the old at once (the egress proxy reads the policy per request). */
-  replace(row: SandboxRow, name: string, network: E2BNetwork): void {
+  async replace(row: SandboxRow, name: string, network: E2BNetwork): Promise<void> {
     const doc = policyOf(network) ?? { '*': { rules: [] } };
-    if (row.policy_id) return void this.policies.update(row.org_id, row.policy_id, doc);
-    const p = this.policies.create(row.org_id, `${name} network`, doc);
-    this.repo.setPolicy(row.box_id, p.id);
-    this.boxes.setHttpPolicy(row.box_id, p.id);
+    if (row.policy_id) return void (await this.policies.update(row.org_id, row.policy_id, doc));
+    const p = await this.policies.create(row.org_id, `${name} network`, doc);
+    await this.repo.setPolicy(row.box_id, p.id);
+    await this.boxes.setHttpPolicy(row.box_id, p.id);
   }
 
-  drop(orgId: string, policyId: string | null | undefined): void {
+  async drop(orgId: string, policyId: string | null | undefined): Promise<void> {
     if (!policyId) return;
     try {
-      this.policies.delete(orgId, policyId);
+      await this.policies.delete(orgId, policyId);
     } catch (e) {
       this.log.warn(`e2b: the sandbox network policy ${policyId} was not deleted`, e);
     }

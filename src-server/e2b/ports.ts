@@ -16,7 +16,7 @@ export type { BoxRecord, ExecSession, NewBox, Principal };
 export { UnknownImage } from '../boxes/ports.js';
 
 export interface BoxesPort {
-  get(boxId: string): BoxRecord | undefined;
+  get(boxId: string): Promise<BoxRecord | undefined>;
   create(auth: Principal, body: CreateBoxBody): Promise<NewBox>;
   pause(box: BoxRecord): Promise<Box>;
   resume(box: BoxRecord): Promise<unknown>;
@@ -24,25 +24,25 @@ export interface BoxesPort {
   /** Stops the VM and cold-boots it from its disk (a filesystem-only resume). */
   reboot(box: BoxRecord): Promise<unknown>;
   /** Attaches (null: detaches) an HTTP policy; the caller has checked both. */
-  setHttpPolicy(boxId: string, policyId: string | null): void;
+  setHttpPolicy(boxId: string, policyId: string | null): Promise<unknown>;
 }
 
 /** Box's HTTP (egress) policies, as E2B's network rules use them. */
 export interface PoliciesPort {
-  create(orgId: string, name: string, document: PolicyDocument): { id: string };
-  update(orgId: string, id: string, document: PolicyDocument): unknown;
-  delete(orgId: string, id: string): unknown;
+  create(orgId: string, name: string, document: PolicyDocument): Promise<{ id: string }>;
+  update(orgId: string, id: string, document: PolicyDocument): Promise<unknown>;
+  delete(orgId: string, id: string): Promise<unknown>;
 }
 
 /** Box's per-box meters (usage/), read for E2B's metrics. */
 export interface MetricsPort {
-  samples(boxId: string, fromMs: number, toMs: number): MeterSample[];
+  samples(boxId: string, fromMs: number, toMs: number): Promise<MeterSample[]>;
 }
 
 export interface CheckpointsPort {
   checkpoint(box: BoxRecord, opts: { name?: string }): Promise<Checkpoint>;
-  get(orgId: string, id: string): Checkpoint & { org_id: string };
-  list(orgId: string, q: { box_id?: string; name?: string }): Checkpoint[];
+  get(orgId: string, id: string): Promise<Checkpoint & { org_id: string }>;
+  list(orgId: string, q: { box_id?: string; name?: string }): Promise<Checkpoint[]>;
   delete(cp: Checkpoint & { org_id: string }): Promise<Checkpoint>;
   fromCheckpoint(auth: Principal, cp: Checkpoint & { org_id: string }, name: string, parent?: string | null): Promise<NewBox>;
 }
@@ -52,14 +52,23 @@ export interface ExecPort {
 }
 
 export interface FilesPort {
-  /** user: as that user of the box (its permissions; what is created is theirs). */
-  write(box: BoxRecord, path: string, opts: { mode: number; createParents: boolean; user?: string }, source: Readable): Promise<{ sizeBytes: number }>;
+  /**
+   * user: as that user of the box (its permissions; what is created is theirs). chownToUser: made
+   * as root, what is created given to `user` (envd's upload). xattrs: set on the new file
+   * (`xattrsSet`: how many its file system kept).
+   */
+  write(
+    box: BoxRecord,
+    path: string,
+    opts: { mode: number; createParents: boolean; user?: string; chownToUser?: boolean; xattrs?: Record<string, string> },
+    source: Readable,
+  ): Promise<{ sizeBytes: number; xattrsSet?: number }>;
   read(box: BoxRecord, path: string, opts?: { user?: string }): Promise<{ mode: number; size: number | null; stream: Readable }>;
 }
 
 export interface AppsPort {
   /** The organization's app of this name, created when missing. */
-  find(orgId: string, name: string, mint: boolean): { id: string };
+  find(orgId: string, name: string, mint: boolean): Promise<{ id: string }>;
 }
 
 export interface ForkPort {

@@ -42,3 +42,16 @@ function cursor(token: string): [string, string] {
   }
   throw invalid('nextToken is not one this service gave: send the X-Next-Token of the previous page', 'nextToken');
 }
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw invalid(`metadata: "${s}" is not valid percent-encoded UTF-8`, 'metadata');
+  }
+}
+
+/** E2B's list filter `k1=v1&k2=v2` (each key and value URL-encoded), as an object. */
+export function metadataFilter(q: string | undefined): Record<string, string> | undefined {
+  return q === undefined ? undefined : Object.fromEntries([...new URLSearchParams(q)].map(([k, v]) => [decode(k), decode(v)]));
+}

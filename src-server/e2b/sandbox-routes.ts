@@ -54,11 +54,11 @@ export function e2bSandboxRoutes(deps: {
 }): Router {
   const targets = new WeakMap<IncomingMessage, Target>();
   const r = express.Router();
-  r.use((req: Request, res: Response, next: NextFunction) => {
+  r.use(async (req: Request, res: Response, next: NextFunction) => {
     setErrorStyle(req, 'e2b');
     const id = req.headers['e2b-sandbox-id'];
     if (typeof id !== 'string' || !id) return next(refused(400, 'The E2b-Sandbox-Id header is required: it names the sandbox.'));
-    const row = deps.sandboxes.row(id);
+    const row = await deps.sandboxes.row(id);
     if (!row) return next(refused(502, `The sandbox ${id} was not found: it was killed or timed out.`));
     const token = req.headers['x-access-token'] ?? req.headers['e2b-traffic-access-token'];
     if (typeof token !== 'string' || !sameToken(token, row.access_token))
@@ -67,11 +67,11 @@ export function e2bSandboxRoutes(deps: {
     void deps.sandboxes
       .autoResume(id)
       .catch((e: unknown) => deps.gate.log.warn(`e2b: auto-resume of sandbox ${id} failed`, e))
-      .then(() => {
-        const box = deps.sandboxes.box(id);
+      .then(async () => {
+        const box = await deps.sandboxes.box(id);
         if (!box || box.status !== 'running') return next(refused(502, `The sandbox ${id} is not running (${box?.status ?? 'gone'}): connect to resume it.`));
         try {
-          admit(deps.gate, row.org_id, res, { stream: LONG_LIVED.has(req.path) });
+          await admit(deps.gate, row.org_id, res, { stream: LONG_LIVED.has(req.path) });
         } catch (e) {
           return next(e);
         }
@@ -125,11 +125,11 @@ export function e2bSandboxRoutes(deps: {
       ),
     );
   });
-  r.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+  r.use(async (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     // killed or paused (its timeout, a kill) while the request ran: E2B's proxy answers 502,
     // which the SDK turns into its TimeoutError, and a dropped stream makes it ask isRunning
     const t = targets.get(req);
-    const gone = t && (!deps.sandboxes.row(t.row.box_id) || deps.sandboxes.box(t.row.box_id)?.status !== 'running');
+    const gone = t && (!(await deps.sandboxes.row(t.row.box_id)) || (await deps.sandboxes.box(t.row.box_id))?.status !== 'running');
     if (gone) err = refused(502, `The sandbox ${t.row.box_id} was killed or paused while the request was in progress (its timeout or a kill).`);
     const { status, body, headers } = renderError(req, err, deps.gate) as { status: number; body: { message: string }; headers: Record<string, string> };
     if (res.headersSent) {

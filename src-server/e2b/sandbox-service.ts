@@ -13,11 +13,11 @@ import {
   type PoliciesPort,
   type Principal,
 } from './ports.js';
-import { pageOf, type PageQuery } from './sandbox-page.js';
+import { metadataFilter, pageOf, type PageQuery } from './sandbox-page.js';
 import type { SandboxesRepo, SandboxRow } from './sandboxes-repo.js';
 
 /** The envd version E2B's SDK reads from create/connect to pick its features (see README "Coming from E2B"). */
-export const ENVD_VERSION = '0.5.7';
+export const ENVD_VERSION = '0.6.4';
 const DEFAULT_TIMEOUT_S = 300;
 const MAX_TIMEOUT_S = 86_400;
 const E2B_APP = 'e2b';
@@ -56,14 +56,6 @@ function timeoutSeconds(t: number | undefined): number {
   return t;
 }
 
-function decode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    throw invalid(`metadata: "${s}" is not valid percent-encoded UTF-8`, 'metadata');
-  }
-}
-
 /**
  * E2B's sandbox lifecycle on Box's boxes: a sandbox is a box of the organization's `e2b`
  * app (visible in the UI and the CLI), its id the box id. A sandbox past its end is killed,
@@ -87,35 +79,35 @@ export class SandboxService {
   }
 
   /** A live sandbox of the organization; a killed or unknown one is not found (E2B answers 404). */
-  get(orgId: string, id: string): Sandbox {
-    const row = this.repo.get(id);
-    const box = row && row.org_id === orgId ? this.deps.boxes.get(id) : undefined;
+  async get(orgId: string, id: string): Promise<Sandbox> {
+    const row = await this.repo.get(id);
+    const box = row && row.org_id === orgId ? await this.deps.boxes.get(id) : undefined;
     const state = box && stateOf(box);
     if (!row || !box || !state) throw notFound(`Sandbox ${id} not found`, 'not_found', 'sandboxID');
     return { row, box, state };
   }
 
   /** A live sandbox of the organization, or undefined. */
-  find(orgId: string, id: string): Sandbox | undefined {
+  async find(orgId: string, id: string): Promise<Sandbox | undefined> {
     try {
-      return this.get(orgId, id);
+      return await this.get(orgId, id);
     } catch {
       return undefined;
     }
   }
 
   /** By envd access token (the sandbox front checks it). */
-  row(id: string): SandboxRow | undefined {
-    return this.repo.get(id);
+  async row(id: string): Promise<SandboxRow | undefined> {
+    return await this.repo.get(id);
   }
 
   /** Every sandbox row (the signed-URL front finds the sandbox whose token signed a URL). */
-  rows(): SandboxRow[] {
-    return this.repo.all();
+  async rows(): Promise<SandboxRow[]> {
+    return await this.repo.all();
   }
 
-  box(id: string): BoxRecord | undefined {
-    return this.deps.boxes.get(id);
+  async box(id: string): Promise<BoxRecord | undefined> {
+    return await this.deps.boxes.get(id);
   }
 
   async create(auth: Principal, body: CreateSandbox): Promise<Sandbox> {
@@ -124,16 +116,16 @@ export class SandboxService {
     if (body.autoResume && body.keepMemory === false)
       throw invalid('autoResume cannot be combined with keepMemory: false: a filesystem-only pause is resumed with connect only.', 'autoResume');
     const name = `e2b-${crypto.randomBytes(4).toString('hex')}`;
-    const app = this.deps.apps.find(auth.orgId, E2B_APP, true);
-    const policy = this.policies.make(auth.orgId, name, body.network);
+    const app = await this.deps.apps.find(auth.orgId, E2B_APP, true);
+    const policy = await this.policies.make(auth.orgId, name, body.network);
     let made: NewBox;
     try {
       made = await boxForTemplate(this.deps, auth, { template, name, appId: app.id, policyId: policy?.id, volumeMounts: body.volumeMounts ?? [] });
     } catch (e) {
-      this.policies.drop(auth.orgId, policy?.id);
+      await this.policies.drop(auth.orgId, policy?.id);
       throw e;
     }
-    const s = this.register(auth, made, {
+    const s = await this.register(auth, made, {
       template,
       metadata: body.metadata ?? {},
       envs: body.envVars ?? {},
@@ -148,7 +140,7 @@ export class SandboxService {
   }
 
   /** Makes a new box (created, forked or from a snapshot) a sandbox with its own access token; one that did not start fails (500). */
-  register(
+  async register(
     auth: Principal,
     made: NewBox,
     o: {
@@ -161,11 +153,11 @@ export class SandboxService {
       keepMemory?: boolean;
       autoResume?: boolean;
     },
-  ): Sandbox {
+  ): Promise<Sandbox> {
     if (!made.started) throw new Failed(`Sandbox ${made.box.box_id} did not start: ${made.reason}`);
     const { box } = made;
     const now = Date.now();
-    this.repo.insert({
+    await this.repo.insert({
       box_id: box.box_id,
       org_id: auth.orgId,
       key_id: auth.key.id,
@@ -183,23 +175,25 @@ export class SandboxService {
       auto_resume: o.autoResume ?? false,
       timeout_s: timeoutSeconds(o.timeout),
     });
-    return this.get(auth.orgId, box.box_id);
+    return await this.get(auth.orgId, box.box_id);
   }
 
   /**
    * One page of the organization's sandboxes (sandbox-page.ts), running and paused unless
    * `states` narrows them; `metadata` is E2B's `k1=v1&k2=v2`, each key and value URL-encoded.
    */
-  page(orgId: string, q: PageQuery & { states?: SandboxState[]; metadata?: string; template?: string }): { items: Sandbox[]; nextToken?: string } {
-    const metadata = q.metadata === undefined ? undefined : Object.fromEntries([...new URLSearchParams(q.metadata)].map(([k, v]) => [decode(k), decode(v)]));
-    return pageOf(this.list(orgId, { states: q.states, metadata, template: q.template }), q);
+  async page(
+    orgId: string,
+    q: PageQuery & { states?: SandboxState[]; metadata?: string; template?: string },
+  ): Promise<{ items: Sandbox[]; nextToken?: string }> {
+    return pageOf(await this.list(orgId, { states: q.states, metadata: metadataFilter(q.metadata), template: q.template }), q);
   }
 
   /** Sandboxes of the organization, running and paused unless `states` narrows them. */
-  private list(orgId: string, q: { states?: SandboxState[]; metadata?: Record<string, string>; template?: string }): Sandbox[] {
+  private async list(orgId: string, q: { states?: SandboxState[]; metadata?: Record<string, string>; template?: string }): Promise<Sandbox[]> {
     const out: Sandbox[] = [];
-    for (const row of this.repo.byOrg(orgId)) {
-      const box = this.deps.boxes.get(row.box_id);
+    for (const row of await this.repo.byOrg(orgId)) {
+      const box = await this.deps.boxes.get(row.box_id);
       const state = box && stateOf(box);
       if (!box || !state) continue;
       if (q.states && !q.states.includes(state)) continue;
@@ -210,21 +204,21 @@ export class SandboxService {
     return out;
   }
 
-  setTimeout(orgId: string, id: string, timeout: number | undefined): void {
-    const s = this.get(orgId, id);
-    this.repo.setTimes(s.row.box_id, { end_at: new Date(Date.now() + timeoutSeconds(timeout) * 1000).toISOString() });
+  async setTimeout(orgId: string, id: string, timeout: number | undefined): Promise<void> {
+    const s = await this.get(orgId, id);
+    await this.repo.setTimes(s.row.box_id, { end_at: new Date(Date.now() + timeoutSeconds(timeout) * 1000).toISOString() });
   }
 
   async kill(orgId: string, id: string): Promise<void> {
-    const s = this.get(orgId, id);
+    const s = await this.get(orgId, id);
     await this.deps.boxes.terminate(s.box);
-    this.forget(s.row);
+    await this.forget(s.row);
   }
 
   /** Drops what E2B knew of a sandbox whose box is gone, and the policy made for its network rules. */
-  private forget(row: SandboxRow): void {
-    this.repo.delete(row.box_id);
-    this.policies.drop(row.org_id, row.policy_id);
+  private async forget(row: SandboxRow): Promise<void> {
+    await this.repo.delete(row.box_id);
+    await this.policies.drop(row.org_id, row.policy_id);
   }
 
   /**
@@ -232,23 +226,23 @@ export class SandboxService {
    * `memory: false` (E2B's `keepMemory: false`) keeps only the filesystem: its resume reboots.
    */
   async pause(orgId: string, id: string, memory?: boolean): Promise<void> {
-    const s = this.get(orgId, id);
+    const s = await this.get(orgId, id);
     if (s.state === 'paused') throw conflict(`Sandbox ${id} is already paused`, 'already_paused');
     await this.deps.boxes.pause(s.box);
-    this.repo.setColdResume(id, memory === false);
+    await this.repo.setColdResume(id, memory === false);
   }
 
   /** E2B's updateNetwork: the sandbox's HTTP policy takes the new rules (one is made when it had none). */
-  updateNetwork(orgId: string, id: string, network: E2BNetwork): void {
-    const s = this.get(orgId, id);
-    this.policies.replace(s.row, s.box.name, network);
+  async updateNetwork(orgId: string, id: string, network: E2BNetwork): Promise<void> {
+    const s = await this.get(orgId, id);
+    await this.policies.replace(s.row, s.box.name, network);
   }
 
   /** Traffic to a paused sandbox created with `autoResume` resumes it (with its create timeout). */
   async autoResume(id: string): Promise<boolean> {
-    const row = this.repo.get(id);
+    const row = await this.repo.get(id);
     if (!row?.auto_resume || row.cold_resume) return false;
-    const s = this.find(row.org_id, id);
+    const s = await this.find(row.org_id, id);
     if (s?.state !== 'paused') return false;
     await this.connect(row.org_id, id, row.timeout_s);
     return true;
@@ -259,38 +253,38 @@ export class SandboxService {
    * unless the new timeout reaches further (E2B's rule).
    */
   async connect(orgId: string, id: string, timeout: number | undefined, memory?: boolean): Promise<Sandbox> {
-    const s = this.get(orgId, id);
+    const s = await this.get(orgId, id);
     const end = Date.now() + timeoutSeconds(timeout) * 1000;
     if (s.state === 'paused') {
       // a filesystem-only pause (or connect with memory: false) cold-boots from the disk
       if (s.row.cold_resume || memory === false) await this.deps.boxes.reboot(s.box);
       else await this.deps.boxes.resume(s.box);
-      this.repo.setColdResume(id, false);
-      this.repo.setTimes(id, { started_at: new Date().toISOString(), end_at: new Date(end).toISOString() });
+      await this.repo.setColdResume(id, false);
+      await this.repo.setTimes(id, { started_at: new Date().toISOString(), end_at: new Date(end).toISOString() });
     } else if (timeout !== undefined && end > Date.parse(s.row.end_at)) {
-      this.repo.setTimes(id, { end_at: new Date(end).toISOString() });
+      await this.repo.setTimes(id, { end_at: new Date(end).toISOString() });
     }
-    const after = this.get(orgId, id);
+    const after = await this.get(orgId, id);
     if (after.state !== 'running') throw new Failed(`Sandbox ${id} could not be resumed: ${after.box.error_message ?? after.box.status}`);
     return after;
   }
 
   /** Kills or pauses (autoPause) the sandboxes past their end. */
   async sweep(now = Date.now()): Promise<void> {
-    for (const row of this.repo.all()) {
+    for (const row of await this.repo.all()) {
       if (Date.parse(row.end_at) > now) continue;
-      const box = this.deps.boxes.get(row.box_id);
+      const box = await this.deps.boxes.get(row.box_id);
       const state = box && stateOf(box);
       try {
-        if (!box || !state) this.forget(row);
+        if (!box || !state) await this.forget(row);
         else if (state !== 'running')
           continue; // a paused sandbox waits for connect, as on E2B
         else if (row.auto_pause) {
           await this.deps.boxes.pause(box);
-          this.repo.setColdResume(row.box_id, !row.keep_memory);
+          await this.repo.setColdResume(row.box_id, !row.keep_memory);
         } else {
           await this.deps.boxes.terminate(box);
-          this.forget(row);
+          await this.forget(row);
         }
       } catch (e) {
         this.deps.log.warn(`e2b: timeout of sandbox ${row.box_id} failed`, e);

@@ -42,15 +42,13 @@ const fromRaw = (r: Raw): SandboxRow => ({
 export class SandboxesRepo {
   constructor(private db: Db) {}
 
-  insert(r: SandboxRow): void {
-    this.db
-      .prepare(
-        `INSERT INTO e2b_sandboxes (box_id, org_id, key_id, template_id, metadata, envs, access_token, auto_pause, started_at, end_at, created_at,
-           policy_id, keep_memory, auto_resume, timeout_s, cold_resume)
-         VALUES (@box_id, @org_id, @key_id, @template_id, @metadata, @envs, @access_token, @auto_pause, @started_at, @end_at, @created_at,
-           @policy_id, @keep_memory, @auto_resume, @timeout_s, @cold_resume)`,
-      )
-      .run({
+  async insert(r: SandboxRow): Promise<void> {
+    await this.db.run(
+      `INSERT INTO e2b_sandboxes (box_id, org_id, key_id, template_id, metadata, envs, access_token, auto_pause, started_at, end_at, created_at,
+         policy_id, keep_memory, auto_resume, timeout_s, cold_resume)
+       VALUES (@box_id, @org_id, @key_id, @template_id, @metadata, @envs, @access_token, @auto_pause, @started_at, @end_at, @created_at,
+         @policy_id, @keep_memory, @auto_resume, @timeout_s, @cold_resume)`,
+      {
         ...r,
         metadata: JSON.stringify(r.metadata),
         envs: JSON.stringify(r.envs),
@@ -58,37 +56,38 @@ export class SandboxesRepo {
         keep_memory: r.keep_memory ? 1 : 0,
         auto_resume: r.auto_resume ? 1 : 0,
         cold_resume: r.cold_resume ? 1 : 0,
-      });
+      },
+    );
   }
 
-  get(boxId: string): SandboxRow | undefined {
-    const r = this.db.prepare('SELECT * FROM e2b_sandboxes WHERE box_id = ?').get(boxId) as Raw | undefined;
+  async get(boxId: string): Promise<SandboxRow | undefined> {
+    const r = (await this.db.get('SELECT * FROM e2b_sandboxes WHERE box_id = ?', [boxId])) as Raw | undefined;
     return r && fromRaw(r);
   }
 
-  byOrg(orgId: string): SandboxRow[] {
-    return (this.db.prepare('SELECT * FROM e2b_sandboxes WHERE org_id = ? ORDER BY started_at, box_id').all(orgId) as Raw[]).map(fromRaw);
+  async byOrg(orgId: string): Promise<SandboxRow[]> {
+    return ((await this.db.all('SELECT * FROM e2b_sandboxes WHERE org_id = ? ORDER BY started_at, box_id', [orgId])) as Raw[]).map(fromRaw);
   }
 
-  all(): SandboxRow[] {
-    return (this.db.prepare('SELECT * FROM e2b_sandboxes').all() as Raw[]).map(fromRaw);
+  async all(): Promise<SandboxRow[]> {
+    return ((await this.db.all('SELECT * FROM e2b_sandboxes')) as Raw[]).map(fromRaw);
   }
 
-  setTimes(boxId: string, t: { started_at?: string; end_at: string }): void {
-    if (t.started_at) this.db.prepare('UPDATE e2b_sandboxes SET started_at = ?, end_at = ? WHERE box_id = ?').run(t.started_at, t.end_at, boxId);
-    else this.db.prepare('UPDATE e2b_sandboxes SET end_at = ? WHERE box_id = ?').run(t.end_at, boxId);
+  async setTimes(boxId: string, t: { started_at?: string; end_at: string }): Promise<void> {
+    if (t.started_at) await this.db.run('UPDATE e2b_sandboxes SET started_at = ?, end_at = ? WHERE box_id = ?', [t.started_at, t.end_at, boxId]);
+    else await this.db.run('UPDATE e2b_sandboxes SET end_at = ? WHERE box_id = ?', [t.end_at, boxId]);
   }
 
-  setPolicy(boxId: string, policyId: string | null): void {
-    this.db.prepare('UPDATE e2b_sandboxes SET policy_id = ? WHERE box_id = ?').run(policyId, boxId);
+  async setPolicy(boxId: string, policyId: string | null): Promise<void> {
+    await this.db.run('UPDATE e2b_sandboxes SET policy_id = ? WHERE box_id = ?', [policyId, boxId]);
   }
 
   /** Whether its current pause kept only the filesystem (set at pause, cleared at resume). */
-  setColdResume(boxId: string, cold: boolean): void {
-    this.db.prepare('UPDATE e2b_sandboxes SET cold_resume = ? WHERE box_id = ?').run(cold ? 1 : 0, boxId);
+  async setColdResume(boxId: string, cold: boolean): Promise<void> {
+    await this.db.run('UPDATE e2b_sandboxes SET cold_resume = ? WHERE box_id = ?', [cold ? 1 : 0, boxId]);
   }
 
-  delete(boxId: string): void {
-    this.db.prepare('DELETE FROM e2b_sandboxes WHERE box_id = ?').run(boxId);
+  async delete(boxId: string): Promise<void> {
+    await this.db.run('DELETE FROM e2b_sandboxes WHERE box_id = ?', [boxId]);
   }
 }

@@ -31,25 +31,25 @@ export function e2bSignedFilesRoutes(deps: {
   filesHttp: EnvdFilesHttp;
 }): Router {
   const r = express.Router();
-  const target = (req: Request, res: Response, operation: 'read' | 'write'): Target => {
+  const target = async (req: Request, res: Response, operation: 'read' | 'write'): Promise<Target> => {
     const q = req.query as Record<string, string | undefined>;
     // envd's words and order: the signature is checked before its expiration (a forger learns nothing of it)
     if (!q.signature) throw refused(401, 'missing signature query parameter');
     if (q.signature_expiration !== undefined && !/^-?\d+$/.test(q.signature_expiration)) throw refused(401, 'invalid signature_expiration');
-    const row = deps.sandboxes
-      .rows()
-      .find((s) => same(signature(q.path ?? '', operation, q.username ?? '', s.access_token, q.signature_expiration), q.signature!));
+    const row = (await deps.sandboxes.rows()).find((s) =>
+      same(signature(q.path ?? '', operation, q.username ?? '', s.access_token, q.signature_expiration), q.signature!),
+    );
     if (!row) throw refused(401, 'invalid signature');
     if (q.signature_expiration !== undefined && Number(q.signature_expiration) * 1000 < Date.now()) throw refused(401, 'signature is already expired');
-    const box = deps.sandboxes.box(row.box_id);
+    const box = await deps.sandboxes.box(row.box_id);
     if (!box || box.status !== 'running') throw refused(502, `The sandbox ${row.box_id} is not running.`);
-    admit(deps.gate, row.org_id, res, { stream: false });
+    await admit(deps.gate, row.org_id, res, { stream: false });
     return { row, box, user: q.username || defaultUser(box) };
   };
   const run = (op: 'read' | 'write', h: (t: Target, req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) => {
     setErrorStyle(req, 'e2b');
     Promise.resolve()
-      .then(() => h(target(req, res, op), req, res))
+      .then(async () => h(await target(req, res, op), req, res))
       .then((out) => {
         if (!res.headersSent && out !== undefined) res.json(out);
       })

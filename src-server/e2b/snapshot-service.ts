@@ -23,40 +23,41 @@ export class SnapshotService {
     count: number,
     timeout?: number,
   ): Promise<Array<{ sandbox: Sandbox } | { error: { code: number; message: string } }>> {
-    const src = this.sandboxes.get(auth.orgId, id);
+    const src = await this.sandboxes.get(auth.orgId, id);
     const name = `e2b-${crypto.randomBytes(4).toString('hex')}`;
     const { boxes } = await this.checkpoints.fork(auth, src.box, name, count);
     // each child is a sandbox, or E2B's per-fork error when its VM did not start
-    return boxes.map((made) =>
-      made.started
-        ? {
-            sandbox: this.sandboxes.register(auth, made, {
-              template: src.row.template_id,
-              metadata: src.row.metadata,
-              envs: src.row.envs,
-              autoPause: src.row.auto_pause,
-              timeout,
-            }),
-          }
-        : { error: { code: 500, message: `Sandbox ${made.box.box_id} did not start: ${made.reason}` } },
+    return Promise.all(
+      boxes.map(async (made) =>
+        made.started
+          ? {
+              sandbox: await this.sandboxes.register(auth, made, {
+                template: src.row.template_id,
+                metadata: src.row.metadata,
+                envs: src.row.envs,
+                autoPause: src.row.auto_pause,
+                timeout,
+              }),
+            }
+          : { error: { code: 500, message: `Sandbox ${made.box.box_id} did not start: ${made.reason}` } },
+      ),
     );
   }
 
   async create(orgId: string, id: string, name?: string): Promise<{ snapshotID: string; names: string[] }> {
-    const src = this.sandboxes.get(orgId, id);
+    const src = await this.sandboxes.get(orgId, id);
     const cp = await this.checkpoints.checkpoint(src.box, { name: `${PREFIX}${name ?? ''}` });
     return { snapshotID: cp.checkpoint_id, names: name ? [name] : [] };
   }
 
-  list(orgId: string, q: { sandboxID?: string; name?: string }): Array<{ snapshotID: string; names: string[] }> {
-    return this.checkpoints
-      .list(orgId, { box_id: q.sandboxID, name: q.name === undefined ? undefined : `${PREFIX}${q.name}` })
+  async list(orgId: string, q: { sandboxID?: string; name?: string }): Promise<Array<{ snapshotID: string; names: string[] }>> {
+    return (await this.checkpoints.list(orgId, { box_id: q.sandboxID, name: q.name === undefined ? undefined : `${PREFIX}${q.name}` }))
       .filter((cp) => cp.status === 'ready' && (cp.name ?? '').startsWith(PREFIX))
       .map((cp) => ({ snapshotID: cp.checkpoint_id, names: cp.name!.length > PREFIX.length ? [cp.name!.slice(PREFIX.length)] : [] }));
   }
 
   async delete(orgId: string, id: string): Promise<void> {
     if (!id.startsWith('boxcp_')) throw notFound(`Snapshot ${id} not found`, 'not_found', 'templateID');
-    await this.checkpoints.delete(this.checkpoints.get(orgId, id));
+    await this.checkpoints.delete(await this.checkpoints.get(orgId, id));
   }
 }

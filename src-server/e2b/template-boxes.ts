@@ -18,8 +18,8 @@ export async function boxForTemplate(
   const { template, name } = o;
   if (template.startsWith('boxcp_')) {
     if (o.volumeMounts?.length) throw invalid('volumeMounts: a sandbox from a snapshot keeps the volume mounts of its snapshot; give none', 'volumeMounts');
-    const made = await deps.checkpoints.fromCheckpoint(auth, deps.checkpoints.get(auth.orgId, template), name);
-    if (o.policyId) deps.boxes.setHttpPolicy(made.box.box_id, o.policyId);
+    const made = await deps.checkpoints.fromCheckpoint(auth, await deps.checkpoints.get(auth.orgId, template), name);
+    if (o.policyId) await deps.boxes.setHttpPolicy(made.box.box_id, o.policyId);
     return made;
   }
   const image = DEFAULT_TEMPLATES.has(template) ? 'debian' : template;

@@ -164,7 +164,7 @@ export class AgentClient extends EventEmitter implements StreamConn, files.Chann
     this.sendControl(M.RESET, 0, stream);
   }
 
-  writeFile(path: string, opts: files.WriteFileOptions, source: files.FileSource): Promise<{ sizeBytes: number }> {
+  writeFile(path: string, opts: files.WriteFileOptions, source: files.FileSource): Promise<{ sizeBytes: number; xattrsSet?: number }> {
     return files.writeFile(this, path, opts, source);
   }
 

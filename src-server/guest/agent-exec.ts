@@ -16,6 +16,12 @@ export interface ExecOptions {
   timeoutMs?: number;
   /** credit window per output channel, bytes (default 256 KiB) */
   outputWindow?: number;
+  /**
+   * A TCP port in the box: the agent connects to 127.0.0.1:port itself and the stream is that
+   * connection (stdin to it, its answers on stdout, exit 0 when it closes), no process. When
+   * nothing listens there, `argv` runs as usual (agents before the field always run it).
+   */
+  connectPort?: number;
 }
 
 export interface ExecExit {
@@ -66,6 +72,7 @@ export function encodeExec(o: ExecOptions): Buffer {
     [T.STDIN, o.stdin ? 1 : 0],
     [T.TIMEOUT_MS, o.timeoutMs],
     [T.WINDOW, o.outputWindow ?? DEFAULT_WINDOW],
+    [T.CONNECT, o.connectPort],
   );
   return encodeFields(fields);
 }

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentClient } from './agent-client.js';
-import { buildAgent, collect, type RunningAgent, startAgent } from './test-support/agent-harness.js';
+import { AGENT_BIN, buildAgent, collect, type RunningAgent, startAgent } from './test-support/agent-harness.js';
 
 let agent: RunningAgent;
 let client: AgentClient;
@@ -128,6 +128,25 @@ describe('files', () => {
     await expect(client.stat('relative/path')).rejects.toMatchObject({ code: 'invalid' });
     const ex = client.exec({ argv: ['true'], user: 'nobody' }); // the agent survives all of it
     expect((await ex.exit).exitCode).toBe(0);
+  });
+
+  it("writes as root for a user (chownToUser): the file and the directories it creates are the user's; xattrs set, read back by --xattrs", async () => {
+    const locked = join(root, 'locked');
+    mkdirSync(locked, { mode: 0o755 }); // root's: nobody could not write here
+    const path = join(locked, 'a/b/f.txt');
+    const xattrs = { 'user.e2b.author': 'mish', 'user.e2b.purpose': 'up load' };
+    expect(await client.writeFile(path, { user: 'nobody', chownToUser: true, xattrs }, Buffer.from('hi'))).toEqual({ sizeBytes: 2, xattrsSet: 2 });
+    const nobody = { uid: statSync(path).uid, gid: statSync(path).gid };
+    expect(nobody.uid).toBe(65534);
+    for (const p of [join(locked, 'a'), join(locked, 'a/b')]) expect(statSync(p)).toMatchObject({ uid: 65534, gid: nobody.gid });
+    expect(statSync(locked).uid).toBe(0); // an existing directory keeps its owner
+    const dump = (...paths: string[]) => execFileSync(AGENT_BIN, ['--xattrs', ...paths]).toString();
+    expect(dump(path, locked).split('\0')).toEqual([path, '2', 'author', 'mish', 'purpose', 'up load', '']);
+    // a new write replaces the file: metadata not given again is gone
+    expect(await client.writeFile(path, { user: 'nobody', chownToUser: true }, Buffer.from('again'))).toEqual({ sizeBytes: 5 });
+    expect(dump(path)).toBe('');
+    // without chownToUser the user's own permissions apply
+    await expect(client.writeFile(join(locked, 'g.txt'), { user: 'nobody' }, Buffer.from('x'))).rejects.toMatchObject({ code: 'permission_denied' });
   });
 
   it('stats files, directories and symlinks (lstat and follow)', async () => {

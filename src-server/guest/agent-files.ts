@@ -48,6 +48,18 @@ export interface WriteFileOptions {
   inPlace?: boolean;
   /** Written as this user of the box (its permissions apply, what is created is theirs); default the agent's root. */
   user?: string;
+  /**
+   * With `user`: written as root, and the file and the parent directories the write creates
+   * are given to `user` (E2B envd's upload: any directory, the result the user's). Agents
+   * before it ignore the field and write with the user's permissions.
+   */
+  chownToUser?: boolean;
+  /**
+   * Extended attributes set on the new file (name to value, e.g. `user.e2b.author`); the answer's
+   * `xattrsSet` says how many the file system kept (none on one without user xattrs, e.g. a
+   * tmpfs before Linux 6.6). Agents before it ignore them and do not answer `xattrsSet`.
+   */
+  xattrs?: Record<string, string>;
 }
 
 export type FileSource = Readable | Buffer | AsyncIterable<Uint8Array | string>;
@@ -92,10 +104,10 @@ async function* chunksOf(source: FileSource): AsyncIterable<Buffer> {
 }
 
 /** Upload to a temp file next to `path`, renamed over it only when complete. */
-export async function writeFile(ch: Channel, path: string, opts: WriteFileOptions, source: FileSource): Promise<{ sizeBytes: number }> {
+export async function writeFile(ch: Channel, path: string, opts: WriteFileOptions, source: FileSource): Promise<{ sizeBytes: number; xattrsSet?: number }> {
   const credit = new SendCredit();
   const ready = deferred<void>();
-  const done = deferred<{ sizeBytes: number }>();
+  const done = deferred<{ sizeBytes: number; xattrsSet?: number }>();
   const fail = (err: AgentError) => {
     credit.fail(err);
     ready.reject(err);
@@ -110,7 +122,9 @@ export async function writeFile(ch: Channel, path: string, opts: WriteFileOption
         credit.add(new Fields(f.payload).int(T.WINDOW) ?? 0);
       } else if (f.type === M.WRITE_DONE) {
         ch.release(id);
-        done.resolve({ sizeBytes: new Fields(f.payload).int(T.SIZE) ?? 0 });
+        const fl = new Fields(f.payload);
+        const set = fl.int(T.APPLIED); // how many of opts.xattrs the file system kept (agents before it: not said)
+        done.resolve({ sizeBytes: fl.int(T.SIZE) ?? 0, ...(set !== undefined ? { xattrsSet: set } : {}) });
       } else if (f.type === M.ERROR) {
         ch.release(id);
         fail(errorOf(f));
@@ -125,6 +139,8 @@ export async function writeFile(ch: Channel, path: string, opts: WriteFileOption
     ...(opts.durable === false ? [[T.DURABLE, false] as [number, boolean]] : []),
     ...(opts.inPlace ? [[T.IN_PLACE, true] as [number, boolean]] : []),
     ...(opts.user ? [[T.USER, opts.user] as [number, string]] : []),
+    ...(opts.user && opts.chownToUser ? [[T.OWNER, true] as [number, boolean]] : []),
+    ...Object.entries(opts.xattrs ?? {}).map(([k, v]) => [T.XATTR, `${k}=${v}`] as [number, string]),
   ]);
   ch.sendControl(M.FILE_WRITE, 0, id, fields);
   try {

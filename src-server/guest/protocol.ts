@@ -84,6 +84,9 @@ export const T = {
   HOSTNAME: 55,
   DURABLE: 56,
   IN_PLACE: 57,
+  CONNECT: 58,
+  OWNER: 60,
+  XATTR: 61,
 } as const;
 
 /** Channel numbers carried in the flags byte of DATA, EOF and WINDOW frames. */

@@ -21,7 +21,7 @@ function cookieValue(req: Request, name: string): string | undefined {
  * Resolves the caller: `Authorization: Bearer`, Anthropic-style `x-api-key`, or the web
  * UI's session cookie (only same-origin; the local guard already refused cross-site).
  */
-export function authenticate(req: Request, repos: Repos): Principal {
+export async function authenticate(req: Request, repos: Repos): Promise<Principal> {
   const auth = req.headers.authorization;
   let secret: string | undefined;
   if (auth !== undefined) {
@@ -32,17 +32,17 @@ export function authenticate(req: Request, repos: Repos): Principal {
     secret = req.headers['x-api-key'];
   }
   if (secret !== undefined) {
-    const key = repos.keys.findBySecret(secret);
+    const key = await repos.keys.findBySecret(secret);
     if (!key) throw invalidKey('Invalid API key.');
-    repos.keys.touch(key.id);
+    await repos.keys.touch(key.id);
     return { key, orgId: key.org_id, via: 'bearer' };
   }
   const session = cookieValue(req, SESSION_COOKIE);
   if (session) {
-    const keyId = repos.sessions.redeem(session, 'session');
-    const key = keyId ? repos.keys.get(keyId) : undefined;
+    const keyId = await repos.sessions.redeem(session, 'session');
+    const key = keyId ? await repos.keys.get(keyId) : undefined;
     if (key && !key.revoked_at) {
-      repos.keys.touch(key.id); // the UI's own key shows when it was last used, too
+      await repos.keys.touch(key.id); // the UI's own key shows when it was last used, too
       return { key, orgId: key.org_id, via: 'session' };
     }
     throw invalidKey('You are signed out: sign in again with an API key or a new sign-in link.');

@@ -51,8 +51,8 @@ export class Billing {
     private billingUrl: () => string,
   ) {}
 
-  check(orgId: string): void {
-    if (this.orgs.outOfCredits(orgId)) {
+  async check(orgId: string): Promise<void> {
+    if (await this.orgs.outOfCredits(orgId)) {
       throw new ApiError(402, 'billing_error', 'Your organization has no credits left; add credits to continue.', {
         code: 'credits_exhausted',
         extra: { billing_url: this.billingUrl() },

@@ -61,26 +61,26 @@ export class RouteRegistry implements RouteRegistrar {
       run(req, res).catch(next);
     });
     // Before any route: Express would answer a malformed %-escape in a parameter with a bare 500.
-    app.use((req: Request, _res: Response, next: NextFunction) => {
+    app.use(async (req: Request, _res: Response, next: NextFunction) => {
       const bad = malformedParam(ordered, req.path);
       if (!bad) return next();
       setErrorStyle(req, bad.errors);
-      if (!bad.keyless) authenticate(req, ctx.repos);
+      if (!bad.keyless) await authenticate(req, ctx.repos);
       next(badRequest(`Invalid ${bad.param}: the path segment is not valid percent-encoded UTF-8.`, bad.param, 'invalid_encoding'));
     });
     for (const spec of ordered) app[spec.method](spec.path, runRoute(spec, ctx));
     // Another API's unknown routes (E2B's at /e2b/api), answered in its own error style once the caller is known.
     for (const f of this.fallbacks.filter((f) => areas.includes(f.area))) {
-      app.use(f.prefix, (req: Request, _res: Response, next: NextFunction) => {
+      app.use(f.prefix, async (req: Request, _res: Response, next: NextFunction) => {
         setErrorStyle(req, f.errors);
-        authenticate(req, ctx.repos);
+        await authenticate(req, ctx.repos);
         next(f.error(req));
       });
     }
     // Unknown routes and methods: authenticate first, so routes cannot be enumerated without a key.
-    app.use('/v1', (req: Request, _res: Response, next: NextFunction) => {
+    app.use('/v1', async (req: Request, _res: Response, next: NextFunction) => {
       const candidates = ordered.filter((s) => matches(s.path, `/v1${req.path}`));
-      if (!candidates.length || candidates.some((s) => s.auth !== 'none')) authenticate(req, ctx.repos);
+      if (!candidates.length || candidates.some((s) => s.auth !== 'none')) await authenticate(req, ctx.repos);
       const allowed = candidates.map((s) => s.method.toUpperCase());
       if (allowed.length) {
         return next(

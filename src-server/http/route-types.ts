@@ -43,7 +43,8 @@ export interface UpgradeSpec {
   summary: string;
   /** The messages each side sends once upgraded, for the OpenAPI document (`x-websocket`). */
   messages?: { client: ZodType; server: ZodType };
-  handle(ctx: UpgradeCtx): void;
+  /** A promise that rejects before the socket is taken over is refused like a thrown error. */
+  handle(ctx: UpgradeCtx): void | Promise<void>;
 }
 
 interface UpgradeCtx {
@@ -52,5 +53,5 @@ interface UpgradeCtx {
   head: Buffer;
   auth: Principal;
   app: RouteApp;
-  admit(): () => void;
+  admit(): Promise<() => void>;
 }

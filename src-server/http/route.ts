@@ -104,8 +104,8 @@ export function runRoute(spec: RouteSpec, app: AppContext) {
   return async (req: PipelineRequest, res: ServerResponse) => {
     setErrorStyle(req, spec.errors); // an authentication error is already in the route's error style
     // Inference routes also accept a box's egress proxy (the box principal; never org-scoped).
-    const viaBox = spec.area === 'inference' && authMode !== 'none' ? app.boxPrincipal(req) : undefined;
-    const auth = authMode === 'none' ? undefined : (viaBox ?? authenticate(req, app.repos));
+    const viaBox = spec.area === 'inference' && authMode !== 'none' ? await app.boxPrincipal(req) : undefined;
+    const auth = authMode === 'none' ? undefined : (viaBox ?? (await authenticate(req, app.repos)));
     return run(req, res, auth);
   };
 }
@@ -130,7 +130,7 @@ export function runAs(spec: RouteSpec, app: AppContext) {
     if (authMode === 'org' && auth.key.scope !== 'organization') {
       throw forbidden('This operation needs an organization-scoped API key.');
     }
-    const release = auth ? admit(app, auth.orgId, res, { stream, billingExempt: spec.billingExempt }) : () => {};
+    const release = auth ? await admit(app, auth.orgId, res, { stream, billingExempt: spec.billingExempt }) : () => {};
     if (frees) app.diskSpace.beforeFreeing(); // at 0 bytes free a delete still has room for SQLite's journal
     try {
       const key = idempotent ? idempotencyKey(req) : undefined;
@@ -139,22 +139,22 @@ export function runAs(spec: RouteSpec, app: AppContext) {
       if (key === undefined) return await execute(spec, app, req, res, auth, raw);
       const reqHash = createHash('sha256').update(requestLine(req)).update(raw).digest('hex');
       const keyId = auth.key.id;
-      const prior = app.repos.idempotency.get(keyId, key);
+      const prior = await app.repos.idempotency.get(keyId, key);
       if (prior) return replayOrRefuse(res, prior, reqHash);
-      if (!app.repos.idempotency.claim(keyId, key, reqHash)) {
-        return replayOrRefuse(res, app.repos.idempotency.get(keyId, key)!, reqHash);
+      if (!(await app.repos.idempotency.claim(keyId, key, reqHash))) {
+        return replayOrRefuse(res, (await app.repos.idempotency.get(keyId, key))!, reqHash);
       }
       // The answer is recorded (SQLite, synchronous=FULL) before a byte of it is sent: a crash
       // between the two leaves a key a retry replays, never an acknowledged create without one.
       let settled = false;
       try {
-        await execute(spec, app, req, res, auth, raw, (status, body) => {
+        await execute(spec, app, req, res, auth, raw, async (status, body) => {
           if (status >= 500) return; // unsettled: a retry runs again (spec rule 7)
-          app.repos.idempotency.settle(keyId, key, status, 'application/json', body);
+          await app.repos.idempotency.settle(keyId, key, status, 'application/json', body);
           settled = true;
         });
       } finally {
-        if (!settled) app.repos.idempotency.release(keyId, key);
+        if (!settled) await app.repos.idempotency.release(keyId, key);
       }
     } finally {
       if (res.writableEnded) release();
@@ -168,13 +168,13 @@ export function runAs(spec: RouteSpec, app: AppContext) {
  * function releases it earlier). Also run by E2B's sandbox URL, which is not a registry
  * route (e2b/sandbox-routes.ts).
  */
-export function admit(
+export async function admit(
   app: Pick<AppBase, 'billing' | 'limiter'>,
   orgId: string,
   res: ServerResponse,
   opts: { stream: boolean; billingExempt?: boolean },
-): () => void {
-  if (!opts.billingExempt) app.billing.check(orgId);
+): Promise<() => void> {
+  if (!opts.billingExempt) await app.billing.check(orgId);
   const release = app.limiter.acquire(orgId, opts.stream ? 'stream' : 'short');
   res.on('close', release);
   return release;
@@ -194,21 +194,21 @@ const requestLine = (req: PipelineRequest) => `${req.method} ${req.originalUrl ?
 async function rawIdempotent(spec: RouteSpec, app: AppContext, req: PipelineRequest, res: ServerResponse, auth: Principal, key: string) {
   const keyId = auth.key.id;
   const pending = `pending:${crypto.randomUUID()}`;
-  if (!app.repos.idempotency.claim(keyId, key, pending)) {
-    const prior = app.repos.idempotency.get(keyId, key)!;
+  if (!(await app.repos.idempotency.claim(keyId, key, pending))) {
+    const prior = (await app.repos.idempotency.get(keyId, key))!;
     if (prior.state === 'in_flight') return replayOrRefuse(res, prior, prior.request_hash);
     return replayOrRefuse(res, prior, await drainHash(req, requestLine(req)));
   }
   const hash = hashWhileStreaming(req, requestLine(req));
   let settled = false;
   try {
-    await execute(spec, app, req, res, auth, Buffer.alloc(0), (status, body) => {
+    await execute(spec, app, req, res, auth, Buffer.alloc(0), async (status, body) => {
       if (status >= 500 || !hash.complete()) return;
-      app.repos.idempotency.settle(keyId, key, status, 'application/json', body, hash.digest());
+      await app.repos.idempotency.settle(keyId, key, status, 'application/json', body, hash.digest());
       settled = true;
     });
   } finally {
-    if (!settled) app.repos.idempotency.release(keyId, key);
+    if (!settled) await app.repos.idempotency.release(keyId, key);
   }
 }
 
@@ -220,7 +220,7 @@ async function execute(
   res: ServerResponse,
   auth: Principal,
   raw: Buffer,
-  record?: (status: number, body: Buffer) => void,
+  record?: (status: number, body: Buffer) => Promise<void>,
 ) {
   let status = 200;
   let payload: unknown;
@@ -259,6 +259,6 @@ async function execute(
     headers = e.headers;
   }
   const text = status === 204 ? null : JSON.stringify(payload);
-  record?.(status, text === null ? Buffer.alloc(0) : Buffer.from(text));
+  await record?.(status, text === null ? Buffer.alloc(0) : Buffer.from(text));
   writeJson(res, status, headers, text);
 }

@@ -7,7 +7,7 @@ import { errorBody, pathOf, styledErrorBody } from './error-handler.js';
 import { guardError } from './guard.js';
 import type { Area, UpgradeSpec } from './route.js';
 
-type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => unknown;
 
 /**
  * The `upgrade` listener of a server serving `areas`, and `closeAll` (the server's close
@@ -16,7 +16,7 @@ type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => v
 export function upgradeListener(specs: UpgradeSpec[], ctx: AppContext, areas: Area[]): { listener: UpgradeListener; closeAll(): void } {
   const byPath = new Map(specs.filter((s) => areas.includes(s.area)).map((s) => [s.path, s]));
   const live = new Set<Duplex>();
-  const listener: UpgradeListener = (req, socket, head) => {
+  const listener: UpgradeListener = async (req, socket, head) => {
     socket.on('error', () => socket.destroy());
     const spec = byPath.get((req.url ?? '').split('?')[0]!);
     try {
@@ -25,16 +25,16 @@ export function upgradeListener(specs: UpgradeSpec[], ctx: AppContext, areas: Ar
       }
       const refused = guardError(req, ctx.config);
       if (refused) throw refused;
-      const viaBox = spec.area === 'inference' ? ctx.boxPrincipal(req) : undefined;
-      const auth = viaBox ?? authenticate(req as Parameters<typeof authenticate>[0], ctx.repos);
-      ctx.billing.check(auth.orgId);
-      const admit = () => {
-        ctx.billing.check(auth.orgId);
+      const viaBox = spec.area === 'inference' ? await ctx.boxPrincipal(req) : undefined;
+      const auth = viaBox ?? (await authenticate(req as Parameters<typeof authenticate>[0], ctx.repos));
+      await ctx.billing.check(auth.orgId);
+      const admit = async () => {
+        await ctx.billing.check(auth.orgId);
         return ctx.limiter.acquire(auth.orgId, 'stream');
       };
       live.add(socket);
       socket.once('close', () => live.delete(socket));
-      spec.handle({ req, socket, head, auth, app: ctx, admit });
+      await spec.handle({ req, socket, head, auth, app: ctx, admit });
     } catch (e) {
       refuse(socket, req, e, ctx);
     }

@@ -53,8 +53,8 @@ export async function packageRegistriesPolicy(): Promise<PolicyDocument> {
 /** Starts a proxy for one builder box; `onDenied` hears every refused request (shown in the build output). */
 export async function startBuilderProxy(policy: PolicyDocument, onDenied: (host: string) => void): Promise<BoxProxy> {
   const proxy = new BoxProxy({
-    policyFor: () => ({ id: 'builder', name: 'builder (package registries)', document: policy }),
-    secretFor: () => undefined,
+    policyFor: () => Promise.resolve({ id: 'builder', name: 'builder (package registries)', document: policy }),
+    secretFor: () => Promise.resolve(undefined),
     log: {
       add: (_box, e) => {
         if (e.verdict === 'deny') onDenied(`${e.host}:${e.port}`);

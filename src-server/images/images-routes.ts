@@ -25,7 +25,7 @@ export function imageRoutes(r: RouteRegistrar, images: ImagesService) {
     params: ImageNameParams,
     response: Image,
     summary: 'Get an image',
-    handler: ({ auth, params }) => images.get(auth.orgId, params.name),
+    handler: async ({ auth, params }) => await images.get(auth.orgId, params.name),
   });
   r.add({
     method: 'delete',
@@ -35,6 +35,6 @@ export function imageRoutes(r: RouteRegistrar, images: ImagesService) {
     params: ImageNameParams,
     response: Image,
     summary: 'Delete an image and the layers only it uses (409 while a box or template uses it)',
-    handler: ({ auth, params }) => images.remove(auth.orgId, params.name),
+    handler: async ({ auth, params }) => await images.remove(auth.orgId, params.name),
   });
 }

@@ -30,12 +30,12 @@ export class ImagesService {
     return this.store.names();
   }
 
-  private liveBoxes(name: string, orgId?: string): string[] {
-    const live = this.boxes.live();
+  private async liveBoxes(name: string, orgId?: string): Promise<string[]> {
+    const live = await this.boxes.live();
     return live.filter((b) => b.image === name && (!orgId || b.org_id === orgId)).map((b) => b.box_id);
   }
 
-  private toApi(m: ImageManifest, orgId: string): Image {
+  private async toApi(m: ImageManifest, orgId: string): Promise<Image> {
     return {
       name: m.name,
       digest: m.digest,
@@ -43,19 +43,19 @@ export class ImagesService {
       created_at: m.created_at,
       source: m.source,
       base: m.base,
-      boxes: this.liveBoxes(m.name, orgId),
+      boxes: await this.liveBoxes(m.name, orgId),
       config: m.config,
     };
   }
 
   async list(orgId: string): Promise<Image[]> {
-    return (await this.store.list()).map((m) => this.toApi(m, orgId));
+    return await Promise.all((await this.store.list()).map((m) => this.toApi(m, orgId)));
   }
 
   async get(orgId: string, name: string): Promise<Image> {
     const m = await this.store.get(name);
     if (!m) throw notFound(`No image "${name}"; list them with GET /v1/images.`, 'not_found', 'name');
-    return this.toApi(m, orgId);
+    return await this.toApi(m, orgId);
   }
 
   /**
@@ -66,13 +66,13 @@ export class ImagesService {
   async remove(orgId: string, name: string): Promise<Image> {
     const img = await this.get(orgId, name);
     if (name === BUILTIN_IMAGE) throw conflict(`"${BUILTIN_IMAGE}" is the built-in image and cannot be deleted.`, 'builtin_image', 'name');
-    const boxes = this.liveBoxes(name);
+    const boxes = await this.liveBoxes(name);
     const templates = ((await this.templates?.list()) ?? []).filter((t) => t.image === name);
     const others = templates
       .filter((t) => t.boxes > 0 || t.state === 'building')
       .map((t) => `template ${t.template_id} (${t.state === 'building' ? 'being built' : `${t.boxes} box(es)`})`);
     if (boxes.length || others.length) {
-      const mine = this.liveBoxes(name, orgId);
+      const mine = await this.liveBoxes(name, orgId);
       const what = [boxes.length ? `${boxes.length} box(es)${mine.length ? ` (${mine.join(', ')})` : ''}` : '', others.length ? others.join(', ') : '']
         .filter(Boolean)
         .join(' and ');

@@ -70,91 +70,91 @@ export class InboxRepo {
   constructor(private db: Db) {}
 
   /** Runs `fn` in one transaction (a write and its trims land together). */
-  atomically<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+  atomically<T>(fn: () => Promise<T>): Promise<T> {
+    return this.db.transaction(fn);
   }
 
-  insert(rec: InboxRecord): void {
-    this.db
-      .prepare('INSERT INTO inboxes (inbox_id, org_id, respond_status, created_at, owner) VALUES (?, ?, ?, ?, ?)')
-      .run(rec.inbox_id, rec.orgId, rec.respond_status, rec.created_at, rec.owner ?? null);
+  async insert(rec: InboxRecord): Promise<void> {
+    await this.db.run('INSERT INTO inboxes (inbox_id, org_id, respond_status, created_at, owner) VALUES (?, ?, ?, ?, ?)', [
+      rec.inbox_id,
+      rec.orgId,
+      rec.respond_status,
+      rec.created_at,
+      rec.owner ?? null,
+    ]);
   }
 
   /** Drops the organization's oldest inboxes (and their deliveries) so at most `keep` remain. */
-  trimInboxes(orgId: string, keep: number): void {
-    const extra = (this.db.prepare('SELECT COUNT(*) AS n FROM inboxes WHERE org_id = ?').get(orgId) as { n: number }).n - keep;
-    if (extra > 0) this.db.prepare('DELETE FROM inboxes WHERE seq IN (SELECT seq FROM inboxes WHERE org_id = ? ORDER BY seq LIMIT ?)').run(orgId, extra);
+  async trimInboxes(orgId: string, keep: number): Promise<void> {
+    const extra = ((await this.db.get('SELECT COUNT(*) AS n FROM inboxes WHERE org_id = ?', [orgId])) as { n: number }).n - keep;
+    if (extra > 0) await this.db.run('DELETE FROM inboxes WHERE seq IN (SELECT seq FROM inboxes WHERE org_id = ? ORDER BY seq LIMIT ?)', [orgId, extra]);
   }
 
-  get(inboxId: string): InboxRecord | undefined {
-    const r = this.db.prepare(`SELECT ${COLUMNS} FROM inboxes WHERE inbox_id = ?`).get(inboxId) as InboxRow | undefined;
+  async get(inboxId: string): Promise<InboxRecord | undefined> {
+    const r = (await this.db.get(`SELECT ${COLUMNS} FROM inboxes WHERE inbox_id = ?`, [inboxId])) as InboxRow | undefined;
     return r && toInbox(r);
   }
 
   /** The owner's newest inbox in the organization. */
-  ownedBy(orgId: string, owner: string): InboxRecord | undefined {
-    const r = this.db.prepare(`SELECT ${COLUMNS} FROM inboxes WHERE org_id = ? AND owner = ? ORDER BY seq DESC LIMIT 1`).get(orgId, owner) as
+  async ownedBy(orgId: string, owner: string): Promise<InboxRecord | undefined> {
+    const r = (await this.db.get(`SELECT ${COLUMNS} FROM inboxes WHERE org_id = ? AND owner = ? ORDER BY seq DESC LIMIT 1`, [orgId, owner])) as
       InboxRow | undefined;
     return r && toInbox(r);
   }
 
-  listFor(orgId: string): InboxRecord[] {
-    return (this.db.prepare(`SELECT ${COLUMNS} FROM inboxes WHERE org_id = ? ORDER BY seq`).all(orgId) as InboxRow[]).map(toInbox);
+  async listFor(orgId: string): Promise<InboxRecord[]> {
+    return ((await this.db.all(`SELECT ${COLUMNS} FROM inboxes WHERE org_id = ? ORDER BY seq`, [orgId])) as InboxRow[]).map(toInbox);
   }
 
-  setStatus(inboxId: string, status: number): void {
-    this.db.prepare('UPDATE inboxes SET respond_status = ? WHERE inbox_id = ?').run(status, inboxId);
+  async setStatus(inboxId: string, status: number): Promise<void> {
+    await this.db.run('UPDATE inboxes SET respond_status = ? WHERE inbox_id = ?', [status, inboxId]);
   }
 
-  deliveryCount(inboxId: string): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM inbox_deliveries WHERE inbox_id = ?').get(inboxId) as { n: number }).n;
+  async deliveryCount(inboxId: string): Promise<number> {
+    return ((await this.db.get('SELECT COUNT(*) AS n FROM inbox_deliveries WHERE inbox_id = ?', [inboxId])) as { n: number }).n;
   }
 
-  insertDelivery(row: DeliveryRow, orgId: string, keptBytes: number): void {
-    this.db
-      .prepare(
-        `INSERT INTO inbox_deliveries (delivery_id, inbox_id, org_id, received_at, method, headers, body, body_bytes, body_truncated, answered_status, kept_bytes)
+  async insertDelivery(row: DeliveryRow, orgId: string, keptBytes: number): Promise<void> {
+    await this.db.run(
+      `INSERT INTO inbox_deliveries (delivery_id, inbox_id, org_id, received_at, method, headers, body, body_bytes, body_truncated, answered_status, kept_bytes)
          VALUES (@delivery_id, @inbox_id, @org_id, @received_at, @method, @headers, @body, @body_bytes, @body_truncated, @answered_status, @kept_bytes)`,
-      )
-      .run({ ...row, org_id: orgId, kept_bytes: keptBytes });
+      { ...row, org_id: orgId, kept_bytes: keptBytes },
+    );
   }
 
   /** Drops the inbox's oldest deliveries so at most `keep` remain. */
-  trimDeliveries(inboxId: string, keep: number): void {
-    this.db
-      .prepare(
-        'DELETE FROM inbox_deliveries WHERE inbox_id = ? AND seq <= (SELECT seq FROM inbox_deliveries WHERE inbox_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)',
-      )
-      .run(inboxId, inboxId, keep);
+  async trimDeliveries(inboxId: string, keep: number): Promise<void> {
+    await this.db.run(
+      'DELETE FROM inbox_deliveries WHERE inbox_id = ? AND seq <= (SELECT seq FROM inbox_deliveries WHERE inbox_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)',
+      [inboxId, inboxId, keep],
+    );
   }
 
   /** Drops the organization's oldest deliveries until what is kept (bodies + headers) is at most `maxBytes`. */
-  trimOrgBytes(orgId: string, maxBytes: number): void {
-    let total = (this.db.prepare('SELECT COALESCE(SUM(kept_bytes), 0) AS n FROM inbox_deliveries WHERE org_id = ?').get(orgId) as { n: number }).n;
+  async trimOrgBytes(orgId: string, maxBytes: number): Promise<void> {
+    let total = ((await this.db.get('SELECT COALESCE(SUM(kept_bytes), 0) AS n FROM inbox_deliveries WHERE org_id = ?', [orgId])) as { n: number }).n;
     if (total <= maxBytes) return;
-    const oldest = this.db.prepare('SELECT seq, kept_bytes FROM inbox_deliveries WHERE org_id = ? ORDER BY seq').iterate(orgId) as Iterable<{
-      seq: number;
-      kept_bytes: number;
-    }>;
+    const oldest = await this.db.all<{ seq: number; kept_bytes: number }>('SELECT seq, kept_bytes FROM inbox_deliveries WHERE org_id = ? ORDER BY seq', [
+      orgId,
+    ]);
     let cut = 0;
     for (const r of oldest) {
       total -= r.kept_bytes;
       cut = r.seq;
       if (total <= maxBytes) break;
     }
-    this.db.prepare('DELETE FROM inbox_deliveries WHERE org_id = ? AND seq <= ?').run(orgId, cut);
+    await this.db.run('DELETE FROM inbox_deliveries WHERE org_id = ? AND seq <= ?', [orgId, cut]);
   }
 
   /** A page of the org's deliveries (of one inbox, or all), newest first, and their total. */
-  deliveries(orgId: string, inboxId: string | undefined, limit: number, offset: number): { rows: InboxDelivery[]; total: number } {
+  async deliveries(orgId: string, inboxId: string | undefined, limit: number, offset: number): Promise<{ rows: InboxDelivery[]; total: number }> {
     const where = inboxId ? 'org_id = ? AND inbox_id = ?' : 'org_id = ?';
     const args = inboxId ? [orgId, inboxId] : [orgId];
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM inbox_deliveries WHERE ${where}`).get(...args) as { n: number }).n;
-    const rows = this.db
-      .prepare(
-        `SELECT delivery_id, inbox_id, received_at, method, headers, body, body_bytes, body_truncated, answered_status FROM inbox_deliveries WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`,
-      )
-      .all(...args, limit, offset) as DeliveryRow[];
+    const total = ((await this.db.get(`SELECT COUNT(*) AS n FROM inbox_deliveries WHERE ${where}`, args)) as { n: number }).n;
+    const rows = (await this.db.all(
+      `SELECT delivery_id, inbox_id, received_at, method, headers, body, body_bytes, body_truncated, answered_status FROM inbox_deliveries WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`,
+      [...args, limit, offset],
+    )) as DeliveryRow[];
     return { rows: rows.map(toDelivery), total };
   }
 }

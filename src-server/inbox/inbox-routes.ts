@@ -24,7 +24,7 @@ export function inboxRoutes(r: RouteRegistrar, inboxes: InboxService) {
     tag: 'inbox',
     summary: 'Create a webhook inbox (kept across restarts, bounded)',
     body: CreateInboxBody,
-    handler: ({ auth, body }) => view(inboxes.create(auth.orgId, body.respond_status)),
+    handler: async ({ auth, body }) => view(await inboxes.create(auth.orgId, body.respond_status)),
   });
 
   r.add({
@@ -33,7 +33,7 @@ export function inboxRoutes(r: RouteRegistrar, inboxes: InboxService) {
     area: 'box',
     tag: 'inbox',
     summary: "Your own inbox (of this key's user, else this key): the one you have, or a new one the first time",
-    handler: ({ auth }) => view(inboxes.mine(auth.orgId, owner(auth))),
+    handler: async ({ auth }) => view(await inboxes.mine(auth.orgId, owner(auth))),
   });
 
   r.add({
@@ -42,7 +42,7 @@ export function inboxRoutes(r: RouteRegistrar, inboxes: InboxService) {
     area: 'box',
     tag: 'inbox',
     summary: 'List webhook inboxes',
-    handler: ({ auth }) => ({ data: inboxes.listFor(auth.orgId).map(view) }),
+    handler: async ({ auth }) => ({ data: await Promise.all((await inboxes.listFor(auth.orgId)).map(view)) }),
   });
 
   r.add({
@@ -53,7 +53,7 @@ export function inboxRoutes(r: RouteRegistrar, inboxes: InboxService) {
     summary: 'Set the status an inbox answers with',
     params: InboxIdParams,
     body: PatchInboxBody,
-    handler: ({ auth, params, body }) => view(inboxes.setStatus(auth.orgId, params.inbox_id, body.respond_status)),
+    handler: async ({ auth, params, body }) => await view(await inboxes.setStatus(auth.orgId, params.inbox_id, body.respond_status)),
   });
 
   r.add({
@@ -63,8 +63,8 @@ export function inboxRoutes(r: RouteRegistrar, inboxes: InboxService) {
     tag: 'inbox',
     summary: 'Deliveries received by the inboxes, newest first',
     query: ListDeliveriesQuery,
-    handler: ({ auth, query }) => {
-      const { rows, total } = inboxes.deliveries(auth.orgId, query.inbox_id, query.limit, query.offset);
+    handler: async ({ auth, query }) => {
+      const { rows, total } = await inboxes.deliveries(auth.orgId, query.inbox_id, query.limit, query.offset);
       return page(rows, query, total);
     },
   });
@@ -79,7 +79,7 @@ export function inboxRoutes(r: RouteRegistrar, inboxes: InboxService) {
     summary: 'Receive a webhook: records headers and body, answers the inbox status',
     params: InboxIdParams,
     handler: async ({ req, params }) => {
-      const rec = inboxes.get(params.inbox_id);
+      const rec = await inboxes.get(params.inbox_id);
       if (inFlight >= MAX_HOOKS_IN_FLIGHT) {
         throw new ApiError(429, 'rate_limit_error', `Too many webhook deliveries in flight (limit ${MAX_HOOKS_IN_FLIGHT}); retry after the delay.`, {
           code: 'rate_limited',
@@ -89,7 +89,7 @@ export function inboxRoutes(r: RouteRegistrar, inboxes: InboxService) {
       inFlight++;
       try {
         const { kept, total } = await readCapped(req, MAX_KEPT_BODY_BYTES);
-        const d = inboxes.record(rec, {
+        const d = await inboxes.record(rec, {
           method: req.method,
           headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)])),
           body: kept,

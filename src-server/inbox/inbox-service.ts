@@ -25,22 +25,22 @@ export class InboxService {
   ) {}
 
   /** An inbox as the API shows it. */
-  view(rec: InboxRecord): Inbox {
+  async view(rec: InboxRecord): Promise<Inbox> {
     return {
       inbox_id: rec.inbox_id,
       url: this.hookUrl(rec.inbox_id),
       respond_status: rec.respond_status,
       created_at: rec.created_at,
-      delivery_count: this.repo.deliveryCount(rec.inbox_id),
+      delivery_count: await this.repo.deliveryCount(rec.inbox_id),
     };
   }
 
   /** A new inbox; the organization's oldest goes when it already has MAX_INBOXES_PER_ORG. */
-  create(orgId: string, respondStatus: number, owner: string | null = null): InboxRecord {
+  async create(orgId: string, respondStatus: number, owner: string | null = null): Promise<InboxRecord> {
     const rec: InboxRecord = { inbox_id: `inbox_${crypto.randomUUID()}`, orgId, respond_status: respondStatus, created_at: new Date().toISOString(), owner };
-    this.repo.atomically(() => {
-      this.repo.trimInboxes(orgId, MAX_INBOXES_PER_ORG - 1);
-      this.repo.insert(rec);
+    await this.repo.atomically(async () => {
+      await this.repo.trimInboxes(orgId, MAX_INBOXES_PER_ORG - 1);
+      await this.repo.insert(rec);
     });
     return rec;
   }
@@ -49,36 +49,36 @@ export class InboxService {
    * The caller's own inbox (owner: the user of its key, else the key): the one it already
    * has, kept across visits and restarts, or a new one the first time.
    */
-  mine(orgId: string, owner: string): InboxRecord {
-    return this.repo.atomically(() => this.repo.ownedBy(orgId, owner) ?? this.create(orgId, 200, owner));
+  mine(orgId: string, owner: string): Promise<InboxRecord> {
+    return this.repo.atomically(async () => (await this.repo.ownedBy(orgId, owner)) ?? this.create(orgId, 200, owner));
   }
 
   /** Any inbox by id (the hook URL is the credential of an unauthenticated sender); 404 otherwise. */
-  get(inboxId: string): InboxRecord {
-    const rec = this.repo.get(inboxId);
+  async get(inboxId: string): Promise<InboxRecord> {
+    const rec = await this.repo.get(inboxId);
     if (!rec) throw notFound(`No inbox ${inboxId}.`, 'inbox_not_found', 'inbox_id');
     return rec;
   }
 
   /** An inbox of the organization; 404 for another organization's, as for a missing one. */
-  own(orgId: string, inboxId: string): InboxRecord {
-    const rec = this.repo.get(inboxId);
+  async own(orgId: string, inboxId: string): Promise<InboxRecord> {
+    const rec = await this.repo.get(inboxId);
     if (!rec || rec.orgId !== orgId) throw notFound(`No inbox ${inboxId}.`, 'inbox_not_found', 'inbox_id');
     return rec;
   }
 
-  listFor(orgId: string): InboxRecord[] {
-    return this.repo.listFor(orgId);
+  async listFor(orgId: string): Promise<InboxRecord[]> {
+    return await this.repo.listFor(orgId);
   }
 
-  setStatus(orgId: string, inboxId: string, status: number): InboxRecord {
-    const rec = this.own(orgId, inboxId);
-    this.repo.setStatus(rec.inbox_id, status);
+  async setStatus(orgId: string, inboxId: string, status: number): Promise<InboxRecord> {
+    const rec = await this.own(orgId, inboxId);
+    await this.repo.setStatus(rec.inbox_id, status);
     return { ...rec, respond_status: status };
   }
 
   /** Stores one delivery (durably: it is on disk before the sender gets its answer), then trims. */
-  record(rec: InboxRecord, d: { method: string; headers: Record<string, string>; body: Buffer; body_bytes: number }): InboxDelivery {
+  async record(rec: InboxRecord, d: { method: string; headers: Record<string, string>; body: Buffer; body_bytes: number }): Promise<InboxDelivery> {
     const headers = JSON.stringify(keptHeaders(d.headers));
     const row: DeliveryRow = {
       delivery_id: `dlv_${crypto.randomUUID()}`,
@@ -91,17 +91,17 @@ export class InboxService {
       body_truncated: d.body_bytes > d.body.length ? 1 : 0,
       answered_status: rec.respond_status,
     };
-    this.repo.atomically(() => {
-      this.repo.insertDelivery(row, rec.orgId, d.body.length + Buffer.byteLength(headers));
-      this.repo.trimDeliveries(rec.inbox_id, MAX_DELIVERIES_PER_INBOX);
-      this.repo.trimOrgBytes(rec.orgId, this.maxKeptBytesPerOrg);
+    await this.repo.atomically(async () => {
+      await this.repo.insertDelivery(row, rec.orgId, d.body.length + Buffer.byteLength(headers));
+      await this.repo.trimDeliveries(rec.inbox_id, MAX_DELIVERIES_PER_INBOX);
+      await this.repo.trimOrgBytes(rec.orgId, this.maxKeptBytesPerOrg);
     });
     return toDelivery(row);
   }
 
   /** A page of the organization's deliveries (of one of its inboxes, or all), newest first. */
-  deliveries(orgId: string, inboxId: string | undefined, limit: number, offset: number) {
-    if (inboxId) this.own(orgId, inboxId);
-    return this.repo.deliveries(orgId, inboxId, limit, offset);
+  async deliveries(orgId: string, inboxId: string | undefined, limit: number, offset: number) {
+    if (inboxId) await this.own(orgId, inboxId);
+    return await this.repo.deliveries(orgId, inboxId, limit, offset);
   }
 }

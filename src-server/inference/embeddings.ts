@@ -32,7 +32,7 @@ export class EmbeddingsService {
   async create(body: EmbeddingsBody, auth: Principal, signal?: AbortSignal): Promise<EmbeddingList> {
     const { engine, model } = this.engines.resolve(body.model);
     if (!engine.embed) throw invalid(`The model "${body.model}" does not make embeddings (engine kind ${engine.kind}).`, 'model', 'model_not_supported');
-    if (auth.box) checkBoxBudget(this.budgets, auth.box.id);
+    if (auth.box) await checkBoxBudget(this.budgets, auth.box.id);
     const inputs = typeof body.input === 'string' ? [body.input] : isTokenIds(body.input) ? [body.input] : (body.input as (string | number[])[]);
     const out = await engine.embed(model, { inputs, dimensions: body.dimensions ?? undefined, user: body.user ?? undefined }, signal);
     this.charge(auth, body.model, out.inputTokens);

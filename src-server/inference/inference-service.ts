@@ -83,16 +83,16 @@ export class InferenceService {
     );
   }
 
-  get(id: string): StoredResponse | undefined {
-    return this.writer.get(id) ?? this.responses.get(id);
+  async get(id: string): Promise<StoredResponse | undefined> {
+    return this.writer.get(id) ?? (await this.responses.get(id));
   }
 
   /** 404 for an unknown model, 400 for a schema that does not compile, 429 for a spent box budget; before anything is stored. */
-  check(style: WireStyle, p: Prepared, auth?: Principal): void {
+  async check(style: WireStyle, p: Prepared, auth?: Principal): Promise<void> {
     this.engines.resolve(p.native.model);
-    if (auth?.box) checkBoxBudget(this.budgets, auth.box.id);
+    if (auth?.box) await checkBoxBudget(this.budgets, auth.box.id);
     if (p.native.format.type === 'json_schema') schemaValidator(p.native.format.schema, SCHEMA_PARAM[style]);
-    if (auth && p.native.hosted?.length) this.hosted?.check(p.native, auth, p.background);
+    if (auth && p.native.hosted?.length) await this.hosted?.check(p.native, auth, p.background);
   }
 
   /** POST /v1/responses/compact: a known model (404 otherwise); no engine runs (compaction.ts). */
@@ -107,7 +107,7 @@ export class InferenceService {
    * same). Errors go to the caller and nothing is stored.
    */
   async runSync(style: WireStyle, p: Prepared, auth: Principal, signal?: AbortSignal, stream?: StreamHooks): Promise<StoredResponse> {
-    this.check(style, p, auth);
+    await this.check(style, p, auth);
     const createdAt = Date.now();
     const stored = this.record(style, p, auth, createdAt);
     stream?.started(stored);
@@ -140,21 +140,21 @@ export class InferenceService {
   }
 
   /** Stores the request as `queued`; the background queue runs it. */
-  enqueue(style: WireStyle, p: Prepared, auth: Principal): StoredResponse {
-    this.check(style, p, auth);
+  async enqueue(style: WireStyle, p: Prepared, auth: Principal): Promise<StoredResponse> {
+    await this.check(style, p, auth);
     const stored = this.record(style, p, auth, Date.now());
-    this.app.db.transaction(() => {
-      this.responses.insert(stored);
-      if (p.webhook) this.deliveries.create({ ...this.delivery(stored, p), state: 'waiting' }, stored.createdAt);
-    })();
+    await this.app.db.transaction(async () => {
+      await this.responses.insert(stored);
+      if (p.webhook) await this.deliveries.create({ ...this.delivery(stored, p), state: 'waiting' }, stored.createdAt);
+    });
     this.hooks.queued();
     return stored;
   }
 
   /** Runs a stored queued request (background queue); never throws. */
   async runStored(id: string): Promise<void> {
-    const r = this.responses.get(id);
-    if (!r || !this.responses.markStarted(id, Date.now())) return;
+    const r = await this.responses.get(id);
+    if (!r || !(await this.responses.markStarted(id, Date.now()))) return;
     let result: NativeResult | null = null;
     let error: StoredError | null = null;
     try {
@@ -169,10 +169,10 @@ export class InferenceService {
     }
     const status = result ? (result.stop === 'max_tokens' ? 'incomplete' : 'completed') : 'failed';
     const at = Date.now();
-    const activated = this.app.db.transaction(() => {
-      this.responses.finish(id, status, result, error, at);
-      return this.deliveries.activate(id, status !== 'failed', at);
-    })();
+    const activated = await this.app.db.transaction(async () => {
+      await this.responses.finish(id, status, result, error, at);
+      return await this.deliveries.activate(id, status !== 'failed', at);
+    });
     if (activated) this.hooks.webhooksChanged();
     if (result) this.emitUsage({ ...r, result });
   }

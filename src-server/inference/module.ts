@@ -107,21 +107,21 @@ function build(app: AppBase, deps: InferenceDeps): InferenceArea {
   const dispatcher = new WebhookDispatcher(
     deliveries,
     schedule,
-    (id, orgId) => {
-      const stored = responses.get(id);
-      const org = deps.organization.get(orgId);
+    async (id, orgId) => {
+      const stored = await responses.get(id);
+      const org = await deps.organization.get(orgId);
       return stored && org ? { body: JSON.stringify(responseObject(stored)), secret: org.webhook_secret } : null;
     },
     app.log,
   );
-  const fastDb = openFastConnection(app.config.dataDir);
+  const fastDb = openFastConnection(app.config.dataDir, app.db);
   const fast = { db: fastDb, responses: new ResponsesRepo(fastDb), deliveries: new DeliveriesRepo(fastDb, box) };
   const service = new InferenceService(
     app,
     engines,
     responses,
     deliveries,
-    { webhooksChanged: () => dispatcher.kick(), queued: () => queue.kick() },
+    { webhooksChanged: () => dispatcher.kick(), queued: async () => await queue.kick() },
     schedule.maxRounds,
     t.structuredAttempts,
     fast,
@@ -136,7 +136,7 @@ function build(app: AppBase, deps: InferenceDeps): InferenceArea {
   const boxPrincipal = boxPrincipalResolver(deps.credentials, deps.boxes);
   const hostedBoxes = hostedBoxPort({ boxes: deps.boxes, execs: deps.execs, code: deps.code, access: deps.access, apps: deps.apps });
   const ttlS = app.config.env.hostedToolBoxTtl ?? HOSTED_BOX_TTL_S;
-  service.hosted = new HostedLoop(hostedBoxes, t.hostedMaxCalls, (id) => service.get(id)?.result?.containerId, ttlS, app.log);
+  service.hosted = new HostedLoop(hostedBoxes, t.hostedMaxCalls, async (id) => (await service.get(id))?.result?.containerId, ttlS, app.log);
   const hostedReaper = new HostedReaper(hostedBoxes, ttlS, app.log);
   return {
     service,
@@ -172,9 +172,9 @@ export function inferenceArea(app: AppBase, deps: InferenceDeps) {
       webhookRoutes(
         r,
         new WebhookDeliveriesService({
-          getResponse: (id) => {
-            inference.service.writer.settle(id); // the delivery log below reads the database
-            return inference.service.get(id);
+          getResponse: async (id) => {
+            await inference.service.writer.settle(id); // the delivery log below reads the database
+            return await inference.service.get(id);
           },
           deliveries: inference.deliveries,
           rounds: inference.maxRounds,
@@ -187,17 +187,18 @@ export function inferenceArea(app: AppBase, deps: InferenceDeps) {
       catalogRoutes(r, inference.pulls);
       budgetRoutes(r, { usage: deps.usage, boxes: deps.boxes, access: deps.access });
     },
-    start() {
+    async start() {
+      await inference.engines.reload();
       // Charged just after the answer leaves: the usage write must not delay it.
       inference.service.usageListeners.push((e) =>
         setImmediate(() =>
           deps.usage.recordTokens(e.orgId, { model: e.model, inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens, boxId: e.boxId }),
         ),
       );
-      inference.downloads.start();
+      await inference.downloads.start();
       inference.discovery.start();
-      inference.pulls.start();
-      inference.queue.start();
+      await inference.pulls.start();
+      await inference.queue.start();
       inference.dispatcher.start();
       inference.hostedReaper.start();
     },
@@ -209,8 +210,8 @@ export function inferenceArea(app: AppBase, deps: InferenceDeps) {
       await inference.dispatcher.stop();
       await inference.queue.stop(app.config.tuning.backgroundStopWaitMs);
       await inference.engines.close();
-      inference.service.writer.flush();
-      inference.fastDb.close();
+      await inference.service.writer.flush();
+      if (inference.fastDb !== app.db) await inference.fastDb.close();
     },
   };
   return { inference, area };

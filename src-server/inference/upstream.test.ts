@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorOf, type TestService } from '../test-support/harness.js';
+import { errorOf, storedBytes, type TestService } from '../test-support/harness.js';
 import { startFakeUpstream, type FakeUpstream } from './test-support/fake-upstreams.js';
 import { startInferenceService } from './test-support/service.js';
 
@@ -37,9 +37,7 @@ describe('engines and models', () => {
     expect(list.data.map((e: { name: string }) => e.name)).toEqual(['local', 'an', 'oa', 'box']);
     expect(list.data[2]).toMatchObject({ kind: 'openai', base_url: oaUp.url, has_api_key: true });
     expect(JSON.stringify(list)).not.toContain('sk-up-openai');
-    svc.ctx.db.pragma('wal_checkpoint(TRUNCATE)');
-    const fs = await import('node:fs');
-    const bytes = fs.readFileSync(`${svc.dataDir}/box.db`);
+    const bytes = await storedBytes(svc);
     expect(bytes.includes(Buffer.from('sk-up-openai'))).toBe(false);
   });
 

@@ -46,8 +46,8 @@ export function logRoutes(r: RouteRegistrar, deps: { log: ServiceLog; console: C
     query: ConsoleQuery,
     response: ConsoleTail,
     summary: "A box's serial console log: the last `bytes` (then `lines`); ?stream=1 sends that tail as a `chunk` event, then each new piece as it is written",
-    handler: ({ auth, res, params, query }) => {
-      const box = access.readBox(auth, params.box_id);
+    handler: async ({ auth, res, params, query }) => {
+      const box = await access.readBox(auth, params.box_id);
       const tail = deps.console.tail(box.box_id, { bytes: query.bytes, lines: query.lines });
       if (query.stream !== '1') return tail;
       let stop = () => {};

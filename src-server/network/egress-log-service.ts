@@ -12,12 +12,12 @@ type Filter = { verdict?: string; host?: string };
 export class EgressLogService {
   constructor(private repo: EgressRepo) {}
 
-  page(boxId: string, limit: number, offset: number, filter: Filter) {
-    return this.repo.page(boxId, limit, offset, filter);
+  async page(boxId: string, limit: number, offset: number, filter: Filter) {
+    return await this.repo.page(boxId, limit, offset, filter);
   }
 
   /** Backlog of `limit` entries, then each new one, until the client goes. */
-  stream(res: Response, boxId: string, limit: number, filter: Filter): void {
-    streamEgressLog(res, this.repo, boxId, limit, filter);
+  async stream(res: Response, boxId: string, limit: number, filter: Filter): Promise<void> {
+    await streamEgressLog(res, this.repo, boxId, limit, filter);
   }
 }

@@ -30,7 +30,7 @@ beforeAll(async () => {
   ).json();
   const box = await (await svc.api('/v1/boxes', { method: 'POST', json: { app_id: appId, name: 'egbox', http_policy_id: policy.id } })).json();
   boxId = box.box_id;
-  proxyPort = svc.ctx.services.egress!.proxyPortFor(boxId)!;
+  proxyPort = (await svc.ctx.services.egress!.proxyPortFor(boxId))!;
 });
 afterAll(async () => {
   host.close();
@@ -54,7 +54,7 @@ describe('egress CA API', () => {
     const ca = await (await svc.api('/v1/egress/ca')).json();
     expect(ca.certificate).toMatch(/^-----BEGIN CERTIFICATE-----\n[\s\S]+-----END CERTIFICATE-----\n$/);
     const boxes = svc.ctx.services.boxes!;
-    const rec = boxes.get(boxId)!;
+    const rec = (await boxes.get(boxId))!;
     const files = boxes.guestSetup.files(rec);
     expect(files.find((f) => f.path === GUEST_CA_PATH)!.content).toBe(ca.certificate);
     const bundle = String(files.find((f) => f.path === GUEST_BUNDLE_PATH)!.content);
@@ -129,7 +129,7 @@ describe('egress log API', () => {
 
 describe('in-box inference through the proxy', () => {
   it("puts the gateway's URL and a box-bound key into the box; the proxy refuses the gateway without that key", async () => {
-    const env = svc.ctx.services.boxes!.guestSetup.env(svc.ctx.services.boxes!.get(boxId)!);
+    const env = svc.ctx.services.boxes!.guestSetup.env((await svc.ctx.services.boxes!.get(boxId))!);
     const port = new URL(svc.url).port;
     expect(env.OPENAI_BASE_URL).toBe(`http://host.box.internal:${port}/v1`);
     expect(env.ANTHROPIC_BASE_URL).toBe(`http://host.box.internal:${port}`);

@@ -34,7 +34,7 @@ export async function networkArea(
   const t = app.config.tuning;
   const { boxes } = deps;
   // The log and the ports on the NORMAL-sync connection: no fsync on the proxy's path (egress-log-repo.ts).
-  const egressDb = openFastConnection(app.config.dataDir);
+  const egressDb = openFastConnection(app.config.dataDir, app.db);
   const egressRepo = new EgressRepo(egressDb, t.egressLogKeep);
   const egress = new EgressService(app, egressRepo, {
     boxes,
@@ -49,7 +49,7 @@ export async function networkArea(
   await ingress.listen(t.ingressPort);
   await egress.init();
   boxes.guestSetup.add(guestTrust(() => egress.ca.trusted()));
-  egress.onTrustChanged = () => refreshGuestFiles(boxes, app.log);
+  egress.onTrustChanged = async () => await refreshGuestFiles(boxes, app.log);
   // In-box inference: the gateway through the box's proxy, with a key bound to the box.
   const creds = HmacBoxCredentials.forDataDir(app.config.dataDir);
   const gatewayPort = () => app.config.inferencePort || Number(new URL(app.baseUrl()).port) || undefined;
@@ -61,15 +61,15 @@ export async function networkArea(
     const base = `http://${HOST_INTERNAL}:${port}`;
     return { env: { OPENAI_BASE_URL: `${base}/v1`, OPENAI_API_KEY: token, ANTHROPIC_BASE_URL: base, ANTHROPIC_API_KEY: token } };
   });
-  boxes.hooks.network = { forwardsFor: (boxId) => listeners.forwardsFor(boxId), proxyPortFor: (boxId) => egress.proxyPortFor(boxId) };
-  boxes.hooks.ingressUrls = (box) => listeners.ingressUrls(box);
-  boxes.hooks.onStarted((boxId) => {
+  boxes.hooks.network = { forwardsFor: async (boxId) => await listeners.forwardsFor(boxId), proxyPortFor: async (boxId) => await egress.proxyPortFor(boxId) };
+  boxes.hooks.ingressUrls = async (box) => await listeners.ingressUrls(box);
+  boxes.hooks.onStarted(async (boxId) => {
     listeners.onBoxStarted(boxId);
-    const box = boxes.get(boxId);
+    const box = await boxes.get(boxId);
     if (box) listeners.publishIngressPorts(box);
   });
-  boxes.hooks.onGone((boxId) => {
-    repo.deleteBox(boxId);
+  boxes.hooks.onGone(async (boxId) => {
+    await repo.deleteBox(boxId);
     void egress.forget(boxId).catch((err) => app.log.error('egress: closing proxy', err));
   });
   app.statusProviders.push(() => ({ ingress_url: `http://127.0.0.1:${ingressPort()}` }));
@@ -85,7 +85,7 @@ export async function networkArea(
     },
     async stop() {
       await Promise.all([egress.close(), ingress.close()]);
-      egressDb.close();
+      if (egressDb !== app.db) await egressDb.close();
     },
   };
   return {

@@ -17,7 +17,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     tag: 'networking',
     params: BoxIdParams,
     summary: "The box's published ports and where each is reachable",
-    handler: ({ auth, req, params }) => ({ data: s.listeners.list(access.boxFor(req, auth, params.box_id, 'read')) }),
+    handler: async ({ auth, req, params }) => ({ data: await s.listeners.list(await access.boxFor(req, auth, params.box_id, 'read')) }),
   });
 
   r.add({
@@ -28,7 +28,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     params: BoxIdParams,
     body: CreateListenerBody,
     summary: 'Publish a guest port: http through the ingress at <box-name>.box.localhost, or tcp on its own loopback port',
-    handler: ({ auth, req, params, body }) => s.listeners.create(access.boxFor(req, auth, params.box_id, 'listeners'), body),
+    handler: async ({ auth, req, params, body }) => await s.listeners.create(await access.boxFor(req, auth, params.box_id, 'listeners'), body),
   });
 
   r.add({
@@ -38,7 +38,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     tag: 'networking',
     params: ListenerParams,
     summary: 'Unpublish a guest port',
-    handler: ({ auth, req, params }) => s.listeners.remove(access.boxFor(req, auth, params.box_id, 'listeners'), params.guest_port),
+    handler: async ({ auth, req, params }) => s.listeners.remove(await access.boxFor(req, auth, params.box_id, 'listeners'), params.guest_port),
   });
 
   r.add({
@@ -48,7 +48,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     tag: 'networking',
     params: BoxIdParams,
     summary: 'Custom domains the ingress routes to this box',
-    handler: ({ auth, req, params }) => ({ data: s.domains.list(access.boxFor(req, auth, params.box_id, 'read')) }),
+    handler: async ({ auth, req, params }) => ({ data: await s.domains.list(await access.boxFor(req, auth, params.box_id, 'read')) }),
   });
 
   r.add({
@@ -59,7 +59,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     params: BoxIdParams,
     body: CreateDomainBody,
     summary: "Route an extra host name (e.g. myapp.localhost) to one of the box's http listeners",
-    handler: ({ auth, req, params, body }) => s.domains.add(access.boxFor(req, auth, params.box_id, 'domains'), body),
+    handler: async ({ auth, req, params, body }) => await s.domains.add(await access.boxFor(req, auth, params.box_id, 'domains'), body),
   });
 
   r.add({
@@ -69,7 +69,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     tag: 'networking',
     params: DomainParams,
     summary: 'Remove a custom domain',
-    handler: ({ auth, req, params }) => s.domains.remove(access.boxFor(req, auth, params.box_id, 'domains'), params.domain),
+    handler: async ({ auth, req, params }) => await s.domains.remove(await access.boxFor(req, auth, params.box_id, 'domains'), params.domain),
   });
 
   r.add({
@@ -80,7 +80,7 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     params: BoxIdParams,
     body: DeleteDomainBody,
     summary: 'Remove a custom domain named in the body ({domain})',
-    handler: ({ auth, req, params, body }) => s.domains.remove(access.boxFor(req, auth, params.box_id, 'domains'), body.domain),
+    handler: async ({ auth, req, params, body }) => await s.domains.remove(await access.boxFor(req, auth, params.box_id, 'domains'), body.domain),
   });
 
   r.add({
@@ -92,11 +92,11 @@ export function networkRoutes(r: RouteRegistrar, s: { listeners: ListenerService
     query: EgressLogQuery,
     summary:
       'What the box tried to reach through the egress proxy (each https request too, when intercepted), and the verdict; newest first; ?stream=1 for server-sent events',
-    handler: ({ auth, req, res, params, query }) => {
-      access.boxFor(req, auth, params.box_id, 'read');
+    handler: async ({ auth, req, res, params, query }) => {
+      await access.boxFor(req, auth, params.box_id, 'read');
       const filter = { verdict: query.verdict, host: query.host };
       if (query.stream === '1') return void s.egressLog.stream(res, params.box_id, query.limit, filter);
-      const { rows, total } = s.egressLog.page(params.box_id, query.limit, query.offset, filter);
+      const { rows, total } = await s.egressLog.page(params.box_id, query.limit, query.offset, filter);
       return page(rows, query, total);
     },
   });

@@ -31,7 +31,7 @@ async function createBox(name: string, extra: Record<string, unknown> = {}) {
 }
 /** Stands in for a server inside the fake VM: listens on the host port QEMU would forward. */
 async function guestServer(boxId: string, guestPort: number, tag: string) {
-  const hostPort = svc.ctx.services.listeners.forwardsFor(boxId).find((f) => f.guestPort === guestPort)!.hostPort;
+  const hostPort = (await svc.ctx.services.listeners.forwardsFor(boxId)).find((f) => f.guestPort === guestPort)!.hostPort;
   const s = http.createServer((req, res) => res.end(`${tag} ${req.method} ${req.url} host=${req.headers.host} xfh=${req.headers['x-forwarded-host']}`));
   await new Promise<void>((r) => s.listen(hostPort, '127.0.0.1', () => r()));
   servers.push(s);
@@ -68,11 +68,11 @@ describe('listeners', () => {
     const t = await (await post(`/v1/boxes/${box.box_id}/listeners`, { guest_port: 22, protocol: 'tcp' })).json();
     expect(t.public_url).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
     expect(t.public_port).toBe(Number(t.public_url.split(':').pop()));
-    const forwards = svc.ctx.services.listeners.forwardsFor(box.box_id);
+    const forwards = await svc.ctx.services.listeners.forwardsFor(box.box_id);
     expect(forwards.map((f) => f.guestPort).sort()).toEqual([22, 8080]);
     expect(forwards.find((f) => f.guestPort === 22)!.hostPort).toBe(t.public_port);
     for (const f of forwards) expect(rt.forwards.has(`${box.box_id}:${f.hostPort}->${f.guestPort}`)).toBe(true);
-    expect(svc.ctx.services.boxes.hooks.network.forwardsFor(box.box_id)).toEqual(forwards);
+    expect(await svc.ctx.services.boxes.hooks.network.forwardsFor(box.box_id)).toEqual(forwards);
 
     const second = await (await post(`/v1/boxes/${box.box_id}/listeners`, { guest_port: 9000 })).json();
     expect(second).toMatchObject({ protocol: 'http', alias_url: `http://9000.web.box.localhost:${ingressPort}/` });
@@ -102,7 +102,7 @@ describe('listeners', () => {
     const more = await (await post(`/v1/boxes/${box.box_id}/listeners`, { guest_port: 3001, protocol: 'tcp' })).json();
     expect(more.route_status).toBe('inactive');
     expect([...rt.forwards].filter((f) => f.includes(`:${more.public_port}->`))).toEqual([]);
-    expect(svc.ctx.services.listeners.forwardsFor(box.box_id).map((f) => f.guestPort)).toEqual([3000, 3001]);
+    expect((await svc.ctx.services.listeners.forwardsFor(box.box_id)).map((f) => f.guestPort)).toEqual([3000, 3001]);
   });
 
   it("publishes a box's create-time ingress_ports as http listeners at its first start", async () => {
@@ -191,10 +191,10 @@ describe('ingress', () => {
     await post(`/v1/boxes/${box.box_id}/listeners`, { guest_port: 8080 });
     await guestServer(box.box_id, 8080, 'napper');
     await post(`/v1/boxes/${box.box_id}/sleep`);
-    svc.ctx.db.prepare('UPDATE boxes SET last_activity_at = ? WHERE id = ?').run('2000-01-01T00:00:00.000Z', box.box_id);
+    await svc.ctx.db.run('UPDATE boxes SET last_activity_at = ? WHERE id = ?', ['2000-01-01T00:00:00.000Z', box.box_id]);
     const r = await ingress('napper.box.localhost');
     expect(r.status).toBe(200);
-    const after = svc.ctx.services.boxes.get(box.box_id)!;
+    const after = (await svc.ctx.services.boxes.get(box.box_id))!;
     expect(after.status).toBe('running');
     expect(after.last_activity_at! > '2001').toBe(true);
     expect(rt.calls).toContain(`restore:${box.box_id}`);
@@ -202,7 +202,7 @@ describe('ingress', () => {
     await post(`/v1/boxes/${box.box_id}/pause`);
     const paused = await ingress('napper.box.localhost');
     expect(paused.status).toBe(503);
-    expect(svc.ctx.services.boxes.get(box.box_id)!.status).toBe('paused');
+    expect((await svc.ctx.services.boxes.get(box.box_id))!.status).toBe('paused');
   });
 
   it('answers 502 when nothing listens behind a published port', async () => {
@@ -228,7 +228,7 @@ describe('egress through the service', () => {
       })
     ).json();
     const box = await createBox('egress-box');
-    const proxyPort = svc.ctx.services.egress.proxyPortFor(box.box_id)!;
+    const proxyPort = (await svc.ctx.services.egress.proxyPortFor(box.box_id))!;
     expect(proxyPort).toBeGreaterThan(0);
     const viaProxy = (url: string) =>
       new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -278,15 +278,15 @@ describe('egress through the service', () => {
     await post(`/v1/boxes/${box.box_id}/terminate`);
     await new Promise((r) => setTimeout(r, 50));
     await expect(viaProxy(`http://host.box.internal:${upPort}/c`)).rejects.toThrow();
-    expect(svc.ctx.services.listeners.forwardsFor(box.box_id)).toEqual([]);
+    expect(await svc.ctx.services.listeners.forwardsFor(box.box_id)).toEqual([]);
   });
 
   it('a box keeps its proxy port across calls and boxes get distinct ports', async () => {
     const a = await createBox('port-a');
     const b = await createBox('port-b');
-    const pa = svc.ctx.services.egress.proxyPortFor(a.box_id);
-    expect(svc.ctx.services.egress.proxyPortFor(a.box_id)).toBe(pa);
-    expect(svc.ctx.services.egress.proxyPortFor(b.box_id)).not.toBe(pa);
+    const pa = await svc.ctx.services.egress.proxyPortFor(a.box_id);
+    expect(await svc.ctx.services.egress.proxyPortFor(a.box_id)).toBe(pa);
+    expect(await svc.ctx.services.egress.proxyPortFor(b.box_id)).not.toBe(pa);
   });
 });
 
@@ -296,7 +296,7 @@ describe('across a service restart', () => {
     const first = await startTestService({ dataDir, runtime: (d) => new FakeRuntime(d) });
     const app = (await (await first.api('/v1/apps/find', { method: 'POST', json: { name: 'r', mint_if_missing: true } })).json()).id;
     const box = await (await first.api('/v1/boxes', { method: 'POST', json: { app_id: app, name: 'keeper' } })).json();
-    const proxyPort = first.ctx.services.egress.proxyPortFor(box.box_id)!;
+    const proxyPort = (await first.ctx.services.egress.proxyPortFor(box.box_id))!;
     const tcp = await (await first.api(`/v1/boxes/${box.box_id}/listeners`, { method: 'POST', json: { guest_port: 22, protocol: 'tcp' } })).json();
     await first.api(`/v1/boxes/${box.box_id}/sleep`, { method: 'POST' });
     await first.close();
@@ -305,7 +305,7 @@ describe('across a service restart', () => {
     await new Promise<void>((r) => squatter.listen(tcp.public_port, '127.0.0.1', () => r()));
     const second = await startTestService({ dataDir, runtime: (d) => new FakeRuntime(d) });
     try {
-      expect(second.ctx.services.egress.proxyPortFor(box.box_id)).toBe(proxyPort);
+      expect(await second.ctx.services.egress.proxyPortFor(box.box_id)).toBe(proxyPort);
       const answer = await new Promise<string>((resolve, reject) => {
         const s = net.connect(proxyPort, '127.0.0.1', () => s.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
         let text = '';
@@ -317,7 +317,7 @@ describe('across a service restart', () => {
       const moved = (await (await second.api(`/v1/boxes/${box.box_id}/listeners`)).json()).data[0];
       expect(moved.guest_port).toBe(22);
       expect(moved.public_port).not.toBe(tcp.public_port);
-      expect(second.ctx.services.listeners.forwardsFor(box.box_id)).toEqual([{ hostPort: moved.public_port, guestPort: 22 }]);
+      expect(await second.ctx.services.listeners.forwardsFor(box.box_id)).toEqual([{ hostPort: moved.public_port, guestPort: 22 }]);
     } finally {
       squatter.close();
       await second.close();

@@ -16,9 +16,9 @@ export function boxPolicyRoutes(r: RouteRegistrar, policies: Policies, s: { boxe
     summary: 'The HTTP policy attached to a box',
     params: BoxPolicyParams,
     response: HttpPolicy,
-    handler: ({ req, auth, params }) => {
-      const box = access.boxFor(req, auth, params.box_id, 'read');
-      const p = box.http_policy_id ? policies.get(auth.orgId, box.http_policy_id) : undefined;
+    handler: async ({ req, auth, params }) => {
+      const box = await access.boxFor(req, auth, params.box_id, 'read');
+      const p = box.http_policy_id ? await policies.get(auth.orgId, box.http_policy_id) : undefined;
       if (!p) throw notFound(`Box ${params.box_id} has no HTTP policy attached.`);
       return p;
     },
@@ -33,10 +33,10 @@ export function boxPolicyRoutes(r: RouteRegistrar, policies: Policies, s: { boxe
     params: BoxPolicyParams,
     body: AttachPolicyBody,
     response: HttpPolicy,
-    handler: ({ req, auth, params, body }) => {
-      const p = policies.mustGet(auth.orgId, body.policy_id, 'policy_id');
-      access.boxFor(req, auth, params.box_id, 'http_policy');
-      s.boxes.setHttpPolicy(params.box_id, p.id);
+    handler: async ({ req, auth, params, body }) => {
+      const p = await policies.mustGet(auth.orgId, body.policy_id, 'policy_id');
+      await access.boxFor(req, auth, params.box_id, 'http_policy');
+      await s.boxes.setHttpPolicy(params.box_id, p.id);
       return p;
     },
   });
@@ -48,9 +48,9 @@ export function boxPolicyRoutes(r: RouteRegistrar, policies: Policies, s: { boxe
     tag: 'http-policies',
     summary: "Detach a box's HTTP policy (the organization default applies again)",
     params: BoxPolicyParams,
-    handler: ({ req, auth, params }) => {
-      const box = access.boxFor(req, auth, params.box_id, 'http_policy');
-      if (box.http_policy_id) s.boxes.setHttpPolicy(params.box_id, null);
+    handler: async ({ req, auth, params }) => {
+      const box = await access.boxFor(req, auth, params.box_id, 'http_policy');
+      if (box.http_policy_id) await s.boxes.setHttpPolicy(params.box_id, null);
       return { box_id: params.box_id, http_policy_id: null };
     },
   });

@@ -16,41 +16,51 @@ const toPolicy = (r: Row): HttpPolicy => ({ ...r, document: JSON.parse(r.documen
 export class PoliciesRepo {
   constructor(private db: Db) {}
 
-  get(orgId: string, id: string): HttpPolicy | undefined {
-    const r = this.db.prepare('SELECT * FROM http_policies WHERE org_id = ? AND id = ?').get(orgId, id) as Row | undefined;
+  async get(orgId: string, id: string): Promise<HttpPolicy | undefined> {
+    const r = (await this.db.get('SELECT * FROM http_policies WHERE org_id = ? AND id = ?', [orgId, id])) as Row | undefined;
     return r && toPolicy(r);
   }
 
-  list(orgId: string, limit: number, offset: number): { rows: HttpPolicy[]; total: number } {
-    const rows = this.db.prepare('SELECT * FROM http_policies WHERE org_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?').all(orgId, limit, offset) as Row[];
-    const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM http_policies WHERE org_id = ?').get(orgId) as { n: number };
+  async list(orgId: string, limit: number, offset: number): Promise<{ rows: HttpPolicy[]; total: number }> {
+    const rows = (await this.db.all('SELECT * FROM http_policies WHERE org_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?', [orgId, limit, offset])) as Row[];
+    const { n } = (await this.db.get('SELECT COUNT(*) AS n FROM http_policies WHERE org_id = ?', [orgId])) as { n: number };
     return { rows: rows.map(toPolicy), total: n };
   }
 
-  insert(p: HttpPolicy): void {
-    this.db
-      .prepare('INSERT INTO http_policies (id, org_id, name, document, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(p.id, p.org_id, p.name, JSON.stringify(p.document), p.created_at, p.updated_at);
+  async insert(p: HttpPolicy): Promise<void> {
+    await this.db.run('INSERT INTO http_policies (id, org_id, name, document, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
+      p.id,
+      p.org_id,
+      p.name,
+      JSON.stringify(p.document),
+      p.created_at,
+      p.updated_at,
+    ]);
   }
 
   /** Spec: `updated_at` is "when the policy name last changed", so only a new name moves it. */
-  update(orgId: string, id: string, name: string | undefined, document: PolicyDocument | undefined, at: string): void {
-    const cur = this.get(orgId, id)!;
+  async update(orgId: string, id: string, name: string | undefined, document: PolicyDocument | undefined, at: string): Promise<void> {
+    const cur = (await this.get(orgId, id))!;
     const renamed = name !== undefined && name !== cur.name;
-    this.db
-      .prepare('UPDATE http_policies SET name = ?, document = ?, updated_at = ? WHERE org_id = ? AND id = ?')
-      .run(name ?? cur.name, JSON.stringify(document ?? cur.document), renamed ? at : cur.updated_at, orgId, id);
+    await this.db.run('UPDATE http_policies SET name = ?, document = ?, updated_at = ? WHERE org_id = ? AND id = ?', [
+      name ?? cur.name,
+      JSON.stringify(document ?? cur.document),
+      renamed ? at : cur.updated_at,
+      orgId,
+      id,
+    ]);
   }
 
-  delete(orgId: string, id: string): void {
-    this.db.prepare('DELETE FROM http_policies WHERE org_id = ? AND id = ?').run(orgId, id);
+  async delete(orgId: string, id: string): Promise<void> {
+    await this.db.run('DELETE FROM http_policies WHERE org_id = ? AND id = ?', [orgId, id]);
   }
 
   /** Policies whose header values refer to `${secrets.<name>}`. */
-  referencingSecret(orgId: string, name: string): HttpPolicy[] {
-    const rows = this.db
-      .prepare('SELECT * FROM http_policies WHERE org_id = ? AND instr(document, ?) > 0 ORDER BY created_at, id')
-      .all(orgId, `\${secrets.${name}}`) as Row[];
+  async referencingSecret(orgId: string, name: string): Promise<HttpPolicy[]> {
+    const rows = (await this.db.all(
+      `SELECT * FROM http_policies WHERE org_id = ? AND ${this.db.dialect === 'sqlite' ? 'instr' : 'strpos'}(document, ?) > 0 ORDER BY created_at, id`,
+      [orgId, `\${secrets.${name}}`],
+    )) as Row[];
     return rows
       .map(toPolicy)
       .filter((p) =>

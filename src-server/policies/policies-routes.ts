@@ -30,8 +30,8 @@ export function policyRoutes(r: RouteRegistrar, policies: Policies) {
     tag: 'http-policies',
     summary: 'List HTTP policies, oldest first',
     query: PageQuery,
-    handler: ({ auth, query }) => {
-      const { rows, total } = policies.list(auth.orgId, query.limit, query.offset);
+    handler: async ({ auth, query }) => {
+      const { rows, total } = await policies.list(auth.orgId, query.limit, query.offset);
       return page(rows, query, total);
     },
   });
@@ -44,13 +44,13 @@ export function policyRoutes(r: RouteRegistrar, policies: Policies) {
     summary: 'Create an HTTP policy',
     body: CreatePolicyBody,
     response: HttpPolicy,
-    handler: ({ auth, body }) => {
+    handler: async ({ auth, body }) => {
       if (body.preset !== undefined) {
         const p = presetById(body.preset);
         if (!p) throw badRequest(`Unknown preset ${JSON.stringify(body.preset)}; one of: ${POLICY_PRESETS.map((x) => x.id).join(', ')}.`, 'preset');
-        return policies.create(auth.orgId, body.name ?? p.name, structuredClone(p.document));
+        return await policies.create(auth.orgId, body.name ?? p.name, structuredClone(p.document));
       }
-      return policies.create(auth.orgId, body.name!, checkedDocument(body.document));
+      return await policies.create(auth.orgId, body.name!, checkedDocument(body.document));
     },
   });
 
@@ -62,7 +62,7 @@ export function policyRoutes(r: RouteRegistrar, policies: Policies) {
     summary: 'Get an HTTP policy',
     params: PolicyIdParams,
     response: HttpPolicy,
-    handler: ({ auth, params }) => policies.mustGet(auth.orgId, params.id),
+    handler: async ({ auth, params }) => await policies.mustGet(auth.orgId, params.id),
   });
 
   r.add({
@@ -74,8 +74,8 @@ export function policyRoutes(r: RouteRegistrar, policies: Policies) {
     params: PolicyIdParams,
     body: PatchPolicyBody,
     response: HttpPolicy,
-    handler: ({ auth, params, body }) =>
-      policies.update(auth.orgId, params.id, body.name, body.document === undefined ? undefined : checkedDocument(body.document)),
+    handler: async ({ auth, params, body }) =>
+      await policies.update(auth.orgId, params.id, body.name, body.document === undefined ? undefined : checkedDocument(body.document)),
   });
 
   r.add({
@@ -86,6 +86,6 @@ export function policyRoutes(r: RouteRegistrar, policies: Policies) {
     summary: 'Delete an HTTP policy (409 while attached to a box)',
     params: PolicyIdParams,
     response: HttpPolicy,
-    handler: ({ auth, params }) => policies.delete(auth.orgId, params.id),
+    handler: async ({ auth, params }) => await policies.delete(auth.orgId, params.id),
   });
 }

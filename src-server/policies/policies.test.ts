@@ -5,21 +5,20 @@ let svc: TestService;
 let orgId: string;
 beforeAll(async () => {
   svc = await startTestService({});
-  orgId = svc.ctx.repos.orgs.ensureDefault().id;
-  svc.ctx.db.prepare('INSERT INTO apps (id, org_id, name, created_at) VALUES (?, ?, ?, ?)').run('app_p', orgId, 'p', new Date().toISOString());
+  orgId = (await svc.ctx.repos.orgs.ensureDefault()).id;
+  await svc.ctx.db.run('INSERT INTO apps (id, org_id, name, created_at) VALUES (?, ?, ?, ?)', ['app_p', orgId, 'p', new Date().toISOString()]);
 });
 afterAll(() => svc.close());
 
 const BOX = 'box_11111111-2222-4333-8444-555555555555';
 /** Boxes are created by the boxes area; these tests insert the row directly. */
-function insertBox(id: string, opts: { visibility?: string; createdBy?: string; status?: string } = {}) {
+async function insertBox(id: string, opts: { visibility?: string; createdBy?: string; status?: string } = {}) {
   const now = new Date().toISOString();
-  svc.ctx.db
-    .prepare(
-      `INSERT INTO boxes (id, org_id, app_id, name, image, status, visibility, created_by_key_id, vcpu_count, memory_mib, disk_gib, created_at, updated_at)
+  await svc.ctx.db.run(
+    `INSERT INTO boxes (id, org_id, app_id, name, image, status, visibility, created_by_key_id, vcpu_count, memory_mib, disk_gib, created_at, updated_at)
        VALUES (?, ?, 'app_p', ?, 'debian', ?, ?, ?, 1, 512, 4, ?, ?)`,
-    )
-    .run(id, orgId, `b${id.slice(4, 12)}`, opts.status ?? 'running', opts.visibility ?? 'org', opts.createdBy ?? 'key_other', now, now);
+    [id, orgId, `b${id.slice(4, 12)}`, opts.status ?? 'running', opts.visibility ?? 'org', opts.createdBy ?? 'key_other', now, now],
+  );
 }
 
 const doc = {
@@ -187,7 +186,7 @@ describe('box attachment', () => {
     const unknown = await svc.api('/v1/boxes/box_00000000-0000-4000-8000-000000000000/http-policy');
     expect(unknown.status).toBe(404);
     expect((await errorOf(unknown)).type).toBe('not_found_error');
-    insertBox(BOX);
+    await insertBox(BOX);
     const none = await svc.api(`/v1/boxes/${BOX}/http-policy`);
     expect(none.status).toBe(404);
     expect((await errorOf(none)).message).toMatch(/no HTTP policy attached/);
@@ -198,7 +197,7 @@ describe('box attachment', () => {
     const put = await svc.api(`/v1/boxes/${BOX}/http-policy`, { method: 'PUT', json: { policy_id: p.id } });
     expect(put.status).toBe(200);
     expect((await svc.api(`/v1/boxes/${BOX}/http-policy`).then((r) => r.json())).id).toBe(p.id);
-    const row = svc.ctx.db.prepare('SELECT http_policy_id FROM boxes WHERE id = ?').get(BOX) as { http_policy_id: string };
+    const row = (await svc.ctx.db.get('SELECT http_policy_id FROM boxes WHERE id = ?', [BOX])) as { http_policy_id: string };
     expect(row.http_policy_id).toBe(p.id);
     const del = await svc.api(`/v1/http-policies/${p.id}`, { method: 'DELETE' });
     expect(del.status).toBe(409);
@@ -215,16 +214,16 @@ describe('box attachment', () => {
     expect((await errorOf(missing)).param).toBe('policy_id');
     const p = await (await create({ name: 'old', document: {} })).json();
     const dead = 'box_22222222-2222-4333-8444-555555555555';
-    insertBox(dead);
+    await insertBox(dead);
     await svc.api(`/v1/boxes/${dead}/http-policy`, { method: 'PUT', json: { policy_id: p.id } });
-    svc.ctx.db.prepare("UPDATE boxes SET status = 'terminated' WHERE id = ?").run(dead);
+    await svc.ctx.db.run("UPDATE boxes SET status = 'terminated' WHERE id = ?", [dead]);
     expect((await svc.api(`/v1/boxes/${dead}/http-policy`)).status).toBe(404);
     expect((await svc.api(`/v1/http-policies/${p.id}`, { method: 'DELETE' })).status).toBe(200);
   });
 
   it('a private box of another key needs an override reason, which is audited', async () => {
     const priv = 'box_33333333-2222-4333-8444-555555555555';
-    insertBox(priv, { visibility: 'private', createdBy: 'key_someone_else' });
+    await insertBox(priv, { visibility: 'private', createdBy: 'key_someone_else' });
     const p = await (await create({ name: 'priv', document: {} })).json();
     const refused = await svc.api(`/v1/boxes/${priv}/http-policy`, { method: 'PUT', json: { policy_id: p.id } });
     expect(refused.status).toBe(403);
@@ -235,7 +234,7 @@ describe('box attachment', () => {
       headers: { 'X-Box-Override-Reason': 'incident 42' },
     });
     expect(ok.status).toBe(200);
-    const audit = svc.ctx.repos.audit.page(orgId, 10, 0).rows;
+    const audit = (await svc.ctx.repos.audit.page(orgId, 10, 0)).rows;
     expect(audit.some((a) => a.action === 'box.override.http_policy' && a.target === priv && a.reason === 'incident 42')).toBe(true);
     expect((await svc.api(`/v1/boxes/${priv}/http-policy`)).status).toBe(200); // reading needs no override
   });

@@ -10,7 +10,7 @@ export function quitRoutes(r: RouteRegistrar, quit: QuitService) {
     tag: 'service',
     response: ServiceSettings,
     summary: 'Service settings: on_quit, what quitting does to running boxes (ask, stop_boxes, leave_running)',
-    handler: () => quit.settings.get(),
+    handler: async () => await quit.settings.get(),
   });
   r.add({
     method: 'patch',
@@ -20,7 +20,7 @@ export function quitRoutes(r: RouteRegistrar, quit: QuitService) {
     body: PatchServiceSettings,
     response: ServiceSettings,
     summary: 'Change service settings; answers them all',
-    handler: ({ body }) => quit.settings.set(body),
+    handler: async ({ body }) => await quit.settings.set(body),
   });
   r.add({
     method: 'get',
@@ -30,6 +30,6 @@ export function quitRoutes(r: RouteRegistrar, quit: QuitService) {
     query: QuitPlanQuery,
     response: QuitPlan,
     summary: 'What quitting the service would do now with the running boxes (the tray, the UI and the headless banner say it)',
-    handler: ({ query }) => quit.plan(query.where),
+    handler: async ({ query }) => await quit.plan(query.where),
   });
 }

@@ -18,17 +18,17 @@ export class QuitService {
     this.settings = new ServiceSettingsRepo(app.db);
   }
 
-  running() {
-    return this.boxes.live().filter((b) => b.status === 'running');
+  async running() {
+    return (await this.boxes.live()).filter((b) => b.status === 'running');
   }
 
-  plan(where: 'desktop' | 'headless'): QuitPlan {
-    return planQuit(this.settings.get().on_quit, this.running().length, where);
+  async plan(where: 'desktop' | 'headless'): Promise<QuitPlan> {
+    return planQuit((await this.settings.get()).on_quit, (await this.running()).length, where);
   }
 
   /** Puts every running box to sleep, all at once; a box that fails to save is reported, not retried. */
   async stopBoxes(report: (line: string) => void = () => {}): Promise<{ slept: number; failed: number }> {
-    const list = this.running();
+    const list = await this.running();
     const results = await Promise.allSettled(
       list.map(async (b) => {
         await this.boxes.sleep(b, undefined);

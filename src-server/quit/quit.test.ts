@@ -49,7 +49,7 @@ describe('service settings and quitting, through the API', () => {
     expect(await (await svc.api('/v1/service/settings')).json()).toEqual({ on_quit: 'ask' });
     expect(await (await patch({ on_quit: 'leave_running' })).json()).toEqual({ on_quit: 'leave_running' });
     expect(await (await svc.api('/v1/service/settings')).json()).toEqual({ on_quit: 'leave_running' });
-    expect(svc.ctx.services.quit.settings.get().on_quit).toBe('leave_running');
+    expect((await svc.ctx.services.quit.settings.get()).on_quit).toBe('leave_running');
   });
 
   it('refuses a bad value or an unknown setting by name, and changes nothing', async () => {

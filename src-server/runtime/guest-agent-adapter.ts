@@ -125,13 +125,27 @@ export class ExecFacade implements GuestExec {
 export function guestAgentAdapter(client: AgentClient, track: (f: ExecFacade) => void = () => {}): GuestAgent {
   return {
     exec(o) {
-      const ex = client.exec({ argv: o.argv, env: o.env, cwd: o.cwd, user: o.user, tty: o.tty, stdin: o.stdin, timeoutMs: o.timeoutMs });
+      const ex = client.exec({
+        argv: o.argv,
+        env: o.env,
+        cwd: o.cwd,
+        user: o.user,
+        tty: o.tty,
+        stdin: o.stdin,
+        timeoutMs: o.timeoutMs,
+        connectPort: o.connectPort,
+      });
       const facade = new ExecFacade(!!o.tty);
       facade.bind(ex);
       track(facade);
       return facade;
     },
-    writeFile: (p, o, src) => client.writeFile(p, { mode: o.mode, createParents: o.createParents, durable: o.durable, user: o.user }, src),
+    writeFile: (p, o, src) =>
+      client.writeFile(
+        p,
+        { mode: o.mode, createParents: o.createParents, durable: o.durable, user: o.user, chownToUser: o.chownToUser, xattrs: o.xattrs },
+        src,
+      ),
     readFile: (p, o) => client.readFile(p, { user: o?.user }),
     stat: async (p, o) => entry(await client.stat(p, { follow: o.follow })),
     listDir: async function* (p) {

@@ -5,33 +5,34 @@ import type { SecretMeta } from '../contract/secrets.js';
 export class SecretsRepo {
   constructor(private db: Db) {}
 
-  meta(orgId: string, name: string): SecretMeta | undefined {
-    return this.db.prepare('SELECT name, created_at, updated_at FROM secrets WHERE org_id = ? AND name = ?').get(orgId, name) as SecretMeta | undefined;
+  async meta(orgId: string, name: string): Promise<SecretMeta | undefined> {
+    return (await this.db.get('SELECT name, created_at, updated_at FROM secrets WHERE org_id = ? AND name = ?', [orgId, name])) as SecretMeta | undefined;
   }
 
-  list(orgId: string, limit: number, offset: number): { rows: SecretMeta[]; total: number } {
-    const rows = this.db
-      .prepare('SELECT name, created_at, updated_at FROM secrets WHERE org_id = ? ORDER BY name LIMIT ? OFFSET ?')
-      .all(orgId, limit, offset) as SecretMeta[];
-    const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM secrets WHERE org_id = ?').get(orgId) as { n: number };
+  async list(orgId: string, limit: number, offset: number): Promise<{ rows: SecretMeta[]; total: number }> {
+    const rows = (await this.db.all('SELECT name, created_at, updated_at FROM secrets WHERE org_id = ? ORDER BY name LIMIT ? OFFSET ?', [
+      orgId,
+      limit,
+      offset,
+    ])) as SecretMeta[];
+    const { n } = (await this.db.get('SELECT COUNT(*) AS n FROM secrets WHERE org_id = ?', [orgId])) as { n: number };
     return { rows, total: n };
   }
 
-  sealed(orgId: string, name: string): Buffer | undefined {
-    const r = this.db.prepare('SELECT ciphertext FROM secrets WHERE org_id = ? AND name = ?').get(orgId, name) as { ciphertext: Buffer } | undefined;
+  async sealed(orgId: string, name: string): Promise<Buffer | undefined> {
+    const r = (await this.db.get('SELECT ciphertext FROM secrets WHERE org_id = ? AND name = ?', [orgId, name])) as { ciphertext: Buffer } | undefined;
     return r?.ciphertext;
   }
 
-  upsert(orgId: string, name: string, ciphertext: Buffer, at: string): void {
-    this.db
-      .prepare(
-        `INSERT INTO secrets (org_id, name, ciphertext, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+  async upsert(orgId: string, name: string, ciphertext: Buffer, at: string): Promise<void> {
+    await this.db.run(
+      `INSERT INTO secrets (org_id, name, ciphertext, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (org_id, name) DO UPDATE SET ciphertext = excluded.ciphertext, updated_at = excluded.updated_at`,
-      )
-      .run(orgId, name, ciphertext, at, at);
+      [orgId, name, ciphertext, at, at],
+    );
   }
 
-  delete(orgId: string, name: string): void {
-    this.db.prepare('DELETE FROM secrets WHERE org_id = ? AND name = ?').run(orgId, name);
+  async delete(orgId: string, name: string): Promise<void> {
+    await this.db.run('DELETE FROM secrets WHERE org_id = ? AND name = ?', [orgId, name]);
   }
 }

@@ -13,8 +13,8 @@ export function secretsRoutes(r: RouteRegistrar, secrets: SecretsService, polici
     tag: 'secrets',
     summary: 'List secrets (names and dates only), by name',
     query: PageQuery,
-    handler: ({ auth, query }) => {
-      const { rows, total } = secrets.list(auth.orgId, query.limit, query.offset);
+    handler: async ({ auth, query }) => {
+      const { rows, total } = await secrets.list(auth.orgId, query.limit, query.offset);
       return page(rows, query, total);
     },
   });
@@ -27,7 +27,7 @@ export function secretsRoutes(r: RouteRegistrar, secrets: SecretsService, polici
     params: SecretNameParams,
     body: PutSecretBody,
     response: SecretMeta,
-    handler: ({ auth, params, body }) => secrets.put(auth.orgId, params.name, body.value),
+    handler: async ({ auth, params, body }) => await secrets.put(auth.orgId, params.name, body.value),
   });
   r.add({
     method: 'get',
@@ -37,7 +37,7 @@ export function secretsRoutes(r: RouteRegistrar, secrets: SecretsService, polici
     summary: "A secret's metadata (never its value)",
     params: SecretNameParams,
     response: SecretMeta,
-    handler: ({ auth, params }) => secrets.meta(auth.orgId, params.name),
+    handler: async ({ auth, params }) => await secrets.meta(auth.orgId, params.name),
   });
   r.add({
     method: 'delete',
@@ -47,7 +47,7 @@ export function secretsRoutes(r: RouteRegistrar, secrets: SecretsService, polici
     summary: 'Delete a secret',
     params: SecretNameParams,
     response: SecretMeta,
-    handler: ({ auth, params }) => secrets.delete(auth.orgId, params.name),
+    handler: async ({ auth, params }) => await secrets.delete(auth.orgId, params.name),
   });
   r.add({
     method: 'get',
@@ -56,6 +56,6 @@ export function secretsRoutes(r: RouteRegistrar, secrets: SecretsService, polici
     tag: 'secrets',
     summary: 'HTTP policies whose header rewrites refer to this secret',
     params: SecretNameParams,
-    handler: ({ auth, params }) => ({ data: policies.referencingSecret(auth.orgId, params.name) }),
+    handler: async ({ auth, params }) => ({ data: await policies.referencingSecret(auth.orgId, params.name) }),
   });
 }

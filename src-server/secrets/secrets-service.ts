@@ -18,34 +18,34 @@ export class SecretsService {
   ) {}
 
   /** The plaintext, for host-side use only. */
-  resolve(orgId: string, name: string): string | undefined {
-    const blob = this.repo.sealed(orgId, name);
+  async resolve(orgId: string, name: string): Promise<string | undefined> {
+    const blob = await this.repo.sealed(orgId, name);
     return blob && this.cipher().openString(blob, aad(orgId, name));
   }
 
-  list(orgId: string, limit: number, offset: number) {
-    return this.repo.list(orgId, limit, offset);
+  async list(orgId: string, limit: number, offset: number) {
+    return await this.repo.list(orgId, limit, offset);
   }
 
   /** A secret's metadata; 404 naming `name` when there is none. */
-  meta(orgId: string, name: string): SecretMeta {
-    const m = this.repo.meta(orgId, name);
+  async meta(orgId: string, name: string): Promise<SecretMeta> {
+    const m = await this.repo.meta(orgId, name);
     if (!m) throw notFound(`No secret named ${name}.`, null, 'name');
     return m;
   }
 
   /** Creates or replaces a secret's value; its creation date stays. */
-  put(orgId: string, name: string, value: string): SecretMeta {
-    const prior = this.repo.meta(orgId, name);
+  async put(orgId: string, name: string, value: string): Promise<SecretMeta> {
+    const prior = await this.repo.meta(orgId, name);
     const at = new Date().toISOString();
-    this.repo.upsert(orgId, name, this.cipher().seal(value, aad(orgId, name)), at);
+    await this.repo.upsert(orgId, name, this.cipher().seal(value, aad(orgId, name)), at);
     return { name, created_at: prior?.created_at ?? at, updated_at: at };
   }
 
   /** Deletes a secret; answers its metadata (404 when there is none). */
-  delete(orgId: string, name: string): SecretMeta {
-    const m = this.meta(orgId, name);
-    this.repo.delete(orgId, name);
+  async delete(orgId: string, name: string): Promise<SecretMeta> {
+    const m = await this.meta(orgId, name);
+    await this.repo.delete(orgId, name);
     return m;
   }
 }

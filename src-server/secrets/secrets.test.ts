@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorOf, startTestService, type TestService } from '../test-support/harness.js';
+import { errorOf, startTestService, storedBytes, type TestService } from '../test-support/harness.js';
 import { MASTER_KEY_FILE } from '../util/crypto-box.js';
 
 let svc: TestService;
 let orgId: string;
 beforeAll(async () => {
   svc = await startTestService({});
-  orgId = svc.ctx.repos.orgs.ensureDefault().id;
+  orgId = (await svc.ctx.repos.orgs.ensureDefault()).id;
 });
 afterAll(() => svc.close());
 
@@ -31,25 +31,22 @@ describe('secrets', () => {
     await put('_a', 'x');
     const list = await (await svc.api('/v1/secrets')).json();
     expect(list.data.map((s: { name: string }) => s.name)).toEqual(['API_TOKEN', '_a']);
-    expect(svc.ctx.services.secrets.resolve(orgId, 'API_TOKEN')).toBe(`${PLAIN}-v2`);
-    expect(svc.ctx.services.secrets.resolve(orgId, 'NOPE')).toBeUndefined();
+    expect(await svc.ctx.services.secrets.resolve(orgId, 'API_TOKEN')).toBe(`${PLAIN}-v2`);
+    expect(await svc.ctx.services.secrets.resolve(orgId, 'NOPE')).toBeUndefined();
   });
 
   it('the plaintext is in no response and not in the database file; the master key is 32 bytes, 0600', async () => {
     await put('CANARY', PLAIN);
     const bodies = await Promise.all(['/v1/secrets', '/v1/secrets/CANARY', '/v1/secrets/CANARY/policies'].map(async (p) => (await svc.api(p)).text()));
     for (const b of bodies) expect(b).not.toContain(PLAIN);
-    svc.ctx.db.pragma('wal_checkpoint(TRUNCATE)');
-    for (const f of fs.readdirSync(svc.dataDir).filter((n) => n.startsWith('box.db'))) {
-      expect(fs.readFileSync(path.join(svc.dataDir, f)).includes(Buffer.from(PLAIN)), f).toBe(false);
-    }
+    expect((await storedBytes(svc)).includes(Buffer.from(PLAIN))).toBe(false);
     const keyFile = path.join(svc.dataDir, MASTER_KEY_FILE);
     expect(fs.statSync(keyFile).size).toBe(32);
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
     // A sealed value is bound to its row: moved under another name it no longer opens.
-    const blob = svc.ctx.db.prepare('SELECT ciphertext FROM secrets WHERE name = ?').get('CANARY') as { ciphertext: Buffer };
-    svc.ctx.db.prepare('UPDATE secrets SET ciphertext = ? WHERE name = ?').run(blob.ciphertext, '_a');
-    expect(() => svc.ctx.services.secrets.resolve(orgId, '_a')).toThrow();
+    const blob = (await svc.ctx.db.get('SELECT ciphertext FROM secrets WHERE name = ?', ['CANARY'])) as { ciphertext: Buffer };
+    await svc.ctx.db.run('UPDATE secrets SET ciphertext = ? WHERE name = ?', [blob.ciphertext, '_a']);
+    await expect(svc.ctx.services.secrets.resolve(orgId, '_a')).rejects.toThrow();
     await put('_a', 'x');
   });
 
@@ -76,7 +73,7 @@ describe('secrets', () => {
     expect((await del.json()).name).toBe('DOOMED');
     expect((await svc.api('/v1/secrets/DOOMED')).status).toBe(404);
     expect((await svc.api('/v1/secrets/DOOMED', { method: 'DELETE' })).status).toBe(404);
-    expect(svc.ctx.services.secrets.resolve(orgId, 'DOOMED')).toBeUndefined();
+    expect(await svc.ctx.services.secrets.resolve(orgId, 'DOOMED')).toBeUndefined();
   });
 
   it('GET /v1/secrets/{name}/policies lists the policies that refer to it', async () => {
@@ -99,6 +96,6 @@ describe('secrets', () => {
   it('the master key persists across restarts and values stay readable', async () => {
     await svc.close();
     svc = await startTestService({ dataDir: svc.dataDir });
-    expect(svc.ctx.services.secrets.resolve(orgId, 'CANARY')).toBe(PLAIN);
+    expect(await svc.ctx.services.secrets.resolve(orgId, 'CANARY')).toBe(PLAIN);
   });
 });

@@ -24,7 +24,7 @@ export class Readiness {
     let migrations = { ok: false, detail: 'not checked' };
     try {
       // the one read outside a repository: whether the schema this build expects is there
-      const applied = new Set((this.app.db.prepare('SELECT id FROM schema_migrations').all() as { id: number }[]).map((r) => r.id));
+      const applied = new Set((await this.app.db.all<{ id: number }>('SELECT id FROM schema_migrations')).map((r) => Number(r.id)));
       const missing = MIGRATIONS.filter((m) => !applied.has(m.id));
       migrations = missing.length
         ? { ok: false, detail: `${missing.length} of ${MIGRATIONS.length} not applied (${missing.map((m) => m.id).join(', ')})` }

@@ -26,28 +26,28 @@ export class SshCa {
     return (this.cipher ??= CryptoBox.forDataDir(this.app.config.dataDir));
   }
 
-  private row(orgId: string): CaRow {
-    const found = this.repo.get(orgId);
+  private async row(orgId: string): Promise<CaRow> {
+    const found = await this.repo.get(orgId);
     if (found) return found;
     const key = sshpk.generatePrivateKey('ed25519');
     const pub = key.toPublic();
     pub.comment = `box-ca-${orgId}`;
     const sealed = this.seal().seal(key.toString('openssh'), `ssh-ca\0${orgId}`).toString('base64');
-    this.repo.insertIfAbsent(orgId, { private_key: `sealed:v1:${sealed}`, public_key: pub.toString('ssh') });
-    return this.repo.get(orgId)!;
+    await this.repo.insertIfAbsent(orgId, { private_key: `sealed:v1:${sealed}`, public_key: pub.toString('ssh') });
+    return (await this.repo.get(orgId))!;
   }
 
-  publicKey(orgId: string): string {
-    return this.row(orgId).public_key;
+  async publicKey(orgId: string): Promise<string> {
+    return (await this.row(orgId)).public_key;
   }
 
-  private privateKey(orgId: string): sshpk.PrivateKey {
-    const stored = this.row(orgId).private_key.replace(/^sealed:v1:/, '');
+  private async privateKey(orgId: string): Promise<sshpk.PrivateKey> {
+    const stored = (await this.row(orgId)).private_key.replace(/^sealed:v1:/, '');
     return sshpk.parsePrivateKey(this.seal().openString(Buffer.from(stored, 'base64'), `ssh-ca\0${orgId}`), 'openssh');
   }
 
   /** Signs a user certificate for `publicKey`; 400 (param public_key) for anything but one sound public key. */
-  certify(orgId: string, publicKey: string, principals: string[], ttlSeconds: number) {
+  async certify(orgId: string, publicKey: string, principals: string[], ttlSeconds: number) {
     let subjectKey: sshpk.Key;
     try {
       subjectKey = sshpk.parseKey(publicKey.trim(), 'ssh');
@@ -59,7 +59,7 @@ export class SshCa {
     }
     const now = Date.now();
     const validUntil = new Date(Math.floor(now / 1000) * 1000 + ttlSeconds * 1000);
-    const ca = this.privateKey(orgId);
+    const ca = await this.privateKey(orgId);
     const cert = sshpk.createCertificate(
       principals.map((p) => sshpk.identityForUser(p)),
       subjectKey,

@@ -10,14 +10,17 @@ export interface CaRow {
 export class SshCaRepo {
   constructor(private db: Db) {}
 
-  get(orgId: string): CaRow | undefined {
-    return this.db.prepare('SELECT private_key, public_key FROM ssh_cas WHERE org_id = ?').get(orgId) as CaRow | undefined;
+  async get(orgId: string): Promise<CaRow | undefined> {
+    return (await this.db.get('SELECT private_key, public_key FROM ssh_cas WHERE org_id = ?', [orgId])) as CaRow | undefined;
   }
 
   /** Stores the org's CA unless one exists already (then the first one stays: re-read it). */
-  insertIfAbsent(orgId: string, row: CaRow): void {
-    this.db
-      .prepare('INSERT INTO ssh_cas (org_id, private_key, public_key, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (org_id) DO NOTHING')
-      .run(orgId, row.private_key, row.public_key, new Date().toISOString());
+  async insertIfAbsent(orgId: string, row: CaRow): Promise<void> {
+    await this.db.run('INSERT INTO ssh_cas (org_id, private_key, public_key, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (org_id) DO NOTHING', [
+      orgId,
+      row.private_key,
+      row.public_key,
+      new Date().toISOString(),
+    ]);
   }
 }

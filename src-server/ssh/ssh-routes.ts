@@ -11,7 +11,7 @@ export function sshRoutes(r: RouteRegistrar, ca: SshCa) {
     tag: 'ssh',
     summary: "The organization's SSH CA public key (created on first request)",
     response: SshCaSchema,
-    handler: ({ auth }) => ({ public_key: ca.publicKey(auth.orgId) }),
+    handler: async ({ auth }) => ({ public_key: await ca.publicKey(auth.orgId) }),
   });
   r.add({
     method: 'post',
@@ -21,6 +21,7 @@ export function sshRoutes(r: RouteRegistrar, ca: SshCa) {
     summary: 'Sign an SSH user certificate with the organization CA',
     body: CertificateBody,
     response: SshCertificate,
-    handler: ({ auth, body }) => ca.certify(auth.orgId, body.public_key, body.principals ?? DEFAULT_PRINCIPALS, body.ttl_seconds ?? SSH_CERT_TTL.default),
+    handler: async ({ auth, body }) =>
+      await ca.certify(auth.orgId, body.public_key, body.principals ?? DEFAULT_PRINCIPALS, body.ttl_seconds ?? SSH_CERT_TTL.default),
   });
 }

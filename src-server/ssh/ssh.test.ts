@@ -23,7 +23,7 @@ describe('SSH CA', () => {
     expect(all[0]).toMatch(/^ssh-ed25519 AAAA[0-9A-Za-z+/=]+ box-ca-org_/);
     expect(sshpk.parseKey(all[0]!, 'ssh').type).toBe('ed25519');
     expect(await caKey()).toBe(all[0]);
-    const row = svc.ctx.db.prepare('SELECT private_key FROM ssh_cas').get() as { private_key: string };
+    const row = (await svc.ctx.db.get('SELECT private_key FROM ssh_cas')) as { private_key: string };
     expect(row.private_key).toMatch(/^sealed:v1:/);
     expect(row.private_key).not.toContain('PRIVATE KEY');
   });

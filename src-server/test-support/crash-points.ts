@@ -10,8 +10,8 @@ export function installCrashPoint(at: string | undefined, pathname = '/v1/boxes'
   const die = () => process.kill(process.pid, 'SIGKILL');
   if (at === 'record') {
     const settle = IdempotencyRepo.prototype.settle;
-    IdempotencyRepo.prototype.settle = function (...args: Parameters<typeof settle>) {
-      settle.apply(this, args);
+    IdempotencyRepo.prototype.settle = async function (...args: Parameters<typeof settle>) {
+      await settle.apply(this, args);
       die();
     };
   } else if (at === 'send') {

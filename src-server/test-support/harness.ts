@@ -1,12 +1,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { inject } from 'vitest';
 import { responseViolations } from '../http/response-check.js';
+import { createDatabase, PG_BIN } from './postgres.js';
 import { startService, type ServiceHandle, type StartOptions } from '../service.js';
 
 export interface TestService extends ServiceHandle {
   key: string;
   dataDir: string;
+  /** The PostgreSQL database it runs on (the `postgres` project); undefined on SQLite. */
+  databaseUrl?: string;
   /** fetch against the service with the test key; `init.headers` are merged. */
   api(pathname: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
 }
@@ -14,14 +20,33 @@ export interface TestService extends ServiceHandle {
 const TEST_KEY = 'bxk_test_key_for_route_tests_000000000000';
 
 /**
- * Starts the real service (real SQLite, real HTTP) on a fresh temp data dir and a free port.
+ * The store test services run on: SQLite in the data dir, or, in vitest's `postgres` project
+ * (vitest.config.ts), a database of their own on the run's PostgreSQL server. The database
+ * follows the data dir, so a test that restarts a service on its data dir finds its state.
+ */
+const databases = new Map<string, Promise<string>>();
+
+async function databaseFor(dataDir: string): Promise<string | undefined> {
+  const server = inject('pgUrl');
+  if (!server) return undefined;
+  let url = databases.get(dataDir);
+  if (!url) {
+    url = createDatabase(server, `t_${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 20)}`);
+    databases.set(dataDir, url);
+  }
+  return url;
+}
+
+/**
+ * Starts the real service (real SQLite or PostgreSQL, real HTTP) on a fresh temp data dir and a free port.
  * The default template is not prepared at start (tuning.prepareTemplates: true asks for it):
  * every route test would otherwise boot a template VM it never uses.
  */
 export async function startTestService(opts: Partial<StartOptions> = {}): Promise<TestService> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'box-test-'));
   const tuning = { prepareTemplates: false, ...opts.tuning };
-  const svc = await startService({ ...opts, tuning, dataDir, apiKey: opts.apiKey ?? TEST_KEY, log: opts.log ?? quietLog });
+  const databaseUrl = opts.databaseUrl ?? (await databaseFor(dataDir));
+  const svc = await startService({ ...opts, tuning, dataDir, databaseUrl, apiKey: opts.apiKey ?? TEST_KEY, log: opts.log ?? quietLog });
   const key = opts.apiKey ?? TEST_KEY;
   const api = (pathname: string, init: RequestInit & { json?: unknown } = {}) => {
     const headers = new Headers(init.headers);
@@ -40,10 +65,34 @@ export async function startTestService(opts: Partial<StartOptions> = {}): Promis
     const bad = responseViolations(svc.ctx);
     if (bad.length) throw new Error(`response contract violations:\n${[...new Set(bad)].join('\n')}`);
   };
-  return { ...svc, close, key, dataDir, api };
+  return { ...svc, close, key, dataDir, databaseUrl, api };
 }
 
-const quietLog = { info() {}, warn() {}, error() {} };
+/**
+ * Everything the store holds, as bytes, for "the secret is not in the database" checks: the
+ * SQLite files after a checkpoint (WAL folded in), or a pg_dump of the service's database.
+ */
+export async function storedBytes(svc: TestService): Promise<Buffer> {
+  if (svc.databaseUrl) {
+    return execFileSync(path.join(PG_BIN, 'pg_dump'), ['--data-only', `--dbname=${svc.databaseUrl}`], { maxBuffer: 1 << 30 });
+  }
+  const { SqliteStore } = await import('../db/sqlite-store.js');
+  if (svc.ctx.db instanceof SqliteStore) svc.ctx.db.db.pragma('wal_checkpoint(TRUNCATE)');
+  return Buffer.concat(
+    fs
+      .readdirSync(svc.dataDir)
+      .filter((n) => n.startsWith('box.db'))
+      .map((n) => fs.readFileSync(path.join(svc.dataDir, n))),
+  );
+}
+
+const quietLog = {
+  info() {},
+  warn() {},
+  error(...a: unknown[]) {
+    if (process.env.BOX_TEST_LOG_ERRORS) console.error(...a);
+  },
+};
 
 /** Reads an error envelope and checks its shape (every error path must produce it). */
 export async function errorOf(res: Response) {

@@ -6,7 +6,7 @@ export class BoxMetricsService {
   constructor(private repo: MetricsRepo) {}
 
   /** At most 300 points over `range`, ending now; never wakes the box. */
-  series(boxId: string, range: MetricRange) {
-    return this.repo.series(boxId, range, Date.now());
+  async series(boxId: string, range: MetricRange) {
+    return await this.repo.series(boxId, range, Date.now());
   }
 }

@@ -20,17 +20,18 @@ export interface Sample {
 export class MetricsRepo {
   constructor(private db: Db) {}
 
-  add(s: Sample): void {
-    this.db
-      .prepare('INSERT OR REPLACE INTO box_metrics (box_id, at, cpu_used_vcpu, memory_used_bytes, disk_used_bytes) VALUES (?, ?, ?, ?, ?)')
-      .run(s.boxId, s.at, s.cpu, s.mem, s.disk);
+  async add(s: Sample): Promise<void> {
+    await this.db.run(
+      `INSERT INTO box_metrics (box_id, at, cpu_used_vcpu, memory_used_bytes, disk_used_bytes) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (box_id, at) DO UPDATE SET cpu_used_vcpu = excluded.cpu_used_vcpu, memory_used_bytes = excluded.memory_used_bytes, disk_used_bytes = excluded.disk_used_bytes`,
+      [s.boxId, s.at, s.cpu, s.mem, s.disk],
+    );
     const n = (v: number | null) => (v === null ? 0 : 1);
-    this.db
-      .prepare(
-        `INSERT INTO box_metrics_5m (box_id, bucket, cpu_sum, cpu_n, mem_sum, mem_n, disk_sum, disk_n) VALUES (@box, @bucket, @cpu, @cn, @mem, @mn, @disk, @dn)
-         ON CONFLICT (box_id, bucket) DO UPDATE SET cpu_sum = cpu_sum + @cpu, cpu_n = cpu_n + @cn, mem_sum = mem_sum + @mem, mem_n = mem_n + @mn, disk_sum = disk_sum + @disk, disk_n = disk_n + @dn`,
-      )
-      .run({
+    await this.db.run(
+      `INSERT INTO box_metrics_5m (box_id, bucket, cpu_sum, cpu_n, mem_sum, mem_n, disk_sum, disk_n) VALUES (@box, @bucket, @cpu, @cn, @mem, @mn, @disk, @dn)
+         ON CONFLICT (box_id, bucket) DO UPDATE SET cpu_sum = box_metrics_5m.cpu_sum + @cpu, cpu_n = box_metrics_5m.cpu_n + @cn, mem_sum = box_metrics_5m.mem_sum + @mem,
+           mem_n = box_metrics_5m.mem_n + @mn, disk_sum = box_metrics_5m.disk_sum + @disk, disk_n = box_metrics_5m.disk_n + @dn`,
+      {
         box: s.boxId,
         bucket: Math.floor(s.at / ROLLUP_MS) * ROLLUP_MS,
         cpu: s.cpu ?? 0,
@@ -39,21 +40,21 @@ export class MetricsRepo {
         mn: n(s.mem),
         disk: s.disk ?? 0,
         dn: n(s.disk),
-      });
+      },
+    );
   }
 
-  prune(now: number): void {
-    this.db.prepare('DELETE FROM box_metrics WHERE at < ?').run(now - RAW_KEEP_MS);
-    this.db.prepare('DELETE FROM box_metrics_5m WHERE bucket < ?').run(now - ROLLUP_KEEP_MS);
+  async prune(now: number): Promise<void> {
+    await this.db.run('DELETE FROM box_metrics WHERE at < ?', [now - RAW_KEEP_MS]);
+    await this.db.run('DELETE FROM box_metrics_5m WHERE bucket < ?', [now - ROLLUP_KEEP_MS]);
   }
 
   /** A box's raw samples from `fromMs` to `toMs` (inclusive), oldest first (24 h are kept). */
-  samples(boxId: string, fromMs: number, toMs: number): Sample[] {
-    const rows = this.db
-      .prepare(
-        'SELECT at, cpu_used_vcpu AS cpu, memory_used_bytes AS mem, disk_used_bytes AS disk FROM box_metrics WHERE box_id = ? AND at >= ? AND at <= ? ORDER BY at',
-      )
-      .all(boxId, fromMs, toMs) as Array<Omit<Sample, 'boxId'>>;
+  async samples(boxId: string, fromMs: number, toMs: number): Promise<Sample[]> {
+    const rows = await this.db.all<Omit<Sample, 'boxId'>>(
+      'SELECT at, cpu_used_vcpu AS cpu, memory_used_bytes AS mem, disk_used_bytes AS disk FROM box_metrics WHERE box_id = ? AND at >= ? AND at <= ? ORDER BY at',
+      [boxId, fromMs, toMs],
+    );
     return rows.map((r) => ({ boxId, ...r }));
   }
 
@@ -61,7 +62,7 @@ export class MetricsRepo {
    * Averages over buckets of the range's point width, aligned to the epoch so points stay
    * put between refreshes. 1h and 6h read raw samples; 24h and 7d read the rollups.
    */
-  series(boxId: string, range: MetricRange, now: number): MetricPoint[] {
+  async series(boxId: string, range: MetricRange, now: number): Promise<MetricPoint[]> {
     const width = METRIC_RANGES[range] * 1000;
     const start = Math.ceil((now - RANGE_SECONDS[range] * 1000) / width) * width;
     const raw = range === '1h' || range === '6h';
@@ -71,7 +72,7 @@ export class MetricsRepo {
       : `SELECT bucket - bucket % @w AS b, SUM(cpu_sum) / NULLIF(SUM(cpu_n), 0) AS cpu, SUM(mem_sum) / NULLIF(SUM(mem_n), 0) AS mem,
                 SUM(disk_sum) / NULLIF(SUM(disk_n), 0) AS disk
            FROM box_metrics_5m WHERE box_id = @box AND bucket >= @start AND bucket <= @now GROUP BY b ORDER BY b`;
-    const rows = this.db.prepare(sql).all({ w: width, box: boxId, start, now }) as { b: number; cpu: number | null; mem: number | null; disk: number | null }[];
+    const rows = (await this.db.all(sql, { w: width, box: boxId, start, now })) as { b: number; cpu: number | null; mem: number | null; disk: number | null }[];
     return rows.map((r) => ({
       at: new Date(r.b).toISOString(),
       cpu_used_vcpu: r.cpu === null ? null : Math.round(r.cpu * 1000) / 1000,

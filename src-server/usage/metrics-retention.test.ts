@@ -31,10 +31,10 @@ const series = async (range: string) =>
   (await (await svc.api(`/v1/boxes/${boxId}/metrics?range=${range}`)).json()).data as { at: string; cpu_used_vcpu: number | null; memory_used_bytes: number }[];
 
 describe('metrics retention and downsampling', () => {
-  it('keeps raw samples for 24 hours only', () => {
-    const oldest = svc.ctx.db.prepare('SELECT MIN(at) AS at FROM box_metrics').get() as { at: number };
+  it('keeps raw samples for 24 hours only', async () => {
+    const oldest = (await svc.ctx.db.get('SELECT MIN(at) AS at FROM box_metrics')) as { at: number };
     expect(oldest.at).toBeGreaterThanOrEqual(now - 24 * 3600_000);
-    const rollup = svc.ctx.db.prepare('SELECT MIN(bucket) AS b FROM box_metrics_5m').get() as { b: number };
+    const rollup = (await svc.ctx.db.get('SELECT MIN(bucket) AS b FROM box_metrics_5m')) as { b: number };
     expect(rollup.b).toBeLessThan(now - 47 * 3600_000);
   });
 

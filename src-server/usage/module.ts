@@ -22,9 +22,9 @@ export function usageArea(app: AppBase, deps: { boxes: BoxService; organization:
     name: 'usage',
     routes: (r) => usageRoutes(r, new BoxMetricsService(metrics), { usage, access: deps.access }),
     start: () => metricsSampler.start(),
-    stop() {
+    async stop() {
       metricsSampler.stop();
-      usage.flushTokens();
+      await usage.flushTokens();
     },
   };
   return { usage, metricsSampler, metrics, area };

@@ -32,7 +32,7 @@ export class MetricsSampler {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.tick().catch((e) => this.app.log.error('usage: metrics tick failed', e)), this.everyMs);
+    this.timer = setInterval(async () => void this.tick().catch((e) => this.app.log.error('usage: metrics tick failed', e)), this.everyMs);
     this.timer.unref();
   }
 
@@ -46,15 +46,15 @@ export class MetricsSampler {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      const running = boxes.live().filter((b) => b.status === 'running');
+      const running = (await boxes.live()).filter((b) => b.status === 'running');
       const taken = await Promise.all(running.map((b) => this.take(b, now)));
-      this.app.db.transaction(() => {
+      await this.app.db.transaction(async () => {
         for (const { box, sample, billFrom } of taken) {
-          this.metrics.add(sample);
-          this.usage.recordBoxTime(box, billFrom, now);
+          await this.metrics.add(sample);
+          await this.usage.recordBoxTime(box, billFrom, now);
         }
-        this.metrics.prune(now);
-      })();
+        await this.metrics.prune(now);
+      });
       const ids = new Set(running.map((b) => b.box_id));
       for (const id of this.last.keys()) if (!ids.has(id)) this.last.delete(id);
     } finally {

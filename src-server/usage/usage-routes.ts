@@ -15,7 +15,7 @@ export function usageRoutes(r: RouteRegistrar, metrics: BoxMetricsService, s: { 
     query: SpendQuery,
     response: SpendResponse,
     summary: 'Box spend over a window (hour resolution), per box and per UTC day; filter by box_id or app_id',
-    handler: ({ auth, query }) => s.usage.spend(auth.orgId, query),
+    handler: async ({ auth, query }) => await s.usage.spend(auth.orgId, query),
   });
 
   r.add({
@@ -27,9 +27,9 @@ export function usageRoutes(r: RouteRegistrar, metrics: BoxMetricsService, s: { 
     query: MetricsQuery,
     response: MetricsResponse,
     summary: "The box's CPU, memory and disk use over 1h, 6h, 24h or 7d, at most 300 points; never wakes the box",
-    handler: ({ auth, req, params, query }) => {
-      access.boxFor(req, auth, params.box_id, 'read');
-      return { range: query.range, data: metrics.series(params.box_id, query.range) };
+    handler: async ({ auth, req, params, query }) => {
+      await access.boxFor(req, auth, params.box_id, 'read');
+      return { range: query.range, data: await metrics.series(params.box_id, query.range) };
     },
   });
 
@@ -41,6 +41,6 @@ export function usageRoutes(r: RouteRegistrar, metrics: BoxMetricsService, s: { 
     query: TokensQuery,
     response: TokensResponse,
     summary: 'Inference tokens and their cost per model per UTC day over a window',
-    handler: ({ auth, query }) => s.usage.tokens(auth.orgId, query),
+    handler: async ({ auth, query }) => await s.usage.tokens(auth.orgId, query),
   });
 }

@@ -43,13 +43,13 @@ export class UsageService {
   }
 
   /** Bills a box for running over [from, to) at its size, split by UTC hour; returns the nanos charged. */
-  recordBoxTime(box: Pick<BoxRecord, 'box_id' | 'org_id' | 'app_id' | 'vcpu_count' | 'memory_mib'>, from: number, to: number): number {
+  async recordBoxTime(box: Pick<BoxRecord, 'box_id' | 'org_id' | 'app_id' | 'vcpu_count' | 'memory_mib'>, from: number, to: number): Promise<number> {
     let charged = 0;
     // Each hour's share is the rounded running total minus what is already charged, so the
     // shares add up to the whole span's cost rounded once (rounding each share alone
     // over-charged a nano whenever two partial hours both ended on a half).
     let exact = 0;
-    this.app.db.transaction(() => {
+    await this.app.db.transaction(async () => {
       for (let a = from; a < to;) {
         const hour = Math.floor(a / HOUR_MS) * HOUR_MS;
         const b = Math.min(to, hour + HOUR_MS);
@@ -57,7 +57,7 @@ export class UsageService {
         const c = boxCost(this.rates, seconds, box.vcpu_count, box.memory_mib);
         exact += c.nanos;
         const nanos = Math.round(exact) - charged;
-        this.repo.addBoxUse({
+        await this.repo.addBoxUse({
           boxId: box.box_id,
           orgId: box.org_id,
           appId: box.app_id,
@@ -70,8 +70,8 @@ export class UsageService {
         charged += nanos;
         a = b;
       }
-      this.orgs.charge(box.org_id, charged);
-    })();
+      await this.orgs.charge(box.org_id, charged);
+    });
     return charged;
   }
 
@@ -92,7 +92,10 @@ export class UsageService {
     p.output += output;
     p.nanos += nanos;
     this.pendingTokens.set(key, p);
-    this.flushTimer ??= setTimeout(() => this.flushTokens(), TOKEN_FLUSH_MS).unref();
+    this.flushTimer ??= setTimeout(
+      () => void this.flushTokens().catch((e: unknown) => this.app.log.error('usage: writing token use failed', e)),
+      TOKEN_FLUSH_MS,
+    ).unref();
     return nanos;
   }
 
@@ -101,36 +104,36 @@ export class UsageService {
    * (a per-request fsync would dominate the gateway's latency). Reads flush first; a
    * crash can lose at most the last second of token accounting, never a user's data.
    */
-  flushTokens(): void {
+  async flushTokens(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (!this.pendingTokens.size) return;
     const batch = [...this.pendingTokens.values()];
     this.pendingTokens.clear();
-    this.app.db.transaction(() => {
+    await this.app.db.transaction(async () => {
       for (const p of batch) {
-        this.repo.addTokens(p.orgId, p.day, p.model, p.input, p.output, p.nanos, p.requests);
-        if (p.boxId) this.repo.addBoxTokens(p.boxId, p.orgId, p.day, p.model, p.input, p.output, p.nanos, p.requests);
-        this.orgs.charge(p.orgId, p.nanos);
+        await this.repo.addTokens(p.orgId, p.day, p.model, p.input, p.output, p.nanos, p.requests);
+        if (p.boxId) await this.repo.addBoxTokens(p.boxId, p.orgId, p.day, p.model, p.input, p.output, p.nanos, p.requests);
+        await this.orgs.charge(p.orgId, p.nanos);
       }
-    })();
+    });
   }
 
   /** Input + output tokens the box has used through the gateway, including the unflushed second. */
-  boxTokensUsed(boxId: string): number {
+  async boxTokensUsed(boxId: string): Promise<number> {
     let n = this.boxUsed.get(boxId);
     if (n === undefined) {
-      this.flushTokens();
-      n = this.repo.boxTokensTotal(boxId);
+      await this.flushTokens();
+      n = await this.repo.boxTokensTotal(boxId);
       this.boxUsed.set(boxId, n);
     }
     return n;
   }
 
-  spend(orgId: string, q: SpendQuery, now = Date.now()): SpendResponse {
+  async spend(orgId: string, q: SpendQuery, now = Date.now()): Promise<SpendResponse> {
     const { from, to } = windowOf(q, now);
     const filter = { box_id: q.box_id, app_id: q.app_id };
-    const boxes = this.repo.boxTotals(orgId, from, to, filter);
+    const boxes = await this.repo.boxTotals(orgId, from, to, filter);
     const sum = (k: 'box_seconds' | 'vcpu_seconds' | 'memory_gib_seconds' | 'usd_nanos') => boxes.reduce((n, b) => n + b[k], 0);
     return {
       start_at: new Date(from).toISOString(),
@@ -143,14 +146,14 @@ export class UsageService {
         usd_nanos: sum('usd_nanos'),
       },
       boxes,
-      series: this.repo.boxDaily(orgId, from, to, filter),
+      series: await this.repo.boxDaily(orgId, from, to, filter),
     };
   }
 
-  tokens(orgId: string, q: TokensQuery, now = Date.now()): TokensResponse {
-    this.flushTokens();
+  async tokens(orgId: string, q: TokensQuery, now = Date.now()): Promise<TokensResponse> {
+    await this.flushTokens();
     const { from, to } = windowOf(q, now);
-    const data = this.repo.tokens(orgId, dayOf(from), dayOf(to - 1));
+    const data = await this.repo.tokens(orgId, dayOf(from), dayOf(to - 1));
     const sum = (k: 'requests' | 'input_tokens' | 'output_tokens' | 'usd_nanos') => data.reduce((n, r) => n + r[k], 0);
     return {
       start_at: new Date(from).toISOString(),
@@ -158,7 +161,7 @@ export class UsageService {
       rates: this.rates,
       totals: { requests: sum('requests'), input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), usd_nanos: sum('usd_nanos') },
       data,
-      boxes: this.repo.boxTokens(orgId, dayOf(from), dayOf(to - 1)),
+      boxes: await this.repo.boxTokens(orgId, dayOf(from), dayOf(to - 1)),
     };
   }
 }

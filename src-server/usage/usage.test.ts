@@ -26,7 +26,7 @@ const post = (p: string, json: unknown = {}) => svc.api(p, { method: 'POST', jso
 const create = async (name: string, size = 's') => (await (await post('/v1/boxes', { app_id: appId, name, size })).json()) as { box_id: string };
 const credits = async () => (await (await svc.api('/v1/organization')).json()).credits_usd_nanos as number;
 const setCredits = (n: number) => svc.api('/v1/organization', { method: 'PATCH', json: { credits_usd_nanos: n } });
-const tick = (advanceMs: number) => svc.ctx.services.metricsSampler.tick((clock += advanceMs));
+const tick = async (advanceMs: number) => await svc.ctx.services.metricsSampler.tick((clock += advanceMs));
 const windowQuery = () => `from=${new Date(clock - 3 * 3600_000).toISOString()}&to=${new Date(clock + 1000).toISOString()}`;
 
 describe('metrics sampler and GET /v1/boxes/{box_id}/metrics', () => {
@@ -185,7 +185,7 @@ describe('billing arithmetic', () => {
     const box = await create('rounded');
     const record = { box_id: box.box_id, org_id: orgId, app_id: appId, vcpu_count: 1, memory_mib: 512 };
     const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 10 * 3_600_000;
-    const charged = svc.ctx.services.usage.recordBoxTime(record, hour - 1990, hour + 3 * 3_600_000 - 1990);
+    const charged = await svc.ctx.services.usage.recordBoxTime(record, hour - 1990, hour + 3 * 3_600_000 - 1990);
     expect(charged).toBe(3 * 3600 * 1050);
     await post(`/v1/boxes/${box.box_id}/terminate`);
   });

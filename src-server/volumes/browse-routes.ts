@@ -29,7 +29,7 @@ export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
     response: DirectoryListing,
     handler: async ({ auth, params, query, res }) => {
       const segs = volumeSegments(query.path);
-      const batches = await vols.root(auth.orgId, params.volume_id).listBatches(segs);
+      const batches = await (await vols.root(auth.orgId, params.volume_id)).listBatches(segs);
       await streamListing(res, batches);
       return undefined;
     },
@@ -44,9 +44,9 @@ export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
     params: VolumeIdParams,
     query: PathQuery,
     response: VolumeEntry,
-    handler: ({ auth, params, query }) => {
+    handler: async ({ auth, params, query }) => {
       const segs = volumeSegments(query.path);
-      return vols.root(auth.orgId, params.volume_id).lookup(segs);
+      return (await vols.root(auth.orgId, params.volume_id)).lookup(segs);
     },
   });
 
@@ -60,7 +60,7 @@ export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
     query: FileReadQuery,
     handler: async ({ auth, params, query, res }) => {
       const segs = volumeSegments(query.path);
-      const { handle, stat } = await vols.root(auth.orgId, params.volume_id).openRead(segs);
+      const { handle, stat } = await (await vols.root(auth.orgId, params.volume_id)).openRead(segs);
       res.status(200).set({
         'Content-Type': 'application/octet-stream',
         'Content-Length': String(stat.size),
@@ -92,7 +92,7 @@ export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
       checkWriteDepth(segs);
       const gone = new AbortController();
       res.on('close', () => gone.abort()); // before the answer: the client left
-      const root = vols.root(auth.orgId, params.volume_id);
+      const root = await vols.root(auth.orgId, params.volume_id);
       const declared = Number(req.headers['content-length'] ?? NaN);
       if (declared > vols.fileMaxBytes) throw fileTooLarge(vols.fileMaxBytes, declared);
       const size = await writeVolumeFile(root, segs, req, {

@@ -16,7 +16,7 @@ export function fileOpsRoutes(r: RouteRegistrar, vols: Volumes) {
     params: VolumeIdParams,
     body: MakeDirectoryBody,
     response: VolumeEntry,
-    handler: ({ auth, params, body }) => makeDirectory(vols.root(auth.orgId, params.volume_id), volumeSegments(body.path)),
+    handler: async ({ auth, params, body }) => makeDirectory(await vols.root(auth.orgId, params.volume_id), volumeSegments(body.path)),
   });
   r.add({
     method: 'delete',
@@ -28,7 +28,7 @@ export function fileOpsRoutes(r: RouteRegistrar, vols: Volumes) {
     query: DeletePathQuery,
     response: DeletedPath,
     handler: async ({ auth, params, query }) => {
-      await removePath(vols.root(auth.orgId, params.volume_id), volumeSegments(query.path), query.recursive === 'true');
+      await removePath(await vols.root(auth.orgId, params.volume_id), volumeSegments(query.path), query.recursive === 'true');
       return { path: query.path, deleted: true as const };
     },
   });
@@ -41,6 +41,7 @@ export function fileOpsRoutes(r: RouteRegistrar, vols: Volumes) {
     params: VolumeIdParams,
     body: MovePathBody,
     response: VolumeEntry,
-    handler: ({ auth, params, body }) => movePath(vols.root(auth.orgId, params.volume_id), volumeSegments(body.from, 'from'), volumeSegments(body.to, 'to')),
+    handler: async ({ auth, params, body }) =>
+      movePath(await vols.root(auth.orgId, params.volume_id), volumeSegments(body.from, 'from'), volumeSegments(body.to, 'to')),
   });
 }

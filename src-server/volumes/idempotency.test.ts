@@ -96,9 +96,9 @@ describe('an idempotent request still in flight', () => {
     const post = () => slow.api('/v1/box-volumes', { method: 'POST', json: { name: 'slow' }, headers: { 'Idempotency-Key': 'k-flight' } });
     const first = post();
     // the duplicate goes out once the first holds the key (a fixed 200 ms was not enough on a loaded machine)
-    const claimed = () => slow.ctx.db.prepare("SELECT 1 FROM idempotency_keys WHERE key = 'k-flight' AND state = 'in_flight'").get() !== undefined;
-    for (const deadline = Date.now() + 30_000; !claimed() && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 10));
-    expect(claimed()).toBe(true);
+    const claimed = async () => (await slow.ctx.db.get("SELECT 1 FROM idempotency_keys WHERE key = 'k-flight' AND state = 'in_flight'")) !== undefined;
+    for (const deadline = Date.now() + 30_000; !(await claimed()) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 10));
+    expect(await claimed()).toBe(true);
     const dup = await post();
     expect((await errorOf(dup)).type).toBe('server_error');
     const done = await first;

@@ -24,36 +24,37 @@ const toVolume = (r: Row): Volume => ({
 export class VolumesRepo {
   constructor(private db: Db) {}
 
-  get(orgId: string, id: string): Volume | undefined {
-    const r = this.db.prepare('SELECT * FROM volumes WHERE org_id = ? AND id = ?').get(orgId, id) as Row | undefined;
+  async get(orgId: string, id: string): Promise<Volume | undefined> {
+    const r = (await this.db.get('SELECT * FROM volumes WHERE org_id = ? AND id = ?', [orgId, id])) as Row | undefined;
     return r && toVolume(r);
   }
 
-  findReady(orgId: string, name: string): Volume | undefined {
-    const r = this.db.prepare("SELECT * FROM volumes WHERE org_id = ? AND name = ? AND status = 'ready'").get(orgId, name) as Row | undefined;
+  async findReady(orgId: string, name: string): Promise<Volume | undefined> {
+    const r = (await this.db.get("SELECT * FROM volumes WHERE org_id = ? AND name = ? AND status = 'ready'", [orgId, name])) as Row | undefined;
     return r && toVolume(r);
   }
 
   /** Inserts unless a live volume of that name exists (the partial unique index decides); true when inserted. */
-  insert(orgId: string, id: string, name: string, backend: string, at: string): boolean {
-    const r = this.db
-      .prepare(
-        `INSERT INTO volumes (id, org_id, name, backend, status, created_at, updated_at)
+  async insert(orgId: string, id: string, name: string, backend: string, at: string): Promise<boolean> {
+    const r = await this.db.run(
+      `INSERT INTO volumes (id, org_id, name, backend, status, created_at, updated_at)
          VALUES (?, ?, ?, ?, 'ready', ?, ?) ON CONFLICT DO NOTHING`,
-      )
-      .run(id, orgId, name, backend, at, at);
+      [id, orgId, name, backend, at, at],
+    );
     return r.changes === 1;
   }
 
-  listReady(orgId: string, limit: number, offset: number): { rows: Volume[]; total: number } {
-    const rows = this.db
-      .prepare("SELECT * FROM volumes WHERE org_id = ? AND status = 'ready' ORDER BY created_at, id LIMIT ? OFFSET ?")
-      .all(orgId, limit, offset) as Row[];
-    const { n } = this.db.prepare("SELECT COUNT(*) AS n FROM volumes WHERE org_id = ? AND status = 'ready'").get(orgId) as { n: number };
+  async listReady(orgId: string, limit: number, offset: number): Promise<{ rows: Volume[]; total: number }> {
+    const rows = (await this.db.all("SELECT * FROM volumes WHERE org_id = ? AND status = 'ready' ORDER BY created_at, id LIMIT ? OFFSET ?", [
+      orgId,
+      limit,
+      offset,
+    ])) as Row[];
+    const { n } = (await this.db.get("SELECT COUNT(*) AS n FROM volumes WHERE org_id = ? AND status = 'ready'", [orgId])) as { n: number };
     return { rows: rows.map(toVolume), total: n };
   }
 
-  markDeleted(orgId: string, id: string, at: string): void {
-    this.db.prepare("UPDATE volumes SET status = 'deleted', updated_at = ? WHERE org_id = ? AND id = ? AND status = 'ready'").run(at, orgId, id);
+  async markDeleted(orgId: string, id: string, at: string): Promise<void> {
+    await this.db.run("UPDATE volumes SET status = 'deleted', updated_at = ? WHERE org_id = ? AND id = ? AND status = 'ready'", [at, orgId, id]);
   }
 }

@@ -15,7 +15,7 @@ export function volumeRoutes(r: RouteRegistrar, vols: Volumes, createDelayMs: nu
     response: Volume,
     handler: async ({ auth, body }) => {
       if (createDelayMs > 0) await new Promise((res) => setTimeout(res, createDelayMs)); // tests: hold the idempotency claim
-      return vols.findOrCreate(auth.orgId, body.name);
+      return await vols.findOrCreate(auth.orgId, body.name);
     },
   });
 
@@ -26,8 +26,8 @@ export function volumeRoutes(r: RouteRegistrar, vols: Volumes, createDelayMs: nu
     tag: 'volumes',
     summary: 'List live volumes, oldest first',
     query: PageQuery,
-    handler: ({ auth, query }) => {
-      const { rows, total } = vols.list(auth.orgId, query.limit, query.offset);
+    handler: async ({ auth, query }) => {
+      const { rows, total } = await vols.list(auth.orgId, query.limit, query.offset);
       return page(rows, query, total);
     },
   });
@@ -40,9 +40,9 @@ export function volumeRoutes(r: RouteRegistrar, vols: Volumes, createDelayMs: nu
     summary: 'Get a volume (also once deleted)',
     params: VolumeIdParams,
     response: Volume,
-    handler: ({ auth, params }) => {
-      const v = vols.get(auth.orgId, params.volume_id);
-      if (!v) return vols.ready(auth.orgId, params.volume_id); // throws the 404
+    handler: async ({ auth, params }) => {
+      const v = await vols.get(auth.orgId, params.volume_id);
+      if (!v) return await vols.ready(auth.orgId, params.volume_id); // throws the 404
       return v;
     },
   });
@@ -55,6 +55,6 @@ export function volumeRoutes(r: RouteRegistrar, vols: Volumes, createDelayMs: nu
     summary: 'Delete a volume and its files (409 while a live box mounts it)',
     params: VolumeIdParams,
     response: Volume,
-    handler: ({ auth, params }) => vols.delete(auth.orgId, params.volume_id),
+    handler: async ({ auth, params }) => await vols.delete(auth.orgId, params.volume_id),
   });
 }

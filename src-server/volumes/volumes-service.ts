@@ -8,12 +8,12 @@ import { VolumesRepo } from './volumes-repo.js';
 import { VolumeRoot } from './safe-fs.js';
 
 /** Ids of the live boxes that mount a volume; the boxes area installs the real one. */
-type MountChecker = (orgId: string, volumeId: string) => string[];
+type MountChecker = (orgId: string, volumeId: string) => Promise<string[]>;
 
 export interface VolumesService {
-  get(orgId: string, volumeId: string): Volume | undefined;
+  get(orgId: string, volumeId: string): Promise<Volume | undefined>;
   /** Host directory holding a ready volume's files (the boxes area shares it into VMs over 9p); 404 otherwise. */
-  hostPath(orgId: string, volumeId: string): string;
+  hostPath(orgId: string, volumeId: string): Promise<string>;
   /** Replaces the check used by DELETE (409 while mounted by a live box). */
   setMountChecker(fn: MountChecker): void;
 }
@@ -61,30 +61,30 @@ export class Volumes implements VolumesService {
     return path.join(this.app.config.dataDir, 'volumes', volumeId, 'data');
   }
 
-  get(orgId: string, volumeId: string) {
-    return this.repo.get(orgId, volumeId);
+  async get(orgId: string, volumeId: string) {
+    return await this.repo.get(orgId, volumeId);
   }
 
   /** One page of the organization's live volumes, oldest first. */
-  list(orgId: string, limit: number, offset: number) {
-    return this.repo.listReady(orgId, limit, offset);
+  async list(orgId: string, limit: number, offset: number) {
+    return await this.repo.listReady(orgId, limit, offset);
   }
 
   /** 404 unless the volume exists in the org and is ready. */
-  ready(orgId: string, volumeId: string): Volume {
-    const v = this.repo.get(orgId, volumeId);
+  async ready(orgId: string, volumeId: string): Promise<Volume> {
+    const v = await this.repo.get(orgId, volumeId);
     if (!v) throw notFound(`No volume ${volumeId} in this organization.`, 'not_found', 'volume_id');
     if (v.status !== 'ready') throw notFound(`Volume ${volumeId} was deleted.`, 'not_found', 'volume_id');
     return v;
   }
 
-  hostPath(orgId: string, volumeId: string) {
-    this.ready(orgId, volumeId);
+  async hostPath(orgId: string, volumeId: string) {
+    await this.ready(orgId, volumeId);
     return this.dir(volumeId);
   }
 
-  root(orgId: string, volumeId: string) {
-    return new VolumeRoot(this.hostPath(orgId, volumeId));
+  async root(orgId: string, volumeId: string) {
+    return new VolumeRoot(await this.hostPath(orgId, volumeId));
   }
 
   setMountChecker(fn: MountChecker) {
@@ -92,27 +92,27 @@ export class Volumes implements VolumesService {
   }
 
   /** Find-or-create by name: safe to call on every start (spec, POST /v1/box-volumes). */
-  findOrCreate(orgId: string, name: string): Volume {
-    const found = this.repo.findReady(orgId, name);
+  async findOrCreate(orgId: string, name: string): Promise<Volume> {
+    const found = await this.repo.findReady(orgId, name);
     if (found) return found;
     const id = newId('volume');
     fs.mkdirSync(path.dirname(this.dir(id)), { recursive: true, mode: 0o700 });
     fs.mkdirSync(this.dir(id), { mode: 0o755 }); // the root boxes see through their mount
-    if (!this.repo.insert(orgId, id, name, 'local', new Date().toISOString())) {
+    if (!(await this.repo.insert(orgId, id, name, 'local', new Date().toISOString()))) {
       fs.rmSync(path.dirname(this.dir(id)), { recursive: true, force: true }); // lost a race to the same name
     }
-    return this.repo.findReady(orgId, name)!;
+    return (await this.repo.findReady(orgId, name))!;
   }
 
   /** Marks the volume deleted and removes its files; 409 while a live box mounts it. */
   async delete(orgId: string, volumeId: string): Promise<Volume> {
-    const v = this.repo.get(orgId, volumeId);
+    const v = await this.repo.get(orgId, volumeId);
     if (!v) throw notFound(`No volume ${volumeId} in this organization.`, 'not_found', 'volume_id');
     if (v.status === 'deleted') return v;
-    const boxes = this.mountedBy(orgId, volumeId);
+    const boxes = await this.mountedBy(orgId, volumeId);
     if (boxes.length) throw conflict(`Volume ${volumeId} is mounted by ${boxes.join(', ')}; terminate those boxes first.`, 'failed_precondition');
-    this.repo.markDeleted(orgId, volumeId, new Date().toISOString());
+    await this.repo.markDeleted(orgId, volumeId, new Date().toISOString());
     await fs.promises.rm(path.dirname(this.dir(volumeId)), { recursive: true, force: true });
-    return this.repo.get(orgId, volumeId)!;
+    return (await this.repo.get(orgId, volumeId))!;
   }
 }

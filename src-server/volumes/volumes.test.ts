@@ -20,7 +20,9 @@ describe('volume records', () => {
     const b = await (await create('data')).json();
     expect(b.volume_id).toBe(a.volume_id);
     expect(fs.statSync(path.join(svc.dataDir, 'volumes', a.volume_id, 'data')).isDirectory()).toBe(true);
-    expect(svc.ctx.services.volumes.hostPath(svc.ctx.repos.orgs.ensureDefault().id, a.volume_id)).toBe(path.join(svc.dataDir, 'volumes', a.volume_id, 'data'));
+    expect(await svc.ctx.services.volumes.hostPath((await svc.ctx.repos.orgs.ensureDefault()).id, a.volume_id)).toBe(
+      path.join(svc.dataDir, 'volumes', a.volume_id, 'data'),
+    );
   });
 
   it('name rules: 1..128 characters of letters, digits, ".", "-", "_"', async () => {
@@ -69,22 +71,21 @@ describe('volume records', () => {
 
   it('delete → 409 while a live box mounts it (default check reads the boxes table, and the hook replaces it)', async () => {
     const v = await (await create('mounted')).json();
-    const orgId = svc.ctx.repos.orgs.ensureDefault().id;
+    const orgId = (await svc.ctx.repos.orgs.ensureDefault()).id;
     const now = new Date().toISOString();
-    svc.ctx.db.prepare('INSERT INTO apps (id, org_id, name, created_at) VALUES (?, ?, ?, ?)').run('app_mnt', orgId, 'mnt', now);
-    svc.ctx.db
-      .prepare(
-        `INSERT INTO boxes (id, org_id, app_id, name, image, status, visibility, created_by_key_id, vcpu_count, memory_mib, disk_gib, volume_mounts, created_at, updated_at)
+    await svc.ctx.db.run('INSERT INTO apps (id, org_id, name, created_at) VALUES (?, ?, ?, ?)', ['app_mnt', orgId, 'mnt', now]);
+    await svc.ctx.db.run(
+      `INSERT INTO boxes (id, org_id, app_id, name, image, status, visibility, created_by_key_id, vcpu_count, memory_mib, disk_gib, volume_mounts, created_at, updated_at)
          VALUES ('box_mnt', ?, 'app_mnt', 'mnt', 'debian', 'running', 'org', 'k', 1, 512, 4, ?, ?, ?)`,
-      )
-      .run(orgId, JSON.stringify([{ volume_id: v.volume_id, mount_path: '/data' }]), now, now);
+      [orgId, JSON.stringify([{ volume_id: v.volume_id, mount_path: '/data' }]), now, now],
+    );
     const res = await svc.api(`/v1/box-volumes/${v.volume_id}`, { method: 'DELETE' });
     expect(res.status).toBe(409);
     expect(await errorOf(res)).toMatchObject({ type: 'conflict_error', code: 'failed_precondition' });
-    svc.ctx.db.prepare("UPDATE boxes SET status = 'terminated' WHERE id = 'box_mnt'").run();
-    svc.ctx.services.volumes.setMountChecker((_org, id) => (id === v.volume_id ? ['box_other'] : []));
+    await svc.ctx.db.run("UPDATE boxes SET status = 'terminated' WHERE id = 'box_mnt'");
+    svc.ctx.services.volumes.setMountChecker(async (_org, id) => (id === v.volume_id ? ['box_other'] : []));
     expect((await svc.api(`/v1/box-volumes/${v.volume_id}`, { method: 'DELETE' })).status).toBe(409);
-    svc.ctx.services.volumes.setMountChecker(() => []);
+    svc.ctx.services.volumes.setMountChecker(async () => []);
     expect((await svc.api(`/v1/box-volumes/${v.volume_id}`, { method: 'DELETE' })).status).toBe(200);
   });
 });

@@ -40,7 +40,8 @@ enum tag {
 	T_ENTRY = 35, T_NAME = 36, T_TYPE = 37, T_MTIME_NS = 38, T_TARGET = 39,
 	T_TIME_NS = 40, T_APPLIED = 41, T_PREV_NS = 42, T_BYTES = 43,
 	T_GRACE_MS = 44, T_ORPHANS_KILL = 45, T_MAX_STREAM = 46, T_DETACHED = 47,
-	T_STREAM = 48, T_EXITED = 49, T_TTY = 53, T_DISCARDING = 54, T_HOSTNAME = 55, T_DURABLE = 56, T_IN_PLACE = 57,
+	T_STREAM = 48, T_EXITED = 49, T_TTY = 53, T_DISCARDING = 54, T_HOSTNAME = 55, T_DURABLE = 56, T_IN_PLACE = 57, T_CONNECT = 58,
+	T_OWNER = 60, T_XATTR = 61,
 	T_CODE = 50, T_MESSAGE = 51, T_ERRNO = 52,
 };
 
@@ -134,6 +135,8 @@ int files_pending(void);                /* a read stream can produce now */
 void files_pump(void);
 void files_reset_all(void);
 int mkdir_p(const char *path, mode_t mode);
+int mkdir_p_owned(const char *path, mode_t mode, uid_t uid, gid_t gid);
+int xattrs_main(int argc, char **argv); /* box-agent --xattrs PATH... */
 void do_stat(uint32_t id, char *path, int follow);
 void do_list(uint32_t id, const char *path);
 

@@ -16,6 +16,7 @@ struct ex {
 	int exited, status, timed_out;
 	int64_t deadline;   /* monotonic ms, 0 = none */
 	int tty;
+	int sock;           /* a connection (EXEC connect): no process, out[0] and in_fd are the socket */
 	int out[2];         /* stdout, stderr read ends (tty: master, -1); -1 once at EOF */
 	uint32_t credit[2]; /* bytes the host allows per output channel */
 	uint8_t *held[2];   /* output read but not yet sent (detached, or reclaimed) */

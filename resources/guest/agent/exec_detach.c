@@ -76,7 +76,7 @@ void exec_detach_all(int hello)
 		next = e->next;
 		if (e->dropped)
 			continue;
-		if (!e->exited && e->pid == 0) { /* data of a ghost whose EXIT was sent: stale */
+		if (!e->exited && e->pid == 0 && !e->sock) { /* data of a ghost whose EXIT was sent: stale */
 			ex_free(e);
 			continue;
 		}
@@ -126,7 +126,7 @@ void exec_attach(const struct frame *f)
 	e->discard = 0;
 	e->grace_end = 0;
 	for (int i = 0; i < 2; i++) /* the new host needs its own EOFs */
-		e->eof_sent[i] = i == 1 && e->tty ? 1 : 0;
+		e->eof_sent[i] = i == 1 && (e->tty || e->sock) ? 1 : 0;
 	e->in_unacked = 0;
 	fb_begin(M_EXEC_STARTED, 0, e->id);
 	fb_int(T_PID, e->pid);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -45,6 +46,11 @@ static void kill_group(struct ex *e, int sig)
 {
 	if (e->exited)
 		return;
+	if (e->sock) { /* no process: a kill or a timeout ends the connection (pid is 0) */
+		if (sig == SIGKILL || sig == SIGTERM || sig == SIGHUP || sig == SIGINT)
+			shutdown(e->out[0] >= 0 ? e->out[0] : e->in_fd, SHUT_RDWR);
+		return;
+	}
 	kill(-e->pid, sig);
 	kill(e->pid, sig);
 }
@@ -93,7 +99,7 @@ void ex_drop(struct ex *e)
 			close(e->out[i]);
 		e->out[i] = -1;
 	}
-	if (e->exited)
+	if (e->exited || e->sock) /* a connection has no reap to wait for */
 		ex_free(e);
 }
 
@@ -230,6 +236,8 @@ static void pump_stdin(struct ex *e)
 	if (e->in_fd >= 0 && e->in_len == 0 && e->in_eof == 1) {
 		if (e->tty)
 			(void)!write(e->in_fd, "\x04", 1); /* VEOF at line start */
+		else if (e->sock)
+			shutdown(e->in_fd, SHUT_WR), ex_close_in(e);
 		else
 			ex_close_in(e);
 		e->in_eof = 2;
@@ -286,6 +294,11 @@ static void pump_out(struct ex *e, int i, int ready)
 	if (e->out[i] < 0 && !e->held_len[i] && !e->eof_sent[i]) {
 		send_simple(M_EOF, (uint8_t)(i + 1), e->id);
 		e->eof_sent[i] = 1;
+		if (e->sock && i == 0 && !e->exited) { /* the peer closed: the stream ends (exit 0) */
+			e->exited = 1;
+			e->status = 0;
+			ex_close_in(e);
+		}
 		if (!e->exited && !e->held_exit) {
 			e->held_exit = 1;
 			exec_hold_until = now_ms() + EXIT_HOLD_MS;
@@ -345,6 +358,14 @@ void exec_pump(struct pollfd *pfd, int n)
 				pump_out(e, i, ready);
 			else
 				pump_held(e, i, ready);
+		}
+		if (e->sock && !e->attached && e->out[0] < 0 && !e->exited) {
+			e->exited = 1; /* detached, the peer closed: EOF and EXIT wait for an ATTACH */
+			ex_close_in(e);
+			if (e->discard) { /* an orphan: nobody will ask */
+				ex_free(e);
+				continue;
+			}
 		}
 		if (e->attached && !e->exited && e->eof_sent[0] && e->eof_sent[1] && !e->yielded) {
 			/*

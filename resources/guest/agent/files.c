@@ -10,6 +10,7 @@
 #include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -26,6 +27,7 @@ struct fs {
 	int64_t size;
 	uint32_t credit, unacked;
 	int durable; /* upload: fsync the file and its directory before answering */
+	int xattrs; /* upload: xattr(61)s asked for (-1: none), else how many the file system kept */
 };
 static struct fs *fs_list;
 
@@ -78,13 +80,35 @@ static struct fs *fs_new(uint32_t id, int writing, int fd, char *path)
  * under TCG has not translated yet), but a reader may see the file empty or partly written
  * meanwhile and a failed upload leaves it so. For small files only the host reads back
  * (a box's identity). */
-static int start_write(uint32_t id, char *path, mode_t mode, int parents, int durable, int in_place)
+/* Sets the xattr(61)s of the request (each `name=value`) on the new file: a file system
+ * without user xattrs (procfs, sysfs, tmpfs before Linux 6.6) keeps the file without them, as
+ * envd does. Returns how many were set, or -errno. */
+static int set_xattrs(int fd, const struct frame *f)
+{
+	int set = 0;
+	for (int i = 0, n = tlv_count(f, T_XATTR); i < n; i++) {
+		char *kv = tlv_str(f, T_XATTR, i), *eq = kv ? strchr(kv, '=') : NULL;
+		int r = eq && eq != kv ? (*eq = 0, fsetxattr(fd, kv, eq + 1, strlen(eq + 1), 0)) : (errno = EINVAL, -1);
+		int e = errno;
+		free(kv);
+		if (r < 0 && e != ENOTSUP && e != EOPNOTSUPP)
+			return -e;
+		set += r == 0;
+	}
+	return set;
+}
+
+/* owner: the request's user when the write is made as root and its result given to them
+ * (owner(60), envd's upload: parent directories it creates and the file are theirs, whatever
+ * the permissions of the directories); NULL: as the caller's fs uid. */
+static int start_write(uint32_t id, char *path, mode_t mode, int parents, int durable, int in_place,
+		       const struct user_info *owner, const struct frame *f)
 {
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return send_errno(id, EISDIR, path), 0;
 	char *dcopy = strdup(path), *dir = dirname(dcopy);
-	int r = parents ? mkdir_p(dir, 0755) : 0;
+	int r = parents ? mkdir_p_owned(dir, 0755, owner ? owner->uid : (uid_t)-1, owner ? owner->gid : (gid_t)-1) : 0;
 	if (r < 0) {
 		send_errno(id, -r, dir);
 		return free(dcopy), 0;
@@ -106,7 +130,16 @@ static int start_write(uint32_t id, char *path, mode_t mode, int parents, int du
 		return free(tmp), 0;
 	}
 	fchmod(fd, mode);
+	int r2 = owner && fchown(fd, owner->uid, owner->gid) < 0 ? -errno : set_xattrs(fd, f);
+	if (r2 < 0) {
+		close(fd);
+		if (tmp)
+			unlink(tmp);
+		send_errno(id, -r2, path);
+		return free(tmp), 0;
+	}
 	struct fs *s = fs_new(id, 1, fd, path);
+	s->xattrs = tlv_count(f, T_XATTR) > 0 ? r2 : -1;
 	s->durable = durable;
 	s->tmp = tmp;
 	fb_begin(M_OK, 0, id);
@@ -147,14 +180,14 @@ static int start_read(uint32_t id, char *path, int64_t window)
 /* user(13) on a file request: the request acts as that user (filesystem uid and gid, so
  * its permissions apply and what it creates is theirs), as E2B's envd does; the final
  * rename of an upload's temp file stays the agent's. Agents before it ignore the tag. */
-static int as_user(const struct frame *f, struct user_info *u)
+static int as_user(const struct frame *f, struct user_info *u, int owner)
 {
 	char *name = tlv_str(f, T_USER, 0);
 	int r = name && *name ? lookup_user(name, u) : 1;
 	if (r < 0)
 		send_error(f->stream, "invalid", 0, "unknown user: %.60s", name);
 	free(name);
-	if (r == 0) {
+	if (r == 0 && !owner) {
 		setfsgid(u->gid);
 		setfsuid(u->uid);
 	}
@@ -167,9 +200,11 @@ void files_request(const struct frame *f)
 	int kept = 0;
 	struct user_info u;
 	int user = 1;
+	/* owner(60) on an upload: made as root, given to the user (see start_write) */
+	int owner = f->type == M_FILE_WRITE && tlv_int(f, T_OWNER, 0) != 0;
 	if (!path || path[0] != '/' || strlen(path) >= 4096) {
 		send_error(f->stream, "invalid", 0, "path must be absolute");
-	} else if ((user = as_user(f, &u)) < 0) {
+	} else if ((user = as_user(f, &u, owner)) < 0) {
 		/* answered */
 	} else if (f->type == M_STAT) {
 		do_stat(f->stream, path, tlv_int(f, T_FOLLOW, 1) != 0);
@@ -184,11 +219,11 @@ void files_request(const struct frame *f)
 	} else if (f->type == M_FILE_WRITE) {
 		kept = start_write(f->stream, path, (mode_t)tlv_int(f, T_MODE, 0644) & 07777,
 				   tlv_int(f, T_PARENTS, 1) != 0, tlv_int(f, T_DURABLE, 1) != 0,
-				   tlv_int(f, T_IN_PLACE, 0) != 0);
+				   tlv_int(f, T_IN_PLACE, 0) != 0, owner && user == 0 ? &u : NULL, f);
 	} else {
 		kept = start_read(f->stream, path, tlv_int(f, T_WINDOW, 0));
 	}
-	if (user == 0) {
+	if (user == 0 && !owner) {
 		setfsuid(0);
 		setfsgid(0);
 	}
@@ -267,6 +302,8 @@ static void upload_done(struct fs *s)
 	}
 	fb_begin(M_WRITE_DONE, 0, s->id);
 	fb_int(T_SIZE, s->size);
+	if (s->xattrs >= 0)
+		fb_int(T_APPLIED, s->xattrs);
 	fb_end();
 	fs_free(s);
 }

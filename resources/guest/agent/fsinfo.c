@@ -6,11 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "agent.h"
 
-int mkdir_p(const char *path, mode_t mode)
+int mkdir_p(const char *path, mode_t mode) { return mkdir_p_owned(path, mode, (uid_t)-1, (gid_t)-1); }
+
+/* mkdir -p; each directory it creates is given to uid:gid (-1: left as created), as
+ * envd's EnsureDirs does for an upload as a user. */
+int mkdir_p_owned(const char *path, mode_t mode, uid_t uid, gid_t gid)
 {
 	char buf[4096];
 	struct stat st;
@@ -21,8 +26,12 @@ int mkdir_p(const char *path, mode_t mode)
 			continue;
 		char c = *p;
 		*p = 0;
-		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		if (mkdir(buf, mode) == 0) {
+			if (uid != (uid_t)-1 && chown(buf, uid, gid) < 0)
+				return -errno;
+		} else if (errno != EEXIST) {
 			return -errno;
+		}
 		*p = c;
 		if (!c)
 			break;
@@ -113,4 +122,52 @@ void do_list(uint32_t id, const char *path)
 	fb_begin(M_OK, 0, id);
 	fb_int(T_SIZE, (int64_t)n);
 	fb_end();
+}
+
+/* `box-agent --xattrs PATH...` (run in the box by any user, from /.box/agent): prints each
+ * path's user-defined metadata, the xattrs under `user.e2b.` (envd 0.6.2's file metadata),
+ * as NUL-terminated fields: the path, the count, then key and value pairs (the prefix
+ * stripped). Paths without any are left out; values holding a NUL are skipped. */
+#define META_PREFIX "user.e2b."
+int xattrs_main(int argc, char **argv)
+{
+	static char names[65536], value[65536];
+	for (int i = 0; i < argc; i++) {
+		ssize_t n = listxattr(argv[i], names, sizeof names);
+		if (n <= 0)
+			continue;
+		const char *keys[256];
+		size_t offs[256], lens[256];
+		int count = 0;
+		char *store = NULL;
+		size_t used = 0;
+		for (char *k = names; k < names + n && count < 256; k += strlen(k) + 1) {
+			if (strncmp(k, META_PREFIX, sizeof META_PREFIX - 1) != 0)
+				continue;
+			ssize_t v = getxattr(argv[i], k, value, sizeof value);
+			if (v < 0 || memchr(value, 0, (size_t)v))
+				continue;
+			char *grown = realloc(store, used + (size_t)v + 1);
+			if (!grown)
+				break;
+			store = grown;
+			memcpy(store + used, value, (size_t)v);
+			store[used + (size_t)v] = 0;
+			keys[count] = k + sizeof META_PREFIX - 1;
+			offs[count] = used;
+			lens[count++] = (size_t)v;
+			used += (size_t)v + 1;
+		}
+		if (count > 0) {
+			printf("%s%c%d%c", argv[i], 0, count, 0);
+			for (int j = 0; j < count; j++) {
+				fputs(keys[j], stdout);
+				putchar(0);
+				fwrite(store + offs[j], 1, lens[j], stdout);
+				putchar(0);
+			}
+		}
+		free(store);
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -55,8 +55,9 @@ static void build_env(const char *proxy)
 			snprintf(bufs[i], sizeof bufs[i], "%s=%s", names[i], proxy);
 			env[n++] = bufs[i];
 		}
-		env[n++] = "NO_PROXY=localhost,127.0.0.1";
-		env[n++] = "no_proxy=localhost,127.0.0.1";
+		/* 0.0.0.0: a local server bound on all addresses, reached at that address */
+		env[n++] = "NO_PROXY=localhost,127.0.0.1,0.0.0.0";
+		env[n++] = "no_proxy=localhost,127.0.0.1,0.0.0.0";
 	}
 	env[n] = NULL;
 	g_default_env = env;
@@ -296,6 +297,8 @@ int main(int argc, char **argv)
 {
 	const char *listen_path = NULL, *proxy = NULL;
 	int no_init = 0, fd;
+	if (argc > 1 && !strcmp(argv[1], "--xattrs"))
+		return xattrs_main(argc - 2, argv + 2);
 	start_ms = now_ms();
 	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
 		; /* children get fds 0-2 from dup2: make sure our pipes never land there */
@@ -318,7 +321,8 @@ int main(int argc, char **argv)
 			proxy = v, i++;
 		} else {
 			fprintf(stderr, "usage: box-agent [--no-init] [--port NAME | --listen-unix PATH"
-					" | --fd N] [--proxy URL] [--version]\n");
+					" | --fd N] [--proxy URL] [--version]\n"
+					"       box-agent --xattrs PATH...\n");
 			return 2;
 		}
 	}

@@ -68,6 +68,9 @@ import gc
 gc.freeze()
 """
 
+# a first cell's own work, formatting its result included, leaving nothing behind
+TOUCH_CODE = "get_ipython().display_formatter.format(1 + 1)"
+
 
 def now_iso():
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".%03dZ" % (int(time.time() * 1000) % 1000)
@@ -279,6 +282,15 @@ async def handle(send, req):
             if req.get("env") != box_env["vars"]:
                 box_env["vars"] = dict(req.get("env") or {})
                 box_env["version"] += 1
+            send({"rid": rid, "type": "reply"})
+        elif op == "touch":
+            # a warm-pool clone's warm-up (template-warmup.ts `clone`): the path of a first cell
+            # run once, silently (no execution count, no history, no result, no client's run),
+            # so QEMU has translated it before a box takes the clone; never starts a kernel
+            ctx = contexts.get(defaults.get("python"))
+            if ctx is not None and ctx.kernel is not None and ctx.status == "idle":
+                async with ctx.lock:
+                    await ctx.kernel.execute(TOUCH_CODE, {}, 60, Output(lambda e: None, 0, OUTPUT_CAP), silent=True)
             send({"rid": rid, "type": "reply"})
         elif op == "warm":
             # the template's warm-up: the default Python context started (WARM_CODE run)

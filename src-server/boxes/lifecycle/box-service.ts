@@ -64,24 +64,24 @@ export class BoxService {
     this.meters = runtime;
     const [withLock, fresh, boot, vmConfig] = [this.withLock.bind(this), this.fresh.bind(this), this.boot.bind(this), this.vmConfig.bind(this)];
     this.checkpoints = new CheckpointService({ repo: this.repo, runtime, withLock, fresh, boot, vmConfig });
-    this.maintenance = new MaintenanceVms({ runtime, withLock, fresh, vmConfig, get: (id) => this.repo.get(id) }, app.log);
+    this.maintenance = new MaintenanceVms({ runtime, withLock, fresh, vmConfig, get: async (id) => await this.repo.get(id) }, app.log);
     this.repo.onStatus = (b, from, r) => app.log.info(`box ${b.box_id} (${b.name}): ${from} -> ${b.status}${r ? `: ${r}` : ''}`, { box_id: b.box_id });
-    runtime.onUnexpectedExit((boxId, reason) => this.onVmLost(boxId, reason));
+    runtime.onUnexpectedExit(async (boxId, reason) => await this.onVmLost(boxId, reason));
   }
 
   /** A box as the API shows it: the record and the URL of each published port. */
-  view(b: BoxRecord): Box {
+  view(b: BoxRecord): Promise<Box> {
     return toBox(b, this.hooks.ingressUrls);
   }
 
   /** A box by id, any organization, terminated ones included (callers check the organization). */
-  get(boxId: string): BoxRecord | undefined {
-    return this.repo.get(boxId);
+  async get(boxId: string): Promise<BoxRecord | undefined> {
+    return await this.repo.get(boxId);
   }
 
   /** Every box that is not terminated, all organizations. */
-  live(): BoxRecord[] {
-    return this.repo.live();
+  async live(): Promise<BoxRecord[]> {
+    return await this.repo.live();
   }
 
   /** The guest agent of a running box (exec, files, code). */
@@ -100,9 +100,9 @@ export class BoxService {
   }
 
   /** One page of the organization's boxes, as the API shows them. */
-  list(orgId: string, q: Parameters<BoxesRepo['list']>[1]): { rows: Box[]; total: number } {
-    const { rows, total } = this.repo.list(orgId, q);
-    return { rows: rows.map((r) => this.view(r)), total };
+  async list(orgId: string, q: Parameters<BoxesRepo['list']>[1]): Promise<{ rows: Box[]; total: number }> {
+    const { rows, total } = await this.repo.list(orgId, q);
+    return { rows: await Promise.all(rows.map((r) => this.view(r))), total };
   }
 
   /** Runs fn with the box's lock held; operations on different boxes run concurrently. */
@@ -110,16 +110,18 @@ export class BoxService {
     return this.lock.run(boxId, fn);
   }
 
-  private vmConfig(box: BoxRecord): VmConfig {
+  private vmConfig(box: BoxRecord): Promise<VmConfig> {
     return boxVmConfig(box, this.deps.volumes, this.hooks.network, this.guestSetup);
   }
 
   /** A new box: running, or failed to start (`NewBox`); an unknown image throws `UnknownImage`. */
   async create(auth: Principal, body: CreateBoxBody): Promise<NewBox> {
-    checkCreate({ ...this.deps, images: () => this.hooks.images.names() }, auth, body);
+    await checkCreate({ ...this.deps, images: () => this.hooks.images.names() }, auth, body);
     const rec = newBoxRecord(auth, body);
-    this.repo.insert(rec);
-    return newBox(await this.withLock(rec.box_id, () => this.boot(rec, () => this.runtime.create(this.vmConfig(rec)), undefined, 'create')));
+    await this.repo.insert(rec);
+    return newBox(
+      await this.withLock(rec.box_id, async () => await this.boot(rec, async () => this.runtime.create(await this.vmConfig(rec)), undefined, 'create')),
+    );
   }
 
   /** Starts a VM for the box and records the outcome: running, or failed with the reason. */
@@ -128,13 +130,13 @@ export class BoxService {
       const t0 = performance.now();
       const started = await start();
       await this.applyGuestFiles(box, !!started?.filesWritten);
-      this.hooks.boxStarted(box.box_id);
+      await this.hooks.boxStarted(box.box_id);
       const last_start = { operation, ms: Math.round(performance.now() - t0), from: started?.from ?? null };
-      return this.view(this.repo.setStatus(box.box_id, 'running', { started_at: new Date().toISOString(), last_start }));
+      return await this.view(await this.repo.setStatus(box.box_id, 'running', { started_at: new Date().toISOString(), last_start }));
     } catch (e) {
       this.app.log.error(`box ${box.box_id} failed to start`, e, { box_id: box.box_id, phase: operation });
       await this.runtime.stop(box.box_id).catch(() => {});
-      return this.view(this.repo.setStatus(box.box_id, 'failed', { error_message: `${failure}: ${(e as Error).message}` }));
+      return await this.view(await this.repo.setStatus(box.box_id, 'failed', { error_message: `${failure}: ${(e as Error).message}` }));
     }
   }
 
@@ -149,51 +151,51 @@ export class BoxService {
 
   pause(box: BoxRecord): Promise<Box> {
     return this.withLock(box.box_id, async () => {
-      const cur = this.fresh(box, 'pause');
+      const cur = await this.fresh(box, 'pause');
       await this.saveOrFail(cur);
-      return this.view(this.repo.setStatus(cur.box_id, 'paused'));
+      return await this.view(await this.repo.setStatus(cur.box_id, 'paused'));
     });
   }
 
   sleep(box: BoxRecord, wakeAt: string | null | undefined): Promise<Box> {
     return this.withLock(box.box_id, async () => {
-      const cur = this.fresh(box, 'sleep');
+      const cur = await this.fresh(box, 'sleep');
       if (cur.status === 'running') {
         await this.saveOrFail(cur);
-        this.repo.setStatus(cur.box_id, 'sleeping');
+        await this.repo.setStatus(cur.box_id, 'sleeping');
       }
-      if (wakeAt !== undefined) this.repo.update(cur.box_id, { wake_at: wakeAt && new Date(wakeAt).toISOString() });
-      return this.view(this.repo.get(cur.box_id)!);
+      if (wakeAt !== undefined) await this.repo.update(cur.box_id, { wake_at: wakeAt && new Date(wakeAt).toISOString() });
+      return await this.view((await this.repo.get(cur.box_id))!);
     });
   }
 
-  setWakeAt(box: BoxRecord, wakeAt: string | null): Box {
-    const cur = this.fresh(box, 'wake_at');
-    this.repo.update(cur.box_id, { wake_at: wakeAt && new Date(wakeAt).toISOString() });
-    return this.view(this.repo.get(cur.box_id)!);
+  async setWakeAt(box: BoxRecord, wakeAt: string | null): Promise<Box> {
+    const cur = await this.fresh(box, 'wake_at');
+    await this.repo.update(cur.box_id, { wake_at: wakeAt && new Date(wakeAt).toISOString() });
+    return await this.view((await this.repo.get(cur.box_id))!);
   }
 
   /** Attaches (or with null detaches) an HTTP policy; the caller has checked access and the policy. */
-  setHttpPolicy(boxId: string, policyId: string | null): void {
-    this.repo.update(boxId, { http_policy_id: policyId });
+  async setHttpPolicy(boxId: string, policyId: string | null): Promise<void> {
+    await this.repo.update(boxId, { http_policy_id: policyId });
   }
 
   /** Input + output tokens the box may use through the inference gateway over its life (null: unlimited). */
-  setInferenceBudget(boxId: string, tokens: number | null): Box {
-    this.repo.update(boxId, { inference_budget_tokens: tokens });
-    return this.view(this.repo.get(boxId)!);
+  async setInferenceBudget(boxId: string, tokens: number | null): Promise<Box> {
+    await this.repo.update(boxId, { inference_budget_tokens: tokens });
+    return await this.view((await this.repo.get(boxId))!);
   }
 
-  setAutoSleep(box: BoxRecord, auto: Box['auto_sleep']): Box {
-    const cur = this.fresh(box, 'auto_sleep');
-    this.repo.update(cur.box_id, { auto_sleep: auto, last_activity_at: new Date().toISOString() });
-    return this.view(this.repo.get(cur.box_id)!);
+  async setAutoSleep(box: BoxRecord, auto: Box['auto_sleep']): Promise<Box> {
+    const cur = await this.fresh(box, 'auto_sleep');
+    await this.repo.update(cur.box_id, { auto_sleep: auto, last_activity_at: new Date().toISOString() });
+    return await this.view((await this.repo.get(cur.box_id))!);
   }
 
   resume(box: BoxRecord): Promise<{ box: Box; resume_state: 'running' | 'already_running' }> {
     return this.withLock(box.box_id, async () => {
-      const cur = this.fresh(box, 'resume');
-      if (cur.status === 'running') return { box: this.view(cur), resume_state: 'already_running' as const };
+      const cur = await this.fresh(box, 'resume');
+      if (cur.status === 'running') return { box: await this.view(cur), resume_state: 'already_running' as const };
       const b = await this.wake(cur);
       return { box: b, resume_state: 'running' as const };
     });
@@ -201,61 +203,61 @@ export class BoxService {
 
   /** Brings a saved or interrupted box back; the caller holds the lock. */
   private async wake(cur: BoxRecord): Promise<Box> {
-    const cfg = this.vmConfig(cur);
-    this.repo.update(cur.box_id, { wake_at: null, last_activity_at: new Date().toISOString() });
-    if (cur.status === 'interrupted_restorable') return this.boot(cur, () => this.runtime.coldBoot(cfg), undefined, 'recover');
-    return this.boot(cur, () => this.runtime.restore(cfg), undefined, 'resume');
+    const cfg = await this.vmConfig(cur);
+    await this.repo.update(cur.box_id, { wake_at: null, last_activity_at: new Date().toISOString() });
+    if (cur.status === 'interrupted_restorable') return await this.boot(cur, () => this.runtime.coldBoot(cfg), undefined, 'recover');
+    return await this.boot(cur, () => this.runtime.restore(cfg), undefined, 'resume');
   }
 
   /** For exec, file calls and due cron jobs: a sleeping or interrupted box wakes; a paused one does not. */
   async ensureRunning(box: BoxRecord, op: 'exec' | 'files'): Promise<BoxRecord> {
-    const cur = this.fresh(box, op);
+    const cur = await this.fresh(box, op);
     if (cur.status !== 'running') {
       await this.withLock(cur.box_id, async () => {
-        const again = this.fresh(cur, op);
+        const again = await this.fresh(cur, op);
         if (again.status !== 'running' && again.status !== 'failed') await this.wake(again);
       });
     }
-    const after = this.repo.get(box.box_id)!;
+    const after = (await this.repo.get(box.box_id))!;
     if (after.status !== 'running') throw new Unavailable(`Box ${box.box_id} could not be woken: ${after.error_message ?? after.status}.`);
-    this.touch(after.box_id);
+    await this.touch(after.box_id);
     return after;
   }
 
   reboot(box: BoxRecord, op: 'reboot' | 'upgrade' = 'reboot'): Promise<Box> {
     return this.withLock(box.box_id, async () => {
-      const cur = this.fresh(box, op);
+      const cur = await this.fresh(box, op);
       if (cur.status === 'running') {
         await this.runtime.stop(cur.box_id);
-        this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null });
+        await this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null });
       } else if (cur.status === 'failed') {
         await this.runtime.stop(cur.box_id).catch(() => {}); // whatever is left of its VM
-        this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null });
+        await this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null });
       } else if (cur.status === 'paused' || cur.status === 'sleeping') {
-        this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null }); // saved memory is dropped
+        await this.repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null }); // saved memory is dropped
       }
-      return this.boot(cur, () => this.runtime.coldBoot(this.vmConfig(cur)), undefined, op);
+      return await this.boot(cur, async () => this.runtime.coldBoot(await this.vmConfig(cur)), undefined, op);
     });
   }
 
   terminate(box: BoxRecord): Promise<Box> {
     return this.withLock(box.box_id, async () => {
-      const cur = this.fresh(box, 'terminate');
-      this.repo.setStatus(cur.box_id, 'terminating');
-      this.hooks.boxGone(cur.box_id);
+      const cur = await this.fresh(box, 'terminate');
+      await this.repo.setStatus(cur.box_id, 'terminating');
+      await this.hooks.boxGone(cur.box_id);
       await this.runtime.destroy(cur.box_id);
-      return this.view(this.repo.setStatus(cur.box_id, 'terminated'));
+      return await this.view(await this.repo.setStatus(cur.box_id, 'terminated'));
     });
   }
 
   /** Forgets boxes terminated more than TERMINATED_KEPT_MS before `now` (until then GET and lists show them). */
-  purgeTerminated(now = Date.now()): number {
-    return this.repo.purgeTerminated(new Date(now - TERMINATED_KEPT_MS).toISOString());
+  async purgeTerminated(now = Date.now()): Promise<number> {
+    return await this.repo.purgeTerminated(new Date(now - TERMINATED_KEPT_MS).toISOString());
   }
 
   /** Re-reads the box under the lock and checks the operation is legal in its current state. */
-  private fresh(box: BoxRecord, op: Parameters<typeof assertAccepts>[0]): BoxRecord {
-    const cur = this.repo.get(box.box_id)!;
+  private async fresh(box: BoxRecord, op: Parameters<typeof assertAccepts>[0]): Promise<BoxRecord> {
+    const cur = (await this.repo.get(box.box_id))!;
     assertAccepts(op, cur.status, cur.box_id);
     return cur;
   }
@@ -264,37 +266,32 @@ export class BoxService {
     try {
       await this.runtime.save(cur.box_id);
     } catch (e) {
-      this.repo.setStatus(cur.box_id, 'failed', { error_message: `Saving the VM state failed: ${(e as Error).message}` });
+      await this.repo.setStatus(cur.box_id, 'failed', { error_message: `Saving the VM state failed: ${(e as Error).message}` });
       throw new Failed(`Saving box ${cur.box_id} failed: ${(e as Error).message}`);
     }
   }
 
   private lastTouch = new Map<string, number>();
   /** Records activity (exec, files, ingress) for auto-sleep; written at most every 5 s per box. */
-  touch(boxId: string) {
+  async touch(boxId: string) {
     const now = Date.now();
     if (now - (this.lastTouch.get(boxId) ?? 0) < 5000) return;
     this.lastTouch.set(boxId, now);
-    this.repo.update(boxId, { last_activity_at: new Date(now).toISOString() });
+    await this.repo.update(boxId, { last_activity_at: new Date(now).toISOString() });
   }
 
-  private onVmLost(boxId: string, reason: { kind: 'killed' | 'panic' | 'agent_lost'; message: string }) {
+  private async onVmLost(boxId: string, reason: { kind: 'killed' | 'panic' | 'agent_lost'; message: string }) {
     if (this.lock.held(boxId)) return; // an operation in progress owns the outcome
-    const box = this.repo.get(boxId);
+    const box = await this.repo.get(boxId);
     if (!box || box.status !== 'running') return;
     const to: BoxStatus = reason.kind === 'killed' ? 'interrupted_restorable' : 'failed';
     this.app.log.warn(`box ${boxId} lost its VM (${reason.kind}): ${reason.message}`, { box_id: boxId, reason: reason.kind });
-    this.repo.setStatus(boxId, to, { error_message: reason.message });
+    await this.repo.setStatus(boxId, to, { error_message: reason.message });
   }
 
   /** On service start: derive each box's state from what is really running (reconcile.ts); resolves when the background adoptions are done. */
-  reconcile(): Promise<void> {
-    return reconcileBoxes(
-      this.app.log,
-      this.repo,
-      this.runtime,
-      (b) => this.vmConfig(b),
-      (id, fn) => this.withLock(id, fn),
-    );
+  async reconcile(): Promise<{ adopting: Promise<void> }> {
+    const [vmConfig, withLock] = [this.vmConfig.bind(this), this.withLock.bind(this)];
+    return await reconcileBoxes(this.app.log, this.repo, this.runtime, vmConfig, withLock);
   }
 }

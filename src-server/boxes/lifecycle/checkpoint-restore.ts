@@ -18,13 +18,13 @@ import type { LifecycleCore } from './core.js';
 export class CheckpointRestore {
   constructor(
     private boxes: LifecycleCore,
-    private checkpoints: { get(orgId: string, id: string): Checkpoint },
+    private checkpoints: { get(orgId: string, id: string): Promise<Checkpoint> },
   ) {}
 
   restore(box: BoxRecord, checkpointId: string): Promise<Box> {
     return this.boxes.withLock(box.box_id, async () => {
-      const cur = this.boxes.fresh(box, 'restore');
-      const cp = this.checkpoints.get(cur.org_id, checkpointId);
+      const cur = await this.boxes.fresh(box, 'restore');
+      const cp = await this.checkpoints.get(cur.org_id, checkpointId);
       if (cp.box_id !== cur.box_id) {
         throw invalid(
           `Checkpoint ${cp.checkpoint_id} was taken from box ${cp.box_id}, not ${cur.box_id}; a box restores only its own checkpoints (start a new box from it with POST /v1/boxes/from_checkpoint).`,
@@ -33,11 +33,11 @@ export class CheckpointRestore {
       }
       if (cp.status !== 'ready') throw conflict(`Checkpoint ${cp.checkpoint_id} is ${cp.status}, not ready.`, 'failed_precondition', 'checkpoint_id');
       const { repo, runtime } = this.boxes;
-      if (cur.status !== 'interrupted_restorable') repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null });
+      if (cur.status !== 'interrupted_restorable') await repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null });
       await runtime.destroy(cur.box_id);
       return this.boxes.boot(
         cur,
-        () => runtime.cloneFromCheckpoint(cp.checkpoint_id, this.boxes.vmConfig(cur), { sameBox: true }),
+        async () => runtime.cloneFromCheckpoint(cp.checkpoint_id, await this.boxes.vmConfig(cur), { sameBox: true }),
         `Restoring checkpoint ${cp.checkpoint_id} failed`,
         'restore',
       );

@@ -12,8 +12,8 @@ export interface LifecycleCore {
   runtime: Pick<BoxRuntime, 'checkpoint' | 'cloneFromCheckpoint' | 'deleteCheckpoint' | 'destroy'>;
   withLock<T>(boxId: string, fn: () => Promise<T>): Promise<T>;
   /** Re-reads the box (under the lock) and checks the operation is legal in its state. */
-  fresh(box: BoxRecord, op: BoxOperation): BoxRecord;
+  fresh(box: BoxRecord, op: BoxOperation): Promise<BoxRecord>;
   /** Starts a VM for the box and records the outcome. */
   boot(box: BoxRecord, start: () => Promise<void | StartResult>, failure?: string, operation?: string): Promise<Box>;
-  vmConfig(box: BoxRecord): VmConfig;
+  vmConfig(box: BoxRecord): Promise<VmConfig>;
 }

@@ -8,9 +8,9 @@ import type { BoxRuntime, GuestAgent, VmConfig } from '../runtime-port.js';
 interface MaintenanceCore {
   runtime: Pick<BoxRuntime, 'isAlive' | 'coldBoot' | 'stop' | 'agent'>;
   withLock<T>(boxId: string, fn: () => Promise<T>): Promise<T>;
-  fresh(box: BoxRecord, op: BoxOperation): BoxRecord;
-  vmConfig(box: BoxRecord): VmConfig;
-  get(boxId: string): BoxRecord | undefined;
+  fresh(box: BoxRecord, op: BoxOperation): Promise<BoxRecord>;
+  vmConfig(box: BoxRecord): Promise<VmConfig>;
+  get(boxId: string): Promise<BoxRecord | undefined>;
 }
 
 /** A maintenance VM nobody used for this long is stopped (its disk stays as the calls left it). */
@@ -43,13 +43,13 @@ export class MaintenanceVms {
   /** Runs `use` with the agent of the failed box's maintenance VM (started on first use); `use` resolves when the call is over. */
   async with<T>(box: BoxRecord, use: (agent: GuestAgent, done: () => void) => Promise<T>): Promise<T> {
     const vm = await this.boxes.withLock(box.box_id, async () => {
-      const cur = this.boxes.fresh(box, 'files');
+      const cur = await this.boxes.fresh(box, 'files');
       if (cur.status !== 'failed') throw conflict(`Box ${box.box_id} is ${cur.status} now, not failed: retry the call.`, 'failed_precondition');
       let v = this.vms.get(box.box_id);
       if (!v || !(await this.boxes.runtime.isAlive(box.box_id))) {
         const t0 = Date.now();
         try {
-          await this.boxes.runtime.coldBoot({ ...this.boxes.vmConfig(cur), forwards: [], files: undefined });
+          await this.boxes.runtime.coldBoot({ ...(await this.boxes.vmConfig(cur)), forwards: [], files: undefined });
         } catch (e) {
           await this.boxes.runtime.stop(box.box_id).catch(() => {});
           this.vms.delete(box.box_id);
@@ -89,7 +89,7 @@ export class MaintenanceVms {
       if (this.vms.get(boxId) !== vm || vm.inFlight) return;
       this.vms.delete(boxId);
       // a reboot or terminate since then owns the box's VM now
-      if (this.boxes.get(boxId)?.status !== 'failed') return;
+      if ((await this.boxes.get(boxId))?.status !== 'failed') return;
       await this.boxes.runtime.stop(boxId).catch((e: unknown) => this.log.warn(`box ${boxId}: stopping its maintenance VM: ${(e as Error).message}`));
       this.log.info(`box ${boxId}: maintenance VM stopped (idle ${Math.round(this.idleMs / 1000)} s)`, { box_id: boxId, phase: 'maintenance' });
     });
@@ -100,6 +100,6 @@ export class MaintenanceVms {
     const ids = [...this.vms.keys()];
     for (const v of this.vms.values()) clearTimeout(v.timer);
     this.vms.clear();
-    await Promise.all(ids.map((id) => (this.boxes.get(id)?.status === 'failed' ? this.boxes.runtime.stop(id).catch(() => {}) : undefined)));
+    await Promise.all(ids.map(async (id) => ((await this.boxes.get(id))?.status === 'failed' ? this.boxes.runtime.stop(id).catch(() => {}) : undefined)));
   }
 }

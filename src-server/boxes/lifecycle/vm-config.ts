@@ -5,12 +5,12 @@ import type { GuestSetupRegistry } from '../guest-setup.js';
 import type { VmConfig } from '../runtime-port.js';
 
 /** What the runtime needs to start a box's VM: its record, volume folders, networking and guest files. */
-export function boxVmConfig(
+export async function boxVmConfig(
   box: BoxRecord,
   volumes: Pick<VolumesService, 'hostPath'>,
   network: BoxNetwork,
   guestSetup: Pick<GuestSetupRegistry, 'files'>,
-): VmConfig {
+): Promise<VmConfig> {
   return {
     boxId: box.box_id,
     hostname: box.name,
@@ -18,9 +18,11 @@ export function boxVmConfig(
     vcpus: box.vcpu_count,
     memoryMib: box.memory_mib,
     diskGib: box.disk_gib,
-    mounts: box.volume_mounts.map((m, i) => ({ tag: `vol${i}`, hostPath: volumes.hostPath(box.org_id, m.volume_id), guestPath: m.mount_path })),
-    forwards: network.forwardsFor(box.box_id),
-    proxyPort: network.proxyPortFor(box.box_id),
+    mounts: await Promise.all(
+      box.volume_mounts.map(async (m, i) => ({ tag: `vol${i}`, hostPath: await volumes.hostPath(box.org_id, m.volume_id), guestPath: m.mount_path })),
+    ),
+    forwards: await network.forwardsFor(box.box_id),
+    proxyPort: await network.proxyPortFor(box.box_id),
     files: guestSetup.files(box),
   };
 }

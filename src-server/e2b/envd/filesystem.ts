@@ -1,6 +1,6 @@
 import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import type { ExecPort } from '../ports.js';
-import { parse, PRINTF, type Entry } from './entries.js';
+import { METADATA, parse, PRINTF, type Entry } from './entries.js';
 import { guestShell } from './guest-shell.js';
 import { resolvePath, targetOf, type Target } from './target.js';
 import { watchDir } from './watch.js';
@@ -12,10 +12,10 @@ const guard = `[ -e "$1" ] || [ -L "$1" ] || { echo "no such file or directory: 
 
 /** Scripts run in the box (GNU find and coreutils of the default image): each prints entries with PRINTF. */
 const SCRIPTS = {
-  stat: `${guard}; find "$1" -maxdepth 0 -printf '${PRINTF}'`,
-  list: `${guard}; [ -d "$1" ] || { echo "path is not a directory: $1" >&2; exit ${NOT_DIR}; }; find "$1" -mindepth 1 -maxdepth "$2" -printf '${PRINTF}'`,
+  stat: `${guard}; find "$1" -maxdepth 0 -printf '${PRINTF}'; set -- "$1" -maxdepth 0; ${METADATA}`,
+  list: `${guard}; [ -d "$1" ] || { echo "path is not a directory: $1" >&2; exit ${NOT_DIR}; }; find "$1" -mindepth 1 -maxdepth "$2" -printf '${PRINTF}'; set -- "$1" -mindepth 1 -maxdepth "$2"; ${METADATA}`,
   makeDir: `if [ -e "$1" ]; then [ -d "$1" ] || { echo "path exists and is not a directory: $1" >&2; exit ${NOT_DIR}; }; echo "directory already exists: $1" >&2; exit ${EXISTS}; fi; mkdir -p -- "$1" && find "$1" -maxdepth 0 -printf '${PRINTF}'`,
-  move: `${guard}; mkdir -p -- "$(dirname -- "$2")" && mv -T -- "$1" "$2" && find "$2" -maxdepth 0 -printf '${PRINTF}'`,
+  move: `${guard}; mkdir -p -- "$(dirname -- "$2")" && mv -T -- "$1" "$2" && find "$2" -maxdepth 0 -printf '${PRINTF}' && set -- "$2" -maxdepth 0 && ${METADATA}`,
   // envd removes with os.RemoveAll: a path that is not there is no error
   remove: `rm -rf -- "$1"`,
 };

@@ -88,7 +88,7 @@ export class EnvdProcesses {
   /** running: whether the box still runs (a process that ends with its sandbox drops its stream, as envd does). */
   constructor(
     private execs: ExecPort,
-    private running: (boxId: string) => boolean = () => true,
+    private running: (boxId: string) => Promise<boolean> = () => Promise.resolve(true),
   ) {}
 
   private of(boxId: string): Map<number, Proc> {
@@ -144,17 +144,8 @@ export class EnvdProcesses {
     const feed = new Feed<Event>();
     let live = replay;
     let dropped = false;
-    const detach = p.session.attach((e: ExecEvent) => {
-      if (!live || dropped) return;
-      // Killed (or paused) with its sandbox: envd is gone too, and the client sees its
-      // connection drop (the SDK then asks /health, which answers 502: its TimeoutError).
-      if ((e.type === 'error' || e.type === 'exit') && !this.running(p.boxId)) {
-        dropped = true;
-        return feed.end();
-      }
-      if (e.type === 'stdout' || e.type === 'stderr') {
-        feed.push({ event: { case: 'data', value: { output: { case: p.pty ? 'pty' : e.type, value: Buffer.from(e.data, 'base64') } } } });
-      } else if (e.type === 'error') {
+    const ended = (e: Extract<ExecEvent, { type: 'error' | 'exit' }>) => {
+      if (e.type === 'error') {
         feed.push({ event: { case: 'end', value: { exitCode: -1, exited: false, status: 'error', error: e.message } } });
         feed.end();
       } else if (e.type === 'exit') {
@@ -163,6 +154,27 @@ export class EnvdProcesses {
         feed.push({ event: { case: 'end', value: { exitCode: code, exited: e.status !== 'cancelled', status } } });
         feed.end();
       }
+    };
+    const detach = p.session.attach((e: ExecEvent) => {
+      if (!live || dropped) return;
+      if (e.type === 'stdout' || e.type === 'stderr') {
+        feed.push({ event: { case: 'data', value: { output: { case: p.pty ? 'pty' : e.type, value: Buffer.from(e.data, 'base64') } } } });
+        return;
+      }
+      if (e.type !== 'error' && e.type !== 'exit') return;
+      // Killed (or paused) with its sandbox: envd is gone too, and the client sees its
+      // connection drop (the SDK then asks /health, which answers 502: its TimeoutError).
+      // The end is the last event, so the check may take its time.
+      void this.running(p.boxId)
+        .catch(() => true)
+        .then((up) => {
+          if (dropped) return;
+          if (!up) {
+            dropped = true;
+            return feed.end();
+          }
+          ended(e);
+        });
     });
     live = true;
     const every = Number(ctx.requestHeader.get(KEEPALIVE_HEADER));

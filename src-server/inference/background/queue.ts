@@ -16,29 +16,26 @@ export class BackgroundQueue {
     private concurrency: number,
   ) {}
 
-  start(): void {
-    this.repo.recoverAfterRestart(Date.now());
+  async start(): Promise<void> {
+    await this.repo.recoverAfterRestart(Date.now());
     this.stopped = false;
-    this.kick();
+    await this.kick();
   }
 
   /** Takes queued requests while there is room. */
-  kick(): void {
+  async kick(): Promise<void> {
     if (this.stopped) return;
     const room = this.concurrency - this.active.size;
     if (room <= 0) return;
-    const ids = this.repo
-      .queuedIds(room + this.taken.size)
-      .filter((id) => !this.taken.has(id))
-      .slice(0, room);
+    const ids = (await this.repo.queuedIds(room + this.taken.size)).filter((id) => !this.taken.has(id)).slice(0, room);
     for (const id of ids) {
       this.taken.add(id);
       const p: Promise<void> = this.run(id)
         .catch(() => undefined)
-        .finally(() => {
+        .finally(async () => {
           this.active.delete(p);
           this.taken.delete(id);
-          this.kick();
+          await this.kick();
         });
       this.active.add(p);
     }

@@ -21,12 +21,12 @@ export const boxOfKey = (keyId: string): string | null => (keyId.startsWith(KEY_
  * so org-scoped operations stay closed to boxes and idempotency keys are per box.
  */
 export function boxPrincipalResolver(credentials: BoxCredentials, boxes: Pick<BoxLookup, 'get'>) {
-  return (req: Request): Principal | undefined => {
+  return async (req: Request): Promise<Principal | undefined> => {
     const v = credentials.verifyInternal(req.headers);
     if (v === null) return undefined;
     if (v === 'invalid') throw refused('Invalid box gateway credential.');
     if (!LOOPBACK.test(req.socket.remoteAddress ?? '')) throw refused('Box gateway credentials are only accepted from the box egress proxy.');
-    const box = boxes.get(v.boxId);
+    const box = await boxes.get(v.boxId);
     if (!box || box.status === 'terminated') throw refused(`Box ${v.boxId} no longer exists.`);
     const now = box.created_at;
     return {

@@ -19,9 +19,9 @@ export function budgetRoutes(
     params: BoxIdParams,
     response: BoxInferenceBudget,
     summary: "The box's inference token budget and the tokens it has used through the gateway",
-    handler: ({ auth, params }) => {
-      const box = access.readBox(auth, params.box_id);
-      const used = s.usage.boxTokensUsed(box.box_id);
+    handler: async ({ auth, params }) => {
+      const box = await access.readBox(auth, params.box_id);
+      const used = await s.usage.boxTokensUsed(box.box_id);
       const budget = box.inference_budget_tokens;
       return { box_id: box.box_id, inference_budget_tokens: budget, used_tokens: used, remaining_tokens: budget === null ? null : Math.max(0, budget - used) };
     },
@@ -34,9 +34,9 @@ export function budgetRoutes(
     params: BoxIdParams,
     body: BudgetBody,
     summary: "Set the box's inference token budget (input + output tokens over its life; null = unlimited)",
-    handler: ({ req, auth, params, body }) => {
-      access.boxFor(req, auth, params.box_id, 'auto_sleep');
-      return s.boxes.setInferenceBudget(params.box_id, body.inference_budget_tokens);
+    handler: async ({ req, auth, params, body }) => {
+      await access.boxFor(req, auth, params.box_id, 'auto_sleep');
+      return await s.boxes.setInferenceBudget(params.box_id, body.inference_budget_tokens);
     },
   });
 }

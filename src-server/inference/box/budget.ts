@@ -17,10 +17,10 @@ export interface BudgetDeps {
  * budget is not. The check runs before each request, so one request may overshoot the
  * budget by its own size; the next one is refused.
  */
-export function checkBoxBudget(deps: BudgetDeps, boxId: string): void {
-  const budget = deps.boxes.get(boxId)?.inference_budget_tokens ?? null;
+export async function checkBoxBudget(deps: BudgetDeps, boxId: string): Promise<void> {
+  const budget = (await deps.boxes.get(boxId))?.inference_budget_tokens ?? null;
   if (budget === null) return;
-  const used = deps.usage.boxTokensUsed(boxId);
+  const used = await deps.usage.boxTokensUsed(boxId);
   if (used < budget) return;
   throw new LimitExceeded(`Box ${boxId} has used its inference budget (${used} of ${budget} tokens); raise inference_budget_tokens on the box to continue.`, {
     code: 'inference_budget_exhausted',

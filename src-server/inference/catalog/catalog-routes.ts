@@ -21,7 +21,7 @@ export function catalogRoutes(r: RouteRegistrar, pulls: ModelPulls) {
     tag: 'engines',
     body: PullBody,
     summary: 'Download a catalog model (catalog_id) or a GGUF URL; 202 with the download object; resumes after a restart',
-    handler: ({ body }) => new Reply(202, pulls.begin(body)),
+    handler: async ({ body }) => new Reply(202, await pulls.begin(body)),
   });
   r.add({
     method: 'get',
@@ -29,7 +29,7 @@ export function catalogRoutes(r: RouteRegistrar, pulls: ModelPulls) {
     area: 'common',
     tag: 'engines',
     summary: 'Recent model pulls, newest first',
-    handler: () => ({ data: pulls.list() }),
+    handler: async () => ({ data: await pulls.list() }),
   });
   r.add({
     method: 'get',
@@ -38,8 +38,8 @@ export function catalogRoutes(r: RouteRegistrar, pulls: ModelPulls) {
     tag: 'engines',
     params: PullParams,
     summary: 'One model pull and its progress',
-    handler: ({ params }) => {
-      const p = pulls.get(params.pull_id);
+    handler: async ({ params }) => {
+      const p = await pulls.get(params.pull_id);
       if (!p) throw notFound(`No model pull ${params.pull_id}.`, null, 'pull_id');
       return p;
     },
@@ -52,6 +52,6 @@ export function catalogRoutes(r: RouteRegistrar, pulls: ModelPulls) {
     params: PullParams,
     idempotent: false,
     summary: 'Cancel a model pull (the partial file is deleted); a finished pull is answered unchanged',
-    handler: ({ params }) => pulls.cancel(params.pull_id),
+    handler: async ({ params }) => await pulls.cancel(params.pull_id),
   });
 }

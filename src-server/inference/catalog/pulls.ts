@@ -49,15 +49,15 @@ export class ModelPulls {
     this.dir = path.join(files.dir, '.pulls');
   }
 
-  start(): void {
-    for (const r of this.repo.unfinished()) this.launch(r);
+  async start(): Promise<void> {
+    for (const r of await this.repo.unfinished()) await this.launch(r);
   }
 
   stop(): void {
     for (const ctl of this.running.values()) ctl.abort();
   }
 
-  begin(req: { catalog_id?: string; url?: string; name?: string | null; sha256?: string | null }): PullView {
+  async begin(req: { catalog_id?: string; url?: string; name?: string | null; sha256?: string | null }): Promise<PullView> {
     const entry = req.catalog_id !== undefined ? this.catalog.find((c) => c.id === req.catalog_id) : undefined;
     if (req.catalog_id !== undefined && !entry)
       throw notFound(`No catalog model "${req.catalog_id}"; GET /v1/local-models/catalog lists them.`, null, 'catalog_id');
@@ -65,7 +65,7 @@ export class ModelPulls {
     const name = req.name ?? entry?.name ?? nameFromFile(decodeURIComponent(new URL(url).pathname.split('/').pop() || 'model'));
     if (!MODEL_NAME.test(name)) throw invalid(`Cannot name a model "${name}": use 1-128 letters, digits, ".", "_" or "-".`, 'name');
     if (this.files.has(name)) throw conflict(`A local model named "${name}" already exists.`, 'already_exists', 'name');
-    if (this.repo.unfinished().some((r) => r.name === name)) throw conflict(`A pull of "${name}" is already running.`, 'already_running', 'name');
+    if ((await this.repo.unfinished()).some((r) => r.name === name)) throw conflict(`A pull of "${name}" is already running.`, 'already_running', 'name');
     const row = {
       id: `pull_${randomUUID().replaceAll('-', '')}`,
       catalog_id: entry?.id ?? null,
@@ -74,29 +74,29 @@ export class ModelPulls {
       sha256: req.sha256 ?? entry?.sha256 ?? null,
       created_at: Date.now(),
     };
-    this.repo.create(row);
-    const created = this.repo.get(row.id)!;
-    this.launch(created);
+    await this.repo.create(row);
+    const created = (await this.repo.get(row.id))!;
+    await this.launch(created);
     return pullView(created);
   }
 
-  get(id: string): PullView | undefined {
-    const r = this.repo.get(id);
+  async get(id: string): Promise<PullView | undefined> {
+    const r = await this.repo.get(id);
     return r && pullView(r);
   }
 
-  list(): PullView[] {
-    return this.repo.list().map(pullView);
+  async list(): Promise<PullView[]> {
+    return (await this.repo.list()).map(pullView);
   }
 
-  cancel(id: string): PullView {
-    const r = this.repo.get(id);
+  async cancel(id: string): Promise<PullView> {
+    const r = await this.repo.get(id);
     if (!r) throw notFound(`No model pull ${id}.`, null, 'pull_id');
-    if (this.repo.set(id, 'cancelled', { error: 'cancelled' })) {
+    if (await this.repo.set(id, 'cancelled', { error: 'cancelled' })) {
       this.running.get(id)?.abort();
       fs.rmSync(this.partOf(id), { force: true });
     }
-    return pullView(this.repo.get(id)!);
+    return pullView((await this.repo.get(id))!);
   }
 
   /** Resolves when the pull is no longer running (tests). */
@@ -108,7 +108,7 @@ export class ModelPulls {
     return path.join(this.dir, `${id}.part`);
   }
 
-  private launch(r: PullRow): void {
+  private async launch(r: PullRow): Promise<void> {
     const ctl = new AbortController();
     this.running.set(r.id, ctl);
     void this.run(r, ctl.signal).finally(() => this.running.delete(r.id));
@@ -122,7 +122,7 @@ export class ModelPulls {
       let have = fs.existsSync(part) ? fs.statSync(part).size : 0;
       if (!r.sha256) {
         const published = await publishedSha256(r.url, signal);
-        if (published && this.repo.expect(r.id, published)) r = { ...r, sha256: published };
+        if (published && (await this.repo.expect(r.id, published))) r = { ...r, sha256: published };
       }
       const res = await fetch(r.url, { signal, headers: have > 0 ? { range: `bytes=${have}-` } : {} });
       if (res.status === 416 && have > 0) {
@@ -137,9 +137,9 @@ export class ModelPulls {
         // Progress is written at most every PROGRESS_EVERY_MS, and once more after a pause
         // (a stalled transfer still shows the bytes it got).
         let trailing: NodeJS.Timeout | undefined;
-        const write = () => {
+        const write = async () => {
           trailing = undefined;
-          this.repo.progress(r.id, done, total);
+          await this.repo.progress(r.id, done, total);
         };
         const count = new Transform({
           transform: (chunk: Buffer, _e, cb) => {
@@ -153,21 +153,21 @@ export class ModelPulls {
         } finally {
           clearTimeout(trailing);
         }
-        this.repo.progress(r.id, done, total);
+        await this.repo.progress(r.id, done, total);
         if (total !== null && done !== total) throw new Error(`the download ended after ${done} of ${total} bytes`);
       }
-      this.repo.set(r.id, 'verifying');
+      await this.repo.set(r.id, 'verifying');
       const sum = await sha256Of(part);
       if (r.sha256 && sum !== r.sha256) throw new Error(`checksum mismatch: expected sha256 ${r.sha256}, got ${sum}; the file was discarded`);
       if (!isGguf(part)) throw new Error('the file is not a GGUF model');
       fs.renameSync(part, this.files.fileOf(r.name));
-      this.repo.set(r.id, 'completed', { sha256: sum });
+      await this.repo.set(r.id, 'completed', { sha256: sum });
     } catch (e) {
       if (signal.aborted) return; // stopped (resumes at next start) or cancelled (already recorded)
       const message = pullFailure(e, r.url);
       // A checksum or format failure discards the bytes; a network failure keeps them for a retry.
       if (/checksum|GGUF/.test(message)) fs.rmSync(part, { force: true });
-      this.repo.set(r.id, 'failed', { error: message });
+      await this.repo.set(r.id, 'failed', { error: message });
       this.log.warn(`inference: model pull ${r.id} failed: ${message}`);
     }
   }

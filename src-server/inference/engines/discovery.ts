@@ -40,31 +40,41 @@ export class EngineDiscovery {
     return this.opts.allowed !== false;
   }
 
+  /** The stored setting, read at start (`start`) and kept here as it changes. */
+  private on = true;
+
   get enabled(): boolean {
-    return this.allowed && this.settings.get(ENABLED_KEY, true);
+    return this.allowed && this.on;
   }
 
-  setEnabled(on: boolean): void {
-    this.settings.set(ENABLED_KEY, on);
+  async setEnabled(on: boolean): Promise<void> {
+    await this.settings.set(ENABLED_KEY, on);
+    this.on = on;
     if (!on) this.publish(new Map());
     else void this.scan();
   }
 
-  dismiss(name: string): boolean {
+  async dismiss(name: string): Promise<boolean> {
     if (!this.found.has(name)) return false;
-    this.settings.set(DISMISSED_KEY, [...new Set([...this.dismissed(), name])]);
+    await this.settings.set(DISMISSED_KEY, [...new Set([...(await this.dismissed()), name])]);
     const next = new Map(this.found);
     next.delete(name);
     this.publish(next);
     return true;
   }
 
-  private dismissed(): string[] {
-    return this.settings.get<string[]>(DISMISSED_KEY, []);
+  private async dismissed(): Promise<string[]> {
+    return await this.settings.get<string[]>(DISMISSED_KEY, []);
   }
 
   start(): void {
-    void this.scan();
+    void this.settings.get(ENABLED_KEY, true).then(
+      (on) => {
+        this.on = on;
+        return this.scan();
+      },
+      (e: unknown) => this.log.error('engine discovery: reading its setting', e),
+    );
     this.timer = setInterval(() => void this.scan(), this.opts.everyMs ?? 60_000).unref();
   }
 
@@ -80,7 +90,7 @@ export class EngineDiscovery {
 
   private async probeAll(): Promise<void> {
     if (!this.enabled) return this.publish(new Map());
-    const skip = new Set([...this.dismissed(), ...this.registry.configuredNames()]);
+    const skip = new Set([...(await this.dismissed()), ...this.registry.configuredNames()]);
     const results = await Promise.all(this.probes.filter((p) => !skip.has(p.name)).map((p) => this.probe(p)));
     const next = new Map<string, DiscoveredEngine>();
     for (const r of results) if (r) next.set(r.name, r);

@@ -24,7 +24,7 @@ export class EnginesService {
    */
   async upsert(body: UpsertEngineBody): Promise<EngineInfo> {
     if (body.verify !== false) {
-      const apiKey = body.api_key === undefined ? this.repo.get(body.name)?.apiKey : body.api_key;
+      const apiKey = body.api_key === undefined ? (await this.repo.get(body.name))?.apiKey : body.api_key;
       const probe = await probeUpstream(body.kind, body.base_url, apiKey);
       if (!probe.ok) {
         throw new Invalid(
@@ -33,15 +33,15 @@ export class EnginesService {
         );
       }
     }
-    this.repo.upsert({ name: body.name, kind: body.kind, baseUrl: body.base_url, apiKey: body.api_key }, Date.now());
-    this.registry.reload();
+    await this.repo.upsert({ name: body.name, kind: body.kind, baseUrl: body.base_url, apiKey: body.api_key }, Date.now());
+    await this.registry.reload();
     this.registry.noteError(body.name, null);
-    return { ...upstreamInfo(this.repo.get(body.name)!), last_error: null };
+    return { ...upstreamInfo((await this.repo.get(body.name))!), last_error: null };
   }
 
   /** Fetches a configured upstream's model list now; the outcome becomes its `last_error`. */
   async test(name: string): Promise<EngineTest> {
-    const row = this.repo.get(name);
+    const row = await this.repo.get(name);
     if (!row) throw notFound(`No configured upstream named "${name}".`, null, 'name');
     const probe = await probeUpstream(row.kind, row.baseUrl, row.apiKey);
     const error = probe.ok ? null : { code: probe.error.code, message: probe.error.message };
@@ -50,14 +50,14 @@ export class EnginesService {
   }
 
   /** Removes a configured upstream, or dismisses a discovered engine; answers what it was. */
-  remove(name: string): EngineInfo {
-    const row = this.repo.get(name);
-    if (row && this.repo.delete(name)) {
-      this.registry.reload();
+  async remove(name: string): Promise<EngineInfo> {
+    const row = await this.repo.get(name);
+    if (row && (await this.repo.delete(name))) {
+      await this.registry.reload();
       return upstreamInfo(row);
     }
     const found = this.registry.info().find((e) => e.name === name && e.discovered);
-    if (found && this.discovery.dismiss(name)) return found;
+    if (found && (await this.discovery.dismiss(name))) return found;
     throw notFound(`No engine named "${name}".`, null, 'name');
   }
 }

@@ -35,14 +35,12 @@ export class EngineRegistry {
     private repo: EnginesRepo,
     private upstreamTimeoutMs: number,
     private log: { warn(...a: unknown[]): void },
-  ) {
-    this.reload();
-  }
+  ) {}
 
-  reload(): void {
+  async reload(): Promise<void> {
     this.upstreams.clear();
     this.modelCache.clear();
-    for (const row of this.repo.list()) {
+    for (const row of await this.repo.list()) {
       const cfg = { name: row.name, baseUrl: row.baseUrl, apiKey: row.apiKey, timeoutMs: this.upstreamTimeoutMs };
       this.upstreams.set(row.name, { row, engine: row.kind === 'openai' ? new OpenAiUpstream(cfg) : new AnthropicUpstream(cfg) });
     }

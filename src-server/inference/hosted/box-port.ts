@@ -21,14 +21,14 @@ interface CommandOutcome {
  */
 export interface HostedBoxPort {
   /** A live box of the caller's organization the caller may operate (`exec`), else 404/403 as the API answers. */
-  boxFor(auth: Principal, boxId: string): BoxRecord;
-  get(boxId: string): BoxRecord | undefined;
+  boxFor(auth: Principal, boxId: string): Promise<BoxRecord>;
+  get(boxId: string): Promise<BoxRecord | undefined>;
   /** A new box for the caller (default image), in its organization's `hosted-tools` app, auto-sleeping. */
   create(auth: Principal, name: string): Promise<BoxRecord>;
   runCode(box: BoxRecord, code: string, timeoutS: number): Promise<CodeExecution>;
   exec(box: BoxRecord, command: string, timeoutS: number): Promise<CommandOutcome>;
   /** Live boxes of the organizations' `hosted-tools` apps (the reaper's). */
-  hostedBoxes(): BoxRecord[];
+  hostedBoxes(): Promise<BoxRecord[]>;
   terminate(box: BoxRecord): Promise<unknown>;
 }
 
@@ -43,10 +43,10 @@ const NO_OVERRIDE = { headers: {}, method: 'POST', url: '/v1/responses' } as unk
 export function hostedBoxPort(deps: { boxes: BoxService; execs: ExecService; code: CodeService; access: BoxAccess; apps: AppsService }): HostedBoxPort {
   const { boxes, execs, code, access, apps } = deps;
   return {
-    boxFor: (auth, boxId) => access.boxFor(NO_OVERRIDE, auth, boxId, 'exec'),
-    get: (id) => boxes.get(id),
+    boxFor: async (auth, boxId) => await access.boxFor(NO_OVERRIDE, auth, boxId, 'exec'),
+    get: async (id) => await boxes.get(id),
     async create(auth, name) {
-      const app = apps.find(auth.orgId, HOSTED_APP, true);
+      const app = await apps.find(auth.orgId, HOSTED_APP, true);
       const made = await boxes.create(auth, {
         app_id: app.id,
         name,
@@ -58,7 +58,7 @@ export function hostedBoxPort(deps: { boxes: BoxService; execs: ExecService; cod
         auto_sleep: { automatic: true, min_seconds_before_sleep: SLEEP_AFTER_S },
       });
       if (!made.started) throw new Unavailable(`The box for the hosted tool (${made.box.box_id}) did not start: ${made.reason}`, { code: 'container_failed' });
-      return boxes.get(made.box.box_id)!;
+      return (await boxes.get(made.box.box_id))!;
     },
     runCode: (box, src, timeoutS) => code.run(box, { code: src, language: 'python', timeout: timeoutS }),
     async exec(box, command, timeoutS) {
@@ -66,14 +66,17 @@ export function hostedBoxPort(deps: { boxes: BoxService; execs: ExecService; cod
       const r = await execs.wait(box.box_id, s.id);
       return { stdout: r.stdout, stderr: r.stderr, exitCode: r.return_code, timedOut: r.status === 'timed_out' };
     },
-    hostedBoxes: () =>
-      boxes.live().filter((b) => {
+    async hostedBoxes() {
+      const out: BoxRecord[] = [];
+      for (const b of await boxes.live()) {
         try {
-          return apps.find(b.org_id, HOSTED_APP, false).id === b.app_id;
+          if ((await apps.find(b.org_id, HOSTED_APP, false)).id === b.app_id) out.push(b);
         } catch {
-          return false;
+          /* its app is gone: not a hosted box */
         }
-      }),
+      }
+      return out;
+    },
     terminate: (box) => boxes.terminate(box),
   };
 }

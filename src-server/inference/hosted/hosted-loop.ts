@@ -37,17 +37,17 @@ export class HostedLoop {
     private port: HostedBoxPort,
     private maxCalls: number,
     /** The box a stored response's hosted calls used. */
-    private containerOf: (responseId: string) => string | undefined,
+    private containerOf: (responseId: string) => Promise<string | undefined>,
     /** Seconds an idle `auto` box lives (the reaper's TTL). */
     private ttlS: number,
     private log: Logger,
   ) {}
 
   /** Before anything is stored or streamed: explicit boxes must be the caller's to use (as the API's `exec`); no background runs. */
-  check(req: NativeRequest, auth: Principal, background: boolean): void {
+  async check(req: NativeRequest, auth: Principal, background: boolean): Promise<void> {
     if (!req.hosted?.length) return;
     if (background) throw invalid('Hosted tools (code_interpreter, shell, code execution) do not run in background requests.', 'background');
-    for (const h of req.hosted) if (h.container !== 'auto') this.port.boxFor(auth, h.container.boxId);
+    for (const h of req.hosted) if (h.container !== 'auto') await this.port.boxFor(auth, h.container.boxId);
   }
 
   async run(req: NativeRequest, run: HostedRun, generate: Generate): Promise<NativeResult> {
@@ -116,7 +116,7 @@ export class HostedLoop {
     return {
       used: () => used,
       of: async (h: NativeHostedTool): Promise<BoxRecord> => {
-        if (h.container !== 'auto') return take(this.port.boxFor(run.auth, h.container.boxId));
+        if (h.container !== 'auto') return take(await this.port.boxFor(run.auth, h.container.boxId));
         auto ??= this.autoBox(run);
         return take(await auto);
       },
@@ -125,10 +125,10 @@ export class HostedLoop {
 
   /** The box of the conversation (previous response), when it is live and the caller may use it; else a new one. */
   private async autoBox(run: HostedRun): Promise<BoxRecord> {
-    const prior = run.previousId ? this.containerOf(run.previousId) : undefined;
+    const prior = run.previousId ? await this.containerOf(run.previousId) : undefined;
     if (prior) {
       try {
-        return this.port.boxFor(run.auth, prior);
+        return await this.port.boxFor(run.auth, prior);
       } catch (e) {
         this.log.info(`hosted tools: box ${prior} of ${run.previousId} cannot be reused (${(e as Error).message}); making a new one`);
       }

@@ -31,7 +31,7 @@ export class HostedReaper {
   /** Terminates the hosted boxes idle at `now`; answers their ids. */
   async sweep(now: number): Promise<string[]> {
     const gone: string[] = [];
-    for (const b of this.port.hostedBoxes()) {
+    for (const b of await this.port.hostedBoxes()) {
       const since = Date.parse(b.last_activity_at ?? b.created_at);
       if (now - since < this.ttlS * 1000) continue;
       try {

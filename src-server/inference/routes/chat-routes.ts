@@ -21,7 +21,7 @@ export function chatRoutes(r: RouteRegistrar, svc: InferenceService) {
     bodyLimitBytes: INFERENCE_BODY_LIMIT,
     handler: async ({ body, auth, res, app }) => {
       const p = chatToNative(body);
-      if (p.stream) return streamAnswer(res, app, svc, 'chat', p, auth, new ChatStream(p.streamUsage ?? false));
+      if (p.stream) return await streamAnswer(res, app, svc, 'chat', p, auth, new ChatStream(p.streamUsage ?? false));
       return chatCompletionObject(await svc.runSync('chat', p, auth, clientGone(res)));
     },
   });

@@ -16,6 +16,6 @@ export function embeddingsRoutes(r: RouteRegistrar, svc: EmbeddingsService) {
     summary: 'Create embeddings (OpenAI Embeddings API): box/echo, local GGUF models, OpenAI-style upstreams; input tokens are charged',
     body: EmbeddingsBody,
     bodyLimitBytes: INFERENCE_BODY_LIMIT,
-    handler: ({ body, auth, res }) => svc.create(body, auth, clientGone(res)),
+    handler: async ({ body, auth, res }) => await svc.create(body, auth, clientGone(res)),
   });
 }

@@ -33,7 +33,7 @@ export function enginesRoutes(r: RouteRegistrar, s: EnginesService) {
     body: DiscoveryBody,
     summary: 'Turn local engine discovery on or off (turning it on probes at once)',
     handler: async ({ body }) => {
-      discovery.setEnabled(body.enabled);
+      await discovery.setEnabled(body.enabled);
       if (body.enabled) await discovery.scan();
       return discoveryState();
     },
@@ -57,7 +57,7 @@ export function enginesRoutes(r: RouteRegistrar, s: EnginesService) {
     tag: 'engines',
     summary: 'Add or replace an upstream engine (api_key omitted keeps the stored key)',
     body: UpsertEngineBody,
-    handler: ({ body }) => s.upsert(body),
+    handler: async ({ body }) => await s.upsert(body),
   });
   r.add({
     method: 'post',
@@ -69,7 +69,7 @@ export function enginesRoutes(r: RouteRegistrar, s: EnginesService) {
     idempotent: false,
     summary:
       "Test a configured upstream now: fetch its model list (5 s) and name what went wrong (refused, unknown host, timeout, TLS, key, not OpenAI/Anthropic-shaped); the result shows as the engine's last_error",
-    handler: ({ params }) => s.test(params.name),
+    handler: async ({ params }) => await s.test(params.name),
   });
   r.add({
     method: 'delete',
@@ -78,6 +78,6 @@ export function enginesRoutes(r: RouteRegistrar, s: EnginesService) {
     tag: 'engines',
     summary: 'Remove an upstream engine, or dismiss a discovered one',
     params: EngineParams,
-    handler: ({ params }) => s.remove(params.name),
+    handler: async ({ params }) => await s.remove(params.name),
   });
 }

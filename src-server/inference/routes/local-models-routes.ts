@@ -32,7 +32,7 @@ export function localModelsRoutes(r: RouteRegistrar, local: LlamaEngine, downloa
     summary: 'Add a GGUF model: {path} links or copies a file; {url} starts a download job',
     body: AddLocalModelBody,
     handler: async ({ body }) => {
-      if ('url' in body) return new Reply(202, downloads.begin(body.url, body.name));
+      if ('url' in body) return new Reply(202, await downloads.begin(body.url, body.name));
       return new Reply(201, view(await local.files.addFromPath(body.path, body.name)));
     },
   });
@@ -55,7 +55,7 @@ export function localModelsRoutes(r: RouteRegistrar, local: LlamaEngine, downloa
     area: 'common',
     tag: 'engines',
     summary: 'Recent model downloads',
-    handler: () => ({ data: downloads.list() }),
+    handler: async () => ({ data: await downloads.list() }),
   });
   r.add({
     method: 'get',
@@ -64,8 +64,8 @@ export function localModelsRoutes(r: RouteRegistrar, local: LlamaEngine, downloa
     tag: 'engines',
     summary: 'A model download job and its progress',
     params: DownloadParams,
-    handler: ({ params }) => {
-      const job = downloads.get(params.download_id);
+    handler: async ({ params }) => {
+      const job = await downloads.get(params.download_id);
       if (!job) throw notFound(`No download with id ${params.download_id}.`, null, 'download_id');
       return job;
     },

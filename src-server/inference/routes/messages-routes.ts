@@ -32,7 +32,7 @@ export function messagesRoutes(r: RouteRegistrar, svc: InferenceService) {
     bodyLimitBytes: INFERENCE_BODY_LIMIT,
     handler: async ({ body, auth, res, app }) => {
       const p = messagesToNative(body);
-      if (p.stream) return streamAnswer(res, app, svc, 'messages', p, auth, new MessagesStream());
+      if (p.stream) return await streamAnswer(res, app, svc, 'messages', p, auth, new MessagesStream());
       return messageObject(await svc.runSync('messages', p, auth, clientGone(res)));
     },
   });

@@ -15,9 +15,9 @@ import { streamAnswer } from './stream.js';
 /** POST /v1/responses, POST /v1/responses/compact, GET /v1/responses/{id} (any style's id), and the unsupported operations. */
 export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
   /** The stored response a request continues (any style's id; a finished one of the caller's organization). */
-  const previousOf = (id: string | null | undefined, orgId: string) => {
+  const previousOf = async (id: string | null | undefined, orgId: string) => {
     if (!id) return undefined;
-    const prev = svc.get(id);
+    const prev = await svc.get(id);
     // Unknown, another organization's, or answered with store=false: Open Responses' code.
     if (!prev || prev.orgId !== orgId) throw notFound(`Previous response with id ${id} not found.`, 'previous_response_not_found', 'previous_response_id');
     if (!prev.result) throw invalid(`The response ${id} has not finished (status ${prev.status}); continue from a finished response.`, 'previous_response_id');
@@ -35,9 +35,9 @@ export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
     body: ResponsesBody,
     bodyLimitBytes: INFERENCE_BODY_LIMIT,
     handler: async ({ body, auth, res, app }) => {
-      const p = responsesToNative(body, previousOf(body.previous_response_id, auth.orgId));
-      if (p.stream) return streamAnswer(res, app, svc, 'responses', p, auth, new ResponsesStream());
-      if (p.background) return new Reply(202, responseObject(svc.enqueue('responses', p, auth)));
+      const p = responsesToNative(body, await previousOf(body.previous_response_id, auth.orgId));
+      if (p.stream) return await streamAnswer(res, app, svc, 'responses', p, auth, new ResponsesStream());
+      if (p.background) return new Reply(202, responseObject(await svc.enqueue('responses', p, auth)));
       return responseObject(await svc.runSync('responses', p, auth, clientGone(res)));
     },
   });
@@ -51,11 +51,11 @@ export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
       'Compact a conversation (input and/or previous_response_id) into a response.compaction: its user messages and one compaction item, which a later POST /v1/responses takes as an input item',
     body: CompactBody,
     bodyLimitBytes: INFERENCE_BODY_LIMIT,
-    handler: ({ body, auth }) => {
+    handler: async ({ body, auth }) => {
       if (!body.input?.length && !body.previous_response_id) throw invalid('Send the conversation to compact: input, previous_response_id, or both.', 'input');
       // Instructions are not packed: they do not carry over to the next response (as with previous_response_id).
       const conversation = { model: body.model, input: body.input ?? [] } as ResponsesBody;
-      return svc.compact(responsesToNative(conversation, previousOf(body.previous_response_id, auth.orgId)));
+      return svc.compact(responsesToNative(conversation, await previousOf(body.previous_response_id, auth.orgId)));
     },
   });
   r.add({
@@ -66,8 +66,8 @@ export function responsesRoutes(r: RouteRegistrar, svc: InferenceService) {
     auth: 'any',
     summary: 'Read a stored response (also chat completion and message ids), Responses-shaped',
     params: ResponseIdParams,
-    handler: ({ params, auth }) => {
-      const stored = svc.get(params.response_id);
+    handler: async ({ params, auth }) => {
+      const stored = await svc.get(params.response_id);
       if (!stored || stored.orgId !== auth.orgId) throw notFound(`No response with id ${params.response_id}.`, null, 'response_id');
       return responseObject(stored);
     },

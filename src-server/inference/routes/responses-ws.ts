@@ -58,7 +58,7 @@ class Session {
     private svc: InferenceService,
     private auth: Principal,
     private app: RouteApp,
-    private admit: () => () => void,
+    private admit: () => Promise<() => void>,
   ) {
     const limit = setTimeout(() => {
       this.send({
@@ -96,14 +96,14 @@ class Session {
       if (rest.background === true) throw invalid('background is not supported in WebSocket mode: use POST /v1/responses.', 'background');
       if (store !== undefined && typeof store !== 'boolean') throw invalid('store must be a boolean.', 'store');
       const body = parseOr400(ResponsesBody, { ...rest, background: false });
-      const previous = prevId ? (this.cache.get(prevId) ?? this.stored(prevId)) : undefined;
+      const previous = prevId ? (this.cache.get(prevId) ?? (await this.stored(prevId))) : undefined;
       const p = responsesToNative(body, previous);
       p.stream = true;
       if (store === false) {
         p.store = false;
         p.echo.store = false;
       }
-      const release = this.admit();
+      const release = await this.admit();
       try {
         this.cache.add(await this.run(p));
       } finally {
@@ -126,8 +126,8 @@ class Session {
   }
 
   /** A stored response of the caller's organization, finished, or `previous_response_not_found`. */
-  private stored(id: string): Answer {
-    const prev = this.svc.get(id);
+  private async stored(id: string): Promise<Answer> {
+    const prev = await this.svc.get(id);
     if (!prev || prev.orgId !== this.auth.orgId || !prev.result) throw previousNotFound(id);
     return prev;
   }

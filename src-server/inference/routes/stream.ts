@@ -31,7 +31,7 @@ export async function streamAnswer(
   auth: Principal,
   writer: StreamWriter,
 ): Promise<undefined> {
-  svc.check(style, p, auth);
+  await svc.check(style, p, auth);
   const signal = clientGone(res);
   // The frames of one turn of the event loop (one upstream read carries many events)
   // leave in one write, once the turn's work is done: one chunk, one syscall.

@@ -24,35 +24,43 @@ const toJob = (r: Row): DownloadJob => ({
 export class DownloadsRepo {
   constructor(private db: Db) {}
 
-  create(id: string, url: string, name: string, at: number): void {
-    this.db
-      .prepare(`INSERT INTO inference_downloads (id, url, name, status, created_at, updated_at) VALUES (?, ?, ?, 'running', ?, ?)`)
-      .run(id, url, name, at, at);
+  async create(id: string, url: string, name: string, at: number): Promise<void> {
+    await this.db.run(`INSERT INTO inference_downloads (id, url, name, status, created_at, updated_at) VALUES (?, ?, ?, 'running', ?, ?)`, [
+      id,
+      url,
+      name,
+      at,
+      at,
+    ]);
   }
 
-  progress(id: string, done: number, total: number | null, at: number): void {
-    this.db.prepare('UPDATE inference_downloads SET bytes_done = ?, bytes_total = ?, updated_at = ? WHERE id = ?').run(done, total, at, id);
+  async progress(id: string, done: number, total: number | null, at: number): Promise<void> {
+    await this.db.run('UPDATE inference_downloads SET bytes_done = ?, bytes_total = ?, updated_at = ? WHERE id = ?', [done, total, at, id]);
   }
 
-  finish(id: string, outcome: { modelId: string } | { error: string }, at: number): void {
-    this.db
-      .prepare('UPDATE inference_downloads SET status = ?, model_id = ?, error = ?, updated_at = ? WHERE id = ?')
-      .run('modelId' in outcome ? 'completed' : 'failed', 'modelId' in outcome ? outcome.modelId : null, 'error' in outcome ? outcome.error : null, at, id);
+  async finish(id: string, outcome: { modelId: string } | { error: string }, at: number): Promise<void> {
+    await this.db.run('UPDATE inference_downloads SET status = ?, model_id = ?, error = ?, updated_at = ? WHERE id = ?', [
+      'modelId' in outcome ? 'completed' : 'failed',
+      'modelId' in outcome ? outcome.modelId : null,
+      'error' in outcome ? outcome.error : null,
+      at,
+      id,
+    ]);
   }
 
-  get(id: string): DownloadJob | undefined {
-    const r = this.db.prepare('SELECT * FROM inference_downloads WHERE id = ?').get(id) as Row | undefined;
+  async get(id: string): Promise<DownloadJob | undefined> {
+    const r = (await this.db.get('SELECT * FROM inference_downloads WHERE id = ?', [id])) as Row | undefined;
     return r && toJob(r);
   }
 
-  list(): DownloadJob[] {
-    return (this.db.prepare('SELECT * FROM inference_downloads ORDER BY created_at DESC LIMIT 100').all() as Row[]).map(toJob);
+  async list(): Promise<DownloadJob[]> {
+    return ((await this.db.all('SELECT * FROM inference_downloads ORDER BY created_at DESC LIMIT 100')) as Row[]).map(toJob);
   }
 
   /** Downloads cut off by a restart are failed (the partial file is discarded). */
-  failRunning(at: number): void {
-    this.db
-      .prepare(`UPDATE inference_downloads SET status = 'failed', error = 'interrupted by a service restart', updated_at = ? WHERE status = 'running'`)
-      .run(at);
+  async failRunning(at: number): Promise<void> {
+    await this.db.run(`UPDATE inference_downloads SET status = 'failed', error = 'interrupted by a service restart', updated_at = ? WHERE status = 'running'`, [
+      at,
+    ]);
   }
 }

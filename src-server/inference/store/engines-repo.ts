@@ -26,8 +26,8 @@ export class EnginesRepo {
     private box: CryptoBox,
   ) {}
 
-  list(): UpstreamRow[] {
-    const rows = this.db.prepare('SELECT * FROM inference_engines ORDER BY name').all() as Row[];
+  async list(): Promise<UpstreamRow[]> {
+    const rows = (await this.db.all('SELECT * FROM inference_engines ORDER BY name')) as Row[];
     return rows.map((r) => ({
       name: r.name,
       kind: r.kind,
@@ -38,23 +38,22 @@ export class EnginesRepo {
     }));
   }
 
-  get(name: string): UpstreamRow | undefined {
-    return this.list().find((r) => r.name === name);
+  async get(name: string): Promise<UpstreamRow | undefined> {
+    return (await this.list()).find((r) => r.name === name);
   }
 
   /** Creates or replaces an engine; `apiKey` undefined keeps the stored key. */
-  upsert(e: { name: string; kind: 'openai' | 'anthropic'; baseUrl: string; apiKey?: string | null }, at: number): void {
+  async upsert(e: { name: string; kind: 'openai' | 'anthropic'; baseUrl: string; apiKey?: string | null }, at: number): Promise<void> {
     const sealed = e.apiKey === undefined ? undefined : e.apiKey === null ? null : this.box.seal(e.apiKey);
-    this.db
-      .prepare(
-        `INSERT INTO inference_engines (name, kind, base_url, api_key_sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+    await this.db.run(
+      `INSERT INTO inference_engines (name, kind, base_url, api_key_sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, base_url = excluded.base_url, updated_at = excluded.updated_at
          ${sealed === undefined ? '' : ', api_key_sealed = excluded.api_key_sealed'}`,
-      )
-      .run(e.name, e.kind, e.baseUrl, sealed ?? null, at, at);
+      [e.name, e.kind, e.baseUrl, sealed ?? null, at, at],
+    );
   }
 
-  delete(name: string): boolean {
-    return this.db.prepare('DELETE FROM inference_engines WHERE name = ?').run(name).changes === 1;
+  async delete(name: string): Promise<boolean> {
+    return (await this.db.run('DELETE FROM inference_engines WHERE name = ?', [name])).changes === 1;
   }
 }

@@ -4,14 +4,15 @@ import type { Db } from '../../db/connection.js';
 export class InferenceSettingsRepo {
   constructor(private db: Db) {}
 
-  get<T>(key: string, fallback: T): T {
-    const r = this.db.prepare('SELECT value FROM inference_settings WHERE key = ?').get(key) as { value: string } | undefined;
+  async get<T>(key: string, fallback: T): Promise<T> {
+    const r = (await this.db.get('SELECT value FROM inference_settings WHERE key = ?', [key])) as { value: string } | undefined;
     return r ? (JSON.parse(r.value) as T) : fallback;
   }
 
-  set(key: string, value: unknown): void {
-    this.db
-      .prepare('INSERT INTO inference_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
-      .run(key, JSON.stringify(value));
+  async set(key: string, value: unknown): Promise<void> {
+    await this.db.run('INSERT INTO inference_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [
+      key,
+      JSON.stringify(value),
+    ]);
   }
 }

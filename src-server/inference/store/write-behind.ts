@@ -39,43 +39,54 @@ export class ResponseWriteBehind {
 
   add(stored: StoredResponse, delivery: Delivery | null): void {
     this.pending.set(stored.id, { stored, delivery });
-    if (this.pending.size >= MAX_PENDING) this.flush();
-    else if (this.timer === undefined && this.idle()) this.immediate ??= setImmediate(() => this.flush());
-    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    if (this.pending.size >= MAX_PENDING) void this.flush();
+    else if (this.timer === undefined && this.idle()) this.immediate ??= setImmediate(() => void this.flush());
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 
   get(id: string): StoredResponse | undefined {
-    return this.pending.get(id)?.stored;
+    return (this.pending.get(id) ?? this.inFlight.get(id))?.stored;
   }
 
   /** Writes now when `id` is still pending (for readers of the database rows). */
-  settle(id: string): void {
-    if (this.pending.has(id)) this.flush();
+  async settle(id: string): Promise<void> {
+    if (this.pending.has(id)) await this.flush();
+    else await this.writing;
   }
 
-  flush(): void {
+  private writing: Promise<void> = Promise.resolve();
+  /** Taken from `pending` by a flush, readable through `get` until written. */
+  private inFlight = new Map<string, { stored: StoredResponse; delivery: Delivery | null }>();
+
+  /** Writes every pending request in one transaction; never throws (a failure is logged). */
+  flush(): Promise<void> {
     clearTimeout(this.timer);
     clearImmediate(this.immediate);
     this.timer = undefined;
     this.immediate = undefined;
-    if (!this.pending.size) return;
+    if (!this.pending.size) return this.writing;
     const batch = [...this.pending.values()];
-    let webhooks = false;
-    try {
-      this.fast.db.transaction(() => {
-        for (const { stored, delivery } of batch) {
-          this.fast.responses.insert(stored);
-          if (delivery) {
-            this.fast.deliveries.create(delivery, stored.completedAt!);
-            webhooks = true;
+    for (const b of batch) this.inFlight.set(b.stored.id, b);
+    this.pending.clear();
+    this.writing = this.writing.then(async () => {
+      let webhooks = false;
+      try {
+        await this.fast.db.transaction(async () => {
+          for (const { stored, delivery } of batch) {
+            await this.fast.responses.insert(stored);
+            if (delivery) {
+              await this.fast.deliveries.create(delivery, stored.completedAt!);
+              webhooks = true;
+            }
           }
-        }
-      })();
-    } catch (e) {
-      this.log.error(`inference: storing ${batch.length} finished requests failed`, e);
-    } finally {
-      for (const { stored } of batch) this.pending.delete(stored.id);
-    }
-    if (webhooks) this.webhooksChanged();
+        });
+      } catch (e) {
+        this.log.error(`inference: storing ${batch.length} finished requests failed`, e);
+      } finally {
+        for (const { stored } of batch) this.inFlight.delete(stored.id);
+      }
+      if (webhooks) this.webhooksChanged();
+    });
+    return this.writing;
   }
 }

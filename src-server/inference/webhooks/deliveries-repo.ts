@@ -1,4 +1,3 @@
-import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../db/connection.js';
 import type { CryptoBox } from '../../util/crypto-box.js';
 
@@ -37,18 +36,10 @@ interface Row {
 
 /** The only SQL on webhook_deliveries and webhook_attempts; tokens are sealed at rest. */
 export class DeliveriesRepo {
-  private stmts = new Map<string, Statement>();
   constructor(
     private db: Db,
     private box: CryptoBox,
   ) {}
-
-  /** Statements are prepared once per connection (preparing costs more than running). */
-  private stmt(sql: string): Statement {
-    let st = this.stmts.get(sql);
-    if (!st) this.stmts.set(sql, (st = this.db.prepare(sql)));
-    return st;
-  }
 
   private from(r: Row): Delivery {
     return {
@@ -64,42 +55,48 @@ export class DeliveriesRepo {
   }
 
   /** `waiting` until the response finishes, or `pending` (due at `at`) when it already has. */
-  create(d: { responseId: string; orgId: string; url: string; token: string | null; state: 'waiting' | 'pending'; roundLimit: number }, at: number) {
-    this.stmt(
+  async create(d: { responseId: string; orgId: string; url: string; token: string | null; state: 'waiting' | 'pending'; roundLimit: number }, at: number) {
+    await this.db.run(
       `INSERT INTO webhook_deliveries (response_id, org_id, url, token_sealed, state, rounds_done, round_limit, next_at, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
-    ).run(d.responseId, d.orgId, d.url, d.token === null ? null : this.box.seal(d.token), d.state, d.roundLimit, at, at, at);
+      [d.responseId, d.orgId, d.url, d.token === null ? null : this.box.seal(d.token), d.state, d.roundLimit, at, at, at],
+    );
   }
 
-  get(responseId: string): Delivery | undefined {
-    const r = this.stmt('SELECT * FROM webhook_deliveries WHERE response_id = ?').get(responseId) as Row | undefined;
+  async get(responseId: string): Promise<Delivery | undefined> {
+    const r = (await this.db.get('SELECT * FROM webhook_deliveries WHERE response_id = ?', [responseId])) as Row | undefined;
     return r && this.from(r);
   }
 
   /** waiting → pending (finished with a webhook-worthy status) or skipped. */
-  activate(responseId: string, send: boolean, at: number): boolean {
+  async activate(responseId: string, send: boolean, at: number): Promise<boolean> {
     return (
-      this.stmt(`UPDATE webhook_deliveries SET state = ?, next_at = ?, updated_at = ? WHERE response_id = ? AND state = 'waiting'`).run(
-        send ? 'pending' : 'skipped',
-        at,
-        at,
-        responseId,
+      (
+        await this.db.run(`UPDATE webhook_deliveries SET state = ?, next_at = ?, updated_at = ? WHERE response_id = ? AND state = 'waiting'`, [
+          send ? 'pending' : 'skipped',
+          at,
+          at,
+          responseId,
+        ])
       ).changes === 1
     );
   }
 
-  due(now: number, limit = 100): Delivery[] {
-    const rows = this.stmt(`SELECT * FROM webhook_deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at LIMIT ?`).all(now, limit) as Row[];
+  async due(now: number, limit = 100): Promise<Delivery[]> {
+    const rows = (await this.db.all(`SELECT * FROM webhook_deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at LIMIT ?`, [
+      now,
+      limit,
+    ])) as Row[];
     return rows.map((r) => this.from(r));
   }
 
-  nextDueAt(): number | null {
-    const r = this.stmt(`SELECT MIN(next_at) AS at FROM webhook_deliveries WHERE state = 'pending'`).get() as { at: number | null };
+  async nextDueAt(): Promise<number | null> {
+    const r = (await this.db.get(`SELECT MIN(next_at) AS at FROM webhook_deliveries WHERE state = 'pending'`)) as { at: number | null };
     return r.at;
   }
 
-  recordAttempt(responseId: string, a: AttemptRow): void {
-    this.stmt('INSERT INTO webhook_attempts (response_id, round, attempt, at, status_code, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+  async recordAttempt(responseId: string, a: AttemptRow): Promise<void> {
+    await this.db.run('INSERT INTO webhook_attempts (response_id, round, attempt, at, status_code, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?, ?)', [
       responseId,
       a.round,
       a.attempt,
@@ -107,32 +104,32 @@ export class DeliveriesRepo {
       a.status_code,
       a.latency_ms,
       a.error,
-    );
+    ]);
   }
 
   /** Closes a round: delivered, failed for good, or pending again at `nextAt`. */
-  finishRound(responseId: string, state: 'delivered' | 'failed' | 'pending', nextAt: number, at: number): void {
-    this.stmt('UPDATE webhook_deliveries SET state = ?, rounds_done = rounds_done + 1, next_at = ?, updated_at = ? WHERE response_id = ?').run(
+  async finishRound(responseId: string, state: 'delivered' | 'failed' | 'pending', nextAt: number, at: number): Promise<void> {
+    await this.db.run('UPDATE webhook_deliveries SET state = ?, rounds_done = rounds_done + 1, next_at = ?, updated_at = ? WHERE response_id = ?', [
       state,
       nextAt,
       at,
       responseId,
-    );
+    ]);
   }
 
   /** Starts a fresh series of up to `rounds` rounds now. */
-  redeliver(responseId: string, rounds: number, at: number): void {
-    this.stmt(`UPDATE webhook_deliveries SET state = 'pending', round_limit = rounds_done + ?, next_at = ?, updated_at = ? WHERE response_id = ?`).run(
+  async redeliver(responseId: string, rounds: number, at: number): Promise<void> {
+    await this.db.run(`UPDATE webhook_deliveries SET state = 'pending', round_limit = rounds_done + ?, next_at = ?, updated_at = ? WHERE response_id = ?`, [
       rounds,
       at,
       at,
       responseId,
-    );
+    ]);
   }
 
-  attempts(responseId: string): AttemptRow[] {
-    return this.stmt('SELECT round, attempt, at, status_code, latency_ms, error FROM webhook_attempts WHERE response_id = ? ORDER BY id').all(
+  async attempts(responseId: string): Promise<AttemptRow[]> {
+    return (await this.db.all('SELECT round, attempt, at, status_code, latency_ms, error FROM webhook_attempts WHERE response_id = ? ORDER BY id', [
       responseId,
-    ) as AttemptRow[];
+    ])) as AttemptRow[];
   }
 }

@@ -9,17 +9,19 @@ import type { DeliveriesRepo } from './deliveries-repo.js';
  * sees or resends its deliveries (another's is a 404, as a missing one).
  */
 export class WebhookDeliveriesService {
-  constructor(private deps: { getResponse: (id: string) => StoredResponse | undefined; deliveries: DeliveriesRepo; rounds: number; changed: () => void }) {}
+  constructor(
+    private deps: { getResponse: (id: string) => Promise<StoredResponse | undefined>; deliveries: DeliveriesRepo; rounds: number; changed: () => void },
+  ) {}
 
-  private own(responseId: string, orgId: string): void {
-    const stored = this.deps.getResponse(responseId);
+  private async own(responseId: string, orgId: string): Promise<void> {
+    const stored = await this.deps.getResponse(responseId);
     if (!stored || stored.orgId !== orgId) throw notFound(`No response with id ${responseId}.`, null, 'response_id');
   }
 
-  list(orgId: string, responseId: string): DeliveryList {
-    this.own(responseId, orgId);
-    const d = this.deps.deliveries.get(responseId);
-    const data = d ? this.deps.deliveries.attempts(d.responseId).map((a) => ({ ...a, at: new Date(a.at).toISOString() })) : [];
+  async list(orgId: string, responseId: string): Promise<DeliveryList> {
+    await this.own(responseId, orgId);
+    const d = await this.deps.deliveries.get(responseId);
+    const data = d ? (await this.deps.deliveries.attempts(d.responseId)).map((a) => ({ ...a, at: new Date(a.at).toISOString() })) : [];
     return {
       object: 'list',
       data,
@@ -31,14 +33,14 @@ export class WebhookDeliveriesService {
   }
 
   /** Starts a fresh series of rounds now; 409 while the response runs, or when it has no webhook or failed. */
-  redeliver(orgId: string, responseId: string): { response_id: string; state: 'pending' } {
-    this.own(responseId, orgId);
-    const d = this.deps.deliveries.get(responseId);
+  async redeliver(orgId: string, responseId: string): Promise<{ response_id: string; state: 'pending' }> {
+    await this.own(responseId, orgId);
+    const d = await this.deps.deliveries.get(responseId);
     if (!d) throw conflict('This response has no valid metadata.completion_webhook.', 'no_webhook');
     if (d.state === 'waiting') throw conflict('This response has not finished yet; its webhook is sent when it does.', 'not_finished');
     if (d.state === 'skipped')
       throw conflict('This response failed; completion webhooks are sent for completed and incomplete responses only.', 'failed_precondition');
-    this.deps.deliveries.redeliver(d.responseId, this.deps.rounds, Date.now());
+    await this.deps.deliveries.redeliver(d.responseId, this.deps.rounds, Date.now());
     this.deps.changed();
     return { response_id: d.responseId, state: 'pending' };
   }

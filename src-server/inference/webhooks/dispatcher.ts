@@ -4,7 +4,7 @@ import { delayAfterRound, type WebhookSchedule } from './schedule.js';
 import { signatureHeaders, webhookMessageId } from './sign.js';
 
 /** What to send for a response: its GET body and the org's signing secret. */
-type PayloadSource = (responseId: string, orgId: string) => { body: string; secret: string } | null;
+type PayloadSource = (responseId: string, orgId: string) => Promise<{ body: string; secret: string } | null>;
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -41,17 +41,21 @@ export class WebhookDispatcher {
 
   /** Re-arms the timer for the earliest due round (call after any schedule change). */
   kick(): void {
+    void this.arm().catch((e: unknown) => this.log.error('webhooks: scheduling failed', e));
+  }
+
+  private async arm(): Promise<void> {
     if (this.stopped) return;
+    const next = await this.repo.nextDueAt();
     clearTimeout(this.timer);
-    const next = this.repo.nextDueAt();
-    if (next === null) return;
-    this.timer = setTimeout(() => this.tick(), Math.min(MAX_TIMER_MS, Math.max(0, next - Date.now())));
+    if (next === null || this.stopped) return;
+    this.timer = setTimeout(() => void this.tick(), Math.min(MAX_TIMER_MS, Math.max(0, next - Date.now())));
     this.timer.unref();
   }
 
-  private tick(): void {
+  private async tick(): Promise<void> {
     if (this.stopped) return;
-    for (const d of this.repo.due(Date.now())) {
+    for (const d of await this.repo.due(Date.now())) {
       if (this.running.has(d.responseId)) continue;
       const p = this.runRound(d)
         .catch((e) => this.log.error('webhooks: round failed unexpectedly', e))
@@ -66,9 +70,9 @@ export class WebhookDispatcher {
 
   private async runRound(d: Delivery): Promise<void> {
     const round = d.roundsDone + 1;
-    const payload = this.payload(d.responseId, d.orgId);
+    const payload = await this.payload(d.responseId, d.orgId);
     if (!payload) {
-      this.repo.finishRound(d.responseId, 'failed', Date.now(), Date.now());
+      await this.repo.finishRound(d.responseId, 'failed', Date.now(), Date.now());
       return;
     }
     const deadline = Date.now() + this.schedule.roundBudgetMs;
@@ -79,13 +83,13 @@ export class WebhookDispatcher {
       const at = Date.now();
       const r = await this.send(d, payload, Math.min(this.schedule.attemptTimeoutMs, left));
       if (this.stopped) return; // interrupted by shutdown: the round runs again after restart
-      this.repo.recordAttempt(d.responseId, { round, attempt, at, status_code: r.status, latency_ms: Date.now() - at, error: r.error });
+      await this.repo.recordAttempt(d.responseId, { round, attempt, at, status_code: r.status, latency_ms: Date.now() - at, error: r.error });
       delivered = r.status !== null && r.status >= 200 && r.status < 300;
     }
     const now = Date.now();
-    if (delivered) this.repo.finishRound(d.responseId, 'delivered', now, now);
-    else if (round >= d.roundLimit) this.repo.finishRound(d.responseId, 'failed', now, now);
-    else this.repo.finishRound(d.responseId, 'pending', now + delayAfterRound(this.schedule, round), now);
+    if (delivered) await this.repo.finishRound(d.responseId, 'delivered', now, now);
+    else if (round >= d.roundLimit) await this.repo.finishRound(d.responseId, 'failed', now, now);
+    else await this.repo.finishRound(d.responseId, 'pending', now + delayAfterRound(this.schedule, round), now);
   }
 
   private async send(d: Delivery, p: { body: string; secret: string }, timeoutMs: number): Promise<{ status: number | null; error: string | null }> {

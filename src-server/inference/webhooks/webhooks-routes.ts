@@ -32,6 +32,6 @@ export function webhookRoutes(r: RouteRegistrar, deliveries: WebhookDeliveriesSe
     tag: 'inference',
     auth: 'org',
     summary: 'The secret that signs completion webhooks (Standard Webhooks, whsec_...)',
-    handler: ({ auth }) => ({ webhook_secret: organization.get(auth.orgId).webhook_secret }),
+    handler: async ({ auth }) => ({ webhook_secret: (await organization.get(auth.orgId)).webhook_secret }),
   });
 }

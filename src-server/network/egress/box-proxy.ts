@@ -30,12 +30,10 @@ export class BoxProxy {
     });
     this.server.on('connect', (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
       if (!this.boxId) return void rawReply(socket, 503, 'This proxy port is not assigned to a box.\n');
-      try {
-        openTunnel(this.deps, this.boxId, req, socket, head);
-      } catch (e) {
+      openTunnel(this.deps, this.boxId, req, socket, head).catch((e) => {
         this.deps.onError?.('egress tunnel', e);
         socket.destroy();
-      }
+      });
     });
     this.server.on('connection', (s: Socket) => {
       this.sockets.add(s);

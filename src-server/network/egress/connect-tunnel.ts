@@ -5,7 +5,7 @@ import { matchHost, portAllowed } from '../../policies/ports.js';
 import { decideConnect } from './decide.js';
 import { forwardTo, type ForwardTarget } from './forward-core.js';
 import { interceptTunnel } from './intercept.js';
-import { CONNECT_TIMEOUT_MS, DEFAULT_IDLE_MS, nowIso, rawReply, type ProxyDeps } from './proxy-deps.js';
+import { CONNECT_TIMEOUT_MS, DEFAULT_IDLE_MS, failed, nowIso, rawReply, type ProxyDeps } from './proxy-deps.js';
 import { forwardUpgrade } from './upgrade.js';
 import { connectOptions, defaultResolver } from './upstream.js';
 
@@ -18,7 +18,7 @@ const AUTHORITY = /^\[?([^\][]+?)\]?:(\d{1,5})$/;
  * is decided by host alone and the bytes are relayed untouched. The log entry is written when the tunnel opens (or is
  * refused) and gets its byte counts when it closes.
  */
-export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMessage, client: Duplex, head: Buffer) {
+export async function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMessage, client: Duplex, head: Buffer) {
   client.on('error', () => {});
   const m = AUTHORITY.exec(req.url ?? '');
   const port = m ? Number(m[2]) : 0;
@@ -27,7 +27,7 @@ export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMes
     return;
   }
   const host = m[1]!.toLowerCase();
-  const policy = deps.policyFor(boxId);
+  const policy = await deps.policyFor(boxId);
   const key = policy ? matchHost(policy.document, host) : undefined;
   if (deps.gateway?.isGateway(host, port)) return gatewayTunnel(deps, boxId, host, port, client, head);
   const gatewayPort = deps.gateway?.port();
@@ -111,8 +111,12 @@ export function openTunnel(deps: ProxyDeps, boxId: string, req: http.IncomingMes
  */
 function gatewayTunnel(deps: ProxyDeps, boxId: string, host: string, port: number, client: Duplex, head: Buffer) {
   const target = (pathAndQuery: string | undefined): ForwardTarget => ({ scheme: 'http', host, port, pathAndQuery: pathAndQuery || '/' });
-  const server = http.createServer((req, res) => forwardTo(deps, boxId, req, res, target(req.url)));
-  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, h: Buffer) => forwardUpgrade(deps, boxId, req, socket, h, target(req.url)));
+  const server = http.createServer((req, res) => void forwardTo(deps, boxId, req, res, target(req.url)).catch((e) => failed(deps, res, e)));
+  server.on(
+    'upgrade',
+    (req: http.IncomingMessage, socket: Duplex, h: Buffer) =>
+      void forwardUpgrade(deps, boxId, req, socket, h, target(req.url)).catch((e) => failed(deps, socket, e)),
+  );
   client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
   if (head.length) client.unshift(head);
   server.emit('connection', client);

@@ -80,8 +80,8 @@ beforeAll(async () => {
     internal: true,
   });
   egress = await startTestEgress('icpt', BOX, {
-    policyFor: () => policy,
-    secretFor: (_b, n) => (n === 'API_KEY' ? SECRET : undefined),
+    policyFor: async () => policy,
+    secretFor: async (_b, n) => (n === 'API_KEY' ? SECRET : undefined),
     resolve,
     tlsCa: goodCert,
   });
@@ -95,11 +95,11 @@ afterAll(async () => {
   bad.close();
 });
 
-beforeEach(() => {
+beforeEach(async () => {
   seen = [];
   policy = null;
-  repo.flush();
-  db.prepare('DELETE FROM egress_log').run();
+  await repo.flush();
+  await db.run('DELETE FROM egress_log');
 });
 
 /** CONNECT through the proxy then TLS, trusting only the install's egress CA (as a box does). */
@@ -156,7 +156,7 @@ describe('egress TLS interception', () => {
     expect(refused.status).toBe(403);
     expect(refused.text).toMatch(/no rule of host entry api\.example\.test matches DELETE \/v1\/models/);
     t!.destroy();
-    const log = repo.page(BOX, 10, 0).rows.reverse();
+    const log = (await repo.page(BOX, 10, 0)).rows.reverse();
     expect(log.map((e) => [e.method, e.path, e.scheme, e.verdict, e.status, e.rule_index])).toEqual([
       ['GET', '/v1/models', 'https', 'allow', 200, 0],
       ['GET', '/v1/other', 'https', 'allow', 200, 0],
@@ -203,7 +203,7 @@ describe('egress TLS interception', () => {
     expect(posted).toBe(`upstream saw POST /up key=${SECRET} bytes=70005`);
     expect(seen.at(-1)!.headers['transfer-encoding']).toBe('chunked');
     session.close();
-    expect(repo.page(BOX, 2, 0).rows.map((r) => [r.method, r.path, r.status, r.bytes_out])).toEqual([
+    expect((await repo.page(BOX, 2, 0)).rows.map((r) => [r.method, r.path, r.status, r.bytes_out])).toEqual([
       ['POST', '/up', 200, 70005],
       ['GET', '/h2', 200, 0],
     ]);
@@ -243,7 +243,7 @@ describe('egress TLS interception', () => {
     ws.close();
     await once(ws, 'close');
     // the entry is written when the exchange ends: waited for, not a fixed 50 ms (a loaded machine)
-    await vi.waitFor(() => expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ method: 'GET', path: '/ws', scheme: 'https', status: 101 }), {
+    await vi.waitFor(async () => expect((await repo.page(BOX, 1, 0)).rows[0]).toMatchObject({ method: 'GET', path: '/ws', scheme: 'https', status: 101 }), {
       timeout: 10_000,
     });
   });
@@ -269,8 +269,8 @@ describe('egress TLS interception', () => {
     expect(down.sha).toBe(createHash('sha256').update(BIG_BODY).digest('hex'));
     t!.destroy();
     await vi.waitFor(
-      () =>
-        expect(repo.page(BOX, 2, 0).rows.map((r) => [r.method, r.bytes_out, r.bytes_in])).toEqual([
+      async () =>
+        expect((await repo.page(BOX, 2, 0)).rows.map((r) => [r.method, r.bytes_out, r.bytes_in])).toEqual([
           ['GET', 0, BIG],
           ['PUT', BIG, up.text.length],
         ]),
@@ -286,7 +286,7 @@ describe('egress TLS interception', () => {
     expect(r.text).toContain('GET /direct');
     t!.destroy();
     await new Promise((res) => setTimeout(res, 50));
-    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ method: 'CONNECT', path: null, scheme: 'tunnel' });
+    expect((await repo.page(BOX, 1, 0)).rows[0]).toMatchObject({ method: 'CONNECT', path: null, scheme: 'tunnel' });
   });
 
   it('a host the policy does not list is refused at CONNECT', async () => {
@@ -301,7 +301,7 @@ describe('egress CA', () => {
     expect(again.info).toEqual(ca.info);
     expect(ca.info.certificate).toMatch(/^-----BEGIN CERTIFICATE-----/);
     expect(ca.info.fingerprint_sha256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
-    const row = db.prepare('SELECT key_sealed FROM egress_ca').get() as { key_sealed: Buffer };
+    const row = (await db.get('SELECT key_sealed FROM egress_ca')) as { key_sealed: Buffer };
     const pkcs8Prefix = Buffer.from('308187020100301306072a8648ce3d020106082a8648ce3d030107', 'hex');
     expect(row.key_sealed.includes(pkcs8Prefix)).toBe(false);
     const x = new (await import('node:crypto')).X509Certificate(ca.info.certificate);
@@ -314,8 +314,8 @@ describe('egress CA', () => {
 
   it('a replaced CA stays trusted for its grace period, across a restart, then drops out', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'egress-grace-'));
-    const gdb = openDatabase(dir);
-    const open = () => EgressCa.open(gdb, () => CryptoBox.forDataDir(dir), 60_000);
+    const gdb = await openDatabase(dir);
+    const open = async () => await EgressCa.open(gdb, () => CryptoBox.forDataDir(dir), 60_000);
     const ca1 = await open();
     const old = ca1.info;
     const t0 = Date.now();
@@ -334,6 +334,6 @@ describe('egress CA', () => {
     const leaf = new X509Certificate((await reopened.contextFor('grace.example.test')).cert);
     expect(leaf.checkIssued(new X509Certificate(now.certificate))).toBe(true);
     expect(leaf.checkIssued(new X509Certificate(old.certificate))).toBe(false);
-    gdb.close();
+    await gdb.close();
   });
 });

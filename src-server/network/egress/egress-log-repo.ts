@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import type { EgressLogEntry } from '../../contract/network.js';
-import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../db/connection.js';
 
 const COLS =
@@ -32,14 +31,23 @@ export class EgressRepo {
   ) {}
 
   private queued: { boxId: string; e: EgressLogEntry }[] = [];
-  private statements = new Map<string, Statement<unknown[]>>();
-  /** Prepared once per SQL text (the NORMAL-sync connection has no statement cache of its own). */
-  private sql(text: string) {
-    let st = this.statements.get(text);
-    if (!st) this.statements.set(text, (st = this.db.prepare<unknown[]>(text)));
-    return st;
-  }
   private flushTimer: NodeJS.Timeout | undefined;
+  /** Writes in order, one at a time; the proxy never waits for them. */
+  private writes: Promise<unknown> = Promise.resolve();
+  private tickets = 0;
+  /** Ticket (what `add` answers) → the row's id once inserted, for `finish`. */
+  private rowIds = new Map<number, Promise<number | undefined>>();
+  /** Where a failed log write is reported (the log is best effort: the proxy's answer does not wait for it). */
+  onError: (e: unknown) => void = (e) => console.error('egress log: write failed', e);
+
+  private queue<T>(fn: () => Promise<T>): Promise<T | undefined> {
+    const p = this.writes.then(fn).catch((e: unknown) => {
+      this.onError(e);
+      return undefined;
+    });
+    this.writes = p;
+    return p;
+  }
 
   /**
    * Appends a finished request's entry off the request path: entries are written in one
@@ -50,28 +58,43 @@ export class EgressRepo {
    */
   record(boxId: string, e: EgressLogEntry) {
     this.queued.push({ boxId, e });
-    if (this.queued.length >= 500) this.flush();
-    else this.flushTimer ??= setTimeout(() => this.flush(), 50).unref();
+    if (this.queued.length >= 500) void this.flush();
+    else this.flushTimer ??= setTimeout(() => void this.flush(), 50).unref();
   }
 
-  flush() {
+  /** Writes the queued entries (and waits for every write before them). */
+  async flush(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     const batch = this.queued;
-    if (!batch.length) return;
     this.queued = [];
-    this.db.transaction(() => {
-      for (const q of batch) this.add(q.boxId, q.e);
-    })();
+    if (batch.length) {
+      await this.queue(() =>
+        this.db.transaction(async () => {
+          for (const q of batch) await this.insert(q.boxId, q.e);
+        }),
+      );
+    } else await this.writes;
   }
 
-  /** Appends an entry; returns its row id so a tunnel can record its byte counts when it closes. */
+  /**
+   * Appends an entry now (a tunnel's, whose byte counts come when it closes); answers a
+   * ticket for `finish`. The write itself is queued: the proxy does not wait for the store.
+   */
   add(boxId: string, e: EgressLogEntry): number {
-    const id = Number(
-      this.sql(
-        `INSERT INTO egress_log (box_id, ${COLS})
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
+    const ticket = ++this.tickets;
+    this.rowIds.set(
+      ticket,
+      this.queue(() => this.insert(boxId, e)),
+    );
+    return ticket;
+  }
+
+  private async insert(boxId: string, e: EgressLogEntry): Promise<number> {
+    const row = await this.db.get<{ id: number }>(
+      `INSERT INTO egress_log (box_id, ${COLS})
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      [
         boxId,
         e.at,
         e.method,
@@ -89,80 +112,89 @@ export class EgressRepo {
         e.reason,
         e.injected_headers?.length ? JSON.stringify(e.injected_headers) : null,
         e.upgraded_to_https ? 1 : null,
-      ).lastInsertRowid,
+      ],
     );
-    this.maybePrune(boxId);
+    const id = Number(row!.id);
+    await this.maybePrune(boxId);
     this.events.emit(`entry:${boxId}`, { id, ...e, injected_headers: e.injected_headers ?? [], upgraded_to_https: e.upgraded_to_https ?? false });
     return id;
   }
 
-  finish(id: number, fields: { status?: number | null; bytes_out: number; bytes_in: number; duration_ms?: number }) {
-    this.sql('UPDATE egress_log SET status = COALESCE(?, status), bytes_out = ?, bytes_in = ?, duration_ms = COALESCE(?, duration_ms) WHERE id = ?').run(
-      fields.status ?? null,
-      fields.bytes_out,
-      fields.bytes_in,
-      fields.duration_ms ?? null,
-      id,
-    );
-    const row = this.sql(`SELECT box_id, ${COLS} FROM egress_log WHERE id = ?`).get(id) as (StoredRow & { box_id: string }) | undefined;
-    if (row) {
-      const { box_id, ...e } = row;
-      this.events.emit(`entry:${box_id}`, { id, ...entryOf(e) });
-    }
+  finish(ticket: number, fields: { status?: number | null; bytes_out: number; bytes_in: number; duration_ms?: number }) {
+    const inserted = this.rowIds.get(ticket);
+    this.rowIds.delete(ticket);
+    if (!inserted) return;
+    void this.queue(async () => {
+      const id = await inserted;
+      if (id === undefined) return;
+      await this.db.run(
+        'UPDATE egress_log SET status = COALESCE(?, status), bytes_out = ?, bytes_in = ?, duration_ms = COALESCE(?, duration_ms) WHERE id = ?',
+        [fields.status ?? null, fields.bytes_out, fields.bytes_in, fields.duration_ms ?? null, id],
+      );
+      const row = await this.db.get<StoredRow & { box_id: string }>(`SELECT box_id, ${COLS} FROM egress_log WHERE id = ?`, [id]);
+      if (row) {
+        const { box_id, ...e } = row;
+        this.events.emit(`entry:${box_id}`, { id, ...entryOf(e) });
+      }
+    });
   }
 
   /** Newest first, optionally only one verdict and/or one host. */
-  page(
+  async page(
     boxId: string,
     limit: number,
     offset: number,
     f: { verdict?: string; host?: string } = {},
-  ): { rows: (EgressLogEntry & { id: number })[]; total: number } {
-    this.flush();
+  ): Promise<{ rows: (EgressLogEntry & { id: number })[]; total: number }> {
+    await this.flush();
     const where = `box_id = ?${f.verdict ? ' AND verdict = ?' : ''}${f.host ? ' AND host = ?' : ''}`;
     const args = [boxId, ...(f.verdict ? [f.verdict] : []), ...(f.host ? [f.host.toLowerCase()] : [])];
-    const rows = this.db
-      .prepare(`SELECT id, ${COLS} FROM egress_log WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`)
-      .all(...args, limit, offset)
-      .map((r) => ({ ...entryOf(r as StoredRow), id: (r as { id: number }).id }));
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM egress_log WHERE ${where}`).get(...args) as { n: number }).n;
+    const rows = (
+      await this.db.all<StoredRow & { id: number }>(`SELECT id, ${COLS} FROM egress_log WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`, [
+        ...args,
+        limit,
+        offset,
+      ])
+    ).map((r) => ({ ...entryOf(r), id: r.id }));
+    const total = ((await this.db.get(`SELECT COUNT(*) AS n FROM egress_log WHERE ${where}`, args)) as { n: number }).n;
     return { rows, total };
   }
 
   /** Keeps the newest `keep` entries of a box; checked every tenth of `keep` inserts (and at least every 100). */
-  private maybePrune(boxId: string) {
+  private async maybePrune(boxId: string) {
     const n = (this.sincePrune.get(boxId) ?? 0) + 1;
     if (n < Math.max(1, Math.min(100, Math.floor(this.keep / 10)))) {
       this.sincePrune.set(boxId, n);
       return;
     }
     this.sincePrune.set(boxId, 0);
-    this.sql(
+    await this.db.run(
       `DELETE FROM egress_log WHERE box_id = ? AND id <= (
            SELECT id FROM egress_log WHERE box_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
-    ).run(boxId, boxId, this.keep);
+      [boxId, boxId, this.keep],
+    );
   }
 
-  deleteBox(boxId: string) {
-    this.flush();
-    this.db.prepare('DELETE FROM egress_log WHERE box_id = ?').run(boxId);
-    this.db.prepare('DELETE FROM egress_ports WHERE box_id = ?').run(boxId);
+  async deleteBox(boxId: string) {
+    await this.flush();
+    await this.db.run('DELETE FROM egress_log WHERE box_id = ?', [boxId]);
+    await this.db.run('DELETE FROM egress_ports WHERE box_id = ?', [boxId]);
     this.sincePrune.delete(boxId);
   }
 
-  port(boxId: string): number | undefined {
-    return (this.db.prepare('SELECT port FROM egress_ports WHERE box_id = ?').get(boxId) as { port: number } | undefined)?.port;
+  async port(boxId: string): Promise<number | undefined> {
+    return ((await this.db.get('SELECT port FROM egress_ports WHERE box_id = ?', [boxId])) as { port: number } | undefined)?.port;
   }
 
-  ports(): { box_id: string; port: number }[] {
-    return this.db.prepare('SELECT box_id, port FROM egress_ports').all() as { box_id: string; port: number }[];
+  async ports(): Promise<{ box_id: string; port: number }[]> {
+    return (await this.db.all('SELECT box_id, port FROM egress_ports')) as { box_id: string; port: number }[];
   }
 
-  setPort(boxId: string, port: number) {
-    this.db.prepare('INSERT INTO egress_ports (box_id, port) VALUES (?, ?) ON CONFLICT(box_id) DO UPDATE SET port = excluded.port').run(boxId, port);
+  async setPort(boxId: string, port: number) {
+    await this.db.run('INSERT INTO egress_ports (box_id, port) VALUES (?, ?) ON CONFLICT(box_id) DO UPDATE SET port = excluded.port', [boxId, port]);
   }
 
-  dropPort(boxId: string) {
-    this.db.prepare('DELETE FROM egress_ports WHERE box_id = ?').run(boxId);
+  async dropPort(boxId: string) {
+    await this.db.run('DELETE FROM egress_ports WHERE box_id = ?', [boxId]);
   }
 }

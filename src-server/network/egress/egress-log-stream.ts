@@ -12,7 +12,7 @@ const MAX_QUEUED = 1000;
  * comes again with its byte counts when it closes (same `id`: replace it). Filters apply to
  * both. A comment line every 15 s keeps idle connections open through intermediaries.
  */
-export function streamEgressLog(res: Response, repo: EgressRepo, boxId: string, limit: number, f: { verdict?: string; host?: string }) {
+export async function streamEgressLog(res: Response, repo: EgressRepo, boxId: string, limit: number, f: { verdict?: string; host?: string }) {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
   res.flushHeaders();
   const wanted = (e: Row) => (!f.verdict || e.verdict === f.verdict) && (!f.host || e.host === f.host.toLowerCase());
@@ -21,7 +21,7 @@ export function streamEgressLog(res: Response, repo: EgressRepo, boxId: string, 
     if (res.writableLength > MAX_QUEUED * 512) return void res.destroy();
     res.write(`id: ${e.id}\nevent: entry\ndata: ${JSON.stringify(e)}\n\n`);
   };
-  for (const e of repo.page(boxId, limit, 0, f).rows.reverse()) send(e);
+  for (const e of (await repo.page(boxId, limit, 0, f)).rows.reverse()) send(e);
   const topic = `entry:${boxId}`;
   repo.events.on(topic, send);
   const ping = setInterval(() => res.write(': keep-alive\n\n'), 15_000);

@@ -67,9 +67,9 @@ beforeAll(async () => {
   tlsCert = kc.cert;
   tlsUp = https.createServer(kc, (req, res) => res.end(`tls upstream saw ${req.method} ${req.url} key=${req.headers['x-api-key']}`));
   tlsPort = await listen(tlsUp);
-  db = openDatabase(fs.mkdtempSync(path.join(os.tmpdir(), 'egress-test-')));
+  db = await openDatabase(fs.mkdtempSync(path.join(os.tmpdir(), 'egress-test-')));
   repo = new EgressRepo(db, 20);
-  deps = { policyFor: () => policy, secretFor: (_b, n) => secrets[n], log: repo, resolve, tlsCa: tlsCert };
+  deps = { policyFor: async () => policy, secretFor: async (_b, n) => secrets[n], log: repo, resolve, tlsCa: tlsCert };
   proxy = new BoxProxy(deps);
   proxy.boxId = BOX;
   proxyPort = await proxy.listen();
@@ -80,14 +80,14 @@ afterAll(async () => {
   upstream.close();
   echo.close();
   tlsUp.close();
-  db.close();
+  await db.close();
 });
 
-beforeEach(() => {
+beforeEach(async () => {
   seen = [];
   policy = null;
-  repo.flush();
-  db.prepare('DELETE FROM egress_log').run();
+  await repo.flush();
+  await db.run('DELETE FROM egress_log');
 });
 
 function listen(s: net.Server): Promise<number> {
@@ -133,7 +133,7 @@ describe('egress proxy: plain HTTP', () => {
     expect(r.status).toBe(200);
     expect(r.text).toContain('upstream saw GET /v1/x?q=1');
     expect(seen[0]!.headers.host).toBe('api.example.test');
-    const { rows } = repo.page(BOX, 10, 0);
+    const { rows } = await repo.page(BOX, 10, 0);
     expect(rows[0]).toMatchObject({
       method: 'GET',
       host: 'api.example.test',
@@ -157,7 +157,7 @@ describe('egress proxy: plain HTTP', () => {
     expect(denied.text).toContain('only-api');
     expect(denied.text).toContain('hp_11111111-2222-4333-8444-555555555555');
     expect(seen.map((s) => s.url)).toEqual(['/ok']);
-    const { rows } = repo.page(BOX, 10, 0);
+    const { rows } = await repo.page(BOX, 10, 0);
     expect(rows.map((r) => [r.host, r.verdict, r.status])).toEqual([
       ['other.example.test', 'deny', 403],
       ['api.example.test', 'allow', 200],
@@ -190,7 +190,7 @@ describe('egress proxy: plain HTTP', () => {
     );
     expect((await get('http://api.example.test/x')).status).toBe(200);
     expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(['GET /x']);
-    const rows = repo.page(BOX, 10, 0).rows.reverse();
+    const rows = (await repo.page(BOX, 10, 0)).rows.reverse();
     expect(rows.map((x) => [x.verdict, x.rule_index, x.status])).toEqual([
       ['respond', 0, 418],
       ['deny', null, 403],
@@ -210,7 +210,7 @@ describe('egress proxy: plain HTTP', () => {
     expect(seen[0]!.body).toBe('hello');
     expect(r.sent).not.toContain(SECRET);
     expect(r.text).not.toContain(SECRET);
-    const row = repo.page(BOX, 1, 0).rows[0]!;
+    const row = (await repo.page(BOX, 1, 0)).rows[0]!;
     expect(row).toMatchObject({ verdict: 'allow', rule_index: 0, bytes_out: 5, upgraded_to_https: false });
     // The log names the header and the secret it came from, never the value.
     expect(row.injected_headers).toEqual([{ name: 'authorization', secret: 'API_TOKEN' }]);
@@ -222,7 +222,7 @@ describe('egress proxy: plain HTTP', () => {
     const r = await get('http://tls.example.test/v1/models');
     expect(r.status).toBe(200);
     expect(r.text).toContain('tls upstream saw GET /v1/models key=' + SECRET);
-    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({
+    expect((await repo.page(BOX, 1, 0)).rows[0]).toMatchObject({
       host: 'tls.example.test',
       verdict: 'allow',
       status: 200,
@@ -233,7 +233,7 @@ describe('egress proxy: plain HTTP', () => {
     use({ 'other.example.test': { rules: [{ request: { set: { headers: { 'x-api-key': '${secrets.API_TOKEN}' } } } }] } });
     const bad = await get('http://other.example.test/v1/models');
     expect(bad.status).toBe(502);
-    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ host: 'other.example.test', upgraded_to_https: true });
+    expect((await repo.page(BOX, 1, 0)).rows[0]).toMatchObject({ host: 'other.example.test', upgraded_to_https: true });
   });
 
   it('a missing secret refuses the request instead of sending the template', async () => {
@@ -324,7 +324,7 @@ describe('egress proxy: CONNECT', () => {
     expect(r.status).toBe(200);
     expect(r.echoed).toBe('ping through the tunnel');
     await new Promise((res) => setTimeout(res, 50));
-    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({
+    expect((await repo.page(BOX, 1, 0)).rows[0]).toMatchObject({
       method: 'CONNECT',
       host: 'secure.example.test',
       port: 443,
@@ -342,8 +342,8 @@ describe('egress proxy: CONNECT', () => {
     const r = await connect('evil.example.test:443', 'x');
     expect(r.status).toBe(403);
     expect(r.echoed).toContain('tls-only');
-    expect(repo.page(BOX, 1, 0).rows[0]).toMatchObject({ method: 'CONNECT', verdict: 'deny', status: 403 });
-    expect(repo.page(BOX, 1, 0).rows[0]!.reason).toContain('tls-only');
+    expect((await repo.page(BOX, 1, 0)).rows[0]).toMatchObject({ method: 'CONNECT', verdict: 'deny', status: 403 });
+    expect((await repo.page(BOX, 1, 0)).rows[0]!.reason).toContain('tls-only');
   });
 
   it('an unconditional respond rule answers the CONNECT itself', async () => {
@@ -389,11 +389,11 @@ describe('egress log', () => {
       duration_ms: 1,
       reason: null,
     });
-    const first = repo.page(BOX, 5, 0);
+    const first = await repo.page(BOX, 5, 0);
     expect(first.total).toBeLessThanOrEqual(22);
     expect(first.total).toBeGreaterThanOrEqual(20);
     expect(first.rows.map((r) => r.host)).toEqual(['h24.test', 'h23.test', 'h22.test', 'h21.test', 'h20.test']);
-    expect(repo.page(BOX, 5, 5).rows[0]!.host).toBe('h19.test');
-    expect(repo.page('box_other', 5, 0).total).toBe(1);
+    expect((await repo.page(BOX, 5, 5)).rows[0]!.host).toBe('h19.test');
+    expect((await repo.page('box_other', 5, 0)).total).toBe(1);
   });
 });

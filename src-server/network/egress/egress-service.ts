@@ -37,10 +37,10 @@ export class EgressService {
     private dep: { boxes: BoxLookup; secrets: SecretsService; policies: Pick<PoliciesService, 'get'> },
   ) {
     this.deps = {
-      policyFor: (boxId) => this.policyFor(boxId),
-      secretFor: (boxId, name) => {
-        const box = dep.boxes.get(boxId);
-        return box ? dep.secrets.resolve(box.org_id, name) : undefined;
+      policyFor: async (boxId) => await this.policyFor(boxId),
+      secretFor: async (boxId, name) => {
+        const box = await dep.boxes.get(boxId);
+        return box ? await dep.secrets.resolve(box.org_id, name) : undefined;
       },
       log: repo,
       onError: (where, e) => app.log.error(where, e),
@@ -57,10 +57,10 @@ export class EgressService {
   }
 
   /** The box's policy, read per request; a policy that vanished refuses everything (fail closed). */
-  private policyFor(boxId: string): PolicyRef | null {
-    const box = this.dep.boxes.get(boxId);
+  private async policyFor(boxId: string): Promise<PolicyRef | null> {
+    const box = await this.dep.boxes.get(boxId);
     if (!box?.http_policy_id) return null;
-    const p = this.dep.policies.get(box.org_id, box.http_policy_id);
+    const p = await this.dep.policies.get(box.org_id, box.http_policy_id);
     if (!p) return { id: box.http_policy_id, name: '(missing policy)', document: {} };
     return { id: p.id, name: p.name, document: p.document as PolicyDocument };
   }
@@ -121,9 +121,9 @@ export class EgressService {
 
   /** Re-binds the persisted ports of live boxes (VMs adopted after a restart still use them) and forgets the rest. */
   async bindPersisted() {
-    const live = new Set(this.dep.boxes.live().map((b) => b.box_id));
-    for (const { box_id, port } of this.repo.ports()) {
-      if (!live.has(box_id)) this.repo.dropPort(box_id);
+    const live = new Set((await this.dep.boxes.live()).map((b) => b.box_id));
+    for (const { box_id, port } of await this.repo.ports()) {
+      if (!live.has(box_id)) await this.repo.dropPort(box_id);
       else if (!this.byBox.has(box_id)) await this.bindAt(box_id, port);
     }
   }
@@ -137,16 +137,16 @@ export class EgressService {
     } catch (e) {
       this.app.log.error(`egress: port ${port} of box ${boxId} is taken (${(e as Error).message}); the box gets a new one at its next start`);
       if (this.byBox.get(boxId)?.proxy === proxy) this.byBox.delete(boxId);
-      this.repo.dropPort(boxId);
+      await this.repo.dropPort(boxId);
     }
   }
 
   /** Called when the box's VM (re)starts: its stable proxy port. */
-  proxyPortFor(boxId: string): number | undefined {
+  async proxyPortFor(boxId: string): Promise<number | undefined> {
     if (this.closed) return undefined;
     const known = this.byBox.get(boxId);
     if (known) return known.port;
-    const persisted = this.repo.port(boxId);
+    const persisted = await this.repo.port(boxId);
     if (persisted) {
       void this.bindAt(boxId, persisted);
       return persisted;
@@ -159,7 +159,7 @@ export class EgressService {
     }
     proxy.boxId = boxId;
     this.byBox.set(boxId, { proxy, port: proxy.port });
-    this.repo.setPort(boxId, proxy.port);
+    await this.repo.setPort(boxId, proxy.port);
     return proxy.port;
   }
 
@@ -167,7 +167,7 @@ export class EgressService {
   async forget(boxId: string) {
     const known = this.byBox.get(boxId);
     this.byBox.delete(boxId);
-    this.repo.deleteBox(boxId);
+    await this.repo.deleteBox(boxId);
     await known?.proxy.close();
   }
 
@@ -179,6 +179,6 @@ export class EgressService {
     this.byBox.clear();
     this.spares = [];
     this.deps.agents?.h1.close();
-    this.repo.flush();
+    await this.repo.flush();
   }
 }

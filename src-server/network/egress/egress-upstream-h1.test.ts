@@ -76,8 +76,8 @@ beforeAll(async () => {
   origin.on('connection', () => connections++);
   originPort = await listen(origin);
   egress = await startTestEgress('h1', BOX, {
-    policyFor: () => ({ id: 'hp_h1', name: 'h1', document }),
-    secretFor: (_b, n) => secrets[n],
+    policyFor: async () => ({ id: 'hp_h1', name: 'h1', document }),
+    secretFor: async (_b, n) => secrets[n],
     resolve: () => ({ host: '127.0.0.1', port: originPort, internal: true }),
   });
 });
@@ -118,7 +118,7 @@ function call(method: string, path: string, o: { body?: Buffer[]; headers?: http
 
 const lastEntries = async (n: number) => {
   await new Promise((r) => setTimeout(r, 80)); // entries are written when the box's answer finishes
-  return egress.repo.page(BOX, n, 0).rows;
+  return (await egress.repo.page(BOX, n, 0)).rows;
 };
 
 describe('HTTP/1.1 upstream client of the proxy', () => {

@@ -87,7 +87,7 @@ beforeAll(async () => {
   servers.push(h2o, h1o, evil);
   const ports: Record<string, number> = { [H2_HOST]: await listen(h2o), [H1_HOST]: await listen(h1o), [EVIL]: await listen(evil) };
   egress = await startTestEgress('h2', BOX, {
-    policyFor: () => ({
+    policyFor: async () => ({
       id: 'hp_22222222-2222-4333-8444-555555555555',
       name: 'h2',
       document: {
@@ -100,7 +100,7 @@ beforeAll(async () => {
         },
       },
     }),
-    secretFor: (_b, n) => (n === 'API_KEY' ? SECRET : undefined),
+    secretFor: async (_b, n) => (n === 'API_KEY' ? SECRET : undefined),
     resolve: (host) => ({ host: '127.0.0.1', port: ports[host]!, internal: true }),
     tlsCa: [h2c.cert, h1c.cert].join('\n'),
   });
@@ -112,10 +112,10 @@ afterAll(async () => {
   for (const s of servers) s.close();
 });
 
-beforeEach(() => {
+beforeEach(async () => {
   seen = [];
-  repo.flush();
-  db.prepare('DELETE FROM egress_log').run();
+  await repo.flush();
+  await db.run('DELETE FROM egress_log');
 });
 
 /** CONNECT through the proxy then TLS trusting only the install's egress CA, as a box's client does. */
@@ -177,11 +177,10 @@ async function requestH2(host: string, method: string, p: string, body?: Buffer 
   });
 }
 
-const logged = () => {
-  repo.flush();
-  return repo
-    .page(BOX, 20, 0)
-    .rows.reverse()
+const logged = async () => {
+  await repo.flush();
+  return (await repo.page(BOX, 20, 0)).rows
+    .reverse()
     .map((e) => [e.method, e.host, e.path, e.scheme, e.verdict, e.rule_index, e.status, e.bytes_out, e.bytes_in]);
 };
 
@@ -196,14 +195,14 @@ describe('HTTP/2 to origins that offer it', () => {
       [H1_HOST, '1.1', 'GET', '/v1/models?x=1', H1_HOST, SECRET],
     ]);
     await vi.waitFor(
-      () => {
-        const [e2, e1] = logged();
+      async () => {
+        const [e2, e1] = await logged();
         expect(e2).toEqual(['GET', H2_HOST, '/v1/models', 'https', 'allow', 2, 200, 0, a.text.length]);
         expect(e1!.slice(2)).toEqual(e2!.slice(2).map((v, i) => (i === 6 ? b.text.length : v)));
       },
       { timeout: 10_000 },
     );
-    expect(JSON.stringify(logged())).not.toContain(SECRET);
+    expect(JSON.stringify(await logged())).not.toContain(SECRET);
   });
 
   it('requests of one box to one origin share one HTTP/2 session; bodies stream both ways', async () => {
@@ -220,8 +219,8 @@ describe('HTTP/2 to origins that offer it', () => {
     expect(seen.every((s) => s.version === '2.0')).toBe(true);
     expect(h2Sessions - before).toBeLessThanOrEqual(1);
     await vi.waitFor(
-      () => {
-        const rows = logged();
+      async () => {
+        const rows = await logged();
         expect(rows.find((r) => r[0] === 'PUT')!.slice(7)).toEqual([body.length, results[0]!.text.length]);
         expect(rows.find((r) => r[2] === '/big')!.slice(6)).toEqual([200, 0, BIG]);
       },

@@ -81,12 +81,14 @@ export function injectedNames(d: EgressDecision): { name: string; secret: string
  * Applies the decision's header rewrites: `${secrets.NAME}` expanded here, on the host, so
  * values never enter the box. Returns the missing secret's problem text, if any.
  */
-export function injectHeaders(deps: ProxyDeps, boxId: string, d: EgressDecision, headers: http.OutgoingHttpHeaders): string | undefined {
+export async function injectHeaders(deps: ProxyDeps, boxId: string, d: EgressDecision, headers: http.OutgoingHttpHeaders): Promise<string | undefined> {
   for (const [name, template] of Object.entries(d.setHeaders ?? {})) {
-    const missing = secretRefs(template).find((s) => deps.secretFor(boxId, s) === undefined);
+    const values = new Map<string, string | undefined>();
+    for (const s of secretRefs(template)) values.set(s, await deps.secretFor(boxId, s));
+    const missing = [...values].find(([, v]) => v === undefined)?.[0];
     if (missing) return `The HTTP policy ${d.policyId} sets header ${name} from secret ${missing}, which does not exist in this organization.\n`;
     for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
-    headers[name.toLowerCase()] = expandSecretRefs(template, (s) => deps.secretFor(boxId, s)!);
+    headers[name.toLowerCase()] = expandSecretRefs(template, (s) => values.get(s)!);
   }
   return undefined;
 }
@@ -97,9 +99,9 @@ export function injectHeaders(deps: ProxyDeps, boxId: string, d: EgressDecision,
  * upstream TLS connection is always verified (system roots plus BOX_EGRESS_CA_FILE); one
  * that fails is answered 502 naming the reason, never passed through.
  */
-export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t: ForwardTarget) {
+export async function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t: ForwardTarget) {
   const method = req.method ?? 'GET';
-  const d = decideRequest(deps.policyFor(boxId), {
+  const d = decideRequest(await deps.policyFor(boxId), {
     host: t.host,
     port: t.port,
     gatewayPort: deps.gateway?.port(),
@@ -122,7 +124,7 @@ export function forwardTo(deps: ProxyDeps, boxId: string, req: Req, res: Res, t:
   if (d.verdict === 'respond') return local(d.respond!.status, d.respond!.body ?? '', d.verdict, d.message);
 
   const headers = upstreamHeaders(req, t);
-  const missing = injectHeaders(deps, boxId, d, headers);
+  const missing = await injectHeaders(deps, boxId, d, headers);
   if (missing) return local(502, missing, 'missing-secret');
   log.injected = injectedNames(d);
   if (deps.gateway?.isGateway(t.host, t.port) && !deps.gateway.authorize(boxId, headers)) {

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { forwardTo } from './forward-core.js';
-import type { ProxyDeps } from './proxy-deps.js';
+import { failed, type ProxyDeps } from './proxy-deps.js';
 import { HOST_INTERNAL } from './upstream.js';
 
 /** The request URI names a port (URL drops a default one: `http://h:80/` has port ''). */
@@ -28,11 +28,11 @@ export function forwardHttp(deps: ProxyDeps, boxId: string, req: http.IncomingMe
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const secure = url.protocol === 'https:';
   const port = url.port ? Number(url.port) : secure ? 443 : 80;
-  forwardTo(deps, boxId, req, res, {
+  void forwardTo(deps, boxId, req, res, {
     scheme: secure ? 'https' : 'http',
     host,
     port,
     pathAndQuery: url.pathname + url.search,
     upgradeWhenInjecting: !secure && !EXPLICIT_PORT.test(req.url!) && host !== HOST_INTERNAL,
-  });
+  }).catch((e) => failed(deps, res, e));
 }

@@ -3,7 +3,7 @@ import http2 from 'node:http2';
 import crypto from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { forwardTo, type ForwardTarget } from './forward-core.js';
-import { rawReply, type ProxyDeps } from './proxy-deps.js';
+import { failed, rawReply, type ProxyDeps } from './proxy-deps.js';
 import { forwardUpgrade } from './upgrade.js';
 import { AES128_FIRST_CIPHERS, CHACHA20_FIRST_CIPHERS } from './upstream-tls.js';
 
@@ -45,9 +45,13 @@ function serverFor(deps: ProxyDeps, boxId: string, host: string, port: number, l
   const target = (pathAndQuery: string | undefined): ForwardTarget => ({ scheme: 'https', host, port, pathAndQuery: pathAndQuery || '/' });
   const server = http2.createSecureServer(
     { allowHTTP1: true, key: leaf.key, cert: leaf.cert, SNICallback: (_n, cb) => cb(null, leaf.context), ...boxLegCiphers(chacha) },
-    (req, res) => forwardTo(deps, boxId, req, res, target(req.url)),
+    (req, res) => void forwardTo(deps, boxId, req, res, target(req.url)).catch((e) => failed(deps, res, e)),
   );
-  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, h: Buffer) => forwardUpgrade(deps, boxId, req, socket, h, target(req.url)));
+  server.on(
+    'upgrade',
+    (req: http.IncomingMessage, socket: Duplex, h: Buffer) =>
+      void forwardUpgrade(deps, boxId, req, socket, h, target(req.url)).catch((e) => failed(deps, socket, e)),
+  );
   server.on('sessionError', (_e, session: http2.ServerHttp2Session) => session.destroy());
   server.on('tlsClientError', (_e, socket: Duplex) => socket.destroy());
   byTarget.set(key, { leaf, chacha, server });

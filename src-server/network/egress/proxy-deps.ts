@@ -10,9 +10,9 @@ import type { UpstreamSessions } from './upstream-h2.js';
 /** What the proxy needs from the rest of the service; tests pass stand-ins. */
 export interface ProxyDeps {
   /** Looked up per request, so attaching, detaching or editing a policy applies at once. */
-  policyFor(boxId: string): PolicyRef | null;
+  policyFor(boxId: string): Promise<PolicyRef | null>;
   /** A secret of the box's organization, or undefined when it does not exist. Read on the host only. */
-  secretFor(boxId: string, name: string): string | undefined;
+  secretFor(boxId: string, name: string): Promise<string | undefined>;
   log: {
     add(boxId: string, e: EgressLogEntry): number;
     /** A finished request's entry, written in the background (default: add). */
@@ -61,3 +61,9 @@ export function rawReply(socket: { write(s: string | Buffer): unknown; end(): un
 }
 
 export const nowIso = () => new Date().toISOString();
+
+/** A request the proxy could not decide (the store failed): logged, and the connection closed. */
+export function failed(deps: Pick<ProxyDeps, 'onError'>, conn: { destroy(): unknown }, e: unknown): void {
+  deps.onError?.('egress request', e);
+  conn.destroy();
+}

@@ -12,10 +12,10 @@ import { upstreamTls, upstreamTlsProblem } from './upstream-tls.js';
  * header rewrites with secrets), then the upstream's 101 is relayed and the two sockets
  * are joined. Anything but a 101 from the upstream is relayed as a plain answer.
  */
-export function forwardUpgrade(deps: ProxyDeps, boxId: string, req: http.IncomingMessage, client: Duplex, head: Buffer, t: ForwardTarget) {
+export async function forwardUpgrade(deps: ProxyDeps, boxId: string, req: http.IncomingMessage, client: Duplex, head: Buffer, t: ForwardTarget) {
   client.on('error', () => {});
   const method = req.method ?? 'GET';
-  const d = decideRequest(deps.policyFor(boxId), {
+  const d = decideRequest(await deps.policyFor(boxId), {
     host: t.host,
     port: t.port,
     gatewayPort: deps.gateway?.port(),
@@ -30,7 +30,7 @@ export function forwardUpgrade(deps: ProxyDeps, boxId: string, req: http.Incomin
   if (d.verdict === 'deny') return local(403, `${d.message}\n`);
   if (d.verdict === 'respond') return local(d.respond!.status, d.respond!.body ?? '');
   const headers = upstreamHeaders(req, t);
-  const missing = injectHeaders(deps, boxId, d, headers);
+  const missing = await injectHeaders(deps, boxId, d, headers);
   if (missing) return local(502, missing);
   log.injected = injectedNames(d);
   headers.connection = 'Upgrade';

@@ -26,8 +26,8 @@ export class Ingress {
     private boxes: BoxService,
     private listeners: ListenerService,
   ) {
-    this.server = http.createServer((req, res) => void this.handle(req, res).catch((e) => this.fail(res, e)));
-    this.server.on('upgrade', (req, socket, head) => void this.upgrade(req, socket, head).catch(() => socket.destroy()));
+    this.server = http.createServer(async (req, res) => void this.handle(req, res).catch((e) => this.fail(res, e)));
+    this.server.on('upgrade', async (req, socket, head) => void this.upgrade(req, socket, head).catch(() => socket.destroy()));
     this.server.on('connection', (s) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
@@ -63,12 +63,12 @@ export class Ingress {
   private async ready(box: BoxRecord): Promise<BoxRecord> {
     const boxes = this.boxes;
     const cur = box.status === 'running' ? box : await boxes.ensureRunning(box, 'exec');
-    boxes.touch(cur.box_id);
+    await boxes.touch(cur.box_id);
     return cur;
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
-    const route = routeHost(this.boxes, this.listeners, req.headers.host);
+    const route = await routeHost(this.boxes, this.listeners, req.headers.host);
     if ('miss' in route) return page(res, 404, 'Nothing published here', route.miss);
     const woke = route.box.status !== 'running';
     try {
@@ -117,7 +117,7 @@ export class Ingress {
 
   private async upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer) {
     socket.on('error', () => {});
-    const route = routeHost(this.boxes, this.listeners, req.headers.host);
+    const route = await routeHost(this.boxes, this.listeners, req.headers.host);
     if ('miss' in route) return socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     await this.ready(route.box);
     const up = net.connect(route.listener.host_port, '127.0.0.1', () => {

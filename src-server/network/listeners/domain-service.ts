@@ -17,20 +17,21 @@ export class DomainService {
     return { domain: d.domain, box_id: d.box_id, guest_port: d.guest_port, public_url: `http://${d.domain}:${this.ingressPort()}/`, created_at: d.created_at };
   }
 
-  list(box: BoxRecord): BoxDomain[] {
-    return this.repo.domains(box.box_id).map((d) => this.view(d));
+  async list(box: BoxRecord): Promise<BoxDomain[]> {
+    return (await this.repo.domains(box.box_id)).map((d) => this.view(d));
   }
 
-  add(box: BoxRecord, body: CreateDomainBody): BoxDomain {
-    const taken = this.repo.domain(body.domain);
+  async add(box: BoxRecord, body: CreateDomainBody): Promise<BoxDomain> {
+    const taken = await this.repo.domain(body.domain);
     if (taken)
       throw conflict(
         taken.box_id === box.box_id ? `${body.domain} already routes to this box.` : `${body.domain} already routes to another box.`,
         'already_exists',
         'domain',
       );
-    if (this.repo.domains(box.box_id).length >= MAX_DOMAINS_PER_BOX) throw invalid(`A box has at most ${MAX_DOMAINS_PER_BOX} custom domains.`, 'domain');
-    if (body.guest_port !== undefined && this.repo.get(box.box_id, body.guest_port)?.protocol !== 'http') {
+    if ((await this.repo.domains(box.box_id)).length >= MAX_DOMAINS_PER_BOX)
+      throw invalid(`A box has at most ${MAX_DOMAINS_PER_BOX} custom domains.`, 'domain');
+    if (body.guest_port !== undefined && (await this.repo.get(box.box_id, body.guest_port))?.protocol !== 'http') {
       throw invalid(
         `Box ${box.box_id} has no http listener on guest port ${body.guest_port}; publish it first (POST /v1/boxes/${box.box_id}/listeners).`,
         'guest_port',
@@ -43,14 +44,14 @@ export class DomainService {
       guest_port: body.guest_port ?? null,
       created_at: new Date().toISOString(),
     };
-    this.repo.insertDomain(row);
+    await this.repo.insertDomain(row);
     return this.view(row);
   }
 
-  remove(box: BoxRecord, domain: string): BoxDomain {
-    const row = this.repo.domain(domain);
+  async remove(box: BoxRecord, domain: string): Promise<BoxDomain> {
+    const row = await this.repo.domain(domain);
     if (!row || row.box_id !== box.box_id) throw notFound(`${domain} is not a domain of box ${box.box_id}.`, null, 'domain');
-    this.repo.deleteDomain(domain);
+    await this.repo.deleteDomain(domain);
     return this.view(row);
   }
 }

@@ -26,8 +26,8 @@ export class ListenerService {
     private ingressPort: () => number,
   ) {}
 
-  forwardsFor(boxId: string) {
-    return this.repo.list(boxId).map((l) => ({ hostPort: l.host_port, guestPort: l.guest_port }));
+  async forwardsFor(boxId: string) {
+    return (await this.repo.list(boxId)).map((l) => ({ hostPort: l.host_port, guestPort: l.guest_port }));
   }
 
   onBoxStarted(boxId: string) {
@@ -42,7 +42,7 @@ export class ListenerService {
     if (box.started_at || !box.ingress_ports.length) return;
     void (async () => {
       for (const guest_port of box.ingress_ports) {
-        if (!this.repo.get(box.box_id, guest_port)) await this.create(box, { guest_port, protocol: 'http' });
+        if (!(await this.repo.get(box.box_id, guest_port))) await this.create(box, { guest_port, protocol: 'http' });
       }
     })().catch((e) => this.app.log.warn(`publishing ingress_ports of ${box.box_id}`, e));
   }
@@ -53,18 +53,18 @@ export class ListenerService {
    */
   async reclaimTakenPorts() {
     const boxes = this.boxes;
-    for (const l of this.repo.all()) {
-      const box = boxes.get(l.box_id);
+    for (const l of await this.repo.all()) {
+      const box = await boxes.get(l.box_id);
       if (!box || box.status === 'running' || box.status === 'terminated' || (await canBind(l.host_port))) continue;
-      const port = await freeLoopbackPort(this.repo.hostPorts());
-      this.repo.setHostPort(l.box_id, l.guest_port, port);
+      const port = await freeLoopbackPort(await this.repo.hostPorts());
+      await this.repo.setHostPort(l.box_id, l.guest_port, port);
       this.app.log.warn(`listener ${l.box_id}:${l.guest_port}: host port ${l.host_port} is taken; moved to ${port}`);
     }
   }
 
   /** The http listener `<name>.box.localhost` routes to: the box's first one. */
-  primaryHttp(boxId: string): ListenerRow | undefined {
-    return this.repo.list(boxId).find((l) => l.protocol === 'http');
+  async primaryHttp(boxId: string): Promise<ListenerRow | undefined> {
+    return (await this.repo.list(boxId)).find((l) => l.protocol === 'http');
   }
 
   /**
@@ -72,16 +72,16 @@ export class ListenerService {
    * listener (before its first start: the first port) answers at `<name>.box.localhost`,
    * the others at `<port>.<name>.box.localhost` (ingress-routing.ts).
    */
-  ingressUrls(box: BoxRecord): { guest_port: number; url: string }[] {
+  async ingressUrls(box: BoxRecord): Promise<{ guest_port: number; url: string }[]> {
     if (!box.ingress_ports.length) return [];
-    const primary = this.primaryHttp(box.box_id)?.guest_port ?? box.ingress_ports[0];
+    const primary = (await this.primaryHttp(box.box_id))?.guest_port ?? box.ingress_ports[0];
     return box.ingress_ports.map((p) => ({
       guest_port: p,
       url: `http://${p === primary ? '' : `${p}.`}${box.name}${INGRESS_SUFFIX}:${this.ingressPort()}/`,
     }));
   }
 
-  toListener(box: BoxRecord, l: ListenerRow): Listener {
+  async toListener(box: BoxRecord, l: ListenerRow): Promise<Listener> {
     const key = `${box.box_id}:${l.guest_port}`;
     const route_status = box.status === 'running' && !this.pending.has(key) ? 'active' : 'inactive';
     if (l.protocol === 'tcp') {
@@ -96,7 +96,7 @@ export class ListenerService {
         created_at: l.created_at,
       };
     }
-    const primary = this.primaryHttp(box.box_id)?.guest_port === l.guest_port;
+    const primary = (await this.primaryHttp(box.box_id))?.guest_port === l.guest_port;
     const alias = `${primary ? '' : `${l.guest_port}.`}${box.name}${INGRESS_SUFFIX}`;
     return {
       guest_port: l.guest_port,
@@ -110,18 +110,19 @@ export class ListenerService {
     };
   }
 
-  list(box: BoxRecord): Listener[] {
-    return this.repo.list(box.box_id).map((l) => this.toListener(box, l));
+  async list(box: BoxRecord): Promise<Listener[]> {
+    return await Promise.all((await this.repo.list(box.box_id)).map((l) => this.toListener(box, l)));
   }
 
   async create(box: BoxRecord, body: CreateListenerBody): Promise<Listener> {
-    if (this.repo.get(box.box_id, body.guest_port))
+    if (await this.repo.get(box.box_id, body.guest_port))
       throw conflict(`Guest port ${body.guest_port} of box ${box.box_id} is already published.`, 'already_exists', 'guest_port');
-    if (this.repo.list(box.box_id).length >= MAX_LISTENERS_PER_BOX) throw invalid(`A box publishes at most ${MAX_LISTENERS_PER_BOX} ports.`, 'guest_port');
-    const hostPort = await freeLoopbackPort(this.repo.hostPorts());
+    if ((await this.repo.list(box.box_id)).length >= MAX_LISTENERS_PER_BOX)
+      throw invalid(`A box publishes at most ${MAX_LISTENERS_PER_BOX} ports.`, 'guest_port');
+    const hostPort = await freeLoopbackPort(await this.repo.hostPorts());
     const boxes = this.boxes;
     return boxes.withLock(box.box_id, async () => {
-      if (this.repo.get(box.box_id, body.guest_port))
+      if (await this.repo.get(box.box_id, body.guest_port))
         throw conflict(`Guest port ${body.guest_port} of box ${box.box_id} is already published.`, 'already_exists', 'guest_port');
       const row: ListenerRow = {
         box_id: box.box_id,
@@ -130,8 +131,8 @@ export class ListenerService {
         host_port: hostPort,
         created_at: new Date().toISOString(),
       };
-      this.repo.insert(row);
-      const cur = boxes.get(box.box_id)!;
+      await this.repo.insert(row);
+      const cur = (await boxes.get(box.box_id))!;
       if (cur.status === 'running') {
         const rt = boxes.forwards;
         if (!rt.addForward) this.pending.add(`${box.box_id}:${body.guest_port}`);
@@ -139,23 +140,23 @@ export class ListenerService {
           try {
             await rt.addForward(box.box_id, hostPort, body.guest_port);
           } catch (e) {
-            this.repo.delete(box.box_id, body.guest_port);
+            await this.repo.delete(box.box_id, body.guest_port);
             throw new Unavailable(`Publishing guest port ${body.guest_port} failed: ${(e as Error).message}`);
           }
         }
       }
-      return this.toListener(cur, row);
+      return await this.toListener(cur, row);
     });
   }
 
   async remove(box: BoxRecord, guestPort: number): Promise<Listener> {
     const boxes = this.boxes;
     return boxes.withLock(box.box_id, async () => {
-      const row = this.repo.get(box.box_id, guestPort);
+      const row = await this.repo.get(box.box_id, guestPort);
       if (!row) throw notFound(`Guest port ${guestPort} of box ${box.box_id} is not published.`, null, 'guest_port');
-      const cur = boxes.get(box.box_id)!;
-      const out = this.toListener(cur, row);
-      this.repo.delete(box.box_id, guestPort);
+      const cur = (await boxes.get(box.box_id))!;
+      const out = await this.toListener(cur, row);
+      await this.repo.delete(box.box_id, guestPort);
       const key = `${box.box_id}:${guestPort}`;
       this.pending.delete(key);
       if (cur.status === 'running') {

@@ -15,59 +15,61 @@ export type DomainRow = Omit<BoxDomain, 'public_url'> & { org_id: string };
 export class ListenersRepo {
   constructor(private db: Db) {}
 
-  list(boxId: string): ListenerRow[] {
-    return this.db.prepare('SELECT * FROM listeners WHERE box_id = ? ORDER BY created_at, guest_port').all(boxId) as ListenerRow[];
+  async list(boxId: string): Promise<ListenerRow[]> {
+    return (await this.db.all('SELECT * FROM listeners WHERE box_id = ? ORDER BY created_at, guest_port', [boxId])) as ListenerRow[];
   }
 
-  get(boxId: string, guestPort: number): ListenerRow | undefined {
-    return this.db.prepare('SELECT * FROM listeners WHERE box_id = ? AND guest_port = ?').get(boxId, guestPort) as ListenerRow | undefined;
+  async get(boxId: string, guestPort: number): Promise<ListenerRow | undefined> {
+    return (await this.db.get('SELECT * FROM listeners WHERE box_id = ? AND guest_port = ?', [boxId, guestPort])) as ListenerRow | undefined;
   }
 
   /** Host ports held by any listener (a box's port stays reserved while it sleeps). */
-  hostPorts(): Set<number> {
-    return new Set((this.db.prepare('SELECT host_port FROM listeners WHERE host_port IS NOT NULL').all() as { host_port: number }[]).map((r) => r.host_port));
+  async hostPorts(): Promise<Set<number>> {
+    return new Set(((await this.db.all('SELECT host_port FROM listeners WHERE host_port IS NOT NULL')) as { host_port: number }[]).map((r) => r.host_port));
   }
 
-  all(): ListenerRow[] {
-    return this.db.prepare('SELECT * FROM listeners').all() as ListenerRow[];
+  async all(): Promise<ListenerRow[]> {
+    return (await this.db.all('SELECT * FROM listeners')) as ListenerRow[];
   }
 
-  setHostPort(boxId: string, guestPort: number, hostPort: number) {
-    this.db.prepare('UPDATE listeners SET host_port = ? WHERE box_id = ? AND guest_port = ?').run(hostPort, boxId, guestPort);
+  async setHostPort(boxId: string, guestPort: number, hostPort: number) {
+    await this.db.run('UPDATE listeners SET host_port = ? WHERE box_id = ? AND guest_port = ?', [hostPort, boxId, guestPort]);
   }
 
-  insert(r: ListenerRow) {
-    this.db
-      .prepare('INSERT INTO listeners (box_id, guest_port, protocol, host_port, created_at) VALUES (@box_id, @guest_port, @protocol, @host_port, @created_at)')
-      .run(r);
+  async insert(r: ListenerRow) {
+    await this.db.run(
+      'INSERT INTO listeners (box_id, guest_port, protocol, host_port, created_at) VALUES (@box_id, @guest_port, @protocol, @host_port, @created_at)',
+      r,
+    );
   }
 
-  delete(boxId: string, guestPort: number) {
-    this.db.prepare('DELETE FROM listeners WHERE box_id = ? AND guest_port = ?').run(boxId, guestPort);
+  async delete(boxId: string, guestPort: number) {
+    await this.db.run('DELETE FROM listeners WHERE box_id = ? AND guest_port = ?', [boxId, guestPort]);
   }
 
-  domains(boxId: string): DomainRow[] {
-    return this.db
-      .prepare('SELECT domain, box_id, org_id, guest_port, created_at FROM box_domains WHERE box_id = ? ORDER BY created_at, domain')
-      .all(boxId) as DomainRow[];
+  async domains(boxId: string): Promise<DomainRow[]> {
+    return (await this.db.all('SELECT domain, box_id, org_id, guest_port, created_at FROM box_domains WHERE box_id = ? ORDER BY created_at, domain', [
+      boxId,
+    ])) as DomainRow[];
   }
 
-  domain(domain: string): DomainRow | undefined {
-    return this.db.prepare('SELECT domain, box_id, org_id, guest_port, created_at FROM box_domains WHERE domain = ?').get(domain) as DomainRow | undefined;
+  async domain(domain: string): Promise<DomainRow | undefined> {
+    return (await this.db.get('SELECT domain, box_id, org_id, guest_port, created_at FROM box_domains WHERE domain = ?', [domain])) as DomainRow | undefined;
   }
 
-  insertDomain(r: DomainRow) {
-    this.db
-      .prepare('INSERT INTO box_domains (domain, box_id, org_id, guest_port, created_at) VALUES (@domain, @box_id, @org_id, @guest_port, @created_at)')
-      .run(r);
+  async insertDomain(r: DomainRow) {
+    await this.db.run(
+      'INSERT INTO box_domains (domain, box_id, org_id, guest_port, created_at) VALUES (@domain, @box_id, @org_id, @guest_port, @created_at)',
+      r,
+    );
   }
 
-  deleteDomain(domain: string) {
-    this.db.prepare('DELETE FROM box_domains WHERE domain = ?').run(domain);
+  async deleteDomain(domain: string) {
+    await this.db.run('DELETE FROM box_domains WHERE domain = ?', [domain]);
   }
 
-  deleteBox(boxId: string) {
-    this.db.prepare('DELETE FROM listeners WHERE box_id = ?').run(boxId);
-    this.db.prepare('DELETE FROM box_domains WHERE box_id = ?').run(boxId);
+  async deleteBox(boxId: string) {
+    await this.db.run('DELETE FROM listeners WHERE box_id = ?', [boxId]);
+    await this.db.run('DELETE FROM box_domains WHERE box_id = ?', [boxId]);
   }
 }

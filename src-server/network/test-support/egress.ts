@@ -45,7 +45,7 @@ export interface TestEgress {
 /** `deps` without the log, the CA and the upstream agents, which this supplies. */
 export async function startTestEgress(name: string, boxId: string, deps: Omit<ProxyDeps, 'log' | 'ca' | 'agents'>): Promise<TestEgress> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `egress-${name}-data-`));
-  const db = openDatabase(dataDir);
+  const db = await openDatabase(dataDir);
   const repo = new EgressRepo(db, 500);
   const ca = await EgressCa.open(db, () => CryptoBox.forDataDir(dataDir));
   const full: ProxyDeps = { ...deps, log: repo, ca, agents: upstreamAgents() };
@@ -63,8 +63,8 @@ export async function startTestEgress(name: string, boxId: string, deps: Omit<Pr
     async close() {
       await proxy.close();
       await new Promise((r) => setTimeout(r, 100)); // entries of cut-off requests are queued for the next batch
-      repo.flush();
-      db.close();
+      await repo.flush();
+      await db.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -15,30 +15,31 @@ interface EgressCaRow {
 export class EgressCaRepo {
   constructor(private db: Db) {}
 
-  get(): EgressCaRow | undefined {
-    return this.db.prepare('SELECT cert_pem, key_sealed, fingerprint_sha256, created_at FROM egress_ca WHERE id = 1').get() as EgressCaRow | undefined;
+  async get(): Promise<EgressCaRow | undefined> {
+    return (await this.db.get('SELECT cert_pem, key_sealed, fingerprint_sha256, created_at FROM egress_ca WHERE id = 1')) as EgressCaRow | undefined;
   }
 
-  put(r: EgressCaRow): void {
-    this.db
-      .prepare(
-        `INSERT INTO egress_ca (id, cert_pem, key_sealed, fingerprint_sha256, created_at) VALUES (1, ?, ?, ?, ?)
+  async put(r: EgressCaRow): Promise<void> {
+    await this.db.run(
+      `INSERT INTO egress_ca (id, cert_pem, key_sealed, fingerprint_sha256, created_at) VALUES (1, ?, ?, ?, ?)
          ON CONFLICT(id) DO UPDATE SET cert_pem = excluded.cert_pem, key_sealed = excluded.key_sealed,
            fingerprint_sha256 = excluded.fingerprint_sha256, created_at = excluded.created_at`,
-      )
-      .run(r.cert_pem, r.key_sealed, r.fingerprint_sha256, r.created_at);
+      [r.cert_pem, r.key_sealed, r.fingerprint_sha256, r.created_at],
+    );
   }
 
-  retire(fingerprint: string, certPem: string, retiredAt: string, trustedUntil: string): void {
-    this.db
-      .prepare('INSERT OR REPLACE INTO egress_ca_retired (fingerprint_sha256, cert_pem, retired_at, trusted_until) VALUES (?, ?, ?, ?)')
-      .run(fingerprint, certPem, retiredAt, trustedUntil);
+  async retire(fingerprint: string, certPem: string, retiredAt: string, trustedUntil: string): Promise<void> {
+    await this.db.run(
+      `INSERT INTO egress_ca_retired (fingerprint_sha256, cert_pem, retired_at, trusted_until) VALUES (?, ?, ?, ?)
+       ON CONFLICT (fingerprint_sha256) DO UPDATE SET cert_pem = excluded.cert_pem, retired_at = excluded.retired_at, trusted_until = excluded.trusted_until`,
+      [fingerprint, certPem, retiredAt, trustedUntil],
+    );
   }
 
   /** Forgets retired CAs whose grace ended by `now`; answers the others, newest first. */
-  retiredStillTrusted(now: string): { cert_pem: string; fingerprint_sha256: string; trusted_until: string }[] {
-    this.db.prepare('DELETE FROM egress_ca_retired WHERE trusted_until <= ?').run(now);
-    return this.db.prepare('SELECT cert_pem, fingerprint_sha256, trusted_until FROM egress_ca_retired ORDER BY retired_at DESC').all() as {
+  async retiredStillTrusted(now: string): Promise<{ cert_pem: string; fingerprint_sha256: string; trusted_until: string }[]> {
+    await this.db.run('DELETE FROM egress_ca_retired WHERE trusted_until <= ?', [now]);
+    return (await this.db.all('SELECT cert_pem, fingerprint_sha256, trusted_until FROM egress_ca_retired ORDER BY retired_at DESC')) as {
       cert_pem: string;
       fingerprint_sha256: string;
       trusted_until: string;

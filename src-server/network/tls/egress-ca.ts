@@ -73,7 +73,7 @@ export class EgressCa {
 
   static async open(db: Db, cipher: () => CryptoBox, graceMs = DEFAULT_CA_GRACE_MS): Promise<EgressCa> {
     const ca = new EgressCa(new EgressCaRepo(db), cipher, graceMs);
-    const row = ca.repo.get();
+    const row = await ca.repo.get();
     if (row) {
       const pkcs8 = cipher().open(row.key_sealed, AAD);
       const key = await webcrypto.subtle.importKey('pkcs8', pkcs8, ALG, false, ['sign']);
@@ -86,7 +86,7 @@ export class EgressCa {
       ca.ca = await ca.create();
     }
     await ca.newLeafKeys();
-    ca.loadRetired();
+    await ca.loadRetired();
     return ca;
   }
 
@@ -118,15 +118,15 @@ export class EgressCa {
   }
 
   /** Reads the replaced CAs still in their grace period, forgetting expired ones. */
-  private loadRetired() {
-    const rows = this.repo.retiredStillTrusted(new Date().toISOString());
+  private async loadRetired() {
+    const rows = await this.repo.retiredStillTrusted(new Date().toISOString());
     this.retired = rows.map((r) => ({ certificate: r.cert_pem, fingerprint_sha256: r.fingerprint_sha256, until: Date.parse(r.trusted_until) }));
   }
 
   async rotate(): Promise<CaInfo> {
     const now = Date.now();
-    this.repo.retire(this.ca.info.fingerprint_sha256, this.ca.info.certificate, new Date(now).toISOString(), new Date(now + this.graceMs).toISOString());
-    this.loadRetired();
+    await this.repo.retire(this.ca.info.fingerprint_sha256, this.ca.info.certificate, new Date(now).toISOString(), new Date(now + this.graceMs).toISOString());
+    await this.loadRetired();
     this.ca = await this.create();
     await this.newLeafKeys();
     this.leaves.clear();
@@ -158,7 +158,7 @@ export class EgressCa {
       .toUpperCase();
     const created_at = new Date(now).toISOString();
     const sealed = this.cipher().seal(Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)), AAD);
-    this.repo.put({ cert_pem: certificate, key_sealed: sealed, fingerprint_sha256, created_at });
+    await this.repo.put({ cert_pem: certificate, key_sealed: sealed, fingerprint_sha256, created_at });
     return { info: { certificate, fingerprint_sha256, created_at }, cert, key: keys.privateKey };
   }
 

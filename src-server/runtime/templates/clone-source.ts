@@ -29,7 +29,7 @@ export class CloneSource {
     spareCount: number,
   ) {
     const store = machines.store;
-    this.pool = new WarmPool(dataDir, poolSize);
+    this.pool = new WarmPool(dataDir, poolSize, store.warmups);
     this.spares = new RestoreSpares(dataDir, spareCount);
     this.cleared = Promise.all([this.pool.clearLeftovers(), this.spares.clearLeftovers()]).then(
       () => {},

@@ -16,12 +16,13 @@
  * is removed or goes stale drains its pool first (TemplateStore.onRemove).
  */
 import { randomBytes } from 'node:crypto';
-import type { GuestFile } from '../../boxes/ports.js';
+import type { GuestFile, TemplateWarmup } from '../../boxes/ports.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { waitForAgent } from '../agent-wait.js';
 import { execText } from '../exec-text.js';
+import { guestAgentAdapter } from '../guest-agent-adapter.js';
 import { writeGuestFiles } from '../guest-files.js';
 import { BoxFolder, livePid, readState, writeState } from '../box-folder.js';
 import { applyIdentity, cloneTemplateFolder } from './template-clone.js';
@@ -59,6 +60,8 @@ export class WarmPool extends TemplateStock<Pooled> {
   constructor(
     private dataDir: string,
     size: number,
+    /** The other areas' warm-ups: their `clone` steps run in every pooled clone. */
+    private warmups: readonly TemplateWarmup[] = [],
   ) {
     super(join(dataDir, 'pool'), size);
   }
@@ -137,6 +140,13 @@ export class WarmPool extends TemplateStock<Pooled> {
         await writeGuestFiles(agent, folder, this.files);
         await execText(agent, ['/bin/true']);
         await execText(agent, 'true');
+        // a login shell (E2B's SDK runs every command as `bash -l -c`, terminals start one)
+        await execText(agent, ['/bin/bash', '-l', '-c', 'true']).catch(() => {}); // (an image may have no bash)
+        // ... and as E2B's sandboxes run it: as the default image's `user` in its home (envd/target.ts)
+        await agent.exec({ argv: ['/bin/bash', '-l', '-c', 'true'], user: 'user', cwd: '/home/user', timeoutMs: 30_000 }).exit.catch(() => {}); // (another image may have no such user)
+        // the areas' own first steps (the code interpreter's first cell), on the same connection
+        const guest = guestAgentAdapter(agent);
+        for (const w of this.warmups) await w.clone?.(guest).catch(() => {});
         // commit the warm-up's writes now: a journal commit (with its disk flush) due later
         // would hold up the taker's identity writes (~100 ms under TCG)
         await execText(agent, ['/bin/sync']);

@@ -25,20 +25,20 @@ export class ModelDownloads {
     this.partialDir = path.join(files.dir, '.partial');
   }
 
-  start(): void {
-    this.repo.failRunning(Date.now());
+  async start(): Promise<void> {
+    await this.repo.failRunning(Date.now());
     fs.rmSync(this.partialDir, { recursive: true, force: true });
   }
 
-  begin(url: string, name?: string | null): DownloadJob {
+  async begin(url: string, name?: string | null): Promise<DownloadJob> {
     const modelName = name ?? nameFromFile(decodeURIComponent(new URL(url).pathname.split('/').pop() || 'model'));
     if (!MODEL_NAME.test(modelName)) throw invalid(`Cannot name a model "${modelName}".`, 'name');
     const id = `dl_${randomUUID()}`;
-    this.repo.create(id, url, modelName, Date.now());
+    await this.repo.create(id, url, modelName, Date.now());
     const ctl = new AbortController();
     this.running.set(id, ctl);
     void this.run(id, url, modelName, ctl.signal).finally(() => this.running.delete(id));
-    return this.repo.get(id)!;
+    return (await this.repo.get(id))!;
   }
 
   private async run(id: string, url: string, name: string, signal: AbortSignal): Promise<void> {
@@ -50,32 +50,32 @@ export class ModelDownloads {
       const total = Number(res.headers.get('content-length')) || null;
       let done = 0;
       let last = 0;
-      const counted = Readable.fromWeb(res.body as never).on('data', (chunk: Buffer) => {
+      const counted = Readable.fromWeb(res.body as never).on('data', async (chunk: Buffer) => {
         done += chunk.length;
         if (Date.now() - last >= PROGRESS_EVERY_MS) {
           last = Date.now();
-          this.repo.progress(id, done, total, last);
+          await this.repo.progress(id, done, total, last);
         }
       });
       await pipeline(counted, fs.createWriteStream(tmp), { signal });
-      this.repo.progress(id, done, total, Date.now());
+      await this.repo.progress(id, done, total, Date.now());
       if (total !== null && done !== total) throw new Error(`the download ended after ${done} of ${total} bytes`);
       if (!isGguf(tmp)) throw new Error('the file is not a GGUF model');
       fs.renameSync(tmp, this.files.fileOf(name));
-      this.repo.finish(id, { modelId: `local/${name}` }, Date.now());
+      await this.repo.finish(id, { modelId: `local/${name}` }, Date.now());
     } catch (e) {
       fs.rmSync(tmp, { force: true });
       const err = e as Error & { cause?: { code?: string } };
-      if (!signal.aborted) this.repo.finish(id, { error: err.cause?.code ? `${err.message} (${err.cause.code})` : err.message }, Date.now());
+      if (!signal.aborted) await this.repo.finish(id, { error: err.cause?.code ? `${err.message} (${err.cause.code})` : err.message }, Date.now());
     }
   }
 
-  get(id: string): DownloadJob | undefined {
-    return this.repo.get(id);
+  async get(id: string): Promise<DownloadJob | undefined> {
+    return await this.repo.get(id);
   }
 
-  list(): DownloadJob[] {
-    return this.repo.list();
+  async list(): Promise<DownloadJob[]> {
+    return await this.repo.list();
   }
 
   stop(): void {

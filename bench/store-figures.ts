@@ -1,0 +1,88 @@
+/**
+ * Issue 39's store figures for `npm run bench:runtime` (`--only store`, or with the others):
+ * the same service on SQLite and on PostgreSQL, one after the other in one run, each its own
+ * data dir and (for PostgreSQL) its own database on a throwaway PostgreSQL 15 server, or on
+ * BOX_DATABASE_URL when it is set. Ratios PostgreSQL / SQLite:
+ *   API read: GET /v1/boxes/{id} p50 (goal <= 1.5);
+ *   create → exec ready p50 (goal <= 1.1).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startService } from '../src-server/service.js';
+import { readExecStream } from '../src-server/test-support/exec-stream.js';
+import { createDatabase, startPostgres } from '../src-server/test-support/postgres.js';
+import { boxEnv } from '../src-server/settings.js';
+import { med, pct, r1, r3 } from './runtime-support.js';
+
+interface StoreRun {
+  readMs: number[];
+  readyMs: number[];
+}
+
+async function measure(databaseUrl: string | undefined, runs: number, reads: number): Promise<StoreRun> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'bxs-'));
+  const key = `bxk_bench_${randomBytes(8).toString('hex')}`;
+  const svc = await startService({ dataDir, databaseUrl, apiKey: key, log: { info() {}, warn() {}, error: console.error } });
+  const api = async (path: string, json?: unknown) => {
+    const res = await fetch(`${svc.url}${path}`, {
+      method: json === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${key}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res;
+  };
+  const exec = async (id: string) => {
+    const { exit } = readExecStream(await (await api(`/v1/boxes/${id}/exec`, { command: 'true' })).text());
+    if (exit?.status !== 'succeeded') throw new Error('exec true failed');
+  };
+  const out: StoreRun = { readMs: [], readyMs: [] };
+  try {
+    const appId = ((await (await api('/v1/apps/find', { name: 'bench', mint_if_missing: true })).json()) as { id: string }).id;
+    // warm-up: the image (cached) and the template
+    const warm = (await (await api('/v1/boxes', { app_id: appId, name: 'warmup' })).json()) as { box_id: string };
+    await exec(warm.box_id);
+    for (let i = 0; i < 20; i++) await (await api(`/v1/boxes/${warm.box_id}`)).arrayBuffer();
+    for (let i = 0; i < reads; i++) {
+      const t = performance.now();
+      await (await api(`/v1/boxes/${warm.box_id}`)).arrayBuffer();
+      out.readMs.push(performance.now() - t);
+    }
+    await api(`/v1/boxes/${warm.box_id}/terminate`, {});
+    for (let i = 0; i < runs; i++) {
+      await new Promise((r) => setTimeout(r, 3000)); // let the warm pool refill, as bench:runtime's boot section does
+      const t = performance.now();
+      const box = (await (await api('/v1/boxes', { app_id: appId, name: `s${i}` })).json()) as { box_id: string };
+      await exec(box.box_id);
+      out.readyMs.push(performance.now() - t);
+      await api(`/v1/boxes/${box.box_id}/terminate`, {});
+    }
+  } finally {
+    await svc.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+export async function storeFigures(runs: number, reads = 300): Promise<Record<string, unknown>> {
+  const given = boxEnv().databaseUrl;
+  const server = given ? undefined : await startPostgres();
+  try {
+    const pgUrl = given ?? (await createDatabase(server!.url, `bench_${randomBytes(4).toString('hex')}`));
+    const sqlite = await measure(undefined, runs, reads);
+    const postgres = await measure(pgUrl, runs, reads);
+    return {
+      'API read GET /v1/boxes/{id} p50 / p95, ms, SQLite': [r1(med(sqlite.readMs)), r1(pct(sqlite.readMs, 95))],
+      'API read GET /v1/boxes/{id} p50 / p95, ms, PostgreSQL': [r1(med(postgres.readMs)), r1(pct(postgres.readMs, 95))],
+      'API read p50, PostgreSQL / SQLite (goal <= 1.5)': r3(med(postgres.readMs) / med(sqlite.readMs)),
+      'create → exec ready p50, ms, SQLite': r1(med(sqlite.readyMs)),
+      'create → exec ready p50, ms, PostgreSQL': r1(med(postgres.readyMs)),
+      'create → exec ready p50, PostgreSQL / SQLite (goal <= 1.1)': r3(med(postgres.readyMs) / med(sqlite.readyMs)),
+      'PostgreSQL server': given ? 'BOX_DATABASE_URL' : 'throwaway PostgreSQL 15 on this machine',
+    };
+  } finally {
+    server?.stop();
+  }
+}
