@@ -134,9 +134,9 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
       remove: (org, name) => images.images.remove(org, name),
     },
     secrets: {
-      meta: (org, name) => {
+      meta: async (org, name) => {
         try {
-          return secrets.secrets.meta(org, name);
+          return await secrets.secrets.meta(org, name);
         } catch (e) {
           if (e instanceof NotFound) return undefined;
           throw e;
@@ -147,9 +147,12 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
       list: (org, limit, offset) => secrets.secrets.list(org, limit, offset),
     },
     volumes: {
-      get: (org, id) => (volumes.volumes.get(org, id)?.status === 'ready' ? volumes.volumes.get(org, id) : undefined),
+      get: async (org, id) => {
+        const v = await volumes.volumes.get(org, id);
+        return v?.status === 'ready' ? v : undefined;
+      },
       byName: (org, name) => volumes.volumes.repo.findReady(org, name),
-      list: (org) => volumes.volumes.list(org, 100_000, 0).rows,
+      list: async (org) => (await volumes.volumes.list(org, 100_000, 0)).rows,
       findOrCreate: (org, name) => volumes.volumes.findOrCreate(org, name),
       delete: (org, id) => volumes.volumes.delete(org, id),
     },

@@ -26,7 +26,15 @@ export const E2BNewSecret = z.object({ name: z.string().min(1).max(128), value: 
 /** `POST /secrets/{secretID}` (E2B's SecretUpdate): a new version. */
 export const E2BSecretUpdate = z.object({ value: secretValue, metadata: SecretMetadata.optional() });
 /** A secret by its `sec_` id or its name. */
-export const E2BSecretParams = z.object({ secretID: z.string().min(1).max(256) });
+/** An id in a path: no NUL (PostgreSQL's text refuses it; an id holding one is no row's). */
+const pathId = (field: string, max = 256) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((s) => !s.includes('\0'), `${field} must not hold a NUL character`);
+
+export const E2BSecretParams = z.object({ secretID: pathId('secretID') });
 export const E2BSecretsQuery = z.object({
   limit: queryInt(1, 100, 100),
   /** The `X-Next-Token` of the previous page. */
@@ -44,11 +52,15 @@ export const E2BNewVolume = z.object({
     .max(128)
     .regex(/^[A-Za-z0-9._-]+$/, 'may contain only letters, digits, ".", "-" and "_"'),
 });
-export const E2BVolumeParams = z.object({ volumeID: z.string().min(1).max(256) });
+export const E2BVolumeParams = z.object({ volumeID: pathId('volumeID') });
 
 /** E2B's SandboxVolumeMount: a volume by name, at an absolute path of the sandbox (Box's mount path rule). */
 export const E2BVolumeMount = z.object({
-  name: z.string().min(1).max(128),
+  name: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[A-Za-z0-9._-]+$/, 'a Box volume name: letters, digits, ".", "-" and "_"'),
   path: z
     .string()
     .regex(/^\/[A-Za-z0-9._\-/]{0,254}$/, 'must be an absolute path of letters, digits, ".", "-", "_" and "/"')

@@ -76,7 +76,13 @@ export const E2BSandboxIdParams = z.object({
     .max(256)
     .refine((s) => !s.includes('\0'), 'sandboxID must not hold a NUL character'),
 });
-export const E2BTemplateIdParams = z.object({ templateID: z.string().min(1).max(256) });
+export const E2BTemplateIdParams = z.object({
+  templateID: z
+    .string()
+    .min(1)
+    .max(256)
+    .refine((s) => !s.includes('\0'), 'templateID must not hold a NUL character'),
+});
 
 /** What create, connect and resume answer: where envd is and the token it wants. */
 export const E2BCreated = z.object({

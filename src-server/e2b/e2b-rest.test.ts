@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sandbox, Secret, SecretNotFoundError, Volume, VolumeNotFoundError } from 'e2b';
 import { openDatabase } from '../db/connection.js';
 import { FakeRuntime } from '../test-support/fake-runtime.js';
-import { startTestService, type TestService } from '../test-support/harness.js';
+import { databaseFor, startTestService, type TestService } from '../test-support/harness.js';
 import type { ImageBuildPort } from './ports.js';
 import { boxSecretName, boxSecretRefs } from './secrets.js';
 import { TemplateBuilds } from './templates-build.js';
@@ -194,52 +194,56 @@ describe('E2B template builds are kept in the database', () => {
       remove: (_org, name) => (removed.push(name), Promise.resolve()),
     };
   };
-  const until = async (f: () => boolean) => {
-    for (let i = 0; i < 200 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
+  const until = async (f: () => Promise<boolean>) => {
+    for (let i = 0; i < 200 && !(await f()); i++) await new Promise((r) => setTimeout(r, 10));
   };
 
   it('survives a restart: builds and logs listed, a build cut short ends in error, delete removes the image', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bxe2btpl-'));
-    const db = openDatabase(dir);
+    // SQLite in the sqlite project, a database of its own on the run's PostgreSQL in the postgres one
+    const db = await openDatabase(dir, await databaseFor(dir));
     const images = fakeImages();
     const a = new TemplateBuilds(db, images, path.join(dir, 'tpl'));
-    const req = a.request('org1', { name: 'my-tpl:v1' });
+    await a.recover();
+    const req = await a.request('org1', { name: 'my-tpl:v1' });
     expect(req.templateID).toBe('my-tpl-v1');
-    a.start('org1', 'my-tpl-v1', req.buildID, { fromTemplate: 'base', steps: [{ type: 'RUN', args: ['true'] }] });
-    await until(() => a.status('org1', 'my-tpl-v1', req.buildID).status === 'ready');
-    const cut = a.request('org1', { name: 'other' });
-    a.start('org1', 'other', cut.buildID, { fromImage: 'ubuntu:22.04' }); // queued behind nothing: ends in error
-    await until(() => a.status('org1', 'other', cut.buildID).status === 'error');
-    const waiting = a.request('org1', { name: 'late' });
+    await a.start('org1', 'my-tpl-v1', req.buildID, { fromTemplate: 'base', steps: [{ type: 'RUN', args: ['true'] }] });
+    await expect(a.start('org1', 'my-tpl-v1', req.buildID, { fromTemplate: 'base' })).rejects.toThrow(/already started/);
+    await until(async () => (await a.status('org1', 'my-tpl-v1', req.buildID)).status === 'ready');
+    const cut = await a.request('org1', { name: 'other' });
+    await a.start('org1', 'other', cut.buildID, { fromImage: 'ubuntu:22.04' }); // queued behind nothing: ends in error
+    await until(async () => (await a.status('org1', 'other', cut.buildID)).status === 'error');
+    const waiting = await a.request('org1', { name: 'late' });
 
     // the service restarts: a new instance on the same database
     const b = new TemplateBuilds(db, images, path.join(dir, 'tpl'));
-    const st = b.status('org1', 'my-tpl-v1', req.buildID);
+    await b.recover();
+    const st = await b.status('org1', 'my-tpl-v1', req.buildID);
     expect(st.status).toBe('ready');
     expect(st.logEntries.map((l) => l.message)).toEqual(expect.arrayContaining(['[1/1] RUN true', 'done', 'Template my-tpl-v1 is ready']));
-    expect(b.status('org1', 'my-tpl-v1', req.buildID, 2).logEntries.length).toBe(st.logEntries.length - 2);
-    expect(b.status('org1', 'other', cut.buildID).reason?.message).toMatch(/fromImage 'ubuntu:22.04'/);
-    const late = b.status('org1', 'late', waiting.buildID);
+    expect((await b.status('org1', 'my-tpl-v1', req.buildID, 2)).logEntries.length).toBe(st.logEntries.length - 2);
+    expect((await b.status('org1', 'other', cut.buildID)).reason?.message).toMatch(/fromImage 'ubuntu:22.04'/);
+    const late = await b.status('org1', 'late', waiting.buildID);
     expect(late.status).toBe('error');
     expect(late.reason?.message).toMatch(/service stopped before this build finished/);
 
-    expect(b.list('org1').map((t) => [t.templateID, t.buildStatus, t.buildCount])).toEqual([
+    expect((await b.list('org1')).map((t) => [t.templateID, t.buildStatus, t.buildCount])).toEqual([
       ['late', 'error', 1],
       ['other', 'error', 1],
       ['my-tpl-v1', 'ready', 1],
     ]);
-    expect(b.list('org2')).toEqual([]);
-    const got = b.get('org1', 'my-tpl-v1');
+    expect(await b.list('org2')).toEqual([]);
+    const got = await b.get('org1', 'my-tpl-v1');
     expect(got.builds.map((x) => [x.buildID, x.status])).toEqual([[req.buildID, 'ready']]);
     expect(got.builds[0]!.finishedAt).toBeTruthy();
-    expect(() => b.get('org2', 'my-tpl-v1')).toThrow(/not found/);
+    await expect(b.get('org2', 'my-tpl-v1')).rejects.toThrow(/not found/);
 
     await b.delete('org1', 'my-tpl-v1');
     expect(images.removed).toEqual(['my-tpl-v1']);
-    expect(b.has('org1', 'my-tpl-v1')).toBe(false);
-    expect(() => b.status('org1', 'my-tpl-v1', req.buildID)).toThrow(/not found/);
+    expect(await b.has('org1', 'my-tpl-v1')).toBe(false);
+    await expect(b.status('org1', 'my-tpl-v1', req.buildID)).rejects.toThrow(/not found/);
     await expect(b.delete('org1', 'my-tpl-v1')).rejects.toThrow(/not found/);
-    db.close();
+    await db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -119,19 +119,19 @@ export interface ImageBuildPort {
 
 /** Box's secrets (secrets/), as E2B's `/secrets` keeps its values there: metadata out, never a value. */
 export interface SecretsPort {
-  meta(orgId: string, name: string): { name: string; created_at: string; updated_at: string } | undefined;
-  put(orgId: string, name: string, value: string): { name: string; created_at: string; updated_at: string };
-  delete(orgId: string, name: string): unknown;
-  list(orgId: string, limit: number, offset: number): { rows: Array<{ name: string; created_at: string; updated_at: string }>; total: number };
+  meta(orgId: string, name: string): Promise<{ name: string; created_at: string; updated_at: string } | undefined>;
+  put(orgId: string, name: string, value: string): Promise<{ name: string; created_at: string; updated_at: string }>;
+  delete(orgId: string, name: string): Promise<unknown>;
+  list(orgId: string, limit: number, offset: number): Promise<{ rows: Array<{ name: string; created_at: string; updated_at: string }>; total: number }>;
 }
 
 /** Box's volumes (volumes/), as E2B's `/volumes` and `volumeMounts` use them. */
 export interface VolumesPort {
   /** A ready volume of the organization, by id or (`byName`) by name. */
-  get(orgId: string, volumeId: string): Volume | undefined;
-  byName(orgId: string, name: string): Volume | undefined;
-  list(orgId: string): Volume[];
-  findOrCreate(orgId: string, name: string): Volume;
+  get(orgId: string, volumeId: string): Promise<Volume | undefined>;
+  byName(orgId: string, name: string): Promise<Volume | undefined>;
+  list(orgId: string): Promise<Volume[]>;
+  findOrCreate(orgId: string, name: string): Promise<Volume>;
   /** 409 while a live box mounts it. */
   delete(orgId: string, volumeId: string): Promise<unknown>;
 }

@@ -17,14 +17,14 @@ export function e2bRestRoutes(r: RouteRegistrar, deps: { secrets: E2BSecrets; vo
 
   on('get', '/secrets', 'E2B: list secrets (Box secrets; metadata only, never a value)', {
     query: E2BSecretsQuery,
-    handler: ({ auth, query }) => {
-      const { items, nextToken } = secrets.list(auth.orgId, query.limit, query.nextToken);
+    handler: async ({ auth, query }) => {
+      const { items, nextToken } = await secrets.list(auth.orgId, query.limit, query.nextToken);
       return new Reply(200, items, nextToken ? { 'X-Next-Token': nextToken } : {});
     },
   });
   on('post', '/secrets', 'E2B: create a secret (a Box secret, resolved only by the egress proxy)', {
     body: E2BNewSecret,
-    handler: ({ auth, body }) => new Reply(201, secrets.create(auth.orgId, body)),
+    handler: async ({ auth, body }) => new Reply(201, await secrets.create(auth.orgId, body)),
   });
   on('get', '/secrets/:secretID', "E2B: a secret's metadata, by id or name", {
     params: E2BSecretParams,
@@ -37,13 +37,13 @@ export function e2bRestRoutes(r: RouteRegistrar, deps: { secrets: E2BSecrets; vo
   });
   on('delete', '/secrets/:secretID', 'E2B: delete a secret (and its Box secret)', {
     params: E2BSecretParams,
-    handler: ({ auth, params: p }) => (secrets.delete(auth.orgId, p.secretID), NO_CONTENT),
+    handler: async ({ auth, params: p }) => (await secrets.delete(auth.orgId, p.secretID), NO_CONTENT),
   });
 
   on('get', '/volumes', 'E2B: list volumes (Box volumes)', { handler: ({ auth }) => volumes.list(auth.orgId) });
   on('post', '/volumes', 'E2B: create a volume (a Box volume; an existing name answers that volume)', {
     body: E2BNewVolume,
-    handler: ({ auth, body }) => new Reply(201, volumes.create(auth.orgId, body.name)),
+    handler: async ({ auth, body }) => new Reply(201, await volumes.create(auth.orgId, body.name)),
   });
   on('get', '/volumes/:volumeID', 'E2B: a volume and its token', {
     params: E2BVolumeParams,

@@ -58,16 +58,15 @@ export class E2BSecrets {
     private secrets: SecretsPort,
   ) {}
 
-  private row(orgId: string, boxName: string) {
-    return this.db.prepare('SELECT * FROM e2b_secrets WHERE org_id = ? AND box_name = ?').get(orgId, boxName) as Row | undefined;
+  private async row(orgId: string, boxName: string) {
+    return await this.db.get<Row>('SELECT * FROM e2b_secrets WHERE org_id = ? AND box_name = ?', [orgId, boxName]);
   }
 
   /** The Box secret an id, E2B name or Box name selects (undefined: none). */
-  private boxName(orgId: string, selector: string): string | undefined {
-    const byId = this.db.prepare('SELECT box_name FROM e2b_secrets WHERE org_id = ? AND secret_id = ?').get(orgId, selector) as
-      { box_name: string } | undefined;
+  private async boxName(orgId: string, selector: string): Promise<string | undefined> {
+    const byId = await this.db.get<{ box_name: string }>('SELECT box_name FROM e2b_secrets WHERE org_id = ? AND secret_id = ?', [orgId, selector]);
     if (byId) return byId.box_name;
-    if (BOX_NAME.test(selector) && this.secrets.meta(orgId, selector)) return selector;
+    if (BOX_NAME.test(selector) && (await this.secrets.meta(orgId, selector))) return selector;
     try {
       return boxSecretName(selector, 'secretID');
     } catch {
@@ -76,11 +75,11 @@ export class E2BSecrets {
   }
 
   /** The E2B view of a Box secret (its row made on first sight, its version moved on by a change made elsewhere). */
-  private view(orgId: string, boxName: string): E2BSecret | undefined {
-    const meta = this.secrets.meta(orgId, boxName);
-    let row = this.row(orgId, boxName);
+  private async view(orgId: string, boxName: string): Promise<E2BSecret | undefined> {
+    const meta = await this.secrets.meta(orgId, boxName);
+    let row = await this.row(orgId, boxName);
     if (!meta) {
-      if (row) this.db.prepare('DELETE FROM e2b_secrets WHERE org_id = ? AND box_name = ?').run(orgId, boxName);
+      if (row) await this.db.run('DELETE FROM e2b_secrets WHERE org_id = ? AND box_name = ?', [orgId, boxName]);
       return undefined;
     }
     if (!row) {
@@ -93,12 +92,21 @@ export class E2BSecrets {
         metadata: '{}',
         seen_updated_at: meta.updated_at,
       };
-      this.insert(row);
+      // two first sights at once: one row wins, both answer it
+      await this.db.run(
+        `INSERT INTO e2b_secrets (org_id, box_name, secret_id, name, version, metadata, seen_updated_at)
+         VALUES (@org_id, @box_name, @secret_id, @name, @version, @metadata, @seen_updated_at) ON CONFLICT (org_id, box_name) DO NOTHING`,
+        row,
+      );
+      row = (await this.row(orgId, boxName)) ?? row;
     } else if (row.seen_updated_at !== meta.updated_at) {
       row = { ...row, version: row.version + 1, seen_updated_at: meta.updated_at };
-      this.db
-        .prepare('UPDATE e2b_secrets SET version = ?, seen_updated_at = ? WHERE org_id = ? AND box_name = ?')
-        .run(row.version, row.seen_updated_at, orgId, boxName);
+      await this.db.run('UPDATE e2b_secrets SET version = ?, seen_updated_at = ? WHERE org_id = ? AND box_name = ?', [
+        row.version,
+        row.seen_updated_at,
+        orgId,
+        boxName,
+      ]);
     }
     return {
       secretID: row.secret_id,
@@ -110,30 +118,32 @@ export class E2BSecrets {
     };
   }
 
-  private insert(r: Row) {
-    this.db
-      .prepare(
-        `INSERT OR REPLACE INTO e2b_secrets (org_id, box_name, secret_id, name, version, metadata, seen_updated_at)
-         VALUES (@org_id, @box_name, @secret_id, @name, @version, @metadata, @seen_updated_at)`,
-      )
-      .run(r);
+  /** Its row, replacing one left by a Box secret of that name deleted elsewhere. */
+  private async upsert(r: Row) {
+    await this.db.run(
+      `INSERT INTO e2b_secrets (org_id, box_name, secret_id, name, version, metadata, seen_updated_at)
+       VALUES (@org_id, @box_name, @secret_id, @name, @version, @metadata, @seen_updated_at)
+       ON CONFLICT (org_id, box_name) DO UPDATE SET secret_id = excluded.secret_id, name = excluded.name, version = excluded.version,
+         metadata = excluded.metadata, seen_updated_at = excluded.seen_updated_at`,
+      r,
+    );
   }
 
-  private found(orgId: string, selector: string): { boxName: string; secret: E2BSecret } {
-    const boxName = this.boxName(orgId, selector);
-    const secret = boxName && this.view(orgId, boxName);
+  private async found(orgId: string, selector: string): Promise<{ boxName: string; secret: E2BSecret }> {
+    const boxName = await this.boxName(orgId, selector);
+    const secret = boxName && (await this.view(orgId, boxName));
     if (!boxName || !secret) throw notFound(`Secret ${selector} not found`, 'not_found', 'secretID');
     return { boxName, secret };
   }
 
-  create(orgId: string, body: { name: string; value: string; metadata?: Record<string, string> }): E2BSecret {
+  async create(orgId: string, body: { name: string; value: string; metadata?: Record<string, string> }): Promise<E2BSecret> {
     const name = body.name.toLowerCase();
     const boxName = boxSecretName(body.name);
-    if (this.secrets.meta(orgId, boxName))
+    if (await this.secrets.meta(orgId, boxName))
       throw conflict(`A secret named ${name} already exists (the Box secret ${boxName}): update it instead.`, 'already_exists', 'name');
-    const meta = this.secrets.put(orgId, boxName, body.value);
+    const meta = await this.secrets.put(orgId, boxName, body.value);
     const id = `sec_${crypto.randomUUID()}`;
-    this.insert({
+    await this.upsert({
       org_id: orgId,
       box_name: boxName,
       secret_id: id,
@@ -142,34 +152,42 @@ export class E2BSecrets {
       metadata: JSON.stringify(body.metadata ?? {}),
       seen_updated_at: meta.updated_at,
     });
-    return this.view(orgId, boxName)!;
+    return (await this.view(orgId, boxName))!;
   }
 
-  get(orgId: string, selector: string): E2BSecret {
-    return this.found(orgId, selector).secret;
+  async get(orgId: string, selector: string): Promise<E2BSecret> {
+    return (await this.found(orgId, selector)).secret;
   }
 
   /** A new version: the new value (and metadata, when given). */
-  update(orgId: string, selector: string, body: { value: string; metadata?: Record<string, string> }): E2BSecret {
-    const { boxName, secret } = this.found(orgId, selector);
-    const meta = this.secrets.put(orgId, boxName, body.value);
-    this.db
-      .prepare('UPDATE e2b_secrets SET version = ?, seen_updated_at = ?, metadata = ? WHERE org_id = ? AND box_name = ?')
-      .run(secret.currentVersion + 1, meta.updated_at, JSON.stringify(body.metadata ?? secret.metadata), orgId, boxName);
-    return this.view(orgId, boxName)!;
+  async update(orgId: string, selector: string, body: { value: string; metadata?: Record<string, string> }): Promise<E2BSecret> {
+    const { boxName, secret } = await this.found(orgId, selector);
+    const meta = await this.secrets.put(orgId, boxName, body.value);
+    await this.db.run('UPDATE e2b_secrets SET version = ?, seen_updated_at = ?, metadata = ? WHERE org_id = ? AND box_name = ?', [
+      secret.currentVersion + 1,
+      meta.updated_at,
+      JSON.stringify(body.metadata ?? secret.metadata),
+      orgId,
+      boxName,
+    ]);
+    return (await this.view(orgId, boxName))!;
   }
 
-  delete(orgId: string, selector: string): void {
-    const { boxName } = this.found(orgId, selector);
-    this.secrets.delete(orgId, boxName);
-    this.db.prepare('DELETE FROM e2b_secrets WHERE org_id = ? AND box_name = ?').run(orgId, boxName);
+  async delete(orgId: string, selector: string): Promise<void> {
+    const { boxName } = await this.found(orgId, selector);
+    await this.secrets.delete(orgId, boxName);
+    await this.db.run('DELETE FROM e2b_secrets WHERE org_id = ? AND box_name = ?', [orgId, boxName]);
   }
 
   /** One page, by name; `nextToken` is the next page's offset. */
-  list(orgId: string, limit: number, nextToken?: string): { items: E2BSecret[]; nextToken?: string } {
+  async list(orgId: string, limit: number, nextToken?: string): Promise<{ items: E2BSecret[]; nextToken?: string }> {
     const offset = nextToken ? Number(nextToken) : 0;
-    const { rows, total } = this.secrets.list(orgId, limit, offset);
-    const items = rows.flatMap((m) => this.view(orgId, m.name) ?? []);
+    const { rows, total } = await this.secrets.list(orgId, limit, offset);
+    const items: E2BSecret[] = [];
+    for (const m of rows) {
+      const v = await this.view(orgId, m.name);
+      if (v) items.push(v);
+    }
     return { items, ...(offset + rows.length < total ? { nextToken: String(offset + rows.length) } : {}) };
   }
 }

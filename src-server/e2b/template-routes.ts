@@ -23,7 +23,7 @@ export function e2bTemplateRoutes(r: RouteRegistrar, builds: TemplateBuilds): vo
 
   on('post', '/v3/templates', 'E2B: request a template build (a Box image of its name)', {
     body: E2BTemplateRequestBody,
-    handler: ({ auth, body }) => new Reply(202, builds.request(auth.orgId, body)),
+    handler: async ({ auth, body }) => new Reply(202, await builds.request(auth.orgId, body)),
   });
   on('get', '/templates/aliases/:alias', 'E2B: whether a template of this name exists', {
     params: E2BAliasParams,
@@ -46,7 +46,7 @@ export function e2bTemplateRoutes(r: RouteRegistrar, builds: TemplateBuilds): vo
   on('post', '/v2/templates/:templateID/builds/:buildID', 'E2B: start a template build (Boxfile steps in builder VMs)', {
     params: E2BTemplateBuildParams,
     body: E2BTemplateBuildStart,
-    handler: ({ auth, params: p, body }) => (builds.start(auth.orgId, p.templateID, p.buildID, body), new Reply(202, {})),
+    handler: async ({ auth, params: p, body }) => (await builds.start(auth.orgId, p.templateID, p.buildID, body), new Reply(202, {})),
   });
   on('get', '/templates/:templateID/builds/:buildID/status', "E2B: a template build's status and its log from an offset", {
     params: E2BTemplateBuildParams,

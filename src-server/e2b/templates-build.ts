@@ -41,21 +41,27 @@ export class TemplateBuilds {
   private secret = crypto.randomBytes(32);
   /** The next log line's number of each running build. */
   private seq = new Map<string, number>();
+  /** Log lines are written in order, behind the build (its events come synchronously); a status waits for them. */
+  private writes: Promise<void> = Promise.resolve();
+  private writeError: unknown;
 
   constructor(
     private db: Db,
     private images: ImageBuildPort,
     private dir: string,
-  ) {
-    const cut = this.db.prepare("SELECT build_id FROM e2b_template_builds WHERE status IN ('waiting', 'building')").all() as Array<{ build_id: string }>;
+  ) {}
+
+  /** At start: a build the last run of the service cut short ends in `error`, saying so. */
+  async recover(): Promise<void> {
+    const cut = await this.db.all<{ build_id: string }>("SELECT build_id FROM e2b_template_builds WHERE status IN ('waiting', 'building')");
     for (const { build_id } of cut) {
-      const next = (this.db.prepare('SELECT COALESCE(MAX(seq) + 1, 0) AS n FROM e2b_template_build_logs WHERE build_id = ?').get(build_id) as { n: number }).n;
-      this.seq.set(build_id, next);
-      this.fail(build_id, 'The service stopped before this build finished: build the template again.');
+      const next = await this.db.get<{ n: number }>('SELECT COALESCE(MAX(seq) + 1, 0) AS n FROM e2b_template_build_logs WHERE build_id = ?', [build_id]);
+      this.seq.set(build_id, Number(next?.n ?? 0));
+      await this.fail(build_id, 'The service stopped before this build finished: build the template again.');
     }
   }
 
-  request(orgId: string, body: { name?: string; alias?: string; tags?: string[] | null; memoryMB?: number | null }) {
+  async request(orgId: string, body: { name?: string; alias?: string; tags?: string[] | null; memoryMB?: number | null }) {
     const full = body.name ?? body.alias;
     if (!full) throw invalid('name is required: the template to build', 'name');
     const [name, tag] = full.split(':');
@@ -63,12 +69,11 @@ export class TemplateBuilds {
     const templateID = imageNameOf(tags.length ? `${name}:${tags[0]}` : name!);
     const buildID = crypto.randomUUID();
     const at = new Date().toISOString();
-    this.db
-      .prepare(
-        `INSERT INTO e2b_template_builds (build_id, org_id, template_id, status, memory_mib, created_at, updated_at)
-         VALUES (?, ?, ?, 'waiting', ?, ?, ?)`,
-      )
-      .run(buildID, orgId, templateID, body.memoryMB ?? null, at, at);
+    await this.db.run(
+      `INSERT INTO e2b_template_builds (build_id, org_id, template_id, status, memory_mib, created_at, updated_at)
+       VALUES (?, ?, ?, 'waiting', ?, ?, ?)`,
+      [buildID, orgId, templateID, body.memoryMB ?? null, at, at],
+    );
     return { templateID, buildID, names: [full], aliases: [name!], tags, public: false };
   }
 
@@ -76,8 +81,8 @@ export class TemplateBuilds {
   private filePath = (hash: string) => path.join(this.dir, 'files', hash);
 
   /** Where the SDK puts a copy's files, or `present` when this hash was uploaded before. */
-  uploadLink(orgId: string, templateID: string, hash: string, origin: string) {
-    this.find(orgId, templateID);
+  async uploadLink(orgId: string, templateID: string, hash: string, origin: string) {
+    await this.find(orgId, templateID);
     if (fs.existsSync(this.filePath(hash))) return { present: true };
     return { present: false, url: `${origin}/e2b/template-files/${hash}?signature=${this.sign(hash)}` };
   }
@@ -93,54 +98,75 @@ export class TemplateBuilds {
     return true;
   }
 
-  private builds(orgId: string, templateID: string): Build[] {
-    return this.db
-      .prepare('SELECT * FROM e2b_template_builds WHERE org_id = ? AND template_id = ? ORDER BY created_at DESC, rowid DESC')
-      .all(orgId, templateID) as Build[];
+  private async builds(orgId: string, templateID: string): Promise<Build[]> {
+    return await this.db.all<Build>('SELECT * FROM e2b_template_builds WHERE org_id = ? AND template_id = ? ORDER BY created_at DESC, build_id DESC', [
+      orgId,
+      templateID,
+    ]);
   }
 
-  private find(orgId: string, templateID: string, buildID?: string): Build {
-    const b = buildID
-      ? (this.db.prepare('SELECT * FROM e2b_template_builds WHERE build_id = ?').get(buildID) as Build | undefined)
-      : this.builds(orgId, templateID)[0];
+  private async find(orgId: string, templateID: string, buildID?: string): Promise<Build> {
+    const b = buildID ? await this.db.get<Build>('SELECT * FROM e2b_template_builds WHERE build_id = ?', [buildID]) : (await this.builds(orgId, templateID))[0];
     if (!b || b.org_id !== orgId || b.template_id !== templateID)
       throw notFound(`Build ${buildID ?? ''} of template ${templateID} not found`, 'not_found', buildID ? 'buildID' : 'templateID');
     return b;
   }
 
-  private setStatus(buildID: string, status: Status, reason?: { message: string; step?: string }) {
+  /** Its new status, once the log lines before it are written. */
+  private async setStatus(buildID: string, status: Status, reason?: { message: string; step?: string }) {
+    await this.writes;
+    if (this.writeError) {
+      const e = this.writeError;
+      this.writeError = undefined;
+      throw e;
+    }
     const at = new Date().toISOString();
     const done = status === 'ready' || status === 'error';
-    this.db
-      .prepare('UPDATE e2b_template_builds SET status = ?, reason = ?, updated_at = ?, finished_at = ? WHERE build_id = ?')
-      .run(status, reason ? JSON.stringify(reason) : null, at, done ? at : null, buildID);
+    await this.db.run('UPDATE e2b_template_builds SET status = ?, reason = ?, updated_at = ?, finished_at = ? WHERE build_id = ?', [
+      status,
+      reason ? JSON.stringify(reason) : null,
+      at,
+      done ? at : null,
+      buildID,
+    ]);
     if (done) this.seq.delete(buildID);
   }
 
-  private fail(buildID: string, message: string, step?: number) {
+  private async fail(buildID: string, message: string, step?: number) {
     this.log(buildID, 'error', message);
-    this.setStatus(buildID, 'error', { message, ...(step !== undefined ? { step: String(step + 1) } : {}) });
+    await this.setStatus(buildID, 'error', { message, ...(step !== undefined ? { step: String(step + 1) } : {}) });
   }
 
-  start(
+  async start(
     orgId: string,
     templateID: string,
     buildID: string,
     spec: TemplateSpec & { fromImage?: string; fromTemplate?: string; fromImageRegistry?: unknown },
-  ): void {
-    const b = this.find(orgId, templateID, buildID);
+  ): Promise<void> {
+    const b = await this.find(orgId, templateID, buildID);
     if (b.status !== 'waiting') throw invalid(`Build ${buildID} was already started`, 'buildID');
-    this.setStatus(buildID, 'building');
+    // only one start of a waiting build wins
+    const { changes } = await this.db.run("UPDATE e2b_template_builds SET status = 'building', updated_at = ? WHERE build_id = ? AND status = 'waiting'", [
+      new Date().toISOString(),
+      buildID,
+    ]);
+    if (!changes) throw invalid(`Build ${buildID} was already started`, 'buildID');
     this.seq.set(buildID, 0);
     this.queue = this.queue.then(() => this.run(b, spec)).catch(() => {});
   }
 
+  /** Appends a log line (numbered now, written in order: see `writes`). */
   private log(buildID: string, level: Level, message: string, step?: number) {
     const seq = this.seq.get(buildID) ?? 0;
     this.seq.set(buildID, seq + 1);
-    this.db
-      .prepare('INSERT INTO e2b_template_build_logs (build_id, seq, at, level, message, step) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(buildID, seq, new Date().toISOString(), level, message, step !== undefined ? String(step) : null);
+    const row = [buildID, seq, new Date().toISOString(), level, message, step !== undefined ? String(step) : null];
+    this.writes = this.writes
+      .then(async () => {
+        await this.db.run('INSERT INTO e2b_template_build_logs (build_id, seq, at, level, message, step) VALUES (?, ?, ?, ?, ?, ?)', row);
+      })
+      .catch((e: unknown) => {
+        this.writeError ??= e;
+      });
   }
 
   private async base(spec: { fromImage?: string; fromTemplate?: string; fromImageRegistry?: unknown }): Promise<string> {
@@ -192,25 +218,21 @@ export class TemplateBuilds {
         },
       });
       this.log(id, 'info', `Template ${b.template_id} is ready`);
-      this.setStatus(id, 'ready');
+      await this.setStatus(id, 'ready');
     } catch (e) {
-      this.fail(id, e instanceof Error ? e.message : String(e), e instanceof TemplateSpecError ? e.step : undefined);
+      await this.fail(id, e instanceof Error ? e.message : String(e), e instanceof TemplateSpecError ? e.step : undefined);
     } finally {
       fs.rmSync(context, { recursive: true, force: true });
     }
   }
 
-  status(orgId: string, templateID: string, buildID: string, logsOffset = 0) {
-    const b = this.find(orgId, templateID, buildID);
+  async status(orgId: string, templateID: string, buildID: string, logsOffset = 0) {
+    const b = await this.find(orgId, templateID, buildID);
     const logs = (
-      this.db
-        .prepare('SELECT at, level, message, step FROM e2b_template_build_logs WHERE build_id = ? AND seq >= ? ORDER BY seq')
-        .all(buildID, logsOffset) as Array<{
-        at: string;
-        level: Level;
-        message: string;
-        step: string | null;
-      }>
+      await this.db.all<{ at: string; level: Level; message: string; step: string | null }>(
+        'SELECT at, level, message, step FROM e2b_template_build_logs WHERE build_id = ? AND seq >= ? ORDER BY seq',
+        [buildID, logsOffset],
+      )
     ).map((l) => ({ timestamp: l.at, level: l.level, message: l.message, ...(l.step !== null ? { step: l.step } : {}) }));
     const reason = b.reason
       ? { ...(JSON.parse(b.reason) as { message: string; step?: string }), logEntries: logs.filter((l) => l.level === 'error') }
@@ -219,39 +241,39 @@ export class TemplateBuilds {
   }
 
   /** E2B's `GET /templates`: the organization's templates built here, newest build first. */
-  list(orgId: string) {
-    const ids = this.db
-      .prepare('SELECT template_id FROM e2b_template_builds WHERE org_id = ? GROUP BY template_id ORDER BY MAX(created_at) DESC')
-      .all(orgId) as Array<{
-      template_id: string;
-    }>;
-    return ids.map(({ template_id }) => templateOf(template_id, this.builds(orgId, template_id)));
+  async list(orgId: string) {
+    const ids = await this.db.all<{ template_id: string }>(
+      'SELECT template_id FROM e2b_template_builds WHERE org_id = ? GROUP BY template_id ORDER BY MAX(created_at) DESC',
+      [orgId],
+    );
+    const out = [];
+    for (const { template_id } of ids) out.push(templateOf(template_id, await this.builds(orgId, template_id)));
+    return out;
   }
 
   /** E2B's `GET /templates/{templateID}`: a template and its builds, newest first. */
-  get(orgId: string, templateID: string) {
-    const builds = this.builds(orgId, templateID);
+  async get(orgId: string, templateID: string) {
+    const builds = await this.builds(orgId, templateID);
     if (!builds.length) throw notFound(`Template ${templateID} not found`, 'not_found', 'templateID');
     return templateWithBuilds(templateID, builds);
   }
 
   /** Whether the organization built this template here (E2B's DELETE /templates/{id} then deletes it). */
-  has(orgId: string, templateID: string): boolean {
-    return this.builds(orgId, templateID).length > 0;
+  async has(orgId: string, templateID: string): Promise<boolean> {
+    return (await this.builds(orgId, templateID)).length > 0;
   }
 
   /** Deletes a template: its Box image (409 while a box uses it), its builds and their logs. */
   async delete(orgId: string, templateID: string): Promise<void> {
-    const builds = this.builds(orgId, templateID);
+    const builds = await this.builds(orgId, templateID);
     if (!builds.length) throw notFound(`Template ${templateID} not found`, 'not_found', 'templateID');
     if (builds.some((b) => b.status === 'building'))
       throw conflict(`Template ${templateID} is being built: wait for the build to end, then delete it.`, 'failed_precondition', 'templateID');
     if (await this.images.has(templateID)) await this.images.remove(orgId, templateID);
-    const del = this.db.transaction(() => {
-      for (const b of builds) this.db.prepare('DELETE FROM e2b_template_build_logs WHERE build_id = ?').run(b.build_id);
-      this.db.prepare('DELETE FROM e2b_template_builds WHERE org_id = ? AND template_id = ?').run(orgId, templateID);
+    await this.db.transaction(async () => {
+      for (const b of builds) await this.db.run('DELETE FROM e2b_template_build_logs WHERE build_id = ?', [b.build_id]);
+      await this.db.run('DELETE FROM e2b_template_builds WHERE org_id = ? AND template_id = ?', [orgId, templateID]);
     });
-    del();
   }
 
   /** Whether a template of this name exists: E2B's base templates, or a Box image. */
