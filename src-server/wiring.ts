@@ -7,6 +7,7 @@ import type { AppsService } from './identity/module.js';
 import type { AuditLog } from './identity/module.js';
 import type { KeysService } from './identity/module.js';
 import { coreArea } from './identity/module.js';
+import { NotFound } from './kernel/domain-errors.js';
 import type { OrganizationService } from './identity/module.js';
 import type { SignInService } from './identity/module.js';
 import { codeArea } from './areas/code/module.js';
@@ -102,7 +103,6 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
     execs: boxes.execs,
     code: code.code,
     apps: core.apps,
-    desktop: desktop.desktop,
   });
   const logs = logsArea({ log: base.serviceLog, runtime, access });
   const quit = quitArea(base, { boxes: boxes.boxes });
@@ -131,8 +131,31 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
     images: {
       build: (o) => buildImage({ ...o, store: images.images.store }),
       has: async (name) => (await images.images.store.get(name)) !== undefined,
+      remove: (org, name) => images.images.remove(org, name),
     },
-    domain: () => (network.ingress.port ? `box.localhost:${network.ingress.port}` : null),
+    secrets: {
+      meta: async (org, name) => {
+        try {
+          return await secrets.secrets.meta(org, name);
+        } catch (e) {
+          if (e instanceof NotFound) return undefined;
+          throw e;
+        }
+      },
+      put: (org, name, value) => secrets.secrets.put(org, name, value),
+      delete: (org, name) => secrets.secrets.delete(org, name),
+      list: (org, limit, offset) => secrets.secrets.list(org, limit, offset),
+    },
+    volumes: {
+      get: async (org, id) => {
+        const v = await volumes.volumes.get(org, id);
+        return v?.status === 'ready' ? v : undefined;
+      },
+      byName: (org, name) => volumes.volumes.repo.findReady(org, name),
+      list: async (org) => (await volumes.volumes.list(org, 100_000, 0)).rows,
+      findOrCreate: (org, name) => volumes.volumes.findOrCreate(org, name),
+      delete: (org, id) => volumes.volumes.delete(org, id),
+    },
   });
 
   const services: Services = {

@@ -26,7 +26,7 @@ const TEST_KEY = 'bxk_test_key_for_route_tests_000000000000';
  */
 const databases = new Map<string, Promise<string>>();
 
-async function databaseFor(dataDir: string): Promise<string | undefined> {
+export async function databaseFor(dataDir: string): Promise<string | undefined> {
   const server = inject('pgUrl');
   if (!server) return undefined;
   let url = databases.get(dataDir);

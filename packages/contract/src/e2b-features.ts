@@ -101,9 +101,17 @@ export const E2BTemplateBuildStart = z.object({
   readyCmd: z.string().max(65536).optional(),
 });
 
-export const E2BTemplateBuildParams = z.object({ templateID: z.string().min(1).max(256), buildID: z.string().min(1).max(64) });
+/** An id in a path: no NUL (PostgreSQL's text refuses it; an id holding one is no row's). */
+const pathId = (field: string, max = 256) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((s) => !s.includes('\0'), `${field} must not hold a NUL character`);
+
+export const E2BTemplateBuildParams = z.object({ templateID: pathId('templateID'), buildID: pathId('buildID', 64) });
 export const E2BTemplateFilesParams = z.object({
-  templateID: z.string().min(1).max(256),
+  templateID: pathId('templateID'),
   hash: z.string().regex(/^[0-9a-f]{64}$/, "must be the SDK's sha256 of the files"),
 });
 export const E2BAliasParams = z.object({ alias: z.string().min(1).max(256) });

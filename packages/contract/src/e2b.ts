@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { queryInt } from './common.js';
 import { E2BNetworkConfig } from './e2b-features.js';
+import { E2BVolumeMount } from './e2b-rest.js';
 
 /**
  * E2B's REST API as Box serves it at /e2b/api (e2b/): E2B's wire shapes, not Box's, so
@@ -25,8 +26,8 @@ export const E2BCreateBody = z.object({
   autoResume: z.object({ enabled: z.boolean().optional() }).nullish(),
   /** `lifecycle.keepMemory`: false makes the pause at timeout keep only the filesystem. */
   autoPauseMemory: z.boolean().nullish(),
-  // E2B's options Box does not apply: refused with a 501 naming each
-  volumeMounts: z.array(z.unknown()).nullish(),
+  /** E2B volumes (Box volumes) by name: the box's volume mounts. */
+  volumeMounts: z.array(E2BVolumeMount).max(8).nullish(),
 });
 
 export const E2BTimeoutBody = z.object({ timeout: z.number().int().optional() });
@@ -75,7 +76,13 @@ export const E2BSandboxIdParams = z.object({
     .max(256)
     .refine((s) => !s.includes('\0'), 'sandboxID must not hold a NUL character'),
 });
-export const E2BTemplateIdParams = z.object({ templateID: z.string().min(1).max(256) });
+export const E2BTemplateIdParams = z.object({
+  templateID: z
+    .string()
+    .min(1)
+    .max(256)
+    .refine((s) => !s.includes('\0'), 'templateID must not hold a NUL character'),
+});
 
 /** What create, connect and resume answer: where envd is and the token it wants. */
 export const E2BCreated = z.object({
@@ -104,7 +111,7 @@ export const E2BListedSandbox = z.object({
   metadata: z.record(z.string(), z.string()),
   state: SandboxState,
   envdVersion: z.string(),
-  volumeMounts: z.array(z.never()),
+  volumeMounts: z.array(z.object({ name: z.string(), path: z.string() })),
 });
 
 /** E2B's SandboxDetail. */

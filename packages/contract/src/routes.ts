@@ -7,6 +7,7 @@ import * as D from './desktop.js';
 import * as Code from './code.js';
 import * as E from './e2b.js';
 import * as EF from './e2b-features.js';
+import * as ER from './e2b-rest.js';
 import { CancelBody, ExecBody, ExecCancelled, ExecInfo, ExecResized, ExecResult, ResizeBody, StdinAccepted, StdinQuery } from './exec.js';
 import { GetFileQuery, ListDirQuery, PutFileQuery } from './files.js';
 import * as Id from './identity.js';
@@ -108,6 +109,18 @@ export const ROUTES = {
   'POST /e2b/api/sandboxes/:sandboxID/snapshots': { body: E.E2BSnapshotBody, response: E.E2BSnapshot },
   'GET /e2b/api/snapshots': { query: E.E2BSnapshotsQuery, response: E.E2BSnapshot.array() },
   'DELETE /e2b/api/templates/:templateID': { response: E.E2BNoContent },
+  // E2B's secrets, volumes and templates on Box's (issue 33): e2b/rest-routes.ts, e2b/template-routes.ts
+  'GET /e2b/api/templates': { response: ER.E2BTemplate.array() },
+  'GET /e2b/api/templates/:templateID': { response: ER.E2BTemplateWithBuilds },
+  'GET /e2b/api/secrets': { query: ER.E2BSecretsQuery, response: ER.E2BSecret.array() },
+  'POST /e2b/api/secrets': { body: ER.E2BNewSecret, response: ER.E2BSecret },
+  'GET /e2b/api/secrets/:secretID': { response: ER.E2BSecret },
+  'POST /e2b/api/secrets/:secretID': { body: ER.E2BSecretUpdate, response: ER.E2BSecret },
+  'DELETE /e2b/api/secrets/:secretID': { response: E.E2BNoContent },
+  'GET /e2b/api/volumes': { response: ER.E2BVolume.array() },
+  'POST /e2b/api/volumes': { body: ER.E2BNewVolume, response: ER.E2BVolumeAndToken },
+  'GET /e2b/api/volumes/:volumeID': { response: ER.E2BVolumeAndToken },
+  'DELETE /e2b/api/volumes/:volumeID': { response: E.E2BNoContent },
   // exec
   'POST /v1/boxes/:box_id/exec': { body: ExecBody, kind: 'ndjson' },
   'GET /v1/boxes/:box_id/exec': { response: listOf(ExecInfo) },

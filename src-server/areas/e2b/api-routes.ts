@@ -16,9 +16,11 @@ import { NotImplemented } from '../../kernel/domain-errors.js';
 import { Reply, type Method, type RouteRegistrar, type RouteSpec } from '../../platform/http/route.js';
 import { ENVD_VERSION, type Sandbox, type SandboxService } from './sandbox-service.js';
 import type { SnapshotService } from './snapshot-service.js';
+import type { TemplateBuilds } from './templates-build.js';
+import type { E2BVolumes } from './volumes.js';
 
-/** E2B's ListedSandbox / SandboxDetail of a sandbox. */
-function listed(s: Sandbox) {
+/** E2B's ListedSandbox / SandboxDetail of a sandbox (`mounts`: its box's volume mounts by volume name). */
+async function listed(s: Sandbox, mounts: E2BVolumes['named']) {
   return {
     sandboxID: s.box.box_id,
     templateID: s.row.template_id,
@@ -32,17 +34,12 @@ function listed(s: Sandbox) {
     metadata: s.row.metadata,
     state: s.state,
     envdVersion: ENVD_VERSION,
-    volumeMounts: [],
+    volumeMounts: await mounts(s.row.org_id, s.box.volume_mounts),
   };
 }
 
-/**
- * What create, connect and resume answer: where envd is and the token it wants, and the
- * domain the SDK's `getHost(port)` builds `<port>-<sandboxID>.<domain>` from: Box's ingress
- * (`box.localhost:<ingress port>`, network/ingress/ingress-routing.ts), which reaches any
- * port of the sandbox.
- */
-function created(s: Sandbox, domain: string | null) {
+/** What create, connect and resume answer: where envd is and the token it wants. */
+function created(s: Sandbox) {
   return {
     sandboxID: s.box.box_id,
     templateID: s.row.template_id,
@@ -51,7 +48,7 @@ function created(s: Sandbox, domain: string | null) {
     envdVersion: ENVD_VERSION,
     envdAccessToken: s.row.access_token,
     trafficAccessToken: s.row.access_token,
-    domain,
+    domain: null,
   };
 }
 
@@ -64,14 +61,19 @@ const PREFIX = '/e2b/api';
  * validation, the response check under tests) with E2B's errors `{code, message}` as the
  * stock SDKs read them. A route E2B has and Box does not answers 501 naming it.
  */
-export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxService; snapshots: SnapshotService; domain: () => string | null }): void {
-  const { sandboxes, snapshots, domain } = deps;
+export function e2bApiRoutes(
+  r: RouteRegistrar,
+  deps: { sandboxes: SandboxService; snapshots: SnapshotService; volumes: E2BVolumes; templates: TemplateBuilds },
+): void {
+  const { sandboxes, snapshots, volumes, templates } = deps;
+  const mounts: E2BVolumes['named'] = (orgId, m) => volumes.named(orgId, m);
   const on = <B, Q, P>(method: Method, path: string, summary: string, spec: Omit<RouteSpec<B, Q, P>, 'method' | 'path' | 'area' | 'tag' | 'summary'>) =>
     r.add({ method, path: `${PREFIX}${path}`, area: 'box', tag: 'e2b', summary, errors: 'e2b', ...spec });
   const params = E2BSandboxIdParams;
 
   const create = async (body: z.infer<typeof E2BCreateBody>, auth: Parameters<SandboxService['create']>[0]) => {
     unsupportedCreate(body);
+    const volumeMounts = await volumes.mounts(auth.orgId, body.volumeMounts ?? []);
     const network = { ...body.network, allowInternetAccess: body.allow_internet_access ?? undefined };
     return sandboxes
       .create(auth, {
@@ -79,15 +81,16 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
         network,
         keepMemory: body.autoPauseMemory ?? undefined,
         autoResume: body.autoResume?.enabled ?? false,
+        volumeMounts,
       })
-      .then((s) => new Reply(201, created(s, domain())));
+      .then((s) => new Reply(201, created(s)));
   };
   on('post', '/sandboxes', 'E2B: create a sandbox (older route)', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
   on('post', '/v2/sandboxes', 'E2B: create a sandbox', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
 
   const list = (v2: boolean) => async (auth: { orgId: string }, q: E2BListQuery) => {
     const { items, nextToken } = await sandboxes.page(auth.orgId, { ...q, states: q.state ?? (v2 ? undefined : ['running']) });
-    return new Reply(200, items.map(listed), nextToken ? { 'X-Next-Token': nextToken } : {});
+    return new Reply(200, await Promise.all(items.map((s) => listed(s, mounts))), nextToken ? { 'X-Next-Token': nextToken } : {});
   };
   on('get', '/sandboxes', 'E2B: list running sandboxes (older route)', { query: E2BListQuery, handler: ({ auth, query }) => list(false)(auth, query) });
   on('get', '/v2/sandboxes', 'E2B: list sandboxes, newest first, paged', { query: E2BListQuery, handler: ({ auth, query }) => list(true)(auth, query) });
@@ -96,7 +99,7 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
     params,
     handler: async ({ auth, params: p }) => {
       const s = await sandboxes.get(auth.orgId, p.sandboxID);
-      return { ...listed(s), domain: domain(), lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: s.row.auto_resume } };
+      return { ...(await listed(s, mounts)), domain: null, lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: s.row.auto_resume } };
     },
   });
   on('delete', '/sandboxes/:sandboxID', 'E2B: kill a sandbox', {
@@ -121,20 +124,18 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
   const connect = { params, body: E2BConnectBody };
   on('post', '/v2/sandboxes/:sandboxID/connect', 'E2B: connect to a sandbox (resumes a paused one)', {
     ...connect,
-    handler: async ({ auth, params: p, body }) =>
-      new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory), domain())),
+    handler: async ({ auth, params: p, body }) => new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory))),
   });
   on('post', '/sandboxes/:sandboxID/resume', 'E2B: resume a paused sandbox (older route)', {
     ...connect,
-    handler: async ({ auth, params: p, body }) =>
-      new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory), domain())),
+    handler: async ({ auth, params: p, body }) => new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory))),
   });
   on('post', '/sandboxes/:sandboxID/fork', 'E2B: fork a sandbox', {
     params,
     body: E2BForkBody,
     handler: async ({ auth, params: p, body }) =>
       (await snapshots.fork(auth, p.sandboxID, body.count ?? 1, body.timeout)).map((f) =>
-        'error' in f ? { error: f.error } : { sandbox: created(f.sandbox, domain()) },
+        'error' in f ? { error: f.error } : { sandbox: created(f.sandbox) },
       ),
   });
   on('post', '/sandboxes/:sandboxID/snapshots', 'E2B: snapshot a sandbox', {
@@ -143,9 +144,13 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
     handler: async ({ auth, params: p, body }) => new Reply(201, await snapshots.create(auth.orgId, p.sandboxID, body.name)),
   });
   on('get', '/snapshots', 'E2B: list snapshots', { query: E2BSnapshotsQuery, handler: async ({ auth, query }) => await snapshots.list(auth.orgId, query) });
-  on('delete', '/templates/:templateID', 'E2B: delete a snapshot', {
+  on('delete', '/templates/:templateID', 'E2B: delete a template (its Box image and builds) or a snapshot', {
     params: E2BTemplateIdParams,
-    handler: async ({ auth, params: p }) => (await snapshots.delete(auth.orgId, p.templateID), NO_CONTENT),
+    handler: async ({ auth, params: p }) => {
+      if (await templates.has(auth.orgId, p.templateID)) await templates.delete(auth.orgId, p.templateID);
+      else await snapshots.delete(auth.orgId, p.templateID);
+      return NO_CONTENT;
+    },
   });
   r.fallback({
     prefix: PREFIX,
@@ -156,8 +161,8 @@ export function e2bApiRoutes(r: RouteRegistrar, deps: { sandboxes: SandboxServic
 }
 
 function unsupportedReason(path: string): string {
-  if (path.startsWith('/volumes') || path.startsWith('/volumecontent')) return 'E2B volumes: use Box volumes, which mount into boxes';
-  if (path.startsWith('/secrets')) return 'E2B secrets: use Box secrets with an HTTP policy';
+  if (path.startsWith('/volumecontent'))
+    return "E2B's volume content API: mount the volume in a sandbox, or use Box's volume file API (/v1/volumes/{id}/files)";
   return "not part of E2B's sandbox API that Box serves";
 }
 
@@ -172,5 +177,4 @@ function unsupportedCreate(b: z.infer<typeof E2BCreateBody>) {
   if (b.network?.maskRequestHost) no('network.maskRequestHost', "Box's ingress keeps the Host header a request came with");
   if (b.network?.egressProxy) no('network.egressProxy', "Box's egress proxy is the sandbox's only way out; chain no other proxy");
   if (b.network?.httpsPorts?.length) no('network.httpsPorts', "Box's ingress reaches a sandbox's ports over plain HTTP");
-  if (b.volumeMounts?.length) no('volumeMounts', 'E2B volumes: use Box volumes, which mount into boxes');
 }

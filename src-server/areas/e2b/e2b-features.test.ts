@@ -62,7 +62,7 @@ describe('E2B network rules as a Box HTTP policy', () => {
     await sbx.updateNetwork({ denyOut: ['8.8.8.8'] });
     expect((await policyOfBox(sbx.sandboxId))?.document).toEqual({
       '*': { rules: [] },
-      '8.8.8.8': { rules: [{ respond: { status: 403, body: "Refused by the sandbox's network rules: 8.8.8.8 is in denyOut.\n" } }] },
+      '8.8.8.8': { tls: 'passthrough', rules: [{ respond: { status: 403, body: "Refused by the sandbox's network rules: 8.8.8.8 is in denyOut.\n" } }] },
     });
     await sbx.updateNetwork({});
     expect((await policyOfBox(sbx.sandboxId))?.document).toEqual({ '*': { rules: [] } });

@@ -12,6 +12,16 @@ import type {
   E2BTimeoutBody,
 } from '@box/contract/e2b';
 import type { components } from '@box/contract/e2b-openapi.gen';
+import type {
+  E2BNewSecret,
+  E2BNewVolume,
+  E2BSecret,
+  E2BSecretUpdate,
+  E2BTemplate,
+  E2BTemplateWithBuilds,
+  E2BVolume,
+  E2BVolumeAndToken,
+} from '@box/contract/e2b-rest';
 import type { components as envdHttp } from './envd/gen/envd-http.gen.js';
 import type { EnvdFilesHttp } from './envd/files-http.js';
 import type { EntryInfo } from './envd/gen/filesystem_pb.js';
@@ -39,6 +49,9 @@ describe("Box's E2B shapes follow E2B's specifications", () => {
     expectTypeOf<AllTrue<AcceptsSpec<z.input<typeof E2BTimeoutBody>, Spec['SandboxTimeoutRequest']>>>().toEqualTypeOf<true>();
     expectTypeOf<AllTrue<AcceptsSpec<z.input<typeof E2BRefreshBody>, Spec['SandboxRefreshRequest']>>>().toEqualTypeOf<true>();
     expectTypeOf<keyof Spec['SandboxForkRequest']>().toEqualTypeOf<keyof z.input<typeof E2BForkBody>>();
+    expectTypeOf<AllTrue<AcceptsSpec<z.input<typeof E2BNewSecret>, Spec['NewSecret']>>>().toEqualTypeOf<true>();
+    expectTypeOf<AllTrue<AcceptsSpec<z.input<typeof E2BSecretUpdate>, Spec['SecretUpdate']>>>().toEqualTypeOf<true>();
+    expectTypeOf<AllTrue<AcceptsSpec<z.input<typeof E2BNewVolume>, Spec['NewVolume']>>>().toEqualTypeOf<true>();
   });
 
   it('responses are values of the spec types', () => {
@@ -47,6 +60,11 @@ describe("Box's E2B shapes follow E2B's specifications", () => {
     expectTypeOf<z.output<typeof E2BSandboxDetail>>().toExtend<Spec['SandboxDetail']>();
     expectTypeOf<z.output<typeof E2BError>>().toExtend<Spec['Error']>();
     expectTypeOf<z.output<typeof E2BSnapshot>>().toExtend<Spec['SnapshotInfo']>();
+    expectTypeOf<z.output<typeof E2BSecret>>().toExtend<Spec['Secret']>();
+    expectTypeOf<z.output<typeof E2BVolume>>().toExtend<Spec['Volume']>();
+    expectTypeOf<z.output<typeof E2BVolumeAndToken>>().toExtend<Spec['VolumeAndToken']>();
+    expectTypeOf<z.output<typeof E2BTemplate>>().toExtend<Spec['Template']>();
+    expectTypeOf<z.output<typeof E2BTemplateWithBuilds>>().toExtend<Spec['TemplateWithBuilds']>();
     // envd's HTTP upload answers a list of EntryInfo
     expectTypeOf<Awaited<ReturnType<EnvdFilesHttp['upload']>>>().toExtend<Array<envdHttp['schemas']['EntryInfo']>>();
   });

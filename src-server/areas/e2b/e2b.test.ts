@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
-import { AuthenticationError, CommandExitError, Sandbox, SandboxNotFoundError, Volume, VolumeError } from 'e2b';
+import { AuthenticationError, CommandExitError, Sandbox, SandboxNotFoundError, Volume } from 'e2b';
 import { FakeRuntime } from '../../test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../../test-support/harness.js';
 
@@ -30,10 +30,6 @@ describe('E2B SDK on the fake runtime', () => {
     expect(page.map((s) => s.sandboxId)).toEqual([sbx.sandboxId]);
     const info = await sbx.getInfo();
     expect(info.state).toBe('running');
-    // getHost(port): Box's ingress, which reaches any port of the sandbox (network.test.ts, e2b desktop VM test)
-    const host = `8080-${sbx.sandboxId}.box.localhost:${svc.ctx.services.ingress.port}`;
-    expect(sbx.getHost(8080)).toBe(host);
-    expect((await Sandbox.connect(sbx.sandboxId, opts)).getHost(8080)).toBe(host);
     expect(await sbx.kill()).toBe(true);
     await expect(Sandbox.getInfo(sbx.sandboxId, opts)).rejects.toBeInstanceOf(SandboxNotFoundError);
     expect(await Sandbox.kill(sbx.sandboxId, opts)).toBe(false);
@@ -69,14 +65,16 @@ describe('E2B SDK on the fake runtime', () => {
   });
 
   it('names what it does not support', async () => {
-    const err = await Volume.create('vol', opts).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(VolumeError);
-    expect((err as Error).message).toMatch(/501: .*volumes/);
+    const vol = await Volume.create('vol', opts);
+    const content = await fetch(`${opts.apiUrl}/volumecontent/${vol.volumeId}/dir?path=/`, { headers: { 'X-API-Key': opts.apiKey } });
+    expect(content.status).toBe(501);
+    expect(((await content.json()) as { message: string }).message).toMatch(/volume content API: mount the volume in a sandbox/);
     await expect(Sandbox.create('no-such-template', opts)).rejects.toThrow(/404: template 'no-such-template' not found/);
     // create options Box cannot keep are refused, not dropped: no sandbox runs with a restriction it does not have
     await expect(Sandbox.create({ ...opts, network: { maskRequestHost: 'x.example' } })).rejects.toThrow(/501: .*maskRequestHost/);
     await expect(Sandbox.create({ ...opts, network: { allowOut: ['10.0.0.0/8'] } })).rejects.toThrow(/400: .*network\.allowOut\[0\].*address range/);
-    await expect(Sandbox.create({ ...opts, volumeMounts: { '/data': 'vol' } })).rejects.toThrow(/501: .*volumeMounts/);
+    await expect(Sandbox.create({ ...opts, network: { httpsPorts: [443] } })).rejects.toThrow(/501: .*httpsPorts/);
+    expect(await Volume.destroy(vol.volumeId, opts)).toBe(true);
     expect((await Sandbox.list(opts).nextItems()).length).toBe(0);
   });
 

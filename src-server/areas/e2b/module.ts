@@ -7,7 +7,23 @@ import { EnvdFilesHttp } from './envd/files-http.js';
 import { EnvdFilesystem } from './envd/filesystem.js';
 import { EnvdProcesses } from './envd/processes.js';
 import { e2bFeatureRoutes } from './feature-routes.js';
-import type { AppsPort, BoxesPort, CheckpointsPort, CodePort, ExecPort, FilesPort, ForkPort, ImageBuildPort, MetricsPort, PoliciesPort } from './ports.js';
+import type {
+  AppsPort,
+  BoxesPort,
+  CheckpointsPort,
+  CodePort,
+  ExecPort,
+  FilesPort,
+  ForkPort,
+  ImageBuildPort,
+  MetricsPort,
+  PoliciesPort,
+  SecretsPort,
+  VolumesPort,
+} from './ports.js';
+import { e2bRestRoutes } from './rest-routes.js';
+import { E2BSecrets } from './secrets.js';
+import { E2BVolumes } from './volumes.js';
 import { e2bTemplateFilesRoute, e2bTemplateRoutes } from './template-routes.js';
 import { TemplateBuilds } from './templates-build.js';
 import { SandboxService } from './sandbox-service.js';
@@ -38,15 +54,17 @@ export function e2bArea(
     policies: PoliciesPort;
     metrics: MetricsPort;
     images: ImageBuildPort;
-    /** `box.localhost:<ingress port>`: where a sandbox's ports answer (E2B's `getHost`). */
-    domain: () => string | null;
+    secrets: SecretsPort;
+    volumes: VolumesPort;
   },
 ) {
   const repo = new SandboxesRepo(app.db);
   const { boxes, checkpoints, apps, policies, files } = deps;
   const sandboxes = new SandboxService(repo, { boxes, checkpoints, apps, policies, files, log: app.log });
   const snapshots = new SnapshotService(sandboxes, deps.checkpoints);
-  const templates = new TemplateBuilds(deps.images, path.join(app.config.dataDir, 'e2b-templates'));
+  const templates = new TemplateBuilds(app.db, deps.images, path.join(app.config.dataDir, 'e2b-templates'));
+  const secrets = new E2BSecrets(app.db, deps.secrets);
+  const volumes = new E2BVolumes(app.db, deps.volumes);
   const processes = new EnvdProcesses(deps.execs, async (id) => (await deps.boxes.get(id))?.status === 'running');
   const filesystem = new EnvdFilesystem(deps.execs);
   const filesHttp = new EnvdFilesHttp(deps.files);
@@ -57,14 +75,16 @@ export function e2bArea(
     routes(r) {
       e2bFeatureRoutes(r, { sandboxes, metrics: deps.metrics });
       e2bTemplateRoutes(r, templates);
-      e2bApiRoutes(r, { sandboxes, snapshots, domain: deps.domain });
+      e2bRestRoutes(r, { secrets, volumes });
+      e2bApiRoutes(r, { sandboxes, snapshots, volumes, templates });
     },
     mount(express: Express) {
       express.use('/e2b/template-files', e2bTemplateFilesRoute(templates));
       express.use('/files', e2bSignedFilesRoutes({ gate: app, sandboxes, filesHttp }));
       express.use('/e2b/sandbox', e2bSandboxRoutes({ gate: app, sandboxes, processes, filesystem, filesHttp, code: deps.code }));
     },
-    start() {
+    async start() {
+      await templates.recover();
       timer = setInterval(() => {
         if (sweeping) return;
         sweeping = true;

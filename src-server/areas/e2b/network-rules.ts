@@ -1,5 +1,6 @@
 import { policyDocumentProblem, type PolicyDocument } from '@box/contract/policies';
 import { invalid } from '../../kernel/domain-errors.js';
+import { boxSecretRefs } from './secrets.js';
 import type { BoxesPort, PoliciesPort } from './ports.js';
 import type { SandboxesRepo, SandboxRow } from './sandboxes-repo.js';
 
@@ -41,7 +42,13 @@ export function hostKey(entry: string, param: string): string {
   throw invalid(`${param}: "${entry}" is not a domain, "*.domain", an IPv4 address or ${ALL_TRAFFIC}.`, param);
 }
 
+/**
+ * A denyOut host: plain http is answered 403; https is refused at CONNECT (`passthrough`: not
+ * intercepted, so the proxy's answer is the tunnel's refusal), so a client's connection fails
+ * as behind E2B's firewall instead of completing TLS and reading a 403.
+ */
 const DENIED = (key: string) => ({
+  tls: 'passthrough' as const,
   rules: [{ respond: { status: 403, body: `Refused by the sandbox's network rules: ${key} is in denyOut.\n` } }],
 });
 
@@ -53,7 +60,9 @@ const DENIED = (key: string) => ({
  * - otherwise `*` lets everything out and each `denyOut` host is answered 403 by the proxy;
  * - `allowOut` wins over `denyOut` (E2B: "allowed entries always take precedence");
  * - a `rules` transform sets its headers on requests to its host (https too: Box's proxy
- *   intercepts TLS), and, as on E2B, grants no access the other lists do not.
+ *   intercepts TLS), and, as on E2B, grants no access the other lists do not; a header's
+ *   `${e2b.secrets.NAME}` (the SDK's `Secret.fill`) is the Box secret's `${secrets.NAME}`,
+ *   put in by the proxy on the host, so the value never enters the sandbox.
  */
 export function policyOf(n: E2BNetwork, at = 'network'): PolicyDocument | null {
   const allow = (n.allowOut ?? []).map((e, i) => hostKey(e, `${at}.allowOut[${i}]`));
@@ -67,7 +76,8 @@ export function policyOf(n: E2BNetwork, at = 'network'): PolicyDocument | null {
   for (const key of allow) doc[key] = { rules: [] };
   for (const [host, rules] of transforms) {
     const key = hostKey(host, `${at}.rules`);
-    const headers = Object.assign({}, ...rules.map((r) => r.transform?.headers ?? {})) as Record<string, string>;
+    const given = Object.assign({}, ...rules.map((r) => r.transform?.headers ?? {})) as Record<string, string>;
+    const headers = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, boxSecretRefs(v, `${at}.rules`)]));
     const granted = key in doc ? doc[key]!.rules.length === 0 : '*' in doc;
     if (!granted || !Object.keys(headers).length) continue;
     doc[key] = { rules: [{ request: { set: { headers } } }] };

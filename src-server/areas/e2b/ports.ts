@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import type { Box, Checkpoint, CreateBoxBody } from '@box/contract/boxes';
 import type { ExecBody } from '@box/contract/exec';
 import type { PolicyDocument } from '@box/contract/policies';
+import type { Volume } from '@box/contract/volumes';
 import type { MeterSample } from './metrics.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { BoxRecord, ExecSession, NewBox } from '../boxes/ports.js';
@@ -112,4 +113,25 @@ export type ImageBuildEvent =
 export interface ImageBuildPort {
   build(o: { boxfile: string; context: string; name: string; memoryMib?: number; onEvent: (e: ImageBuildEvent) => void }): Promise<unknown>;
   has(name: string): Promise<boolean>;
+  /** Deletes an image (409 while a box uses it). */
+  remove(orgId: string, name: string): Promise<unknown>;
+}
+
+/** Box's secrets (secrets/), as E2B's `/secrets` keeps its values there: metadata out, never a value. */
+export interface SecretsPort {
+  meta(orgId: string, name: string): Promise<{ name: string; created_at: string; updated_at: string } | undefined>;
+  put(orgId: string, name: string, value: string): Promise<{ name: string; created_at: string; updated_at: string }>;
+  delete(orgId: string, name: string): Promise<unknown>;
+  list(orgId: string, limit: number, offset: number): Promise<{ rows: Array<{ name: string; created_at: string; updated_at: string }>; total: number }>;
+}
+
+/** Box's volumes (volumes/), as E2B's `/volumes` and `volumeMounts` use them. */
+export interface VolumesPort {
+  /** A ready volume of the organization, by id or (`byName`) by name. */
+  get(orgId: string, volumeId: string): Promise<Volume | undefined>;
+  byName(orgId: string, name: string): Promise<Volume | undefined>;
+  list(orgId: string): Promise<Volume[]>;
+  findOrCreate(orgId: string, name: string): Promise<Volume>;
+  /** 409 while a live box mounts it. */
+  delete(orgId: string, volumeId: string): Promise<unknown>;
 }

@@ -21,7 +21,6 @@ export const ENVD_VERSION = '0.6.4';
 const DEFAULT_TIMEOUT_S = 300;
 const MAX_TIMEOUT_S = 86_400;
 const E2B_APP = 'e2b';
-
 type SandboxState = 'running' | 'paused';
 
 interface CreateSandbox {
@@ -34,6 +33,7 @@ interface CreateSandbox {
   mcp?: unknown;
   keepMemory?: boolean; // `lifecycle.keepMemory` (E2B's autoPauseMemory): false pauses keep only the filesystem
   autoResume?: boolean;
+  volumeMounts?: Array<{ volume_id: string; mount_path: string }>; // E2B's volumeMounts, as Box volume ids
 }
 
 /** An E2B sandbox: a box of the organization plus what E2B's API knows of it. */
@@ -120,7 +120,7 @@ export class SandboxService {
     const policy = await this.policies.make(auth.orgId, name, body.network);
     let made: NewBox;
     try {
-      made = await boxForTemplate(this.deps, auth, { template, name, appId: app.id, policyId: policy?.id });
+      made = await boxForTemplate(this.deps, auth, { template, name, appId: app.id, policyId: policy?.id, volumeMounts: body.volumeMounts ?? [] });
     } catch (e) {
       await this.policies.drop(auth.orgId, policy?.id);
       throw e;

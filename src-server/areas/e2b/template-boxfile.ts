@@ -53,18 +53,51 @@ function walk(root: string, rel = ''): string[] {
   return out;
 }
 
+const isLink = (p: string) => {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+};
+
+/** The symlinks under a folder (Box's COPY leaves them out), relative to it. */
+function linksUnder(root: string, rel = ''): string[] {
+  return walk(path.join(root, rel)).flatMap((p) => (isLink(path.join(root, rel, p)) ? [rel ? `${rel}/${p}` : p] : []));
+}
+
 /**
  * The sources of one E2B `copy`, relative to the build context: `dir` holds the files the SDK
  * uploaded for it (paths relative to its file context); a glob picks the entries it matches
- * (not those inside a matched folder, which come with it).
+ * (not those inside a matched folder, which come with it). Symlinks come apart (`links`, with
+ * their path under the copy's destination): Box's COPY takes files and folders only, and E2B
+ * copies a link as a link (the SDK sends it so unless `resolveSymlinks`).
  */
-function copySources(context: string, dir: string, src: string, step: number): string[] {
+function copySources(
+  context: string,
+  dir: string,
+  src: string,
+  step: number,
+): { files: string[]; links: Array<{ at: string; inside: boolean; target: string }> } {
   const clean = path.posix.normalize(src).replace(/^(\.\/)+/, '');
-  const matches = GLOB.test(clean) ? walk(path.join(context, dir)).filter((p) => globRegExp(clean).test(p)) : [clean];
+  const base = path.join(context, dir);
+  const matches = GLOB.test(clean) ? walk(base).filter((p) => globRegExp(clean).test(p)) : [clean];
   const top = matches.filter((m) => !matches.some((o) => o !== m && m.startsWith(`${o}/`)));
-  const found = top.filter((m) => fs.existsSync(path.join(context, dir, m)));
+  const found = top.filter((m) => isLink(path.join(base, m)) || fs.existsSync(path.join(base, m)));
   if (!found.length) throw new TemplateSpecError(`copy: no uploaded files match "${src}"`, step);
-  return found.map((m) => `${dir}/${m}`);
+  const links: Array<{ at: string; inside: boolean; target: string }> = [];
+  const files: string[] = [];
+  for (const m of found) {
+    const abs = path.join(base, m);
+    if (isLink(abs)) links.push({ at: path.posix.basename(m), inside: false, target: fs.readlinkSync(abs) });
+    else {
+      files.push(`${dir}/${m}`);
+      if (fs.statSync(abs).isDirectory())
+        // a folder's contents go into the destination (Box's COPY, as Docker's)
+        for (const l of linksUnder(abs)) links.push({ at: l, inside: true, target: fs.readlinkSync(path.join(abs, l)) });
+    }
+  }
+  return { files, links };
 }
 
 /**
@@ -86,10 +119,15 @@ export function boxfileOf(base: string, spec: TemplateSpec, context: string, fil
     if (type === 'RUN') asUser(a[1] || undefined, `RUN ["bash", "-c", ${q(a[0] ?? '')}]`);
     else if (type === 'COPY') {
       if (!s.filesHash) throw new TemplateSpecError('copy: the step has no filesHash (its files were not uploaded)', i);
-      const sources = copySources(context, files(i, s.filesHash), a[0] ?? '', i);
+      const { files: sources, links } = copySources(context, files(i, s.filesHash), a[0] ?? '', i);
       const dest = a[1] ?? '.';
+      const intoDir = sources.length + links.length > 1 || dest.endsWith('/');
       const mode = a[3] ? [`--chmod=${a[3].replace(/^0+(?=\d{3,4}$)/, '')}`] : [];
-      lines.push(`COPY ${JSON.stringify([...mode, ...sources, sources.length > 1 && !dest.endsWith('/') ? `${dest}/` : dest])}`);
+      if (sources.length) lines.push(`COPY ${JSON.stringify([...mode, ...sources, intoDir && !dest.endsWith('/') ? `${dest}/` : dest])}`);
+      for (const l of links) {
+        const at = l.inside || intoDir ? path.posix.join(dest, l.at) : dest;
+        lines.push(`RUN ${JSON.stringify(['sh', '-c', 'mkdir -p -- "$(dirname -- "$1")" && ln -sfn -- "$0" "$1"', l.target, at])}`);
+      }
       if (a[2] && a[2] !== 'root') lines.push(`RUN ["chown", "-R", ${q(a[2])}, ${q(dest)}]`);
     } else if (type === 'ENV') {
       const pairs: string[] = [];

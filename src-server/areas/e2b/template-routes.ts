@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { E2BTemplateIdParams } from '@box/contract/e2b';
 import {
   E2BAliasParams,
   E2BBuildStatusQuery,
@@ -22,7 +23,7 @@ export function e2bTemplateRoutes(r: RouteRegistrar, builds: TemplateBuilds): vo
 
   on('post', '/v3/templates', 'E2B: request a template build (a Box image of its name)', {
     body: E2BTemplateRequestBody,
-    handler: ({ auth, body }) => new Reply(202, builds.request(auth.orgId, body)),
+    handler: async ({ auth, body }) => new Reply(202, await builds.request(auth.orgId, body)),
   });
   on('get', '/templates/aliases/:alias', 'E2B: whether a template of this name exists', {
     params: E2BAliasParams,
@@ -31,6 +32,13 @@ export function e2bTemplateRoutes(r: RouteRegistrar, builds: TemplateBuilds): vo
       return { templateID: p.alias, public: false };
     },
   });
+  on('get', '/templates', "E2B: the organization's templates built here (Box images), newest first", {
+    handler: ({ auth }) => builds.list(auth.orgId),
+  });
+  on('get', '/templates/:templateID', 'E2B: a template and its builds', {
+    params: E2BTemplateIdParams,
+    handler: ({ auth, params: p }) => builds.get(auth.orgId, p.templateID),
+  });
   on('get', '/templates/:templateID/files/:hash', "E2B: where to upload a copy step's files (signed URL), or that they are here", {
     params: E2BTemplateFilesParams,
     handler: ({ req, auth, params: p }) => builds.uploadLink(auth.orgId, p.templateID, p.hash, `${req.protocol}://${req.get('host')}`),
@@ -38,7 +46,7 @@ export function e2bTemplateRoutes(r: RouteRegistrar, builds: TemplateBuilds): vo
   on('post', '/v2/templates/:templateID/builds/:buildID', 'E2B: start a template build (Boxfile steps in builder VMs)', {
     params: E2BTemplateBuildParams,
     body: E2BTemplateBuildStart,
-    handler: ({ auth, params: p, body }) => (builds.start(auth.orgId, p.templateID, p.buildID, body), new Reply(202, {})),
+    handler: async ({ auth, params: p, body }) => (await builds.start(auth.orgId, p.templateID, p.buildID, body), new Reply(202, {})),
   });
   on('get', '/templates/:templateID/builds/:buildID/status', "E2B: a template build's status and its log from an offset", {
     params: E2BTemplateBuildParams,

@@ -5,8 +5,10 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import type { Readable } from 'node:stream';
-import { invalid, notFound } from '../../kernel/domain-errors.js';
+import { conflict, invalid, notFound } from '../../kernel/domain-errors.js';
+import type { Db } from '../../platform/db/connection.js';
 import type { ImageBuildEvent, ImageBuildPort } from './ports.js';
+import { templateOf, templateWithBuilds, type Build, type Status } from './template-catalog.js';
 import { boxfileOf, TemplateSpecError, type TemplateSpec } from './template-boxfile.js';
 
 const execFileP = promisify(execFile);
@@ -16,21 +18,6 @@ const IMAGE_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 const HASH = /^[0-9a-f]{64}$/;
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
-interface LogEntry {
-  timestamp: string;
-  level: Level;
-  message: string;
-  step?: string;
-}
-interface Build {
-  orgId: string;
-  templateID: string;
-  buildID: string;
-  memoryMib?: number;
-  status: 'waiting' | 'building' | 'ready' | 'error';
-  logs: LogEntry[];
-  reason?: { message: string; step?: string };
-}
 
 /** A template's Box image name: E2B's `name:tag` is `name-tag` (image names have no tags). */
 function imageNameOf(template: string): string {
@@ -45,26 +32,48 @@ function imageNameOf(template: string): string {
  * through a signed upload URL (kept by their hash, so an unchanged copy is not re-sent), and
  * the build turns E2B's steps into a Boxfile built in builder VMs, its progress the build's
  * log. The result is an image, usable as the template at create. One build runs at a time
- * (each step boots a VM); builds are kept in memory for their status.
+ * (each step boots a VM). Builds and their logs are kept in the database
+ * (e2b_template_builds, e2b_template_build_logs): listed and deleted as E2B's `/templates`
+ * does, and still there after a restart (a build the restart cut short ends in `error`).
  */
 export class TemplateBuilds {
-  private builds = new Map<string, Build>();
   private queue: Promise<unknown> = Promise.resolve();
   private secret = crypto.randomBytes(32);
+  /** The next log line's number of each running build. */
+  private seq = new Map<string, number>();
+  /** Log lines are written in order, behind the build (its events come synchronously); a status waits for them. */
+  private writes: Promise<void> = Promise.resolve();
+  private writeError: unknown;
 
   constructor(
+    private db: Db,
     private images: ImageBuildPort,
     private dir: string,
   ) {}
 
-  request(orgId: string, body: { name?: string; alias?: string; tags?: string[] | null; memoryMB?: number | null }) {
+  /** At start: a build the last run of the service cut short ends in `error`, saying so. */
+  async recover(): Promise<void> {
+    const cut = await this.db.all<{ build_id: string }>("SELECT build_id FROM e2b_template_builds WHERE status IN ('waiting', 'building')");
+    for (const { build_id } of cut) {
+      const next = await this.db.get<{ n: number }>('SELECT COALESCE(MAX(seq) + 1, 0) AS n FROM e2b_template_build_logs WHERE build_id = ?', [build_id]);
+      this.seq.set(build_id, Number(next?.n ?? 0));
+      await this.fail(build_id, 'The service stopped before this build finished: build the template again.');
+    }
+  }
+
+  async request(orgId: string, body: { name?: string; alias?: string; tags?: string[] | null; memoryMB?: number | null }) {
     const full = body.name ?? body.alias;
     if (!full) throw invalid('name is required: the template to build', 'name');
     const [name, tag] = full.split(':');
     const tags = [...(tag ? [tag] : []), ...(body.tags ?? [])];
     const templateID = imageNameOf(tags.length ? `${name}:${tags[0]}` : name!);
     const buildID = crypto.randomUUID();
-    this.builds.set(buildID, { orgId, templateID, buildID, status: 'waiting', logs: [], memoryMib: body.memoryMB ?? undefined });
+    const at = new Date().toISOString();
+    await this.db.run(
+      `INSERT INTO e2b_template_builds (build_id, org_id, template_id, status, memory_mib, created_at, updated_at)
+       VALUES (?, ?, ?, 'waiting', ?, ?, ?)`,
+      [buildID, orgId, templateID, body.memoryMB ?? null, at, at],
+    );
     return { templateID, buildID, names: [full], aliases: [name!], tags, public: false };
   }
 
@@ -72,8 +81,8 @@ export class TemplateBuilds {
   private filePath = (hash: string) => path.join(this.dir, 'files', hash);
 
   /** Where the SDK puts a copy's files, or `present` when this hash was uploaded before. */
-  uploadLink(orgId: string, templateID: string, hash: string, origin: string) {
-    this.find(orgId, templateID);
+  async uploadLink(orgId: string, templateID: string, hash: string, origin: string) {
+    await this.find(orgId, templateID);
     if (fs.existsSync(this.filePath(hash))) return { present: true };
     return { present: false, url: `${origin}/e2b/template-files/${hash}?signature=${this.sign(hash)}` };
   }
@@ -89,27 +98,75 @@ export class TemplateBuilds {
     return true;
   }
 
-  private find(orgId: string, templateID: string, buildID?: string): Build {
-    const b = buildID ? this.builds.get(buildID) : [...this.builds.values()].find((x) => x.templateID === templateID);
-    if (!b || b.orgId !== orgId || b.templateID !== templateID)
-      throw notFound(`Build ${buildID ?? ''} of template ${templateID} not found`, 'not_found', 'buildID');
+  private async builds(orgId: string, templateID: string): Promise<Build[]> {
+    return await this.db.all<Build>('SELECT * FROM e2b_template_builds WHERE org_id = ? AND template_id = ? ORDER BY created_at DESC, build_id DESC', [
+      orgId,
+      templateID,
+    ]);
+  }
+
+  private async find(orgId: string, templateID: string, buildID?: string): Promise<Build> {
+    const b = buildID ? await this.db.get<Build>('SELECT * FROM e2b_template_builds WHERE build_id = ?', [buildID]) : (await this.builds(orgId, templateID))[0];
+    if (!b || b.org_id !== orgId || b.template_id !== templateID)
+      throw notFound(`Build ${buildID ?? ''} of template ${templateID} not found`, 'not_found', buildID ? 'buildID' : 'templateID');
     return b;
   }
 
-  start(
+  /** Its new status, once the log lines before it are written. */
+  private async setStatus(buildID: string, status: Status, reason?: { message: string; step?: string }) {
+    await this.writes;
+    if (this.writeError) {
+      const e = this.writeError;
+      this.writeError = undefined;
+      throw e;
+    }
+    const at = new Date().toISOString();
+    const done = status === 'ready' || status === 'error';
+    await this.db.run('UPDATE e2b_template_builds SET status = ?, reason = ?, updated_at = ?, finished_at = ? WHERE build_id = ?', [
+      status,
+      reason ? JSON.stringify(reason) : null,
+      at,
+      done ? at : null,
+      buildID,
+    ]);
+    if (done) this.seq.delete(buildID);
+  }
+
+  private async fail(buildID: string, message: string, step?: number) {
+    this.log(buildID, 'error', message);
+    await this.setStatus(buildID, 'error', { message, ...(step !== undefined ? { step: String(step + 1) } : {}) });
+  }
+
+  async start(
     orgId: string,
     templateID: string,
     buildID: string,
     spec: TemplateSpec & { fromImage?: string; fromTemplate?: string; fromImageRegistry?: unknown },
-  ): void {
-    const b = this.find(orgId, templateID, buildID);
+  ): Promise<void> {
+    const b = await this.find(orgId, templateID, buildID);
     if (b.status !== 'waiting') throw invalid(`Build ${buildID} was already started`, 'buildID');
-    b.status = 'building';
+    // only one start of a waiting build wins
+    const { changes } = await this.db.run("UPDATE e2b_template_builds SET status = 'building', updated_at = ? WHERE build_id = ? AND status = 'waiting'", [
+      new Date().toISOString(),
+      buildID,
+    ]);
+    if (!changes) throw invalid(`Build ${buildID} was already started`, 'buildID');
+    this.seq.set(buildID, 0);
     this.queue = this.queue.then(() => this.run(b, spec)).catch(() => {});
   }
 
-  private log(b: Build, level: Level, message: string, step?: number) {
-    b.logs.push({ timestamp: new Date().toISOString(), level, message, ...(step !== undefined ? { step: String(step) } : {}) });
+  /** Appends a log line (numbered now, written in order: see `writes`). */
+  private log(buildID: string, level: Level, message: string, step?: number) {
+    const seq = this.seq.get(buildID) ?? 0;
+    this.seq.set(buildID, seq + 1);
+    const row = [buildID, seq, new Date().toISOString(), level, message, step !== undefined ? String(step) : null];
+    this.writes = this.writes
+      .then(async () => {
+        await this.db.run('INSERT INTO e2b_template_build_logs (build_id, seq, at, level, message, step) VALUES (?, ?, ?, ?, ?, ?)', row);
+      })
+      .catch((e: unknown) => {
+        this.writeError ??= e;
+      });
   }
 
   private async base(spec: { fromImage?: string; fromTemplate?: string; fromImageRegistry?: unknown }): Promise<string> {
@@ -128,7 +185,8 @@ export class TemplateBuilds {
   }
 
   private async run(b: Build, spec: TemplateSpec & { fromImage?: string; fromTemplate?: string; fromImageRegistry?: unknown }): Promise<void> {
-    const context = path.join(this.dir, 'builds', b.buildID);
+    const id = b.build_id;
+    const context = path.join(this.dir, 'builds', id);
     try {
       const base = await this.base(spec);
       fs.mkdirSync(context, { recursive: true });
@@ -142,39 +200,80 @@ export class TemplateBuilds {
         unpacked.set(s.filesHash, dir);
       }
       const boxfile = boxfileOf(base, spec, context, (_i, hash) => unpacked.get(hash)!);
-      if (spec.readyCmd) this.log(b, 'info', "readyCmd is not run at build: Box starts the start command at each boot of the template's sandboxes");
-      this.log(b, 'info', `Building the Box image ${b.templateID} from ${base}`);
+      if (spec.readyCmd) this.log(id, 'info', "readyCmd is not run at build: Box starts the start command at each boot of the template's sandboxes");
+      this.log(id, 'info', `Building the Box image ${b.template_id} from ${base}`);
       let step: number | undefined;
       await this.images.build({
         boxfile,
         context,
-        name: b.templateID,
-        memoryMib: b.memoryMib,
+        name: b.template_id,
+        memoryMib: b.memory_mib ?? undefined,
         onEvent: (e: ImageBuildEvent) => {
           if (e.type === 'step') {
             step = e.index;
-            this.log(b, 'info', `[${e.index}/${e.total}] ${e.text}${e.cached ? ' (cached)' : ''}`, step);
+            this.log(id, 'info', `[${e.index}/${e.total}] ${e.text}${e.cached ? ' (cached)' : ''}`, step);
           } else if (e.type === 'output')
-            for (const line of e.text.split('\n').filter(Boolean)) this.log(b, e.stream === 'stderr' ? 'warn' : 'info', line, step);
-          else this.log(b, 'info', e.text, step);
+            for (const line of e.text.split('\n').filter(Boolean)) this.log(id, e.stream === 'stderr' ? 'warn' : 'info', line, step);
+          else this.log(id, 'info', e.text, step);
         },
       });
-      this.log(b, 'info', `Template ${b.templateID} is ready`);
-      b.status = 'ready';
+      this.log(id, 'info', `Template ${b.template_id} is ready`);
+      await this.setStatus(id, 'ready');
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      this.log(b, 'error', message);
-      b.reason = { message, ...(e instanceof TemplateSpecError && e.step !== undefined ? { step: String(e.step + 1) } : {}) };
-      b.status = 'error';
+      await this.fail(id, e instanceof Error ? e.message : String(e), e instanceof TemplateSpecError ? e.step : undefined);
     } finally {
       fs.rmSync(context, { recursive: true, force: true });
     }
   }
 
-  status(orgId: string, templateID: string, buildID: string, logsOffset = 0) {
-    const b = this.find(orgId, templateID, buildID);
-    const reason = b.reason && { ...b.reason, logEntries: b.logs.filter((l) => l.level === 'error') };
-    return { templateID, buildID, status: b.status, logEntries: b.logs.slice(logsOffset), logs: [], ...(reason ? { reason } : {}) };
+  async status(orgId: string, templateID: string, buildID: string, logsOffset = 0) {
+    const b = await this.find(orgId, templateID, buildID);
+    const logs = (
+      await this.db.all<{ at: string; level: Level; message: string; step: string | null }>(
+        'SELECT at, level, message, step FROM e2b_template_build_logs WHERE build_id = ? AND seq >= ? ORDER BY seq',
+        [buildID, logsOffset],
+      )
+    ).map((l) => ({ timestamp: l.at, level: l.level, message: l.message, ...(l.step !== null ? { step: l.step } : {}) }));
+    const reason = b.reason
+      ? { ...(JSON.parse(b.reason) as { message: string; step?: string }), logEntries: logs.filter((l) => l.level === 'error') }
+      : undefined;
+    return { templateID, buildID, status: b.status, logEntries: logs, logs: [], ...(reason ? { reason } : {}) };
+  }
+
+  /** E2B's `GET /templates`: the organization's templates built here, newest build first. */
+  async list(orgId: string) {
+    const ids = await this.db.all<{ template_id: string }>(
+      'SELECT template_id FROM e2b_template_builds WHERE org_id = ? GROUP BY template_id ORDER BY MAX(created_at) DESC',
+      [orgId],
+    );
+    const out = [];
+    for (const { template_id } of ids) out.push(templateOf(template_id, await this.builds(orgId, template_id)));
+    return out;
+  }
+
+  /** E2B's `GET /templates/{templateID}`: a template and its builds, newest first. */
+  async get(orgId: string, templateID: string) {
+    const builds = await this.builds(orgId, templateID);
+    if (!builds.length) throw notFound(`Template ${templateID} not found`, 'not_found', 'templateID');
+    return templateWithBuilds(templateID, builds);
+  }
+
+  /** Whether the organization built this template here (E2B's DELETE /templates/{id} then deletes it). */
+  async has(orgId: string, templateID: string): Promise<boolean> {
+    return (await this.builds(orgId, templateID)).length > 0;
+  }
+
+  /** Deletes a template: its Box image (409 while a box uses it), its builds and their logs. */
+  async delete(orgId: string, templateID: string): Promise<void> {
+    const builds = await this.builds(orgId, templateID);
+    if (!builds.length) throw notFound(`Template ${templateID} not found`, 'not_found', 'templateID');
+    if (builds.some((b) => b.status === 'building'))
+      throw conflict(`Template ${templateID} is being built: wait for the build to end, then delete it.`, 'failed_precondition', 'templateID');
+    if (await this.images.has(templateID)) await this.images.remove(orgId, templateID);
+    await this.db.transaction(async () => {
+      for (const b of builds) await this.db.run('DELETE FROM e2b_template_build_logs WHERE build_id = ?', [b.build_id]);
+      await this.db.run('DELETE FROM e2b_template_builds WHERE org_id = ? AND template_id = ?', [orgId, templateID]);
+    });
   }
 
   /** Whether a template of this name exists: E2B's base templates, or a Box image. */

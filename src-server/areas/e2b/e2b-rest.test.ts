@@ -1,0 +1,264 @@
+/**
+ * E2B's secrets, volumes and template listing on Box's (issue 33), with the stock `e2b` SDK
+ * on the fake runtime: an E2B secret is a Box secret (never shown, put in by the egress
+ * proxy), an E2B volume a Box volume (mounted with volumeMounts), each visible from both
+ * APIs; template builds are kept in the database (listed, deleted, still there after a
+ * restart). The real-VM side is e2b-features.vm.test.ts.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Sandbox, Secret, SecretNotFoundError, Volume, VolumeNotFoundError } from 'e2b';
+import { openDatabase } from '../../platform/db/connection.js';
+import { FakeRuntime } from '../../test-support/fake-runtime.js';
+import { databaseFor, startTestService, type TestService } from '../../test-support/harness.js';
+import type { ImageBuildPort } from './ports.js';
+import { boxSecretName, boxSecretRefs } from './secrets.js';
+import { TemplateBuilds } from './templates-build.js';
+
+let svc: TestService;
+let opts: { apiKey: string; apiUrl: string; sandboxUrl: string };
+const e2b = (p: string, init: RequestInit & { json?: unknown } = {}) =>
+  fetch(`${opts.apiUrl}${p}`, {
+    ...init,
+    headers: { 'X-API-Key': opts.apiKey, ...(init.json !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
+  });
+
+beforeAll(async () => {
+  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxe2brest-'), runtime: (d) => new FakeRuntime(d) });
+  opts = { apiKey: svc.key, apiUrl: `${svc.url}/e2b/api`, sandboxUrl: `${svc.url}/e2b/sandbox` };
+});
+afterAll(async () => {
+  await svc?.close();
+});
+
+describe('E2B secrets are Box secrets', () => {
+  it('maps names and placeholders onto Box secret names', () => {
+    expect(boxSecretName('OpenAI-API-Key')).toBe('openai_api_key');
+    expect(() => boxSecretName('sec_abc')).toThrow(/kept for secret ids/);
+    expect(() => boxSecretName('has space')).toThrow(/^name: "has space" must start/);
+    expect(boxSecretRefs('Bearer ${e2b.secrets.openai-api-key}', 'p')).toBe('Bearer ${secrets.openai_api_key}');
+    expect(boxSecretRefs('${e2b.secrets.BOX_MADE}', 'p')).toBe('${secrets.BOX_MADE}');
+  });
+
+  it('creates, reads, versions, lists and destroys through the SDK; the value is never shown and lives in Box', async () => {
+    const made = await Secret.create('OpenAI-Key', 'sk-test-value', { ...opts, metadata: { env: 'test' } });
+    expect(made.secretId).toMatch(/^sec_/);
+    expect(made.name).toBe('openai-key');
+    expect(made.version).toBe(1);
+    expect(made.metadata).toEqual({ env: 'test' });
+    expect(made.createdAt).toBeInstanceOf(Date);
+    // Box's own API has it under its Box name, metadata only
+    const boxMeta = await svc.api('/v1/secrets/openai_key');
+    expect(boxMeta.status).toBe(200);
+    expect(JSON.stringify(await boxMeta.json())).not.toContain('sk-test-value');
+    const raw = await (await e2b(`/secrets/${made.secretId}`)).text();
+    expect(raw).not.toContain('sk-test-value');
+
+    expect((await Secret.getInfo('openai-key', opts)).secretId).toBe(made.secretId);
+    expect((await Secret.getInfo(made.secretId, opts)).name).toBe('openai-key');
+    const v2 = await Secret.update(made.secretId, 'sk-rotated', { ...opts, metadata: { env: 'prod' } });
+    expect(v2.version).toBe(2);
+    expect(v2.metadata).toEqual({ env: 'prod' });
+    await expect(Secret.update('missing', 'x', opts)).rejects.toThrow(SecretNotFoundError);
+    await expect(Secret.getInfo('missing', opts)).rejects.toThrow(SecretNotFoundError);
+
+    // a Box secret shows in E2B's list; a change through Box's API is a new E2B version
+    expect((await svc.api('/v1/secrets/BOX_MADE', { method: 'PUT', json: { value: 'b1' } })).status).toBe(200);
+    await Secret.create('key-c', 'c', opts);
+    const pages = Secret.list({ ...opts, limit: 2 });
+    const first = await pages.nextItems();
+    expect(first).toHaveLength(2);
+    expect(pages.hasNext).toBe(true);
+    const second = await pages.nextItems();
+    expect(pages.hasNext).toBe(false);
+    expect([...first, ...second].map((s) => s.name).sort()).toEqual(['BOX_MADE', 'key-c', 'openai-key']);
+    const boxMade = await Secret.getInfo('BOX_MADE', opts);
+    expect(boxMade.version).toBe(1);
+    await new Promise((r) => setTimeout(r, 5));
+    await svc.api('/v1/secrets/BOX_MADE', { method: 'PUT', json: { value: 'b2' } });
+    expect((await Secret.getInfo('BOX_MADE', opts)).version).toBe(2);
+
+    expect(await Secret.destroy('openai-key', opts)).toBe(true);
+    expect((await svc.api('/v1/secrets/openai_key')).status).toBe(404);
+    expect(await Secret.exists(made.secretId, opts)).toBe(false);
+    expect(await Secret.destroy('missing', opts)).toBe(false);
+    // deleted through Box's API: gone from E2B's too
+    await svc.api('/v1/secrets/key_c', { method: 'DELETE' });
+    expect(await Secret.exists('key-c', opts)).toBe(false);
+  });
+
+  it("refuses bad input with E2B's error naming the field", async () => {
+    const bad = async (body: unknown, field: RegExp, status = 400) => {
+      const res = await e2b('/secrets', { method: 'POST', json: body });
+      expect(res.status).toBe(status);
+      const err = (await res.json()) as { code: number; message: string };
+      expect(err.code).toBe(status);
+      expect(err.message).toMatch(field);
+    };
+    await bad({ name: 'has space', value: 'v' }, /name/);
+    await bad({ name: 'ok' }, /value/);
+    await bad({ name: 'ok', value: 'x'.repeat(64 * 1024 + 1) }, /value.*64 KiB/);
+    await bad({ name: 'ok', value: 'v', metadata: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'v'])) }, /metadata.*32 entries/);
+    await Secret.create('twice', 'v', opts);
+    await bad({ name: 'TWICE', value: 'v' }, /already exists/, 409);
+    expect((await e2b('/secrets?limit=0')).status).toBe(400);
+    expect((await e2b('/secrets?nextToken=abc')).status).toBe(400);
+    await Secret.destroy('twice', opts);
+  });
+
+  it("a network rule's Secret.fill placeholder is the Box secret reference in the sandbox's HTTP policy", async () => {
+    await Secret.create('api-token', 'tok-123', opts);
+    const sbx = await Sandbox.create({
+      ...opts,
+      network: { rules: { 'api.example.com': [{ transform: { headers: { Authorization: `Bearer ${Secret.fill('api-token')}` } } }] } },
+    });
+    const p = (await (await svc.api(`/v1/boxes/${sbx.sandboxId}/http-policy`)).json()) as { id: string; document: Record<string, unknown> };
+    expect(JSON.stringify(p.document)).toContain('Bearer ${secrets.api_token}');
+    expect(JSON.stringify(p.document)).not.toContain('tok-123');
+    // Box's secret page names the policy that uses it
+    const using = (await (await svc.api('/v1/secrets/api_token/policies')).json()) as { data: Array<{ id: string }> };
+    expect(using.data.map((x) => x.id)).toContain(p.id);
+    await sbx.kill();
+    await Secret.destroy('api-token', opts);
+  });
+});
+
+describe('E2B volumes are Box volumes', () => {
+  it('creates, lists, connects and destroys through the SDK; Box lists them', async () => {
+    const vol = await Volume.create('e2b-data', opts);
+    expect(vol.volumeId).toMatch(/^vol/);
+    expect(vol.name).toBe('e2b-data');
+    expect(vol.token).toBeTruthy();
+    const boxVols = (await (await svc.api('/v1/box-volumes')).json()) as { data: Array<{ volume_id: string; name: string }> };
+    expect(boxVols.data).toContainEqual(expect.objectContaining({ volume_id: vol.volumeId, name: 'e2b-data' }));
+    expect(await Volume.list(opts)).toContainEqual({ volumeId: vol.volumeId, name: 'e2b-data' });
+    const info = await Volume.getInfo(vol.volumeId, opts);
+    expect(info).toMatchObject({ volumeId: vol.volumeId, name: 'e2b-data', token: vol.token });
+    expect((await Volume.connect(vol.volumeId, opts)).token).toBe(vol.token);
+    await expect(Volume.getInfo('vol_missing', opts)).rejects.toThrow(VolumeNotFoundError);
+    expect(await Volume.destroy(vol.volumeId, opts)).toBe(true);
+    expect(await Volume.destroy(vol.volumeId, opts)).toBe(false);
+    expect((await Volume.list(opts)).map((v) => v.volumeId)).not.toContain(vol.volumeId);
+  });
+
+  it("mounts by name at create, shows the mount in the sandbox's info, and refuses deleting a mounted volume", async () => {
+    const vol = await Volume.create('mounted', opts);
+    const sbx = await Sandbox.create({ ...opts, volumeMounts: { '/mnt/data': vol } });
+    const box = (await (await svc.api(`/v1/boxes/${sbx.sandboxId}`)).json()) as { volume_mounts: unknown[] };
+    expect(box.volume_mounts).toEqual([{ volume_id: vol.volumeId, mount_path: '/mnt/data' }]);
+    const info = (await (await e2b(`/sandboxes/${sbx.sandboxId}`)).json()) as { volumeMounts: unknown[] };
+    expect(info.volumeMounts).toEqual([{ name: 'mounted', path: '/mnt/data' }]);
+    const del = await e2b(`/volumes/${vol.volumeId}`, { method: 'DELETE' });
+    expect(del.status).toBe(409);
+    expect(((await del.json()) as { message: string }).message).toMatch(/mounted by/);
+    await sbx.kill();
+    expect(await Volume.destroy(vol.volumeId, opts)).toBe(true);
+  });
+
+  it("refuses bad volume input with E2B's error naming the field", async () => {
+    const create = async (body: unknown) => {
+      const res = await e2b('/v2/sandboxes', { method: 'POST', json: { templateID: 'base', ...(body as object) } });
+      return { status: res.status, message: ((await res.json()) as { message: string }).message };
+    };
+    expect(await create({ volumeMounts: [{ name: 'nope', path: '/data' }] })).toEqual({
+      status: 404,
+      message: expect.stringMatching(/volumeMounts\[0\]\.name: no volume named nope/) as unknown as string,
+    });
+    const rel = await create({ volumeMounts: [{ name: 'x', path: 'data' }] });
+    expect(rel.status).toBe(400);
+    expect(rel.message).toMatch(/volumeMounts\.0\.path|volumeMounts\[0\]\.path/);
+    const badName = await e2b('/volumes', { method: 'POST', json: { name: 'a/b' } });
+    expect(badName.status).toBe(400);
+    expect(((await badName.json()) as { message: string }).message).toMatch(/name/);
+    expect((await Sandbox.list(opts).nextItems()).length).toBe(0);
+  });
+});
+
+describe('E2B template builds are kept in the database', () => {
+  const fakeImages = (): ImageBuildPort & { built: string[]; removed: string[] } => {
+    const built: string[] = [];
+    const removed: string[] = [];
+    return {
+      built,
+      removed,
+      build: (o) => {
+        o.onEvent({ type: 'step', index: 1, total: 1, text: 'RUN true', cached: false });
+        o.onEvent({ type: 'output', stream: 'stdout', text: 'done\n' });
+        built.push(o.name);
+        return Promise.resolve();
+      },
+      has: (name) => Promise.resolve(built.includes(name) && !removed.includes(name)),
+      remove: (_org, name) => (removed.push(name), Promise.resolve()),
+    };
+  };
+  const until = async (f: () => Promise<boolean>) => {
+    for (let i = 0; i < 200 && !(await f()); i++) await new Promise((r) => setTimeout(r, 10));
+  };
+
+  it('survives a restart: builds and logs listed, a build cut short ends in error, delete removes the image', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bxe2btpl-'));
+    // SQLite in the sqlite project, a database of its own on the run's PostgreSQL in the postgres one
+    const db = await openDatabase(dir, await databaseFor(dir));
+    const images = fakeImages();
+    const a = new TemplateBuilds(db, images, path.join(dir, 'tpl'));
+    await a.recover();
+    const req = await a.request('org1', { name: 'my-tpl:v1' });
+    expect(req.templateID).toBe('my-tpl-v1');
+    await a.start('org1', 'my-tpl-v1', req.buildID, { fromTemplate: 'base', steps: [{ type: 'RUN', args: ['true'] }] });
+    await expect(a.start('org1', 'my-tpl-v1', req.buildID, { fromTemplate: 'base' })).rejects.toThrow(/already started/);
+    await until(async () => (await a.status('org1', 'my-tpl-v1', req.buildID)).status === 'ready');
+    const cut = await a.request('org1', { name: 'other' });
+    await a.start('org1', 'other', cut.buildID, { fromImage: 'ubuntu:22.04' }); // queued behind nothing: ends in error
+    await until(async () => (await a.status('org1', 'other', cut.buildID)).status === 'error');
+    const waiting = await a.request('org1', { name: 'late' });
+
+    // the service restarts: a new instance on the same database
+    const b = new TemplateBuilds(db, images, path.join(dir, 'tpl'));
+    await b.recover();
+    const st = await b.status('org1', 'my-tpl-v1', req.buildID);
+    expect(st.status).toBe('ready');
+    expect(st.logEntries.map((l) => l.message)).toEqual(expect.arrayContaining(['[1/1] RUN true', 'done', 'Template my-tpl-v1 is ready']));
+    expect((await b.status('org1', 'my-tpl-v1', req.buildID, 2)).logEntries.length).toBe(st.logEntries.length - 2);
+    expect((await b.status('org1', 'other', cut.buildID)).reason?.message).toMatch(/fromImage 'ubuntu:22.04'/);
+    const late = await b.status('org1', 'late', waiting.buildID);
+    expect(late.status).toBe('error');
+    expect(late.reason?.message).toMatch(/service stopped before this build finished/);
+
+    expect((await b.list('org1')).map((t) => [t.templateID, t.buildStatus, t.buildCount])).toEqual([
+      ['late', 'error', 1],
+      ['other', 'error', 1],
+      ['my-tpl-v1', 'ready', 1],
+    ]);
+    expect(await b.list('org2')).toEqual([]);
+    const got = await b.get('org1', 'my-tpl-v1');
+    expect(got.builds.map((x) => [x.buildID, x.status])).toEqual([[req.buildID, 'ready']]);
+    expect(got.builds[0]!.finishedAt).toBeTruthy();
+    await expect(b.get('org2', 'my-tpl-v1')).rejects.toThrow(/not found/);
+
+    await b.delete('org1', 'my-tpl-v1');
+    expect(images.removed).toEqual(['my-tpl-v1']);
+    expect(await b.has('org1', 'my-tpl-v1')).toBe(false);
+    await expect(b.status('org1', 'my-tpl-v1', req.buildID)).rejects.toThrow(/not found/);
+    await expect(b.delete('org1', 'my-tpl-v1')).rejects.toThrow(/not found/);
+    await db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("lists and deletes over E2B's routes (a snapshot id still deletes the snapshot)", async () => {
+    expect(await (await e2b('/templates')).json()).toEqual([]);
+    const res = await e2b('/v3/templates', { method: 'POST', json: { name: 'listed' } });
+    expect(res.status).toBe(202);
+    const { buildID } = (await res.json()) as { buildID: string };
+    const list = (await (await e2b('/templates')).json()) as Array<{ templateID: string; buildStatus: string; buildID: string }>;
+    expect(list).toEqual([expect.objectContaining({ templateID: 'listed', buildStatus: 'waiting', buildID })]);
+    const one = (await (await e2b('/templates/listed')).json()) as { builds: Array<{ buildID: string; status: string }> };
+    expect(one.builds).toEqual([expect.objectContaining({ buildID, status: 'waiting' })]);
+    expect((await e2b('/templates/listed', { method: 'DELETE' })).status).toBe(204);
+    expect((await e2b('/templates/listed')).status).toBe(404);
+    const missing = await e2b('/templates/boxcp_missing', { method: 'DELETE' });
+    expect(missing.status).toBe(404);
+  });
+});
