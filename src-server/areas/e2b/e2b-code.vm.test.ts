@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError, Sandbox, TimeoutError, type Execution, type ExecutionError, type OutputMessage, type Result } from '@e2b/code-interpreter';
+import { pointE2BAt } from './test-support/e2b-env.js';
 import { startTestService, templatesReady, type TestService } from '../../test-support/harness.js';
 import { LINE_1_3_2 } from '../code/test-support/chart.js';
 
@@ -18,9 +19,7 @@ beforeAll(async () => {
   process.env.BOX_CODE_WARM = '1'; // the template's warm kernel (vitest.config.ts turns it off)
   svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxe2bci-'), tuning: { prepareTemplates: true } });
   await templatesReady(svc); // built with its warm kernel before the first create asks for it
-  process.env.E2B_API_URL = `${svc.url}/e2b/api`;
-  process.env.E2B_SANDBOX_URL = `${svc.url}/e2b/sandbox`;
-  process.env.E2B_API_KEY = svc.key;
+  pointE2BAt(svc);
   // the template is built (above); a create still restores a clone under TCG, past the SDK's 60 s default under load.
   // A sandbox lives 5 min by default (E2B's rule, kept): under CI load these cases take longer.
   sbx = await Sandbox.create({ requestTimeoutMs: VM, timeoutMs: 3_600_000, envs: { SBX_ENV: 'from the sandbox' } });

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FilesystemEventType, Sandbox, TimeoutError, type FilesystemEvent } from 'e2b';
+import { pointE2BAt, killSandboxesAndClose } from './test-support/e2b-env.js';
 import { startTestService, type TestService } from '../../test-support/harness.js';
 
 const VM = 300_000;
@@ -24,18 +25,12 @@ const waitFor = async (what: string, f: () => boolean, ms = 30_000) => {
 
 beforeAll(async () => {
   svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxe2bconv-') });
-  process.env.E2B_API_URL = `${svc.url}/e2b/api`;
-  process.env.E2B_SANDBOX_URL = `${svc.url}/e2b/sandbox`;
-  process.env.E2B_API_KEY = svc.key;
+  pointE2BAt(svc);
   // secure: its file URLs are signed (the first create builds the warm template: minutes under TCG)
   s = await Sandbox.create({ secure: true, requestTimeoutMs: VM });
 }, VM);
 afterAll(async () => {
-  for (const x of await Sandbox.list({ query: { state: ['running', 'paused'] } })
-    .nextItems()
-    .catch(() => []))
-    await Sandbox.kill(x.sandboxId).catch(() => {});
-  await svc?.close();
+  await killSandboxesAndClose(svc);
 }, VM);
 
 describe("E2B's conventions on real boxes", () => {

@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileType, FilesystemEventType, Sandbox, type FilesystemEvent } from 'e2b';
+import { pointE2BAt, killSandboxesAndClose } from './test-support/e2b-env.js';
 import { startTestService, type TestService } from '../../test-support/harness.js';
 
 const VM = 300_000;
@@ -18,18 +19,12 @@ let s: Sandbox;
 
 beforeAll(async () => {
   svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxe2benvd-') });
-  process.env.E2B_API_URL = `${svc.url}/e2b/api`;
-  process.env.E2B_SANDBOX_URL = `${svc.url}/e2b/sandbox`;
-  process.env.E2B_API_KEY = svc.key;
+  pointE2BAt(svc);
   // the first create builds the warm template: minutes under TCG on a loaded machine
   s = await Sandbox.create({ requestTimeoutMs: 2 * VM });
 }, 2 * VM);
 afterAll(async () => {
-  for (const x of await Sandbox.list({ query: { state: ['running', 'paused'] } })
-    .nextItems()
-    .catch(() => []))
-    await Sandbox.kill(x.sandboxId).catch(() => {});
-  await svc?.close();
+  await killSandboxesAndClose(svc);
 }, VM);
 
 describe('envd 0.6.x on real boxes', () => {

@@ -11,6 +11,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandExitError, Sandbox, SandboxError, Secret, Template, Volume } from 'e2b';
+import { killSandboxesAndClose, pointE2BAt } from './test-support/e2b-env.js';
 import { startTestService, type TestService } from '../../test-support/harness.js';
 
 const VM = 900_000;
@@ -23,16 +24,10 @@ beforeAll(async () => {
   await new Promise<void>((r) => host.listen(0, '127.0.0.1', () => r()));
   hostPort = (host.address() as net.AddressInfo).port;
   svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxe2bfvm-') });
-  process.env.E2B_API_URL = `${svc.url}/e2b/api`;
-  process.env.E2B_SANDBOX_URL = `${svc.url}/e2b/sandbox`;
-  process.env.E2B_API_KEY = svc.key;
+  pointE2BAt(svc);
 }, VM);
 afterAll(async () => {
-  for (const s of await Sandbox.list({ query: { state: ['running', 'paused'] } })
-    .nextItems()
-    .catch(() => []))
-    await Sandbox.kill(s.sandboxId).catch(() => {});
-  await svc?.close();
+  await killSandboxesAndClose(svc);
   host?.close();
 }, VM);
 

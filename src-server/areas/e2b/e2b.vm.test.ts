@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandExitError, FileNotFoundError, Sandbox, SandboxNotFoundError, type FilesystemEvent } from 'e2b';
+import { pointE2BAt, killSandboxesAndClose } from './test-support/e2b-env.js';
 import { startTestService, type TestService } from '../../test-support/harness.js';
 
 const VM = 300_000;
@@ -25,18 +26,12 @@ const waitFor = async <T>(what: string, f: () => Promise<T | undefined>, ms = 60
 
 beforeAll(async () => {
   svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxe2bvm-') });
-  process.env.E2B_API_URL = `${svc.url}/e2b/api`;
-  process.env.E2B_SANDBOX_URL = `${svc.url}/e2b/sandbox`;
-  process.env.E2B_API_KEY = svc.key;
+  pointE2BAt(svc);
   // The first create of a data dir builds its warm template: minutes under TCG, past the SDK's 60 s default.
   a = await Sandbox.create({ metadata: { suite: 'e2b-vm' }, envs: { GREETING: 'hello from envs' }, requestTimeoutMs: VM });
 }, VM);
 afterAll(async () => {
-  for (const s of await Sandbox.list({ query: { state: ['running', 'paused'] } })
-    .nextItems()
-    .catch(() => []))
-    await Sandbox.kill(s.sandboxId).catch(() => {});
-  await svc?.close();
+  await killSandboxesAndClose(svc);
 }, VM);
 
 describe('E2B SDK on real boxes', () => {

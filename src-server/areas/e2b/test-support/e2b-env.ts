@@ -1,0 +1,19 @@
+import { Sandbox } from 'e2b';
+import type { TestService } from '../../../test-support/harness.js';
+
+/** Points the stock E2B SDKs at a test service the way their users do: the three variables. */
+export function pointE2BAt(svc: TestService): void {
+  process.env.E2B_API_URL = `${svc.url}/e2b/api`;
+  process.env.E2B_SANDBOX_URL = `${svc.url}/e2b/sandbox`;
+  process.env.E2B_API_KEY = svc.key;
+}
+
+/** Kills every running or paused sandbox (a file's afterAll), then closes the service. */
+export async function killSandboxesAndClose(svc: TestService | undefined): Promise<void> {
+  if (!svc) return;
+  const left = await Sandbox.list({ query: { state: ['running', 'paused'] } })
+    .nextItems()
+    .catch(() => []);
+  for (const x of left) await Sandbox.kill(x.sandboxId).catch(() => {});
+  await svc.close();
+}
