@@ -4,10 +4,10 @@
  * `{code, message}` wire format; its routes are in the OpenAPI document (tag e2b).
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitError, Sandbox, SandboxError } from 'e2b';
 import { FakeRuntime } from '../../test-support/fake-runtime.js';
+import { holdRequests } from '../../test-support/hold-requests.js';
 import { startTestService, type TestService } from '../../test-support/harness.js';
 
 let svc: TestService;
@@ -50,7 +50,7 @@ describe('E2B through the route pipeline', () => {
 
   it("answers the concurrency limit's 429 in E2B format, with Retry-After", async () => {
     const sbx = await Sandbox.create(opts);
-    const held = await holdRequests(2);
+    const held = await holdRequests(svc, 2);
     try {
       const res = await e2b('/v2/sandboxes');
       expect(res.status).toBe(429);
@@ -101,30 +101,3 @@ describe('E2B through the route pipeline', () => {
 });
 
 const accessToken = (sbx: Sandbox) => (sbx as unknown as { envdAccessToken: string }).envdAccessToken;
-
-/** Holds `n` Box requests in flight (headers sent, body still arriving) until released. */
-async function holdRequests(n: number): Promise<{ release(): Promise<void> }> {
-  const u = new URL(svc.url);
-  const body = '{"name":"slow","scope":"organization"}';
-  const held = Array.from({ length: n }, () => {
-    const req = http.request({
-      host: u.hostname,
-      port: u.port,
-      method: 'POST',
-      path: '/v1/api-keys',
-      headers: { authorization: `Bearer ${svc.key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    });
-    const done = new Promise<number>((resolve) => req.on('response', (r) => (r.resume(), resolve(r.statusCode!))));
-    req.write(body.slice(0, 20));
-    return { req, done };
-  });
-  // until the service has every held request's headers, a Box read still gets through
-  for (const deadline = Date.now() + 30_000; (await svc.api('/v1/api-keys')).status !== 429 && Date.now() < deadline;)
-    await new Promise((r) => setTimeout(r, 50));
-  return {
-    async release() {
-      for (const h of held) h.req.end(body.slice(20));
-      for (const h of held) expect(await h.done).toBe(200);
-    },
-  };
-}
