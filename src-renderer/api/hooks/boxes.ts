@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Box, Checkpoint, LineageEdge } from '@box/contract/boxes';
 import type { BodyOf } from '@box/contract/call';
-import { call } from '../client.js';
+import { ApiError, call } from '../client.js';
 
 export type { Box, Checkpoint };
 
@@ -33,7 +33,18 @@ export function useCreateBox() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: async ({ app_name, ...rest }: CreateBoxInput) => {
-      const app = await call('POST /v1/apps/find', { body: { name: app_name, mint_if_missing: true } });
+      // The app's "name" is not the box's: its 400s are moved to `app_name` (the dialog's App field).
+      const app = await call('POST /v1/apps/find', { body: { name: app_name, mint_if_missing: true } }).catch((e: unknown) => {
+        if (!(e instanceof ApiError) || e.param !== 'name') throw e;
+        throw new ApiError(
+          e.status,
+          e.message.replace(/^Name\b/, 'App name').replace(/^Invalid name:/, 'Invalid app name:'),
+          e.type,
+          'app_name',
+          e.code,
+          e.body,
+        );
+      });
       const body = { ...rest, app_id: app.id, image: rest.image || undefined, http_policy_id: rest.http_policy_id || undefined };
       return call('POST /v1/boxes', { body, headers: { 'Idempotency-Key': crypto.randomUUID() } });
     },

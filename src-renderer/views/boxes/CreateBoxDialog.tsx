@@ -41,8 +41,10 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
   const err = create.error instanceof ApiError ? create.error : null;
   const fieldErr = (name: string) =>
     err?.param && (err.param === name || err.param.startsWith(`${name}[`) || err.param.startsWith(`${name}.`)) ? err.message : null;
+  const nameBad = boxNameProblem(f.name);
+  const appBad = f.app_name.trim() ? null : 'App name is required: boxes are grouped by app.';
   const submit = () => {
-    if (!f.name || portsBad || budgetBad) return;
+    if (!f.name || nameBad || appBad || portsBad || budgetBad) return;
     const { ports: _typed, budget, ...input } = f;
     create.mutate(
       { ...input, ingress_ports: ports, ...(budget.trim() ? { inference_budget_tokens: Number(budget.trim()) } : {}) },
@@ -65,7 +67,13 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
       footer={
         <>
           <Button onClick={onClose}>Cancel</Button>
-          <Button variant="primary" busy={create.isPending} disabled={!f.name || portsBad || budgetBad} onClick={submit} data-testid="create-box-submit">
+          <Button
+            variant="primary"
+            busy={create.isPending}
+            disabled={!f.name || !!nameBad || !!appBad || portsBad || budgetBad}
+            onClick={submit}
+            data-testid="create-box-submit"
+          >
             {create.isPending ? 'Starting the box…' : 'Create'}
           </Button>
         </>
@@ -78,13 +86,20 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
           submit();
         }}
       >
-        <Field label="App" error={fieldErr('app_id')}>
-          <input className="input" value={f.app_name} onChange={(e) => set({ app_name: e.target.value })} data-testid="box-app" />
+        <Field label="App" error={appBad ?? fieldErr('app_name') ?? fieldErr('app_id')}>
+          <input
+            className="input"
+            aria-invalid={appBad ? true : undefined}
+            value={f.app_name}
+            onChange={(e) => set({ app_name: e.target.value })}
+            data-testid="box-app"
+          />
         </Field>
-        <Field label="Name" error={fieldErr('name')}>
+        <Field label="Name" error={nameBad ?? fieldErr('name')}>
           <input
             className="input font-mono"
             placeholder="my-box"
+            aria-invalid={nameBad ? true : undefined}
             value={f.name}
             onChange={(e) => set({ name: e.target.value.toLowerCase() })}
             autoFocus
@@ -155,13 +170,27 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
       <div className="mt-3">
         <PreparationPanel booting={create.isPending} shape={shapeKey(f.image, f.size)} />
       </div>
-      {create.error && !fieldErr('name') && !fieldErr('image') ? (
+      {create.error && !fieldErr('name') && !fieldErr('image') && !fieldErr('app_name') ? (
         <div className="mt-3">
           <ErrorNotice error={create.error} />
         </div>
       ) : null}
     </Dialog>
   );
+}
+
+/** The contract's BOX_NAME (packages/contract/src/boxes.ts, not exported): a DNS label. */
+const BOX_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/**
+ * The service's rule for box names, said as you type
+ * rather than after Create (issue 38, item 9). Empty is not an error yet: Create stays disabled.
+ */
+function boxNameProblem(name: string): string | null {
+  if (!name || BOX_NAME.test(name)) return null;
+  if (name.length > 63) return 'Name must be at most 63 characters long.';
+  if (/[^a-z0-9-]/.test(name)) return 'Name may contain only lowercase letters, digits and "-".';
+  return 'Name must start and end with a letter or digit.';
 }
 
 /** A labelled field; `group` for controls made of several buttons (a <label> would forward clicks). */
