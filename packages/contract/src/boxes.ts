@@ -5,7 +5,7 @@ const BOX_STATUSES = ['creating', 'running', 'paused', 'sleeping', 'terminating'
 export type BoxStatus = (typeof BOX_STATUSES)[number];
 
 /** Box names are DNS labels: published HTTP listeners answer at `<name>.box.localhost`. */
-const BOX_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+export const BOX_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const boxName = z.string().regex(BOX_NAME, 'must be 1-63 lowercase letters, digits or "-", starting and ending with a letter or digit');
 
 export const SIZES = {

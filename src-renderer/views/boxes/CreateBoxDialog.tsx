@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { SIZES } from '@box/contract/boxes';
+import { BOX_NAME, SIZES } from '@box/contract/boxes';
 import { ApiError } from '../../api/client.js';
 import { useCreateBox, type CreateBoxInput } from '../../api/hooks/boxes.js';
 import { useImages } from '../../api/hooks/images.js';
@@ -178,9 +178,6 @@ export function CreateBoxDialog({ onClose }: { onClose: () => void }) {
     </Dialog>
   );
 }
-
-/** The contract's BOX_NAME (packages/contract/src/boxes.ts, not exported): a DNS label. */
-const BOX_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /**
  * The service's rule for box names, said as you type
