@@ -150,6 +150,7 @@ const OTHER_BOX_VARIABLES = [
   'BOX_SDK_PYTHON',
   'BOX_START_NO_BUILD',
   'BOX_TEST_RUN',
+  'BOX_DESKTOP_VM',
 ];
 
 type Env = typeof ENV_SETTINGS;
