@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { buildAgentSync } from '../../../areas/runtime/guest-image/agent-build.js';
 import { AgentClient } from '../agent-client.js';
 
-export const AGENT_BIN = resolve(import.meta.dirname, '../../../resources/guest/build/box-agent');
+export const AGENT_BIN = resolve(import.meta.dirname, '../../../../resources/guest/build/box-agent');
 
 /** Builds with make; throws (failing the suite) if the toolchain is missing. */
 export function buildAgent(): string {
