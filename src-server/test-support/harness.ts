@@ -27,7 +27,8 @@ const TEST_KEY = 'bxk_test_key_for_route_tests_000000000000';
 const databases = new Map<string, Promise<string>>();
 
 export async function databaseFor(dataDir: string): Promise<string | undefined> {
-  const server = inject('pgUrl');
+  // outside a vitest worker (scripts/python-sdk.ts starts test services too): SQLite
+  const server = process.env.VITEST_WORKER_ID ? inject('pgUrl') : undefined;
   if (!server) return undefined;
   let url = databases.get(dataDir);
   if (!url) {
