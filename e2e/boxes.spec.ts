@@ -47,7 +47,9 @@ test('boxes: create in a new app, type into a real shell, pause and resume with 
   await page.getByTestId('checkpoint').click();
   await expect(page.getByTestId('checkpoint-node').filter({ hasText: 'before-fork' })).toBeVisible({ timeout: 120_000 });
   await page.getByTestId('fork').click();
-  await expect(page.getByTestId('lineage').getByRole('link', { name: 'e2e-box-fork' })).toBeVisible({ timeout: 300_000 });
+  // The fork shows twice: as a box in the tree, and as "is here" on the checkpoint it stands on.
+  await expect(page.getByTestId('lineage').getByRole('link', { name: 'e2e-box-fork' })).toHaveCount(2, { timeout: 300_000 });
+  await expect(page.getByTestId('lineage').getByTestId('checkpoint-here').getByRole('link', { name: 'e2e-box-fork' })).toBeVisible();
   await screenshot(page, 'boxes-lineage');
   await page.getByTestId('tab-metrics').click();
   await expect(page.getByTestId('metrics')).toBeVisible();
