@@ -14,6 +14,33 @@ export const med = (xs: number[]) => pct(xs, 50);
 export const r1 = (x: number) => Math.round(x * 10) / 10;
 export const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
+type GetJson = (path: string) => Promise<any>;
+
+/** Waits until every template of the service is ready (a create does not wait for one being built: it cold-boots meanwhile). */
+export async function templatesReady(get: GetJson, timeoutMs = 900_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; ;) {
+    const { data } = (await get('/v1/templates')) as { data: { state: string }[] };
+    if (data.length && data.every((x) => x.state === 'ready')) return;
+    if (Date.now() > deadline || data.some((x) => x.state === 'failed')) throw new Error(`templates: ${JSON.stringify(data)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/**
+ * Waits until the default template has a warm clone (`warm_clones`) or a restore spare
+ * (`restore_spares`) ready (GET /v1/templates): a box created, forked or woken a while after
+ * the last one finds it so; back-to-back ones within ~150 ms may not (the spare restarts).
+ */
+export async function stockReady(get: GetJson, field: 'warm_clones' | 'restore_spares' = 'warm_clones', timeoutMs = 60_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { data } = (await get('/v1/templates')) as { data: ({ state: string } & Record<typeof field, number>)[] };
+    if (data.some((tpl) => tpl.state === 'ready' && tpl[field] > 0)) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
 const runtimes: Record<string, QemuBoxRuntime> = {};
 
 /**

@@ -19,7 +19,7 @@ import { boxFolder, livePid } from '../src-server/areas/runtime/box-folder.js';
 import { startService } from '../src-server/service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { storeFigures } from './store-figures.js';
-import { bareBoot, execClient, execLoopScript, med, pct, qemuCpuMs, qemuPids, r1, r3, sumPssMiB } from './runtime-support.js';
+import { bareBoot, execClient, execLoopScript, med, pct, qemuCpuMs, qemuPids, r1, r3, stockReady, sumPssMiB, templatesReady } from './runtime-support.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def);
@@ -65,33 +65,13 @@ const warm = await json('/v1/boxes', { app_id: appId, name: 'warmup' });
 out['warm-up create (image build if not cached; a cold boot while the template builds), s'] = r1((now() - t) / 1000);
 out['warm-up create came from'] = warm.last_start?.from;
 await terminate(warm.box_id);
-for (const deadline = Date.now() + 900_000; ;) {
-  const { data } = (await json('/v1/templates')) as { data: { state: string }[] };
-  if (data.length && data.every((x) => x.state === 'ready')) break;
-  if (Date.now() > deadline || data.some((x) => x.state === 'failed')) throw new Error(`templates: ${JSON.stringify(data)}`);
-  await new Promise((r) => setTimeout(r, 500));
-}
+await templatesReady(json);
 out['template ready after start, s'] = r1((now() - t) / 1000);
-
-/**
- * Waits until the default template has a warm clone (`warm_clones`) or a restore spare
- * (`restore_spares`) ready (GET /v1/templates): a box created, forked or woken a while after
- * the last one finds it so; back-to-back ones within ~150 ms may not (the spare restarts).
- */
-async function stockReady(field: 'warm_clones' | 'restore_spares' = 'warm_clones', timeoutMs = 60_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const { data } = (await json('/v1/templates')) as { data: ({ state: string } & Record<typeof field, number>)[] };
-    if (data.some((tpl) => tpl.state === 'ready' && tpl[field] > 0)) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return false;
-}
 
 if (ONLY.has('boot')) {
   for (let i = 0; i < RUNS; i++) {
     rec('bare boot', await bareBoot(dataDir, i));
-    const pooled = await stockReady();
+    const pooled = await stockReady(json);
     t = now();
     const box = await json('/v1/boxes', { app_id: appId, name: `b${i}` });
     rec('create', now() - t);
@@ -104,7 +84,7 @@ if (ONLY.has('boot')) {
     await exec(second.box_id, 'true');
     rec('create → exec ready, pool empty', now() - t);
     await terminate(second.box_id);
-    if (!(await stockReady('restore_spares'))) rec('no spare ready', 1);
+    if (!(await stockReady(json, 'restore_spares'))) rec('no spare ready', 1);
     t = now();
     const fork = await json(`/v1/boxes/${box.box_id}/fork`, { name: `f${i}` });
     rec('fork of a running box', now() - t);
@@ -112,7 +92,7 @@ if (ONLY.has('boot')) {
     await json(`/v1/boxes/${box.box_id}/pause`, {});
     rec('pause', now() - t);
     await json(`/v1/boxes/${box.box_id}/resume`, {});
-    if (!(await stockReady('restore_spares'))) rec('no spare ready', 1);
+    if (!(await stockReady(json, 'restore_spares'))) rec('no spare ready', 1);
     t = now();
     await json(`/v1/boxes/${box.box_id}/sleep`, {});
     rec('sleep', now() - t);

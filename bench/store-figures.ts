@@ -4,7 +4,7 @@
  * data dir and (for PostgreSQL) its own database on a throwaway PostgreSQL 15 server, or on
  * BOX_DATABASE_URL when it is set. Ratios PostgreSQL / SQLite:
  *   API read: GET /v1/boxes/{id} p50 (goal <= 1.5);
- *   create → exec ready p50 (goal <= 1.1).
+ *   create → exec ready p50, each from a warm clone (goal <= 1.1).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,7 +14,7 @@ import { startService } from '../src-server/service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { createDatabase, startPostgres } from '../src-server/test-support/postgres.js';
 import { boxEnv } from '../src-server/platform/settings.js';
-import { med, pct, r1, r3 } from './runtime-support.js';
+import { med, pct, r1, r3, stockReady, templatesReady } from './runtime-support.js';
 
 interface StoreRun {
   readMs: number[];
@@ -51,8 +51,11 @@ async function measure(databaseUrl: string | undefined, runs: number, reads: num
       out.readMs.push(performance.now() - t);
     }
     await api(`/v1/boxes/${warm.box_id}/terminate`, {});
+    // Creates from the warm pool, as a team server makes them: the template built, a clone ready.
+    const get = async (path: string) => (await api(path)).json();
+    await templatesReady(get);
     for (let i = 0; i < runs; i++) {
-      await new Promise((r) => setTimeout(r, 3000)); // let the warm pool refill, as bench:runtime's boot section does
+      if (!(await stockReady(get))) throw new Error('the warm pool did not refill within 60 s');
       const t = performance.now();
       const box = (await (await api('/v1/boxes', { app_id: appId, name: `s${i}` })).json()) as { box_id: string };
       await exec(box.box_id);

@@ -103,6 +103,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
     execs: boxes.execs,
     code: code.code,
     apps: core.apps,
+    desktop: desktop.desktop,
   });
   const logs = logsArea({ log: base.serviceLog, runtime, access });
   const quit = quitArea(base, { boxes: boxes.boxes });

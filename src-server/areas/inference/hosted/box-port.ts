@@ -50,7 +50,7 @@ export function hostedBoxPort(deps: {
   code: CodeService;
   access: BoxAccess;
   apps: AppsService;
-  desktop?: Pick<DesktopService, 'act' | 'screenshot'>;
+  desktop: Pick<DesktopService, 'act' | 'screenshot'>;
 }): HostedBoxPort {
   const { boxes, execs, code, access, apps, desktop } = deps;
   return {
@@ -72,7 +72,6 @@ export function hostedBoxPort(deps: {
       return (await boxes.get(made.box.box_id))!;
     },
     async computer(box, actions, wait) {
-      if (!desktop) throw new Unavailable('Computer use is not available in this service (no desktop area).');
       for (const a of actions) await desktop.act(box, a);
       if (wait) await new Promise((r) => setTimeout(r, 1000));
       return desktop.screenshot(box);
