@@ -134,6 +134,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
       has: async (name) => (await images.images.store.get(name)) !== undefined,
       remove: (org, name) => images.images.remove(org, name),
     },
+    domain: () => (network.ingress.port ? `box.localhost:${network.ingress.port}` : null),
     secrets: {
       meta: async (org, name) => {
         try {

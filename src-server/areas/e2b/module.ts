@@ -56,6 +56,8 @@ export function e2bArea(
     images: ImageBuildPort;
     secrets: SecretsPort;
     volumes: VolumesPort;
+    /** `box.localhost:<ingress port>`: where a sandbox's ports answer (E2B's `getHost`). */
+    domain: () => string | null;
   },
 ) {
   const repo = new SandboxesRepo(app.db);
@@ -76,7 +78,7 @@ export function e2bArea(
       e2bFeatureRoutes(r, { sandboxes, metrics: deps.metrics });
       e2bTemplateRoutes(r, templates);
       e2bRestRoutes(r, { secrets, volumes });
-      e2bApiRoutes(r, { sandboxes, snapshots, volumes, templates });
+      e2bApiRoutes(r, { sandboxes, snapshots, volumes, templates, domain: deps.domain });
     },
     mount(express: Express) {
       express.use('/e2b/template-files', e2bTemplateFilesRoute(templates));
