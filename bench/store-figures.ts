@@ -1,6 +1,6 @@
 /**
  * Issue 39's store figures for `npm run bench:runtime` (`--only store`, or with the others):
- * the same service on SQLite and on PostgreSQL, one after the other in one run, each its own
+ * the same service on SQLite and on PostgreSQL, both running, measured interleaved, each its own
  * data dir and (for PostgreSQL) its own database on a throwaway PostgreSQL 15 server, or on
  * BOX_DATABASE_URL when it is set. Ratios PostgreSQL / SQLite:
  *   API read: GET /v1/boxes/{id} p50 (goal <= 1.5);
@@ -21,7 +21,8 @@ interface StoreRun {
   readyMs: number[];
 }
 
-async function measure(databaseUrl: string | undefined, runs: number, reads: number): Promise<StoreRun> {
+/** One service on one store, warmed up: the image (cached), its template built, a box to read. */
+async function open(databaseUrl: string | undefined) {
   const dataDir = await mkdtemp(join(tmpdir(), 'bxs-'));
   const key = `bxk_bench_${randomBytes(8).toString('hex')}`;
   const svc = await startService({ dataDir, databaseUrl, apiKey: key, log: { info() {}, warn() {}, error: console.error } });
@@ -34,39 +35,64 @@ async function measure(databaseUrl: string | undefined, runs: number, reads: num
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return res;
   };
+  const get = async (path: string) => (await api(path)).json();
   const exec = async (id: string) => {
     const { exit } = readExecStream(await (await api(`/v1/boxes/${id}/exec`, { command: 'true' })).text());
     if (exit?.status !== 'succeeded') throw new Error('exec true failed');
   };
-  const out: StoreRun = { readMs: [], readyMs: [] };
-  try {
-    const appId = ((await (await api('/v1/apps/find', { name: 'bench', mint_if_missing: true })).json()) as { id: string }).id;
-    // warm-up: the image (cached) and the template
-    const warm = (await (await api('/v1/boxes', { app_id: appId, name: 'warmup' })).json()) as { box_id: string };
-    await exec(warm.box_id);
-    for (let i = 0; i < 20; i++) await (await api(`/v1/boxes/${warm.box_id}`)).arrayBuffer();
-    for (let i = 0; i < reads; i++) {
-      const t = performance.now();
-      await (await api(`/v1/boxes/${warm.box_id}`)).arrayBuffer();
-      out.readMs.push(performance.now() - t);
-    }
-    await api(`/v1/boxes/${warm.box_id}/terminate`, {});
-    // Creates from the warm pool, as a team server makes them: the template built, a clone ready.
-    const get = async (path: string) => (await api(path)).json();
-    await templatesReady(get);
-    for (let i = 0; i < runs; i++) {
-      if (!(await stockReady(get))) throw new Error('the warm pool did not refill within 60 s');
-      const t = performance.now();
-      const box = (await (await api('/v1/boxes', { app_id: appId, name: `s${i}` })).json()) as { box_id: string };
-      await exec(box.box_id);
-      out.readyMs.push(performance.now() - t);
-      await api(`/v1/boxes/${box.box_id}/terminate`, {});
-    }
-  } finally {
+  const close = async () => {
     await svc.close();
     await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const appId = ((await (await api('/v1/apps/find', { name: 'bench', mint_if_missing: true })).json()) as { id: string }).id;
+    const reader = (await (await api('/v1/boxes', { app_id: appId, name: 'reader' })).json()) as { box_id: string };
+    await exec(reader.box_id);
+    for (let i = 0; i < 20; i++) await (await api(`/v1/boxes/${reader.box_id}`)).arrayBuffer();
+    // Creates from the warm pool, as a team server makes them: the template built, a clone ready.
+    await templatesReady(get);
+    const out: StoreRun = { readMs: [], readyMs: [] };
+    return {
+      out,
+      close,
+      async read() {
+        const t = performance.now();
+        await (await api(`/v1/boxes/${reader.box_id}`)).arrayBuffer();
+        out.readMs.push(performance.now() - t);
+      },
+      async createToReady(i: number) {
+        if (!(await stockReady(get))) throw new Error('the warm pool did not refill within 60 s');
+        const t = performance.now();
+        const box = (await (await api('/v1/boxes', { app_id: appId, name: `s${i}` })).json()) as { box_id: string };
+        await exec(box.box_id);
+        out.readyMs.push(performance.now() - t);
+        await api(`/v1/boxes/${box.box_id}/terminate`, {});
+      },
+    };
+  } catch (e) {
+    await close();
+    throw e;
   }
-  return out;
+}
+
+/**
+ * Both stores at once, interleaved (a read on one, then on the other; a create on one, then
+ * on the other), so that the load of this shared machine falls on both alike.
+ */
+async function measure(pgUrl: string, runs: number, reads: number): Promise<{ sqlite: StoreRun; postgres: StoreRun }> {
+  const sqlite = await open(undefined);
+  try {
+    const postgres = await open(pgUrl);
+    try {
+      for (let i = 0; i < reads; i++) for (const s of i % 2 ? [sqlite, postgres] : [postgres, sqlite]) await s.read();
+      for (let i = 0; i < runs; i++) for (const s of i % 2 ? [sqlite, postgres] : [postgres, sqlite]) await s.createToReady(i);
+      return { sqlite: sqlite.out, postgres: postgres.out };
+    } finally {
+      await postgres.close();
+    }
+  } finally {
+    await sqlite.close();
+  }
 }
 
 export async function storeFigures(runs: number, reads = 300): Promise<Record<string, unknown>> {
@@ -74,8 +100,7 @@ export async function storeFigures(runs: number, reads = 300): Promise<Record<st
   const server = given ? undefined : await startPostgres();
   try {
     const pgUrl = given ?? (await createDatabase(server!.url, `bench_${randomBytes(4).toString('hex')}`));
-    const sqlite = await measure(undefined, runs, reads);
-    const postgres = await measure(pgUrl, runs, reads);
+    const { sqlite, postgres } = await measure(pgUrl, runs, reads);
     return {
       'API read GET /v1/boxes/{id} p50 / p95, ms, SQLite': [r1(med(sqlite.readMs)), r1(pct(sqlite.readMs, 95))],
       'API read GET /v1/boxes/{id} p50 / p95, ms, PostgreSQL': [r1(med(postgres.readMs)), r1(pct(postgres.readMs, 95))],
