@@ -1,6 +1,8 @@
 import type { AppBase } from '../../platform/app-context.js';
 import type { Area } from '../../platform/area.js';
 import type { AuditLog } from '../../identity/module.js';
+import { openFastConnection } from '../../platform/db/fast-connection.js';
+import { BoxesRepo } from './boxes-repo.js';
 import { boxAccess } from './box-access.js';
 import { BoxFileOps } from './box-file-ops.js';
 import { boxOpsRoutes } from './box-ops-routes.js';
@@ -24,7 +26,8 @@ export { refreshGuestFiles } from './guest-refresh.js';
  * `boxes.hooks` and `boxes.guestSetup`.
  */
 export async function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServiceDeps & { audit: Pick<AuditLog, 'record'> }) {
-  const boxes = new BoxService(app, runtime, deps);
+  const activityDb = openFastConnection(app.config.dataDir, app.db);
+  const boxes = new BoxService(app, runtime, { ...deps, activity: new BoxesRepo(activityDb) });
   const access = boxAccess({ lookup: async (id) => await boxes.get(id), audit: deps.audit });
   const checkpoints = boxes.checkpoints;
   const execs = new ExecService(app, boxes);
@@ -71,6 +74,7 @@ export async function boxesArea(app: AppBase, runtime: BoxRuntime, deps: BoxServ
       await maintenance.stopAll();
       await runtime.close();
       await execs.close();
+      if (activityDb !== app.db) await activityDb.close();
     },
   };
   return { boxes, checkpoints, execs, files, diskUsage, access, area };

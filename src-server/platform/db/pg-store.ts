@@ -53,6 +53,11 @@ export class PgStore implements Store {
 
   constructor(readonly pool: pg.Pool) {}
 
+  /** The server's URL, as the pool was opened on it. */
+  get url(): string {
+    return this.pool.options.connectionString!;
+  }
+
   private on(): pg.Pool | pg.PoolClient {
     const f = this.tx.getStore();
     return f?.live ? f.client : this.pool;
@@ -115,10 +120,16 @@ function toPgValue(v: SqlValue | undefined): unknown {
   return v;
 }
 
+/** A pool on `url` whose sessions commit with `synchronous_commit` as given, in UTC. */
+export function openPostgresPool(url: string, max: number, synchronousCommit: 'on' | 'off'): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, options: `-c synchronous_commit=${synchronousCommit} -c TimeZone=UTC` });
+  pool.on('error', () => {}); // an idle client's lost connection: the pool drops it, the next query reconnects
+  return pool;
+}
+
 /** Connects to `url` and checks the server answers; the pool's connections commit synchronously. */
 export async function openPostgres(url: string, max = 10): Promise<PgStore> {
-  const pool = new pg.Pool({ connectionString: url, max, options: '-c synchronous_commit=on -c TimeZone=UTC' });
-  pool.on('error', () => {}); // an idle client's lost connection: the pool drops it, the next query reconnects
+  const pool = openPostgresPool(url, max, 'on');
   try {
     await pool.query('SELECT 1');
   } catch (e) {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from './connection.js';
+import { openFastConnection } from './fast-connection.js';
 import { numberPlaceholders } from './pg-store.js';
 import type { Store } from './store.js';
 import { createDatabase, startPostgres, type PgServer } from '../../test-support/postgres.js';
@@ -13,8 +14,10 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => server?.stop());
 
+/** The data dir of the SQLite store under test (its fast connection opens the same file). */
+let sqliteDir = '';
 const stores: Array<[string, () => Promise<Store>]> = [
-  ['sqlite', () => openDatabase(fs.mkdtempSync(path.join(os.tmpdir(), 'box-store-')))],
+  ['sqlite', () => openDatabase((sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'box-store-'))))],
   ['postgres', async () => openDatabase('', await createDatabase(server.url, `store_${Math.random().toString(36).slice(2, 10)}`))],
 ];
 
@@ -32,7 +35,7 @@ describe.each(stores)('the store on %s', (dialect, open) => {
   it('runs every migration, once (a second open finds them applied)', async () => {
     expect(db.dialect).toBe(dialect);
     const ids = (await db.all<{ id: number }>('SELECT id FROM schema_migrations ORDER BY id')).map((r) => r.id);
-    expect(ids).toEqual([1, 2, 3, 4, 5, 7, 11, 13, 21, 113, 129, 140, 141, 150, 270, 272, 381]);
+    expect(ids).toEqual([1, 2, 3, 4, 5, 7, 11, 13, 21, 113, 129, 140, 141, 150, 270, 272, 276, 381]);
   });
 
   it('reads and writes with positional and named parameters; 64-bit integers and bytes come back as numbers and Buffers', async () => {
@@ -94,5 +97,23 @@ describe.each(stores)('the store on %s', (dialect, open) => {
   it('a bad statement rejects with the engine error and leaves the store usable', async () => {
     await expect(db.get('SELECT nope FROM orgs')).rejects.toThrow(/nope/);
     expect(await db.get<{ id: string }>('SELECT id FROM orgs')).toEqual({ id: 'org_1' });
+  });
+
+  it('the fast connection (records whose loss on power failure breaks no promise) writes what the main one reads, and commits without waiting for the flush', async () => {
+    const fast = openFastConnection(sqliteDir, db);
+    try {
+      expect(fast).not.toBe(db);
+      await fast.run("INSERT INTO orgs (id, name, credits_usd_nanos, webhook_secret, created_at) VALUES ('org_fast', 'f', 0, 'w', ?)", [Date.now()]);
+      expect(await db.get<{ id: string }>("SELECT id FROM orgs WHERE id = 'org_fast'")).toEqual({ id: 'org_fast' });
+      if (dialect === 'postgres') {
+        expect(await fast.get('SHOW synchronous_commit')).toEqual({ synchronous_commit: 'off' });
+        expect(await db.get('SHOW synchronous_commit')).toEqual({ synchronous_commit: 'on' });
+      } else {
+        expect(await fast.get('PRAGMA synchronous')).toEqual({ synchronous: 1 }); // NORMAL
+        expect(await db.get('PRAGMA synchronous')).toEqual({ synchronous: 2 }); // FULL
+      }
+    } finally {
+      await fast.close();
+    }
   });
 });

@@ -26,6 +26,8 @@ const TERMINATED_KEPT_MS = 24 * 3600 * 1000;
 /** What the box lifecycle uses of other areas. */
 export interface BoxServiceDeps {
   repo: BoxesRepo;
+  /** Where activity stamps (auto-sleep) are written: the fast connection (platform/db/fast-connection.ts); default `repo`. */
+  activity?: BoxesRepo;
   volumes: VolumesService;
   policies: Pick<PoliciesService, 'get'>;
   apps: Pick<AppsService, 'exists'>;
@@ -277,7 +279,8 @@ export class BoxService {
     const now = Date.now();
     if (now - (this.lastTouch.get(boxId) ?? 0) < 5000) return;
     this.lastTouch.set(boxId, now);
-    await this.repo.update(boxId, { last_activity_at: new Date(now).toISOString() });
+    // a stamp promises nothing (a lost one only delays an auto-sleep): no flush waited for
+    await (this.deps.activity ?? this.repo).update(boxId, { last_activity_at: new Date(now).toISOString() });
   }
 
   private async onVmLost(boxId: string, reason: { kind: 'killed' | 'panic' | 'agent_lost'; message: string }) {
