@@ -88,8 +88,10 @@ it('leaves alone a process that got the recorded pid later, and a half-written r
 it('what a recipe leaves in the background ends when the recipe does; its record goes', async () => {
   const record = path.join(tmp, 'done.group');
   const c = spawnRecipe('sh', ['-c', 'sleep 300 & echo $!'], { stdio: ['ignore', 'pipe', 'ignore'] }, record);
+  // listen for the exit before reading: under load the recipe may exit before its output is read
+  const exited = new Promise((r) => c.once('exit', r));
   const bg = Number((await new Promise<Buffer>((r) => c.stdout!.once('data', r))).toString().trim());
-  await new Promise((r) => c.once('exit', r));
+  await exited;
   expect(await until(() => !fs.existsSync(`/proc/${bg}`) || fs.readFileSync(`/proc/${bg}/stat`, 'utf8').includes(') Z '))).toBe(true);
   expect(await until(() => !fs.existsSync(record))).toBe(true);
 });
