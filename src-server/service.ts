@@ -9,6 +9,7 @@ import { openDatabase, type Db } from './platform/db/connection.js';
 import { makeRepos } from './platform/db/repos.js';
 import { IDEMPOTENCY_RETENTION_MS } from './platform/db/idempotency-repo.js';
 import { Billing, ConcurrencyLimiter } from './platform/http/limits.js';
+import { KEEP_ALIVE_MS } from './platform/http/keep-alive.js';
 import type { RouteSpec } from './platform/http/route.js';
 import type { BoxRuntime } from './areas/boxes/module.js';
 import { PreparationTracker, showPreparation } from './areas/boxes/module.js';
@@ -189,16 +190,6 @@ async function seedKeys(db: Db, repos: ReturnType<typeof makeRepos>, orgId: stri
   });
   return file;
 }
-
-/**
- * How long an idle keep-alive connection is kept (Node's default: 5 s). A client reuses its
- * pooled connections; one whose event loop was busy for longer than this (a script that ran
- * `box image build` synchronously for a minute) cannot have seen the server's close and sends
- * its next request on a dead socket: "other side closed" / ECONNRESET on a POST, which no
- * client retries (issue 28). Idle connections cost the service next to nothing, so they are
- * kept for 10 minutes (undici closes its own a second before the advertised timeout).
- */
-export const KEEP_ALIVE_MS = 600_000;
 
 function listen(server: http.Server, port: number, host: string): Promise<http.Server> {
   server.keepAliveTimeout = KEEP_ALIVE_MS;

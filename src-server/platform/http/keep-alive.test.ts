@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { expect, it } from 'vitest';
 import { FakeRuntime } from '../../test-support/fake-runtime.js';
 import { startTestService } from '../../test-support/harness.js';
-import { KEEP_ALIVE_MS } from '../../service.js';
+import { KEEP_ALIVE_MS } from './keep-alive.js';
 
 it('pooled keep-alive connections outlive a client whose event loop was blocked for seconds: the next POSTs answer', async () => {
   const svc = await startTestService({ runtime: (d) => new FakeRuntime(d) });

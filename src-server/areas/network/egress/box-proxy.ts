@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { KEEP_ALIVE_MS } from '../../../platform/http/keep-alive.js';
 import { openTunnel } from './connect-tunnel.js';
 import { forwardHttp } from './http-forward.js';
 import { rawReply, type ProxyDeps } from './proxy-deps.js';
@@ -40,6 +41,9 @@ export class BoxProxy {
       s.on('close', () => this.sockets.delete(s));
     });
     this.server.on('clientError', (_e, s) => s.destroy());
+    // a client in the box reuses pooled connections; under TCG its idle timers run late, so
+    // Node's 5 s close raced them ("Connection error" on a POST, which no client retries)
+    this.server.keepAliveTimeout = KEEP_ALIVE_MS;
   }
 
   /** Listens on 127.0.0.1:port (0: any free port); resolves with the port. */
