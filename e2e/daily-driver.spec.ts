@@ -84,6 +84,42 @@ test('a second fork gets a free name (<name>-fork-2), not a 409', async ({ page,
   expect(pageErrors).toEqual([]);
 });
 
+test('after a restore in place the lineage marks the checkpoint the box went back to (the service records it), not its latest', async ({
+  page,
+  pageErrors,
+}) => {
+  const box = await newBox('went-back');
+  const base = (await post(`/v1/boxes/${box.box_id}/checkpoint`, { name: 'base' })) as { checkpoint_id: string };
+  const later = (await post(`/v1/boxes/${box.box_id}/checkpoint`, { name: 'later' })) as { checkpoint_id: string };
+  await login(page, svc());
+  await page.evaluate((h) => (location.hash = h), `#/boxes/${box.box_id}/checkpoints`);
+  const node = (id: string) => page.locator(`[data-testid="checkpoint-node"][data-id="${id}"]`);
+  const here = (id: string) =>
+    node(id)
+      .getByTestId('checkpoint-here')
+      .and(page.locator(`[data-box="${box.box_id}"]`));
+  await expect(here(later.checkpoint_id)).toHaveText('went-back is here');
+  await expect(here(base.checkpoint_id)).toHaveCount(0);
+
+  await node(base.checkpoint_id).getByTestId('checkpoint-restore-in-place').click();
+  await page.getByTestId('restore-confirm').click();
+  await expect(page.getByTestId('toast').filter({ hasText: 'restored to base' })).toBeVisible();
+  // The box is back on "base": the marker moves there, the summary and the box's facts say so.
+  await expect(here(base.checkpoint_id)).toHaveText('went-back is here');
+  await expect(here(later.checkpoint_id)).toHaveCount(0);
+  await expect(node(base.checkpoint_id)).toHaveAttribute('data-current', 'true');
+  await expect(page.getByTestId('on-checkpoint')).toContainText('went-back is on checkpoint base');
+  await expect(page.getByTestId('box-on-checkpoint')).toHaveAttribute('data-id', base.checkpoint_id);
+  await screenshot(page, 'lineage-after-restore');
+  // ...and stays so after a reload (it is the service's record, not the page's memory).
+  await page.reload();
+  await expect(here(base.checkpoint_id)).toHaveText('went-back is here');
+  await expect(here(later.checkpoint_id)).toHaveCount(0);
+  const api = (await (await svc().api(`/v1/boxes/${box.box_id}`)).json()) as { on_checkpoint_id: string; checkpoint_generation: number };
+  expect(api).toMatchObject({ on_checkpoint_id: base.checkpoint_id, checkpoint_generation: 2 });
+  expect(pageErrors).toEqual([]);
+});
+
 test('relative times tick: a new volume\'s "created 0s ago" moves on without a refresh', async ({ page }) => {
   await post('/v1/box-volumes', { name: 'ticking' });
   await login(page, svc());
