@@ -1,5 +1,5 @@
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
-import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
+import { docShots, expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
 
 /**
  * Issue 38 (the app as a daily driver), on a fake runtime: confirmations that can be seen
@@ -32,7 +32,7 @@ test('Sleep asks visibly (a popover with the consequence) until answered; Escape
   await expect(pop).toHaveAttribute('role', 'alertdialog');
   await expect(pop.getByTestId('confirm-text')).toContainText('wakes by itself on exec, files, ingress or cron');
   await expect(pop.getByTestId('confirm-yes')).toBeFocused();
-  await screenshot(page, 'confirm-sleep');
+  await docShots(page, 'box-confirm-sleep', () => expect(pop).toBeVisible());
   // The question does not vanish by itself (it used to revert silently after 4 s).
   await page.waitForTimeout(5000);
   await expect(pop).toBeVisible();
@@ -110,7 +110,7 @@ test('after a restore in place the lineage marks the checkpoint the box went bac
   await expect(node(base.checkpoint_id)).toHaveAttribute('data-current', 'true');
   await expect(page.getByTestId('on-checkpoint')).toContainText('went-back is on checkpoint base');
   await expect(page.getByTestId('box-on-checkpoint')).toHaveAttribute('data-id', base.checkpoint_id);
-  await screenshot(page, 'lineage-after-restore');
+  await docShots(page, 'box-lineage-restored', () => expect(here(base.checkpoint_id)).toBeVisible());
   // ...and stays so after a reload (it is the service's record, not the page's memory).
   await page.reload();
   await expect(here(base.checkpoint_id)).toHaveText('went-back is here');

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { BoxesPage } from './pages/boxes-page.js';
-import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
+import { docShots, expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
 import { terminateAll } from './support/service.js';
 
 // Issue 38 items 2 and 3, in a real microVM: the code tab is a notebook (CodeMirror cells that
@@ -111,6 +111,7 @@ test('notebook: cells are highlighted editors; edit and re-run, run all, copy, c
   expect(all).toEqual(['[8]', '[9]', '[10]']);
   expect(new Set(all).size).toBe(all.length);
   await screenshot(page, 'box-notebook');
+  await docShots(page, 'notebook-session', () => page.getByTestId('code-marker').scrollIntoViewIfNeeded());
 
   // it all stays when the page is opened again
   await page.reload();
