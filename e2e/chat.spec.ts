@@ -138,5 +138,8 @@ test('chat: engine and model at the top, a streamed conversation, an image attac
   await expect(answers.nth(2)).toHaveText('sunny, 21 C');
   await expect(page.getByTestId('chat-function-result')).toHaveCount(0);
   await screenshot(page, 'chat');
-  await docShots(page, 'chat-conversation', () => expect(answers.nth(2)).toHaveText('sunny, 21 C'));
+  // for the docs: the conversation under its engine and model (the API request folded away)
+  await page.getByTestId('chat-view-api').click();
+  await expect(api).toBeHidden();
+  await docShots(page, 'chat-conversation', () => page.getByTestId('chat-engine').scrollIntoViewIfNeeded());
 });

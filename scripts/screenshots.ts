@@ -169,7 +169,7 @@ const E2E_SHOTS: Array<[name: string, title: string, spec: string]> = [
     'Box · Code: a notebook session in a real box (cells edited and run again, one counter, a restore marker)',
     'notebook-terminal.spec.ts (a VM)',
   ],
-  ['chat-conversation', 'Chat: a streamed conversation, an image attached, a tool call answered, the API request beside it', 'chat.spec.ts'],
+  ['chat-conversation', 'Chat: a streamed conversation under its engine and model, an image attached, a tool call answered', 'chat.spec.ts'],
   ['service-restart', 'The real service stopped under an open page: the banner, states unknown, actions disabled', 'service-restart.spec.ts'],
   ['box-lineage-restored', 'Box · Checkpoints after a restore in place: the box is marked on the checkpoint it went back to', 'daily-driver.spec.ts'],
   ['box-confirm-sleep', 'Box · Sleep asks in a popover, with the consequence', 'daily-driver.spec.ts'],
