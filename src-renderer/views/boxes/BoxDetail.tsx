@@ -1,5 +1,5 @@
 import type { Box } from '@box/contract/boxes';
-import { useBox, useCheckpoints } from '../../api/hooks/boxes.js';
+import { useBox, useCheckpointsOf } from '../../api/hooks/boxes.js';
 import { href, navigate, useRoute } from '../../app/router.js';
 import { BoxFiles } from '../files/FilesView.js';
 import { Ago } from '../../ui/Ago.js';
@@ -184,7 +184,7 @@ function PortLinks({ box }: { box: Box }) {
 
 /** The checkpoint the box stands on (the service records it), by name, linking to the lineage. */
 function OnCheckpoint({ box }: { box: Box }) {
-  const cps = useCheckpoints();
+  const cps = useCheckpointsOf(box);
   if (!box.on_checkpoint_id) return <span data-testid="box-on-checkpoint">—</span>;
   const cp = cps.data?.find((c) => c.checkpoint_id === box.on_checkpoint_id);
   return (

@@ -4,7 +4,7 @@ import { useId, useState } from 'react';
 import { call } from '../../api/client.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
 import { toast } from '../../ui/toast.js';
-import { useBoxes, useCheckpointBox, useCheckpoints, useForkBox, useLineage, useRestoreCheckpoint, type Box } from '../../api/hooks/boxes.js';
+import { useBoxes, useCheckpointBox, useCheckpointsOf, useForkBox, useLineage, useRestoreCheckpoint, type Box } from '../../api/hooks/boxes.js';
 import { href, navigate } from '../../app/router.js';
 import { Button } from '../../ui/Button.js';
 import { formatBytes } from '../../ui/format.js';
@@ -17,7 +17,7 @@ import { RestoreInPlace } from './RestoreInPlace.js';
 
 export function LineagePanel({ box }: { box: Box }) {
   const boxes = useBoxes();
-  const cps = useCheckpoints();
+  const cps = useCheckpointsOf(box);
   const lineage = useLineage();
   const checkpoint = useCheckpointBox();
   const fork = useForkBox();
