@@ -1,7 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import { AppPage } from './pages/app-page.js';
 import { PlaygroundPage } from './pages/playground-page.js';
-import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
+import { docShots, expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
 
 // Issue 38 item 13 and issue 34's playground: a streamed answer as its events, a chat view
 // (engine and model at the top, streaming, tool calls, images, the API request beside it),
@@ -138,4 +138,8 @@ test('chat: engine and model at the top, a streamed conversation, an image attac
   await expect(answers.nth(2)).toHaveText('sunny, 21 C');
   await expect(page.getByTestId('chat-function-result')).toHaveCount(0);
   await screenshot(page, 'chat');
+  // for the docs: the conversation under its engine and model (the API request folded away)
+  await page.getByTestId('chat-view-api').click();
+  await expect(api).toBeHidden();
+  await docShots(page, 'chat-conversation', () => page.getByTestId('chat-engine').scrollIntoViewIfNeeded());
 });

@@ -1,5 +1,5 @@
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
-import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
+import { docShots, expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
 
 /**
  * Issue 38 (the app as a daily driver), on a fake runtime: confirmations that can be seen
@@ -32,7 +32,7 @@ test('Sleep asks visibly (a popover with the consequence) until answered; Escape
   await expect(pop).toHaveAttribute('role', 'alertdialog');
   await expect(pop.getByTestId('confirm-text')).toContainText('wakes by itself on exec, files, ingress or cron');
   await expect(pop.getByTestId('confirm-yes')).toBeFocused();
-  await screenshot(page, 'confirm-sleep');
+  await docShots(page, 'box-confirm-sleep', () => expect(pop).toBeVisible());
   // The question does not vanish by itself (it used to revert silently after 4 s).
   await page.waitForTimeout(5000);
   await expect(pop).toBeVisible();
@@ -81,6 +81,42 @@ test('a second fork gets a free name (<name>-fork-2), not a 409', async ({ page,
   await expect(lineage.getByTestId('error')).toHaveCount(0);
   const names = ((await (await svc().api('/v1/boxes?limit=100')).json()).data as { name: string }[]).map((b) => b.name);
   expect(names).toEqual(expect.arrayContaining(['forky-fork', 'forky-fork-2']));
+  expect(pageErrors).toEqual([]);
+});
+
+test('after a restore in place the lineage marks the checkpoint the box went back to (the service records it), not its latest', async ({
+  page,
+  pageErrors,
+}) => {
+  const box = await newBox('went-back');
+  const base = (await post(`/v1/boxes/${box.box_id}/checkpoint`, { name: 'base' })) as { checkpoint_id: string };
+  const later = (await post(`/v1/boxes/${box.box_id}/checkpoint`, { name: 'later' })) as { checkpoint_id: string };
+  await login(page, svc());
+  await page.evaluate((h) => (location.hash = h), `#/boxes/${box.box_id}/checkpoints`);
+  const node = (id: string) => page.locator(`[data-testid="checkpoint-node"][data-id="${id}"]`);
+  const here = (id: string) =>
+    node(id)
+      .getByTestId('checkpoint-here')
+      .and(page.locator(`[data-box="${box.box_id}"]`));
+  await expect(here(later.checkpoint_id)).toHaveText('went-back is here');
+  await expect(here(base.checkpoint_id)).toHaveCount(0);
+
+  await node(base.checkpoint_id).getByTestId('checkpoint-restore-in-place').click();
+  await page.getByTestId('restore-confirm').click();
+  await expect(page.getByTestId('toast').filter({ hasText: 'restored to base' })).toBeVisible();
+  // The box is back on "base": the marker moves there, the summary and the box's facts say so.
+  await expect(here(base.checkpoint_id)).toHaveText('went-back is here');
+  await expect(here(later.checkpoint_id)).toHaveCount(0);
+  await expect(node(base.checkpoint_id)).toHaveAttribute('data-current', 'true');
+  await expect(page.getByTestId('on-checkpoint')).toContainText('went-back is on checkpoint base');
+  await expect(page.getByTestId('box-on-checkpoint')).toHaveAttribute('data-id', base.checkpoint_id);
+  await docShots(page, 'box-lineage-restored', () => expect(here(base.checkpoint_id)).toBeVisible());
+  // ...and stays so after a reload (it is the service's record, not the page's memory).
+  await page.reload();
+  await expect(here(base.checkpoint_id)).toHaveText('went-back is here');
+  await expect(here(later.checkpoint_id)).toHaveCount(0);
+  const api = (await (await svc().api(`/v1/boxes/${box.box_id}`)).json()) as { on_checkpoint_id: string; checkpoint_generation: number };
+  expect(api).toMatchObject({ on_checkpoint_id: base.checkpoint_id, checkpoint_generation: 2 });
   expect(pageErrors).toEqual([]);
 });
 

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { BoxesPage } from './pages/boxes-page.js';
-import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
+import { docShots, expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
 import { terminateAll } from './support/service.js';
 
 // Issue 38 items 2 and 3, in a real microVM: the code tab is a notebook (CodeMirror cells that
@@ -104,6 +104,9 @@ test('notebook: cells are highlighted editors; edit and re-run, run all, copy, c
   const restored = await svc().api(`/v1/boxes/${boxId}/restore`, { method: 'POST', json: { checkpoint_id: checkpoint.checkpoint_id } });
   expect(restored.status, await restored.clone().text()).toBe(200);
   await expect(page.getByTestId('code-marker')).toContainText('restored to a checkpoint', { timeout: 60_000 });
+  // the box's facts name the checkpoint it stands on now (taken outside the page: read when seen)
+  await expect(page.getByTestId('box-on-checkpoint')).toHaveText('x21');
+  await expect(page.getByTestId('box-on-checkpoint')).toHaveAttribute('data-id', checkpoint.checkpoint_id);
   await input.fill('print("after", x)');
   await input.press('Shift+Enter');
   await expect(cells.last().getByTestId('code-output')).toContainText('after 21', { timeout: 300_000 });
@@ -111,6 +114,7 @@ test('notebook: cells are highlighted editors; edit and re-run, run all, copy, c
   expect(all).toEqual(['[8]', '[9]', '[10]']);
   expect(new Set(all).size).toBe(all.length);
   await screenshot(page, 'box-notebook');
+  await docShots(page, 'notebook-session', () => page.getByTestId('code-marker').scrollIntoViewIfNeeded());
 
   // it all stays when the page is opened again
   await page.reload();

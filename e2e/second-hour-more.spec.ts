@@ -1,6 +1,5 @@
-import type { Page } from '@playwright/test';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
-import { expect, login, serviceForFile, test } from './support/fixtures.js';
+import { docShots, expect, login, serviceForFile, test } from './support/fixtures.js';
 import type { E2eService } from './support/service.js';
 
 /**
@@ -33,24 +32,6 @@ async function createBox(s: E2eService, name: string): Promise<BoxRec> {
 const getBox = async (s: E2eService, id: string) => (await (await s.api(`/v1/boxes/${id}`)).json()) as BoxRec;
 const putFile = (s: E2eService, boxId: string, p: string, body: string) =>
   s.api(`/v1/boxes/${boxId}/files?path=${encodeURIComponent(p)}&create_parents=true`, { method: 'PUT', body });
-
-/**
- * A new view at 1440, 1100 and 760 px in both themes. E2E_DOC_SHOTS=1 writes them into
- * docs/screenshots/ (committed); ordinary runs into test-results/ so the tree stays clean.
- */
-async function shots(page: Page, name: string, ready: () => Promise<void>) {
-  const dir = process.env.E2E_DOC_SHOTS === '1' ? 'docs/screenshots' : 'test-results/screenshots';
-  for (const theme of ['dark', 'light'] as const) {
-    await page.emulateMedia({ colorScheme: theme });
-    for (const width of [1440, 1100, 760]) {
-      await page.setViewportSize({ width, height: 900 });
-      await ready();
-      await page.screenshot({ path: `${dir}/${name}-${theme}-${width}.png` });
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.setViewportSize({ width: 1440, height: 900 });
-}
 
 test('8. the playground keeps one webhook inbox per user across visits and windows; earlier inboxes and their deliveries stay listed', async ({
   page,
@@ -94,7 +75,7 @@ test('8. the playground keeps one webhook inbox per user across visits and windo
   await expect(page.getByTestId('inbox-delivery')).toHaveCount(count);
   await page.getByTestId('inbox-select').selectOption(inboxId);
   await expect(page.getByTestId('inbox-delivery-id')).toContainText('resp_kept');
-  await shots(page, 'playground-inbox', () => page.getByTestId('inbox').scrollIntoViewIfNeeded());
+  await docShots(page, 'playground-inbox', () => page.getByTestId('inbox').scrollIntoViewIfNeeded());
 });
 
 test('8. restore in place: the dialog says what is lost and offers to checkpoint first; the box goes back to the checkpoint', async ({ page }) => {
@@ -109,7 +90,7 @@ test('8. restore in place: the dialog says what is lost and offers to checkpoint
   // Cancel changes nothing.
   await node.getByTestId('checkpoint-restore-in-place').click();
   await expect(page.getByTestId('restore-explain')).toContainText('What the box holds now is lost');
-  await shots(page, 'box-restore', () => expect(page.getByTestId('restore-dialog')).toBeVisible());
+  await docShots(page, 'box-restore', () => expect(page.getByTestId('restore-dialog')).toBeVisible());
   await page.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.getByTestId('restore-dialog')).toHaveCount(0);
   expect((await svc().api(`/v1/boxes/${box.box_id}/files?path=/root/after.txt`)).status).toBe(200);
@@ -151,7 +132,7 @@ test('3. Reboot and Sleep each ask for a second click; the Sleep toast undoes it
   await expect.poll(async () => (await getBox(svc(), box.box_id)).status).toBe('sleeping');
   const toast = page.getByTestId('toast').filter({ hasText: 'is asleep' });
   await expect(toast.getByTestId('toast-action')).toHaveText('Undo');
-  await shots(page, 'box-sleep-undo', () => expect(toast).toBeVisible());
+  await docShots(page, 'box-sleep-undo', () => expect(toast).toBeVisible());
   await toast.getByTestId('toast-action').click();
   await expect.poll(async () => (await getBox(svc(), box.box_id)).status).toBe('running');
   await expect(page.getByTestId('toast').filter({ hasText: 'awake again' })).toBeVisible();

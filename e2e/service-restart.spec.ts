@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startService, type ServiceHandle } from '../src-server/service.js';
 import { FakeRuntime } from '../src-server/test-support/fake-runtime.js';
-import { expect, screenshot, test } from './support/fixtures.js';
+import { docShots, expect, screenshot, test } from './support/fixtures.js';
 import { E2E_KEY, RENDERER_DIR } from './support/service.js';
 
 /**
@@ -74,6 +74,7 @@ test('the service stops under open pages and comes back: banner, unknown states,
   await expect(list.getByTestId('box-new')).toBeDisabled();
   await expect(list.getByTestId('box-new')).toHaveAttribute('title', /service is stopped/i);
   await screenshot(page, 'service-stopped');
+  await docShots(page, 'service-restart', () => expect(page.getByTestId('service-banner')).toBeVisible());
   // Still down after a while (polling with backoff does not flap to "up").
   await page.waitForTimeout(3000);
   await expect(page.getByTestId('service-banner')).toBeVisible();

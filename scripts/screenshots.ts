@@ -158,7 +158,30 @@ async function seed(url: string, log: { info(m: string): void; warn(m: string): 
   ];
 }
 
+/**
+ * Shots the e2e specs take of states a fake box or a seeded service cannot show (a real
+ * notebook session, the real service stopped...): `E2E_DOC_SHOTS=1 npx playwright test <spec>`
+ * writes them here (docShots in e2e/support/fixtures.ts), at the same widths and themes.
+ */
+const E2E_SHOTS: Array<[name: string, title: string, spec: string]> = [
+  [
+    'notebook-session',
+    'Box · Code: a notebook session in a real box (cells edited and run again, one counter, a restore marker)',
+    'notebook-terminal.spec.ts (a VM)',
+  ],
+  ['chat-conversation', 'Chat: a streamed conversation under its engine and model, an image attached, a tool call answered', 'chat.spec.ts'],
+  ['service-restart', 'The real service stopped under an open page: the banner, states unknown, actions disabled', 'service-restart.spec.ts'],
+  ['box-lineage-restored', 'Box · Checkpoints after a restore in place: the box is marked on the checkpoint it went back to', 'daily-driver.spec.ts'],
+  ['box-confirm-sleep', 'Box · Sleep asks in a popover, with the consequence', 'daily-driver.spec.ts'],
+  ['box-restore', 'Box · Restore in place: the dialog says what is lost, offers to checkpoint first', 'second-hour-more.spec.ts'],
+  ['box-sleep-undo', 'Box · Sleep done, with Undo', 'second-hour-more.spec.ts'],
+  ['playground-inbox', 'Playground · your own webhook inbox, the others listed', 'second-hour-more.spec.ts'],
+];
+
 function index(rows: string[]): string {
+  const e2e = E2E_SHOTS.map(
+    ([name, title, spec]) => `| ${title} (\`e2e/${spec}\`) | ${THEMES.flatMap((t) => WIDTHS.map((w) => `[${t} ${w}](${name}-${t}-${w}.png)`)).join(' · ')} |`,
+  );
   return `# Screenshots
 
 Every view of the UI at 1440, 1100 and 760 px wide (900 px tall; Settings sections as the whole page), in
@@ -169,6 +192,15 @@ driven by Playwright in Debian's chromium. Rebuild the UI first (\`npx electron-
 | view | shots |
 |---|---|
 ${rows.join('\n')}
+
+## From the e2e runs
+
+States a seeded service with fake boxes cannot show. \`E2E_DOC_SHOTS=1 npx playwright test e2e/<spec>\` refreshes them
+(one spec file at a time; the notebook's needs a VM: \`BOX_IMAGE_CACHE\`).
+
+| state | shots |
+|---|---|
+${e2e.join('\n')}
 `;
 }
 

@@ -45,6 +45,13 @@ describe('box boxes restore --in-place', () => {
     const restored = JSON.parse((await ok(['boxes', 'restore', cp.checkpoint_id, '--in-place', '--json'])).stdout);
     expect(restored).toMatchObject({ box_id: id, status: 'running', last_start: { operation: 'restore' } });
     expect((await svc.api(`/v1/boxes/${id}/files?path=/root/later.txt`)).status).toBe(404);
+    // it stands on that checkpoint, not on the later one: get and the checkpoint list say so
+    await ok(['boxes', 'checkpoint', 'cli-ops', '--name', 'later']);
+    await ok(['boxes', 'restore', cp.checkpoint_id, '--in-place']);
+    expect((await ok(['boxes', 'get', 'cli-ops'])).stdout).toMatch(new RegExp(`on_checkpoint:\\s+${cp.checkpoint_id}`));
+    const rows = (await ok(['boxes', 'checkpoints', 'cli-ops'])).stdout.split('\n');
+    expect(rows.find((r) => r.includes(cp.checkpoint_id))).toMatch(/cli-ops\s*$/);
+    expect(rows.find((r) => r.includes(' later '))).not.toMatch(/cli-ops\s*$/);
     const both = await box(['boxes', 'restore', cp.checkpoint_id, 'new-name', '--in-place']);
     expect(both.code).toBe(2);
   });

@@ -64,3 +64,23 @@ export { expect };
  */
 const SHOT_DIR = process.env.BOX_E2E_SCREENSHOTS === '1' ? 'e2e/screenshots' : 'test-results/screenshots';
 export const screenshot = (page: Page, name: string, fullPage = false) => page.screenshot({ path: `${SHOT_DIR}/${name}.png`, fullPage });
+
+/**
+ * Documentation screenshots: the page at 1440, 1100 and 760 px in both themes (`ready` awaited
+ * at each size). E2E_DOC_SHOTS=1 writes them into docs/screenshots/ (committed; listed by the
+ * index scripts/screenshots.ts writes), ordinary runs into test-results/ so the tree stays clean.
+ */
+export async function docShots(page: Page, name: string, ready: () => Promise<unknown>) {
+  const dir = process.env.E2E_DOC_SHOTS === '1' ? 'docs/screenshots' : 'test-results/screenshots';
+  const viewport = page.viewportSize();
+  for (const theme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme: theme });
+    for (const width of [1440, 1100, 760]) {
+      await page.setViewportSize({ width, height: 900 });
+      await ready();
+      await page.screenshot({ path: `${dir}/${name}-${theme}-${width}.png` });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.setViewportSize(viewport ?? { width: 1440, height: 900 });
+}

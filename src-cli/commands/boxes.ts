@@ -25,6 +25,7 @@ function showBox(b: Box) {
     inference_budget_tokens: b.inference_budget_tokens ?? 'unlimited',
     wake_at: b.wake_at,
     checkpoint_generation: b.checkpoint_generation,
+    on_checkpoint: b.on_checkpoint_id,
     created_at: b.created_at,
   });
 }
@@ -139,15 +140,28 @@ const budget: Command = {
 
 const checkpoints: Command = {
   usage: 'box boxes checkpoints [<box>] [--name n]',
-  summary: 'List checkpoints, of one box or of the organization',
+  summary: 'List checkpoints, of one box or of the organization, with the boxes that stand on each',
   async run(ctx, argv) {
     const { values, positionals } = parse(argv, this.usage, { name: { type: 'string' } }, [0, 1]);
     const box_id = positionals[0] ? await resolveBoxId(ctx.client, positionals[0]) : undefined;
     const res = await ctx.client.call('GET /v1/box-checkpoints', { query: { box_id, name: values.name } });
     if (ctx.json) return json(res);
+    // Which boxes stand on each checkpoint (taken, started from or restored to last).
+    const here = new Map<string, string[]>();
+    for (const b of await listAll(ctx.client, 'GET /v1/boxes'))
+      if (b.on_checkpoint_id) here.set(b.on_checkpoint_id, [...(here.get(b.on_checkpoint_id) ?? []), b.name]);
     table(
-      ['checkpoint id', 'box id', 'name', 'generation', 'status', 'size', 'created'],
-      res.data.map((c) => [c.checkpoint_id, c.box_id, c.name, c.checkpoint_generation, c.status, c.size_bytes, ago(c.created_at)]),
+      ['checkpoint id', 'box id', 'name', 'generation', 'status', 'size', 'created', 'boxes here'],
+      res.data.map((c) => [
+        c.checkpoint_id,
+        c.box_id,
+        c.name,
+        c.checkpoint_generation,
+        c.status,
+        c.size_bytes,
+        ago(c.created_at),
+        here.get(c.checkpoint_id)?.join(', ') ?? null,
+      ]),
     );
   },
 };

@@ -114,6 +114,12 @@ export const Box = z.object({
   wake_at: z.string().nullable(),
   checkpoint_generation: z.number().int(),
   last_checkpointed_at: z.string().nullable(),
+  /**
+   * The checkpoint whose state the box runs on from (additive to the spec's record): the last
+   * one taken of it, the one it was started from (from_checkpoint, a fork's child) or restored
+   * to in place, whichever came last; null when none, or when that checkpoint was deleted.
+   */
+  on_checkpoint_id: z.string().nullable(),
   created_at: z.string(),
   started_at: z.string().nullable(),
   updated_at: z.string(),

@@ -85,7 +85,10 @@ def test_restore_in_place_file_ops_and_own_inbox(client):
     box.files.write("/root/keep.txt", b"kept")
     cp = box.checkpoint(name="base")
     box.files.write("/root/later.txt", b"later")
+    box.checkpoint(name="later")
     assert box.restore_to(cp["checkpoint_id"]).status == "running"
+    assert box.info["on_checkpoint_id"] == cp["checkpoint_id"]  # the older one, not "later"
+    assert box.refresh().info["on_checkpoint_id"] == cp["checkpoint_id"]
     assert box.files.read("/root/keep.txt") == b"kept"
     with pytest.raises(NotFoundError):
         box.files.read("/root/later.txt")

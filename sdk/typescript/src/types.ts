@@ -34,6 +34,8 @@ export type BoxInfo = {
   wake_at: null | string;
   checkpoint_generation: number;
   last_checkpointed_at: null | string;
+  /** The checkpoint whose state the box runs on from (additive to the spec's record): the last one taken of it, the one it was started from (from_checkpoint, a fork's child) or restored to in place, whichever came last; null when none, or when that checkpoint was deleted. */
+  on_checkpoint_id: null | string;
   created_at: string;
   started_at: null | string;
   updated_at: string;

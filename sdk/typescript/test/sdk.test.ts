@@ -104,7 +104,10 @@ describe('lifecycle, checkpoints, fork, cron, volumes, policies', () => {
     await box.files.write('/root/keep.txt', 'kept');
     const cp = await box.checkpoint({ name: 'base' });
     await box.files.write('/root/later.txt', 'later');
+    await box.checkpoint({ name: 'later' });
     expect(await box.restoreTo(cp.checkpoint_id)).toMatchObject({ id: box.id, status: 'running' });
+    expect(box.info.on_checkpoint_id).toBe(cp.checkpoint_id); // the older one, not "later"
+    expect((await box.refresh()).info.on_checkpoint_id).toBe(cp.checkpoint_id);
     expect(await box.files.readText('/root/keep.txt')).toBe('kept');
     await expect(box.files.readText('/root/later.txt')).rejects.toBeInstanceOf(NotFoundError);
     expect(await box.files.mkdir('/root/d')).toMatchObject({ name: 'd', type: 'directory' });

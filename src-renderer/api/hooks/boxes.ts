@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import type { Box, Checkpoint, LineageEdge } from '@box/contract/boxes';
 import type { BodyOf } from '@box/contract/call';
 import { ApiError, call } from '../client.js';
@@ -96,11 +97,25 @@ export function useRestoreCheckpoint() {
   });
 }
 
-export const useCheckpoints = (boxId?: string) =>
+const useCheckpoints = (boxId?: string) =>
   useQuery({
     queryKey: ['checkpoints', boxId ?? 'all'],
     queryFn: async () => (await call('GET /v1/box-checkpoints', { query: { box_id: boxId } })).data,
   });
+
+/**
+ * The organization's checkpoints, read again when `box` stands on one they do not list yet (a
+ * checkpoint taken elsewhere, by the CLI, an SDK or a fork: the box is polled, the list is not).
+ */
+export function useCheckpointsOf(box: Pick<Box, 'on_checkpoint_id'>) {
+  const cps = useCheckpoints();
+  const missing = Boolean(box.on_checkpoint_id && cps.data && !cps.data.some((c) => c.checkpoint_id === box.on_checkpoint_id));
+  const { refetch } = cps;
+  useEffect(() => {
+    if (missing) void refetch();
+  }, [missing, box.on_checkpoint_id, refetch]);
+  return cps;
+}
 
 export type { LineageEdge };
 

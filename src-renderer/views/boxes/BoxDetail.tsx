@@ -1,5 +1,5 @@
 import type { Box } from '@box/contract/boxes';
-import { useBox } from '../../api/hooks/boxes.js';
+import { useBox, useCheckpointsOf } from '../../api/hooks/boxes.js';
 import { href, navigate, useRoute } from '../../app/router.js';
 import { BoxFiles } from '../files/FilesView.js';
 import { Ago } from '../../ui/Ago.js';
@@ -86,6 +86,7 @@ export function BoxDetail({ boxId, tab }: { boxId: string; tab: string }) {
         <Info k="Policy" v={b.http_policy_id ? <PolicyName id={b.http_policy_id} /> : 'org default'} />
         <Info k="Wake at" v={b.wake_at ? formatTime(b.wake_at) : '—'} />
         <Info k="Checkpoint gen." v={String(b.checkpoint_generation)} mono />
+        <Info k="On checkpoint" v={<OnCheckpoint box={b} />} mono />
         <Info k="Inference budget" v={<BudgetInfo boxId={b.box_id} editable={b.status !== 'terminated'} />} />
         <Info
           k="Cron jobs"
@@ -178,6 +179,24 @@ function PortLinks({ box }: { box: Box }) {
         </span>
       ))}
     </span>
+  );
+}
+
+/** The checkpoint the box stands on (the service records it), by name, linking to the lineage. */
+function OnCheckpoint({ box }: { box: Box }) {
+  const cps = useCheckpointsOf(box);
+  if (!box.on_checkpoint_id) return <span data-testid="box-on-checkpoint">—</span>;
+  const cp = cps.data?.find((c) => c.checkpoint_id === box.on_checkpoint_id);
+  return (
+    <a
+      className="text-accent-300 hover:underline"
+      href={href(['boxes', box.box_id, 'checkpoints'])}
+      title={box.on_checkpoint_id}
+      data-testid="box-on-checkpoint"
+      data-id={box.on_checkpoint_id}
+    >
+      {cp?.name ?? box.on_checkpoint_id.slice(0, 14)}
+    </a>
   );
 }
 

@@ -4,7 +4,7 @@ import { useId, useState } from 'react';
 import { call } from '../../api/client.js';
 import { ConfirmButton } from '../../ui/ConfirmButton.js';
 import { toast } from '../../ui/toast.js';
-import { useBoxes, useCheckpointBox, useCheckpoints, useForkBox, useLineage, useRestoreCheckpoint, type Box } from '../../api/hooks/boxes.js';
+import { useBoxes, useCheckpointBox, useCheckpointsOf, useForkBox, useLineage, useRestoreCheckpoint, type Box } from '../../api/hooks/boxes.js';
 import { href, navigate } from '../../app/router.js';
 import { Button } from '../../ui/Button.js';
 import { formatBytes } from '../../ui/format.js';
@@ -12,12 +12,12 @@ import { ErrorNotice, Loading } from '../../ui/states.js';
 import { BoxName } from '../../ui/names.js';
 import { StatusPill } from '../../ui/StatusPill.js';
 import { allows, forkName as freeForkName } from './lifecycle.js';
-import { buildLineage, checkpointOf, type BoxNode, type CheckpointNode } from './lineage-tree.js';
+import { buildLineage, type BoxNode, type CheckpointNode } from './lineage-tree.js';
 import { RestoreInPlace } from './RestoreInPlace.js';
 
 export function LineagePanel({ box }: { box: Box }) {
   const boxes = useBoxes();
-  const cps = useCheckpoints();
+  const cps = useCheckpointsOf(box);
   const lineage = useLineage();
   const checkpoint = useCheckpointBox();
   const fork = useForkBox();
@@ -30,13 +30,16 @@ export function LineagePanel({ box }: { box: Box }) {
   const [edited, setForkName] = useState<string | null>(null);
   const forkName = edited ?? freeForkName(box.name, taken);
   const tree = boxes.data && cps.data ? buildLineage(box.box_id, boxes.data.data, cps.data, lineage.data ?? []) : null;
-  // Every box of the tree with the checkpoint it is on, so each checkpoint shows who is on it.
+  // Every box with the checkpoint it stands on (the service records it: taken, started from or
+  // restored to last), so each checkpoint shows who is on it.
   const on = new Map<string, string[]>();
   for (const b of boxes.data?.data ?? []) {
-    const id = cps.data ? checkpointOf(b, cps.data, lineage.data ?? []) : null;
+    const id = b.box_id === box.box_id ? box.on_checkpoint_id : b.on_checkpoint_id;
     if (id) on.set(id, [...(on.get(id) ?? []), b.box_id]);
   }
-  const mine = cps.data ? checkpointOf(box, cps.data, lineage.data ?? []) : null;
+  if (box.on_checkpoint_id && !on.get(box.on_checkpoint_id)?.includes(box.box_id))
+    on.set(box.on_checkpoint_id, [...(on.get(box.on_checkpoint_id) ?? []), box.box_id]);
+  const mine = box.on_checkpoint_id;
   return (
     <section className="grid gap-4 xl:grid-cols-[1fr_20rem]" data-testid="lineage">
       <div className="panel p-4">

@@ -53,16 +53,3 @@ export function buildLineage(boxId: string, boxes: Box[], checkpoints: Checkpoin
   };
   return boxNode(root);
 }
-
-/**
- * The checkpoint a box is on (the tree marks it): its own checkpoint of its current generation
- * (the box runs on from that saved state), else the checkpoint it was started from (a fork or
- * a new box from a checkpoint); null when it has neither.
- */
-export function checkpointOf(box: Box, checkpoints: Checkpoint[], edges: LineageEdge[]): string | null {
-  const own = checkpoints
-    .filter((c) => c.box_id === box.box_id && c.status === 'ready' && c.checkpoint_generation === box.checkpoint_generation)
-    .sort((a, b) => b.created_at.localeCompare(a.created_at))[0];
-  if (own && box.checkpoint_generation > 0) return own.checkpoint_id;
-  return edges.find((e) => e.box_id === box.box_id)?.checkpoint_id ?? null;
-}

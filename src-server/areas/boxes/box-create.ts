@@ -45,7 +45,7 @@ export async function assertNameFree(repo: Pick<BoxesRepo, 'nameTaken'>, orgId: 
   if (await repo.nameTaken(orgId, name)) throw conflict(`A box named "${name}" already exists.`, 'already_exists', 'name');
 }
 
-/** What every new box starts afresh, created or restored from a checkpoint: a new id, `creating`, no history. */
+/** What every new box starts afresh, created or restored from a checkpoint: a new id, `creating`, no history (a box from a checkpoint then records it: `on_checkpoint_id`). */
 export function freshLife(auth: Principal) {
   const now = new Date().toISOString();
   return {
@@ -56,6 +56,7 @@ export function freshLife(auth: Principal) {
     wake_at: null,
     checkpoint_generation: 0,
     last_checkpointed_at: null,
+    on_checkpoint_id: null,
     last_activity_at: now,
     created_at: now,
     started_at: null,

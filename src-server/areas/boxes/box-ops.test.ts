@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(() => svc.close());
 
 const post = (p: string, json: unknown = {}) => svc.api(p, { method: 'POST', json });
-const create = async (name: string) => (await (await post('/v1/boxes', { app_id: appId, name })).json()) as { box_id: string };
+const create = async (name: string) => (await (await post('/v1/boxes', { app_id: appId, name })).json()) as { box_id: string; on_checkpoint_id: string | null };
 const put = (boxId: string, path: string, body: string) => svc.api(`/v1/boxes/${boxId}/files?path=${encodeURIComponent(path)}`, { method: 'PUT', body });
 const get = (boxId: string, path: string) => svc.api(`/v1/boxes/${boxId}/files?path=${encodeURIComponent(path)}`);
 
@@ -33,6 +33,35 @@ describe('restore in place', () => {
     expect((await get(box.box_id, '/root/after.txt')).status).toBe(404);
     // the checkpoint stays: it can be restored again
     expect((await svc.api(`/v1/box-checkpoints/${cp.checkpoint_id}`)).status).toBe(200);
+  });
+
+  it('records the checkpoint a box stands on: taken, restored in place (an older one), started from, forked; none once it is deleted', async () => {
+    const box = await create('stands-on');
+    expect(box).toMatchObject({ on_checkpoint_id: null });
+    const read = async (id: string) => ((await (await svc.api(`/v1/boxes/${id}`)).json()) as { on_checkpoint_id: string | null }).on_checkpoint_id;
+    const base = await (await post(`/v1/boxes/${box.box_id}/checkpoint`, { name: 'base' })).json();
+    expect(await read(box.box_id)).toBe(base.checkpoint_id);
+    const later = await (await post(`/v1/boxes/${box.box_id}/checkpoint`, { name: 'later' })).json();
+    expect(await read(box.box_id)).toBe(later.checkpoint_id);
+
+    // back to the older one: the generation stays 2, the box stands on "base"
+    const restored = await (await post(`/v1/boxes/${box.box_id}/restore`, { checkpoint_id: base.checkpoint_id })).json();
+    expect(restored).toMatchObject({ checkpoint_generation: 2, on_checkpoint_id: base.checkpoint_id });
+    expect(await read(box.box_id)).toBe(base.checkpoint_id);
+    const listed = ((await (await svc.api(`/v1/boxes?search=stands-on`)).json()) as { data: { box_id: string; on_checkpoint_id: string | null }[] }).data;
+    expect(listed.find((b) => b.box_id === box.box_id)?.on_checkpoint_id).toBe(base.checkpoint_id);
+
+    // a box from a checkpoint stands on it; a fork's child and its source on the fork's checkpoint
+    const child = await (await post('/v1/boxes/from_checkpoint', { checkpoint_id: later.checkpoint_id, name: 'stands-on-child' })).json();
+    expect(child).toMatchObject({ on_checkpoint_id: later.checkpoint_id });
+    const fork = await (await post(`/v1/boxes/${box.box_id}/fork`, { name: 'stands-on-fork' })).json();
+    expect(fork.boxes[0]).toMatchObject({ on_checkpoint_id: fork.checkpoint_id });
+    expect(await read(box.box_id)).toBe(fork.checkpoint_id);
+
+    // a deleted checkpoint is stood on by nobody
+    expect((await svc.api(`/v1/box-checkpoints/${later.checkpoint_id}`, { method: 'DELETE' })).status).toBe(200);
+    expect(await read(child.box_id)).toBeNull();
+    expect(await read(box.box_id)).toBe(fork.checkpoint_id);
   });
 
   it('restores a paused box too (it runs afterwards)', async () => {

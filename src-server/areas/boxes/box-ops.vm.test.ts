@@ -49,7 +49,13 @@ describe('a real box', () => {
       await sh(id, 'echo after > /root/after.txt; echo changed > /root/before.txt; echo later > /dev/shm/later.txt; rm /dev/shm/mem.txt; sync');
 
       const restored = await post(`/v1/boxes/${id}/restore`, { checkpoint_id: cp.checkpoint_id });
-      expect(restored).toMatchObject({ box_id: id, name: 'restore-vm', status: 'running', last_start: { operation: 'restore' } });
+      expect(restored).toMatchObject({
+        box_id: id,
+        name: 'restore-vm',
+        status: 'running',
+        last_start: { operation: 'restore' },
+        on_checkpoint_id: cp.checkpoint_id,
+      });
       const seen = await sh(
         id,
         'cat /root/before.txt; cat /dev/shm/mem.txt; [ -e /root/after.txt ] && echo after-present || echo after-gone; [ -e /dev/shm/later.txt ] && echo later-present || echo later-gone',
@@ -57,7 +63,11 @@ describe('a real box', () => {
       expect(seen).toBe('before\nin-ram\nafter-gone\nlater-gone\n');
       // it is the same machine: its machine-id stays; a fork of the same checkpoint is another one
       expect(await sh(id, 'cat /etc/machine-id')).toBe(machineId);
-      const fork = (await post(`/v1/boxes/from_checkpoint`, { checkpoint_id: cp.checkpoint_id, name: 'restore-vm-fork' })) as { box_id: string };
+      const fork = (await post(`/v1/boxes/from_checkpoint`, { checkpoint_id: cp.checkpoint_id, name: 'restore-vm-fork' })) as {
+        box_id: string;
+        on_checkpoint_id: string;
+      };
+      expect(fork).toMatchObject({ on_checkpoint_id: cp.checkpoint_id });
       const forkId = await sh(fork.box_id, 'cat /etc/machine-id');
       expect(forkId).toMatch(/^[0-9a-f]{32}\n$/);
       expect(forkId).not.toBe(machineId);

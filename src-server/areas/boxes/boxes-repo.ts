@@ -39,10 +39,10 @@ export class BoxesRepo {
     await this.db.run(
       `INSERT INTO boxes (id, org_id, app_id, name, image, status, error_message, visibility, created_by_key_id,
            vcpu_count, memory_mib, disk_gib, ingress_ports, volume_mounts, http_policy_id, auto_sleep, inference_budget_tokens, wake_at,
-           checkpoint_generation, last_checkpointed_at, last_activity_at, created_at, started_at, updated_at)
+           checkpoint_generation, last_checkpointed_at, on_checkpoint_id, last_activity_at, created_at, started_at, updated_at)
          VALUES (@box_id, @org_id, @app_id, @name, @image, @status, @error_message, @visibility, @created_by_key_id,
            @vcpu_count, @memory_mib, @disk_gib, @ingress_ports, @volume_mounts, @http_policy_id, @auto_sleep, @inference_budget_tokens, @wake_at,
-           @checkpoint_generation, @last_checkpointed_at, @last_activity_at, @created_at, @started_at, @updated_at)`,
+           @checkpoint_generation, @last_checkpointed_at, @on_checkpoint_id, @last_activity_at, @created_at, @started_at, @updated_at)`,
       {
         ...b,
         ingress_ports: JSON.stringify(b.ingress_ports),
@@ -110,7 +110,14 @@ export class BoxesRepo {
     fields: Partial<
       Pick<
         BoxRecord,
-        'wake_at' | 'error_message' | 'http_policy_id' | 'inference_budget_tokens' | 'last_activity_at' | 'checkpoint_generation' | 'last_checkpointed_at'
+        | 'wake_at'
+        | 'error_message'
+        | 'http_policy_id'
+        | 'inference_budget_tokens'
+        | 'last_activity_at'
+        | 'checkpoint_generation'
+        | 'last_checkpointed_at'
+        | 'on_checkpoint_id'
       >
     > & { auto_sleep?: Box['auto_sleep'] },
   ): Promise<void> {
@@ -168,8 +175,10 @@ export class BoxesRepo {
     ).map(cpFromRow);
   }
 
+  /** The boxes that stood on it stand on no checkpoint any more (`on_checkpoint_id` names only existing ones). */
   async deleteCheckpoint(id: string): Promise<void> {
     await this.db.run('DELETE FROM checkpoints WHERE id = ?', [id]);
+    await this.db.run('UPDATE boxes SET on_checkpoint_id = NULL WHERE on_checkpoint_id = ?', [id]);
   }
 
   async expiredCheckpoints(now: string): Promise<string[]> {

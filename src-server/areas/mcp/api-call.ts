@@ -46,6 +46,8 @@ export function boxSummary(b: Box) {
     memory_mib: b.memory_mib,
     created_at: b.created_at,
     ...(b.error_message ? { error_message: b.error_message } : {}),
+    // the checkpoint it stands on (taken, started from or restored to last), so a model can tell where box_restore took it
+    ...(b.on_checkpoint_id ? { on_checkpoint_id: b.on_checkpoint_id } : {}),
   };
 }
 

@@ -122,7 +122,15 @@ describe('/mcp (streamable HTTP)', () => {
     const cp = data(await tool('box_checkpoint', { box: 'mcp-ops', name: 'base' }));
     expect(cp).toMatchObject({ name: 'base', status: 'ready' });
     await tool('box_write_file', { box: 'mcp-ops', path: '/root/later.txt', content: 'later\n' });
-    expect(data(await tool('box_restore', { box: 'mcp-ops', checkpoint_id: cp.checkpoint_id }))).toMatchObject({ name: 'mcp-ops', status: 'running' });
+    await tool('box_checkpoint', { box: 'mcp-ops', name: 'later' });
+    expect(data(await tool('box_restore', { box: 'mcp-ops', checkpoint_id: cp.checkpoint_id }))).toMatchObject({
+      name: 'mcp-ops',
+      status: 'running',
+      on_checkpoint_id: cp.checkpoint_id,
+    });
+    expect((data(await tool('box_list', {})).boxes as { name: string; on_checkpoint_id?: string }[]).find((b) => b.name === 'mcp-ops')).toMatchObject({
+      on_checkpoint_id: cp.checkpoint_id,
+    });
     const names = async (p: string) => data(await tool('box_list_files', { box: 'mcp-ops', path: p })).entries.map((e: { name: string }) => e.name);
     expect(await names('/root')).toEqual(['keep.txt']);
     expect(data(await tool('box_make_dir', { box: 'mcp-ops', path: '/root/d' }))).toMatchObject({ name: 'd', type: 'directory' });

@@ -20,7 +20,7 @@ const OPS_TOOLS = {
     title: 'Restore a box to a checkpoint',
     description:
       'Take a box back to one of its own checkpoints (from box_checkpoint): its disk and memory become what they were then, and it runs from there. ' +
-      'Everything the box holds now that is not in the checkpoint (files written since, processes started since) is LOST: checkpoint first with box_checkpoint to keep a way back. The box keeps its id and name.',
+      'Everything the box holds now that is not in the checkpoint (files written since, processes started since) is LOST: checkpoint first with box_checkpoint to keep a way back. The box keeps its id and name; its on_checkpoint_id then names the checkpoint it stands on.',
     inputSchema: z.object({ box: boxRef, checkpoint_id: RestoreBody.shape.checkpoint_id.describe('The checkpoint ("boxcp_..."), taken of this box.') }),
     annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },

@@ -2,9 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from './connection.js';
+import { openDatabase, openSqliteFile } from './connection.js';
 import { openFastConnection } from './fast-connection.js';
-import { numberPlaceholders } from './pg-store.js';
+import { runMigrations } from './migrate.js';
+import { MIGRATIONS } from './migrations/index.js';
+import { numberPlaceholders, openPostgres } from './pg-store.js';
+import { SqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
 import { createDatabase, startPostgres, type PgServer } from '../../test-support/postgres.js';
 
@@ -35,7 +38,7 @@ describe.each(stores)('the store on %s', (dialect, open) => {
   it('runs every migration, once (a second open finds them applied)', async () => {
     expect(db.dialect).toBe(dialect);
     const ids = (await db.all<{ id: number }>('SELECT id FROM schema_migrations ORDER BY id')).map((r) => r.id);
-    expect(ids).toEqual([1, 2, 3, 4, 5, 7, 11, 13, 21, 113, 129, 140, 141, 150, 270, 272, 276, 381]);
+    expect(ids).toEqual([1, 2, 3, 4, 5, 7, 11, 13, 21, 113, 129, 140, 141, 150, 270, 272, 276, 381, 382]);
   });
 
   it('reads and writes with positional and named parameters; 64-bit integers and bytes come back as numbers and Buffers', async () => {
@@ -114,6 +117,59 @@ describe.each(stores)('the store on %s', (dialect, open) => {
       }
     } finally {
       await fast.close();
+    }
+  });
+});
+
+/** Raw stores (no migration run yet), to apply the migrations in two steps. */
+const rawStores: Array<[string, () => Promise<Store>]> = [
+  ['sqlite', async () => new SqliteStore(openSqliteFile(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'box-store-')), 'box.db'), 'FULL'))],
+  ['postgres', async () => openPostgres(await createDatabase(server.url, `store_${Math.random().toString(36).slice(2, 10)}`))],
+];
+
+describe.each(rawStores)('migration 382 on %s', (_dialect, open) => {
+  it('gives existing boxes the checkpoint they stand on: their own of their generation, else the one they started from, else none', async () => {
+    const db = await open();
+    try {
+      await runMigrations(
+        db,
+        MIGRATIONS.filter((m) => m.id < 382),
+      );
+      await db.run("INSERT INTO orgs (id, name, credits_usd_nanos, webhook_secret, created_at) VALUES ('org_1', 'one', 0, 'w', 'x')");
+      await db.run("INSERT INTO apps (id, org_id, name, created_at) VALUES ('app_1', 'org_1', 'a', 'x')");
+      const box = (id: string, generation: number) =>
+        db.run(
+          `INSERT INTO boxes (id, org_id, app_id, name, image, status, visibility, created_by_key_id, vcpu_count, memory_mib, disk_gib, checkpoint_generation, created_at, updated_at)
+             VALUES (?, 'org_1', 'app_1', ?, 'debian', 'running', 'org', 'key_1', 1, 512, 4, ?, 'x', 'x')`,
+          [id, id, generation],
+        );
+      const cp = (id: string, boxId: string, generation: number, status: string, at: string) =>
+        db.run(`INSERT INTO checkpoints (id, org_id, box_id, app_id, generation, status, created_at) VALUES (?, 'org_1', ?, 'app_1', ?, ?, ?)`, [
+          id,
+          boxId,
+          generation,
+          status,
+          at,
+        ]);
+      await box('a', 2); // checkpointed twice: on its generation-2 checkpoint
+      await cp('cp_a1', 'a', 1, 'ready', '2026-01-01');
+      await cp('cp_a2', 'a', 2, 'ready', '2026-01-02');
+      await box('b', 0); // a fork of a's first checkpoint, never checkpointed itself
+      await db.run("INSERT INTO box_forks (box_id, parent_box_id, checkpoint_id) VALUES ('b', 'a', 'cp_a1')");
+      await box('c', 1); // its only checkpoint failed; it was started from a checkpoint since deleted
+      await cp('cp_c1', 'c', 1, 'failed', '2026-01-03');
+      await db.run("INSERT INTO box_forks (box_id, parent_box_id, checkpoint_id) VALUES ('c', 'a', 'cp_gone')");
+      await box('d', 0); // a plain box
+      await runMigrations(db);
+      const rows = await db.all<{ id: string; on_checkpoint_id: string | null }>('SELECT id, on_checkpoint_id FROM boxes ORDER BY id');
+      expect(rows).toEqual([
+        { id: 'a', on_checkpoint_id: 'cp_a2' },
+        { id: 'b', on_checkpoint_id: 'cp_a1' },
+        { id: 'c', on_checkpoint_id: null },
+        { id: 'd', on_checkpoint_id: null },
+      ]);
+    } finally {
+      await db.close();
     }
   });
 });

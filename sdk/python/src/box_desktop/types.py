@@ -88,6 +88,7 @@ BoxInfo = TypedDict("BoxInfo", {
     "wake_at": Optional[str],
     "checkpoint_generation": int,
     "last_checkpointed_at": Optional[str],
+    "on_checkpoint_id": Optional[str],
     "created_at": str,
     "started_at": Optional[str],
     "updated_at": str,

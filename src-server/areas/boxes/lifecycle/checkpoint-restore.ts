@@ -1,6 +1,6 @@
 import type { Box, Checkpoint } from '@box/contract/boxes';
 import { conflict, invalid } from '../../../kernel/domain-errors.js';
-import type { BoxRecord } from '../boxes-repo.js';
+import type { BoxesRepo, BoxRecord } from '../boxes-repo.js';
 import type { LifecycleCore } from './core.js';
 
 /**
@@ -13,7 +13,8 @@ import type { LifecycleCore } from './core.js';
  * Built only from existing primitives: the box's VM and folder go (runtime.destroy; a
  * checkpoint's frozen layers stay while a checkpoint builds on them), then the box starts
  * from the checkpoint under its own id (runtime.cloneFromCheckpoint, sameBox: it keeps its
- * machine-id), recorded by boot().
+ * machine-id), recorded by boot(). The box then stands on that checkpoint (`on_checkpoint_id`,
+ * which the lineage tree marks): only the service can tell, as the generation stays.
  */
 export class CheckpointRestore {
   constructor(
@@ -35,12 +36,21 @@ export class CheckpointRestore {
       const { repo, runtime } = this.boxes;
       if (cur.status !== 'interrupted_restorable') await repo.setStatus(cur.box_id, 'interrupted_restorable', { error_message: null });
       await runtime.destroy(cur.box_id);
-      return this.boxes.boot(
+      await repo.update(cur.box_id, { on_checkpoint_id: cp.checkpoint_id });
+      const started = await this.boxes.boot(
         cur,
         async () => runtime.cloneFromCheckpoint(cp.checkpoint_id, await this.boxes.vmConfig(cur), { sameBox: true }),
         `Restoring checkpoint ${cp.checkpoint_id} failed`,
         'restore',
       );
+      return await standsOn(repo, started);
     });
   }
+}
+
+/** A box started from a checkpoint stands on it once it runs; one that did not start stands on none. */
+export async function standsOn(repo: BoxesRepo, box: Box): Promise<Box> {
+  if (box.status === 'running' || box.on_checkpoint_id === null) return box;
+  await repo.update(box.box_id, { on_checkpoint_id: null });
+  return { ...box, on_checkpoint_id: null };
 }

@@ -5,7 +5,7 @@ import type { Principal } from '../../../kernel/principal.js';
 import { conflict, Failed, notFound } from '../../../kernel/domain-errors.js';
 import { assertNameFree, freshLife } from '../box-create.js';
 import type { BoxRecord } from '../boxes-repo.js';
-import { CheckpointRestore } from './checkpoint-restore.js';
+import { CheckpointRestore, standsOn } from './checkpoint-restore.js';
 import type { LifecycleCore } from './core.js';
 
 type CheckpointRow = Checkpoint & { org_id: string };
@@ -61,7 +61,7 @@ export class CheckpointService {
         onSaved?.((await repo.getCheckpoint(cp.checkpoint_id))!);
       });
       await repo.finishCheckpoint(cp.checkpoint_id, 'ready', sizeBytes);
-      await repo.update(cur.box_id, { checkpoint_generation: generation, last_checkpointed_at: cp.created_at });
+      await repo.update(cur.box_id, { checkpoint_generation: generation, last_checkpointed_at: cp.created_at, on_checkpoint_id: cp.checkpoint_id });
     } catch (e) {
       await repo.finishCheckpoint(cp.checkpoint_id, 'failed', 0);
       throw new Failed(`Checkpoint of ${cur.box_id} failed: ${(e as Error).message}`);
@@ -101,7 +101,7 @@ export class CheckpointService {
     const src = await this.boxes.repo.get(cp.box_id);
     if (!src) throw notFound(`The box checkpoint ${cp.checkpoint_id} was taken from no longer exists.`, null, 'checkpoint_id');
     await assertNameFree(this.boxes.repo, auth.orgId, name);
-    const rec: BoxRecord = { ...src, ...freshLife(auth), name };
+    const rec: BoxRecord = { ...src, ...freshLife(auth), name, on_checkpoint_id: cp.checkpoint_id };
     await this.boxes.repo.insert(rec);
     await this.boxes.repo.recordFork(rec.box_id, parent, cp.checkpoint_id);
     const box = await this.boxes.withLock(rec.box_id, () =>
@@ -112,7 +112,7 @@ export class CheckpointService {
         parent ? 'fork' : 'from_checkpoint',
       ),
     );
-    return newBox(box);
+    return newBox(await standsOn(this.boxes.repo, box));
   }
 
   /** A failed box cannot be checkpointed: its forks start from its last ready checkpoint (issue 28). */
