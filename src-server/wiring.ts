@@ -155,6 +155,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
       list: async (org) => (await volumes.volumes.list(org, 100_000, 0)).rows,
       findOrCreate: (org, name) => volumes.volumes.findOrCreate(org, name),
       delete: (org, id) => volumes.volumes.delete(org, id),
+      content: (org, id) => volumes.volumes.content(org, id),
     },
   });
 

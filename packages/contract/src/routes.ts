@@ -121,6 +121,14 @@ export const ROUTES = {
   'POST /e2b/api/volumes': { body: ER.E2BNewVolume, response: ER.E2BVolumeAndToken },
   'GET /e2b/api/volumes/:volumeID': { response: ER.E2BVolumeAndToken },
   'DELETE /e2b/api/volumes/:volumeID': { response: E.E2BNoContent },
+  // E2B's volume content API (a volume's token, no API key): e2b/volume-content-routes.ts
+  'GET /e2b/api/volumecontent/:volumeID/dir': { query: ER.E2BVolumeDirQuery, response: ER.E2BVolumeEntryStat.array() },
+  'POST /e2b/api/volumecontent/:volumeID/dir': { query: ER.E2BVolumeCreateQuery, response: ER.E2BVolumeEntryStat },
+  'GET /e2b/api/volumecontent/:volumeID/path': { query: ER.E2BVolumePathQuery, response: ER.E2BVolumeEntryStat },
+  'PATCH /e2b/api/volumecontent/:volumeID/path': { query: ER.E2BVolumePathQuery, body: ER.E2BVolumeMetadataBody, response: ER.E2BVolumeEntryStat },
+  'DELETE /e2b/api/volumecontent/:volumeID/path': { query: ER.E2BVolumePathQuery, response: E.E2BNoContent },
+  'GET /e2b/api/volumecontent/:volumeID/file': { query: ER.E2BVolumePathQuery, kind: 'bytes' },
+  'PUT /e2b/api/volumecontent/:volumeID/file': { query: ER.E2BVolumeCreateQuery, response: ER.E2BVolumeEntryStat },
   // exec
   'POST /v1/boxes/:box_id/exec': { body: ExecBody, kind: 'ndjson' },
   'GET /v1/boxes/:box_id/exec': { response: listOf(ExecInfo) },

@@ -24,6 +24,7 @@ import type {
 import { e2bRestRoutes } from './rest-routes.js';
 import { E2BSecrets } from './secrets.js';
 import { E2BVolumes } from './volumes.js';
+import { e2bVolumeContentRoutes } from './volume-content-routes.js';
 import { e2bTemplateFilesRoute, e2bTemplateRoutes } from './template-routes.js';
 import { TemplateBuilds } from './templates-build.js';
 import { SandboxService } from './sandbox-service.js';
@@ -76,6 +77,7 @@ export function e2bArea(
       e2bFeatureRoutes(r, { sandboxes, metrics: deps.metrics });
       e2bTemplateRoutes(r, templates);
       e2bRestRoutes(r, { secrets, volumes });
+      e2bVolumeContentRoutes(r, volumes);
       e2bApiRoutes(r, { sandboxes, snapshots, volumes, templates });
     },
     mount(express: Express) {
