@@ -157,6 +157,7 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
       delete: (org, id) => volumes.volumes.delete(org, id),
       content: (org, id) => volumes.volumes.content(org, id),
     },
+    domain: () => (network.ingress.port ? `box.localhost:${network.ingress.port}` : null),
   });
 
   const services: Services = {

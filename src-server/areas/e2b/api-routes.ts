@@ -38,8 +38,13 @@ async function listed(s: Sandbox, mounts: E2BVolumes['named']) {
   };
 }
 
-/** What create, connect and resume answer: where envd is and the token it wants. */
-function created(s: Sandbox) {
+/**
+ * What create, connect and resume answer: where envd is and the token it wants, and the
+ * domain the SDK's `getHost(port)` builds `<port>-<sandboxID>.<domain>` from: Box's ingress
+ * (`box.localhost:<ingress port>`, network/ingress/ingress-routing.ts), which reaches any
+ * port of the sandbox.
+ */
+function created(s: Sandbox, domain: string | null) {
   return {
     sandboxID: s.box.box_id,
     templateID: s.row.template_id,
@@ -48,7 +53,7 @@ function created(s: Sandbox) {
     envdVersion: ENVD_VERSION,
     envdAccessToken: s.row.access_token,
     trafficAccessToken: s.row.access_token,
-    domain: null,
+    domain,
   };
 }
 
@@ -63,9 +68,9 @@ const PREFIX = '/e2b/api';
  */
 export function e2bApiRoutes(
   r: RouteRegistrar,
-  deps: { sandboxes: SandboxService; snapshots: SnapshotService; volumes: E2BVolumes; templates: TemplateBuilds },
+  deps: { sandboxes: SandboxService; snapshots: SnapshotService; volumes: E2BVolumes; templates: TemplateBuilds; domain: () => string | null },
 ): void {
-  const { sandboxes, snapshots, volumes, templates } = deps;
+  const { sandboxes, snapshots, volumes, templates, domain } = deps;
   const mounts: E2BVolumes['named'] = (orgId, m) => volumes.named(orgId, m);
   const on = <B, Q, P>(method: Method, path: string, summary: string, spec: Omit<RouteSpec<B, Q, P>, 'method' | 'path' | 'area' | 'tag' | 'summary'>) =>
     r.add({ method, path: `${PREFIX}${path}`, area: 'box', tag: 'e2b', summary, errors: 'e2b', ...spec });
@@ -83,7 +88,7 @@ export function e2bApiRoutes(
         autoResume: body.autoResume?.enabled ?? false,
         volumeMounts,
       })
-      .then((s) => new Reply(201, created(s)));
+      .then((s) => new Reply(201, created(s, domain())));
   };
   on('post', '/sandboxes', 'E2B: create a sandbox (older route)', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
   on('post', '/v2/sandboxes', 'E2B: create a sandbox', { body: E2BCreateBody, handler: ({ auth, body }) => create(body, auth) });
@@ -99,7 +104,7 @@ export function e2bApiRoutes(
     params,
     handler: async ({ auth, params: p }) => {
       const s = await sandboxes.get(auth.orgId, p.sandboxID);
-      return { ...(await listed(s, mounts)), domain: null, lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: s.row.auto_resume } };
+      return { ...(await listed(s, mounts)), domain: domain(), lifecycle: { onTimeout: s.row.auto_pause ? 'pause' : 'kill', autoResume: s.row.auto_resume } };
     },
   });
   on('delete', '/sandboxes/:sandboxID', 'E2B: kill a sandbox', {
@@ -124,18 +129,20 @@ export function e2bApiRoutes(
   const connect = { params, body: E2BConnectBody };
   on('post', '/v2/sandboxes/:sandboxID/connect', 'E2B: connect to a sandbox (resumes a paused one)', {
     ...connect,
-    handler: async ({ auth, params: p, body }) => new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory))),
+    handler: async ({ auth, params: p, body }) =>
+      new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory), domain())),
   });
   on('post', '/sandboxes/:sandboxID/resume', 'E2B: resume a paused sandbox (older route)', {
     ...connect,
-    handler: async ({ auth, params: p, body }) => new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory))),
+    handler: async ({ auth, params: p, body }) =>
+      new Reply(201, created(await sandboxes.connect(auth.orgId, p.sandboxID, body.timeout, body.memory), domain())),
   });
   on('post', '/sandboxes/:sandboxID/fork', 'E2B: fork a sandbox', {
     params,
     body: E2BForkBody,
     handler: async ({ auth, params: p, body }) =>
       (await snapshots.fork(auth, p.sandboxID, body.count ?? 1, body.timeout)).map((f) =>
-        'error' in f ? { error: f.error } : { sandbox: created(f.sandbox) },
+        'error' in f ? { error: f.error } : { sandbox: created(f.sandbox, domain()) },
       ),
   });
   on('post', '/sandboxes/:sandboxID/snapshots', 'E2B: snapshot a sandbox', {

@@ -30,6 +30,10 @@ describe('E2B SDK on the fake runtime', () => {
     expect(page.map((s) => s.sandboxId)).toEqual([sbx.sandboxId]);
     const info = await sbx.getInfo();
     expect(info.state).toBe('running');
+    // getHost(port): Box's ingress, which reaches any port of the sandbox (network.test.ts, e2b VM tests)
+    const host = `8080-${sbx.sandboxId}.box.localhost:${svc.ctx.services.ingress.port}`;
+    expect(sbx.getHost(8080)).toBe(host);
+    expect((await Sandbox.connect(sbx.sandboxId, opts)).getHost(8080)).toBe(host);
     expect(await sbx.kill()).toBe(true);
     await expect(Sandbox.getInfo(sbx.sandboxId, opts)).rejects.toBeInstanceOf(SandboxNotFoundError);
     expect(await Sandbox.kill(sbx.sandboxId, opts)).toBe(false);

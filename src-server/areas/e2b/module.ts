@@ -57,6 +57,8 @@ export function e2bArea(
     images: ImageBuildPort;
     secrets: SecretsPort;
     volumes: VolumesPort;
+    /** `box.localhost:<ingress port>`: where a sandbox's ports answer (E2B's `getHost`). */
+    domain: () => string | null;
   },
 ) {
   const repo = new SandboxesRepo(app.db);
@@ -78,7 +80,7 @@ export function e2bArea(
       e2bTemplateRoutes(r, templates);
       e2bRestRoutes(r, { secrets, volumes });
       e2bVolumeContentRoutes(r, volumes);
-      e2bApiRoutes(r, { sandboxes, snapshots, volumes, templates });
+      e2bApiRoutes(r, { sandboxes, snapshots, volumes, templates, domain: deps.domain });
     },
     mount(express: Express) {
       express.use('/e2b/template-files', e2bTemplateFilesRoute(templates));
