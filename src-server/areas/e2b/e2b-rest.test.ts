@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Sandbox, Secret, SecretNotFoundError, Volume, VolumeNotFoundError, VolumePathNotFoundError } from 'e2b';
+import { Sandbox, Secret, SecretNotFoundError, Template, Volume, VolumeNotFoundError, VolumePathNotFoundError } from 'e2b';
 import { openDatabase } from '../../platform/db/connection.js';
 import { FakeRuntime } from '../../test-support/fake-runtime.js';
 import { databaseFor, startTestService, type TestService } from '../../test-support/harness.js';
@@ -338,6 +338,72 @@ describe('E2B template builds are kept in the database', () => {
     await expect(b.delete('org1', 'my-tpl-v1')).rejects.toThrow(/not found/);
     await db.close();
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps tags in the store: a ready build takes its tags (default without one), assign, list, remove, resolve at create, all after a restart', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bxe2btag-'));
+    const db = await openDatabase(dir, await databaseFor(dir));
+    const images = fakeImages();
+    const a = new TemplateBuilds(db, images, path.join(dir, 'tpl'));
+    const build = async (t: TemplateBuilds, body: { name: string; tags?: string[] }, fromImage?: string) => {
+      const r = await t.request('org1', body);
+      await t.start('org1', r.templateID, r.buildID, fromImage ? { fromImage } : { fromTemplate: 'base' });
+      await until(async () => ['ready', 'error'].includes((await t.status('org1', r.templateID, r.buildID)).status));
+      return r;
+    };
+    const v1 = await build(a, { name: 'App:V1', tags: ['stable', 'v1'] });
+    expect(v1).toMatchObject({ templateID: 'app-v1', tags: ['v1', 'stable'] });
+    const plain = await build(a, { name: 'app' });
+    expect(plain.tags).toEqual(['default']);
+    await build(a, { name: 'app:broken' }, 'ubuntu:22.04'); // fails: takes no tag
+    const names = async (t: TemplateBuilds, ref: string) => (await t.tags('org1', ref)).map((x) => [x.tag, x.buildID]);
+    expect(await names(a, 'app')).toEqual(
+      expect.arrayContaining([
+        ['v1', v1.buildID],
+        ['stable', v1.buildID],
+        ['default', plain.buildID],
+      ]),
+    );
+    expect((await a.tags('org1', 'app')).length).toBe(3);
+    expect(await names(a, 'app-v1')).toEqual(await names(a, 'app')); // by a build's template id too
+    expect((await a.assignTags('org1', 'app:v1', ['Production', 'latest', 'latest'])).tags).toEqual(['production', 'latest']);
+    await expect(a.assignTags('org1', 'app:v1', [':bad'])).rejects.toThrow(/tags\[0\]: invalid tag/);
+    await expect(a.assignTags('org1', 'app:', ['x'])).rejects.toThrow(/^target:/);
+    await expect(a.assignTags('org1', 'app:nope', ['x'])).rejects.toThrow(/with tag 'nope' not found/);
+    await expect(a.assignTags('org1', 'app:v1', ['00000000-0000-0000-0000-000000000000'])).rejects.toThrow(/cannot be a UUID/);
+    await expect(a.assignTags('org1', 'app:v1', [])).rejects.toThrow(/at least one tag/);
+    // the restart: tags are in the store
+    const b = new TemplateBuilds(db, images, path.join(dir, 'tpl'));
+    await b.recover();
+    expect(await b.resolve('org1', 'app:production')).toBe('app-v1');
+    expect(await b.resolve('org1', 'app')).toBe('app'); // its default tag's build
+    expect(await b.resolve('org1', 'app:broken')).toBe('app-broken'); // no such tag: the image of that name
+    expect(await b.resolve('org2', 'app:production')).toBe('app-production');
+    await b.removeTags('org1', 'app', ['production']);
+    expect(await b.resolve('org1', 'app:production')).toBe('app-production');
+    await expect(b.removeTags('org1', 'app', ['default'])).rejects.toThrow(/cannot delete the 'default' tag/);
+    await expect(b.removeTags('org1', 'app:v1', ['stable'])).rejects.toThrow(/should not contain a tag/);
+    await expect(b.removeTags('org1', 'nope', ['stable'])).rejects.toThrow(/Template 'nope' not found/);
+    await expect(b.tags('org2', 'app')).rejects.toThrow(/not found/);
+    await b.delete('org1', 'app-v1');
+    expect((await b.tags('org1', 'app')).map((x) => x.tag)).toEqual(['default']);
+    await db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("assigns, lists and removes tags with the SDK's Template over E2B's routes, errors naming the field", async () => {
+    const res = await e2b('/v3/templates', { method: 'POST', json: { name: 'sdk-tags:v1' } });
+    expect(res.status).toBe(202);
+    // a build that is not ready has no tags yet: the target is not found
+    await expect(Template.assignTags('sdk-tags:v1', 'production', opts)).rejects.toThrow(/404: Template 'sdk-tags:v1' with tag 'v1' not found/);
+    expect(await Template.getTags('sdk-tags', opts)).toEqual([]);
+    await expect(Template.getTags('never-built', opts)).rejects.toThrow(/404: Template 'never-built' not found/);
+    await expect(Template.removeTags('sdk-tags', 'default', opts)).rejects.toThrow(/400: tags: cannot delete the 'default' tag/);
+    await expect(Template.removeTags('never-built', 'x', opts)).rejects.toThrow(/404/);
+    const bad = await e2b('/templates/tags', { method: 'POST', json: { target: 'sdk-tags:v1', tags: ['ok', 'not ok'] } });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ code: 400, message: expect.stringMatching(/^tags\[1\]: invalid tag 'not ok'/) as unknown as string });
+    expect((await e2b('/templates/sdk-tags-v1', { method: 'DELETE' })).status).toBe(204);
   });
 
   it("lists and deletes over E2B's routes (a snapshot id still deletes the snapshot)", async () => {

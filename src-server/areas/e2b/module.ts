@@ -63,9 +63,10 @@ export function e2bArea(
 ) {
   const repo = new SandboxesRepo(app.db);
   const { boxes, checkpoints, apps, policies, files } = deps;
-  const sandboxes = new SandboxService(repo, { boxes, checkpoints, apps, policies, files, log: app.log });
-  const snapshots = new SnapshotService(sandboxes, deps.checkpoints);
   const templates = new TemplateBuilds(app.db, deps.images, path.join(app.config.dataDir, 'e2b-templates'));
+  const resolveTemplate = (orgId: string, t: string) => templates.resolve(orgId, t);
+  const sandboxes = new SandboxService(repo, { boxes, checkpoints, apps, policies, files, log: app.log, resolveTemplate });
+  const snapshots = new SnapshotService(sandboxes, deps.checkpoints);
   const secrets = new E2BSecrets(app.db, deps.secrets);
   const volumes = new E2BVolumes(app.db, deps.volumes);
   const processes = new EnvdProcesses(deps.execs, async (id) => (await deps.boxes.get(id))?.status === 'running');
