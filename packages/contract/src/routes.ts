@@ -123,8 +123,7 @@ export const ROUTES = {
   'GET /e2b/api/volumes': { response: ER.E2BVolume.array() },
   'POST /e2b/api/volumes': { body: ER.E2BNewVolume, response: ER.E2BVolumeAndToken },
   'GET /e2b/api/volumes/:volumeID': { response: ER.E2BVolumeAndToken },
-  'DELETE /e2b/api/volumes/:volumeID': { response: E.E2BNoContent },
-  // E2B's volume content API (a volume's token, no API key): e2b/volume-content-routes.ts
+  'DELETE /e2b/api/volumes/:volumeID': { response: E.E2BNoContent }, // then the volume content API (its token, no API key)
   'GET /e2b/api/volumecontent/:volumeID/dir': { query: ER.E2BVolumeDirQuery, response: ER.E2BVolumeEntryStat.array() },
   'POST /e2b/api/volumecontent/:volumeID/dir': { query: ER.E2BVolumeCreateQuery, response: ER.E2BVolumeEntryStat },
   'GET /e2b/api/volumecontent/:volumeID/path': { query: ER.E2BVolumePathQuery, response: ER.E2BVolumeEntryStat },
@@ -147,8 +146,7 @@ export const ROUTES = {
   'POST /v1/boxes/:box_id/directories': { body: BO.BoxMkdirBody, response: V.VolumeEntry },
   'DELETE /v1/boxes/:box_id/paths': { query: BO.BoxDeletePathQuery, response: DeletedPath },
   'POST /v1/boxes/:box_id/paths/move': { body: BO.BoxMovePathBody, response: V.VolumeEntry },
-  // cron
-  // desktop (computer use; contract/desktop.ts)
+  // cron; desktop (computer use; contract/desktop.ts)
   'GET /v1/boxes/:box_id/desktop': { response: D.DesktopInfo },
   'GET /v1/boxes/:box_id/desktop/screenshot': { query: D.ScreenshotQuery, kind: 'bytes' },
   'POST /v1/boxes/:box_id/desktop/actions': { body: D.DesktopAction, response: D.DesktopActionResult },

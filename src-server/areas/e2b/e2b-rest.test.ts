@@ -356,7 +356,7 @@ describe('E2B template builds are kept in the database', () => {
     const plain = await build(a, { name: 'app' });
     expect(plain.tags).toEqual(['default']);
     await build(a, { name: 'app:broken' }, 'ubuntu:22.04'); // fails: takes no tag
-    const names = async (t: TemplateBuilds, ref: string) => (await t.tags('org1', ref)).map((x) => [x.tag, x.buildID]);
+    const names = async (t: TemplateBuilds, ref: string) => (await t.tags.list('org1', ref)).map((x) => [x.tag, x.buildID]);
     expect(await names(a, 'app')).toEqual(
       expect.arrayContaining([
         ['v1', v1.buildID],
@@ -364,29 +364,29 @@ describe('E2B template builds are kept in the database', () => {
         ['default', plain.buildID],
       ]),
     );
-    expect((await a.tags('org1', 'app')).length).toBe(3);
+    expect((await a.tags.list('org1', 'app')).length).toBe(3);
     expect(await names(a, 'app-v1')).toEqual(await names(a, 'app')); // by a build's template id too
-    expect((await a.assignTags('org1', 'app:v1', ['Production', 'latest', 'latest'])).tags).toEqual(['production', 'latest']);
-    await expect(a.assignTags('org1', 'app:v1', [':bad'])).rejects.toThrow(/tags\[0\]: invalid tag/);
-    await expect(a.assignTags('org1', 'app:', ['x'])).rejects.toThrow(/^target:/);
-    await expect(a.assignTags('org1', 'app:nope', ['x'])).rejects.toThrow(/with tag 'nope' not found/);
-    await expect(a.assignTags('org1', 'app:v1', ['00000000-0000-0000-0000-000000000000'])).rejects.toThrow(/cannot be a UUID/);
-    await expect(a.assignTags('org1', 'app:v1', [])).rejects.toThrow(/at least one tag/);
+    expect((await a.tags.assignTags('org1', 'app:v1', ['Production', 'latest', 'latest'])).tags).toEqual(['production', 'latest']);
+    await expect(a.tags.assignTags('org1', 'app:v1', [':bad'])).rejects.toThrow(/tags\[0\]: invalid tag/);
+    await expect(a.tags.assignTags('org1', 'app:', ['x'])).rejects.toThrow(/^target:/);
+    await expect(a.tags.assignTags('org1', 'app:nope', ['x'])).rejects.toThrow(/with tag 'nope' not found/);
+    await expect(a.tags.assignTags('org1', 'app:v1', ['00000000-0000-0000-0000-000000000000'])).rejects.toThrow(/cannot be a UUID/);
+    await expect(a.tags.assignTags('org1', 'app:v1', [])).rejects.toThrow(/at least one tag/);
     // the restart: tags are in the store
     const b = new TemplateBuilds(db, images, path.join(dir, 'tpl'));
     await b.recover();
-    expect(await b.resolve('org1', 'app:production')).toBe('app-v1');
-    expect(await b.resolve('org1', 'app')).toBe('app'); // its default tag's build
-    expect(await b.resolve('org1', 'app:broken')).toBe('app-broken'); // no such tag: the image of that name
-    expect(await b.resolve('org2', 'app:production')).toBe('app-production');
-    await b.removeTags('org1', 'app', ['production']);
-    expect(await b.resolve('org1', 'app:production')).toBe('app-production');
-    await expect(b.removeTags('org1', 'app', ['default'])).rejects.toThrow(/cannot delete the 'default' tag/);
-    await expect(b.removeTags('org1', 'app:v1', ['stable'])).rejects.toThrow(/should not contain a tag/);
-    await expect(b.removeTags('org1', 'nope', ['stable'])).rejects.toThrow(/Template 'nope' not found/);
-    await expect(b.tags('org2', 'app')).rejects.toThrow(/not found/);
+    expect(await b.tags.resolve('org1', 'app:production')).toBe('app-v1');
+    expect(await b.tags.resolve('org1', 'app')).toBe('app'); // its default tag's build
+    expect(await b.tags.resolve('org1', 'app:broken')).toBe('app-broken'); // no such tag: the image of that name
+    expect(await b.tags.resolve('org2', 'app:production')).toBe('app-production');
+    await b.tags.removeTags('org1', 'app', ['production']);
+    expect(await b.tags.resolve('org1', 'app:production')).toBe('app-production');
+    await expect(b.tags.removeTags('org1', 'app', ['default'])).rejects.toThrow(/cannot delete the 'default' tag/);
+    await expect(b.tags.removeTags('org1', 'app:v1', ['stable'])).rejects.toThrow(/should not contain a tag/);
+    await expect(b.tags.removeTags('org1', 'nope', ['stable'])).rejects.toThrow(/Template 'nope' not found/);
+    await expect(b.tags.list('org2', 'app')).rejects.toThrow(/not found/);
     await b.delete('org1', 'app-v1');
-    expect((await b.tags('org1', 'app')).map((x) => x.tag)).toEqual(['default']);
+    expect((await b.tags.list('org1', 'app')).map((x) => x.tag)).toEqual(['default']);
     await db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -64,7 +64,7 @@ export function e2bArea(
   const repo = new SandboxesRepo(app.db);
   const { boxes, checkpoints, apps, policies, files } = deps;
   const templates = new TemplateBuilds(app.db, deps.images, path.join(app.config.dataDir, 'e2b-templates'));
-  const resolveTemplate = (orgId: string, t: string) => templates.resolve(orgId, t);
+  const resolveTemplate = (orgId: string, t: string) => templates.tags.resolve(orgId, t);
   const sandboxes = new SandboxService(repo, { boxes, checkpoints, apps, policies, files, log: app.log, resolveTemplate });
   const snapshots = new SnapshotService(sandboxes, deps.checkpoints);
   const secrets = new E2BSecrets(app.db, deps.secrets);

@@ -36,15 +36,15 @@ export function e2bTemplateRoutes(r: RouteRegistrar, builds: TemplateBuilds): vo
   });
   on('post', '/templates/tags', 'E2B: give a template build (`target`, name:tag) more tags', {
     body: E2BAssignTagsBody,
-    handler: async ({ auth, body }) => new Reply(201, await builds.assignTags(auth.orgId, body.target, body.tags)),
+    handler: async ({ auth, body }) => new Reply(201, await builds.tags.assignTags(auth.orgId, body.target, body.tags)),
   });
   on('delete', '/templates/tags', "E2B: remove tags of a template (not its 'default')", {
     body: E2BDeleteTagsBody,
-    handler: async ({ auth, body }) => (await builds.removeTags(auth.orgId, body.name, body.tags), new Reply(204, null)),
+    handler: async ({ auth, body }) => (await builds.tags.removeTags(auth.orgId, body.name, body.tags), new Reply(204, null)),
   });
   on('get', '/templates/:templateID/tags', "E2B: a template's tags and the builds they point to", {
     params: E2BTemplateIdParams,
-    handler: ({ auth, params: p }) => builds.tags(auth.orgId, p.templateID),
+    handler: ({ auth, params: p }) => builds.tags.list(auth.orgId, p.templateID),
   });
   on('get', '/templates', "E2B: the organization's templates built here (Box images), newest first", {
     handler: ({ auth }) => builds.list(auth.orgId),
