@@ -110,7 +110,7 @@ export class Ingress {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
     const route = await this.route(req.headers.host);
-    if ('miss' in route) return page(res, 404, 'Nothing published here', route.miss);
+    if ('miss' in route) return page(res, route.status ?? 404, 'Nothing published here', route.miss);
     const woke = route.box.status !== 'running';
     try {
       await this.ready(route.box);
