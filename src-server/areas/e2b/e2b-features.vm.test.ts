@@ -79,6 +79,11 @@ describe('E2B features on real boxes', () => {
       await sbx.commands.run('echo written-in-the-sandbox > /mnt/vol/from-e2b.txt', { user: 'root' });
       const file = await svc.api(`/v1/box-volumes/${vol.volumeId}/files?path=from-e2b.txt`);
       expect(await file.text()).toBe('written-in-the-sandbox\n');
+      // E2B's volume content API sees the same files, both ways, without the sandbox
+      const at = { apiUrl: process.env.E2B_API_URL };
+      expect(await vol.readFile('from-e2b.txt', at)).toBe('written-in-the-sandbox\n');
+      await vol.writeFile('/api/from-api.txt', 'written-by-the-api', { ...at, force: true });
+      expect((await sbx.commands.run('cat /mnt/vol/api/from-api.txt', { user: 'root' })).stdout).toBe('written-by-the-api');
       await sbx.commands.run('echo kept > /root/disk.txt; sync; echo gone > /dev/shm/mem.txt', { user: 'root' });
       expect(await Sandbox.pause(sbx.sandboxId, { keepMemory: false })).toBe(true);
       const back = await Sandbox.connect(sbx.sandboxId, { requestTimeoutMs: VM });
