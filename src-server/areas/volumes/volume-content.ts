@@ -8,7 +8,7 @@ import { missing, type VolumeRoot } from './safe-fs.js';
 import { checkWriteDepth } from './volume-path.js';
 
 /** One entry with its owner and times (E2B's VolumeEntryStat): `path` from the volume's root, "/"-led. */
-export interface ContentEntry {
+interface ContentEntry {
   name: string;
   type: 'unknown' | 'file' | 'directory' | 'symlink';
   path: string;
