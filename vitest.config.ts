@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const include = [
@@ -23,6 +24,8 @@ const routeTests = execFileSync('git', ['grep', '-l', 'startTestService', '--', 
   .filter((f) => f && !f.endsWith('.vm.test.ts') && !f.includes('test-support/'));
 
 export default defineConfig({
+  // This checkout's contract, also where node_modules is another checkout's (a worktree's symlink)
+  resolve: { alias: [{ find: /^@box\/contract\/(.*)$/, replacement: fileURLToPath(new URL('./packages/contract/src/$1.ts', import.meta.url)) }] },
   test: {
     testTimeout: 60_000,
     hookTimeout: 600_000,

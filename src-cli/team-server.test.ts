@@ -194,6 +194,7 @@ describe.skipIf(!canMakeNetns())('team server: contexts against a remote service
     expect(printed.code, printed.stderr).toBe(0);
     expect(printed.stdout).toContain(`export E2B_API_URL='${remoteUrl}/e2b/api'`);
     expect(printed.stdout).toContain(`export E2B_SANDBOX_URL='${remoteUrl}/e2b/sandbox'`);
+    expect(printed.stdout).toContain(`export E2B_VOLUME_API_URL='${remoteUrl}/e2b/api'`);
     expect(printed.stdout).toContain(`export E2B_API_KEY='${REMOTE_KEY}'`);
     const vars = JSON.parse((await cli(['e2b', 'env', '--json'], { BOX_CONTEXT: 'admin' })).stdout) as Record<string, string>;
     expect(fs.readFileSync(vars.NODE_EXTRA_CA_CERTS!, 'utf8')).toContain('BEGIN CERTIFICATE');

@@ -134,7 +134,6 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
       has: async (name) => (await images.images.store.get(name)) !== undefined,
       remove: (org, name) => images.images.remove(org, name),
     },
-    domain: () => (network.ingress.port ? `box.localhost:${network.ingress.port}` : null),
     secrets: {
       meta: async (org, name) => {
         try {
@@ -157,7 +156,9 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
       list: async (org) => (await volumes.volumes.list(org, 100_000, 0)).rows,
       findOrCreate: (org, name) => volumes.volumes.findOrCreate(org, name),
       delete: (org, id) => volumes.volumes.delete(org, id),
+      content: (org, id) => volumes.volumes.content(org, id),
     },
+    domain: () => (network.ingress.port ? `box.localhost:${network.ingress.port}` : null),
   });
 
   const services: Services = {

@@ -32,7 +32,9 @@ const files = (asked.length ? asked : testFiles(join(js, 'tests')).map((f) => re
 
 // the tests import the SDK as '../src' (or '../../src'): the published package instead; vitest
 // and e2b resolve from this checkout's node_modules
-if (!existsSync(join(js, 'node_modules'))) symlinkSync(join(project, 'node_modules'), join(js, 'node_modules'));
+// (a link left by another checkout, perhaps gone since, is replaced: this checkout's modules run)
+rmSync(join(js, 'node_modules'), { force: true });
+symlinkSync(join(project, 'node_modules'), join(js, 'node_modules'));
 const config = join(js, 'box-judge.config.mts');
 writeFileSync(
   config,

@@ -5,7 +5,10 @@
  *
  * Only configuration differs from E2B's own runs: a vitest config written next to the tests
  * aliases E2B's `src` imports to the published `e2b` package in node_modules, sets the three
- * variables and gives TCG longer timeouts. Between files every sandbox left over is killed.
+ * variables and gives TCG longer timeouts. For getHost(port) (https at Box's ingress, at
+ * `<port>-<id>.box.localhost`), the workers resolve `*.localhost` to the loopback address
+ * (localhost-resolver.mjs: what systemd-resolved gives a desktop; glibc here lacks it) and trust
+ * the service's serving CA (NODE_EXTRA_CA_CERTS). Between files every sandbox left over is killed.
  *
  * Usage: tsx scripts/judge/e2b-suites-run.ts <extracted js-sdk folder> [files or folders under tests/ ...]
  */
@@ -64,7 +67,7 @@ fs.writeFileSync(
 import { defineConfig } from 'vitest/config'
 export default defineConfig({
   resolve: { alias: [{ find: /^(\\.\\.\\/)+src(\\/.*)?$/, replacement: ${JSON.stringify(entry)} }] },
-  test: { include: ['tests/**/*.test.ts'], environment: 'node', testTimeout: 240000, hookTimeout: 600000, fileParallelism: false, maxWorkers: 1 },
+  test: { include: ['tests/**/*.test.ts'], setupFiles: [${JSON.stringify(path.resolve('scripts/judge/localhost-resolver.mjs'))}], environment: 'node', testTimeout: 240000, hookTimeout: 600000, fileParallelism: false, maxWorkers: 1 },
 })
 `,
 );
@@ -73,11 +76,14 @@ process.env.BOX_IMAGE_CACHE ??= path.join(os.tmpdir(), 'box-image-cache');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bxj-e2b-'));
 const key = `bxk_judge_${Math.random().toString(36).slice(2, 14).padEnd(12, '0')}`;
 const svc = await startService({ dataDir, apiKey: key, log: { info() {}, warn() {}, error() {} } });
-const env = { E2B_API_URL: `${svc.url}/e2b/api`, E2B_SANDBOX_URL: `${svc.url}/e2b/sandbox`, E2B_API_KEY: key };
+const env: Record<string, string> = { E2B_API_URL: `${svc.url}/e2b/api`, E2B_SANDBOX_URL: `${svc.url}/e2b/sandbox`, E2B_API_KEY: key };
+// getHost(port) is https at Box's ingress: the tests' fetch trusts the service's serving CA, as a user's system would
+const servingCa = path.join(dataDir, 'tls', 'serving-ca.pem');
 Object.assign(process.env, env);
 console.log(`service ${svc.url} (data ${dataDir}); warming the template`);
 const warm = await Sandbox.create({ requestTimeoutMs: 900_000 });
 await warm.kill();
+if (fs.existsSync(servingCa)) env.NODE_EXTRA_CA_CERTS = servingCa;
 
 async function sweep() {
   const left = await Sandbox.list({ query: { state: ['running', 'paused'] } })

@@ -16,12 +16,18 @@ const shellQuote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
 
 const env: Command = {
   usage: 'box e2b env [--json]',
-  summary: 'E2B_API_URL, E2B_SANDBOX_URL and E2B_API_KEY for the service in use (a context too), as export lines',
+  summary: 'E2B_API_URL, E2B_SANDBOX_URL, E2B_API_KEY (and E2B_VOLUME_API_URL) for the service in use (a context too), as export lines',
   async run(ctx, argv) {
     parse(argv, this.usage, {});
     const { url, apiKey, keySource, context, tls } = ctx.config;
     if (!apiKey) throw new CliError(`no API key: set BOX_API_KEY, or start the service so that it writes ${keySource}`, 3);
-    const vars: Record<string, string> = { E2B_API_URL: `${url}/e2b/api`, E2B_SANDBOX_URL: `${url}/e2b/sandbox`, E2B_API_KEY: apiKey };
+    // E2B_VOLUME_API_URL: where the SDK's Volume content methods go (it does not read E2B_API_URL for them)
+    const vars: Record<string, string> = {
+      E2B_API_URL: `${url}/e2b/api`,
+      E2B_SANDBOX_URL: `${url}/e2b/sandbox`,
+      E2B_API_KEY: apiKey,
+      E2B_VOLUME_API_URL: `${url}/e2b/api`,
+    };
     const ca = tls?.ca;
     if (context && ca && url.startsWith('https:')) {
       const file = path.join(path.dirname(contextsPath()), 'contexts', `${context}-ca.pem`);

@@ -117,6 +117,13 @@ export const E2BTemplateFilesParams = z.object({
 export const E2BAliasParams = z.object({ alias: z.string().min(1).max(256) });
 export const E2BBuildStatusQuery = z.object({ logsOffset: z.coerce.number().int().min(0).optional(), limit: z.coerce.number().int().min(1).optional() });
 
+/** `POST /templates/tags` (E2B's AssignTemplateTagsRequest): `target` is `name:tag` (a build), `tags` what it gets too. */
+export const E2BAssignTagsBody = z.object({ target: z.string().min(1).max(256), tags: z.array(z.string().max(64)).max(64) });
+/** `DELETE /templates/tags` (E2B's DeleteTemplateTagsRequest): tags of the template `name` to remove. */
+export const E2BDeleteTagsBody = z.object({ name: z.string().min(1).max(256), tags: z.array(z.string().max(64)).max(64) });
+export const E2BAssignedTags = z.object({ tags: z.array(z.string()), buildID: z.string() });
+export const E2BTemplateTag = z.object({ tag: z.string(), buildID: z.string(), createdAt: z.string() });
+
 export const E2BTemplateRequested = z.object({
   templateID: z.string(),
   buildID: z.string(),

@@ -123,3 +123,46 @@ export const E2BTemplateWithBuilds = z.object({
   spawnCount: z.number().int(),
   builds: z.array(E2BTemplateBuild),
 });
+
+/**
+ * E2B's volume content API (`/volumecontent/{volumeID}/...`, E2B's spec/openapi-volumecontent.yml):
+ * a volume's files without a sandbox, authorized by the volume's token (`Authorization: Bearer`).
+ * Paths are relative to the volume's root (a leading "/" allowed); a ".." segment is refused.
+ */
+const volumePath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((p) => !p.includes('\0'), 'must not hold a NUL character')
+  .refine((p) => !p.split('/').includes('..'), 'must not contain a ".." segment (paths stay inside the volume)');
+const queryUint32 = z
+  .string()
+  .regex(/^\d{1,10}$/, 'must be a non-negative integer')
+  .transform(Number)
+  .pipe(z.number().int().max(0xffffffff, 'must fit in 32 bits'))
+  .optional();
+const queryMode = queryUint32.pipe(z.number().int().max(0o7777, 'must be a mode of at most 0o7777 (4095)').optional());
+const queryBool = z.enum(['true', 'false']).optional();
+export const E2BVolumePathQuery = z.object({ path: volumePath });
+export const E2BVolumeDirQuery = z.object({ path: volumePath, depth: queryInt(0, 10, 1) });
+/** `POST .../dir` and `PUT .../file`: owner and mode of what is made; `force`: make missing parents (and, for a file, replace one). */
+export const E2BVolumeCreateQuery = z.object({ path: volumePath, uid: queryUint32, gid: queryUint32, mode: queryMode, force: queryBool });
+export const E2BVolumeMetadataBody = z.object({
+  uid: z.number().int().min(0).max(0xffffffff).optional(),
+  gid: z.number().int().min(0).max(0xffffffff).optional(),
+  mode: z.number().int().min(0).max(0o7777).optional(),
+});
+/** E2B's VolumeEntryStat. */
+export const E2BVolumeEntryStat = z.object({
+  name: z.string(),
+  type: z.enum(['unknown', 'file', 'directory', 'symlink']),
+  path: z.string(),
+  size: z.number().int(),
+  mode: z.number().int(),
+  uid: z.number().int(),
+  gid: z.number().int(),
+  atime: z.string(),
+  mtime: z.string(),
+  ctime: z.string(),
+  target: z.string().optional(),
+});

@@ -102,6 +102,9 @@ export const ROUTES = {
   'GET /e2b/api/sandboxes/:sandboxID/metrics': { query: EF.E2BMetricsQuery, response: EF.E2BMetrics },
   'POST /e2b/api/v3/templates': { body: EF.E2BTemplateRequestBody, response: EF.E2BTemplateRequested },
   'GET /e2b/api/templates/aliases/:alias': { response: EF.E2BTemplateAlias },
+  'POST /e2b/api/templates/tags': { body: EF.E2BAssignTagsBody, response: EF.E2BAssignedTags },
+  'DELETE /e2b/api/templates/tags': { body: EF.E2BDeleteTagsBody, response: E.E2BNoContent },
+  'GET /e2b/api/templates/:templateID/tags': { response: EF.E2BTemplateTag.array() },
   'GET /e2b/api/templates/:templateID/files/:hash': { response: EF.E2BTemplateFileUpload },
   'POST /e2b/api/v2/templates/:templateID/builds/:buildID': { body: EF.E2BTemplateBuildStart, response: EF.E2BAccepted },
   'GET /e2b/api/templates/:templateID/builds/:buildID/status': { query: EF.E2BBuildStatusQuery, response: EF.E2BTemplateBuildInfo },
@@ -120,7 +123,14 @@ export const ROUTES = {
   'GET /e2b/api/volumes': { response: ER.E2BVolume.array() },
   'POST /e2b/api/volumes': { body: ER.E2BNewVolume, response: ER.E2BVolumeAndToken },
   'GET /e2b/api/volumes/:volumeID': { response: ER.E2BVolumeAndToken },
-  'DELETE /e2b/api/volumes/:volumeID': { response: E.E2BNoContent },
+  'DELETE /e2b/api/volumes/:volumeID': { response: E.E2BNoContent }, // then the volume content API (its token, no API key)
+  'GET /e2b/api/volumecontent/:volumeID/dir': { query: ER.E2BVolumeDirQuery, response: ER.E2BVolumeEntryStat.array() },
+  'POST /e2b/api/volumecontent/:volumeID/dir': { query: ER.E2BVolumeCreateQuery, response: ER.E2BVolumeEntryStat },
+  'GET /e2b/api/volumecontent/:volumeID/path': { query: ER.E2BVolumePathQuery, response: ER.E2BVolumeEntryStat },
+  'PATCH /e2b/api/volumecontent/:volumeID/path': { query: ER.E2BVolumePathQuery, body: ER.E2BVolumeMetadataBody, response: ER.E2BVolumeEntryStat },
+  'DELETE /e2b/api/volumecontent/:volumeID/path': { query: ER.E2BVolumePathQuery, response: E.E2BNoContent },
+  'GET /e2b/api/volumecontent/:volumeID/file': { query: ER.E2BVolumePathQuery, kind: 'bytes' },
+  'PUT /e2b/api/volumecontent/:volumeID/file': { query: ER.E2BVolumeCreateQuery, response: ER.E2BVolumeEntryStat },
   // exec
   'POST /v1/boxes/:box_id/exec': { body: ExecBody, kind: 'ndjson' },
   'GET /v1/boxes/:box_id/exec': { response: listOf(ExecInfo) },
@@ -136,8 +146,7 @@ export const ROUTES = {
   'POST /v1/boxes/:box_id/directories': { body: BO.BoxMkdirBody, response: V.VolumeEntry },
   'DELETE /v1/boxes/:box_id/paths': { query: BO.BoxDeletePathQuery, response: DeletedPath },
   'POST /v1/boxes/:box_id/paths/move': { body: BO.BoxMovePathBody, response: V.VolumeEntry },
-  // cron
-  // desktop (computer use; contract/desktop.ts)
+  // cron; desktop (computer use; contract/desktop.ts)
   'GET /v1/boxes/:box_id/desktop': { response: D.DesktopInfo },
   'GET /v1/boxes/:box_id/desktop/screenshot': { query: D.ScreenshotQuery, kind: 'bytes' },
   'POST /v1/boxes/:box_id/desktop/actions': { body: D.DesktopAction, response: D.DesktopActionResult },

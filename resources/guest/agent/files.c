@@ -101,12 +101,17 @@ static int set_xattrs(int fd, const struct frame *f)
 /* owner: the request's user when the write is made as root and its result given to them
  * (owner(60), envd's upload: parent directories it creates and the file are theirs, whatever
  * the permissions of the directories); NULL: as the caller's fs uid. */
+/* keep_mode(62): a regular file already at `path` keeps its permission bits (envd's upload opens
+ * it with O_TRUNC, so an overwrite never changes its mode); `mode` is for a new file only. */
 static int start_write(uint32_t id, char *path, mode_t mode, int parents, int durable, int in_place,
-		       const struct user_info *owner, const struct frame *f)
+		       int keep_mode, const struct user_info *owner, const struct frame *f)
 {
 	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	int found = stat(path, &st) == 0;
+	if (found && S_ISDIR(st.st_mode))
 		return send_errno(id, EISDIR, path), 0;
+	if (keep_mode && found && S_ISREG(st.st_mode))
+		mode = st.st_mode & 07777;
 	char *dcopy = strdup(path), *dir = dirname(dcopy);
 	int r = parents ? mkdir_p_owned(dir, 0755, owner ? owner->uid : (uid_t)-1, owner ? owner->gid : (gid_t)-1) : 0;
 	if (r < 0) {
@@ -219,7 +224,8 @@ void files_request(const struct frame *f)
 	} else if (f->type == M_FILE_WRITE) {
 		kept = start_write(f->stream, path, (mode_t)tlv_int(f, T_MODE, 0644) & 07777,
 				   tlv_int(f, T_PARENTS, 1) != 0, tlv_int(f, T_DURABLE, 1) != 0,
-				   tlv_int(f, T_IN_PLACE, 0) != 0, owner && user == 0 ? &u : NULL, f);
+				   tlv_int(f, T_IN_PLACE, 0) != 0, tlv_int(f, T_KEEP_MODE, 0) != 0,
+				   owner && user == 0 ? &u : NULL, f);
 	} else {
 		kept = start_read(f->stream, path, tlv_int(f, T_WINDOW, 0));
 	}

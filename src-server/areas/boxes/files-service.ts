@@ -54,7 +54,7 @@ export class FilesService {
   async write(
     box: BoxRecord,
     path: string,
-    opts: { mode: number; createParents: boolean; user?: string; chownToUser?: boolean; xattrs?: Record<string, string> },
+    opts: { mode: number; createParents: boolean; user?: string; chownToUser?: boolean; keepMode?: boolean; xattrs?: Record<string, string> },
     source: Readable,
   ): Promise<{ sizeBytes: number; xattrsSet?: number }> {
     return this.withAgent(box, async (agent, done) => {

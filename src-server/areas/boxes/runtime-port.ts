@@ -202,12 +202,21 @@ export interface GuestAgent {
   /** durable (default true): synced before the answer; false for files written again on every start. */
   /**
    * user: the file is written (read) as that user of the box, its permissions applying; default root.
-   * chownToUser: written as root, the file and the directories it creates given to `user` (E2B's upload).
+   * chownToUser: written as root, the file and the directories it creates given to `user` (E2B's upload). keepMode: a
+   * regular file already there keeps its mode (`mode` only for a new file; envd's upload).
    * xattrs: extended attributes set on the new file (xattrsSet: how many the file system kept).
    */
   writeFile(
     path: string,
-    opts: { mode: number; createParents: boolean; durable?: boolean; user?: string; chownToUser?: boolean; xattrs?: Record<string, string> },
+    opts: {
+      mode: number;
+      createParents: boolean;
+      durable?: boolean;
+      user?: string;
+      chownToUser?: boolean;
+      keepMode?: boolean;
+      xattrs?: Record<string, string>;
+    },
     source: Readable,
   ): Promise<{ sizeBytes: number; xattrsSet?: number }>;
   readFile(path: string, opts?: { user?: string }): Promise<{ mode: number; size: number | null; stream: Readable }>;

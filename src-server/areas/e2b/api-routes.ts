@@ -167,9 +167,7 @@ export function e2bApiRoutes(
   });
 }
 
-function unsupportedReason(path: string): string {
-  if (path.startsWith('/volumecontent'))
-    return "E2B's volume content API: mount the volume in a sandbox, or use Box's volume file API (/v1/volumes/{id}/files)";
+function unsupportedReason(_path: string): string {
   return "not part of E2B's sandbox API that Box serves";
 }
 

@@ -60,6 +60,48 @@ describe('envd 0.6.x on real boxes', () => {
   );
 
   it(
+    "an upload over a file keeps its mode (envd truncates the file in place); a new file is envd's 0644",
+    async () => {
+      await s.files.write('modes/run.sh', '#!/bin/sh\necho one\n');
+      expect((await s.files.getInfo('modes/run.sh')).mode).toBe(0o644);
+      await s.commands.run('chmod 750 modes/run.sh');
+      await s.files.write('modes/run.sh', '#!/bin/sh\necho two\n');
+      expect((await s.files.getInfo('modes/run.sh')).mode).toBe(0o750);
+      expect((await s.commands.run('./modes/run.sh')).stdout).toBe('two\n'); // still executable
+      await s.files.write('modes/run.sh', 'x', { useOctetStream: true });
+      expect((await s.files.getInfo('modes/run.sh')).mode).toBe(0o750);
+    },
+    VM,
+  );
+
+  it(
+    'watch events come for files without metadata and with it; entries carry their metadata; a metadata-only change is a CHMOD',
+    async () => {
+      await s.files.makeDir('wm');
+      const seen: FilesystemEvent[] = [];
+      const until = async (f: () => boolean) => {
+        for (let i = 0; i < 600 && !f(); i++) await new Promise((r) => setTimeout(r, 100));
+      };
+      const has = (type: FilesystemEventType, name: string) => seen.some((e) => e.type === type && e.name === name);
+      const h = await s.files.watchDir('wm', (e) => void seen.push(e), { includeEntry: true });
+      await s.commands.run('echo plain > wm/plain.txt'); // no user.e2b.* xattrs at all
+      await s.files.write('wm/tagged.txt', 'tagged', { metadata: { owner: 'mish' } });
+      await until(() => has(FilesystemEventType.WRITE, 'plain.txt') && has(FilesystemEventType.WRITE, 'tagged.txt'));
+      expect(seen.find((e) => e.type === FilesystemEventType.CREATE && e.name === 'plain.txt')?.entry).toMatchObject({ name: 'plain.txt', size: 6 });
+      expect(seen.filter((e) => e.name === 'tagged.txt' && e.entry).at(-1)?.entry?.metadata).toEqual({ owner: 'mish' });
+      // the metadata changes in the box, nothing else: a CHMOD with the new metadata
+      await s.commands.run(`python3 -c "import os; os.setxattr('wm/plain.txt', 'user.e2b.k', b'v')"`);
+      await until(() => has(FilesystemEventType.CHMOD, 'plain.txt'));
+      expect(seen.find((e) => e.type === FilesystemEventType.CHMOD && e.name === 'plain.txt')?.entry?.metadata).toEqual({ k: 'v' });
+      await s.commands.run('rm wm/plain.txt');
+      await until(() => has(FilesystemEventType.REMOVE, 'plain.txt'));
+      await h.stop();
+      expect(has(FilesystemEventType.REMOVE, 'plain.txt')).toBe(true);
+    },
+    VM,
+  );
+
+  it(
     "answers envd's 400 for metadata the SDK would not send, naming the header; nothing is written",
     async () => {
       const url = `${process.env.E2B_SANDBOX_URL}/files?path=${encodeURIComponent('/home/user/bad.txt')}`;

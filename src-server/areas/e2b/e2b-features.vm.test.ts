@@ -79,6 +79,11 @@ describe('E2B features on real boxes', () => {
       await sbx.commands.run('echo written-in-the-sandbox > /mnt/vol/from-e2b.txt', { user: 'root' });
       const file = await svc.api(`/v1/box-volumes/${vol.volumeId}/files?path=from-e2b.txt`);
       expect(await file.text()).toBe('written-in-the-sandbox\n');
+      // E2B's volume content API sees the same files, both ways, without the sandbox
+      const at = { apiUrl: process.env.E2B_API_URL };
+      expect(await vol.readFile('from-e2b.txt', at)).toBe('written-in-the-sandbox\n');
+      await vol.writeFile('/api/from-api.txt', 'written-by-the-api', { ...at, force: true });
+      expect((await sbx.commands.run('cat /mnt/vol/api/from-api.txt', { user: 'root' })).stdout).toBe('written-by-the-api');
       await sbx.commands.run('echo kept > /root/disk.txt; sync; echo gone > /dev/shm/mem.txt', { user: 'root' });
       expect(await Sandbox.pause(sbx.sandboxId, { keepMemory: false })).toBe(true);
       const back = await Sandbox.connect(sbx.sandboxId, { requestTimeoutMs: VM });
@@ -126,6 +131,14 @@ describe('E2B features on real boxes', () => {
       expect((await sbx.commands.run('cat /opt/copied.txt; echo $TEMPLATE_GREETING')).stdout).toBe('hello from the template\nhi from setEnvs\n');
       // a symlink is copied as a link, as E2B copies it
       expect((await sbx.commands.run('readlink /opt/folder/link.txt; cat /opt/folder/link.txt')).stdout).toBe('a.txt\na\n');
+      // its tags: the build took 'default'; another tag points to the same build, and a sandbox starts from name:tag
+      expect((await Template.getTags('e2b-features-vm')).map((x) => x.tag)).toEqual(['default']);
+      expect(await Template.assignTags('e2b-features-vm:default', 'prod')).toMatchObject({ tags: ['prod'], buildId: built.buildId });
+      const tagged = await Sandbox.create('e2b-features-vm:prod', { requestTimeoutMs: VM });
+      expect((await tagged.commands.run('cat /opt/copied.txt')).stdout).toBe('hello from the template\n');
+      await tagged.kill();
+      await Template.removeTags('e2b-features-vm', 'prod');
+      await expect(Sandbox.create('e2b-features-vm:prod', { requestTimeoutMs: VM })).rejects.toThrow(/404: template/);
       // the template and its build are listed, and outlive nothing but their delete
       const listed = (await (await fetch(`${svc.url}/e2b/api/templates`, { headers: { 'X-API-Key': svc.key } })).json()) as Array<{
         templateID: string;

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Sandbox, Secret, SecretNotFoundError, Volume, VolumeNotFoundError } from 'e2b';
+import { Sandbox, Secret, SecretNotFoundError, Template, Volume, VolumeNotFoundError, VolumePathNotFoundError } from 'e2b';
 import { openDatabase } from '../../platform/db/connection.js';
 import { FakeRuntime } from '../../test-support/fake-runtime.js';
 import { databaseFor, startTestService, type TestService } from '../../test-support/harness.js';
@@ -177,6 +177,99 @@ describe('E2B volumes are Box volumes', () => {
   });
 });
 
+describe("E2B's volume content API on a Box volume's files", () => {
+  it('lists, makes folders, writes, reads, stats, changes modes and deletes through the SDK; Box sees the same files', async () => {
+    const made = await Volume.create('content', opts);
+    const vol = await Volume.connect(made.volumeId, opts); // the SDK's volume instance: token from getInfo
+    const at = { apiUrl: opts.apiUrl }; // E2B_VOLUME_API_URL, per call
+    expect(await vol.list('/', at)).toEqual([]);
+    const dir = await vol.makeDir('/docs/deep', { ...at, force: true, mode: 0o750 });
+    expect(dir).toMatchObject({ name: 'deep', type: 'directory', path: '/docs/deep', mode: 0o750 });
+    expect(dir.mtime).toBeInstanceOf(Date);
+    const f = await vol.writeFile('/docs/a.txt', 'hello volume', { ...at, mode: 0o640 });
+    expect(f).toMatchObject({ name: 'a.txt', type: 'file', path: '/docs/a.txt', size: 12, mode: 0o640 });
+    expect(typeof f.uid).toBe('number');
+    expect(await vol.readFile('/docs/a.txt', at)).toBe('hello volume');
+    expect(Buffer.from(await vol.readFile('docs/a.txt', { ...at, format: 'bytes' })).toString()).toBe('hello volume');
+    // without force an existing file is a conflict, with force it is replaced
+    await expect(vol.writeFile('/docs/a.txt', 'again', at)).rejects.toThrow(/already exists.*force/);
+    expect((await vol.writeFile('/docs/a.txt', 'replaced', { ...at, force: true })).size).toBe(8);
+    // without force missing parents are a 404, with force they are made
+    await expect(vol.writeFile('/no/such/dir/x.txt', 'x', at)).rejects.toThrow(VolumePathNotFoundError);
+    await vol.writeFile('/no/such/dir/x.txt', 'x', { ...at, force: true });
+    // depth
+    expect((await vol.list('/docs', at)).map((e) => e.path)).toEqual(['/docs/a.txt', '/docs/deep']);
+    expect((await vol.list('/', { ...at, depth: 4 })).map((e) => e.path)).toEqual([
+      '/docs',
+      '/docs/a.txt',
+      '/docs/deep',
+      '/no',
+      '/no/such',
+      '/no/such/dir',
+      '/no/such/dir/x.txt',
+    ]);
+    expect(await vol.getInfo('/docs/a.txt', at)).toMatchObject({ type: 'file', size: 8 });
+    expect(await vol.exists('/docs/a.txt', at)).toBe(true);
+    expect(await vol.exists('/docs/missing', at)).toBe(false);
+    expect(await vol.updateMetadata('/docs/a.txt', { mode: 0o600 }, at)).toMatchObject({ mode: 0o600 });
+    // the same files through Box's own volume API
+    const boxFile = await svc.api(`/v1/box-volumes/${vol.volumeId}/files?path=/docs/a.txt`);
+    expect(await boxFile.text()).toBe('replaced');
+    await vol.remove('/no', at); // a directory with its contents
+    expect(await vol.exists('/no/such/dir/x.txt', at)).toBe(false);
+    await expect(vol.remove('/no', at)).rejects.toThrow(VolumePathNotFoundError);
+    await expect(vol.getInfo('/gone', at)).rejects.toThrow(VolumePathNotFoundError);
+    expect(await Volume.destroy(vol.volumeId, opts)).toBe(true);
+  });
+
+  it("keeps every path inside the volume and answers E2B's {code, message} naming the field", async () => {
+    const vol = await Volume.create('confined', opts);
+    const at = { apiUrl: opts.apiUrl };
+    const raw = (p: string, init: RequestInit = {}, token = vol.token) =>
+      fetch(`${opts.apiUrl}/volumecontent/${vol.volumeId}${p}`, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
+    const err = async (res: Response) => ({ status: res.status, body: (await res.json()) as { code: number; message: string } });
+    // ".." never escapes: refused outright, naming path
+    for (const p of ['../x', '/a/../../etc/passwd', '..']) {
+      const e = await err(await raw(`/file?path=${encodeURIComponent(p)}`));
+      expect(e.status).toBe(400);
+      expect(e.body).toEqual({ code: 400, message: expect.stringMatching(/path/) as unknown as string });
+    }
+    await expect(vol.readFile('../../etc/passwd', at)).rejects.toThrow(/path/);
+    // a symlink made inside the volume (as a box would) pointing outside: never followed out
+    const hostDir = (await (await import('node:fs/promises')).readdir(path.join(svc.dataDir, 'volumes', vol.volumeId, 'data'))).length;
+    expect(hostDir).toBe(0);
+    fs.symlinkSync('/etc', path.join(svc.dataDir, 'volumes', vol.volumeId, 'data', 'out'));
+    expect(await vol.getInfo('/out', at)).toMatchObject({ type: 'symlink', target: '/etc' });
+    await expect(vol.readFile('/out/passwd', at)).rejects.toThrow(VolumePathNotFoundError);
+    await expect(vol.list('/out', at)).rejects.toThrow(VolumePathNotFoundError);
+    await expect(vol.writeFile('/out/evil', 'x', { ...at, force: true })).rejects.toThrow(VolumePathNotFoundError);
+    await expect(vol.updateMetadata('/out', { mode: 0o777 }, at)).rejects.toThrow(VolumePathNotFoundError);
+    expect(fs.existsSync('/etc/evil')).toBe(false);
+    // bad input names its field
+    expect(await err(await raw('/dir?path=/d&depth=11'))).toEqual({ status: 400, body: { code: 400, message: expect.stringMatching(/depth/) } });
+    expect(await err(await raw('/dir?path=/d&mode=99999', { method: 'POST' }))).toEqual({
+      status: 400,
+      body: { code: 400, message: expect.stringMatching(/mode/) },
+    });
+    expect(await err(await raw('/path', {}))).toEqual({ status: 400, body: { code: 400, message: expect.stringMatching(/path/) } });
+    const patch = await raw('/path?path=/', { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: 'rwx' }) });
+    expect(await err(patch)).toEqual({ status: 400, body: { code: 400, message: expect.stringMatching(/mode/) } });
+    expect(await err(await raw('/path?path=/', { method: 'DELETE' }))).toEqual({
+      status: 400,
+      body: { code: 400, message: expect.stringMatching(/path.*root/) },
+    });
+    // the volume's token, and only it
+    expect((await raw('/dir?path=/', {}, 'e2bvt_wrong')).status).toBe(401);
+    const other = await Volume.create('other', opts);
+    expect((await raw('/dir?path=/', {}, other.token)).status).toBe(401);
+    expect((await fetch(`${opts.apiUrl}/volumecontent/${vol.volumeId}/dir?path=/`, { headers: { 'X-API-Key': opts.apiKey } })).status).toBe(401);
+    expect(await Volume.destroy(vol.volumeId, opts)).toBe(true);
+    expect(await Volume.destroy(other.volumeId, opts)).toBe(true);
+    // a deleted volume's files are gone with it
+    expect((await raw('/dir?path=/')).status).toBe(401);
+  });
+});
+
 describe('E2B template builds are kept in the database', () => {
   const fakeImages = (): ImageBuildPort & { built: string[]; removed: string[] } => {
     const built: string[] = [];
@@ -245,6 +338,72 @@ describe('E2B template builds are kept in the database', () => {
     await expect(b.delete('org1', 'my-tpl-v1')).rejects.toThrow(/not found/);
     await db.close();
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps tags in the store: a ready build takes its tags (default without one), assign, list, remove, resolve at create, all after a restart', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bxe2btag-'));
+    const db = await openDatabase(dir, await databaseFor(dir));
+    const images = fakeImages();
+    const a = new TemplateBuilds(db, images, path.join(dir, 'tpl'));
+    const build = async (t: TemplateBuilds, body: { name: string; tags?: string[] }, fromImage?: string) => {
+      const r = await t.request('org1', body);
+      await t.start('org1', r.templateID, r.buildID, fromImage ? { fromImage } : { fromTemplate: 'base' });
+      await until(async () => ['ready', 'error'].includes((await t.status('org1', r.templateID, r.buildID)).status));
+      return r;
+    };
+    const v1 = await build(a, { name: 'App:V1', tags: ['stable', 'v1'] });
+    expect(v1).toMatchObject({ templateID: 'app-v1', tags: ['v1', 'stable'] });
+    const plain = await build(a, { name: 'app' });
+    expect(plain.tags).toEqual(['default']);
+    await build(a, { name: 'app:broken' }, 'ubuntu:22.04'); // fails: takes no tag
+    const names = async (t: TemplateBuilds, ref: string) => (await t.tags.list('org1', ref)).map((x) => [x.tag, x.buildID]);
+    expect(await names(a, 'app')).toEqual(
+      expect.arrayContaining([
+        ['v1', v1.buildID],
+        ['stable', v1.buildID],
+        ['default', plain.buildID],
+      ]),
+    );
+    expect((await a.tags.list('org1', 'app')).length).toBe(3);
+    expect(await names(a, 'app-v1')).toEqual(await names(a, 'app')); // by a build's template id too
+    expect((await a.tags.assignTags('org1', 'app:v1', ['Production', 'latest', 'latest'])).tags).toEqual(['production', 'latest']);
+    await expect(a.tags.assignTags('org1', 'app:v1', [':bad'])).rejects.toThrow(/tags\[0\]: invalid tag/);
+    await expect(a.tags.assignTags('org1', 'app:', ['x'])).rejects.toThrow(/^target:/);
+    await expect(a.tags.assignTags('org1', 'app:nope', ['x'])).rejects.toThrow(/with tag 'nope' not found/);
+    await expect(a.tags.assignTags('org1', 'app:v1', ['00000000-0000-0000-0000-000000000000'])).rejects.toThrow(/cannot be a UUID/);
+    await expect(a.tags.assignTags('org1', 'app:v1', [])).rejects.toThrow(/at least one tag/);
+    // the restart: tags are in the store
+    const b = new TemplateBuilds(db, images, path.join(dir, 'tpl'));
+    await b.recover();
+    expect(await b.tags.resolve('org1', 'app:production')).toBe('app-v1');
+    expect(await b.tags.resolve('org1', 'app')).toBe('app'); // its default tag's build
+    expect(await b.tags.resolve('org1', 'app:broken')).toBe('app-broken'); // no such tag: the image of that name
+    expect(await b.tags.resolve('org2', 'app:production')).toBe('app-production');
+    await b.tags.removeTags('org1', 'app', ['production']);
+    expect(await b.tags.resolve('org1', 'app:production')).toBe('app-production');
+    await expect(b.tags.removeTags('org1', 'app', ['default'])).rejects.toThrow(/cannot delete the 'default' tag/);
+    await expect(b.tags.removeTags('org1', 'app:v1', ['stable'])).rejects.toThrow(/should not contain a tag/);
+    await expect(b.tags.removeTags('org1', 'nope', ['stable'])).rejects.toThrow(/Template 'nope' not found/);
+    await expect(b.tags.list('org2', 'app')).rejects.toThrow(/not found/);
+    await b.delete('org1', 'app-v1');
+    expect((await b.tags.list('org1', 'app')).map((x) => x.tag)).toEqual(['default']);
+    await db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("assigns, lists and removes tags with the SDK's Template over E2B's routes, errors naming the field", async () => {
+    const res = await e2b('/v3/templates', { method: 'POST', json: { name: 'sdk-tags:v1' } });
+    expect(res.status).toBe(202);
+    // a build that is not ready has no tags yet: the target is not found
+    await expect(Template.assignTags('sdk-tags:v1', 'production', opts)).rejects.toThrow(/404: Template 'sdk-tags:v1' with tag 'v1' not found/);
+    expect(await Template.getTags('sdk-tags', opts)).toEqual([]);
+    await expect(Template.getTags('never-built', opts)).rejects.toThrow(/404: Template 'never-built' not found/);
+    await expect(Template.removeTags('sdk-tags', 'default', opts)).rejects.toThrow(/400: tags: cannot delete the 'default' tag/);
+    await expect(Template.removeTags('never-built', 'x', opts)).rejects.toThrow(/404/);
+    const bad = await e2b('/templates/tags', { method: 'POST', json: { target: 'sdk-tags:v1', tags: ['ok', 'not ok'] } });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ code: 400, message: expect.stringMatching(/^tags\[1\]: invalid tag 'not ok'/) as unknown as string });
+    expect((await e2b('/templates/sdk-tags-v1', { method: 'DELETE' })).status).toBe(204);
   });
 
   it("lists and deletes over E2B's routes (a snapshot id still deletes the snapshot)", async () => {

@@ -30,7 +30,7 @@ describe('E2B SDK on the fake runtime', () => {
     expect(page.map((s) => s.sandboxId)).toEqual([sbx.sandboxId]);
     const info = await sbx.getInfo();
     expect(info.state).toBe('running');
-    // getHost(port): Box's ingress, which reaches any port of the sandbox (network.test.ts, e2b desktop VM test)
+    // getHost(port): Box's ingress, which reaches any port of the sandbox (network.test.ts, e2b VM tests)
     const host = `8080-${sbx.sandboxId}.box.localhost:${svc.ctx.services.ingress.port}`;
     expect(sbx.getHost(8080)).toBe(host);
     expect((await Sandbox.connect(sbx.sandboxId, opts)).getHost(8080)).toBe(host);
@@ -70,9 +70,9 @@ describe('E2B SDK on the fake runtime', () => {
 
   it('names what it does not support', async () => {
     const vol = await Volume.create('vol', opts);
-    const content = await fetch(`${opts.apiUrl}/volumecontent/${vol.volumeId}/dir?path=/`, { headers: { 'X-API-Key': opts.apiKey } });
-    expect(content.status).toBe(501);
-    expect(((await content.json()) as { message: string }).message).toMatch(/volume content API: mount the volume in a sandbox/);
+    const unknown = await fetch(`${opts.apiUrl}/no-such-route`, { headers: { 'X-API-Key': opts.apiKey } });
+    expect(unknown.status).toBe(501);
+    expect(((await unknown.json()) as { message: string }).message).toMatch(/does not support GET \/no-such-route/);
     await expect(Sandbox.create('no-such-template', opts)).rejects.toThrow(/404: template 'no-such-template' not found/);
     // create options Box cannot keep are refused, not dropped: no sandbox runs with a restriction it does not have
     await expect(Sandbox.create({ ...opts, network: { maskRequestHost: 'x.example' } })).rejects.toThrow(/501: .*maskRequestHost/);

@@ -24,6 +24,7 @@ import type {
 import { e2bRestRoutes } from './rest-routes.js';
 import { E2BSecrets } from './secrets.js';
 import { E2BVolumes } from './volumes.js';
+import { e2bVolumeContentRoutes } from './volume-content-routes.js';
 import { e2bTemplateFilesRoute, e2bTemplateRoutes } from './template-routes.js';
 import { TemplateBuilds } from './templates-build.js';
 import { SandboxService } from './sandbox-service.js';
@@ -62,9 +63,10 @@ export function e2bArea(
 ) {
   const repo = new SandboxesRepo(app.db);
   const { boxes, checkpoints, apps, policies, files } = deps;
-  const sandboxes = new SandboxService(repo, { boxes, checkpoints, apps, policies, files, log: app.log });
-  const snapshots = new SnapshotService(sandboxes, deps.checkpoints);
   const templates = new TemplateBuilds(app.db, deps.images, path.join(app.config.dataDir, 'e2b-templates'));
+  const resolveTemplate = (orgId: string, t: string) => templates.tags.resolve(orgId, t);
+  const sandboxes = new SandboxService(repo, { boxes, checkpoints, apps, policies, files, log: app.log, resolveTemplate });
+  const snapshots = new SnapshotService(sandboxes, deps.checkpoints);
   const secrets = new E2BSecrets(app.db, deps.secrets);
   const volumes = new E2BVolumes(app.db, deps.volumes);
   const processes = new EnvdProcesses(deps.execs, async (id) => (await deps.boxes.get(id))?.status === 'running');
@@ -78,6 +80,7 @@ export function e2bArea(
       e2bFeatureRoutes(r, { sandboxes, metrics: deps.metrics });
       e2bTemplateRoutes(r, templates);
       e2bRestRoutes(r, { secrets, volumes });
+      e2bVolumeContentRoutes(r, volumes);
       e2bApiRoutes(r, { sandboxes, snapshots, volumes, templates, domain: deps.domain });
     },
     mount(express: Express) {

@@ -2,7 +2,11 @@
  * What the E2B area uses of other areas, as narrow ports (module.ts adapts the real
  * services): boxes, checkpoints, exec, files and apps, each only through its public face.
  */
+import type { Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
+import type { z } from 'zod';
+import type { E2BVolumeEntryStat } from '@box/contract/e2b-rest';
 import type { Box, Checkpoint, CreateBoxBody } from '@box/contract/boxes';
 import type { ExecBody } from '@box/contract/exec';
 import type { PolicyDocument } from '@box/contract/policies';
@@ -54,13 +58,14 @@ export interface ExecPort {
 export interface FilesPort {
   /**
    * user: as that user of the box (its permissions; what is created is theirs). chownToUser: made
-   * as root, what is created given to `user` (envd's upload). xattrs: set on the new file
+   * as root, what is created given to `user` (envd's upload). keepMode: a file already there keeps
+   * its mode (envd's upload). xattrs: set on the new file
    * (`xattrsSet`: how many its file system kept).
    */
   write(
     box: BoxRecord,
     path: string,
-    opts: { mode: number; createParents: boolean; user?: string; chownToUser?: boolean; xattrs?: Record<string, string> },
+    opts: { mode: number; createParents: boolean; user?: string; chownToUser?: boolean; keepMode?: boolean; xattrs?: Record<string, string> },
     source: Readable,
   ): Promise<{ sizeBytes: number; xattrsSet?: number }>;
   read(box: BoxRecord, path: string, opts?: { user?: string }): Promise<{ mode: number; size: number | null; stream: Readable }>;
@@ -134,4 +139,24 @@ export interface VolumesPort {
   findOrCreate(orgId: string, name: string): Promise<Volume>;
   /** 409 while a live box mounts it. */
   delete(orgId: string, volumeId: string): Promise<unknown>;
+  /** The volume's files (E2B's volume content API), confined to its root; 404 unless ready. */
+  content(orgId: string, volumeId: string): Promise<VolumeContentPort>;
+}
+
+/** One entry of a volume with owner and times: E2B's VolumeEntryStat. */
+export type VolumeContentEntry = z.infer<typeof E2BVolumeEntryStat>;
+interface ContentAttrs {
+  mode?: number;
+  uid?: number;
+  gid?: number;
+}
+/** Paths as segments (volumes' `volumeSegments`: no "..", relative to the root). */
+export interface VolumeContentPort {
+  stat(segs: string[]): Promise<VolumeContentEntry>;
+  list(segs: string[], depth: number): Promise<VolumeContentEntry[]>;
+  makeDir(segs: string[], attrs: ContentAttrs, force: boolean): Promise<VolumeContentEntry>;
+  writeFile(segs: string[], body: Readable, attrs: ContentAttrs, force: boolean, signal?: AbortSignal): Promise<VolumeContentEntry>;
+  readFile(segs: string[]): Promise<{ handle: FileHandle; stat: Stats }>;
+  remove(segs: string[]): Promise<void>;
+  update(segs: string[], attrs: ContentAttrs): Promise<VolumeContentEntry>;
 }

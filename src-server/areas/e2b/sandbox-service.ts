@@ -73,6 +73,8 @@ export class SandboxService {
       policies: PoliciesPort;
       files: FilesPort;
       log: { warn(...a: unknown[]): void };
+      /** The Box image of an E2B template reference (`name:tag` through its tags); default: the reference itself. */
+      resolveTemplate?: (orgId: string, template: string) => Promise<string>;
     },
   ) {
     this.policies = new SandboxPolicies(deps.policies, deps.boxes, repo, deps.log);
@@ -120,7 +122,8 @@ export class SandboxService {
     const policy = await this.policies.make(auth.orgId, name, body.network);
     let made: NewBox;
     try {
-      made = await boxForTemplate(this.deps, auth, { template, name, appId: app.id, policyId: policy?.id, volumeMounts: body.volumeMounts ?? [] });
+      const image = this.deps.resolveTemplate ? await this.deps.resolveTemplate(auth.orgId, template) : template;
+      made = await boxForTemplate(this.deps, auth, { template: image, name, appId: app.id, policyId: policy?.id, volumeMounts: body.volumeMounts ?? [] });
     } catch (e) {
       await this.policies.drop(auth.orgId, policy?.id);
       throw e;

@@ -17,6 +17,9 @@ export interface Build {
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+  /** The template name and the tags it was requested with (JSON; migration 277); null for builds before it. */
+  name: string | null;
+  tags: string | null;
 }
 
 /** A template's sandboxes are Box's default size (E2B reads it from the build). */

@@ -2,6 +2,8 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { E2BTemplateIdParams } from '@box/contract/e2b';
 import {
   E2BAliasParams,
+  E2BAssignTagsBody,
+  E2BDeleteTagsBody,
   E2BBuildStatusQuery,
   E2BTemplateBuildParams,
   E2BTemplateBuildStart,
@@ -31,6 +33,18 @@ export function e2bTemplateRoutes(r: RouteRegistrar, builds: TemplateBuilds): vo
       if (!(await builds.exists(p.alias))) throw notFound(`Template ${p.alias} not found`, 'not_found', 'alias');
       return { templateID: p.alias, public: false };
     },
+  });
+  on('post', '/templates/tags', 'E2B: give a template build (`target`, name:tag) more tags', {
+    body: E2BAssignTagsBody,
+    handler: async ({ auth, body }) => new Reply(201, await builds.tags.assignTags(auth.orgId, body.target, body.tags)),
+  });
+  on('delete', '/templates/tags', "E2B: remove tags of a template (not its 'default')", {
+    body: E2BDeleteTagsBody,
+    handler: async ({ auth, body }) => (await builds.tags.removeTags(auth.orgId, body.name, body.tags), new Reply(204, null)),
+  });
+  on('get', '/templates/:templateID/tags', "E2B: a template's tags and the builds they point to", {
+    params: E2BTemplateIdParams,
+    handler: ({ auth, params: p }) => builds.tags.list(auth.orgId, p.templateID),
   });
   on('get', '/templates', "E2B: the organization's templates built here (Box images), newest first", {
     handler: ({ auth }) => builds.list(auth.orgId),

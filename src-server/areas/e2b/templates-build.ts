@@ -10,6 +10,7 @@ import type { Db } from '../../platform/db/connection.js';
 import type { ImageBuildEvent, ImageBuildPort } from './ports.js';
 import { templateOf, templateWithBuilds, type Build, type Status } from './template-catalog.js';
 import { boxfileOf, TemplateSpecError, type TemplateSpec } from './template-boxfile.js';
+import { cleanTags, DEFAULT_TAG, parseName, TemplateTags } from './template-tags.js';
 
 const execFileP = promisify(execFile);
 /** E2B's own base image and templates: Box's default image. */
@@ -45,11 +46,15 @@ export class TemplateBuilds {
   private writes: Promise<void> = Promise.resolve();
   private writeError: unknown;
 
+  readonly tags: TemplateTags;
+
   constructor(
     private db: Db,
     private images: ImageBuildPort,
     private dir: string,
-  ) {}
+  ) {
+    this.tags = new TemplateTags(db);
+  }
 
   /** At start: a build the last run of the service cut short ends in `error`, saying so. */
   async recover(): Promise<void> {
@@ -64,17 +69,18 @@ export class TemplateBuilds {
   async request(orgId: string, body: { name?: string; alias?: string; tags?: string[] | null; memoryMB?: number | null }) {
     const full = body.name ?? body.alias;
     if (!full) throw invalid('name is required: the template to build', 'name');
-    const [name, tag] = full.split(':');
-    const tags = [...(tag ? [tag] : []), ...(body.tags ?? [])];
-    const templateID = imageNameOf(tags.length ? `${name}:${tags[0]}` : name!);
+    const { name, tag } = parseName(full, body.name ? 'name' : 'alias');
+    const asked = cleanTags([...(tag ? [tag] : []), ...(body.tags ?? [])], 'tags');
+    const templateID = imageNameOf(asked.length ? `${name}:${asked[0]}` : name);
+    const tags = asked.length ? asked : [DEFAULT_TAG];
     const buildID = crypto.randomUUID();
     const at = new Date().toISOString();
     await this.db.run(
-      `INSERT INTO e2b_template_builds (build_id, org_id, template_id, status, memory_mib, created_at, updated_at)
-       VALUES (?, ?, ?, 'waiting', ?, ?, ?)`,
-      [buildID, orgId, templateID, body.memoryMB ?? null, at, at],
+      `INSERT INTO e2b_template_builds (build_id, org_id, template_id, status, memory_mib, created_at, updated_at, name, tags)
+       VALUES (?, ?, ?, 'waiting', ?, ?, ?, ?, ?)`,
+      [buildID, orgId, templateID, body.memoryMB ?? null, at, at, name, JSON.stringify(tags)],
     );
-    return { templateID, buildID, names: [full], aliases: [name!], tags, public: false };
+    return { templateID, buildID, names: [full], aliases: [name], tags, public: false };
   }
 
   private sign = (hash: string) => crypto.createHmac('sha256', this.secret).update(hash).digest('base64url');
@@ -218,6 +224,8 @@ export class TemplateBuilds {
         },
       });
       this.log(id, 'info', `Template ${b.template_id} is ready`);
+      // its tags point to it now (a failed build takes none)
+      if (b.name && b.tags) await this.tags.tagBuild(b.org_id, b.name, JSON.parse(b.tags) as string[], id);
       await this.setStatus(id, 'ready');
     } catch (e) {
       await this.fail(id, e instanceof Error ? e.message : String(e), e instanceof TemplateSpecError ? e.step : undefined);
@@ -271,7 +279,10 @@ export class TemplateBuilds {
       throw conflict(`Template ${templateID} is being built: wait for the build to end, then delete it.`, 'failed_precondition', 'templateID');
     if (await this.images.has(templateID)) await this.images.remove(orgId, templateID);
     await this.db.transaction(async () => {
-      for (const b of builds) await this.db.run('DELETE FROM e2b_template_build_logs WHERE build_id = ?', [b.build_id]);
+      for (const b of builds) {
+        await this.db.run('DELETE FROM e2b_template_build_logs WHERE build_id = ?', [b.build_id]);
+        await this.db.run('DELETE FROM e2b_template_tags WHERE build_id = ?', [b.build_id]);
+      }
       await this.db.run('DELETE FROM e2b_template_builds WHERE org_id = ? AND template_id = ?', [orgId, templateID]);
     });
   }

@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
+import { Unauthenticated } from '../../kernel/domain-errors.js';
 import type { components } from '@box/contract/e2b-openapi.gen';
 import { invalid, notFound } from '../../kernel/domain-errors.js';
 import type { Db } from '../../platform/db/connection.js';
-import type { VolumesPort } from './ports.js';
+import type { VolumeContentPort, VolumesPort } from './ports.js';
 
 type Spec = components['schemas'];
 
@@ -27,6 +28,21 @@ export class E2BVolumes {
     await this.db.run('INSERT INTO e2b_volumes (volume_id, org_id, token) VALUES (?, ?, ?) ON CONFLICT (volume_id) DO NOTHING', [volumeId, orgId, token]);
     const kept = await this.db.get<{ token: string }>('SELECT token FROM e2b_volumes WHERE volume_id = ? AND org_id = ?', [volumeId, orgId]);
     return kept?.token ?? token;
+  }
+
+  /**
+   * The files of the volume whose token `authorization` (`Bearer <token>`) carries: E2B's volume
+   * content API authorizes by the volume's token alone (no API key). 401 for a wrong or missing
+   * token, the same for an unknown volume (a token tells nothing about other volumes).
+   */
+  async content(volumeId: string, authorization: string | undefined): Promise<VolumeContentPort> {
+    const given = /^Bearer (\S+)$/i.exec(authorization ?? '')?.[1];
+    if (!given) throw new Unauthenticated("the volume content API needs the volume's token: Authorization: Bearer <token> (Volume.connect gives it)");
+    const row = await this.db.get<{ token: string; org_id: string }>('SELECT token, org_id FROM e2b_volumes WHERE volume_id = ?', [volumeId]);
+    const a = Buffer.from(given);
+    const b = Buffer.from(row?.token ?? '');
+    if (!row || a.length !== b.length || !crypto.timingSafeEqual(a, b)) throw new Unauthenticated(`the token is not volume ${volumeId}'s`);
+    return this.volumes.content(row.org_id, volumeId);
   }
 
   /** Box's create is find-or-create by name: a name used before answers that volume. */

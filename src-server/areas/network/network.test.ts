@@ -213,8 +213,11 @@ describe('ingress', () => {
     // a name, not an id, or an unknown sandbox: no
     expect((await ingress(`7070-e2b-host.box.localhost`)).status).toBe(404);
     const unknown = await ingress(`7070-box_00000000-0000-4000-8000-000000000000.box.localhost`);
-    expect(unknown).toMatchObject({ status: 404 });
-    expect(unknown.text).toContain('No sandbox');
+    // as E2B's proxy answers for a sandbox that is not there
+    expect(unknown.status).toBe(502);
+    expect(JSON.parse(unknown.text)).toEqual({ message: 'The sandbox was not found', sandboxId: 'box_00000000-0000-4000-8000-000000000000', code: 502 });
+    await post(`/v1/boxes/${box.box_id}/terminate`);
+    expect(await ingress(host)).toMatchObject({ status: 502 });
   });
 
   it('wakes a sleeping box and counts as activity; a paused box answers 503', async () => {

@@ -143,7 +143,7 @@ export function guestAgentAdapter(client: AgentClient, track: (f: ExecFacade) =>
     writeFile: (p, o, src) =>
       client.writeFile(
         p,
-        { mode: o.mode, createParents: o.createParents, durable: o.durable, user: o.user, chownToUser: o.chownToUser, xattrs: o.xattrs },
+        { mode: o.mode, createParents: o.createParents, durable: o.durable, user: o.user, chownToUser: o.chownToUser, keepMode: o.keepMode, xattrs: o.xattrs },
         src,
       ),
     readFile: (p, o) => client.readFile(p, { user: o?.user }),

@@ -155,6 +155,11 @@ export class VolumeRoot {
     return out;
   }
 
+  /** Opens what `segs` names, following symlinks, for reading its attributes or changing its mode (checked inside the root). */
+  async openFollowing(segs: string[]): Promise<FileHandle> {
+    return (await this.openChecked(await this.resolve(segs), READ_FLAGS)).handle;
+  }
+
   /** Opens a regular file for reading (following symlinks); 409 for a directory or special file. */
   async openRead(segs: string[]): Promise<{ handle: FileHandle; stat: Stats }> {
     const real = await this.resolve(segs);

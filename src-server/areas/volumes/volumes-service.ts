@@ -6,6 +6,7 @@ import type { Volume } from '@box/contract/volumes';
 import { conflict, notFound } from '../../kernel/domain-errors.js';
 import { VolumesRepo } from './volumes-repo.js';
 import { VolumeRoot } from './safe-fs.js';
+import { VolumeContent } from './volume-content.js';
 
 /** Ids of the live boxes that mount a volume; the boxes area installs the real one. */
 type MountChecker = (orgId: string, volumeId: string) => Promise<string[]>;
@@ -85,6 +86,11 @@ export class Volumes implements VolumesService {
 
   async root(orgId: string, volumeId: string) {
     return new VolumeRoot(await this.hostPath(orgId, volumeId));
+  }
+
+  /** The volume's files with owners and times (E2B's volume content API); 404 unless ready. */
+  async content(orgId: string, volumeId: string) {
+    return new VolumeContent(await this.root(orgId, volumeId), this.fileMaxBytes);
   }
 
   setMountChecker(fn: MountChecker) {

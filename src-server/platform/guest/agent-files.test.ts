@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -86,6 +86,19 @@ describe('files', () => {
     expect(readFileSync(join(root, 'created-in-place'), 'utf8')).toBe('x');
     await client.writeFile(path, { durable: false }, Buffer.from('replaced\n'));
     expect(statSync(path).ino).not.toBe(inode);
+  });
+
+  it("keepMode: an overwrite keeps the file's mode (envd's upload), a new file gets `mode`; without it the write sets `mode`", async () => {
+    const path = join(root, 'script.sh');
+    writeFileSync(path, 'old');
+    chmodSync(path, 0o751);
+    await client.writeFile(path, { mode: 0o644, keepMode: true }, Buffer.from('#!/bin/sh\n'));
+    expect(readFileSync(path, 'utf8')).toBe('#!/bin/sh\n');
+    expect(statSync(path).mode & 0o7777).toBe(0o751);
+    await client.writeFile(join(root, 'fresh.sh'), { mode: 0o640, keepMode: true }, Buffer.from('x'));
+    expect(statSync(join(root, 'fresh.sh')).mode & 0o7777).toBe(0o640);
+    await client.writeFile(path, { mode: 0o644 }, Buffer.from('y'));
+    expect(statSync(path).mode & 0o7777).toBe(0o644);
   });
 
   it('a non-durable write replaces the file without syncing; a durable one syncs file and directory', async () => {

@@ -54,6 +54,8 @@ export interface WriteFileOptions {
    * before it ignore the field and write with the user's permissions.
    */
   chownToUser?: boolean;
+  /** A regular file already at the path keeps its mode (`mode` only for a new file), as envd's upload. Agents before it ignore it. */
+  keepMode?: boolean;
   /**
    * Extended attributes set on the new file (name to value, e.g. `user.e2b.author`); the answer's
    * `xattrsSet` says how many the file system kept (none on one without user xattrs, e.g. a
@@ -140,6 +142,7 @@ export async function writeFile(ch: Channel, path: string, opts: WriteFileOption
     ...(opts.inPlace ? [[T.IN_PLACE, true] as [number, boolean]] : []),
     ...(opts.user ? [[T.USER, opts.user] as [number, string]] : []),
     ...(opts.user && opts.chownToUser ? [[T.OWNER, true] as [number, boolean]] : []),
+    ...(opts.keepMode ? [[T.KEEP_MODE, true] as [number, boolean]] : []),
     ...Object.entries(opts.xattrs ?? {}).map(([k, v]) => [T.XATTR, `${k}=${v}`] as [number, string]),
   ]);
   ch.sendControl(M.FILE_WRITE, 0, id, fields);

@@ -87,6 +87,7 @@ export const T = {
   CONNECT: 58,
   OWNER: 60,
   XATTR: 61,
+  KEEP_MODE: 62,
 } as const;
 
 /** Channel numbers carried in the flags byte of DATA, EOF and WINDOW frames. */

@@ -26,7 +26,7 @@ const TYPES: Record<string, number> = { f: 1, d: 2, l: 3 };
  * metadata of the entries that have any (envd 0.6.2: the `user.e2b.*` xattrs), as the guest
  * agent's `--xattrs` prints it (path, count, then keys and values). An agent without it prints nothing.
  */
-const MARK = '--metadata--';
+export const MARK = '--metadata--';
 export const METADATA = `printf '%s\\0' '${MARK}'; [ -x /.box/agent ] && find "$@" -exec /.box/agent --xattrs {} + 2>/dev/null; :`;
 
 /** envd's entries of find's PRINTF output (whole entries only), with their metadata when METADATA followed. */

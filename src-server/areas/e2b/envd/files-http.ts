@@ -70,7 +70,7 @@ export class EnvdFilesHttp {
     const written: Array<{ name: string; type: 'file'; path: string; metadata?: Record<string, string> }> = [];
     const put = async (p: string, source: Readable) => {
       const path = resolvePath(p, user);
-      const w = await this.files.write(t.box, path, { mode: 0o644, createParents: true, user, chownToUser: true, xattrs }, source);
+      const w = await this.files.write(t.box, path, { mode: 0o644, createParents: true, user, chownToUser: true, keepMode: true, xattrs }, source);
       // as envd, the answer says what the file holds: a file system without user xattrs kept none
       written.push({ name: name(path), type: 'file', path, ...(metadata && w.xattrsSet !== 0 ? { metadata } : {}) });
     };

@@ -2,7 +2,8 @@ import type { BoxLookup, BoxRecord } from '../../boxes/ports.js';
 import { INGRESS_SUFFIX, type ListenerService } from '../listeners/listener-service.js';
 import type { ListenerRow } from '../listeners/listeners-repo.js';
 
-type Route = { box: BoxRecord; listener: ListenerRow } | { box: BoxRecord; publish: number } | { miss: string };
+/** `sandboxGone`: an E2B address of a sandbox that is not there (answered as E2B's proxy does: 502, JSON); other misses are 404 pages. */
+type Route = { box: BoxRecord; listener: ListenerRow } | { box: BoxRecord; publish: number } | { miss: string; sandboxGone?: string };
 
 /** E2B's `getHost(port)`: `<port>-<sandboxID>.<domain>`, the domain being `box.localhost:<ingress port>`. */
 const E2B_HOST = /^(\d{1,5})-(box_[0-9a-f-]{36})$/;
@@ -25,7 +26,8 @@ export async function routeHost(boxes: BoxLookup, listeners: ListenerService, ho
     if (e2b) {
       const port = Number(e2b[1]);
       const sandbox = await boxes.get(e2b[2]!);
-      if (!sandbox || sandbox.status === 'terminated') return { miss: `No sandbox ${e2b[2]}.` };
+      // E2B's proxy answers 502 for a sandbox that is not there (killed, or never was)
+      if (!sandbox || sandbox.status === 'terminated') return { miss: `No sandbox ${e2b[2]}.`, sandboxGone: e2b[2]! };
       if (port < 1 || port > 65535) return { miss: `${port} is not a port.` };
       const l = await listeners.repo.get(sandbox.box_id, port);
       if (l && l.protocol !== 'http') return { miss: `Port ${port} of sandbox ${sandbox.box_id} is published as tcp.` };

@@ -110,6 +110,12 @@ export class Ingress {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
     const route = await this.route(req.headers.host);
+    if ('miss' in route && route.sandboxGone !== undefined) {
+      // E2B's client proxy: 502 and this JSON for a sandbox that is not there (E2B's host.test reads it)
+      const body = JSON.stringify({ message: 'The sandbox was not found', sandboxId: route.sandboxGone, code: 502 });
+      res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-box-ingress': 'miss' });
+      return void res.end(body);
+    }
     if ('miss' in route) return page(res, 404, 'Nothing published here', route.miss);
     const woke = route.box.status !== 'running';
     try {
