@@ -9,7 +9,7 @@ import { openDatabase, type Db } from './platform/db/connection.js';
 import { makeRepos } from './platform/db/repos.js';
 import { IDEMPOTENCY_RETENTION_MS } from './platform/db/idempotency-repo.js';
 import { Billing, ConcurrencyLimiter } from './platform/http/limits.js';
-import { KEEP_ALIVE_MS } from './platform/http/keep-alive.js';
+import { KEEP_ALIVE_MS } from './platform/serving/keep-alive.js';
 import type { RouteSpec } from './platform/http/route.js';
 import type { BoxRuntime } from './areas/boxes/module.js';
 import { PreparationTracker, showPreparation } from './areas/boxes/module.js';

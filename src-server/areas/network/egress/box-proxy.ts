@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { KEEP_ALIVE_MS } from '../../../platform/http/keep-alive.js';
+import { KEEP_ALIVE_MS } from '../../../platform/serving/keep-alive.js';
 import { openTunnel } from './connect-tunnel.js';
 import { forwardHttp } from './http-forward.js';
 import { rawReply, type ProxyDeps } from './proxy-deps.js';
