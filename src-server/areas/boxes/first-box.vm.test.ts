@@ -92,8 +92,12 @@ describe.skipIf(!RUN)('the first box on a fresh install (empty image cache)', ()
     const res = await svc.api(`/v1/boxes/${id}/code/run`, { method: 'POST', json: body });
     return { status: res.status, json: (await res.json()) as any };
   };
-  const stage = async (name: string) =>
-    Preparation.parse(((await (await svc.api('/v1/status')).json()) as { preparation: unknown }).preparation).stages.find((s) => s.name === name);
+  const stage = async (name: string) => {
+    const res = await svc.api('/v1/status');
+    const body = (await res.json()) as { preparation?: unknown };
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    return Preparation.parse(body.preparation).stages.find((s) => s.name === name);
+  };
 
   it('builds the base, runs the first box on it before the template and the code layer, then the code layer lands and a new box has it', async () => {
     // nothing built yet (the build started with the service: the default template needs the image)
