@@ -11,10 +11,14 @@
  *   images/debian/parts/base-<h>/tree/          (build-base.sh + packages.txt + slim files:
  *                                                the installed tree, the slow part)
  *   images/debian/parts/debs/                   (apt's downloaded .debs, across base keys)
- *   images/debian/parts/rootfs-<h>/rootfs.raw   (build-rootfs.sh + base: configuration, mke2fs)
+ *   images/debian/parts/layer-<h>/upper/        (build-layer.sh + packages-code.txt + base: the
+ *                                                code interpreter's layer, an overlayfs upper dir)
+ *   images/debian/parts/rootfs-<h>/rootfs.raw   (build-rootfs.sh + base [+ layer]: configuration, mke2fs)
  *   images/debian/parts/kernel-<h>/vmlinux      (build-kernel.sh + kernel version)
  *   images/debian/parts/initrd-<h>/initrd.img   (build-initrd.sh + init + agent + kernel)
- * and `images/debian/<recipe-hash>/` names the combination (symlinks + image.json).
+ * and `images/debian/<recipe-hash>/` names the combination (symlinks + image.json). Two
+ * combinations per recipe: the base alone (`layers: 'base'`, what a fresh install's first box
+ * boots from) and the full image with the code layer (the default).
  * Kernel flavours: `stock` (Debian's linux-image, modules in the initrd; default) or
  * `tiny` (built from linux-source-6.1, everything built in: faster boot, less memory,
  * ~5 min to build once). Chosen by the `kernel` option or BOX_GUEST_KERNEL.
