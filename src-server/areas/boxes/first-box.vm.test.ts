@@ -46,7 +46,12 @@ function postLong(url: string, key: string, body: unknown): Promise<{ status: nu
 describe.skipIf(!RUN)('the first box on a fresh install (empty image cache)', () => {
   let svc: TestService;
   let cache: string;
-  const seen: { at: number; stages: PreparationStage[] }[] = [];
+  const seen: { at: number; stages: PreparationStage[]; cpu: number }[] = [];
+  /** CPU seconds of this process's waited-for children: the image's recipe scripts (QEMU daemonizes: not counted). */
+  const childCpu = () => {
+    const f = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[13]) + Number(f[14])) / 100;
+  };
   let polling = true;
   let poll: Promise<void>;
 
@@ -64,7 +69,7 @@ describe.skipIf(!RUN)('the first box on a fresh install (empty image cache)', ()
     poll = (async () => {
       while (polling) {
         const st = (await (await svc.api('/v1/status')).json()) as { preparation: unknown };
-        seen.push({ at: Date.now(), stages: Preparation.parse(st.preparation).stages });
+        seen.push({ at: Date.now(), stages: Preparation.parse(st.preparation).stages, cpu: childCpu() });
         await new Promise((r) => setTimeout(r, 250));
       }
     })();
@@ -189,6 +194,7 @@ describe.skipIf(!RUN)('the first box on a fresh install (empty image cache)', ()
     const two = await code(second.json.box_id, { code: '1+1' });
     expect(two.status, JSON.stringify(two.json)).toBe(200);
     expect(two.json.results.find((r: { is_main_result: boolean }) => r.is_main_result)?.['text/plain']).toBe('2');
+    const codeMs = Date.now() - t0;
     expect((await code(second.json.box_id, { code: '[1, 2].length', language: 'javascript' })).json.results?.[0]?.['text/plain']).toBe('2');
 
     // the stages as GET /v1/status showed them: the template stage ran, then turned ready,
@@ -208,5 +214,16 @@ describe.skipIf(!RUN)('the first box on a fresh install (empty image cache)', ()
     }
     expect(seen.some((s) => s.stages.find((x) => x.name === 'image')?.state === 'running')).toBe(true); // the image was built here
     expect(seen.some((s) => s.stages.find((x) => x.name === 'code')?.state === 'running')).toBe(true);
+    // the figures of this run (BENCHMARKS.md, "Guest image and the first box"), with the load
+    const when = (name: string) => seen.find((s) => s.stages.find((x) => x.name === name)?.state === 'ready');
+    const [base, built] = [when('image')!, when('code')!];
+    const sec = (ms: number) => (ms / 1000).toFixed(1);
+    console.log(
+      `first-run figures: base image ready ${sec(base.at - t0)} s (its build ${base.cpu.toFixed(1)} CPU s), first box running ${sec(firstMs)} s, ` +
+        `code layer ready ${sec(built.at - t0)} s (${(built.cpu - base.cpu).toFixed(1)} CPU s more), a new box's 1+1 answered ${sec(codeMs)} s; load ${os
+          .loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+    );
   }, 1_800_000);
 });
