@@ -129,6 +129,7 @@ async function startLocked(opts: StartOptions, config: ServiceConfig, lock: Retu
         onImageProgress: (p) => preparation?.onImage(p),
         onTemplateBuild: (e) => preparation?.onTemplate(e),
         coldWhileTemplateBuilds: config.tuning.coldWhileTemplateBuilds,
+        layeredImage: config.tuning.layeredImage ? { onProgress: (p) => preparation?.onCodeLayer(p) } : undefined,
         log,
       }))
   )(config.dataDir);

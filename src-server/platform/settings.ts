@@ -234,15 +234,14 @@ const WebhookSchedule = z.strictObject({
 export type WebhookSchedule = z.infer<typeof WebhookSchedule>;
 
 const ms = () => z.number().nonnegative();
-/**
- * `ServiceConfig.tuning`: area knobs, mostly for tests. Each key: its type, its default
- * (`.default`, or "absent" where the area's own default applies) and what it tunes.
- */
+/** `ServiceConfig.tuning`: area knobs, mostly for tests. Each key: its type, its default (`.default`, or "absent" where the area's own default applies) and what it tunes. */
 const TuningSchema = z.strictObject({
   /** templates/: prepare the default template at start (the test harness passes false). */
   prepareTemplates: z.boolean().default(true),
   /** runtime/templates/clone-source.ts: a create cold-boots while its template builds (issue 35; the harness passes false). */
   coldWhileTemplateBuilds: z.boolean().default(true),
+  /** runtime/templates/machine-source.ts: the guest image's base first, its code-interpreter layer after it in the background (issue 35; the harness passes false). */
+  layeredImage: z.boolean().default(true),
   /** boxes/scheduler.ts: how often stopped/expired boxes are swept. */
   boxTickMs: ms().default(1000),
   /** volumes/: an artificial delay in volume creation (idempotency tests). */

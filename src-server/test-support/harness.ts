@@ -47,7 +47,7 @@ export async function databaseFor(dataDir: string): Promise<string | undefined> 
  */
 export async function startTestService(opts: Partial<StartOptions> = {}): Promise<TestService> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'box-test-'));
-  const tuning = { prepareTemplates: false, coldWhileTemplateBuilds: false, ...opts.tuning };
+  const tuning = { prepareTemplates: false, coldWhileTemplateBuilds: false, layeredImage: false, ...opts.tuning };
   const databaseUrl = opts.databaseUrl ?? (await databaseFor(dataDir));
   const svc = await startService({ ...opts, tuning, dataDir, databaseUrl, apiKey: opts.apiKey ?? TEST_KEY, log: opts.log ?? quietLog });
   const key = opts.apiKey ?? TEST_KEY;

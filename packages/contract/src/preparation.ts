@@ -1,12 +1,14 @@
 import { z } from 'zod';
 
 /**
- * What the service prepares once before boxes can start (the guest image today; a warm
- * template when the templates area lands), as `preparation` in `GET /v1/status`. The UI and
- * `box boxes create` show it while a first create waits.
+ * What the service prepares once, as `preparation` in `GET /v1/status`: the guest image
+ * (its base: the first box waits for it), the warm template (boxes start from it in
+ * milliseconds; the first box does not wait for it) and the code interpreter's layer over
+ * the image (built after the base, in the background; boxes created once it is ready have
+ * it). The UI and `box status` / `box boxes create` show it, with a time left that never goes up.
  */
 export const PreparationStage = z.object({
-  name: z.enum(['image', 'template']),
+  name: z.enum(['image', 'template', 'code']),
   label: z.string(),
   state: z.enum(['pending', 'running', 'ready', 'failed']),
   percent: z.number().int().min(0).max(100),

@@ -37,6 +37,19 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 DEFAULT_PREFIX = "ctx_default_"
 LANGUAGES = ("python", "javascript", "typescript", "bash")
+
+
+def missing_languages():
+    """The languages whose runtime is not in this box: a box started from the guest image's
+    base, before the code interpreter's layer was ready (issue 35), has no ipykernel and no
+    Node. Told on every connection (op env), so the service answers a run of them plainly."""
+    import importlib.util
+    import shutil
+
+    out = [] if importlib.util.find_spec("ipykernel") else ["python"]
+    if not shutil.which("node"):
+        out += ["javascript", "typescript"]
+    return out
 contexts = {}  # id -> Context
 defaults = {}  # language -> id
 starting = {}  # language -> the start of its default context
@@ -282,7 +295,7 @@ async def handle(send, req):
             if req.get("env") != box_env["vars"]:
                 box_env["vars"] = dict(req.get("env") or {})
                 box_env["version"] += 1
-            send({"rid": rid, "type": "reply"})
+            send({"rid": rid, "type": "reply", "missing": missing_languages()})
         elif op == "touch":
             # a warm-pool clone's warm-up (template-warmup.ts `clone`): the path of a first cell
             # run once, silently (no execution count, no history, no result, no client's run),

@@ -1,10 +1,12 @@
 #!/bin/bash
-# Writes <out>/tree: the installed root tree of the guest image, Debian bookworm minbase
-# plus packages.txt, slimmed (slim-dpkg.cfg, slim.control), before any configuration of
+# Writes <out>/tree: the installed root tree of the guest image's base, Debian bookworm
+# minbase plus packages.txt (the code interpreter's stack is a layer over it: build-layer.sh), slimmed (slim-dpkg.cfg, slim.control), before any configuration of
 # ours (build-rootfs.sh does that on a copy). Cached by the package list: a recipe change
 # that does not touch packages.txt, slim.control, slim-dpkg.cfg or this script reuses it.
 # mmdebstrap: apt resolves and downloads everything at once, one dpkg run installs it
 # (debootstrap took 47 s for minbase alone, then apt-get 46 s for the rest).
+# apt's package lists stay in the tree (the layer's apt-get install uses them; build-rootfs.sh
+# leaves them out of the image).
 # Usage: build-base.sh <out-dir> <deb-cache-dir>
 #   <deb-cache-dir>: apt's archive of downloaded .debs, kept across builds (synced in
 #   before, out after), so a package list change downloads only what is new.
@@ -36,7 +38,7 @@ unshare --mount --propagation private \
   --aptopt='APT::Install-Recommends "false"' \
   --dpkgopt=force-unsafe-io \
   --include="$include" --include="$stub/box-guest-slim.deb" \
-  --skip=essential/unlink \
+  --skip=essential/unlink --skip=cleanup/apt/lists \
   --setup-hook="mkdir -p \"\$1$stub\" \"\$1/var/cache/apt/archives\" && cp '$stub/box-guest-slim.deb' \"\$1$stub/\"" \
   --setup-hook="sync-in '$debs' /var/cache/apt/archives/" \
   --setup-hook="mkdir -p \"\$1/etc/dpkg/dpkg.cfg.d\" && cp '$here/slim-dpkg.cfg' \"\$1/etc/dpkg/dpkg.cfg.d/box-slim\"" \

@@ -1,12 +1,14 @@
 #!/bin/bash
 # Writes <out>/rootfs.raw: an ext4 image (no loop mounts: mke2fs -d) of the base tree
-# (build-base.sh: bookworm minbase + packages.txt) with the image's own configuration.
+# (build-base.sh: bookworm minbase + packages.txt), with the layers given stacked over it
+# (build-layer.sh: the code interpreter's), and the image's own configuration.
 # The image has no init: the agent from the initramfs runs as PID 1, so no service
 # (sshd included) starts by itself. Runs in seconds: what takes long is in the base.
-# Usage: build-rootfs.sh <out-dir> <base-tree>     env: BOX_ROOTFS_SIZE (default 2G)
+# Usage: build-rootfs.sh <out-dir> <base-tree> [<layer-upper-dir>...]   env: BOX_ROOTFS_SIZE (default 2G)
 source "$(dirname "$0")/common.sh"
 out=${1:?usage: build-rootfs.sh <out-dir> <base-tree>}
-base=${2:?usage: build-rootfs.sh <out-dir> <base-tree>}
+base=${2:?usage: build-rootfs.sh <out-dir> <base-tree> [<layer-upper-dir>...]}
+layers=("${@:3}")
 need mke2fs chroot
 [ "$(id -u)" = 0 ] || die "the image tree is root's: run as root"
 [ -x "$base/bin/bash" ] || die "no base tree at $base"
@@ -23,11 +25,19 @@ mkdir -p "$work"/{tree,upper,ovl}
 # The base tree stays as it is (it is the cache): its configured view is an overlay, or a
 # copy where overlayfs cannot be mounted (17 s for the copy and 7 s to remove it, loaded).
 tree=$work/tree
-if [ -n "${BOX_ROOTFS_NS:-}" ] && mount -t overlay overlay -o "lowerdir=$base,upperdir=$work/upper,workdir=$work/ovl" "$tree" 2>/dev/null; then
-  progress 10 "base tree overlaid"
+lower=$base
+for l in "${layers[@]}"; do
+  [ -d "$l" ] || die "no layer at $l"
+  lower=$l:$lower # the last layer given is the top one
+done
+if [ -n "${BOX_ROOTFS_NS:-}" ] && mount -t overlay overlay -o "lowerdir=$lower,upperdir=$work/upper,workdir=$work/ovl" "$tree" 2>/dev/null; then
+  progress 10 "base tree overlaid (${#layers[@]} layers over it)"
 else
   progress 10 "copying the base tree"
   cp -a --reflink=auto "$base/." "$tree/"
+  # a layer's whiteouts (a file it removed) would be copied as devices: the layers add files
+  for l in "${layers[@]}"; do cp -a --reflink=auto "$l/." "$tree/"; done
+  find "$tree" -type c -perm 0000 -delete 2>/dev/null || true
 fi
 
 progress 85 "configuring the image"

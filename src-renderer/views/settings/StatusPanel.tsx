@@ -27,7 +27,7 @@ export function StatusPanel() {
           </dd>
           {status.data.preparation?.stages.map((s) => (
             <div key={s.name} className="contents">
-              <dt className="text-ink-400">{s.name === 'image' ? 'Guest image' : 'Template'}</dt>
+              <dt className="text-ink-400">{s.name === 'image' ? 'Guest image' : s.name === 'code' ? 'Code interpreter' : 'Template'}</dt>
               <dd data-testid={`status-${s.name}`}>
                 {s.state === 'running' ? `${s.percent}% · ${s.message}` : s.state === 'failed' ? `failed: ${s.error ?? ''}` : s.state}
               </dd>

@@ -123,3 +123,46 @@ describe('first box: progress in the API and the CLI', () => {
     expect(st.stdout).toMatch(/Guest image .*: ready/);
   });
 });
+
+describe('the code stage (issue 35: the code interpreter is a layer built after the base, shown as progress)', () => {
+  let svc: TestService;
+  let now = 0;
+  const tracker = new PreparationTracker(() => now);
+  beforeAll(async () => {
+    const Runtime = slowImageRuntime(tracker);
+    svc = await startTestService({ runtime: (d) => new Runtime(d), preparation: tracker });
+  });
+  afterAll(() => svc?.close());
+
+  it('appears when the layer build starts, counts down and never goes up, in GET /v1/status and box status', async () => {
+    tracker.onImage({ phase: 'done', percent: 100, message: 'guest image ready' });
+    tracker.onCodeLayer({ phase: 'layer', percent: 0, message: 'starting after the base' });
+    const code = async () => {
+      const res = await svc.api('/v1/status');
+      const body = (await res.json()) as { preparation?: unknown };
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return Preparation.parse(body.preparation).stages.find((s) => s.name === 'code')!;
+    };
+    expect(await code()).toMatchObject({ state: 'running', percent: 0, eta_seconds: null });
+    now += 20_000;
+    tracker.onCodeLayer({ phase: 'layer', percent: 20, message: 'configuring: python3-numpy' }); // pace: 80 s
+    expect(await code()).toMatchObject({ percent: 20, eta_seconds: 80 });
+    expect((await code()).message).toMatch(/^installing the code interpreter's packages over the base: configuring: python3-numpy$/);
+    const seen = [80];
+    for (const p of [25, 30, 60, 80]) {
+      now += 30_000; // slower than the pace so far: the time left only counts down
+      tracker.onCodeLayer({ phase: p < 80 ? 'layer' : 'rootfs', percent: p, message: 'x' });
+      seen.push((await code()).eta_seconds!);
+    }
+    expect(
+      seen.every((v, i) => i === 0 || v <= seen[i - 1]!),
+      seen.join(' '),
+    ).toBe(true);
+    const st = await runCli({ BOX_URL: svc.url, BOX_API_KEY: svc.key }, ['status']);
+    expect(st.stdout).toMatch(/Code interpreter .*: 80% building the Debian root filesystem .*\((about .* left|taking longer.*)\)/);
+    tracker.onCodeLayer({ phase: 'done', percent: 100, message: 'guest image ready' });
+    expect(await code()).toMatchObject({ state: 'ready', percent: 100, eta_seconds: null });
+    tracker.onCodeLayer({ phase: 'failed', error: new Error('apt-get install failed\nlog') });
+    expect(await code()).toMatchObject({ state: 'failed', error: 'apt-get install failed' });
+  });
+});

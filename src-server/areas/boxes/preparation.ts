@@ -13,6 +13,7 @@ const PHASE_WORDS: Record<string, string> = {
   check: 'checking the cached image',
   kernel: 'preparing the kernel',
   base: 'installing the Debian packages (the long part)',
+  layer: "installing the code interpreter's packages over the base",
   rootfs: 'building the Debian root filesystem (its configuration, ext4)',
   initrd: 'packing the guest agent into the initrd',
   done: 'ready',
@@ -28,6 +29,8 @@ interface TemplateBuildEvent {
 }
 
 const TEMPLATE_LABEL = 'Warm template (boxes start from it in milliseconds; the code interpreter warmed up in it)';
+const CODE_LABEL =
+  "Code interpreter (Python's Jupyter kernel with numpy, pandas, matplotlib; Node for JavaScript): a layer over the guest image, built after it; boxes created once it is ready have it";
 
 /**
  * Tracks the one-time preparation stages for `GET /v1/status` (`preparation`). The runtime
@@ -45,6 +48,14 @@ export class PreparationTracker {
   onImage(p: ImageProgressEvent): void {
     const done = p.phase === 'done';
     this.progress('image', done, p.percent, done ? p.message : `${PHASE_WORDS[p.phase] ?? p.phase}: ${p.message}`);
+  }
+
+  /** The code interpreter's layer over the image (runtime/templates/machine-source.ts), built after the base. */
+  onCodeLayer(p: ImageProgressEvent | { phase: 'failed'; error: Error }): void {
+    if (!this.stages.has('code')) this.stages.set('code', blank('code', CODE_LABEL, 120));
+    if ('error' in p) return this.failed('code', p.error);
+    const done = p.phase === 'done';
+    this.progress('code', done, p.percent, done ? 'ready' : `${PHASE_WORDS[p.phase] ?? p.phase}: ${p.message}`);
   }
 
   onTemplate(e: TemplateBuildEvent): void {

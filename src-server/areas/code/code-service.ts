@@ -1,5 +1,7 @@
 import type { BoxRecord } from '../boxes/ports.js';
 import type { CodeContext, CodeEvent, CodeExecution, CodeLanguage, CreateContextBody, RunCodeBody } from '@box/contract/code';
+import type { PreparationStage } from '@box/contract/preparation';
+import { conflict } from '../../kernel/domain-errors.js';
 import { DaemonLink, type DaemonEvent } from './daemon-link.js';
 import type { CodeBoxes } from './ports.js';
 
@@ -17,7 +19,11 @@ type GuestContext = Omit<CodeContext, 'box_id'>;
 export class CodeService {
   private links = new Map<string, Promise<DaemonLink>>();
 
-  constructor(private boxes: CodeBoxes) {
+  /** `codeStage`: the code layer's preparation stage (GET /v1/status), for the answer on a box that started before it. */
+  constructor(
+    private boxes: CodeBoxes,
+    private codeStage: () => PreparationStage | undefined = () => undefined,
+  ) {
     boxes.onGone((boxId) => this.drop(boxId));
   }
 
@@ -49,8 +55,34 @@ export class CodeService {
     return { id: c.id, box_id: box.box_id, language: c.language, cwd: c.cwd, created_at: c.created_at, status: c.status };
   }
 
+  /**
+   * A box started from the guest image's base, before the code interpreter's layer was ready
+   * (issue 35), has no Jupyter kernel and no Node: a cell of those languages is answered
+   * at once (409, `failed_precondition`, naming what is being prepared and the time left)
+   * rather than failing somewhere in the kernel's start. bash runs in every box.
+   */
+  private ensureLanguage(link: DaemonLink, language: string) {
+    if (!link.missing.includes(language)) return;
+    const s = this.codeStage();
+    const why = `This box has no ${language} runtime`;
+    const layer = "the code interpreter (Python's Jupyter kernel with numpy, pandas and matplotlib; Node for JavaScript and TypeScript)";
+    let msg: string;
+    if (!s) msg = `${why}: its image does not have ${layer}. bash cells run in it; boxes of the default image have it.`;
+    else if (s.state === 'failed')
+      msg = `${why}: it started from the guest image's base, and the build of ${layer} over it failed: ${s.error ?? 'unknown error'}. bash cells run in this box.`;
+    else if (s.state === 'ready')
+      msg = `${why}: it started from the guest image's base before ${layer} was ready. It is ready now: boxes created from now on have it (create a new box for ${language}). bash cells run in this box.`;
+    else {
+      const left = s.eta_seconds === null ? `usually about ${s.typical_seconds} s` : s.eta_seconds === 0 ? 'any moment now' : `about ${s.eta_seconds} s left`;
+      msg = `${why}: it started from the guest image's base while ${layer} is being prepared: ${s.percent}%, ${left} (GET /v1/status, preparation stage "code"). Boxes created once it is ready have it: create a new box then. bash cells run in this box.`;
+    }
+    throw conflict(msg, 'failed_precondition', 'language');
+  }
+
   async createContext(box: BoxRecord, body: CreateContextBody): Promise<CodeContext> {
-    const r = await (await this.link(box)).request({ op: 'create', language: body.language ?? 'python', cwd: body.cwd, env: body.env });
+    const link = await this.link(box);
+    this.ensureLanguage(link, body.language ?? 'python');
+    const r = await link.request({ op: 'create', language: body.language ?? 'python', cwd: body.cwd, env: body.env });
     return this.view(box, r.context as GuestContext);
   }
 
@@ -101,6 +133,7 @@ export class CodeService {
     opts: { cwd?: string; signal?: AbortSignal },
   ): Promise<CodeExecution> {
     const link = await this.link(box);
+    if (!body.context_id) this.ensureLanguage(link, body.language ?? 'python');
     const req = {
       op: 'run',
       code: body.code,

@@ -43,6 +43,8 @@ export class DaemonLink {
   private pending = new Map<number, Pending>();
   private buf = '';
   closed = false;
+  /** Languages whose runtime the box lacks (the daemon says so on connecting): a box started from the image's base. */
+  missing: string[] = [];
 
   private constructor(private exec: GuestExec) {
     exec.stdout.setEncoding('utf8');
@@ -110,8 +112,9 @@ export class DaemonLink {
    * environment (egress proxy, inference variables), which the template's daemon, started
    * before the box was, does not have; its kernels take it before their next cell.
    */
-  private hello(env: Record<string, string>) {
-    return this.request({ op: 'env', env });
+  private async hello(env: Record<string, string>) {
+    const r = await this.request({ op: 'env', env });
+    this.missing = Array.isArray(r.missing) ? (r.missing as string[]) : [];
   }
 
   private take(s: string) {

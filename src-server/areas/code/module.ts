@@ -1,3 +1,4 @@
+import type { Preparation } from '@box/contract/preparation';
 import type { AppBase } from '../../platform/app-context.js';
 import type { Area } from '../../platform/area.js';
 import type { BoxAccess } from '../boxes/ports.js';
@@ -23,7 +24,16 @@ export function codeArea(app: AppBase, deps: { boxes: BoxService; access: BoxAcc
   // every template holds the daemon and a started Python kernel (template-warmup.ts)
   // (BOX_CODE_WARM=0 leaves it out: the test suite's other VM tests do, to save CI time)
   if (app.config.env.codeWarm !== false) b.addTemplateWarmup(codeWarmup);
-  const code = new CodeService(port);
+  // the code layer's preparation stage (boxes/preparation.ts, in GET /v1/status): what a
+  // box started from the image's base is told when it asks for a kernel it lacks
+  const codeStage = () => {
+    for (const provide of app.statusProviders) {
+      const p = provide().preparation as Preparation | undefined;
+      if (p) return p.stages.find((s) => s.name === 'code');
+    }
+    return undefined;
+  };
+  const code = new CodeService(port, codeStage);
   const area: Area = { name: 'code', routes: codeRoutes(code, deps.access) };
   return { code, area };
 }

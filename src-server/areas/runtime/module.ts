@@ -14,14 +14,6 @@
 export { QemuBoxRuntime } from './qemu-box-runtime.js';
 export { boxFolder } from './box-folder.js';
 export { ensureAgentBinary, buildAgentSync } from './guest-image/agent-build.js';
-export {
-  buildPackagesRootfs,
-  computeImageKeys,
-  ensureGuestImage,
-  guestAgentBinary,
-  imageCacheRoot,
-  RECIPE_DIR,
-  RESOURCES_DIR,
-  unreferencedParts,
-} from './guest-image/guest-image.js';
+export { computeImageKeys, ensureGuestImage, guestAgentBinary, imageCacheRoot, RECIPE_DIR, RESOURCES_DIR } from './guest-image/guest-image.js';
+export { buildPackagesRootfs, unreferencedParts } from './guest-image/image-parts.js';
 export { collectLayers } from './qemu/layers.js';

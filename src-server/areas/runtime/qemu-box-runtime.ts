@@ -16,7 +16,7 @@ import { RuntimeError } from '../boxes/ports.js';
 import { AgentConnections } from './agent-connections.js';
 import { boxFolder, isAlive, livePid, readState, type BoxFolder } from './box-folder.js';
 import type { GuestImage, ImageProgress } from './guest-image/guest-image.js';
-import { MachineSource } from './templates/machine-source.js';
+import { MachineSource, type LayerProgress } from './templates/machine-source.js';
 import type { RuntimeLog } from '../../kernel/logger.js';
 import { diskUsageBytes, sampleVm } from './metrics.js';
 import { collectCheckpointGarbage, collectLayers, deleteCheckpointDir, dirSizeBytes } from './qemu/layers.js';
@@ -33,16 +33,16 @@ import { boxEnv } from '../../platform/settings.js';
 interface QemuRuntimeOptions {
   onImageProgress?: (p: ImageProgress) => void;
   log?: RuntimeLog; // the service log: image and template builds
-  /** Clone boxes from warm templates (default: unless BOX_TEMPLATES=0). */
-  templates?: boolean;
+  templates?: boolean; // clone boxes from warm templates (default: unless BOX_TEMPLATES=0)
   /** Warmed clones kept ready per template in use (default: BOX_WARM_POOL, else 1). */
   warmPool?: number;
   /** QEMUs started ahead per template in use for restores (default: BOX_RESTORE_SPARES, else 1). */
   restoreSpares?: number;
   /** A create whose template is not ready cold-boots while it builds (default false; the service turns it on). */
   coldWhileTemplateBuilds?: boolean;
-  /** Template builds as they go (the service's preparation stages). */
-  onTemplateBuild?: MachineSource['store']['onBuild'];
+  onTemplateBuild?: MachineSource['store']['onBuild']; // template builds as they go (the service's preparation stages)
+  /** The built-in image in layers (the service's choice): the base first, the code interpreter's layer built after it (its progress to onProgress). */
+  layeredImage?: { onProgress?: (p: LayerProgress) => void };
 }
 
 /** Published ports and the proxy may have changed since a save: user-net options, not guest devices. */
@@ -67,7 +67,7 @@ export class QemuBoxRuntime implements BoxRuntime {
     private dataDir: string,
     opts: QemuRuntimeOptions = {},
   ) {
-    this.machines = new MachineSource(dataDir, opts.onImageProgress, opts.log, opts.onTemplateBuild);
+    this.machines = new MachineSource(dataDir, opts.onImageProgress, opts.log, opts.onTemplateBuild, opts.layeredImage);
     const useTemplates = opts.templates ?? boxEnv().templates !== false;
     if (useTemplates) this.clones = new CloneSource(dataDir, this.machines, opts.warmPool ?? warmPoolSize(), opts.restoreSpares ?? restoreSpareCount());
     if (this.clones) this.clones.coldWhileBuilding = !!opts.coldWhileTemplateBuilds;

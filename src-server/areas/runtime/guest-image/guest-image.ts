@@ -11,10 +11,14 @@
  *   images/debian/parts/base-<h>/tree/          (build-base.sh + packages.txt + slim files:
  *                                                the installed tree, the slow part)
  *   images/debian/parts/debs/                   (apt's downloaded .debs, across base keys)
- *   images/debian/parts/rootfs-<h>/rootfs.raw   (build-rootfs.sh + base: configuration, mke2fs)
+ *   images/debian/parts/layer-<h>/upper/        (build-layer.sh + packages-code.txt + base: the
+ *                                                code interpreter's layer, an overlayfs upper dir)
+ *   images/debian/parts/rootfs-<h>/rootfs.raw   (build-rootfs.sh + base [+ layer]: configuration, mke2fs)
  *   images/debian/parts/kernel-<h>/vmlinux      (build-kernel.sh + kernel version)
  *   images/debian/parts/initrd-<h>/initrd.img   (build-initrd.sh + init + agent + kernel)
- * and `images/debian/<recipe-hash>/` names the combination (symlinks + image.json).
+ * and `images/debian/<recipe-hash>/` names the combination (symlinks + image.json). Two
+ * combinations per recipe: the base alone (`layers: 'base'`, what a fresh install's first box
+ * boots from) and the full image with the code layer (the default).
  * Kernel flavours: `stock` (Debian's linux-image, modules in the initrd; default) or
  * `tiny` (built from linux-source-6.1, everything built in: faster boot, less memory,
  * ~5 min to build once). Chosen by the `kernel` option or BOX_GUEST_KERNEL.
@@ -23,10 +27,9 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, createWriteStream, existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { appendFile, mkdir, rename, rm, symlink, writeFile, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { createWriteStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { withFileLock } from '../file-lock.js';
 import { killLeftoverRecipe, spawnRecipe } from './recipe-group.js';
@@ -36,7 +39,7 @@ import { AGENT_BUILD_PATH, RECIPE_DIR, RESOURCES_DIR } from '../resources.js';
 export { AGENT_BUILD_PATH, RECIPE_DIR, RESOURCES_DIR };
 const execFileP = promisify(execFile);
 
-type ImagePhase = 'check' | 'base' | 'kernel' | 'rootfs' | 'initrd' | 'done';
+type ImagePhase = 'check' | 'base' | 'layer' | 'kernel' | 'rootfs' | 'initrd' | 'done';
 export interface ImageProgress {
   phase: ImagePhase;
   /** Overall percent, 0–100. */
@@ -59,6 +62,8 @@ export interface GuestImage {
   agent: { path: string; placeholder: boolean };
   /** True when nothing had to be built. */
   cached: boolean;
+  /** Whether the code interpreter's layer (packages-code.txt) is in the root fs: false for the base image. */
+  codeLayer: boolean;
 }
 
 interface EnsureGuestImageOptions {
@@ -68,6 +73,12 @@ interface EnsureGuestImageOptions {
   agentBinary?: string;
   /** Default: BOX_GUEST_KERNEL, else 'stock'. */
   kernel?: KernelFlavour;
+  /**
+   * 'full' (default): the base with the code interpreter's layer over it. 'base': the base
+   * alone (no Jupyter kernel, no data stack, no Node): what a fresh install's first box
+   * boots from while the layer is built (issue 35).
+   */
+  layers?: 'base' | 'full';
 }
 
 export function kernelFlavour(opt?: KernelFlavour): KernelFlavour {
@@ -102,11 +113,16 @@ async function kernelVersion(): Promise<string> {
   return stdout.trim();
 }
 
-interface PartKeys {
+export interface PartKeys {
   base: string;
+  layer: string;
   kernel: string;
+  /** The root fs of the base alone, and with the code layer over it. */
+  rootfsBase: string;
   rootfs: string;
   initrd: string;
+  /** The image of the base alone, and the full one: what names their combination directories. */
+  recipeBase: string;
   recipe: string;
 }
 
@@ -125,13 +141,26 @@ export async function computeImageKeys(agentPath: string, flavour: KernelFlavour
     kernel = hashOf([common, recipeFile('build-kernel.sh'), kver, `${vmlinuz.size}:${vmlinuz.mtimeMs}`]);
   }
   const base = hashOf([common, ...['build-base.sh', 'packages.txt', 'slim.control', 'slim-dpkg.cfg'].map(recipeFile)]);
-  const rootfs = hashOf([common, recipeFile('build-rootfs.sh'), base, boxEnv().rootfsSize ?? '2G']);
+  const layer = hashOf([common, recipeFile('build-layer.sh'), recipeFile('packages-code.txt'), base]);
+  const size = boxEnv().rootfsSize ?? '2G';
+  const rootfsBase = hashOf([common, recipeFile('build-rootfs.sh'), base, size]);
+  const rootfs = hashOf([common, recipeFile('build-rootfs.sh'), base, layer, size]);
   const initrd = hashOf([common, recipeFile('build-initrd.sh'), recipeFile('init'), readFileSync(agentPath), kernel]);
-  return { base, kernel, rootfs, initrd, recipe: hashOf([kernel, rootfs, initrd]), kernelVersion: kver };
+  return {
+    base,
+    layer,
+    kernel,
+    rootfsBase,
+    rootfs,
+    initrd,
+    recipeBase: hashOf([kernel, rootfsBase, initrd]),
+    recipe: hashOf([kernel, rootfs, initrd]),
+    kernelVersion: kver,
+  };
 }
 
 /** Runs one recipe script into `<finalDir>.tmp`, renaming it into place on success. */
-async function buildPart(
+export async function buildPart(
   script: string,
   finalDir: string,
   args: string[],
@@ -174,6 +203,14 @@ async function buildPart(
   await rename(tmp, finalDir);
 }
 
+/** The full image (base and code layer) when it is in the cache, else undefined (nothing is built). */
+export async function cachedGuestImage(opts: Pick<EnsureGuestImageOptions, 'dataDir' | 'kernel'>): Promise<GuestImage | undefined> {
+  const agent = guestAgentBinary();
+  const keys = await computeImageKeys(agent.path, kernelFlavour(opts.kernel));
+  if (!existsSync(join(imageCacheRoot(opts.dataDir), keys.recipe, 'image.json'))) return undefined;
+  return ensureGuestImage({ ...opts, layers: 'full' });
+}
+
 export async function ensureGuestImage(opts: EnsureGuestImageOptions): Promise<GuestImage> {
   const report = opts.onProgress ?? (() => {});
   const agent = opts.agentBinary ? { path: resolve(opts.agentBinary), placeholder: false } : guestAgentBinary();
@@ -181,23 +218,27 @@ export async function ensureGuestImage(opts: EnsureGuestImageOptions): Promise<G
   await mkdir(join(root, 'parts'), { recursive: true });
   const flavour = kernelFlavour(opts.kernel);
   const keys = await computeImageKeys(agent.path, flavour);
+  const full = (opts.layers ?? 'full') === 'full';
   const dirs = {
     base: join(root, 'parts', `base-${keys.base}`),
+    layer: join(root, 'parts', `layer-${keys.layer}`),
     kernel: join(root, 'parts', `kernel-${keys.kernel}`),
-    rootfs: join(root, 'parts', `rootfs-${keys.rootfs}`),
+    rootfs: join(root, 'parts', `rootfs-${full ? keys.rootfs : keys.rootfsBase}`),
     initrd: join(root, 'parts', `initrd-${keys.initrd}`),
   };
   const files = {
     base: join(dirs.base, 'tree'),
+    layer: join(dirs.layer, 'upper'),
     kernel: join(dirs.kernel, 'vmlinux'),
     rootfs: join(dirs.rootfs, 'rootfs.raw'),
     initrd: join(dirs.initrd, 'initrd.img'),
   };
-  const comboDir = join(root, keys.recipe);
+  const recipeHash = full ? keys.recipe : keys.recipeBase;
+  const comboDir = join(root, recipeHash);
   const result = (cached: boolean): GuestImage => ({
     name: 'debian',
     kernelFlavour: flavour,
-    recipeHash: keys.recipe,
+    recipeHash,
     dir: comboDir,
     kernel: files.kernel,
     initrd: files.initrd,
@@ -205,6 +246,7 @@ export async function ensureGuestImage(opts: EnsureGuestImageOptions): Promise<G
     kernelVersion: keys.kernelVersion,
     agent,
     cached,
+    codeLayer: full,
   });
   const complete = () => existsSync(join(comboDir, 'image.json'));
   if (complete()) {
@@ -216,14 +258,24 @@ export async function ensureGuestImage(opts: EnsureGuestImageOptions): Promise<G
     join(root, '.build.lock'),
     async () => {
       if (complete()) return result(true);
-      // Overall percent: base 0–75, rootfs 75–85, kernel 85–90, initrd 90–100. The base is
-      // needed only when the rootfs is (a cache that has the rootfs may have dropped it).
+      // Overall percent. The base: base 0–75, rootfs 75–85, kernel 85–90, initrd 90–100.
+      // The full image from nothing: base 0–45, layer 45–80, then the same. The full image
+      // over a built base tree: layer 0–75, then the same. The base and the layer are
+      // needed only when the rootfs is (a cache that has the rootfs may have dropped them).
       const tiny = flavour === 'tiny';
       type Step = [keyof typeof dirs, string, string[], number, number, Record<string, string>];
-      const base: Step[] = existsSync(files.rootfs) ? [] : [['base', 'build-base.sh', [join(root, 'parts', 'debs')], 0, tiny ? 25 : 75, {}]];
+      const needRootfs = !existsSync(files.rootfs);
+      const needBase = needRootfs && !existsSync(files.base);
+      const needLayer = full && needRootfs && !existsSync(files.layer);
+      const tree: number = tiny ? 25 : 75; // where the tree steps (base, layer) end
+      const baseTo = needLayer ? Math.round(tree * 0.55) : tree;
+      const debs = join(root, 'parts', 'debs');
       const steps: Step[] = [
-        ...base,
-        ['rootfs', 'build-rootfs.sh', [files.base], tiny ? 25 : 75, tiny ? 30 : 85, {}],
+        ...(needBase ? ([['base', 'build-base.sh', [debs], 0, baseTo, {}]] as Step[]) : []),
+        ...(needLayer
+          ? ([['layer', 'build-layer.sh', [files.base, debs, join(RECIPE_DIR, 'packages-code.txt')], needBase ? baseTo : 0, tree, {}]] as Step[])
+          : []),
+        ['rootfs', 'build-rootfs.sh', [files.base, ...(full ? [files.layer] : [])], tree, tiny ? 30 : 85, {}],
         ['kernel', tiny ? 'build-kernel-tiny.sh' : 'build-kernel.sh', [], tiny ? 30 : 85, 90, {}],
         ['initrd', 'build-initrd.sh', [agent.path], 90, 100, tiny ? { BOX_INITRD_MODULES: '' } : {}],
       ];
@@ -245,55 +297,4 @@ export async function ensureGuestImage(opts: EnsureGuestImageOptions): Promise<G
     },
     { onWait: () => report({ phase: 'check', percent: 0, message: 'waiting for another build' }) },
   );
-}
-
-/**
- * The built-in image's root file system with more Debian packages (a Boxfile's `PACKAGES`,
- * images/builder.ts): the same recipe (build-base.sh: mmdebstrap on the host, apt's .debs
- * shared with the built-in image's builds; build-rootfs.sh: the configuration and mke2fs)
- * run from a copy whose packages.txt lists them too, so the built-in image's own parts and
- * keys stay as they are. Writes the ext4 image at `out` (a few minutes, where apt in a
- * builder box under TCG took tens of minutes); the installed tree is dropped after.
- */
-interface PackagesRootfs {
-  dataDir: string;
-  packages: string[];
-  out: string;
-  sizeGib: number;
-  onProgress?: (message: string) => void;
-}
-export async function buildPackagesRootfs(opts: PackagesRootfs): Promise<void> {
-  const root = imageCacheRoot(opts.dataDir);
-  await mkdir(join(root, 'parts'), { recursive: true });
-  const recipe = mkdtempSync(join(tmpdir(), 'box-packages-recipe-'));
-  const work = `${opts.out}.work`;
-  try {
-    cpSync(RECIPE_DIR, recipe, { recursive: true });
-    await appendFile(join(recipe, 'packages.txt'), `\n# the image's PACKAGES\n${opts.packages.join('\n')}\n`);
-    const say = (step: string) => (pct: number, message: string) => opts.onProgress?.(`${step} ${pct}%: ${message}`);
-    await mkdir(work, { recursive: true });
-    await buildPart('build-base.sh', join(work, 'base'), [join(root, 'parts', 'debs')], say('packages'), {}, recipe);
-    const size = { BOX_ROOTFS_SIZE: `${opts.sizeGib}G` };
-    await buildPart('build-rootfs.sh', join(work, 'rootfs'), [join(work, 'base', 'tree')], say('root file system'), size, recipe);
-    await rename(join(work, 'rootfs', 'rootfs.raw'), opts.out);
-  } finally {
-    await rm(recipe, { recursive: true, force: true });
-    await rm(work, { recursive: true, force: true });
-  }
-}
-
-/** Lists part directories no combination references (for a later garbage collector). */
-export async function unreferencedParts(dataDir: string): Promise<string[]> {
-  const root = imageCacheRoot(dataDir);
-  const parts = await readdir(join(root, 'parts')).catch(() => [] as string[]);
-  const used = new Set<string>();
-  for (const d of await readdir(root)) {
-    const meta = join(root, d, 'image.json');
-    if (!existsSync(meta)) continue;
-    const m = JSON.parse(readFileSync(meta, 'utf8')) as GuestImage & { keys?: Partial<PartKeys> };
-    for (const f of [m.kernel, m.initrd, m.rootfs]) used.add(dirname(f));
-    if (m.keys?.base) used.add(join(root, 'parts', `base-${m.keys.base}`));
-  }
-  used.add(join(root, 'parts', 'debs')); // shared by every base build
-  return parts.map((p) => join(root, 'parts', p)).filter((p) => !p.endsWith('.log') && !p.endsWith('.group') && !used.has(p));
 }

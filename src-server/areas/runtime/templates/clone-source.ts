@@ -6,7 +6,7 @@
  * With `coldWhileBuilding` (the service's default), a template not ready yet answers
  * undefined at once and is built in the background.
  */
-import type { Progress, TemplatePort, VmConfig as BoxVmConfig } from '../../boxes/ports.js';
+import type { Progress, TemplatePort, TemplateShape, VmConfig as BoxVmConfig } from '../../boxes/ports.js';
 import type { BoxFolder } from '../box-folder.js';
 import type { MachineSource } from './machine-source.js';
 import { cloneTemplateFolder } from './template-clone.js';
@@ -25,6 +25,8 @@ export class CloneSource {
   readonly cleared: Promise<void>;
   /** A create whose template is not ready cold-boots while the template builds (the first box waits for no template). */
   coldWhileBuilding = false;
+  /** The shapes prepared or started from: built again when the image changes (the code layer landed). */
+  private shapes = new Map<string, TemplateShape>();
 
   constructor(
     dataDir: string,
@@ -40,6 +42,20 @@ export class CloneSource {
       () => {},
     );
     store.onRemove = async (id) => void (await Promise.all([this.pool.drain(id), this.spares.drain(id)]));
+    // The code interpreter's layer landed (the image changed from the base to the full one):
+    // every shape in use gets its template built again on the full image, and the warm
+    // clones and restore spares of the base's templates end once it is ready (boxes already
+    // made from those templates keep them: they are removed only when unused).
+    machines.onImageChange.push((img, was) => {
+      for (const shape of this.shapes.values()) {
+        if (shape.image !== 'debian') continue;
+        void (async () => {
+          const old = await machines.readyTemplateOf(shape, was);
+          await this.port.prepare(shape);
+          if (old) await Promise.all([this.pool.drain(old.templateId), this.spares.drain(old.templateId)]);
+        })().catch(() => {}); // a failed build is listed in GET /v1/templates and logged
+      }
+    });
     this.port = {
       list: async () => {
         const [warm, spare] = [this.pool.readyCounts(), this.spares.readyCounts()];
@@ -47,6 +63,7 @@ export class CloneSource {
       },
       remove: (id) => store.remove(id),
       prepare: async (shape) => {
+        this.shapes.set(JSON.stringify(shape), shape);
         const tpl = await machines.template(shape);
         await this.cleared;
         this.pool.fill(tpl);
@@ -63,6 +80,7 @@ export class CloneSource {
     onProgress?: (p: Progress) => void,
   ): Promise<{ handle: VmHandle; from: string } | undefined> {
     const shape = { image: cfg.image, vcpus: cfg.vcpus, memoryMib: cfg.memoryMib, diskGib: cfg.diskGib, ...(cfg.mounts.length ? { volumeSlots: true } : {}) };
+    this.shapes.set(JSON.stringify(shape), shape);
     // The first box of a shape does not wait for its template (a boot, then the warm-ups:
     // the code interpreter's kernel, a minute or two under TCG): it cold-boots from the
     // image while the template builds in the background, then fills the pool and spares.

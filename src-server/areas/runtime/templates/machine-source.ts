@@ -5,16 +5,31 @@
 import type { ImageResolver, Progress, TemplatePort, TemplateShape, VmConfig as BoxVmConfig } from '../../boxes/ports.js';
 import { detectAccelerator, type AccelResult } from '../qemu/accel.js';
 import { ensureAgentBinary } from '../guest-image/agent-build.js';
-import { ensureGuestImage, type GuestImage, type ImageProgress } from '../guest-image/guest-image.js';
+import { cachedGuestImage, ensureGuestImage, type GuestImage, type ImageProgress } from '../guest-image/guest-image.js';
 import { hostTscKhz } from '../qemu/host.js';
 import { TemplateStore } from './templates.js';
 import type { RuntimeLog } from '../../../kernel/logger.js';
 import type { VmConfig } from '../qemu/vm-config.js';
 
+/** The code layer's build as it goes: its progress, then `done`, or its failure. */
+export type LayerProgress = ImageProgress | { phase: 'failed'; error: Error };
+
 export class MachineSource {
   readonly store: TemplateStore;
   private accelP?: Promise<AccelResult>;
   private imageP?: Promise<GuestImage>;
+  private layerP?: Promise<GuestImage>;
+  /**
+   * The built-in image in layers (issue 35; the service's default): with the full image not
+   * in the cache, the base (no code interpreter) is built first and boxes start from it;
+   * the code interpreter's layer is built after it in the background (its progress to
+   * onLayerProgress), and once it lands image() is the full image and onImageChange runs
+   * (the templates on the base are built again on it). Off: image() waits for the full image.
+   */
+  private layered: boolean;
+  private onLayerProgress?: (p: LayerProgress) => void;
+  /** Runs when image() turns from the base to the full image (the code layer landed). */
+  readonly onImageChange: ((img: GuestImage, was: GuestImage) => void)[] = [];
   /** Root disks of images other than the built-in one (images area); template keys hash the path. */
   resolveImage?: ImageResolver;
 
@@ -23,7 +38,10 @@ export class MachineSource {
     private onImageProgress?: (p: ImageProgress) => void,
     private log?: RuntimeLog,
     onTemplateBuild?: TemplateStore['onBuild'],
+    layers?: { onProgress?: (p: LayerProgress) => void },
   ) {
+    this.layered = !!layers;
+    this.onLayerProgress = layers?.onProgress;
     this.store = new TemplateStore(dataDir);
     this.store.log = log;
     this.store.onBuild = onTemplateBuild;
@@ -51,29 +69,58 @@ export class MachineSource {
     return this.imageP;
   }
 
-  /** ensureGuestImage, told to the service log when it builds (a phase past `check`): start, end, time, or the failure. */
+  /** The image boxes start from now; layered, the base while the code layer is built after it. */
   private async buildImage(): Promise<GuestImage> {
+    if (!this.layered) return this.ensureImage('full', this.onImageProgress);
+    const full = await cachedGuestImage({ dataDir: this.dataDir });
+    if (full) return (this.onImageProgress?.({ phase: 'done', percent: 100, message: 'guest image cached' }), full);
+    const base = await this.ensureImage('base', this.onImageProgress);
+    this.buildLayer(base);
+    return base;
+  }
+
+  /** The code interpreter's layer over the base, in the background; image() is the full image once it lands. */
+  private buildLayer(base: GuestImage) {
+    if (this.layerP) return;
+    this.onLayerProgress?.({ phase: 'layer', percent: 0, message: 'starting after the base' });
+    this.layerP = this.ensureImage('full', (p) => this.onLayerProgress?.(p)).then(
+      (full) => {
+        this.imageP = Promise.resolve(full);
+        for (const f of this.onImageChange) f(full, base);
+        return full;
+      },
+      (e: Error) => {
+        this.onLayerProgress?.({ phase: 'failed', error: e });
+        throw e; // boxes stay on the base; the next start of the service tries again
+      },
+    );
+    this.layerP.catch(() => {});
+  }
+
+  /** ensureGuestImage, told to the service log when it builds (a phase past `check`): start, end, time, or the failure. */
+  private async ensureImage(layers: 'base' | 'full', report?: (p: ImageProgress) => void): Promise<GuestImage> {
     const t0 = Date.now();
     let building = false;
+    const what = layers === 'base' ? 'guest image (the base)' : 'guest image';
     const onProgress = (p: ImageProgress) => {
       if (!building && p.phase !== 'check' && p.phase !== 'done') {
         building = true;
-        this.log?.info(`guest image: build started (${p.phase}: ${p.message}): not in the image cache for this recipe, kernel and agent`, {
+        this.log?.info(`${what}: build started (${p.phase}: ${p.message}): not in the image cache for this recipe, kernel and agent`, {
           phase: 'image_build',
         });
       }
-      this.onImageProgress?.(p);
+      report?.(p);
     };
     try {
-      const img = await ensureGuestImage({ dataDir: this.dataDir, onProgress });
+      const img = await ensureGuestImage({ dataDir: this.dataDir, onProgress, layers });
       if (building || !img.cached)
-        this.log?.info(`guest image ${img.recipeHash}: built in ${((Date.now() - t0) / 1000).toFixed(1)} s (${img.dir})`, {
+        this.log?.info(`${what} ${img.recipeHash}: built in ${((Date.now() - t0) / 1000).toFixed(1)} s (${img.dir})`, {
           phase: 'image_build',
           duration_ms: Date.now() - t0,
         });
       return img;
     } catch (e) {
-      this.log?.warn(`guest image: build failed after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${(e as Error).message}`, {
+      this.log?.warn(`${what}: build failed after ${((Date.now() - t0) / 1000).toFixed(1)} s: ${(e as Error).message}`, {
         phase: 'image_build',
         duration_ms: Date.now() - t0,
       });
@@ -117,6 +164,12 @@ export class MachineSource {
   /** The ready template of this shape, or undefined while it is missing or being built (none is started). */
   async readyTemplate(shape: TemplateShape) {
     return this.store.readyFor(shape, await this.templateBase(shape), (await this.image()).recipeHash);
+  }
+
+  /** The ready template of this shape on the given image (the base's, after the code layer landed). */
+  async readyTemplateOf(shape: TemplateShape, img: GuestImage) {
+    const base = await this.templateBase(shape);
+    return this.store.readyFor(shape, { ...base, rootfs: img.rootfs }, img.recipeHash);
   }
 
   private templateBase(shape: TemplateShape) {
