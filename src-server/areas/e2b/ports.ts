@@ -144,7 +144,7 @@ export interface VolumesPort {
 }
 
 /** One entry of a volume with owner and times: E2B's VolumeEntryStat. */
-export type VolumeContentEntry = z.infer<typeof E2BVolumeEntryStat>;
+type VolumeContentEntry = z.infer<typeof E2BVolumeEntryStat>;
 interface ContentAttrs {
   mode?: number;
   uid?: number;
