@@ -27,6 +27,11 @@ const TOOLS = [
   'box_make_dir',
   'box_move_path',
   'box_read_file',
+  'box_recording_delete',
+  'box_recording_frame',
+  'box_recording_start',
+  'box_recording_stop',
+  'box_recordings',
   'box_restore',
   'box_run_code',
   'box_screenshot',
@@ -168,6 +173,25 @@ describe('/mcp (streamable HTTP)', () => {
     const notFile = await tool('box_read_file', { box: data(await tool('box_list', {})).boxes[0].box_id, path: '/nope/none.txt' });
     expect(notFile.isError).toBe(true);
     expect(text(notFile)).toMatch(/HTTP 404/);
+  });
+
+  it('screen recordings: lists, refuses bad ids and values naming the field, as the API does (real recording: desktop.vm.test.ts)', async () => {
+    const id = data(await tool('box_create', { name: 'mcp-rec' })).box_id as string;
+    expect(data(await tool('box_recordings', { box: 'mcp-rec' }))).toEqual({ box_id: id, recordings: [] });
+    const bad = await tool('box_recording_stop', { box: id, recording_id: 'rec_nope' });
+    expect(bad.isError).toBe(true);
+    const api = await errorOf(await svc.api(`/v1/boxes/${id}/desktop/recordings/rec_nope/stop`, { method: 'POST', json: {} }));
+    expect(text(bad)).toBe(`${api.message} (HTTP 400, field recording_id)`);
+    const unknown = `rec_${'0'.repeat(32)}`;
+    const gone = await tool('box_recording_frame', { box: id, recording_id: unknown, image: 0 });
+    expect(gone.isError).toBe(true);
+    expect(text(gone)).toMatch(/HTTP 404, field recording_id\)$/);
+    expect((await tool('box_recordings', { box: id, recording_id: unknown })).isError).toBe(true);
+    expect((await tool('box_recording_delete', { box: id, recording_id: unknown })).isError).toBe(true);
+    const slow = await tool('box_recording_start', { box: id, interval_ms: 50 });
+    expect(slow.isError).toBe(true);
+    expect(text(slow)).toContain('interval_ms');
+    await tool('box_terminate', { box: id });
   });
 
   it('reuses its servers across requests without mixing callers: two keys at once each act as themselves', async () => {

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { LaunchBody, MOUSE_BUTTONS } from '@box/contract/desktop';
+import { LaunchBody, MOUSE_BUTTONS, StartRecordingBody } from '@box/contract/desktop';
 import { boxRef, call, guarded, jsonResult, resolveBoxId } from './api-call.js';
 import type { ApiOf, BoxApi } from './ports.js';
 
@@ -66,6 +66,47 @@ const TOOLS = {
     inputSchema: z.object({ box: boxRef, app: LaunchBody.shape.app, args: LaunchBody.shape.args, screenshot: after }),
     annotations: { destructiveHint: true, openWorldHint: true },
   },
+  box_recording_start: {
+    title: "Start recording a box's screen",
+    description: `Record the desktop box's screen: a frame every interval_ms (kept only when the screen changed), until box_recording_stop or max_seconds. One recording at a time per box. Answers the recording (its recording_id). ${DESKTOP_NOTE}`,
+    inputSchema: z.object({
+      box: boxRef,
+      interval_ms: StartRecordingBody.shape.interval_ms.describe('Milliseconds between frames, 200–10000 (default 1000).'),
+      scale: StartRecordingBody.shape.scale.describe('Scale of the frames, 0.1–1 (default 0.5).'),
+      max_seconds: StartRecordingBody.shape.max_seconds.describe('Stops by itself after this many seconds, 1–14400 (default 3600).'),
+    }),
+    annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  box_recording_stop: {
+    title: "Stop recording a box's screen",
+    description: 'Stop a screen recording of a desktop box (a stopped one answers as it is): answers its frames (at_ms, image) and how many images it kept.',
+    inputSchema: z.object({ box: boxRef, recording_id: z.string().min(1).max(64).describe('The recording, as box_recording_start answered it ("rec_...").') }),
+    annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  box_recordings: {
+    title: "A box's screen recordings",
+    description:
+      "The box's screen recordings, newest first; with recording_id, that recording with its frames: each frame's time (at_ms since the start) and the image it shows (box_recording_frame gets it).",
+    inputSchema: z.object({ box: boxRef, recording_id: z.string().min(1).max(64).optional().describe('One recording, with its frames.') }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  box_recording_frame: {
+    title: 'An image of a screen recording',
+    description:
+      "One stored image of a desktop box's screen recording (a PNG at the recording's scale), as image content: a frame's `image` number from box_recordings.",
+    inputSchema: z.object({
+      box: boxRef,
+      recording_id: z.string().min(1).max(64),
+      image: z.number().int().min(0).max(999_999).describe("The image number (a frame's `image`)."),
+    }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  box_recording_delete: {
+    title: 'Delete a screen recording',
+    description: "Delete a desktop box's screen recording and its stored images (a recording still running is stopped first).",
+    inputSchema: z.object({ box: boxRef, recording_id: z.string().min(1).max(64) }),
+    annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  },
 };
 
 async function screenshotContent(api: BoxApi, boxId: string, scale: number | undefined, signal: AbortSignal) {
@@ -78,7 +119,7 @@ async function screenshotContent(api: BoxApi, boxId: string, scale: number | und
   return { type: 'image' as const, data: Buffer.from(await res.arrayBuffer()).toString('base64'), mimeType: 'image/png' };
 }
 
-/** box_screenshot, box_click, box_type, box_key, box_scroll, box_launch. */
+/** box_screenshot, box_click, box_type, box_key, box_scroll, box_launch; the recording tools (registerRecordingTools). */
 export function registerDesktopTools(server: McpServer, apiOf: ApiOf) {
   server.registerTool('box_screenshot', TOOLS.box_screenshot, (args, extra) =>
     guarded(async (): Promise<CallToolResult> => {
@@ -128,6 +169,74 @@ export function registerDesktopTools(server: McpServer, apiOf: ApiOf) {
         signal: extra.signal,
       });
       return withScreen(api, box_id, { box_id, ...r }, args.screenshot === true, extra.signal);
+    }),
+  );
+  registerRecordingTools(server, apiOf);
+}
+
+/**
+ * Screen recordings (the API's /v1/boxes/{id}/desktop/recordings): start, stop, list or read
+ * one, an image of it as image content, delete.
+ */
+function registerRecordingTools(server: McpServer, apiOf: ApiOf) {
+  server.registerTool('box_recording_start', TOOLS.box_recording_start, (args, extra) =>
+    guarded(async () => {
+      const api = apiOf(extra);
+      const box_id = await resolveBoxId(api, args.box, extra.signal);
+      const body = { interval_ms: args.interval_ms, scale: args.scale, max_seconds: args.max_seconds };
+      return jsonResult(await call(api, 'POST /v1/boxes/:box_id/desktop/recordings', { params: { box_id }, body, signal: extra.signal }));
+    }),
+  );
+  server.registerTool('box_recording_stop', TOOLS.box_recording_stop, (args, extra) =>
+    guarded(async () => {
+      const api = apiOf(extra);
+      const box_id = await resolveBoxId(api, args.box, extra.signal);
+      const params = { box_id, recording_id: args.recording_id };
+      return jsonResult(await call(api, 'POST /v1/boxes/:box_id/desktop/recordings/:recording_id/stop', { params, signal: extra.signal }));
+    }),
+  );
+  server.registerTool('box_recordings', TOOLS.box_recordings, (args, extra) =>
+    guarded(async () => {
+      const api = apiOf(extra);
+      const box_id = await resolveBoxId(api, args.box, extra.signal);
+      if (args.recording_id !== undefined)
+        return jsonResult(
+          await call(api, 'GET /v1/boxes/:box_id/desktop/recordings/:recording_id', {
+            params: { box_id, recording_id: args.recording_id },
+            signal: extra.signal,
+          }),
+        );
+      const { data } = await call(api, 'GET /v1/boxes/:box_id/desktop/recordings', { params: { box_id }, signal: extra.signal });
+      // the list without each recording's frames (one recording's can be thousands)
+      const recordings = data.map(({ frames, ...r }) => ({ ...r, frame_count: frames.length }));
+      return jsonResult({ box_id, recordings });
+    }),
+  );
+  server.registerTool('box_recording_frame', TOOLS.box_recording_frame, (args, extra) =>
+    guarded(async (): Promise<CallToolResult> => {
+      const api = apiOf(extra);
+      const box_id = await resolveBoxId(api, args.box, extra.signal);
+      const res = await api.send({
+        method: 'GET',
+        path: `/v1/boxes/${encodeURIComponent(box_id)}/desktop/recordings/${encodeURIComponent(args.recording_id)}/frames/${args.image}`,
+        signal: extra.signal,
+      });
+      const summary = { box_id, recording_id: args.recording_id, image: args.image };
+      return {
+        content: [
+          { type: 'image', data: Buffer.from(await res.arrayBuffer()).toString('base64'), mimeType: 'image/png' },
+          { type: 'text', text: JSON.stringify(summary) },
+        ],
+        structuredContent: summary,
+      };
+    }),
+  );
+  server.registerTool('box_recording_delete', TOOLS.box_recording_delete, (args, extra) =>
+    guarded(async () => {
+      const api = apiOf(extra);
+      const box_id = await resolveBoxId(api, args.box, extra.signal);
+      const params = { box_id, recording_id: args.recording_id };
+      return jsonResult(await call(api, 'DELETE /v1/boxes/:box_id/desktop/recordings/:recording_id', { params, signal: extra.signal }));
     }),
   );
 }
