@@ -160,6 +160,11 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
     },
     domain: () => (network.ingress.port ? `box.localhost:${network.ingress.port}` : null),
   });
+  // E2B's allowPublicTraffic: false: the sandbox's getHost addresses want its traffic access token
+  network.ingress.trafficToken = async (boxId) => {
+    const row = await e2b.sandboxes.row(boxId);
+    return row && !row.public_traffic ? row.access_token : null;
+  };
 
   const services: Services = {
     audit: core.audit,

@@ -15,6 +15,8 @@ export interface E2BNetwork {
   allowInternetAccess?: boolean;
   /** Per-host header transforms on outbound requests. */
   rules?: Record<string, Array<{ transform?: { headers?: Record<string, string> } }>>;
+  /** false: its getHost addresses want the traffic access token (not a policy rule: the ingress checks it). */
+  allowPublicTraffic?: boolean;
 }
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;

@@ -137,6 +137,7 @@ export class SandboxService {
       policyId: policy?.id ?? null,
       keepMemory: body.keepMemory ?? true,
       autoResume: !!body.autoResume,
+      publicTraffic: body.network?.allowPublicTraffic ?? true,
     });
     if (body.mcp !== undefined && body.mcp !== null) await installMcpNotice(this.deps.files, s.box);
     return s;
@@ -155,6 +156,8 @@ export class SandboxService {
       policyId?: string | null;
       keepMemory?: boolean;
       autoResume?: boolean;
+      /** E2B's `network.allowPublicTraffic` (default true). */
+      publicTraffic?: boolean;
     },
   ): Promise<Sandbox> {
     if (!made.started) throw new Failed(`Sandbox ${made.box.box_id} did not start: ${made.reason}`);
@@ -177,6 +180,7 @@ export class SandboxService {
       cold_resume: false,
       auto_resume: o.autoResume ?? false,
       timeout_s: timeoutSeconds(o.timeout),
+      public_traffic: o.publicTraffic ?? true,
     });
     return await this.get(auth.orgId, box.box_id);
   }

@@ -24,9 +24,11 @@ export interface SandboxRow {
   auto_resume: boolean;
   /** The timeout it was created with, in seconds: what an automatic resume gives it. */
   timeout_s: number;
+  /** Its getHost addresses answer anyone (E2B's `network.allowPublicTraffic`, default true); false: only requests with its traffic access token. */
+  public_traffic: boolean;
 }
 
-type Flags = 'auto_pause' | 'keep_memory' | 'auto_resume' | 'cold_resume';
+type Flags = 'auto_pause' | 'keep_memory' | 'auto_resume' | 'cold_resume' | 'public_traffic';
 type Raw = Omit<SandboxRow, 'metadata' | 'envs' | Flags> & { metadata: string; envs: string } & Record<Flags, number>;
 
 const fromRaw = (r: Raw): SandboxRow => ({
@@ -37,6 +39,7 @@ const fromRaw = (r: Raw): SandboxRow => ({
   keep_memory: !!r.keep_memory,
   auto_resume: !!r.auto_resume,
   cold_resume: !!r.cold_resume,
+  public_traffic: !!r.public_traffic,
 });
 
 export class SandboxesRepo {
@@ -45,9 +48,9 @@ export class SandboxesRepo {
   async insert(r: SandboxRow): Promise<void> {
     await this.db.run(
       `INSERT INTO e2b_sandboxes (box_id, org_id, key_id, template_id, metadata, envs, access_token, auto_pause, started_at, end_at, created_at,
-         policy_id, keep_memory, auto_resume, timeout_s, cold_resume)
+         policy_id, keep_memory, auto_resume, timeout_s, cold_resume, public_traffic)
        VALUES (@box_id, @org_id, @key_id, @template_id, @metadata, @envs, @access_token, @auto_pause, @started_at, @end_at, @created_at,
-         @policy_id, @keep_memory, @auto_resume, @timeout_s, @cold_resume)`,
+         @policy_id, @keep_memory, @auto_resume, @timeout_s, @cold_resume, @public_traffic)`,
       {
         ...r,
         metadata: JSON.stringify(r.metadata),
@@ -56,6 +59,7 @@ export class SandboxesRepo {
         keep_memory: r.keep_memory ? 1 : 0,
         auto_resume: r.auto_resume ? 1 : 0,
         cold_resume: r.cold_resume ? 1 : 0,
+        public_traffic: r.public_traffic ? 1 : 0,
       },
     );
   }

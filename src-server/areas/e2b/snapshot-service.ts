@@ -37,6 +37,7 @@ export class SnapshotService {
                 envs: src.row.envs,
                 autoPause: src.row.auto_pause,
                 timeout,
+                publicTraffic: src.row.public_traffic,
               }),
             }
           : { error: { code: 500, message: `Sandbox ${made.box.box_id} did not start: ${made.reason}` } },

@@ -95,6 +95,10 @@ export async function networkArea(
       get port() {
         return ingressPort();
       },
+      /** The token a box's E2B getHost addresses want (null: public); the E2B area answers it. */
+      set trafficToken(fn: (boxId: string) => Promise<string | null>) {
+        ingress.trafficToken = fn;
+      },
     },
     area,
   };

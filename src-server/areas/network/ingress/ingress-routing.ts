@@ -2,8 +2,12 @@ import type { BoxLookup, BoxRecord } from '../../boxes/ports.js';
 import { INGRESS_SUFFIX, type ListenerService } from '../listeners/listener-service.js';
 import type { ListenerRow } from '../listeners/listeners-repo.js';
 
-/** `sandboxGone`: an E2B address of a sandbox that is not there (answered as E2B's proxy does: 502, JSON); other misses are 404 pages. */
-type Route = { box: BoxRecord; listener: ListenerRow } | { box: BoxRecord; publish: number } | { miss: string; sandboxGone?: string };
+/**
+ * `e2b`: reached by an E2B getHost address (the sandbox may want its traffic access token);
+ * `sandboxGone`: an E2B address of a sandbox that is not there (answered as E2B's proxy does:
+ * 502, JSON); other misses are 404 pages.
+ */
+type Route = { box: BoxRecord; listener: ListenerRow; e2b?: true } | { box: BoxRecord; publish: number } | { miss: string; sandboxGone?: string };
 
 /** E2B's `getHost(port)`: `<port>-<sandboxID>.<domain>`, the domain being `box.localhost:<ingress port>`. */
 const E2B_HOST = /^(\d{1,5})-(box_[0-9a-f-]{36})$/;
@@ -31,7 +35,7 @@ export async function routeHost(boxes: BoxLookup, listeners: ListenerService, ho
       if (port < 1 || port > 65535) return { miss: `${port} is not a port.` };
       const l = await listeners.repo.get(sandbox.box_id, port);
       if (l && l.protocol !== 'http') return { miss: `Port ${port} of sandbox ${sandbox.box_id} is published as tcp.` };
-      return l ? { box: sandbox, listener: l } : { box: sandbox, publish: port };
+      return l ? { box: sandbox, listener: l, e2b: true } : { box: sandbox, publish: port };
     }
     let name = labels[0];
     if (labels.length === 2 && /^\d{1,5}$/.test(labels[0]!)) [guestPort, name] = [Number(labels[0]), labels[1]];

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
@@ -13,6 +14,8 @@ import { routeHost } from './ingress-routing.js';
 
 const RETRIES = 3;
 const RETRY_DELAY_MS = 400;
+/** The header E2B's proxy reads the traffic access token of a non-public sandbox from. */
+const TRAFFIC_TOKEN = 'e2b-traffic-access-token';
 
 /** Names the ingress's https certificate covers (E2B's getHost addresses are `<port>-<id>.box.localhost`). */
 const TLS_NAMES = ['box.localhost', '*.box.localhost', 'localhost', '127.0.0.1'];
@@ -31,6 +34,11 @@ export class Ingress {
   private front: net.Server;
   private agent = new http.Agent({ keepAlive: true, maxFreeSockets: 16 });
   private sockets = new Set<net.Socket>();
+  /**
+   * The traffic access token a box's E2B getHost addresses want, or null when they are public
+   * (E2B's `network.allowPublicTraffic`; set by the E2B area at wiring). Unset: all public.
+   */
+  trafficToken?: (boxId: string) => Promise<string | null>;
 
   constructor(
     private app: AppBase,
@@ -95,9 +103,23 @@ export class Ingress {
     return cur;
   }
 
-  /** The route of a Host header; an E2B `getHost` address of a port not published yet publishes it (http). */
-  private async route(host: string | undefined) {
+  /**
+   * The route of a request's Host header; an E2B `getHost` address of a port not published yet
+   * publishes it (http). A sandbox made with `allowPublicTraffic: false` answers only requests
+   * that bring its traffic access token (checked before anything is published).
+   */
+  private async route(req: http.IncomingMessage) {
+    const host = req.headers.host;
     const route = await routeHost(this.boxes, this.listeners, host);
+    if ('miss' in route) return route;
+    if ('publish' in route || route.e2b) {
+      const want = await this.trafficToken?.(route.box.box_id);
+      const got = req.headers[TRAFFIC_TOKEN];
+      if (want && (typeof got !== 'string' || got.length !== want.length || !timingSafeEqual(Buffer.from(got), Buffer.from(want))))
+        return {
+          denied: `Sandbox ${route.box.box_id} was created with allowPublicTraffic: false: send its traffic access token in the ${TRAFFIC_TOKEN} header.`,
+        };
+    }
     if (!('publish' in route)) return route;
     try {
       await this.listeners.create(route.box, { guest_port: route.publish, protocol: 'http' });
@@ -109,13 +131,14 @@ export class Ingress {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
-    const route = await this.route(req.headers.host);
+    const route = await this.route(req);
     if ('miss' in route && route.sandboxGone !== undefined) {
       // E2B's client proxy: 502 and this JSON for a sandbox that is not there (E2B's host.test reads it)
       const body = JSON.stringify({ message: 'The sandbox was not found', sandboxId: route.sandboxGone, code: 502 });
       res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-box-ingress': 'miss' });
       return void res.end(body);
     }
+    if ('denied' in route) return page(res, 403, 'Traffic access token required', route.denied);
     if ('miss' in route) return page(res, 404, 'Nothing published here', route.miss);
     const woke = route.box.status !== 'running';
     try {
@@ -123,8 +146,9 @@ export class Ingress {
     } catch (e) {
       return page(res, 503, `Box ${route.box.name} is not running`, (e as Error).message);
     }
+    const { [TRAFFIC_TOKEN]: _token, ...sent } = endToEnd(req.headers);
     const headers = {
-      ...endToEnd(req.headers),
+      ...sent,
       'x-forwarded-for': req.socket.remoteAddress ?? '',
       'x-forwarded-host': req.headers.host ?? '',
       'x-forwarded-proto': (req.socket as TLSSocket).encrypted ? 'https' : 'http',
@@ -164,12 +188,14 @@ export class Ingress {
 
   private async upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer) {
     socket.on('error', () => {});
-    const route = await this.route(req.headers.host);
+    const route = await this.route(req);
+    if ('denied' in route) return socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     if ('miss' in route) return socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     await this.ready(route.box);
     const up = net.connect(route.listener.host_port, '127.0.0.1', () => {
       const lines = [`${req.method} ${req.url} HTTP/1.1`];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      for (let i = 0; i < req.rawHeaders.length; i += 2)
+        if (req.rawHeaders[i]!.toLowerCase() !== TRAFFIC_TOKEN) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
       up.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (head.length) up.write(head);
       socket.pipe(up).pipe(socket);

@@ -17,12 +17,35 @@ import { m270 } from './270-e2b.js';
 import { m272 } from './272-e2b-features.js';
 import { m276 } from './276-e2b-rest.js';
 import { m277 } from './277-e2b-template-tags.js';
+import { m278 } from './278-e2b-public-traffic.js';
 import { m381 } from './381-egress-injected.js';
 import { m382 } from './382-box-on-checkpoint.js';
 
 /**
  * Numbered migrations, applied in order and locked by hash once applied.
  * Numbers are reserved per area so parallel work does not collide:
- * 001 core, 002 boxes runtime, 003 inference, 004 cron, 005 networking (egress ports, egress log, custom domains), 007 usage/metrics, 011 inference in boxes, 013 egress TLS, 021 box starts (templates), 113 egress CA rotation, 129 egress log reasons, 140 webhook inbox (141 its owners), 150 service settings, 270 E2B sandboxes (272 their network, memory and resume options; 276 E2B secrets, volumes and template builds; 277 their tags), 381 egress log: injected headers and https upgrades, 382 the checkpoint a box stands on.
+ * 001 core, 002 boxes runtime, 003 inference, 004 cron, 005 networking (egress ports, egress log, custom domains), 007 usage/metrics, 011 inference in boxes, 013 egress TLS, 021 box starts (templates), 113 egress CA rotation, 129 egress log reasons, 140 webhook inbox (141 its owners), 150 service settings, 270 E2B sandboxes (272 their network, memory and resume options; 276 E2B secrets, volumes and template builds; 277 their tags; 278 whether their getHost addresses are public), 381 egress log: injected headers and https upgrades, 382 the checkpoint a box stands on.
  */
-export const MIGRATIONS: Migration[] = [m001, m002, m003, m004, m005, m007, m011, m013, m021, m113, m129, m140, m141, m150, m270, m272, m276, m277, m381, m382];
+export const MIGRATIONS: Migration[] = [
+  m001,
+  m002,
+  m003,
+  m004,
+  m005,
+  m007,
+  m011,
+  m013,
+  m021,
+  m113,
+  m129,
+  m140,
+  m141,
+  m150,
+  m270,
+  m272,
+  m276,
+  m277,
+  m278,
+  m381,
+  m382,
+];
