@@ -5,6 +5,7 @@
  * e2b-features.vm.test.ts.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuildError, Sandbox, Template } from 'e2b';
 import { FakeRuntime } from '../../test-support/fake-runtime.js';
@@ -14,6 +15,7 @@ import { hostKey, policyOf } from './network-rules.js';
 import { boxfileOf } from './template-boxfile.js';
 
 let svc: TestService;
+const servers: http.Server[] = [];
 let opts: { apiKey: string; apiUrl: string; sandboxUrl: string };
 
 beforeAll(async () => {
@@ -21,6 +23,7 @@ beforeAll(async () => {
   opts = { apiKey: svc.key, apiUrl: `${svc.url}/e2b/api`, sandboxUrl: `${svc.url}/e2b/sandbox` };
 });
 afterAll(async () => {
+  for (const s of servers) s.close();
   await svc?.close();
 });
 
@@ -76,6 +79,62 @@ describe('E2B network rules as a Box HTTP policy', () => {
     const off = await Sandbox.create({ ...opts, allowInternetAccess: false });
     expect((await policyOfBox(off.sandboxId))?.document).toEqual({});
     await Promise.all([open.kill(), off.kill()]);
+  });
+});
+
+describe("E2B allowPublicTraffic on Box's ingress (getHost addresses)", () => {
+  /** A request to the ingress at a getHost address (Node does not resolve *.localhost: loopback, with the Host header). */
+  const get = (host: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const [, port] = host.split(':');
+      http
+        .get({ host: '127.0.0.1', port: Number(port), path: '/p', headers: { host, ...headers } }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        })
+        .on('error', reject);
+    });
+  /** The box's port, served on the host port the (fake) box forwards it to: echoes the token header it got. */
+  const serve = async (boxId: string, guestPort: number) => {
+    const hostPort = (await svc.ctx.services.listeners.forwardsFor(boxId)).find((f) => f.guestPort === guestPort)!.hostPort;
+    const s = http.createServer((req, res) => res.end(`in the box: token header=${req.headers['e2b-traffic-access-token'] ?? 'none'}`));
+    await new Promise<void>((r) => s.listen(hostPort, '127.0.0.1', () => r()));
+    servers.push(s);
+  };
+  const published = async (boxId: string) => (await svc.ctx.services.listeners.forwardsFor(boxId)).map((f) => f.guestPort);
+
+  it('false: getHost answers 403 without the traffic access token (nothing published), and serves with it', async () => {
+    const sbx = await Sandbox.create({ ...opts, network: { allowPublicTraffic: false } });
+    expect(sbx.trafficAccessToken).toBeTruthy();
+    const host = sbx.getHost(7070);
+    expect(host).toBe(`7070-${sbx.sandboxId}.box.localhost:${svc.ctx.services.ingress.port}`);
+    const refused = await get(host);
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('e2b-traffic-access-token');
+    expect(await published(sbx.sandboxId)).not.toContain(7070);
+    expect((await get(host, { 'e2b-traffic-access-token': `${sbx.trafficAccessToken!.slice(0, -1)}x` })).status).toBe(403);
+    // the token: the port is published on this first use (nothing listens yet: 502), then served
+    expect((await get(host, { 'e2b-traffic-access-token': sbx.trafficAccessToken! })).status).toBe(502);
+    await serve(sbx.sandboxId, 7070);
+    expect(await get(host, { 'e2b-traffic-access-token': sbx.trafficAccessToken! })).toEqual({ status: 200, text: 'in the box: token header=none' });
+    // published now, still not public
+    expect((await get(host)).status).toBe(403);
+    // a connect (another client of the same sandbox) gets the same token
+    const again = await Sandbox.connect(sbx.sandboxId, opts);
+    expect((await get(again.getHost(7070), { 'e2b-traffic-access-token': again.trafficAccessToken! })).status).toBe(200);
+    await sbx.kill();
+  });
+
+  it('true (the default): getHost answers anyone', async () => {
+    const sbx = await Sandbox.create({ ...opts });
+    const host = sbx.getHost(7071);
+    expect((await get(host)).status).toBe(502);
+    await serve(sbx.sandboxId, 7071);
+    expect(await get(host)).toEqual({ status: 200, text: 'in the box: token header=none' });
+    const explicit = await Sandbox.create({ ...opts, network: { allowPublicTraffic: true } });
+    expect((await get(explicit.getHost(7072))).status).toBe(502);
+    await Promise.all([sbx.kill(), explicit.kill()]);
   });
 });
 
