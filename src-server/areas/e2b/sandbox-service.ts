@@ -156,8 +156,7 @@ export class SandboxService {
       policyId?: string | null;
       keepMemory?: boolean;
       autoResume?: boolean;
-      /** E2B's `network.allowPublicTraffic` (default true). */
-      publicTraffic?: boolean;
+      publicTraffic?: boolean; // E2B's network.allowPublicTraffic (default true)
     },
   ): Promise<Sandbox> {
     if (!made.started) throw new Failed(`Sandbox ${made.box.box_id} did not start: ${made.reason}`);
