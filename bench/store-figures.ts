@@ -40,13 +40,17 @@ async function open(databaseUrl: string | undefined) {
     const { exit } = readExecStream(await (await api(`/v1/boxes/${id}/exec`, { command: 'true' })).text());
     if (exit?.status !== 'succeeded') throw new Error('exec true failed');
   };
+  let readerId: string | undefined;
   const close = async () => {
+    // boxes outlive their service (a restart adopts them): terminate the one box kept running
+    if (readerId) await api(`/v1/boxes/${readerId}/terminate`, {}).catch(() => {});
     await svc.close();
     await rm(dataDir, { recursive: true, force: true });
   };
   try {
     const appId = ((await (await api('/v1/apps/find', { name: 'bench', mint_if_missing: true })).json()) as { id: string }).id;
     const reader = (await (await api('/v1/boxes', { app_id: appId, name: 'reader' })).json()) as { box_id: string };
+    readerId = reader.box_id;
     await exec(reader.box_id);
     for (let i = 0; i < 20; i++) await (await api(`/v1/boxes/${reader.box_id}`)).arrayBuffer();
     // Creates from the warm pool, as a team server makes them: the template built, a clone ready.
