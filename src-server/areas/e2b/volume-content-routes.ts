@@ -1,6 +1,6 @@
-import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import { E2BVolumeCreateQuery, E2BVolumeDirQuery, E2BVolumeMetadataBody, E2BVolumeParams, E2BVolumePathQuery } from '@box/contract/e2b-rest';
+import { sendOpenFile } from '../../platform/http/send-open-file.js';
 import { Reply, type Method, type RouteRegistrar, type RouteSpec } from '../../platform/http/route.js';
 import { volumeSegments } from '../volumes/ports.js';
 import type { E2BVolumes } from './volumes.js';
@@ -54,14 +54,7 @@ export function e2bVolumeContentRoutes(r: RouteRegistrar, volumes: E2BVolumes): 
     handler: async ({ req, res, params: p, query: q }) => {
       const { handle, stat } = await (await files(req, p.volumeID)).readFile(volumeSegments(q.path));
       res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(stat.size) });
-      if (stat.size === 0) {
-        await handle.close();
-        res.end();
-        return undefined;
-      }
-      // exactly the bytes announced: a file growing meanwhile must not overrun Content-Length
-      await pipeline(handle.createReadStream({ start: 0, end: stat.size - 1 }), res).catch(() => res.destroy());
-      return undefined;
+      return sendOpenFile(res, handle, stat.size);
     },
   });
   on('put', '/file', 'E2B: stream a file into a volume (`force`: replace one, make missing parents)', {

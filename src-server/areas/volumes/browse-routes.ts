@@ -1,5 +1,5 @@
-import { pipeline } from 'node:stream/promises';
 import type { RouteRegistrar } from '../../platform/http/route.js';
+import { sendOpenFile } from '../../platform/http/send-open-file.js';
 import {
   DirectoryListing,
   DirectoryQuery,
@@ -66,14 +66,7 @@ export function browseRoutes(r: RouteRegistrar, vols: Volumes) {
         'Content-Length': String(stat.size),
         [FILE_MODE_HEADER]: String(stat.mode & 0o7777),
       });
-      if (stat.size === 0) {
-        await handle.close();
-        res.end();
-        return undefined;
-      }
-      // Exactly the bytes announced: a file growing meanwhile must not overrun Content-Length.
-      await pipeline(handle.createReadStream({ start: 0, end: stat.size - 1 }), res).catch(() => res.destroy());
-      return undefined;
+      return sendOpenFile(res, handle, stat.size);
     },
   });
 
