@@ -113,7 +113,9 @@ describe("E2B allowPublicTraffic on Box's ingress (getHost addresses)", () => {
     expect(refused.status).toBe(403);
     expect(refused.text).toContain('e2b-traffic-access-token');
     expect(await published(sbx.sandboxId)).not.toContain(7070);
-    expect((await get(host, { 'e2b-traffic-access-token': `${sbx.trafficAccessToken!.slice(0, -1)}x` })).status).toBe(403);
+    const token = sbx.trafficAccessToken!;
+    const wrong = `${token.slice(0, -1)}${token.endsWith('x') ? 'y' : 'x'}`; // one character changed (a token ending in x made it the right one)
+    expect((await get(host, { 'e2b-traffic-access-token': wrong })).status).toBe(403);
     // the token: the port is published on this first use (nothing listens yet: 502), then served
     expect((await get(host, { 'e2b-traffic-access-token': sbx.trafficAccessToken! })).status).toBe(502);
     await serve(sbx.sandboxId, 7070);
