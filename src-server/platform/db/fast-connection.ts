@@ -6,7 +6,7 @@ import { SqliteStore } from './sqlite-store.js';
 /**
  * A second connection to the service database with `synchronous = NORMAL`, for records
  * whose loss on power failure costs nothing the caller was promised: finished synchronous
- * inference requests (the caller has the answer) and exec records. In WAL mode a NORMAL commit survives a crash of the process (it is in the WAL file)
+ * inference requests (the caller has the answer), the egress log and boxes' activity stamps. In WAL mode a NORMAL commit survives a crash of the process (it is in the WAL file)
  * but skips the fsync, which would otherwise stall the event loop on every request and
  * cap the gateway at a few hundred requests a second (and cost ~13 ms per exec under load). The next FULL commit on the main
  * connection (or a checkpoint) makes it durable against power loss too.
