@@ -17,3 +17,18 @@ export async function killSandboxesAndClose(svc: TestService | undefined): Promi
   for (const x of left) await Sandbox.kill(x.sandboxId).catch(() => {});
   await svc.close();
 }
+
+/** The stock SDK's connection options for a test service, passed per call (no environment). */
+export function e2bOptions(svc: TestService): { apiKey: string; apiUrl: string; sandboxUrl: string } {
+  return { apiKey: svc.key, apiUrl: `${svc.url}/e2b/api`, sandboxUrl: `${svc.url}/e2b/sandbox` };
+}
+
+/** A raw request to E2B's REST API of a test service (X-API-Key; `json` as the body). */
+export const e2bFetch =
+  (opts: { apiKey: string; apiUrl: string }) =>
+  (p: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> =>
+    fetch(`${opts.apiUrl}${p}`, {
+      ...init,
+      headers: { 'X-API-Key': opts.apiKey, ...(init.json !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+      body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
+    });
