@@ -14,12 +14,16 @@ const include = [
 
 /**
  * Issue 39: every route test (a file that starts the service through the shared harness,
- * src-server/test-support/harness.ts) runs on both stores: once in the `sqlite` project, once
+ * src-server/test-support/harness.ts, or through an area's `...TestService()` helper over it) runs on both stores: once in the `sqlite` project, once
  * in the `postgres` project, whose globalSetup starts PostgreSQL 15 and whose harness gives
  * each test service a database of its own. VM tests run on SQLite, plus a smoke set on PostgreSQL.
  */
 const PG_VM_SMOKE = ['src-server/areas/boxes/boxes.vm.test.ts'];
-const routeTests = execFileSync('git', ['grep', '-l', 'startTestService', '--', ...include.map((g) => `:(glob)${g}`)], { encoding: 'utf8' })
+const routeTests = execFileSync(
+  'git',
+  ['grep', '-lE', '[sS]tart[A-Za-z]*TestService|[a-z][A-Za-z]*TestService\\(', '--', ...include.map((g) => `:(glob)${g}`)],
+  { encoding: 'utf8' },
+)
   .split('\n')
   .filter((f) => f && !f.endsWith('.vm.test.ts') && !f.includes('test-support/'));
 
