@@ -42,8 +42,11 @@ module.exports = {
       name: 'mcp-tools-see-only-the-contract',
       severity: 'error',
       comment:
-        'The MCP tools (src-server/areas/mcp/, but its module.ts, routes and HTTP service) run in the CLI too (`box mcp`): they reach the service only through the HTTP API (mcp/ports.ts), so they import nothing of it but the contract.',
-      from: { path: '^src-server/areas/mcp/', pathNot: '[.]test[.]ts$|^src-server/areas/mcp/(module|mcp-routes|http-service)[.]ts$' },
+        'The MCP tools (src-server/areas/mcp/, but its module.ts, routes, HTTP service and test support) run in the CLI too (`box mcp`): they reach the service only through the HTTP API (mcp/ports.ts), so they import nothing of it but the contract.',
+      from: {
+        path: '^src-server/areas/mcp/',
+        pathNot: '[.]test[.]ts$|^src-server/areas/mcp/test-support/|^src-server/areas/mcp/(module|mcp-routes|http-service)[.]ts$',
+      },
       to: { path: '^(src-|packages/)', pathNot: '^src-server/areas/mcp/|^packages/contract/' },
     },
     {
