@@ -4,14 +4,16 @@
  * API (the renderer, the CLI, the MCP tools). Leaving the loop early cancels the body.
  */
 export async function* ndjsonLines(res: Response): AsyncGenerator<string> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  // A decoder on the reader, not a TextDecoderStream pipe: no second stream per answer (MCP's box_exec reads one per call).
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
   let buf = '';
   let done = false;
   try {
     for (;;) {
       const r = await reader.read();
       if (r.done) break;
-      buf += r.value;
+      buf += decoder.decode(r.value, { stream: true });
       let nl: number;
       while ((nl = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, nl).trim();
@@ -20,6 +22,7 @@ export async function* ndjsonLines(res: Response): AsyncGenerator<string> {
       }
     }
     done = true;
+    buf += decoder.decode();
     if (buf.trim()) yield buf.trim();
   } finally {
     if (!done) await reader.cancel().catch(() => {});

@@ -24,7 +24,7 @@ interface Entry {
  */
 export class Dispatcher implements Dispatch {
   private ctx: AppContext | undefined;
-  private table: Entry[] | undefined;
+  private table: Map<string, Entry[]> | undefined;
 
   constructor(private readonly specs: () => RouteSpec[]) {}
 
@@ -63,15 +63,28 @@ export class Dispatcher implements Dispatch {
   }
 
   private find(ctx: AppContext, method: string, path: string) {
-    this.table ??= [...this.specs()]
-      .sort((a, b) => specificity(b.path) - specificity(a.path))
-      .map((spec) => ({ method: spec.method.toUpperCase(), segs: spec.path.split('/'), run: runAs(spec, ctx) }));
+    // Bucketed by method and segment count (a path only fits a pattern of its length), most specific first.
+    this.table ??= buckets(
+      [...this.specs()]
+        .sort((a, b) => specificity(b.path) - specificity(a.path))
+        .map((spec) => ({ method: spec.method.toUpperCase(), segs: spec.path.split('/'), run: runAs(spec, ctx) })),
+    );
     const parts = path.split('/');
-    for (const entry of this.table) {
-      if (entry.method !== method) continue;
+    for (const entry of this.table.get(`${method} ${parts.length}`) ?? []) {
       const params = paramsOf(entry.segs, parts);
       if (params) return { entry, params };
     }
     return undefined;
   }
+}
+
+function buckets(entries: Entry[]): Map<string, Entry[]> {
+  const m = new Map<string, Entry[]>();
+  for (const e of entries) {
+    const k = `${e.method} ${e.segs.length}`;
+    const list = m.get(k);
+    if (list) list.push(e);
+    else m.set(k, [e]);
+  }
+  return m;
 }

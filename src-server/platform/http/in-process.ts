@@ -129,11 +129,12 @@ export class InProcessResponse extends Writable {
   }
 
   override _destroy(err: Error | null, done: (e?: Error | null) => void) {
-    const why = err ?? new Error('The answer was cut off.');
-    if (!this.headersSent) this.reject(why);
+    // The Error only when there is somebody to tell: a finished answer is destroyed too (autoDestroy).
+    const why = () => err ?? new Error('The answer was cut off.');
+    if (!this.headersSent) this.reject(why());
     else if (!this.writableFinished) {
       try {
-        this.controller.error(why);
+        this.controller.error(why());
       } catch {
         // the reader already cancelled
       }
