@@ -12,37 +12,42 @@ import { UnknownImage } from './unknown-image.js';
 interface CreateChecks {
   apps: Pick<AppsService, 'exists'>;
   images: () => string[];
-  repo: Pick<BoxesRepo, 'nameTaken'>;
   volumes: Pick<VolumesService, 'get'>;
   policies: Pick<PoliciesService, 'get'>;
 }
 
 /**
- * Checks a creation request against the organization's apps, images, box names, volumes and
- * policies; throws the first problem as a domain error naming the field (spec: 4xx, nothing
- * is created).
+ * Checks a creation request against the organization's apps, images, volumes and policies;
+ * throws the first problem as a domain error naming the field (spec: 4xx, nothing is
+ * created). The name is checked by the insert itself (insertNewBox).
  */
 export async function checkCreate(c: CreateChecks, auth: Principal, body: CreateBoxBody): Promise<void> {
   if (!(await c.apps.exists(auth.orgId, body.app_id)))
     throw notFound(`No app ${body.app_id} in this organization; create it with POST /v1/apps/find.`, null, 'app_id');
   const images = c.images();
   if (!images.includes(body.image)) throw new UnknownImage(`Unknown image "${body.image}"; available: ${images.join(', ')}.`, { param: 'image' });
-  await assertNameFree(c.repo, auth.orgId, body.name);
   const seen = new Set<string>();
-  body.volume_mounts.forEach(async (m, i) => {
+  for (const [i, m] of body.volume_mounts.entries()) {
     if ((await c.volumes.get(auth.orgId, m.volume_id))?.status !== 'ready')
       throw notFound(`No volume ${m.volume_id}.`, 'not_found', `volume_mounts[${i}].volume_id`);
     if (seen.has(m.mount_path)) throw invalid(`Mount path ${m.mount_path} is used twice.`, `volume_mounts[${i}].mount_path`);
     seen.add(m.mount_path);
-  });
+  }
   if (body.http_policy_id && !(await c.policies.get(auth.orgId, body.http_policy_id))) {
     throw notFound(`No HTTP policy ${body.http_policy_id}.`, null, 'http_policy_id');
   }
 }
 
+const nameTaken = (name: string) => conflict(`A box named "${name}" already exists.`, 'already_exists', 'name');
+
 /** 409 `already_exists` naming `name` when a box of the organization (not terminated) has it. */
 export async function assertNameFree(repo: Pick<BoxesRepo, 'nameTaken'>, orgId: string, name: string): Promise<void> {
-  if (await repo.nameTaken(orgId, name)) throw conflict(`A box named "${name}" already exists.`, 'already_exists', 'name');
+  if (await repo.nameTaken(orgId, name)) throw nameTaken(name);
+}
+
+/** Stores a new box, or throws the same 409 when its name is taken (decided by the insert: no race). */
+export async function insertNewBox(repo: Pick<BoxesRepo, 'insert'>, rec: BoxRecord): Promise<void> {
+  if (!(await repo.insert(rec))) throw nameTaken(rec.name);
 }
 
 /** What every new box starts afresh, created or restored from a checkpoint: a new id, `creating`, no history (a box from a checkpoint then records it: `on_checkpoint_id`). */

@@ -1,4 +1,5 @@
 import { BoxHolds } from './box-holds.js';
+import type { BoxRecord } from './boxes-repo.js';
 import type { IngressUrls } from './box-view.js';
 /** The networking of a box's VM, supplied by the network area (built after boxes). */
 export interface BoxNetwork {
@@ -25,11 +26,11 @@ export class BoxHooks {
   /** The URL of each published port, supplied by the network area (ingress port and host names). */
   ingressUrls: IngressUrls = () => Promise.resolve([]);
   images: BoxImages = { names: () => ['debian'] };
-  private started: ((boxId: string) => unknown)[] = [];
+  private started: ((box: BoxRecord) => unknown)[] = [];
   private gone: ((boxId: string) => unknown)[] = [];
 
   /** After every start, restore or clone, before the box is reported running. */
-  onStarted(fn: (boxId: string) => unknown): void {
+  onStarted(fn: (box: BoxRecord) => unknown): void {
     this.started.push(fn);
   }
 
@@ -38,8 +39,9 @@ export class BoxHooks {
     this.gone.push(fn);
   }
 
-  async boxStarted(boxId: string): Promise<void> {
-    for (const fn of this.started) await fn(boxId);
+  /** `box`: the record as the start found it (read under the lock; not yet `running`). */
+  async boxStarted(box: BoxRecord): Promise<void> {
+    for (const fn of this.started) await fn(box);
   }
 
   async boxGone(boxId: string): Promise<void> {

@@ -35,14 +35,19 @@ export class BoxesRepo {
   onStatus?: (box: BoxRecord, from: BoxStatus, reason: string | null) => void;
   constructor(private db: Db) {}
 
-  async insert(b: BoxRecord): Promise<void> {
-    await this.db.run(
+  /**
+   * Stores a new box; false (nothing stored) when a live box of its organization has its name
+   * (the partial unique index boxes_live_name decides: one statement, no check-then-insert race).
+   */
+  async insert(b: BoxRecord): Promise<boolean> {
+    const r = await this.db.run(
       `INSERT INTO boxes (id, org_id, app_id, name, image, status, error_message, visibility, created_by_key_id,
            vcpu_count, memory_mib, disk_gib, ingress_ports, volume_mounts, http_policy_id, auto_sleep, inference_budget_tokens, wake_at,
            checkpoint_generation, last_checkpointed_at, on_checkpoint_id, last_activity_at, created_at, started_at, updated_at)
          VALUES (@box_id, @org_id, @app_id, @name, @image, @status, @error_message, @visibility, @created_by_key_id,
            @vcpu_count, @memory_mib, @disk_gib, @ingress_ports, @volume_mounts, @http_policy_id, @auto_sleep, @inference_budget_tokens, @wake_at,
-           @checkpoint_generation, @last_checkpointed_at, @on_checkpoint_id, @last_activity_at, @created_at, @started_at, @updated_at)`,
+           @checkpoint_generation, @last_checkpointed_at, @on_checkpoint_id, @last_activity_at, @created_at, @started_at, @updated_at)
+         ON CONFLICT (org_id, name) WHERE status NOT IN ('terminated') DO NOTHING`,
       {
         ...b,
         ingress_ports: JSON.stringify(b.ingress_ports),
@@ -52,6 +57,7 @@ export class BoxesRepo {
         last_start: undefined,
       },
     );
+    return r.changes === 1;
   }
 
   async get(id: string): Promise<BoxRecord | undefined> {
@@ -80,28 +86,56 @@ export class BoxesRepo {
     return ((await this.db.all("SELECT * FROM boxes WHERE status != 'terminated'")) as BoxRow[]).map(fromRow);
   }
 
+  /**
+   * Moves a box to `to` (a transition transitions.ts allows) and returns it as stored. `from`:
+   * the status the caller read under the box's lock; then one statement does it (an UPDATE
+   * on that status), else the box is read first.
+   */
   async setStatus(
     id: string,
     to: BoxStatus,
     extra: { error_message?: string | null; started_at?: string; last_start?: Box['last_start'] } = {},
+    from?: BoxStatus,
   ): Promise<BoxRecord> {
+    const errorMessage = extra.error_message !== undefined ? extra.error_message : to === 'running' ? null : undefined;
+    if (from !== undefined && errorMessage !== undefined) {
+      assertTransition(from, to);
+      const row = await this.updateStatus(id, to, errorMessage, extra, from);
+      if (row) return this.changed(row, from, extra);
+    }
     const cur = await this.get(id);
     if (!cur) throw new Error(`no box ${id}`);
     assertTransition(cur.status, to);
-    const now = new Date().toISOString();
-    await this.db.run(
-      'UPDATE boxes SET status = ?, error_message = ?, started_at = COALESCE(?, started_at), last_start = COALESCE(?, last_start), updated_at = ? WHERE id = ?',
+    const row = await this.updateStatus(id, to, errorMessage === undefined ? cur.error_message : errorMessage, extra);
+    if (!row) throw new Error(`no box ${id}`);
+    return this.changed(row, cur.status, extra);
+  }
+
+  private async updateStatus(
+    id: string,
+    to: BoxStatus,
+    errorMessage: string | null,
+    extra: { started_at?: string; last_start?: Box['last_start'] },
+    from?: BoxStatus,
+  ) {
+    return (await this.db.get(
+      `UPDATE boxes SET status = ?, error_message = ?, started_at = COALESCE(?, started_at), last_start = COALESCE(?, last_start), updated_at = ?
+         WHERE id = ?${from === undefined ? '' : ' AND status = ?'} RETURNING *`,
       [
         to,
-        extra.error_message === undefined ? (to === 'running' ? null : cur.error_message) : extra.error_message,
+        errorMessage,
         extra.started_at ?? null,
         extra.last_start ? JSON.stringify(extra.last_start) : null,
-        now,
+        new Date().toISOString(),
         id,
+        ...(from === undefined ? [] : [from]),
       ],
-    );
-    const after = (await this.get(id))!;
-    if (cur.status !== to) this.onStatus?.(after, cur.status, extra.error_message ?? null);
+    )) as BoxRow | undefined;
+  }
+
+  private changed(row: BoxRow, from: BoxStatus, extra: { error_message?: string | null }): BoxRecord {
+    const after = fromRow(row);
+    if (from !== after.status) this.onStatus?.(after, from, extra.error_message ?? null);
     return after;
   }
 

@@ -38,6 +38,24 @@ describe('box lifecycle through the transitions table', () => {
     expect(dup.status).toBe(409);
     expect(await errorOf(dup)).toMatchObject({ code: 'already_exists', param: 'name' });
     expect(await errorOf(await post('/v1/boxes', { app_id: appId, name: 'x2', image: 'arch' }))).toMatchObject({ param: 'image' });
+    // a volume that does not exist is refused naming its place in the list, and nothing is created
+    const noVol = await post('/v1/boxes', {
+      app_id: appId,
+      name: 'x3',
+      volume_mounts: [{ volume_id: 'vol_00000000-0000-0000-0000-000000000000', mount_path: '/mnt/v' }],
+    });
+    expect(noVol.status).toBe(404);
+    expect(await errorOf(noVol)).toMatchObject({ param: 'volume_mounts[0].volume_id' });
+    const names = (await (await svc.api('/v1/boxes')).json()).data.map((b: { name: string }) => b.name);
+    expect(names).not.toContain('x3');
+  });
+
+  it('two creates racing for one name: one box, one 409 naming the name (the insert decides)', async () => {
+    const both = await Promise.all([post('/v1/boxes', { app_id: appId, name: 'racer' }), post('/v1/boxes', { app_id: appId, name: 'racer' })]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(await errorOf(both.find((r) => r.status === 409)!)).toMatchObject({ code: 'already_exists', param: 'name' });
+    const list = await (await svc.api('/v1/boxes?search=racer')).json();
+    expect(list.data.filter((b: { name: string }) => b.name === 'racer')).toHaveLength(1);
   });
 
   it('pause → resume; illegal transitions answer 409 conflict_error', async () => {

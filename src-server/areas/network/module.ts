@@ -63,10 +63,9 @@ export async function networkArea(
   });
   boxes.hooks.network = { forwardsFor: async (boxId) => await listeners.forwardsFor(boxId), proxyPortFor: async (boxId) => await egress.proxyPortFor(boxId) };
   boxes.hooks.ingressUrls = async (box) => await listeners.ingressUrls(box);
-  boxes.hooks.onStarted(async (boxId) => {
-    listeners.onBoxStarted(boxId);
-    const box = await boxes.get(boxId);
-    if (box) listeners.publishIngressPorts(box);
+  boxes.hooks.onStarted((box) => {
+    listeners.onBoxStarted(box.box_id);
+    listeners.publishIngressPorts(box);
   });
   boxes.hooks.onGone(async (boxId) => {
     await repo.deleteBox(boxId);

@@ -4,7 +4,8 @@ import type { Box, BoxStatus, CreateBoxBody } from '@box/contract/boxes';
 import type { AppsService } from '../../../identity/module.js';
 import type { Principal } from '../../../kernel/principal.js';
 import { Failed, Unavailable } from '../../../kernel/domain-errors.js';
-import { checkCreate, newBoxRecord } from '../box-create.js';
+import { checkCreate, insertNewBox, newBoxRecord } from '../box-create.js';
+import { ActivityStamps } from './activity-stamps.js';
 import { BoxesRepo, type BoxRecord } from '../boxes-repo.js';
 import { reconcileBoxes } from '../reconcile.js';
 import { toBox } from '../box-view.js';
@@ -120,7 +121,8 @@ export class BoxService {
   async create(auth: Principal, body: CreateBoxBody): Promise<NewBox> {
     await checkCreate({ ...this.deps, images: () => this.hooks.images.names() }, auth, body);
     const rec = newBoxRecord(auth, body);
-    await this.repo.insert(rec);
+    await insertNewBox(this.repo, rec);
+    this.stamps.written(rec.box_id);
     return newBox(
       await this.withLock(rec.box_id, async () => await this.boot(rec, async () => this.runtime.create(await this.vmConfig(rec)), undefined, 'create')),
     );
@@ -132,13 +134,13 @@ export class BoxService {
       const t0 = performance.now();
       const started = await start();
       await this.applyGuestFiles(box, !!started?.filesWritten);
-      await this.hooks.boxStarted(box.box_id);
+      await this.hooks.boxStarted(box);
       const last_start = { operation, ms: Math.round(performance.now() - t0), from: started?.from ?? null };
-      return await this.view(await this.repo.setStatus(box.box_id, 'running', { started_at: new Date().toISOString(), last_start }));
+      return await this.view(await this.repo.setStatus(box.box_id, 'running', { started_at: new Date().toISOString(), last_start }, box.status));
     } catch (e) {
       this.app.log.error(`box ${box.box_id} failed to start`, e, { box_id: box.box_id, phase: operation });
       await this.runtime.stop(box.box_id).catch(() => {});
-      return await this.view(await this.repo.setStatus(box.box_id, 'failed', { error_message: `${failure}: ${(e as Error).message}` }));
+      return await this.view(await this.repo.setStatus(box.box_id, 'failed', { error_message: `${failure}: ${(e as Error).message}` }, box.status));
     }
   }
 
@@ -248,6 +250,7 @@ export class BoxService {
       await this.repo.setStatus(cur.box_id, 'terminating');
       await this.hooks.boxGone(cur.box_id);
       await this.runtime.destroy(cur.box_id);
+      this.stamps.forget(cur.box_id);
       return await this.view(await this.repo.setStatus(cur.box_id, 'terminated'));
     });
   }
@@ -273,14 +276,11 @@ export class BoxService {
     }
   }
 
-  private lastTouch = new Map<string, number>();
-  /** Records activity (exec, files, ingress) for auto-sleep; written at most every 5 s per box. */
+  private stamps = new ActivityStamps();
+  /** Records activity for auto-sleep (ActivityStamps); a stamp promises nothing (a lost one only delays an auto-sleep): no flush waited for. */
   async touch(boxId: string) {
     const now = Date.now();
-    if (now - (this.lastTouch.get(boxId) ?? 0) < 5000) return;
-    this.lastTouch.set(boxId, now);
-    // a stamp promises nothing (a lost one only delays an auto-sleep): no flush waited for
-    await (this.deps.activity ?? this.repo).update(boxId, { last_activity_at: new Date(now).toISOString() });
+    if (this.stamps.due(boxId, now)) await (this.deps.activity ?? this.repo).update(boxId, { last_activity_at: new Date(now).toISOString() });
   }
 
   private async onVmLost(boxId: string, reason: { kind: 'killed' | 'panic' | 'agent_lost'; message: string }) {

@@ -3,7 +3,7 @@ import { newBox, type NewBox } from './new-box.js';
 import { newId } from '@box/contract/common';
 import type { Principal } from '../../../kernel/principal.js';
 import { conflict, Failed, notFound } from '../../../kernel/domain-errors.js';
-import { assertNameFree, freshLife } from '../box-create.js';
+import { assertNameFree, freshLife, insertNewBox } from '../box-create.js';
 import type { BoxRecord } from '../boxes-repo.js';
 import { CheckpointRestore, standsOn } from './checkpoint-restore.js';
 import type { LifecycleCore } from './core.js';
@@ -100,9 +100,8 @@ export class CheckpointService {
     if (cp.status !== 'ready') throw conflict(`Checkpoint ${cp.checkpoint_id} is ${cp.status}, not ready.`, 'failed_precondition', 'checkpoint_id');
     const src = await this.boxes.repo.get(cp.box_id);
     if (!src) throw notFound(`The box checkpoint ${cp.checkpoint_id} was taken from no longer exists.`, null, 'checkpoint_id');
-    await assertNameFree(this.boxes.repo, auth.orgId, name);
     const rec: BoxRecord = { ...src, ...freshLife(auth), name, on_checkpoint_id: cp.checkpoint_id };
-    await this.boxes.repo.insert(rec);
+    await insertNewBox(this.boxes.repo, rec);
     await this.boxes.repo.recordFork(rec.box_id, parent, cp.checkpoint_id);
     const box = await this.boxes.withLock(rec.box_id, () =>
       this.boxes.boot(

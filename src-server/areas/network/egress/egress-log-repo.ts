@@ -190,8 +190,13 @@ export class EgressRepo {
     return (await this.db.all('SELECT box_id, port FROM egress_ports')) as { box_id: string; port: number }[];
   }
 
-  async setPort(boxId: string, port: number) {
-    await this.db.run('INSERT INTO egress_ports (box_id, port) VALUES (?, ?) ON CONFLICT(box_id) DO UPDATE SET port = excluded.port', [boxId, port]);
+  /** The box's port: the one it already has (kept across restarts), else `port`, now recorded. One statement. */
+  async claimPort(boxId: string, port: number): Promise<number> {
+    const row = (await this.db.get(
+      'INSERT INTO egress_ports (box_id, port) VALUES (?, ?) ON CONFLICT(box_id) DO UPDATE SET port = egress_ports.port RETURNING port',
+      [boxId, port],
+    )) as { port: number };
+    return row.port;
   }
 
   async dropPort(boxId: string) {

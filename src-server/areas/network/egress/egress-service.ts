@@ -146,21 +146,22 @@ export class EgressService {
     if (this.closed) return undefined;
     const known = this.byBox.get(boxId);
     if (known) return known.port;
-    const persisted = await this.repo.port(boxId);
-    if (persisted) {
-      void this.bindAt(boxId, persisted);
-      return persisted;
-    }
     const proxy = this.spares.shift();
     void this.refill();
-    if (!proxy?.port) {
-      this.app.log.error(`egress: no proxy port ready for box ${boxId}; it starts without network`);
-      return undefined;
+    // One round trip: the port the box already has (a restart), else this spare's, recorded.
+    const port = proxy?.port ? await this.repo.claimPort(boxId, proxy.port) : await this.repo.port(boxId);
+    if (proxy && port && port === proxy.port) {
+      proxy.boxId = boxId;
+      this.byBox.set(boxId, { proxy, port });
+      return port;
     }
-    proxy.boxId = boxId;
-    this.byBox.set(boxId, { proxy, port: proxy.port });
-    await this.repo.setPort(boxId, proxy.port);
-    return proxy.port;
+    if (proxy) this.spares.unshift(proxy); // not needed: the box keeps its own
+    if (port) {
+      void this.bindAt(boxId, port);
+      return port;
+    }
+    this.app.log.error(`egress: no proxy port ready for box ${boxId}; it starts without network`);
+    return undefined;
   }
 
   /** The box is gone: its proxy stops and its log and port are forgotten. */
