@@ -178,7 +178,7 @@ export class AgentExec extends EventEmitter {
 
   private finish(err?: AgentError): void {
     this.done = true;
-    this.stdinCredit.fail(err ?? new AgentError('invalid', 'exec has exited'));
+    this.stdinCredit.fail(err ?? (() => new AgentError('invalid', 'exec has exited')));
     this.out[0].finish(err);
     this.out[1].finish(err);
     this.conn.release(this.id);

@@ -72,25 +72,32 @@ export class SendCredit {
   private credit = 0;
   private waiters: Array<() => void> = [];
   private failure?: AgentError;
+  private failureOf?: () => AgentError;
 
   add(n: number): void {
     this.credit += n;
     this.wake();
   }
 
-  fail(err: AgentError): void {
-    this.failure ??= err;
+  /** `err` may be a function: the error is then made only if somebody waits or asks (an exec's normal end fails its stdin credit). */
+  fail(err: AgentError | (() => AgentError)): void {
+    if (!this.failure && !this.failureOf) {
+      if (typeof err === 'function') this.failureOf = err;
+      else this.failure = err;
+    }
     this.wake();
   }
 
   get failed(): AgentError | undefined {
+    if (!this.failure && this.failureOf) this.failure = this.failureOf();
     return this.failure;
   }
 
   /** Resolves with the number of bytes (<= max) that may be sent now. */
   async take(max: number): Promise<number> {
     for (;;) {
-      if (this.failure) throw this.failure;
+      const failed = this.failed;
+      if (failed) throw failed;
       if (this.credit > 0) {
         const n = Math.min(this.credit, max, MAX_PAYLOAD);
         this.credit -= n;
