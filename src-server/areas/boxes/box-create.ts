@@ -50,6 +50,21 @@ export async function insertNewBox(repo: Pick<BoxesRepo, 'insert'>, rec: BoxReco
   if (!(await repo.insert(rec))) throw nameTaken(rec.name);
 }
 
+/**
+ * insertNewBox while `lookups` (the new VM's configuration: its ports, one round trip each on
+ * PostgreSQL) run beside it; when the insert is refused, what they took is given back
+ * (`gone`). A failure of `lookups` is left to whoever awaits them (the boot: the box fails).
+ */
+export async function insertBeside(repo: Pick<BoxesRepo, 'insert'>, rec: BoxRecord, lookups: Promise<unknown>, gone: (id: string) => Promise<void>) {
+  lookups.catch(() => {});
+  try {
+    await insertNewBox(repo, rec);
+  } catch (e) {
+    void lookups.then(() => gone(rec.box_id)).catch(() => {});
+    throw e;
+  }
+}
+
 /** What every new box starts afresh, created or restored from a checkpoint: a new id, `creating`, no history (a box from a checkpoint then records it: `on_checkpoint_id`). */
 export function freshLife(auth: Principal) {
   const now = new Date().toISOString();

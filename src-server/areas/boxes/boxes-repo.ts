@@ -1,5 +1,6 @@
 import type { Box, BoxStatus, Checkpoint } from '@box/contract/boxes';
 import type { Db } from '../../platform/db/connection.js';
+import { TRANSITIONS } from '@box/contract/transitions';
 import { assertTransition } from './transitions.js';
 
 interface BoxRow extends Omit<Box, 'box_id' | 'ingress_ports' | 'ingress_urls' | 'volume_mounts' | 'auto_sleep' | 'last_start'> {
@@ -98,8 +99,8 @@ export class BoxesRepo {
     from?: BoxStatus,
   ): Promise<BoxRecord> {
     const errorMessage = extra.error_message !== undefined ? extra.error_message : to === 'running' ? null : undefined;
-    if (from !== undefined && errorMessage !== undefined) {
-      assertTransition(from, to);
+    // `from` may be stale (a caller that changed the status since): then the UPDATE matches nothing, and the box is read
+    if (from !== undefined && errorMessage !== undefined && TRANSITIONS[from].includes(to)) {
       const row = await this.updateStatus(id, to, errorMessage, extra, from);
       if (row) return this.changed(row, from, extra);
     }

@@ -18,9 +18,11 @@ import {
   parseCursor,
   parseInfo,
   parseWindows,
-  screenshotCommand,
+  FRAMEBUFFER_FILE,
+  SCREENSHOT_SCRIPT,
   WINDOWS_SCRIPT,
 } from './xdo.js';
+import { encodePng, readXwd, scaleImage } from './screen-image.js';
 
 const DISPLAY = ':0';
 const USER_ENV = { DISPLAY, HOME: '/home/user', USER: 'user', LOGNAME: 'user', XDG_RUNTIME_DIR: '/tmp' };
@@ -86,10 +88,12 @@ export class DesktopService {
     return r;
   }
 
-  private must(r: Ran, what: string): string {
+  private must(r: Ran, what: string): string;
+  private must(r: Ran, what: string, bytes: true): Buffer;
+  private must(r: Ran, what: string, bytes?: true): string | Buffer {
     if (r.code === null) throw new Failed(`${what} timed out in the box.`);
     if (r.code !== 0) throw new Failed(`${what} failed in the box (exit ${r.code}): ${r.stderr.slice(-500)}`);
-    return r.stdout.toString();
+    return bytes ? r.stdout : r.stdout.toString();
   }
 
   async info(box: BoxRecord): Promise<DesktopInfo> {
@@ -106,13 +110,34 @@ export class DesktopService {
     };
   }
 
-  /** A PNG of the screen; `scale` (0.1–1) shrinks it. */
+  /**
+   * A PNG of the screen; `scale` (0.1–1) shrinks it. The screen is read from Xvfb's
+   * framebuffer file (no process in the box: a clone's first screenshot costs no cold
+   * start of a program under TCG), or else dumped by xwd; the host scales and encodes it.
+   */
   async screenshot(box: BoxRecord, scale = 1): Promise<Buffer> {
     const percent = Math.max(10, Math.min(100, Math.round(scale * 100)));
-    const r = await this.onScreen(box, screenshotCommand(percent));
-    this.must(r, 'The screenshot');
-    if (r.stdout.subarray(1, 4).toString() !== 'PNG') throw new Failed('The screenshot did not produce a PNG.');
-    return r.stdout;
+    const dump = (await this.framebuffer(box)) ?? this.must(await this.onScreen(box, { script: SCREENSHOT_SCRIPT, args: [] }), 'The screenshot', true);
+    let img;
+    try {
+      img = readXwd(dump);
+    } catch (e) {
+      throw new Failed(`The screenshot could not be read: ${(e as Error).message}.`);
+    }
+    return encodePng(scaleImage(img, percent));
+  }
+
+  /** Xvfb's framebuffer file, when the box's desktop keeps one (undefined: none, or no desktop yet). */
+  private async framebuffer(box: BoxRecord): Promise<Buffer | undefined> {
+    const agent = await this.agentOf(box);
+    try {
+      const f = await agent.readFile(FRAMEBUFFER_FILE);
+      const parts: Buffer[] = [];
+      for await (const b of f.stream) parts.push(b as Buffer);
+      return Buffer.concat(parts);
+    } catch {
+      return undefined;
+    }
   }
 
   async act(box: BoxRecord, action: DesktopAction): Promise<DesktopActionResult> {

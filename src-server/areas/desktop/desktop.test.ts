@@ -11,7 +11,7 @@ import type { BoxRecord } from '../boxes/ports.js';
 import { FakeRuntime } from '../../test-support/fake-runtime.js';
 import { startTestService, type TestService } from '../../test-support/harness.js';
 import { DesktopRecordings } from './recordings.js';
-import { actionCommand, parseInfo, parseWindows, screenshotCommand } from './xdo.js';
+import { actionCommand, parseInfo, parseWindows } from './xdo.js';
 
 let svc: TestService;
 let boxId: string;
@@ -116,7 +116,6 @@ describe('desktop guest commands', () => {
     expect(actionCommand({ type: 'click', x: 3, y: 4, button: 'right', double: true }).script).toMatch(
       /^xdotool mousemove --sync 3 4 click --repeat 2 --delay 80 3 /,
     );
-    expect(screenshotCommand(50).script).toContain('--thumb 50');
   });
 
   it('reads xdotool and wmctrl output', () => {

@@ -85,16 +85,14 @@ export function parseWindows(out: string): DesktopWindow[] {
 }
 
 /**
- * A screenshot (scrot, with the pointer) on stdout; `percent` < 100 writes scrot's
- * thumbnail of that size instead. The file is private to the call (mktemp).
+ * The screen as an XWD dump on stdout (one process, no image encoding in the guest: the host
+ * scales and encodes it, screen-image.ts). Used when the framebuffer file is not there
+ * (a desktop image built before Xvfb kept one).
  */
-export function screenshotCommand(percent: number): GuestCommand {
-  const thumb = percent < 100;
-  return {
-    script: `d=$(mktemp -d /tmp/box-shot.XXXXXX) && scrot --overwrite --pointer ${thumb ? `--thumb ${percent} ` : ''}"$d/s.png" && cat "$d/${thumb ? 's-thumb.png' : 's.png'}"; r=$?; rm -rf "$d"; exit $r`,
-    args: [],
-  };
-}
+export const SCREENSHOT_SCRIPT = 'exec xwd -root -silent';
+
+/** Where box-desktop-start's Xvfb keeps screen 0 (-fbdir): the screen as an XWD file, read with no process at all. */
+export const FRAMEBUFFER_FILE = '/run/box-desktop/Xvfb_screen0';
 
 /** Starts a desktop entry (gtk-launch) or a program, detached from the request. */
 export const LAUNCH_SCRIPT = `app=$1; shift

@@ -4,7 +4,7 @@ import type { Box, BoxStatus, CreateBoxBody } from '@box/contract/boxes';
 import type { AppsService } from '../../../identity/module.js';
 import type { Principal } from '../../../kernel/principal.js';
 import { Failed, Unavailable } from '../../../kernel/domain-errors.js';
-import { checkCreate, insertNewBox, newBoxRecord } from '../box-create.js';
+import { checkCreate, insertBeside, newBoxRecord } from '../box-create.js';
 import { ActivityStamps } from './activity-stamps.js';
 import { BoxesRepo, type BoxRecord } from '../boxes-repo.js';
 import { reconcileBoxes } from '../reconcile.js';
@@ -121,11 +121,10 @@ export class BoxService {
   async create(auth: Principal, body: CreateBoxBody): Promise<NewBox> {
     await checkCreate({ ...this.deps, images: () => this.hooks.images.names() }, auth, body);
     const rec = newBoxRecord(auth, body);
-    await insertNewBox(this.repo, rec);
+    const config = this.vmConfig(rec); // its lookups (ports, volumes) need no row: beside the insert
+    await insertBeside(this.repo, rec, config, (id) => this.hooks.boxGone(id));
     this.stamps.written(rec.box_id);
-    return newBox(
-      await this.withLock(rec.box_id, async () => await this.boot(rec, async () => this.runtime.create(await this.vmConfig(rec)), undefined, 'create')),
-    );
+    return newBox(await this.withLock(rec.box_id, async () => await this.boot(rec, async () => this.runtime.create(await config), undefined, 'create')));
   }
 
   /** Starts a VM for the box and records the outcome: running, or failed with the reason. */

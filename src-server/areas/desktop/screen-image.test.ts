@@ -1,0 +1,56 @@
+import { PNG } from 'pngjs';
+import { describe, expect, it } from 'vitest';
+import { encodePng, readXwd, scaleImage } from './screen-image.js';
+
+/** An XWD dump as Xvfb writes one on x86: the header big-endian, pixels BGRX little-endian, 2 colormap entries, a name. */
+function xwd(width: number, height: number, pixel: (x: number, y: number) => [number, number, number], opts: { pad?: number } = {}) {
+  const name = Buffer.from('Xvfb main window\0');
+  const headerSize = 100 + name.length;
+  const bytesPerLine = width * 4 + (opts.pad ?? 0);
+  const h = Buffer.alloc(100);
+  const fields = [headerSize, 7, 2, 24, width, height, 0, 0, 32, 0, 32, 32, bytesPerLine, 4, 0xff0000, 0xff00, 0xff, 8, 256, 2, width, height, 0, 0, 0];
+  fields.forEach((v, i) => h.writeUInt32BE(v, i * 4));
+  const pixels = Buffer.alloc(bytesPerLine * height);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const [r, g, b] = pixel(x, y);
+      pixels.writeUInt32LE(((r << 16) | (g << 8) | b) >>> 0, y * bytesPerLine + x * 4);
+    }
+  return Buffer.concat([h, name, Buffer.alloc(2 * 12), pixels]);
+}
+
+describe('screen images (XWD from the box, PNG from the host)', () => {
+  const pattern = (x: number, y: number): [number, number, number] => [x * 10, y * 20, (x + y) % 2 ? 255 : 0];
+
+  it('reads an XWD dump (header, name, colormap, padded lines) into RGBA, pixel for pixel', () => {
+    const img = readXwd(xwd(5, 3, pattern, { pad: 8 }));
+    expect([img.width, img.height]).toEqual([5, 3]);
+    for (let y = 0; y < 3; y++)
+      for (let x = 0; x < 5; x++) expect([...img.data.subarray((y * 5 + x) * 4, (y * 5 + x) * 4 + 4)]).toEqual([...pattern(x, y), 255]);
+  });
+
+  it('encodes a PNG that decodes to the same pixels, RGB without alpha', () => {
+    const img = readXwd(xwd(16, 9, pattern));
+    const png = encodePng(img);
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    const back = PNG.sync.read(png);
+    expect([back.width, back.height, back.colorType]).toEqual([16, 9, 2]);
+    expect(Buffer.compare(back.data, img.data)).toBe(0);
+  });
+
+  it('scales by averaging the pixels each one covers', () => {
+    const img = readXwd(xwd(4, 2, (x) => (x % 2 ? [200, 100, 0] : [100, 50, 0])));
+    const half = scaleImage(img, 50);
+    expect([half.width, half.height]).toEqual([2, 1]);
+    expect([...half.data]).toEqual([150, 75, 0, 255, 150, 75, 0, 255]);
+    expect(scaleImage(img, 100)).toBe(img);
+  });
+
+  it('refuses what is not a 32-bit ZPixmap XWD, or is cut short, with the reason', () => {
+    expect(() => readXwd(Buffer.from('\x89PNG\r\n'))).toThrow(/not an XWD image/);
+    const bad = xwd(2, 2, pattern);
+    bad.writeUInt32BE(16, 11 * 4);
+    expect(() => readXwd(bad)).toThrow(/16 bits per pixel/);
+    expect(() => readXwd(xwd(8, 8, pattern).subarray(0, 300))).toThrow(/truncated XWD image/);
+  });
+});
