@@ -120,9 +120,18 @@ function toPgValue(v: SqlValue | undefined): unknown {
   return v;
 }
 
+const WARM_CONNECTIONS = 4;
+
 /** A pool on `url` whose sessions commit with `synchronous_commit` as given, in UTC. */
 export function openPostgresPool(url: string, max: number, synchronousCommit: 'on' | 'off'): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, options: `-c synchronous_commit=${synchronousCommit} -c TimeZone=UTC` });
+  // `min` connections stay open when idle (pg closes idle ones after 10 s by default): a box create
+  // runs three statements side by side, and a new connection costs more than all of them.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    min: Math.min(WARM_CONNECTIONS, max),
+    options: `-c synchronous_commit=${synchronousCommit} -c TimeZone=UTC`,
+  });
   pool.on('error', () => {}); // an idle client's lost connection: the pool drops it, the next query reconnects
   return pool;
 }
@@ -131,7 +140,8 @@ export function openPostgresPool(url: string, max: number, synchronousCommit: 'o
 export async function openPostgres(url: string, max = 10): Promise<PgStore> {
   const pool = openPostgresPool(url, max, 'on');
   try {
-    await pool.query('SELECT 1');
+    // opens the warm connections now, not during the first requests
+    await Promise.all(Array.from({ length: Math.min(WARM_CONNECTIONS, max) }, () => pool.query('SELECT 1')));
   } catch (e) {
     await pool.end().catch(() => {});
     throw new Error(`BOX_DATABASE_URL: cannot reach PostgreSQL (${(e as Error).message}).`, { cause: e });
