@@ -81,7 +81,9 @@ export function desktopRelays(r: RouteRegistrar, desktop: DesktopService, access
             };
             ws.once('close', end);
             ws.on('error', end);
-            void ex.exit.then(() => ws.close(1011, 'the box closed the display connection'));
+            // ended or failed (the box stopped): either way the connection ends, and no rejection is left unhandled
+            const closed = () => ws.close(1011, 'the box closed the display connection');
+            void ex.exit.then(closed, closed);
           });
         })
         .catch((e: Error) => fail(socket, 409, e.message));
@@ -125,5 +127,6 @@ async function cdp(desktop: DesktopService, box: BoxRecord, req: IncomingMessage
   };
   socket.once('close', end);
   socket.on('error', end);
-  void ex.exit.then(() => socket.end());
+  const finish = () => socket.end();
+  void ex.exit.then(finish, finish); // ended or failed (the box stopped)
 }

@@ -12,10 +12,10 @@ ln -sf /usr/bin/x11vnc /usr/local/bin/box-vnc
 mkdir -p /etc/xdg
 printf '[Default Applications]\ntext/html=box-browser.desktop\nx-scheme-handler/http=box-browser.desktop\nx-scheme-handler/https=box-browser.desktop\n' > /etc/xdg/mimeapps.list
 update-desktop-database -q /usr/share/applications || true
-# Xfce for `user`: the default panel without its first-start question, and no compositor (no GPU under Xvfb)
+# Xfce for `user`: a light panel (xfce4-panel.xml) without the first-start question, and no compositor (no GPU under Xvfb)
 X=/home/user/.config/xfce4/xfconf/xfce-perchannel-xml
 mkdir -p $X
-cp /etc/xdg/xfce4/panel/default.xml $X/xfce4-panel.xml
+install -m 644 $F/xfce4-panel.xml $X/xfce4-panel.xml
 install -m 644 $F/xfwm4.xml $X/xfwm4.xml
 chown -R user:user /home/user/.config
 # `startxfce4` when the session is already up (the template's) leaves it be: @e2b/desktop runs it at every create
