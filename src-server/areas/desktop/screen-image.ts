@@ -8,7 +8,7 @@ import { PNG } from 'pngjs';
  * encodes (pngjs over Node's zlib). No npm package reads XWD; its header is 25 big-endian
  * 32-bit fields (X11's XWDFile.h), read here with the checks that matter for a screen.
  */
-export interface RgbImage {
+interface RgbImage {
   width: number;
   height: number;
   /** width * height * 3 bytes, RGB (a screen is opaque) */
