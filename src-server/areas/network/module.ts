@@ -79,8 +79,7 @@ export async function networkArea(
       egressCaRoutes(r, egress);
     },
     async start() {
-      await egress.bindPersisted();
-      await listeners.reclaimTakenPorts();
+      await listeners.reclaimTakenPorts(); // (the egress ports were bound by egress.init)
     },
     async stop() {
       await Promise.all([egress.close(), ingress.close()]);

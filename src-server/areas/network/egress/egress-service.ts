@@ -67,8 +67,9 @@ export class EgressService {
 
   /**
    * Opens (or creates, on first start) the egress CA, reads BOX_EGRESS_CA_FILE (extra
-   * upstream roots: an unreadable file stops the start rather than weakening checks), and
-   * binds the spare proxy ports.
+   * upstream roots: an unreadable file stops the start rather than weakening checks), binds
+   * the live boxes' recorded proxy ports, and then the spare ones (a spare bound first, on a
+   * port the system picks, could take a box's own port, just freed by the service's stop).
    */
   async init() {
     const { tuning, env } = this.app.config;
@@ -78,6 +79,7 @@ export class EgressService {
     this.deps.tlsCa = roots?.join('\n');
     this.deps.agents = upstreamAgents();
     this.deps.ca = this.ca;
+    await this.bindPersisted();
     await this.refill();
   }
 
@@ -146,6 +148,19 @@ export class EgressService {
     if (this.closed) return undefined;
     const known = this.byBox.get(boxId);
     if (known) return known.port;
+    // One claim per box at a time: a second caller meanwhile would take another spare, find the
+    // first one's port recorded, and fail to bind it (taken by the first: the row then dropped).
+    let claim = this.claiming.get(boxId);
+    if (!claim) {
+      claim = this.claim(boxId).finally(() => this.claiming.delete(boxId));
+      this.claiming.set(boxId, claim);
+    }
+    return await claim;
+  }
+
+  private claiming = new Map<string, Promise<number | undefined>>();
+
+  private async claim(boxId: string): Promise<number | undefined> {
     const proxy = this.spares.shift();
     void this.refill();
     // One round trip: the port the box already has (a restart), else this spare's, recorded.
