@@ -110,8 +110,9 @@ test('notebook: cells are highlighted editors; edit and re-run, run all, copy, c
   await input.fill('print("after", x)');
   await input.press('Shift+Enter');
   await expect(cells.last().getByTestId('code-output')).toContainText('after 21', { timeout: 300_000 });
+  // the output shows while the cell still runs ([*]); its count comes with its end
+  await expect.poll(async () => (await counts(page)).filter((c) => c !== '[ ]'), { timeout: 60_000 }).toEqual(['[8]', '[9]', '[10]']);
   const all = (await counts(page)).filter((c) => c !== '[ ]');
-  expect(all).toEqual(['[8]', '[9]', '[10]']);
   expect(new Set(all).size).toBe(all.length);
   await screenshot(page, 'box-notebook');
   await docShots(page, 'notebook-session', () => page.getByTestId('code-marker').scrollIntoViewIfNeeded());
