@@ -5,27 +5,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Template } from 'e2b';
 import { openDatabase } from '../../platform/db/connection.js';
-import { FakeRuntime } from '../../test-support/fake-runtime.js';
-import { databaseFor, startTestService, type TestService } from '../../test-support/harness.js';
+import { databaseFor } from '../../test-support/harness.js';
 import type { ImageBuildPort } from './ports.js';
 import { TemplateBuilds } from './templates-build.js';
-import { e2bFetch, e2bOptions } from './test-support/e2b-env.js';
+import { e2bTestService } from './test-support/e2b-env.js';
 
-let svc: TestService;
-let opts: ReturnType<typeof e2bOptions>;
-let e2b: ReturnType<typeof e2bFetch>;
-
-beforeAll(async () => {
-  svc = await startTestService({ dataDir: fs.mkdtempSync('/tmp/bxe2btb-'), runtime: (d) => new FakeRuntime(d) });
-  opts = e2bOptions(svc);
-  e2b = e2bFetch(opts);
-});
-afterAll(async () => {
-  await svc?.close();
-});
+const t = e2bTestService('bxe2btb-');
 
 describe('E2B template builds are kept in the database', () => {
   const fakeImages = (): ImageBuildPort & { built: string[]; removed: string[] } => {
@@ -149,32 +137,32 @@ describe('E2B template builds are kept in the database', () => {
   });
 
   it("assigns, lists and removes tags with the SDK's Template over E2B's routes, errors naming the field", async () => {
-    const res = await e2b('/v3/templates', { method: 'POST', json: { name: 'sdk-tags:v1' } });
+    const res = await t.e2b('/v3/templates', { method: 'POST', json: { name: 'sdk-tags:v1' } });
     expect(res.status).toBe(202);
     // a build that is not ready has no tags yet: the target is not found
-    await expect(Template.assignTags('sdk-tags:v1', 'production', opts)).rejects.toThrow(/404: Template 'sdk-tags:v1' with tag 'v1' not found/);
-    expect(await Template.getTags('sdk-tags', opts)).toEqual([]);
-    await expect(Template.getTags('never-built', opts)).rejects.toThrow(/404: Template 'never-built' not found/);
-    await expect(Template.removeTags('sdk-tags', 'default', opts)).rejects.toThrow(/400: tags: cannot delete the 'default' tag/);
-    await expect(Template.removeTags('never-built', 'x', opts)).rejects.toThrow(/404/);
-    const bad = await e2b('/templates/tags', { method: 'POST', json: { target: 'sdk-tags:v1', tags: ['ok', 'not ok'] } });
+    await expect(Template.assignTags('sdk-tags:v1', 'production', t.opts)).rejects.toThrow(/404: Template 'sdk-tags:v1' with tag 'v1' not found/);
+    expect(await Template.getTags('sdk-tags', t.opts)).toEqual([]);
+    await expect(Template.getTags('never-built', t.opts)).rejects.toThrow(/404: Template 'never-built' not found/);
+    await expect(Template.removeTags('sdk-tags', 'default', t.opts)).rejects.toThrow(/400: tags: cannot delete the 'default' tag/);
+    await expect(Template.removeTags('never-built', 'x', t.opts)).rejects.toThrow(/404/);
+    const bad = await t.e2b('/templates/tags', { method: 'POST', json: { target: 'sdk-tags:v1', tags: ['ok', 'not ok'] } });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ code: 400, message: expect.stringMatching(/^tags\[1\]: invalid tag 'not ok'/) as unknown as string });
-    expect((await e2b('/templates/sdk-tags-v1', { method: 'DELETE' })).status).toBe(204);
+    expect((await t.e2b('/templates/sdk-tags-v1', { method: 'DELETE' })).status).toBe(204);
   });
 
   it("lists and deletes over E2B's routes (a snapshot id still deletes the snapshot)", async () => {
-    expect(await (await e2b('/templates')).json()).toEqual([]);
-    const res = await e2b('/v3/templates', { method: 'POST', json: { name: 'listed' } });
+    expect(await (await t.e2b('/templates')).json()).toEqual([]);
+    const res = await t.e2b('/v3/templates', { method: 'POST', json: { name: 'listed' } });
     expect(res.status).toBe(202);
     const { buildID } = (await res.json()) as { buildID: string };
-    const list = (await (await e2b('/templates')).json()) as Array<{ templateID: string; buildStatus: string; buildID: string }>;
+    const list = (await (await t.e2b('/templates')).json()) as Array<{ templateID: string; buildStatus: string; buildID: string }>;
     expect(list).toEqual([expect.objectContaining({ templateID: 'listed', buildStatus: 'waiting', buildID })]);
-    const one = (await (await e2b('/templates/listed')).json()) as { builds: Array<{ buildID: string; status: string }> };
+    const one = (await (await t.e2b('/templates/listed')).json()) as { builds: Array<{ buildID: string; status: string }> };
     expect(one.builds).toEqual([expect.objectContaining({ buildID, status: 'waiting' })]);
-    expect((await e2b('/templates/listed', { method: 'DELETE' })).status).toBe(204);
-    expect((await e2b('/templates/listed')).status).toBe(404);
-    const missing = await e2b('/templates/boxcp_missing', { method: 'DELETE' });
+    expect((await t.e2b('/templates/listed', { method: 'DELETE' })).status).toBe(204);
+    expect((await t.e2b('/templates/listed')).status).toBe(404);
+    const missing = await t.e2b('/templates/boxcp_missing', { method: 'DELETE' });
     expect(missing.status).toBe(404);
   });
 });

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import { Sandbox } from 'e2b';
-import type { TestService } from '../../../test-support/harness.js';
+import { FakeRuntime } from '../../../test-support/fake-runtime.js';
+import { startTestService, type TestService } from '../../../test-support/harness.js';
 
 /** Points the stock E2B SDKs at a test service the way their users do: the three variables. */
 export function pointE2BAt(svc: TestService): void {
@@ -32,3 +35,27 @@ export const e2bFetch =
       headers: { 'X-API-Key': opts.apiKey, ...(init.json !== undefined ? { 'Content-Type': 'application/json' } : {}) },
       body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
     });
+
+/** A file's E2B test service: filled in by its beforeAll. */
+export interface E2BTestEnv {
+  svc: TestService;
+  opts: ReturnType<typeof e2bOptions>;
+  e2b: ReturnType<typeof e2bFetch>;
+}
+
+/**
+ * A file's E2B test service on the fake runtime: started in beforeAll, closed in afterAll;
+ * its fields are read inside tests.
+ */
+export function e2bTestService(prefix: string): E2BTestEnv {
+  const env = {} as E2BTestEnv;
+  beforeAll(async () => {
+    env.svc = await startTestService({ dataDir: fs.mkdtempSync(`/tmp/${prefix}`), runtime: (d) => new FakeRuntime(d) });
+    env.opts = e2bOptions(env.svc);
+    env.e2b = e2bFetch(env.opts);
+  });
+  afterAll(async () => {
+    await env.svc?.close();
+  });
+  return env;
+}
