@@ -16,7 +16,7 @@ import WebSocket from 'ws';
 import { benchService } from './bench-service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { provideDesktopImage } from '../src-server/areas/desktop/test-support/desktop-image.js';
-import { med, qemuPids, r1, r3, sumPssMiB } from './runtime-support.js';
+import { med, qemuPids, r1, r3, stockReady, sumPssMiB } from './runtime-support.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def);
@@ -56,13 +56,21 @@ await shot(wd);
 const deskWarmS = (now() - t) / 1000;
 await Promise.all([terminate(wp), terminate(wd)]);
 
+// each create takes a warm clone, as a create a while after the last one does: both pools refilled first
+const get = async (p: string) => (await api(p)).json();
+const poolsReady = async () => {
+  for (const image of ['debian', 'desktop'])
+    if (!(await stockReady(get, 'warm_clones', 120_000, image))) throw new Error(`the ${image} warm pool did not refill within 120 s`);
+};
 const firstShot: number[] = [];
 const firstExec: number[] = [];
 for (let i = 0; i < RUNS; i++) {
+  await poolsReady();
   let t0 = now();
   const p = await create(`p${i}`);
   await exec(p, 'true');
   firstExec.push(now() - t0);
+  await poolsReady();
   t0 = now();
   const d = await create(`d${i}`, 'desktop');
   await shot(d);

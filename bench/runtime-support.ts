@@ -27,15 +27,15 @@ export async function templatesReady(get: GetJson, timeoutMs = 900_000): Promise
 }
 
 /**
- * Waits until the default template has a warm clone (`warm_clones`) or a restore spare
- * (`restore_spares`) ready (GET /v1/templates): a box created, forked or woken a while after
- * the last one finds it so; back-to-back ones within ~150 ms may not (the spare restarts).
+ * Waits until a template (of `image`, if given) has a warm clone (`warm_clones`) or a restore
+ * spare (`restore_spares`) ready (GET /v1/templates): a box created, forked or woken a while
+ * after the last one finds it so; back-to-back ones within ~150 ms may not (the spare restarts).
  */
-export async function stockReady(get: GetJson, field: 'warm_clones' | 'restore_spares' = 'warm_clones', timeoutMs = 60_000): Promise<boolean> {
+export async function stockReady(get: GetJson, field: 'warm_clones' | 'restore_spares' = 'warm_clones', timeoutMs = 60_000, image?: string): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const { data } = (await get('/v1/templates')) as { data: ({ state: string } & Record<typeof field, number>)[] };
-    if (data.some((tpl) => tpl.state === 'ready' && tpl[field] > 0)) return true;
+    const { data } = (await get('/v1/templates')) as { data: ({ state: string; image: string } & Record<typeof field, number>)[] };
+    if (data.some((tpl) => tpl.state === 'ready' && tpl[field] > 0 && (!image || tpl.image === image))) return true;
     await new Promise((r) => setTimeout(r, 100));
   }
   return false;

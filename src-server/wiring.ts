@@ -165,6 +165,8 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
     const row = await e2b.sandboxes.row(boxId);
     return row && !row.public_traffic ? row.access_token : null;
   };
+  // E2B's lifecycle.autoResume: traffic to a getHost address resumes the paused sandbox
+  network.ingress.autoResume = (boxId) => e2b.sandboxes.autoResume(boxId);
 
   const services: Services = {
     audit: core.audit,

@@ -138,6 +138,29 @@ describe("E2B allowPublicTraffic on Box's ingress (getHost addresses)", () => {
     expect((await get(explicit.getHost(7072))).status).toBe(502);
     await Promise.all([sbx.kill(), explicit.kill()]);
   });
+
+  it('traffic to a getHost address resumes a paused autoResume sandbox (requests together share one resume); without autoResume it answers 503', async () => {
+    const sbx = await Sandbox.create({ ...opts, lifecycle: { onTimeout: 'pause', autoResume: true } });
+    const host = sbx.getHost(7073);
+    expect((await get(host)).status).toBe(502); // published on first use; nothing listens yet
+    await serve(sbx.sandboxId, 7073);
+    await sbx.pause();
+    expect((await sbx.getInfo()).state).toBe('paused');
+    const answers = await Promise.all([get(host), get(host), get(host)]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect((await sbx.getInfo()).state).toBe('running');
+
+    const plain = await Sandbox.create({ ...opts, lifecycle: { onTimeout: 'pause' } });
+    const plainHost = plain.getHost(7074);
+    await get(plainHost);
+    await serve(plain.sandboxId, 7074);
+    await plain.pause();
+    const refused = await get(plainHost);
+    expect(refused.status).toBe(503);
+    expect(refused.text).toMatch(/not running/);
+    expect((await plain.getInfo()).state).toBe('paused');
+    await Promise.all([sbx.kill(), plain.kill()]);
+  });
 });
 
 describe('E2B metrics from Box meters', () => {

@@ -3,18 +3,10 @@ import { conflict, Failed, invalid, notFound } from '../../kernel/domain-errors.
 import { installMcpNotice } from './mcp-gateway.js';
 import { SandboxPolicies, type E2BNetwork } from './network-rules.js';
 import { boxForTemplate } from './template-boxes.js';
-import {
-  type AppsPort,
-  type BoxesPort,
-  type BoxRecord,
-  type CheckpointsPort,
-  type FilesPort,
-  type NewBox,
-  type PoliciesPort,
-  type Principal,
-} from './ports.js';
+import type { AppsPort, BoxesPort, BoxRecord, CheckpointsPort, FilesPort, NewBox, PoliciesPort, Principal } from './ports.js';
 import { metadataFilter, pageOf, type PageQuery } from './sandbox-page.js';
 import type { SandboxesRepo, SandboxRow } from './sandboxes-repo.js';
+import { InFlight } from '../../kernel/util/in-flight.js';
 
 /** The envd version E2B's SDK reads from create/connect to pick its features (see README "Coming from E2B"). */
 export const ENVD_VERSION = '0.6.4';
@@ -244,14 +236,17 @@ export class SandboxService {
     await this.policies.replace(s.row, s.box.name, network);
   }
 
-  /** Traffic to a paused sandbox created with `autoResume` resumes it (with its create timeout). */
-  async autoResume(id: string): Promise<boolean> {
-    const row = await this.repo.get(id);
-    if (!row?.auto_resume || row.cold_resume) return false;
-    const s = await this.find(row.org_id, id);
-    if (s?.state !== 'paused') return false;
-    await this.connect(row.org_id, id, row.timeout_s);
-    return true;
+  private resuming = new InFlight<boolean>();
+  /** Traffic to a paused sandbox created with `autoResume` resumes it (with its create timeout); requests together share one resume. */
+  autoResume(id: string): Promise<boolean> {
+    return this.resuming.run(id, async () => {
+      const row = await this.repo.get(id);
+      if (!row?.auto_resume || row.cold_resume) return false;
+      const s = await this.find(row.org_id, id);
+      if (s?.state !== 'paused') return false;
+      await this.connect(row.org_id, id, row.timeout_s);
+      return true;
+    });
   }
 
   /**

@@ -97,6 +97,10 @@ export async function networkArea(
       set trafficToken(fn: (boxId: string) => Promise<string | null>) {
         ingress.trafficToken = fn;
       },
+      /** Resumes a paused box on its traffic (E2B's autoResume); the E2B area answers it. */
+      set autoResume(fn: (boxId: string) => Promise<boolean>) {
+        ingress.autoResume = fn;
+      },
     },
     area,
   };

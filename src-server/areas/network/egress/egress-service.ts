@@ -10,6 +10,7 @@ import type { ProxyDeps } from './proxy-deps.js';
 import { CryptoBox } from '../../../kernel/util/crypto-box.js';
 import { EgressCa } from '../tls/egress-ca.js';
 import { upstreamAgents, upstreamRoots } from './upstream-tls.js';
+import { InFlight } from '../../../kernel/util/in-flight.js';
 
 /** Proxy ports bound ahead of need, so that proxyPortFor can answer synchronously. */
 const SPARES = 6;
@@ -150,15 +151,10 @@ export class EgressService {
     if (known) return known.port;
     // One claim per box at a time: a second caller meanwhile would take another spare, find the
     // first one's port recorded, and fail to bind it (taken by the first: the row then dropped).
-    let claim = this.claiming.get(boxId);
-    if (!claim) {
-      claim = this.claim(boxId).finally(() => this.claiming.delete(boxId));
-      this.claiming.set(boxId, claim);
-    }
-    return await claim;
+    return await this.claiming.run(boxId, () => this.claim(boxId));
   }
 
-  private claiming = new Map<string, Promise<number | undefined>>();
+  private claiming = new InFlight<number | undefined>();
 
   private async claim(boxId: string): Promise<number | undefined> {
     const proxy = this.spares.shift();

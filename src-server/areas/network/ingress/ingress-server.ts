@@ -39,6 +39,11 @@ export class Ingress {
    * (E2B's `network.allowPublicTraffic`; set by the E2B area at wiring). Unset: all public.
    */
   trafficToken?: (boxId: string) => Promise<string | null>;
+  /**
+   * Resumes a paused box whose traffic resumes it (E2B's `lifecycle.autoResume`; set by the
+   * E2B area at wiring): true when it did. Unset, or false: a paused box answers 503.
+   */
+  autoResume?: (boxId: string) => Promise<boolean>;
 
   constructor(
     private app: AppBase,
@@ -98,6 +103,7 @@ export class Ingress {
   /** Wakes a sleeping box; throws (with a message for the page) when it cannot run. */
   private async ready(box: BoxRecord): Promise<BoxRecord> {
     const boxes = this.boxes;
+    if (box.status === 'paused' && (await this.autoResume?.(box.box_id))) box = (await boxes.get(box.box_id)) ?? box;
     const cur = box.status === 'running' ? box : await boxes.ensureRunning(box, 'exec');
     await boxes.touch(cur.box_id);
     return cur;
