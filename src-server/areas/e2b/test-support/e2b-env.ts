@@ -22,12 +22,12 @@ export async function killSandboxesAndClose(svc: TestService | undefined): Promi
 }
 
 /** The stock SDK's connection options for a test service, passed per call (no environment). */
-export function e2bOptions(svc: TestService): { apiKey: string; apiUrl: string; sandboxUrl: string } {
+function e2bOptions(svc: TestService): { apiKey: string; apiUrl: string; sandboxUrl: string } {
   return { apiKey: svc.key, apiUrl: `${svc.url}/e2b/api`, sandboxUrl: `${svc.url}/e2b/sandbox` };
 }
 
 /** A raw request to E2B's REST API of a test service (X-API-Key; `json` as the body). */
-export const e2bFetch =
+const e2bFetch =
   (opts: { apiKey: string; apiUrl: string }) =>
   (p: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> =>
     fetch(`${opts.apiUrl}${p}`, {
@@ -37,7 +37,7 @@ export const e2bFetch =
     });
 
 /** A file's E2B test service: filled in by its beforeAll. */
-export interface E2BTestEnv {
+interface E2BTestEnv {
   svc: TestService;
   opts: ReturnType<typeof e2bOptions>;
   e2b: ReturnType<typeof e2bFetch>;
