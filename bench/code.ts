@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { benchService } from './bench-service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
-import { med, qemuPids, r1, r3, sumPssMiB } from './runtime-support.js';
+import { med, pssSplitMiB, qemuPids, r1, r3, sumPssMiB } from './runtime-support.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def);
@@ -167,14 +167,20 @@ await terminate(box);
 const many = await Promise.all(Array.from({ length: MANY }, (_, i) => post('/v1/boxes', { app_id: appId, name: `many${i}` })));
 await new Promise((r) => setTimeout(r, 15_000));
 const before = sumPssMiB(qemuPids(dataDir)) / MANY;
+const splitBefore = pssSplitMiB(qemuPids(dataDir));
 await Promise.all(many.map((b) => run(b.box_id, 'x = np.arange(1000).sum()\nx')));
 await new Promise((r) => setTimeout(r, 15_000));
 const pids = qemuPids(dataDir);
 const after = sumPssMiB(pids) / MANY;
+const splitAfter = pssSplitMiB(pids);
+const perBox = (s: { guest: number; tcg: number; qemu: number }) => `guest RAM ${r1(s.guest / MANY)}, TCG code ${r1(s.tcg / MANY)}, QEMU ${r1(s.qemu / MANY)}`;
 out.many = {
   [`idle PSS per box with a live kernel (ran a cell), ${MANY} boxes, MiB (goal <= 60)`]: r1(after),
   'baseline: the same boxes idle before their first cell, MiB': r1(before),
   ratio: r3(after / before),
+  'per box before its cell, MiB': perBox(splitBefore),
+  'per box after its cell, MiB': perBox(splitAfter),
+  "after, without TCG's translated code (none under KVM), MiB": r1((after * MANY - splitAfter.tcg) / MANY),
   'QEMU processes counted': pids.length,
 };
 await Promise.all(many.map((b) => terminate(b.box_id)));

@@ -16,7 +16,7 @@ import WebSocket from 'ws';
 import { benchService } from './bench-service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { provideDesktopImage } from '../src-server/areas/desktop/test-support/desktop-image.js';
-import { med, qemuPids, r1, r3, stockReady, sumPssMiB } from './runtime-support.js';
+import { med, pssSplitMiB, qemuPids, r1, r3, stockReady, sumPssMiB } from './runtime-support.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def);
@@ -146,9 +146,10 @@ const idle = async (image?: string) => {
   await new Promise((r) => setTimeout(r, 15_000));
   const pids = qemuPids(dataDir);
   const pss = sumPssMiB(pids) / MANY;
+  const split = pssSplitMiB(pids);
   await Promise.all(ids.map((id) => terminate(id)));
   await new Promise((r) => setTimeout(r, 5_000));
-  return { pss, n: pids.length };
+  return { pss, n: pids.length, split: `guest RAM ${r1(split.guest / MANY)}, TCG code ${r1(split.tcg / MANY)}, QEMU ${r1(split.qemu / MANY)}` };
 };
 const plain = await idle();
 const desk = await idle('desktop');
@@ -156,6 +157,8 @@ out.many = {
   [`idle PSS per desktop box, ${MANY} boxes, MiB (goal <= 150)`]: r1(desk.pss),
   [`baseline: idle PSS per plain box, ${MANY} boxes, MiB`]: r1(plain.pss),
   ratio: r3(desk.pss / plain.pss),
+  'per desktop box, MiB': desk.split,
+  'per plain box, MiB': plain.split,
   'QEMU processes counted (desktop)': desk.n,
 };
 

@@ -111,6 +111,30 @@ export function sumPssMiB(pids: number[]): number {
   return kib / 1024;
 }
 
+/**
+ * PSS of QEMU processes by what holds it, MiB: the guest's RAM (the mapped RAM file of the
+ * template or box), TCG's translated code (the anonymous rwx buffer, `tb-size`; none under
+ * KVM) and QEMU itself (heap, libraries, device state).
+ */
+export function pssSplitMiB(pids: number[]): { guest: number; tcg: number; qemu: number } {
+  const kib = { guest: 0, tcg: 0, qemu: 0 };
+  for (const pid of pids) {
+    let smaps: string;
+    try {
+      smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    let kind: keyof typeof kib = 'qemu';
+    for (const line of smaps.split('\n')) {
+      const head = /^[0-9a-f]+-[0-9a-f]+ (\S+) \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+      if (head) kind = /\/ram( \(deleted\))?$/.test(head[3]!) ? 'guest' : head[2] === '0' && head[1] === 'rwxp' ? 'tcg' : 'qemu';
+      else if (line.startsWith('Pss:')) kib[kind] += Number(/\d+/.exec(line)![0]);
+    }
+  }
+  return { guest: kib.guest / 1024, tcg: kib.tcg / 1024, qemu: kib.qemu / 1024 };
+}
+
 /** User + system CPU time of a process (all threads), ms (clock ticks of 10 ms). */
 /** A process's minor page faults so far (all threads): for QEMU, host faults on guest RAM among them. */
 export function minorFaults(pid: number): number {
