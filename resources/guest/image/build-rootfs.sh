@@ -54,8 +54,17 @@ echo box > "$tree/etc/hostname"
 sed -i 's/\$(id -u)/${EUID:-$(id -u)}/' "$tree/etc/profile"
 grep -q 'EUID:-' "$tree/etc/profile" || die "/etc/profile: no \$(id -u) to replace"
 sed -i 's/^mesg n .*/[ -t 0 ] \&\& mesg n 2>\/dev\/null || true/' "$tree/root/.profile"
-printf '127.0.0.1\tlocalhost\n127.0.1.1\tbox\n::1\tlocalhost ip6-localhost ip6-loopback\n' > "$tree/etc/hosts"
-echo 'nameserver 10.0.2.3' > "$tree/etc/resolv.conf"
+# Name lookups in a box answer at once. A box has no DNS: its network reaches only the egress
+# proxy (restrict=on), which resolves names on the host; a query to slirp's 10.0.2.3 waited 2 x 5 s
+# for nothing, so every lookup of a name not in /etc/hosts took 10 s (sudo's and Python's
+# http.server's of the box's own name among them). The box's name (its own per clone) comes from
+# glibc's myhostname module; any other name is refused at once by 127.0.0.1 (ECONNREFUSED: no
+# DNS server listens in the box unless the user starts one).
+printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' > "$tree/etc/hosts"
+printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' > "$tree/etc/resolv.conf"
+sed -i -E 's/^hosts:.*/hosts:          files myhostname dns/' "$tree/etc/nsswitch.conf"
+grep -q '^hosts: *files myhostname dns$' "$tree/etc/nsswitch.conf" || die "/etc/nsswitch.conf: no hosts line"
+[ -e "$tree/lib/x86_64-linux-gnu/libnss_myhostname.so.2" ] || die "libnss-myhostname is not installed"
 printf '/dev/vda / ext4 rw,noatime 0 1\n' > "$tree/etc/fstab"
 # Host keys would be shared by every box: the SSH feature generates them (ssh-keygen -A).
 rm -f "$tree"/etc/ssh/ssh_host_*

@@ -6,6 +6,7 @@
  * watch, a PTY after reconnect, and a sandbox killed under a running command.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FilesystemEventType, Sandbox, TimeoutError, type FilesystemEvent } from 'e2b';
 import { pointE2BAt, killSandboxesAndClose } from './test-support/e2b-env.js';
@@ -44,6 +45,33 @@ describe("E2B's conventions on real boxes", () => {
       expect(git).toMatch(/^git version /);
       expect(python).toMatch(/^Python 3\./);
       expect((await s.commands.run('echo "$(whoami) $(pwd) $HOME"', { user: 'root' })).stdout).toBe('root /root /root\n');
+    },
+    VM,
+  );
+
+  it(
+    'looks names up at once (a box has no DNS): its own name resolves, another is refused; python3 -m http.server answers at getHost',
+    async () => {
+      // before: each lookup of a name not in /etc/hosts waited 2 x 5 s for slirp's DNS (restrict=on)
+      const r = await s.commands.run(
+        't=$(date +%s%N); getent hosts "$(hostname)" >/dev/null && echo own; getent hosts no-such.example.com || echo refused; echo $(( ($(date +%s%N) - t) / 1000000 ))',
+      );
+      const [own, refused, ms] = r.stdout.trim().split('\n');
+      expect([own, refused]).toEqual(['own', 'refused']);
+      expect(Number(ms)).toBeLessThan(5000);
+      // E2B's snapshot and lifecycle tests: the server binds, looks its own address up, then listens
+      await s.commands.run('python3 -m http.server 8000', { background: true });
+      const host = s.getHost(8000);
+      const get = () =>
+        new Promise<number>((resolve, reject) =>
+          http
+            .get({ host: '127.0.0.1', port: Number(host.split(':')[1]), path: '/', headers: { host } }, (res) => (res.resume(), resolve(res.statusCode!)))
+            .on('error', reject),
+        );
+      const t = Date.now();
+      let status = await get();
+      while (status !== 200 && Date.now() - t < 8_000) status = await get(); // the ingress itself retries a second
+      expect(status).toBe(200);
     },
     VM,
   );
