@@ -160,10 +160,11 @@ export async function wire(base: AppBase, runtime: BoxRuntime): Promise<{ app: W
     },
     domain: () => (network.ingress.port ? `box.localhost:${network.ingress.port}` : null),
   });
-  // E2B's allowPublicTraffic: false: the sandbox's getHost addresses want its traffic access token
-  network.ingress.trafficToken = async (boxId) => {
+  // E2B's allowPublicTraffic: false (the sandbox's getHost addresses want its traffic access
+  // token) and maskRequestHost (the Host header its server gets)
+  network.ingress.sandboxTraffic = async (boxId) => {
     const row = await e2b.sandboxes.row(boxId);
-    return row && !row.public_traffic ? row.access_token : null;
+    return row ? { token: row.public_traffic ? null : row.access_token, maskHost: row.mask_request_host } : null;
   };
   // E2B's lifecycle.autoResume: traffic to a getHost address resumes the paused sandbox
   network.ingress.autoResume = (boxId) => e2b.sandboxes.autoResume(boxId);

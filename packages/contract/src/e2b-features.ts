@@ -18,8 +18,13 @@ export const E2BNetworkConfig = z.object({
   denyOut: destinations.optional(),
   allowPublicTraffic: z.boolean().optional(),
   rules: transforms.optional(),
+  // the Host header the sandbox's servers get from its getHost addresses; `${PORT}` is the port
+  maskRequestHost: z
+    .string()
+    .max(300)
+    .refine((h) => /^[A-Za-z0-9.\-:[\]_]+$/.test(h.replaceAll('${PORT}', '1')), 'must be a host name, optionally with :port or ${PORT}')
+    .optional(),
   // E2B's options Box does not apply: refused with a 501 naming each
-  maskRequestHost: z.string().optional(),
   egressProxy: z.unknown().optional(),
   httpsPorts: z.array(z.number().int()).optional(),
 });

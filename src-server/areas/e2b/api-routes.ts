@@ -179,7 +179,6 @@ function unsupportedCreate(b: z.infer<typeof E2BCreateBody>) {
   const no = (option: string, why: string) => {
     throw new NotImplemented(`Box's E2B API does not support ${option}: ${why}.`, { param: option });
   };
-  if (b.network?.maskRequestHost) no('network.maskRequestHost', "Box's ingress keeps the Host header a request came with");
   if (b.network?.egressProxy) no('network.egressProxy', "Box's egress proxy is the sandbox's only way out; chain no other proxy");
   if (b.network?.httpsPorts?.length) no('network.httpsPorts', "Box's ingress reaches a sandbox's ports over plain HTTP");
 }

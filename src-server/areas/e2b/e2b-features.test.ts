@@ -139,6 +139,39 @@ describe("E2B allowPublicTraffic on Box's ingress (getHost addresses)", () => {
     await Promise.all([sbx.kill(), explicit.kill()]);
   });
 
+  it('maskRequestHost: the box server gets that Host header, ${PORT} its port (HTTP and a WebSocket upgrade)', async () => {
+    const sbx = await Sandbox.create({ ...opts, network: { maskRequestHost: 'custom-host.example.com:${PORT}' } });
+    const host = sbx.getHost(7075);
+    expect((await get(host)).status).toBe(502); // published on first use
+    const hostPort = (await svc.ctx.services.listeners.forwardsFor(sbx.sandboxId)).find((f) => f.guestPort === 7075)!.hostPort;
+    const seen: string[] = [];
+    const s = http.createServer((req, res) => (seen.push(req.headers.host!), res.end('ok')));
+    s.on(
+      'upgrade',
+      (req, socket) => (seen.push(req.headers.host!), socket.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n')),
+    );
+    await new Promise<void>((r) => s.listen(hostPort, '127.0.0.1', () => r()));
+    servers.push(s);
+    expect(await get(host)).toEqual({ status: 200, text: 'ok' });
+    await new Promise<void>((resolve, reject) =>
+      http
+        .get({ host: '127.0.0.1', port: Number(host.split(':')[1]), path: '/ws', headers: { host, connection: 'Upgrade', upgrade: 'x' } })
+        .on('upgrade', (_res, socket) => (socket.destroy(), resolve()))
+        .on('error', reject),
+    );
+    expect(seen).toEqual(['custom-host.example.com:7075', 'custom-host.example.com:7075']);
+    // another sandbox keeps the request's Host
+    const plain = await Sandbox.create(opts);
+    await get(plain.getHost(7076));
+    const plainPort = (await svc.ctx.services.listeners.forwardsFor(plain.sandboxId)).find((f) => f.guestPort === 7076)!.hostPort;
+    const s2 = http.createServer((req, res) => (seen.push(req.headers.host!), res.end('ok')));
+    await new Promise<void>((r) => s2.listen(plainPort, '127.0.0.1', () => r()));
+    servers.push(s2);
+    expect((await get(plain.getHost(7076))).status).toBe(200);
+    expect(seen.at(-1)).toBe(plain.getHost(7076));
+    await Promise.all([sbx.kill(), plain.kill()]);
+  });
+
   it('traffic to a getHost address resumes a paused autoResume sandbox (requests together share one resume); without autoResume it answers 503', async () => {
     const sbx = await Sandbox.create({ ...opts, lifecycle: { onTimeout: 'pause', autoResume: true } });
     const host = sbx.getHost(7073);

@@ -75,7 +75,9 @@ describe('E2B SDK on the fake runtime', () => {
     expect(((await unknown.json()) as { message: string }).message).toMatch(/does not support GET \/no-such-route/);
     await expect(Sandbox.create('no-such-template', opts)).rejects.toThrow(/404: template 'no-such-template' not found/);
     // create options Box cannot keep are refused, not dropped: no sandbox runs with a restriction it does not have
-    await expect(Sandbox.create({ ...opts, network: { maskRequestHost: 'x.example' } })).rejects.toThrow(/501: .*maskRequestHost/);
+    await expect(Sandbox.create({ ...opts, network: { maskRequestHost: 'x.example\r\nX-Evil: 1' } })).rejects.toThrow(
+      /400: .*network\.maskRequestHost.*host name/,
+    );
     await expect(Sandbox.create({ ...opts, network: { allowOut: ['10.0.0.0/8'] } })).rejects.toThrow(/400: .*network\.allowOut\[0\].*address range/);
     await expect(Sandbox.create({ ...opts, network: { httpsPorts: [443] } })).rejects.toThrow(/501: .*httpsPorts/);
     expect(await Volume.destroy(vol.volumeId, opts)).toBe(true);

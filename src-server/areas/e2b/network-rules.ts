@@ -17,6 +17,8 @@ export interface E2BNetwork {
   rules?: Record<string, Array<{ transform?: { headers?: Record<string, string> } }>>;
   /** false: its getHost addresses want the traffic access token (not a policy rule: the ingress checks it). */
   allowPublicTraffic?: boolean;
+  /** The Host header its servers get from its getHost addresses (`${PORT}`: the port); not a policy rule: the ingress sets it. */
+  maskRequestHost?: string;
 }
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;

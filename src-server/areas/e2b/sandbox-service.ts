@@ -130,6 +130,7 @@ export class SandboxService {
       keepMemory: body.keepMemory ?? true,
       autoResume: !!body.autoResume,
       publicTraffic: body.network?.allowPublicTraffic ?? true,
+      maskRequestHost: body.network?.maskRequestHost ?? null,
     });
     if (body.mcp !== undefined && body.mcp !== null) await installMcpNotice(this.deps.files, s.box);
     return s;
@@ -149,6 +150,7 @@ export class SandboxService {
       keepMemory?: boolean;
       autoResume?: boolean;
       publicTraffic?: boolean; // E2B's network.allowPublicTraffic (default true)
+      maskRequestHost?: string | null; // E2B's network.maskRequestHost
     },
   ): Promise<Sandbox> {
     if (!made.started) throw new Failed(`Sandbox ${made.box.box_id} did not start: ${made.reason}`);
@@ -172,6 +174,7 @@ export class SandboxService {
       auto_resume: o.autoResume ?? false,
       timeout_s: timeoutSeconds(o.timeout),
       public_traffic: o.publicTraffic ?? true,
+      mask_request_host: o.maskRequestHost ?? null,
     });
     return await this.get(auth.orgId, box.box_id);
   }

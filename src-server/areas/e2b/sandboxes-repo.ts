@@ -26,6 +26,8 @@ export interface SandboxRow {
   timeout_s: number;
   /** Its getHost addresses answer anyone (E2B's `network.allowPublicTraffic`, default true); false: only requests with its traffic access token. */
   public_traffic: boolean;
+  /** The Host header its servers get for requests to its getHost addresses, `${PORT}` the port (E2B's `network.maskRequestHost`); null: the request's. */
+  mask_request_host: string | null;
 }
 
 type Flags = 'auto_pause' | 'keep_memory' | 'auto_resume' | 'cold_resume' | 'public_traffic';
@@ -48,9 +50,9 @@ export class SandboxesRepo {
   async insert(r: SandboxRow): Promise<void> {
     await this.db.run(
       `INSERT INTO e2b_sandboxes (box_id, org_id, key_id, template_id, metadata, envs, access_token, auto_pause, started_at, end_at, created_at,
-         policy_id, keep_memory, auto_resume, timeout_s, cold_resume, public_traffic)
+         policy_id, keep_memory, auto_resume, timeout_s, cold_resume, public_traffic, mask_request_host)
        VALUES (@box_id, @org_id, @key_id, @template_id, @metadata, @envs, @access_token, @auto_pause, @started_at, @end_at, @created_at,
-         @policy_id, @keep_memory, @auto_resume, @timeout_s, @cold_resume, @public_traffic)`,
+         @policy_id, @keep_memory, @auto_resume, @timeout_s, @cold_resume, @public_traffic, @mask_request_host)`,
       {
         ...r,
         metadata: JSON.stringify(r.metadata),

@@ -93,9 +93,9 @@ export async function networkArea(
       get port() {
         return ingressPort();
       },
-      /** The token a box's E2B getHost addresses want (null: public); the E2B area answers it. */
-      set trafficToken(fn: (boxId: string) => Promise<string | null>) {
-        ingress.trafficToken = fn;
+      /** What a box's E2B getHost addresses want (its traffic token, its Host mask); the E2B area answers it. */
+      set sandboxTraffic(fn: NonNullable<Ingress['sandboxTraffic']>) {
+        ingress.sandboxTraffic = fn;
       },
       /** Resumes a paused box on its traffic (E2B's autoResume); the E2B area answers it. */
       set autoResume(fn: (boxId: string) => Promise<boolean>) {

@@ -38,7 +38,7 @@ describe.each(stores)('the store on %s', (dialect, open) => {
   it('runs every migration, once (a second open finds them applied)', async () => {
     expect(db.dialect).toBe(dialect);
     const ids = (await db.all<{ id: number }>('SELECT id FROM schema_migrations ORDER BY id')).map((r) => r.id);
-    expect(ids).toEqual([1, 2, 3, 4, 5, 7, 11, 13, 21, 113, 129, 140, 141, 150, 270, 272, 276, 277, 278, 381, 382]);
+    expect(ids).toEqual([1, 2, 3, 4, 5, 7, 11, 13, 21, 113, 129, 140, 141, 150, 270, 272, 276, 277, 278, 381, 382, 383]);
   });
 
   it('reads and writes with positional and named parameters; 64-bit integers and bytes come back as numbers and Buffers', async () => {

@@ -7,7 +7,11 @@ import type { ListenerRow } from '../listeners/listeners-repo.js';
  * `sandboxGone`: an E2B address of a sandbox that is not there (answered as E2B's proxy does:
  * 502, JSON); other misses are 404 pages.
  */
-type Route = { box: BoxRecord; listener: ListenerRow; e2b?: true } | { box: BoxRecord; publish: number } | { miss: string; sandboxGone?: string };
+type Route = Routed | { box: BoxRecord; publish: number } | Missed;
+/** A request's box and listener. */
+export type Routed = { box: BoxRecord; listener: ListenerRow; e2b?: true };
+/** Nothing to forward to: why, and for E2B's getHost of a sandbox that is gone, its id. */
+export type Missed = { miss: string; sandboxGone?: string };
 
 /** E2B's `getHost(port)`: `<port>-<sandboxID>.<domain>`, the domain being `box.localhost:<ingress port>`. */
 const E2B_HOST = /^(\d{1,5})-(box_[0-9a-f-]{36})$/;

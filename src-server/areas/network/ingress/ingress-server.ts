@@ -10,7 +10,7 @@ import type { BoxRecord } from '../../boxes/ports.js';
 import { endToEnd } from '../hop-headers.js';
 import { madeCert } from '../../../platform/serving/module.js';
 import type { ListenerService } from '../listeners/listener-service.js';
-import { routeHost } from './ingress-routing.js';
+import { routeHost, type Missed, type Routed } from './ingress-routing.js';
 
 const RETRIES = 3;
 const RETRY_DELAY_MS = 400;
@@ -35,10 +35,13 @@ export class Ingress {
   private agent = new http.Agent({ keepAlive: true, maxFreeSockets: 16 });
   private sockets = new Set<net.Socket>();
   /**
-   * The traffic access token a box's E2B getHost addresses want, or null when they are public
-   * (E2B's `network.allowPublicTraffic`; set by the E2B area at wiring). Unset: all public.
+   * What a box's E2B getHost addresses want (set by the E2B area at wiring; unset, or null for
+   * a box that is no sandbox: public, Host kept): `token`, the traffic access token requests
+   * must bring (null: public; E2B's `network.allowPublicTraffic`), and `maskHost`, the Host
+   * header the box's server gets instead of the request's, `${PORT}` its port (E2B's
+   * `network.maskRequestHost`).
    */
-  trafficToken?: (boxId: string) => Promise<string | null>;
+  sandboxTraffic?: (boxId: string) => Promise<{ token: string | null; maskHost: string | null } | null>;
   /**
    * Resumes a paused box whose traffic resumes it (E2B's `lifecycle.autoResume`; set by the
    * E2B area at wiring): true when it did. Unset, or false: a paused box answers 503.
@@ -114,26 +117,30 @@ export class Ingress {
    * publishes it (http). A sandbox made with `allowPublicTraffic: false` answers only requests
    * that bring its traffic access token (checked before anything is published).
    */
-  private async route(req: http.IncomingMessage) {
+  private async route(req: http.IncomingMessage): Promise<(Routed & { host?: string }) | Missed | { denied: string }> {
     const host = req.headers.host;
     const route = await routeHost(this.boxes, this.listeners, host);
     if ('miss' in route) return route;
+    let maskHost: string | undefined;
     if ('publish' in route || route.e2b) {
-      const want = await this.trafficToken?.(route.box.box_id);
+      const traffic = await this.sandboxTraffic?.(route.box.box_id);
+      maskHost = traffic?.maskHost ?? undefined;
+      const want = traffic?.token;
       const got = req.headers[TRAFFIC_TOKEN];
       if (want && (typeof got !== 'string' || got.length !== want.length || !timingSafeEqual(Buffer.from(got), Buffer.from(want))))
         return {
           denied: `Sandbox ${route.box.box_id} was created with allowPublicTraffic: false: send its traffic access token in the ${TRAFFIC_TOKEN} header.`,
         };
     }
-    if (!('publish' in route)) return route;
+    if (!('publish' in route)) return { ...route, host: maskHost?.replaceAll('${PORT}', String(route.listener.guest_port)) };
     try {
       await this.listeners.create(route.box, { guest_port: route.publish, protocol: 'http' });
     } catch (e) {
       if ((e as { code?: string }).code !== 'already_exists') return { miss: `Publishing port ${route.publish}: ${(e as Error).message}` };
     }
     const again = await routeHost(this.boxes, this.listeners, host);
-    return 'publish' in again ? { miss: `Port ${route.publish} could not be published.` } : again;
+    if ('publish' in again) return { miss: `Port ${route.publish} could not be published.` };
+    return 'miss' in again ? again : { ...again, host: maskHost?.replaceAll('${PORT}', String(again.listener.guest_port)) };
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
@@ -155,6 +162,7 @@ export class Ingress {
     const { [TRAFFIC_TOKEN]: _token, ...sent } = endToEnd(req.headers);
     const headers = {
       ...sent,
+      ...(route.host ? { host: route.host } : {}),
       'x-forwarded-for': req.socket.remoteAddress ?? '',
       'x-forwarded-host': req.headers.host ?? '',
       'x-forwarded-proto': (req.socket as TLSSocket).encrypted ? 'https' : 'http',
@@ -201,7 +209,8 @@ export class Ingress {
     const up = net.connect(route.listener.host_port, '127.0.0.1', () => {
       const lines = [`${req.method} ${req.url} HTTP/1.1`];
       for (let i = 0; i < req.rawHeaders.length; i += 2)
-        if (req.rawHeaders[i]!.toLowerCase() !== TRAFFIC_TOKEN) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+        if (req.rawHeaders[i]!.toLowerCase() === 'host' && route.host) lines.push(`Host: ${route.host}`);
+        else if (req.rawHeaders[i]!.toLowerCase() !== TRAFFIC_TOKEN) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
       up.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (head.length) up.write(head);
       socket.pipe(up).pipe(socket);

@@ -20,11 +20,12 @@ import { m277 } from './277-e2b-template-tags.js';
 import { m278 } from './278-e2b-public-traffic.js';
 import { m381 } from './381-egress-injected.js';
 import { m382 } from './382-box-on-checkpoint.js';
+import { m383 } from './383-e2b-mask-host.js';
 
 /**
  * Numbered migrations, applied in order and locked by hash once applied.
  * Numbers are reserved per area so parallel work does not collide:
- * 001 core, 002 boxes runtime, 003 inference, 004 cron, 005 networking (egress ports, egress log, custom domains), 007 usage/metrics, 011 inference in boxes, 013 egress TLS, 021 box starts (templates), 113 egress CA rotation, 129 egress log reasons, 140 webhook inbox (141 its owners), 150 service settings, 270 E2B sandboxes (272 their network, memory and resume options; 276 E2B secrets, volumes and template builds; 277 their tags; 278 whether their getHost addresses are public), 381 egress log: injected headers and https upgrades, 382 the checkpoint a box stands on.
+ * 001 core, 002 boxes runtime, 003 inference, 004 cron, 005 networking (egress ports, egress log, custom domains), 007 usage/metrics, 011 inference in boxes, 013 egress TLS, 021 box starts (templates), 113 egress CA rotation, 129 egress log reasons, 140 webhook inbox (141 its owners), 150 service settings, 270 E2B sandboxes (272 their network, memory and resume options; 276 E2B secrets, volumes and template builds; 277 their tags; 278 whether their getHost addresses are public), 381 egress log: injected headers and https upgrades, 382 the checkpoint a box stands on, 383 E2B's maskRequestHost.
  */
 export const MIGRATIONS: Migration[] = [
   m001,
@@ -48,4 +49,5 @@ export const MIGRATIONS: Migration[] = [
   m278,
   m381,
   m382,
+  m383,
 ];
