@@ -117,7 +117,11 @@ export class DesktopService {
    */
   async screenshot(box: BoxRecord, scale = 1): Promise<Buffer> {
     const percent = Math.max(10, Math.min(100, Math.round(scale * 100)));
-    const dump = (await this.framebuffer(box)) ?? this.must(await this.onScreen(box, { script: SCREENSHOT_SCRIPT, args: [] }), 'The screenshot', true);
+    // no file yet: the desktop is not up (a box cold-booted while its template builds); started, then read
+    const dump =
+      (await this.framebuffer(box)) ??
+      (await this.ensureDesktop(box).then(() => this.framebuffer(box))) ??
+      this.must(await this.onScreen(box, { script: SCREENSHOT_SCRIPT, args: [] }), 'The screenshot', true);
     let img;
     try {
       img = readXwd(dump);
