@@ -132,7 +132,8 @@ export class Ingress {
           denied: `Sandbox ${route.box.box_id} was created with allowPublicTraffic: false: send its traffic access token in the ${TRAFFIC_TOKEN} header.`,
         };
     }
-    if (!('publish' in route)) return { ...route, host: maskHost?.replaceAll('${PORT}', String(route.listener.guest_port)) };
+    const masked = (r: Routed) => ({ ...r, host: maskHost?.replaceAll('${PORT}', String(r.listener.guest_port)) });
+    if (!('publish' in route)) return masked(route);
     try {
       await this.listeners.create(route.box, { guest_port: route.publish, protocol: 'http' });
     } catch (e) {
@@ -140,7 +141,7 @@ export class Ingress {
     }
     const again = await routeHost(this.boxes, this.listeners, host);
     if ('publish' in again) return { miss: `Port ${route.publish} could not be published.` };
-    return 'miss' in again ? again : { ...again, host: maskHost?.replaceAll('${PORT}', String(again.listener.guest_port)) };
+    return 'miss' in again ? again : masked(again);
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
