@@ -16,7 +16,7 @@ import WebSocket from 'ws';
 import { benchService } from './bench-service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { provideDesktopImage } from '../src-server/areas/desktop/test-support/desktop-image.js';
-import { med, pssSplitMiB, qemuPids, r1, r3, stockReady, sumPssMiB } from './runtime-support.js';
+import { boxQemuPids, med, pssSplitMiB, r1, r3, stockReady, sumPssMiB } from './runtime-support.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def);
@@ -84,7 +84,9 @@ out.first = {
   'template builds (not counted): plain s, desktop s': `${r1(plainWarmS)}, ${r1(deskWarmS)}`,
 };
 
+await poolsReady(); // the refills of the creates above would share the CPU with the shots
 const box = await create('shots', 'desktop');
+await poolsReady();
 const shots: number[] = [];
 const execs: number[] = [];
 for (let i = 0; i < RUNS * 3; i++) {
@@ -144,7 +146,7 @@ const idle = async (image?: string) => {
   if (image) await Promise.all(ids.map((id) => shot(id)));
   else await Promise.all(ids.map((id) => exec(id, 'true')));
   await new Promise((r) => setTimeout(r, 15_000));
-  const pids = qemuPids(dataDir);
+  const pids = boxQemuPids(dataDir); // the boxes', not the warm clones and spares waiting
   const pss = sumPssMiB(pids) / MANY;
   const split = pssSplitMiB(pids);
   await Promise.all(ids.map((id) => terminate(id)));

@@ -99,6 +99,20 @@ export function qemuPids(dataDir: string, also = ''): number[] {
   return pids;
 }
 
+/** The QEMUs of the service's boxes (their folders' qemu.pid): not the warm-pool clones and restore spares waiting for a box. */
+export function boxQemuPids(dataDir: string): number[] {
+  const pids: number[] = [];
+  for (const id of existsSync(join(dataDir, 'boxes')) ? readdirSync(join(dataDir, 'boxes')) : []) {
+    try {
+      const pid = Number(readFileSync(join(dataDir, 'boxes', id, 'qemu.pid'), 'utf8').trim());
+      if (pid && existsSync(`/proc/${pid}`)) pids.push(pid);
+    } catch {
+      // no VM (stopped, or terminated meanwhile)
+    }
+  }
+  return pids;
+}
+
 export function sumPssMiB(pids: number[]): number {
   let kib = 0;
   for (const pid of pids) {
