@@ -51,7 +51,7 @@ test('notebook: cells are highlighted editors; edit and re-run, run all, copy, c
   await page.getByTestId('code-run').click();
   await expect(cells.nth(2).getByTestId('code-output')).toContainText('40', { timeout: 120_000 });
   // one counter for the notebook: JavaScript's first run is [2], not a second [1]
-  expect(await counts(page)).toEqual(['[1]', '[2]', '[3]']);
+  await expect.poll(() => counts(page)).toEqual(['[1]', '[2]', '[3]']); // the output shows while the cell still runs ([*])
 
   // syntax highlighting: the string and the keyword are coloured tokens
   const editor0 = cells.nth(0).getByTestId('code-cell-editor');
@@ -70,7 +70,7 @@ test('notebook: cells are highlighted editors; edit and re-run, run all, copy, c
   await editor0.press('Shift+Enter');
   await expect(cells.nth(0).getByTestId('code-output')).toContainText('x is 21', { timeout: 120_000 });
   await expect(cells.nth(0)).toHaveAttribute('data-edited', 'false');
-  expect(await counts(page)).toEqual(['[4]', '[2]', '[3]']);
+  await expect.poll(() => counts(page)).toEqual(['[4]', '[2]', '[3]']);
 
   // run all, in order: the last cell sees the edited x
   await page.getByTestId('code-run-all').click();
@@ -84,7 +84,7 @@ test('notebook: cells are highlighted editors; edit and re-run, run all, copy, c
   // clear outputs, then delete a cell
   await page.getByTestId('code-clear-outputs').click();
   await expect(page.getByTestId('code-output').filter({ hasText: /./ })).toHaveCount(0);
-  expect(await counts(page)).toEqual(['[ ]', '[ ]', '[ ]']);
+  await expect.poll(() => counts(page)).toEqual(['[ ]', '[ ]', '[ ]']);
   await cells.nth(1).getByTestId('code-cell-delete').click();
   await expect(cells).toHaveCount(2);
   await expect(cells.nth(1).getByTestId('code-cell-editor')).toHaveText('print(x * 2)');
