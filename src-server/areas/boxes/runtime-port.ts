@@ -82,10 +82,16 @@ export interface TemplateWarmup {
    * leave nothing a box could see; a failure is ignored.
    */
   clone?(guest: GuestAgent): Promise<void>;
+  /**
+   * The TCG translation cache (MiB) VMs of this image, or of images built FROM it, need for
+   * the work the step starts (the desktop's browser: ~450 MiB of translated code, which a
+   * 64 MiB cache throws away again and again). Ignored under KVM/HVF; BOX_TCG_TB_SIZE wins.
+   */
+  tcgCache?: { image: string; mib: number };
 }
 
-/** The root disk of a named image, or undefined when the name is unknown. */
-export type ImageResolver = (name: string) => Promise<{ rootfs: string; format: 'raw' | 'qcow2' } | undefined>;
+/** The root disk of a named image and the names it was built from (itself first), or undefined when the name is unknown. */
+export type ImageResolver = (name: string) => Promise<{ rootfs: string; format: 'raw' | 'qcow2'; lineage: string[] } | undefined>;
 
 /** The machine a template is booted as: boxes clone the template of their own shape. */
 export interface TemplateShape {

@@ -10,6 +10,9 @@ import { START_SCRIPT } from './desktop-service.js';
  */
 export const desktopWarmup: TemplateWarmup = {
   key: `desktop:${createHash('sha256').update(START_SCRIPT).digest('hex').slice(0, 12)}`,
+  // Chromium's start translates ~450 MiB of guest code under TCG: in the 64 MiB default cache
+  // QEMU flushed it without end and the window never painted; at 512 its page shows (issue 37).
+  tcgCache: { image: 'desktop', mib: 512 },
   async run(guest) {
     const r = await guest.sh(`${START_SCRIPT.replace('exit 45', 'exit 0')} && sleep 2`, 900_000);
     if (r.exitCode !== 0) throw new Error(`desktop warm-up failed: ${r.stderr.slice(-500)}`);

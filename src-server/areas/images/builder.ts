@@ -121,7 +121,7 @@ export async function buildImage(opts: BuildOptions): Promise<BuildResult> {
     const resolver: ImageResolver = async (name) => {
       if (!name.startsWith(LAYER_PREFIX)) return store.resolve(name);
       const [format, ...p] = name.slice(LAYER_PREFIX.length).split(':');
-      return { rootfs: p.join(':'), format: format as 'raw' | 'qcow2' };
+      return { rootfs: p.join(':'), format: format as 'raw' | 'qcow2', lineage: [name] };
     };
     vms.runtime.setImageResolver(resolver);
     return vms.runtime;

@@ -41,6 +41,8 @@ interface ResolvedImage {
   rootfs: string;
   format: 'raw' | 'qcow2';
   digest: string;
+  /** This image's name, then the images it was built FROM, nearest first. */
+  lineage: string[];
 }
 
 export const EMPTY_CONFIG: ImageRunConfig = { env: {}, workdir: null, user: null, cmd: null };
@@ -143,10 +145,20 @@ export class ImageStore {
     if (name === BUILTIN_IMAGE) {
       await ensureAgentBinary();
       const img = await ensureGuestImage({ dataDir: this.dataDir });
-      return { rootfs: img.rootfs, format: 'raw', digest: `recipe:${img.recipeHash}` };
+      return { rootfs: img.rootfs, format: 'raw', digest: `recipe:${img.recipeHash}`, lineage: [name] };
     }
     const m = await this.get(name);
-    return m && { rootfs: m.disk, format: m.diskFormat, digest: m.digest };
+    return m && { rootfs: m.disk, format: m.diskFormat, digest: m.digest, lineage: await this.lineage(m) };
+  }
+
+  /** The image's name and its bases' (a base removed or rebuilt since ends the walk there). */
+  private async lineage(m: ImageManifest): Promise<string[]> {
+    const names = [m.name];
+    for (let base = m.base; base && !names.includes(base) && names.length < 32;) {
+      names.push(base);
+      base = base === BUILTIN_IMAGE ? null : ((await this.get(base))?.base ?? null);
+    }
+    return names;
   }
 
   /**

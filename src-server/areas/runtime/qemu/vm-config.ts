@@ -72,6 +72,8 @@ export interface VmConfig {
    * even for a private mapping, which would zero pages other clones still use.
    */
   freePageReporting?: boolean;
+  /** TCG translation cache (MiB) when the image's work needs more than the default (BOX_TCG_TB_SIZE wins). */
+  tcgTbSizeMib?: number;
 }
 
 const PROXY_GUEST_ADDR = '10.0.2.100:3128';
@@ -98,8 +100,8 @@ const TCG_CPU = 'Nehalem-v1,+arat';
  * 128 (16 boxes, bench:runtime --only many); 64 MiB keeps one flush (the restore's) in
  * those measurements and caps a busy box's cost at 1/16 of QEMU's own default (1 GiB).
  */
-function tcgTbSizeMib(): number {
-  return boxEnv().tcgTbSizeMib ?? 64;
+function tcgTbSizeMib(config: VmConfig): number {
+  return boxEnv().tcgTbSizeMib ?? config.tcgTbSizeMib ?? 64;
 }
 
 export function kernelCmdline(config: VmConfig, extra: string[] = []): string {
@@ -154,7 +156,7 @@ export function netdevArg(config: VmConfig): string {
 const optEscape = (s: string) => s.replaceAll(',', ',,');
 
 export function qemuArgs(folder: VmPaths, config: VmConfig, opts: { incoming?: boolean; extraCmdline?: string[] } = {}) {
-  const accel = config.accel === 'tcg' ? ['-accel', `tcg,tb-size=${tcgTbSizeMib()}`, '-cpu', TCG_CPU] : ['-accel', config.accel, '-cpu', 'host'];
+  const accel = config.accel === 'tcg' ? ['-accel', `tcg,tb-size=${tcgTbSizeMib(config)}`, '-cpu', TCG_CPU] : ['-accel', config.accel, '-cpu', 'host'];
   const args = [
     '-name',
     `box,process=box-qemu`,

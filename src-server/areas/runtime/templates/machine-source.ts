@@ -8,6 +8,7 @@ import { ensureAgentBinary } from '../guest-image/agent-build.js';
 import { cachedGuestImage, ensureGuestImage, type GuestImage, type ImageProgress } from '../guest-image/guest-image.js';
 import { hostTscKhz } from '../qemu/host.js';
 import { TemplateStore } from './templates.js';
+import { tcgCacheFor } from './template-warmups.js';
 import type { RuntimeLog } from '../../../kernel/logger.js';
 import type { VmConfig } from '../qemu/vm-config.js';
 
@@ -133,6 +134,7 @@ export class MachineSource {
     // Every image boots with the built-in kernel and initrd (the initrd carries the agent);
     // the root disk only matters when a disk is created (the runtime's create checks it).
     const own = cfg.image !== 'debian' ? await this.resolveImage?.(cfg.image) : undefined;
+    const tcgCache = tcgCacheFor(this.store.warmups, own?.lineage ?? [cfg.image]);
     return {
       kernel: img.kernel,
       initrd: img.initrd,
@@ -147,6 +149,7 @@ export class MachineSource {
       ports: cfg.forwards.map((f) => ({ hostPort: f.hostPort, guestPort: f.guestPort })),
       mounts: cfg.mounts.map((m) => ({ hostPath: m.hostPath, guestPath: m.guestPath })),
       hostname: cfg.hostname,
+      ...(tcgCache ? { tcgTbSizeMib: tcgCache } : {}),
     };
   }
 

@@ -45,3 +45,8 @@ async function runWarmup(w: TemplateWarmup, agent: Parameters<typeof execText>[0
   };
   await w.run(guest).catch((e: Error) => failed(e.message.slice(0, 500)));
 }
+
+/** The TCG translation cache (MiB) the warm-ups ask for VMs of an image with this lineage; 0: the default. */
+export function tcgCacheFor(warmups: TemplateWarmup[], lineage: string[]): number {
+  return Math.max(0, ...warmups.map((w) => (w.tcgCache && lineage.includes(w.tcgCache.image) ? w.tcgCache.mib : 0)));
+}

@@ -45,7 +45,6 @@ const TEMPLATE_VM: TemplateVm = { mounts: [], ports: [], proxyPort: undefined, h
 const PREP_SCRIPT = 'rm -f /etc/ssh/ssh_host_*; : > /etc/machine-id 2>/dev/null; sync';
 
 type TemplateRecord = TemplateInfo;
-type TemplateState = TemplateInfo['state'];
 
 interface TemplateMeta {
   templateId: string;
@@ -108,6 +107,7 @@ export class TemplateStore {
       tscKhz: base.tscKhz,
       // the saved guest booted with this command line (execfast, issue 9: e.g. no ASLR under TCG)
       cmdline: kernelCmdline({ ...base, hostname: 'box', mounts: [] }),
+      ...(base.tcgTbSizeMib ? { tcgCacheMib: base.tcgTbSizeMib } : {}), // clones launch with the template's config
       qemu: await qemuVersion(),
       ...(this.warmups.length ? { warmups: this.warmups.map((w) => w.key) } : {}),
     };
@@ -257,7 +257,7 @@ export class TemplateStore {
       const meta = this.readMeta(id);
       if (!meta) continue;
       seen.add(id);
-      const state: TemplateState = this.readyOf(id) ? (this.current.has(id) || !this.current.size ? 'ready' : 'stale') : 'failed';
+      const state: TemplateInfo['state'] = this.readyOf(id) ? (this.current.has(id) || !this.current.size ? 'ready' : 'stale') : 'failed';
       out.push({ templateId: id, shape: meta.shape, state, builtAt: meta.builtAt, bytes: dirSizeBytes(join(this.root, id)), boxes: boxes.get(id) ?? 0 });
     }
     for (const [id, f] of this.failed) {
