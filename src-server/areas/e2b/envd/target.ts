@@ -17,13 +17,17 @@ export interface Target {
 }
 
 /**
- * E2B's base template runs everything as `user` (home and working directory /home/user,
- * passwordless sudo), and envd 0.4+ uses it when the SDK names no user. Box's default image
- * has that account, so its sandboxes do the same; a sandbox of another Box image keeps that
- * image's own default (its USER, else root). Box's own API keeps root.
+ * E2B's base and desktop templates run everything as `user` (home and working directory
+ * /home/user, passwordless sudo), and envd 0.4+ uses it when the SDK names no user. Box's
+ * shipped images have that account (the desktop one is built FROM the default), so their
+ * sandboxes do the same: as root, @e2b/desktop's `open` started a browser that refuses to run
+ * as root. A sandbox of another Box image keeps that image's own default (its USER, else
+ * root). Box's own API keeps root.
  */
+const E2B_USER_IMAGES = new Set(['debian', 'desktop']);
+
 export function defaultUser(box: Pick<BoxRecord, 'image'>): string | undefined {
-  return box.image === 'debian' ? 'user' : undefined;
+  return E2B_USER_IMAGES.has(box.image) ? 'user' : undefined;
 }
 
 export const TARGET = createContextKey<Target | undefined>(undefined, { description: 'e2b sandbox' });
