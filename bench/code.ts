@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { benchService } from './bench-service.js';
 import { readExecStream } from '../src-server/test-support/exec-stream.js';
-import { med, pssSplitMiB, qemuPids, r1, r3, sumPssMiB } from './runtime-support.js';
+import { boxQemuPids, med, pssSplitMiB, r1, r3, sumPssMiB } from './runtime-support.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : def);
@@ -166,11 +166,12 @@ await terminate(box);
 
 const many = await Promise.all(Array.from({ length: MANY }, (_, i) => post('/v1/boxes', { app_id: appId, name: `many${i}` })));
 await new Promise((r) => setTimeout(r, 15_000));
-const before = sumPssMiB(qemuPids(dataDir)) / MANY;
-const splitBefore = pssSplitMiB(qemuPids(dataDir));
+// the boxes' own QEMUs: the warm-pool clone and the restore spare waiting beside them are not boxes
+const before = sumPssMiB(boxQemuPids(dataDir)) / MANY;
+const splitBefore = pssSplitMiB(boxQemuPids(dataDir));
 await Promise.all(many.map((b) => run(b.box_id, 'x = np.arange(1000).sum()\nx')));
 await new Promise((r) => setTimeout(r, 15_000));
-const pids = qemuPids(dataDir);
+const pids = boxQemuPids(dataDir);
 const after = sumPssMiB(pids) / MANY;
 const splitAfter = pssSplitMiB(pids);
 const perBox = (s: { guest: number; tcg: number; qemu: number }) => `guest RAM ${r1(s.guest / MANY)}, TCG code ${r1(s.tcg / MANY)}, QEMU ${r1(s.qemu / MANY)}`;

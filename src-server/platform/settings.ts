@@ -72,8 +72,8 @@ export const ENV_SETTINGS = {
   tcgTbSizeMib: {
     env: 'BOX_TCG_TB_SIZE',
     schema: z.coerce.number().int().min(1),
-    default: '`64`',
-    meaning: "QEMU's translation cache per VM in MiB, where KVM/HVF is unavailable (TCG)",
+    default: '`64` (`512` for desktop boxes)',
+    meaning: "QEMU's translation cache per VM in MiB, where KVM/HVF is unavailable (TCG); set, it holds for every box",
   },
   imageCache: {
     env: 'BOX_IMAGE_CACHE',
