@@ -87,9 +87,10 @@ export class FakeRuntime implements BoxRuntime {
     fs.rmSync(this.root(boxId), { recursive: true, force: true });
     fs.rmSync(this.consoleLog(boxId), { force: true });
   }
-  async checkpoint(boxId: string, id: string) {
+  async checkpoint(boxId: string, id: string, _running: boolean, onSaved?: () => void) {
     this.step('checkpoint', boxId);
     fs.cpSync(this.root(boxId), this.cpDir(id), { recursive: true });
+    onSaved?.(); // as QEMU's runtime does: called, not waited for
     return { sizeBytes: 4096 };
   }
   async cloneFromCheckpoint(id: string, cfg: VmConfig) {

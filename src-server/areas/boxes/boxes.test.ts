@@ -177,8 +177,11 @@ describe('checkpoints and forks', () => {
     const box = await create('src');
     await post(`/v1/boxes/${box.box_id}/exec`, { command: 'echo hello > state.txt' }).then((r) => r.text());
     const cp = await (await post(`/v1/boxes/${box.box_id}/checkpoint`, { name: 'first', ttl_seconds: 3600 })).json();
-    expect(cp).toMatchObject({ box_id: box.box_id, name: 'first', status: 'ready', checkpoint_generation: 1 });
+    expect(cp).toMatchObject({ box_id: box.box_id, name: 'first', status: 'ready', checkpoint_generation: 1, size_bytes: 4096 });
     expect(cp.checkpoint_id).toMatch(/^boxcp_/);
+    // the size the runtime measured stays (the "saved" write, made first, never lands after it)
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await (await svc.api(`/v1/box-checkpoints/${cp.checkpoint_id}`)).json()).size_bytes).toBe(4096);
     const list = await (await svc.api(`/v1/box-checkpoints?box_id=${box.box_id}`)).json();
     expect(list.data).toHaveLength(1);
     const copy = await (await post('/v1/boxes/from_checkpoint', { checkpoint_id: cp.checkpoint_id, name: 'copy' })).json();

@@ -56,10 +56,16 @@ export class CheckpointService {
     const repo = this.boxes.repo;
     await repo.insertCheckpoint(cp);
     try {
-      const { sizeBytes } = await this.boxes.runtime.checkpoint(cur.box_id, cp.checkpoint_id, cur.status === 'running', async () => {
-        await repo.finishCheckpoint(cp.checkpoint_id, 'ready', 0);
-        onSaved?.((await repo.getCheckpoint(cp.checkpoint_id))!);
+      // The runtime calls back without waiting: the final write below waits for this one, or
+      // on PostgreSQL (a pool of connections) its size 0 could land after the real size.
+      let saved: Promise<void> | undefined;
+      const { sizeBytes } = await this.boxes.runtime.checkpoint(cur.box_id, cp.checkpoint_id, cur.status === 'running', () => {
+        saved = (async () => {
+          await repo.finishCheckpoint(cp.checkpoint_id, 'ready', 0);
+          onSaved?.((await repo.getCheckpoint(cp.checkpoint_id))!);
+        })();
       });
+      await saved;
       await repo.finishCheckpoint(cp.checkpoint_id, 'ready', sizeBytes);
       await repo.update(cur.box_id, { checkpoint_generation: generation, last_checkpointed_at: cp.created_at, on_checkpoint_id: cp.checkpoint_id });
     } catch (e) {
