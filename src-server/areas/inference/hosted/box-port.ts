@@ -73,8 +73,8 @@ export function hostedBoxPort(deps: {
     },
     async computer(box, actions, wait) {
       for (const a of actions) await desktop.act(box, a);
-      if (wait) await new Promise((r) => setTimeout(r, 1000));
-      return desktop.screenshot(box);
+      if (wait) await sleep(1000);
+      return actions.length ? settledScreenshot(() => desktop.screenshot(box)) : desktop.screenshot(box);
     },
     runCode: (box, src, timeoutS) => code.run(box, { code: src, language: 'python', timeout: timeoutS }),
     async exec(box, command, timeoutS) {
@@ -95,4 +95,29 @@ export function hostedBoxPort(deps: {
     },
     terminate: (box) => boxes.terminate(box),
   };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const SETTLE_FIRST_MS = 500;
+const SETTLE_STEP_MS = 250;
+const SETTLE_MAX_MS = 3000;
+
+/**
+ * The screen after an action, once it shows it: a browser repaints a click some hundred
+ * milliseconds later (under TCG, later still), and a screenshot taken at once showed the
+ * screen before it. As computer-use loops wait before they look (Anthropic's reference loop
+ * waits 2 s), the first frame is taken 0.5 s after the action, then frames 0.25 s apart until
+ * two are the same, at most 3 s after the action.
+ */
+async function settledScreenshot(shot: () => Promise<Buffer>): Promise<Buffer> {
+  const end = Date.now() + SETTLE_MAX_MS;
+  await sleep(SETTLE_FIRST_MS);
+  let last = await shot();
+  while (Date.now() < end) {
+    await sleep(SETTLE_STEP_MS);
+    const next = await shot();
+    if (next.equals(last)) return next;
+    last = next;
+  }
+  return last;
 }
