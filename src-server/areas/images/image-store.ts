@@ -151,7 +151,7 @@ export class ImageStore {
     return m && { rootfs: m.disk, format: m.diskFormat, digest: m.digest, lineage: await this.lineage(m) };
   }
 
-  /** The image's name and its bases' (a base removed or rebuilt since ends the walk there). */
+  /** The image's name and its bases' names (a base removed since ends the walk there). */
   private async lineage(m: ImageManifest): Promise<string[]> {
     const names = [m.name];
     for (let base = m.base; base && !names.includes(base) && names.length < 32;) {
