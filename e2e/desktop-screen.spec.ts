@@ -1,11 +1,12 @@
 import { desktopImageBuilt, provideDesktopImage } from '../src-server/areas/desktop/test-support/desktop-image.js';
+import { readExecStream } from '../src-server/test-support/exec-stream.js';
 import { AppPage } from './pages/app-page.js';
 import { expect, login, screenshot, serviceForFile, test } from './support/fixtures.js';
 import { terminateAll } from './support/service.js';
 
 // A real desktop box (the `desktop` image from BOX_IMAGE_CACHE's desktop-store, built by
 // `box desktop image` or the desktop VM test): the Screen tab's live view, view-only until
-// "Take control", the pointer reaching the box only then, "Give back", the screenshot button,
+// "Take control", the pointer and typed keys reaching the box only then, "Give back", the screenshot button,
 // and a recording played back. Skipped, by name, where the image is not built.
 const svc = serviceForFile({}, { beforeClose: terminateAll });
 test.setTimeout(1_800_000);
@@ -45,26 +46,52 @@ test('screen tab: a desktop box watched live, taken control of, given back, scre
     )
     .toBeGreaterThan(100);
 
+  // the pointer over a point of the view, as a fraction of its size (hover scrolls the point
+  // into the page's view first: a move outside the viewport reaches no element)
+  const pointAt = async (fx: number, fy: number) => {
+    const b = (await canvas.boundingBox())!;
+    await canvas.hover({ position: { x: b.width * fx, y: b.height * fy } });
+  };
+  const near = (c: { x: number; y: number }, x: number, y: number) => Math.abs(c.x - x) < 40 && Math.abs(c.y - y) < 40;
+
   // view only: the pointer over the view does not reach the box
   await page.mouse.move(0, 0);
   const before = await cursor();
-  const box = (await canvas.boundingBox())!;
-  await page.mouse.move(box.x + box.width * 0.25, box.y + box.height * 0.25);
+  await pointAt(0.25, 0.25);
   await page.waitForTimeout(3000);
   expect(await cursor()).toEqual(before);
 
-  // take control: the pointer moves the box's cursor, and typed keys reach it
+  // take control: the pointer moves the box's cursor (to a point it is not at yet)
   await page.getByTestId('screen-control').click();
   await expect(state).toHaveText('You have control');
-  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
-  await expect.poll(async () => Math.abs((await cursor()).x - 512) < 40 && Math.abs((await cursor()).y - 384) < 40, { timeout: 120_000 }).toBe(true);
+  const [tx, ty] = near(before, 1024 * 0.3, 768 * 0.7) ? [0.7, 0.3] : [0.3, 0.7];
+  await pointAt(tx, ty);
+  // (a miss shows where the cursor is)
+  const whereNow = async () => ((c) => (near(c, 1024 * tx, 768 * ty) ? 'there' : JSON.stringify(c)))(await cursor());
+  await expect.poll(whereNow, { timeout: 120_000 }).toBe('there');
+
+  // and typed keys reach it: a terminal opened on the screen takes a command typed into the view
+  await svc().api(`/v1/boxes/${boxId}/desktop/launch`, { method: 'POST', json: { app: 'xterm' } });
+  await expect
+    .poll(
+      async () => ((await (await svc().api(`/v1/boxes/${boxId}/desktop`)).json()) as { focused_window: { title: string } | null }).focused_window?.title ?? '',
+      {
+        timeout: 300_000,
+      },
+    )
+    .toMatch(/xterm|user@/);
+  await page.keyboard.type('echo typed-in-the-view > /tmp/typed');
+  await page.keyboard.press('Enter');
+  const typed = async () =>
+    readExecStream(await (await svc().api(`/v1/boxes/${boxId}/exec`, { method: 'POST', json: { command: 'cat /tmp/typed 2>/dev/null' } })).text()).stdout;
+  await expect.poll(typed, { timeout: 120_000 }).toContain('typed-in-the-view');
   await screenshot(page, 'box-screen-control');
 
   // give back: view only again, the pointer no longer reaches it
   await page.getByTestId('screen-control').click();
   await expect(state).toHaveText('Watching (view only)');
   const held = await cursor();
-  await page.mouse.move(box.x + box.width * 0.75, box.y + box.height * 0.75);
+  await pointAt(0.75, 0.75);
   await page.waitForTimeout(3000);
   expect(await cursor()).toEqual(held);
 

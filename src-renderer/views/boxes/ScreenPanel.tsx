@@ -45,7 +45,8 @@ export function ScreenPanel({ box }: { box: Box }) {
     if (!r) return;
     r.viewOnly = control;
     r.focusOnClick = !control;
-    if (!control) r.focus();
+    // the keys go to the view; the page stays where it is (a plain focus() scrolls the canvas into view)
+    if (!control) r.focus({ preventScroll: true });
     setControl(!control);
   };
 
@@ -94,7 +95,7 @@ export function ScreenPanel({ box }: { box: Box }) {
       <div
         ref={screen}
         data-testid="screen-view"
-        className={`aspect-[4/3] w-full max-w-5xl overflow-hidden rounded border bg-black ${control ? 'border-accent-400' : 'border-ink-800'}`}
+        className={`aspect-[4/3] w-full max-w-[min(64rem,calc((100vh_-_8rem)*4/3))] overflow-hidden rounded border bg-black ${control ? 'border-accent-400' : 'border-ink-800'}`}
       />
       <ScreenRecordings box={box} />
     </section>

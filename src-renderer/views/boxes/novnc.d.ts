@@ -7,6 +7,6 @@ declare module '@novnc/novnc' {
     resizeSession: boolean;
     focusOnClick: boolean;
     disconnect(): void;
-    focus(): void;
+    focus(options?: FocusOptions): void;
   }
 }
