@@ -68,6 +68,7 @@ export class DaemonLink {
 
   /** Connects to the box's daemon, starting it (after writing its files) when needed. */
   static async open(agent: GuestAgent, env: Record<string, string>, user?: string): Promise<DaemonLink> {
+    let wrote = false;
     for (let attempt = 0; ; attempt++) {
       const exec = agent.exec({ argv: ['/bin/bash', '-c', CONNECT], env, user, stdin: true, connectPort: GUEST_PORT });
       const link = new DaemonLink(exec);
@@ -80,9 +81,16 @@ export class DaemonLink {
       )
         return link;
       const early = await exec.exit;
-      if (early.exitCode !== NO_DAEMON || attempt > 0) {
+      // connected, then closed before answering: a daemon that was going (killed, its
+      // listener not yet closed) took the connection; the next attempt finds it gone and starts one
+      if (early.exitCode === 0 && attempt < 3) {
+        await new Promise((r) => setTimeout(r, 200));
+        continue;
+      }
+      if (early.exitCode !== NO_DAEMON || wrote) {
         throw new Failed(`The code interpreter could not start in the box (connector exit ${early.exitCode ?? early.signal}).`);
       }
+      wrote = true;
       for (const f of GUEST_FILES)
         await agent.writeFile(`${GUEST_DIR}/${f.name}`, { mode: 0o644, createParents: true, durable: false }, Readable.from([f.content]));
     }
