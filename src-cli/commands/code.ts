@@ -3,10 +3,11 @@ import { parse, type Command } from '../args.js';
 import { CliError } from '../errors.js';
 import { json } from '../output.js';
 import { resolveBoxId } from '../resolve.js';
-import type { CodeEvent, CodeExecution, CodeResult } from '@box/contract/code';
+import { CODE_LANGUAGES, type CodeEvent, type CodeExecution, type CodeResult } from '@box/contract/code';
 import { ndjsonLines } from '@box/contract/ndjson';
 
-const LANGS = ['python', 'javascript', 'bash'];
+const LANGS: readonly string[] = CODE_LANGUAGES;
+const LANG_USAGE = CODE_LANGUAGES.join('|');
 
 /** What a result shows in a terminal: its text, and which rich types it also has. */
 function describe(r: CodeResult): string {
@@ -17,14 +18,14 @@ function describe(r: CodeResult): string {
 }
 
 /**
- * `box code <box> [-l python|javascript|bash] [FILE|-]`: runs code in the box's stateful
+ * `box code <box> [-l python|javascript|typescript|r|bash] [FILE|-]`: runs code in the box's stateful
  * context of that language (or --context id): stdout and stderr stream as they come,
  * results print as text (rich types are named; --json prints the whole execution), an
  * error prints its traceback and exits 1.
  */
 export const code: Command = {
-  usage: 'box code <box> [-l python|javascript|bash] [--context id] [--timeout s] [--json] [FILE|-]',
-  summary: "Run code in a box's stateful Python, JavaScript or bash context (code from FILE or stdin)",
+  usage: `box code <box> [-l ${LANG_USAGE}] [--context id] [--timeout s] [--json] [FILE|-]`,
+  summary: "Run code in a box's stateful Python, JavaScript, TypeScript, R or bash context (code from FILE or stdin)",
   async run(ctx, argv) {
     const { values, positionals } = parse(
       argv,

@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { idSchema } from './common.js';
 
-/** The code interpreter (issue 25): stateful Python, JavaScript and bash contexts in a box. */
+/** The code interpreter (issue 25): stateful Python, JavaScript, TypeScript, R and bash contexts in a box. */
 
-/** typescript: Node with each cell transpiled by TypeScript's compiler (types removed, not checked). */
-export const CODE_LANGUAGES = ['python', 'javascript', 'typescript', 'bash'] as const;
+/**
+ * typescript: Node with each cell transpiled by TypeScript's compiler (types removed, not checked).
+ * r: R with IRkernel's display (IRdisplay and repr): values as IRkernel gives them, plots as PNG.
+ */
+export const CODE_LANGUAGES = ['python', 'javascript', 'typescript', 'r', 'bash'] as const;
 export const CodeLanguage = z.enum(CODE_LANGUAGES);
 export type CodeLanguage = z.infer<typeof CodeLanguage>;
 

@@ -36,19 +36,21 @@ OUTPUT_CAP = int(os.environ.get("BOX_CODE_OUTPUT_CAP", str(1024 * 1024)))
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 DEFAULT_PREFIX = "ctx_default_"
-LANGUAGES = ("python", "javascript", "typescript", "bash")
+LANGUAGES = ("python", "javascript", "typescript", "r", "bash")
 
 
 def missing_languages():
     """The languages whose runtime is not in this box: a box started from the guest image's
-    base, before the code interpreter's layer was ready (issue 35), has no ipykernel and no
-    Node. Told on every connection (op env), so the service answers a run of them plainly."""
+    base, before the code interpreter's layer was ready (issue 35), has no ipykernel, no
+    Node and no R. Told on every connection (op env), so the service answers a run of them plainly."""
     import importlib.util
     import shutil
 
     out = [] if importlib.util.find_spec("ipykernel") else ["python"]
     if not shutil.which("node"):
         out += ["javascript", "typescript"]
+    if not shutil.which("Rscript") or not os.path.isdir("/usr/lib/R/site-library/IRdisplay"):
+        out += ["r"]
     return out
 contexts = {}  # id -> Context
 defaults = {}  # language -> id

@@ -1,6 +1,6 @@
 """Kernels of the box code daemon: one child process per context, its stdout and stderr the
 cell's, what it reports (results, error, end) on a pipe of its own. Python is ipykernel's
-in-process kernel (pyrun.py), JavaScript is Node (jsrun.js), bash is bash."""
+in-process kernel (pyrun.py), JavaScript is Node (jsrun.js), R is R (rrun.R), bash is bash."""
 
 import asyncio
 import codecs
@@ -25,7 +25,7 @@ BASH_PRELUDE = (
 class PipeKernel:
     """A context's kernel: a child process in its own session; what it reports comes on a
     pipe of its own (BOX_CODE_FD), its stdout and stderr are the cell's. Cells never read
-    their requests: Python and JavaScript take them on another pipe (BOX_CODE_IN), their
+    their requests: Python, JavaScript and R take them on another pipe (BOX_CODE_IN), their
     stdin is /dev/null; bash reads its commands on stdin and runs each cell from /dev/null."""
 
     def __init__(self, language, cwd, env, home):
@@ -55,6 +55,8 @@ class PipeKernel:
             # import() in a cell is a vm.Script's dynamic import: behind this flag on Node 18
             argv = ["node", "--experimental-vm-modules", os.path.join(self.home, "jsrun.js")]
             env["BOX_CODE_TS"] = "1" if self.language == "typescript" else "0"
+        elif self.language == "r":
+            argv = ["Rscript", os.path.join(self.home, "rrun.R")]
         else:
             argv = ["bash", "--norc", "--noprofile"]
         self.proc = subprocess.Popen(

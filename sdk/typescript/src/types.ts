@@ -395,7 +395,7 @@ export type EgressLogRow = {
 };
 
 /** A language of the code interpreter. */
-export type CodeLanguage = 'python' | 'javascript' | 'typescript' | 'bash';
+export type CodeLanguage = 'python' | 'javascript' | 'typescript' | 'r' | 'bash';
 
 /** A code interpreter context: a kernel with its own variables. */
 export type CodeContext = {
@@ -409,7 +409,7 @@ export type CodeContext = {
 
 /** The body of POST /v1/boxes/{id}/code/contexts. */
 export type CreateContextBody = {
-  language?: 'python' | 'javascript' | 'typescript' | 'bash';
+  language?: 'python' | 'javascript' | 'typescript' | 'r' | 'bash';
   cwd?: string;
   env?: {
     [key: string]: string;
@@ -419,7 +419,7 @@ export type CreateContextBody = {
 /** The body of POST /v1/boxes/{id}/code/run. */
 export type RunCodeBody = {
   code: string;
-  language?: 'python' | 'javascript' | 'typescript' | 'bash';
+  language?: 'python' | 'javascript' | 'typescript' | 'r' | 'bash';
   context_id?: string;
   env?: {
     [key: string]: string;

@@ -20,7 +20,7 @@ import {
   type Notebook,
 } from './notebook/notebook-state.js';
 
-const LANGS: CodeLanguage[] = ['python', 'javascript', 'typescript', 'bash'];
+const LANGS: CodeLanguage[] = ['python', 'javascript', 'typescript', 'r', 'bash'];
 const storeKey = (boxId: string) => `box-code-history:${boxId}`;
 
 /** Runs one cell with `?stream=1`: output shows as it comes, the end event settles the cell. */

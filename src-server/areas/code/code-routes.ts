@@ -16,7 +16,7 @@ export function codeRoutes(code: CodeService, access: BoxAccess) {
       tag: 'code',
       params: BoxIdParams,
       body: CreateContextBody,
-      summary: 'Start a code context (python, javascript or bash kernel) in the box',
+      summary: 'Start a code context (a python, javascript, typescript, r or bash kernel) in the box',
       handler: async ({ auth, req, params, body }) => code.createContext(await access.boxFor(req, auth, params.box_id, 'exec'), body),
     });
 

@@ -65,7 +65,7 @@ export class CodeService {
     if (!link.missing.includes(language)) return;
     const s = this.codeStage();
     const why = `This box has no ${language} runtime`;
-    const layer = "the code interpreter (Python's Jupyter kernel with numpy, pandas and matplotlib; Node for JavaScript and TypeScript)";
+    const layer = "the code interpreter (Python's Jupyter kernel with numpy, pandas and matplotlib; Node for JavaScript and TypeScript; R)";
     let msg: string;
     if (!s) msg = `${why}: its image does not have ${layer}. bash cells run in it; boxes of the default image have it.`;
     else if (s.state === 'failed')

@@ -160,7 +160,7 @@ describe('the code interpreter in a real box', () => {
   );
 
   it(
-    'box code runs stdin or a file in the box from the CLI: output, results, exit 1 on an error',
+    'box code runs stdin or a file in the box from the CLI (python, javascript, r): output, results, exit 1 on an error',
     async () => {
       const env = { BOX_URL: svc.url, BOX_API_KEY: svc.key };
       const r = await runCli(env, ['code', 'code1', '-'], { input: 'print("from the cli")\nx * 2' });
@@ -168,6 +168,9 @@ describe('the code interpreter in a real box', () => {
       expect(r.code).toBe(0);
       const js = await runCli(env, ['code', 'code1', '-l', 'javascript'], { input: '[1, 2, 3].map((v) => v * 2)' });
       expect(js.stdout).toContain('[ 2, 4, 6 ]');
+      // R from the image's code layer: its value as R prints it, its plot a PNG result
+      const rr = await runCli(env, ['code', 'code1', '-l', 'r'], { input: 'cat("R", R.version$major, "\\n")\nmean(c(1, 2, 6))\nplot(1:3)' });
+      expect([rr.code, rr.stdout]).toEqual([0, expect.stringMatching(/^R 4 \n\[1\] 3\n[\s\S]*image\/png/)]);
       const bad = await runCli(env, ['code', 'code1'], { input: 'raise ValueError("nope")' });
       expect(bad.code).toBe(1);
       expect(bad.stderr).toContain('ValueError: nope');

@@ -10,7 +10,7 @@ export const GUEST_PORT = 49999;
 const SOURCE_DIR = join(RESOURCES_DIR, 'guest', 'code');
 
 /** The daemon's files (resources/guest/code), written into a box that has no daemon yet. */
-export const GUEST_FILES = ['boxcode.py', 'kernels.py', 'pyrun.py', 'charts.py', 'jsrun.js'].map((name) => ({
+export const GUEST_FILES = ['boxcode.py', 'kernels.py', 'pyrun.py', 'charts.py', 'jsrun.js', 'rrun.R'].map((name) => ({
   name,
   content: readFileSync(join(SOURCE_DIR, name)),
 }));

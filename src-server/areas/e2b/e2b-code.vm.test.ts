@@ -138,24 +138,28 @@ describe('@e2b/code-interpreter on a real box', () => {
       expect((await sbx.runCode('[1, 2].map((v) => v * 2)', { language: 'javascript', ...slow })).text).toContain('2, 4');
       await sbx.removeCodeContext(js);
       // a language Box has no kernel for: the SDK surfaces the status (its message only in its diagnostics mode)
-      await expect(sbx.runCode('1', { language: 'r', ...slow })).rejects.toThrow(/^400 Bad Request/);
+      await expect(sbx.runCode('1', { language: 'java', ...slow })).rejects.toThrow(/^400 Bad Request/);
     },
     VM,
   );
   it(
-    "as E2B's template: sandbox envs in every kernel, per-run envs over them; python and javascript listed; /home/user",
+    "as E2B's template: sandbox envs in every kernel (R's too), per-run envs over them; python and javascript listed; /home/user",
     async () => {
       expect((await sbx.listCodeContexts()).map((c) => c.language)).toEqual(expect.arrayContaining(['python', 'javascript']));
       for (const [language, code] of [
         ['python', 'import os; os.getenv("SBX_ENV")'],
         ['javascript', 'process.env.SBX_ENV'],
         ['bash', 'echo $SBX_ENV'],
+        ['r', 'Sys.getenv("SBX_ENV")'],
       ] as const) {
         const over = await sbx.runCode(code, { language, envs: { SBX_ENV: 'overridden' }, ...slow });
         const back = await sbx.runCode(code, { language, ...slow });
-        const text = (x: Execution) => (language === 'bash' ? x.logs.stdout.join('').trim() : x.text);
-        expect([language, text(over), text(back)]).toEqual([language, 'overridden', 'from the sandbox']);
+        // R's values are display data, as IRkernel's are: E2B's R tests read results[0]
+        const text = (x: Execution) => (language === 'bash' ? x.logs.stdout.join('').trim() : language === 'r' ? x.results[0]?.text : x.text);
+        const as = (v: string) => (language === 'r' ? `[1] "${v}"` : v);
+        expect([language, text(over), text(back)]).toEqual([language, as('overridden'), as('from the sandbox')]);
       }
+      expect((await sbx.runCode('getwd()', { language: 'r', ...slow })).results[0]?.text).toBe('[1] "/home/user"');
       expect((await sbx.runCode('process.cwd()', { language: 'js', ...slow })).text).toBe('/home/user');
       expect((await sbx.runCode('pwd', { language: 'bash', ...slow })).logs.stdout).toEqual(['/home/user\n']);
       const ctx = await sbx.createCodeContext({ ...slow });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { invalid } from '../../kernel/domain-errors.js';
 import type { BoxRecord, CodeContextView, CodePort, CodeResultView } from './ports.js';
 
-type Language = 'python' | 'javascript' | 'typescript' | 'bash';
+type Language = 'python' | 'javascript' | 'typescript' | 'r' | 'bash';
 /** E2B's language names of Box's kernels. */
 const LANGUAGES: Record<string, Language> = {
   python: 'python',
@@ -11,11 +11,11 @@ const LANGUAGES: Record<string, Language> = {
   js: 'javascript',
   typescript: 'typescript',
   ts: 'typescript',
+  r: 'r',
   bash: 'bash',
 };
 /** E2B's languages Box has no kernel for, and why. */
 const MISSING: Record<string, string> = {
-  r: "R's kernel (IRkernel) is not in Box's default image: it would take the image past its size budget",
   java: 'Debian packages no Java Jupyter kernel (IJava)',
 };
 
@@ -25,7 +25,7 @@ function language(l: string | undefined) {
   const found = LANGUAGES[name];
   if (!found) {
     const why = MISSING[name] ? `: ${MISSING[name]}` : '';
-    throw invalid(`language "${l}" is not supported on Box${why}. Use python, javascript (js), typescript (ts) or bash.`, 'language');
+    throw invalid(`language "${l}" is not supported on Box${why}. Use python, javascript (js), typescript (ts), r or bash.`, 'language');
   }
   return found;
 }

@@ -81,7 +81,7 @@ export interface ForkPort {
 }
 
 /** The code interpreter's service (issue 25; docs: /work code API), as the E2B area uses it. */
-type CodeLanguage = 'python' | 'javascript' | 'typescript' | 'bash';
+type CodeLanguage = 'python' | 'javascript' | 'typescript' | 'r' | 'bash';
 export interface CodeContextView {
   id: string;
   language: CodeLanguage;

@@ -20,7 +20,7 @@ const CODE_TOOLS = {
     inputSchema: z.object({
       box: boxRef,
       code: RunCodeBody.shape.code.describe('The code to run, e.g. "import math\\nmath.sqrt(2)".'),
-      language: RunCodeBody.shape.language.describe('python (default), javascript or bash; each language has its own default context per box.'),
+      language: RunCodeBody.shape.language.describe('python (default), javascript, typescript, r or bash; each language has its own default context per box.'),
       context_id: RunCodeBody.shape.context_id.describe(
         'Run in this context ("ctx_..."), e.g. one with its own cwd or env; default: the language\'s default context.',
       ),

@@ -413,7 +413,7 @@ class EgressLogRow(_EgressLogRowRequired, _EgressLogRowOptional):
 CodeContext = TypedDict("CodeContext", {
     "id": str,
     "box_id": str,
-    "language": Literal["python", "javascript", "typescript", "bash"],
+    "language": Literal["python", "javascript", "typescript", "r", "bash"],
     "cwd": str,
     "created_at": str,
     "status": Literal["idle", "busy", "dead", "starting"],
@@ -453,7 +453,7 @@ CodeError = TypedDict("CodeError", {
 #: A finished code run as the API answers it.
 CodeExecutionData = TypedDict("CodeExecutionData", {
     "context_id": str,
-    "language": Literal["python", "javascript", "typescript", "bash"],
+    "language": Literal["python", "javascript", "typescript", "r", "bash"],
     "execution_count": Optional[int],
     "results": List[CodeResult],
     "stdout": str,
