@@ -1,7 +1,9 @@
 import { javascript } from '@codemirror/lang-javascript';
 import { python } from '@codemirror/lang-python';
-import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
-import { Compartment, EditorState, Prec } from '@codemirror/state';
+import { HighlightStyle, StreamLanguage, syntaxHighlighting } from '@codemirror/language';
+import { r } from '@codemirror/legacy-modes/mode/r';
+import { shell } from '@codemirror/legacy-modes/mode/shell';
+import { Compartment, EditorState, Prec, type Extension } from '@codemirror/state';
 import { EditorView, keymap, placeholder as placeholderExt } from '@codemirror/view';
 import { tags as t } from '@lezer/highlight';
 import { basicSetup } from 'codemirror';
@@ -33,11 +35,18 @@ const theme = EditorView.theme(
   { dark: true },
 );
 
-const languageExt = (l: CodeLanguage) => (l === 'python' ? python() : l === 'javascript' ? javascript() : []);
+const LANGUAGE_EXT: Record<CodeLanguage, () => Extension> = {
+  python: () => python(),
+  javascript: () => javascript(),
+  typescript: () => javascript({ typescript: true }),
+  r: () => StreamLanguage.define(r),
+  bash: () => StreamLanguage.define(shell),
+};
+const languageExt = (l: CodeLanguage) => LANGUAGE_EXT[l]();
 
 /**
- * One cell's code in CodeMirror 6: syntax highlighting for Python and JavaScript (bash is
- * plain), undo, brackets, search; Shift+Enter runs (`onRun`), the rest is the editor's.
+ * One cell's code in CodeMirror 6: syntax highlighting for each language (R and bash with
+ * CodeMirror's legacy stream modes), undo, brackets, search; Shift+Enter runs (`onRun`), the rest is the editor's.
  * The text is controlled: a new `value` from outside replaces the document.
  */
 export function CellEditor({
