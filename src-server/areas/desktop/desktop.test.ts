@@ -113,9 +113,17 @@ describe('desktop guest commands', () => {
     expect(t.script).not.toContain('reboot');
     expect(t.args).toEqual(['"; reboot; echo "$(id)']);
     expect(actionCommand({ type: 'key', keys: 'ctrl+a BackSpace' }).args).toEqual(['ctrl+a', 'BackSpace']);
-    expect(actionCommand({ type: 'click', x: 3, y: 4, button: 'right', double: true }).script).toMatch(
-      /^xdotool mousemove --sync 3 4 click --repeat 2 --delay 80 3 /,
+    // one xdotool process: the move (no --sync: it waits ~16 s when the pointer is already
+    // there), the click and the cursor
+    expect(actionCommand({ type: 'click', x: 3, y: 4, button: 'right', double: true }).script).toBe(
+      'exec xdotool mousemove 3 4 click --repeat 2 --delay 80 3 getmouselocation --shell',
     );
+    for (const a of [
+      { type: 'move', x: 1, y: 2 },
+      { type: 'drag', from: { x: 1, y: 2 }, to: { x: 3, y: 4 } },
+      { type: 'scroll', x: 1, y: 2 },
+    ] as const)
+      expect(actionCommand(a).script).not.toContain('--sync');
   });
 
   it('reads xdotool and wmctrl output', () => {

@@ -162,6 +162,11 @@ describe.skipIf(!RUN)('a desktop box', () => {
       expect(click.cursor).toEqual({ x: 512, y: 250 });
       await until('the button turned green', async () => (isGreen(button(decodePng(await shot()))) ? true : undefined), 30_000);
       await post(`/v1/boxes/${boxId}/desktop/actions`, { type: 'click', x: 512, y: 560 });
+      // a click where the pointer already is (an agent's second click on the same field)
+      // answers at once: xdotool's `mousemove --sync` waited ~16 s for a move that never came
+      const again = Date.now();
+      expect((await post(`/v1/boxes/${boxId}/desktop/actions`, { type: 'click', x: 512, y: 560 })).cursor).toEqual({ x: 512, y: 560 });
+      expect(Date.now() - again).toBeLessThan(8_000);
       await post(`/v1/boxes/${boxId}/desktop/actions`, { type: 'type', text: 'hello box' });
       const focused = await until(
         'the typed title',

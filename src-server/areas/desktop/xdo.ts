@@ -12,30 +12,39 @@ export interface GuestCommand {
 }
 
 const CURSOR = 'xdotool getmouselocation --shell';
+/** The same, chained to an xdotool command line: one process for the action and the answer. */
+const THEN_CURSOR = 'getmouselocation --shell';
 const BUTTON = { left: '1', middle: '2', right: '3' } as const;
 const WHEEL = { up: '4', down: '5', left: '6', right: '7' } as const;
 
-const at = (x?: number, y?: number) => (x !== undefined && y !== undefined ? `mousemove --sync ${x} ${y} ` : '');
+/*
+ * No `mousemove --sync`: it waits for the pointer to leave where it was, so a move to where it
+ * already is (a second click on the same button) waited out xdotool's ~16 s limit. The X server
+ * takes XTest's motion and button events in order, so a click after a move lands at the new
+ * position without waiting.
+ */
+const at = (x?: number, y?: number) => (x !== undefined && y !== undefined ? `mousemove ${x} ${y} ` : '');
 
 /** The command of an action (validated by the contract: numbers are integers, keys a safe syntax). */
 export function actionCommand(a: DesktopAction): GuestCommand {
   switch (a.type) {
     case 'move':
-      return { script: `xdotool mousemove --sync ${a.x} ${a.y} && ${CURSOR}`, args: [] };
+      return { script: `exec xdotool mousemove ${a.x} ${a.y} ${THEN_CURSOR}`, args: [] };
     case 'click': {
       const repeat = a.double ? 'click --repeat 2 --delay 80' : 'click';
-      return { script: `xdotool ${at(a.x, a.y)}${repeat} ${BUTTON[a.button ?? 'left']} && ${CURSOR}`, args: [] };
+      return { script: `exec xdotool ${at(a.x, a.y)}${repeat} ${BUTTON[a.button ?? 'left']} ${THEN_CURSOR}`, args: [] };
     }
     case 'drag': {
       const b = BUTTON[a.button ?? 'left'];
       const mid = { x: Math.round((a.from.x + a.to.x) / 2), y: Math.round((a.from.y + a.to.y) / 2) };
       return {
-        script: `xdotool mousemove --sync ${a.from.x} ${a.from.y} mousedown ${b} sleep 0.05 mousemove --sync ${mid.x} ${mid.y} sleep 0.05 mousemove --sync ${a.to.x} ${a.to.y} sleep 0.05 mouseup ${b} && ${CURSOR}`,
+        script: `exec xdotool mousemove ${a.from.x} ${a.from.y} mousedown ${b} sleep 0.05 mousemove ${mid.x} ${mid.y} sleep 0.05 mousemove ${a.to.x} ${a.to.y} sleep 0.05 mouseup ${b} ${THEN_CURSOR}`,
         args: [],
       };
     }
     case 'scroll':
-      return { script: `xdotool ${at(a.x, a.y)}click --repeat ${a.amount ?? 3} --delay 20 ${WHEEL[a.direction ?? 'down']} && ${CURSOR}`, args: [] };
+      return { script: `exec xdotool ${at(a.x, a.y)}click --repeat ${a.amount ?? 3} --delay 20 ${WHEEL[a.direction ?? 'down']} ${THEN_CURSOR}`, args: [] };
+    // `type` and `key` take every argument after them: the cursor is a second command
     case 'type':
       return { script: `xdotool type --delay 8 -- "$1" && ${CURSOR}`, args: [a.text] };
     case 'key':
