@@ -36,7 +36,13 @@ describe('desktop screenshots', () => {
   it('of a box whose desktop is not up: starts it, then reads the framebuffer file (no xwd)', async () => {
     const { agent, ran } = fakeGuest();
     const box = { box_id: 'box_1', name: 'cold', status: 'running' } as BoxRecord;
-    const svc = new DesktopService({ ensureRunning: async (b) => b, touch: async () => {}, agent: async () => agent, onGone: () => {} });
+    const svc = new DesktopService({
+      ensureRunning: async (b) => b,
+      touch: async () => {},
+      agent: async () => agent,
+      onGone: () => {},
+      cpuSeconds: async () => undefined,
+    });
     const png = decodePng(await svc.screenshot(box));
     expect([png.width, png.height]).toEqual([4, 2]);
     expect(pixel(png, 0, 0)).toEqual([255, 0, 0]);
@@ -45,5 +51,46 @@ describe('desktop screenshots', () => {
     // up now: the next one reads the file with nothing run
     await svc.screenshot(box);
     expect(ran).toEqual([START_SCRIPT]);
+  });
+});
+
+describe("the screen after an action (the gateway's computer-use loop)", () => {
+  it('waits while the VM is busy drawing, takes one screenshot once it is quiet for two windows', async () => {
+    const { agent } = fakeGuest();
+    const box = { box_id: 'box_1', name: 'b', status: 'running' } as BoxRecord;
+    // the VM's CPU time: a core's worth while it draws (three reads), then still
+    const readings: { at: number; cpu: number }[] = [];
+    const t0 = Date.now();
+    const svc = new DesktopService({
+      ensureRunning: async (b) => b,
+      touch: async () => {},
+      agent: async () => agent,
+      onGone: () => {},
+      cpuSeconds: async () => {
+        const elapsed = (Date.now() - t0) / 1000;
+        const cpu = Math.min(elapsed, 0.4); // busy (1 core) for 0.4 s, then quiet
+        readings.push({ at: Date.now() - t0, cpu });
+        return cpu;
+      },
+    });
+    const png = decodePng(await svc.settledScreenshot(box));
+    expect([png.width, png.height]).toEqual([4, 2]);
+    const took = Date.now() - t0;
+    // not before the busy part and two quiet windows after it, and well before the 4 s limit
+    expect(took).toBeGreaterThanOrEqual(400 + 2 * 150);
+    expect(took).toBeLessThan(2000);
+    expect(readings.filter((r) => r.at > 400).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a VM that never goes quiet: the screenshot at the limit (4 s); a runtime without CPU figures: after 1 s', async () => {
+    const { agent } = fakeGuest();
+    const box = { box_id: 'box_1', name: 'b', status: 'running' } as BoxRecord;
+    const t0 = Date.now();
+    const base = { ensureRunning: async (b: BoxRecord) => b, touch: async () => {}, agent: async () => agent, onGone: () => {} };
+    await new DesktopService({ ...base, cpuSeconds: async () => (Date.now() - t0) / 1000 }).settledScreenshot(box);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(4000);
+    const t1 = Date.now();
+    await new DesktopService({ ...base, cpuSeconds: async () => undefined }).settledScreenshot(box);
+    expect(Date.now() - t1).toBeGreaterThanOrEqual(1000);
   });
 });

@@ -29,6 +29,11 @@ const USER_ENV = { DISPLAY, HOME: '/home/user', USER: 'user', LOGNAME: 'user', X
 export const START_SCRIPT = 'command -v box-desktop-start >/dev/null || exit 45; exec box-desktop-start';
 const NOT_DESKTOP = 45;
 const ACTION_TIMEOUT_MS = 60_000;
+const SETTLE_WINDOW_MS = 150;
+const SETTLE_MAX_MS = 4000;
+/** A VM using less CPU than this (cores) is not drawing anything (an idle desktop box under TCG: 0-0.1, spikes to 0.3). */
+const QUIET_CPU = 0.3;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Ran {
   code: number | null;
@@ -115,6 +120,30 @@ export class DesktopService {
    * framebuffer file (no process in the box: a clone's first screenshot costs no cold
    * start of a program under TCG), or else dumped by xwd; the host scales and encodes it.
    */
+  /**
+   * The screen once the box has finished reacting to what was just done (the gateway's
+   * computer-use loop, after an action): a browser repaints a click some hundreds of
+   * milliseconds later, under TCG over a second for the first one, and a screenshot taken at
+   * once, or once two frames matched, showed the screen before it. The box's VM is watched
+   * instead: once its CPU time grows by less than 30% of a core in two windows of 150 ms in a
+   * row, nothing is drawing, and one screenshot is taken; at most 4 s after the call.
+   */
+  async settledScreenshot(box: BoxRecord): Promise<Buffer> {
+    const end = Date.now() + SETTLE_MAX_MS;
+    let last = await this.boxes.cpuSeconds(box.box_id);
+    let at = performance.now();
+    if (last === undefined) await sleep(1000); // a runtime without CPU figures: a fixed wait
+    for (let quiet = 0; last !== undefined && quiet < 2 && Date.now() < end;) {
+      await sleep(SETTLE_WINDOW_MS);
+      const now = await this.boxes.cpuSeconds(box.box_id);
+      const t = performance.now();
+      if (now === undefined) break;
+      quiet = (now - last) / ((t - at) / 1000) < QUIET_CPU ? quiet + 1 : 0;
+      [last, at] = [now, t];
+    }
+    return this.screenshot(box);
+  }
+
   async screenshot(box: BoxRecord, scale = 1): Promise<Buffer> {
     const percent = Math.max(10, Math.min(100, Math.round(scale * 100)));
     // no file yet: the desktop is not up (a box cold-booted while its template builds); started, then read

@@ -19,6 +19,7 @@ export function desktopArea(app: AppBase, deps: { boxes: BoxService; access: Box
     touch: (id) => b.touch(id),
     agent: (id) => b.agent(id),
     onGone: (fn) => b.hooks.onGone(fn),
+    cpuSeconds: async (id) => (await b.meters.sample?.(id))?.cpuSeconds,
   };
   // templates of an image with a desktop hold it running (desktop-warmup.ts; others skip it)
   b.addTemplateWarmup(desktopWarmup);

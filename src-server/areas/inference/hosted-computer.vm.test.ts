@@ -61,7 +61,9 @@ describe.skipIf(!RUN)('computer use in the hosted loop, on a desktop box', () =>
       for (let i = 0; ; i++) {
         const r = await openai.responses.create({ model: 'box/echo', input: 'look', tools: [COMPUTER()] });
         const out = r.output.find((o) => o.type === 'computer_call_output') as any;
-        if (beside(pngOf(out.output.image_url))[0] > 180) break;
+        // red, not just bright: the browser's window is white before the page paints
+        const [r0, g0, b0] = beside(pngOf(out.output.image_url));
+        if (r0 > 180 && g0 < 80 && b0 < 80) break;
         if (i > 60) throw new Error('the page never showed');
         await new Promise((res) => setTimeout(res, 2000));
       }

@@ -94,7 +94,7 @@ interface InferenceDeps {
   code: CodeService;
   apps: AppsService;
   /** The computer tool (issue 37) drives desktop boxes' screens. */
-  desktop: Pick<DesktopService, 'act' | 'screenshot'>;
+  desktop: Pick<DesktopService, 'act' | 'screenshot' | 'settledScreenshot'>;
 }
 
 function build(app: AppBase, deps: InferenceDeps): InferenceArea {

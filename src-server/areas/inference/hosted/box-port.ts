@@ -50,7 +50,7 @@ export function hostedBoxPort(deps: {
   code: CodeService;
   access: BoxAccess;
   apps: AppsService;
-  desktop: Pick<DesktopService, 'act' | 'screenshot'>;
+  desktop: Pick<DesktopService, 'act' | 'screenshot' | 'settledScreenshot'>;
 }): HostedBoxPort {
   const { boxes, execs, code, access, apps, desktop } = deps;
   return {
@@ -74,7 +74,7 @@ export function hostedBoxPort(deps: {
     async computer(box, actions, wait) {
       for (const a of actions) await desktop.act(box, a);
       if (wait) await sleep(1000);
-      return actions.length ? settledScreenshot(() => desktop.screenshot(box)) : desktop.screenshot(box);
+      return actions.length ? desktop.settledScreenshot(box) : desktop.screenshot(box);
     },
     runCode: (box, src, timeoutS) => code.run(box, { code: src, language: 'python', timeout: timeoutS }),
     async exec(box, command, timeoutS) {
@@ -98,26 +98,3 @@ export function hostedBoxPort(deps: {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const SETTLE_FIRST_MS = 500;
-const SETTLE_STEP_MS = 250;
-const SETTLE_MAX_MS = 3000;
-
-/**
- * The screen after an action, once it shows it: a browser repaints a click some hundred
- * milliseconds later (under TCG, later still), and a screenshot taken at once showed the
- * screen before it. As computer-use loops wait before they look (Anthropic's reference loop
- * waits 2 s), the first frame is taken 0.5 s after the action, then frames 0.25 s apart until
- * two are the same, at most 3 s after the action.
- */
-async function settledScreenshot(shot: () => Promise<Buffer>): Promise<Buffer> {
-  const end = Date.now() + SETTLE_MAX_MS;
-  await sleep(SETTLE_FIRST_MS);
-  let last = await shot();
-  while (Date.now() < end) {
-    await sleep(SETTLE_STEP_MS);
-    const next = await shot();
-    if (next.equals(last)) return next;
-    last = next;
-  }
-  return last;
-}
