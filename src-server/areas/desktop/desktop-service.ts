@@ -116,11 +116,6 @@ export class DesktopService {
   }
 
   /**
-   * A PNG of the screen; `scale` (0.1–1) shrinks it. The screen is read from Xvfb's
-   * framebuffer file (no process in the box: a clone's first screenshot costs no cold
-   * start of a program under TCG), or else dumped by xwd; the host scales and encodes it.
-   */
-  /**
    * The screen once the box has finished reacting to what was just done (the gateway's
    * computer-use loop, after an action): a browser repaints a click some hundreds of
    * milliseconds later, under TCG over a second for the first one, and a screenshot taken at
@@ -144,6 +139,11 @@ export class DesktopService {
     return this.screenshot(box);
   }
 
+  /**
+   * A PNG of the screen; `scale` (0.1–1) shrinks it. The screen is read from Xvfb's
+   * framebuffer file (no process in the box: a clone's first screenshot costs no cold
+   * start of a program under TCG), or else dumped by xwd; the host scales and encodes it.
+   */
   async screenshot(box: BoxRecord, scale = 1): Promise<Buffer> {
     const percent = Math.max(10, Math.min(100, Math.round(scale * 100)));
     // no file yet: the desktop is not up (a box cold-booted while its template builds); started, then read
