@@ -1,9 +1,9 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { invalid } from '../../kernel/domain-errors.js';
+import type { CodeLanguage as Language } from '@box/contract/code';
 import type { BoxRecord, CodeContextView, CodePort, CodeResultView } from './ports.js';
 
-type Language = 'python' | 'javascript' | 'typescript' | 'r' | 'bash';
 /** E2B's language names of Box's kernels. */
 const LANGUAGES: Record<string, Language> = {
   python: 'python',

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { E2BVolumeEntryStat } from '@box/contract/e2b-rest';
 import type { Box, Checkpoint, CreateBoxBody } from '@box/contract/boxes';
+import type { CodeLanguage } from '@box/contract/code';
 import type { ExecBody } from '@box/contract/exec';
 import type { PolicyDocument } from '@box/contract/policies';
 import type { Volume } from '@box/contract/volumes';
@@ -81,7 +82,6 @@ export interface ForkPort {
 }
 
 /** The code interpreter's service (issue 25; docs: /work code API), as the E2B area uses it. */
-type CodeLanguage = 'python' | 'javascript' | 'typescript' | 'r' | 'bash';
 export interface CodeContextView {
   id: string;
   language: CodeLanguage;
