@@ -5,6 +5,7 @@
  * `box-desktop-start`: already running in a warm template (desktop-warmup.ts), started on
  * first use otherwise (a cold boot, a box restored from an older checkpoint).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BoxRecord, GuestAgent } from '../boxes/ports.js';
 import { conflict, Failed, invalid } from '../../kernel/domain-errors.js';
 import { DESKTOP_CDP_PATH, DESKTOP_VNC_PATH, type DesktopAction, type DesktopActionResult, type DesktopInfo, type DesktopWindow } from '@box/contract/desktop';
@@ -33,7 +34,6 @@ const SETTLE_WINDOW_MS = 150;
 const SETTLE_MAX_MS = 4000;
 /** A VM using less CPU than this (cores) is not drawing anything (an idle desktop box under TCG: 0-0.1, spikes to 0.3). */
 const QUIET_CPU = 0.3;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Ran {
   code: number | null;
